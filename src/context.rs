@@ -1,1 +1,148 @@
-//! TODO
+//! What the model sees: pi's `buildSessionContext` (reference/compaction-algorithm.md §1.7)
+//! and the "current context tokens" of a session (§2.3).
+
+use crate::tokens::{self, ContextEstimate, MessageView};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde_json::Value;
+
+/// One message of the context, named by the entry it comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub entry: u32,
+    /// The compaction entry's summary (emitted first), rather than the entry itself.
+    pub as_summary: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SessionContext {
+    pub slots: Vec<Slot>,
+    pub thinking_level: String,
+    /// (provider, modelId) of the latest model_change or assistant on the path.
+    pub model: Option<(String, String)>,
+    /// The compaction that shapes the context (the last one on the path).
+    pub compaction: Option<u32>,
+    /// Index on the branch path of that compaction's first kept entry, if it is on the path.
+    pub first_kept: Option<u32>,
+}
+
+/// `buildSessionContext(entries, leaf)`: the slots in order, plus model and thinking level.
+pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
+    let path = t.branch(leaf);
+    let mut ctx = SessionContext { thinking_level: "off".into(), ..Default::default() };
+    let mut compaction_pos = None;
+    for (pos, &i) in path.iter().enumerate() {
+        match t.entries[i as usize].kind {
+            EntryKind::ThinkingLevelChange => {
+                if let Ok(v) = t.entry_json(i) {
+                    ctx.thinking_level = v.get("thinkingLevel").and_then(Value::as_str).unwrap_or("").to_string();
+                }
+            }
+            EntryKind::ModelChange => {
+                if let Ok(v) = t.entry_json(i) {
+                    let p = v.get("provider").and_then(Value::as_str).unwrap_or("").to_string();
+                    let m = v.get("modelId").and_then(Value::as_str).unwrap_or("").to_string();
+                    ctx.model = Some((p, m));
+                }
+            }
+            EntryKind::Compaction => compaction_pos = Some(pos),
+            _ => {}
+        }
+    }
+    // The model also follows the last assistant message; scanning from the end avoids
+    // decoding every assistant of a long branch.
+    let last_model_change = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::ModelChange);
+    if let Some(pos) = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::Message(Role::Assistant)) {
+        if last_model_change.is_none_or(|m| pos > m) {
+            if let Ok(v) = t.entry_json(path[pos]) {
+                let m = v.get("message");
+                let p = m.and_then(|m| m.get("provider")).and_then(Value::as_str).unwrap_or("").to_string();
+                let id = m.and_then(|m| m.get("model")).and_then(Value::as_str).unwrap_or("").to_string();
+                ctx.model = Some((p, id));
+            }
+        }
+    }
+    let push = |ctx: &mut SessionContext, i: u32| {
+        if tokens::kind_yields_message(t.entries[i as usize].kind, MessageView::Context) {
+            ctx.slots.push(Slot { entry: i, as_summary: false });
+        }
+    };
+    match compaction_pos {
+        None => {
+            for &i in &path {
+                push(&mut ctx, i);
+            }
+        }
+        Some(cpos) => {
+            let c = path[cpos];
+            ctx.compaction = Some(c);
+            ctx.slots.push(Slot { entry: c, as_summary: true });
+            let first_kept = t.entry_json(c).ok().and_then(|v| t.first_kept_of(c, &v));
+            let start = first_kept.and_then(|fk| path[..cpos].iter().position(|&i| i == fk));
+            ctx.first_kept = start.map(|s| path[s]);
+            if let Some(s) = start {
+                for &i in &path[s..cpos] {
+                    push(&mut ctx, i);
+                }
+            }
+            for &i in &path[cpos + 1..] {
+                push(&mut ctx, i);
+            }
+        }
+    }
+    ctx
+}
+
+/// The AgentMessage for a slot.
+pub fn slot_message(t: &Transcript, slot: Slot) -> Option<Value> {
+    let v = t.entry_json(slot.entry).ok()?;
+    if slot.as_summary {
+        Some(tokens::compaction_summary_message(&v))
+    } else {
+        tokens::message_of_entry(&v, MessageView::Context)
+    }
+}
+
+/// All messages of the context (decodes every slot; use for prompts, not for figures).
+pub fn messages(t: &Transcript, ctx: &SessionContext) -> Vec<Value> {
+    ctx.slots.iter().filter_map(|&s| slot_message(t, s)).collect()
+}
+
+/// `estimateContextTokens` over the context, decoding only the tail after the last usage.
+pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
+    let mut trailing = 0u64;
+    for (k, &slot) in ctx.slots.iter().enumerate().rev() {
+        let Some(m) = slot_message(t, slot) else { continue };
+        if let Some(u) = tokens::valid_usage(&m) {
+            let usage_tokens = tokens::context_tokens_from_usage(u);
+            return ContextEstimate { tokens: usage_tokens + trailing, usage_tokens, trailing_tokens: trailing, last_usage_index: Some(k) };
+        }
+        trailing += tokens::estimate_message(&m);
+    }
+    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+}
+
+/// Context size as pi's footer computes it, with clawtop's stricter rule (SPEC §3): a figure
+/// only when an assistant usage measured it; after a compaction that usage must be newer than
+/// the compaction. None means unknown.
+pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
+    let path = t.active_branch();
+    let start = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction).map(|p| p + 1).unwrap_or(0);
+    let mut measured = false;
+    for &i in path[start..].iter().rev() {
+        if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
+            continue;
+        }
+        let Ok(v) = t.entry_json(i) else { continue };
+        let Some(m) = v.get("message") else { continue };
+        if matches!(m.get("stopReason").and_then(Value::as_str), Some("aborted") | Some("error")) {
+            continue;
+        }
+        measured = m.get("usage").map(tokens::context_tokens_from_usage).unwrap_or(0) > 0;
+        break;
+    }
+    if !measured {
+        return None;
+    }
+    let ctx = build(t, t.leaf());
+    Some(estimate(t, &ctx))
+}

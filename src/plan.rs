@@ -1,1 +1,209 @@
-//! TODO
+//! The compaction plan: pi's `prepareCompaction` on the active branch
+//! (reference/compaction-algorithm.md §3 and §4.7), without any model call.
+
+use crate::jsjson::sort_js;
+use crate::tokens::{self, MessageView};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20000;
+
+/// Where the cut lands, as positions on the branch path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CutPoint {
+    pub first_kept: usize,
+    /// -1 in pi; None here.
+    pub turn_start: Option<usize>,
+    pub is_split_turn: bool,
+}
+
+/// Everything a compaction needs to know before the model is called.
+#[derive(Debug, Clone)]
+pub struct CompactionPlan {
+    /// Branch path (transcript indices, root first) the plan was made on.
+    pub path: Vec<u32>,
+    pub leaf: u32,
+    /// Transcript index of the first entry kept verbatim.
+    pub first_kept_entry: u32,
+    pub cut: CutPoint,
+    /// Path positions `[boundary_start, history_end)` whose messages get summarized.
+    pub boundary_start: usize,
+    pub history_end: usize,
+    /// Transcript indices of the entries whose messages are summarized / are the turn prefix.
+    pub messages_to_summarize: Vec<u32>,
+    pub turn_prefix_messages: Vec<u32>,
+    pub tokens_before: u64,
+    pub previous_compaction: Option<u32>,
+    pub previous_summary: Option<String>,
+    pub read_files: Vec<String>,
+    pub modified_files: Vec<String>,
+    pub keep_recent_tokens: u64,
+}
+
+/// Why there is no plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoPlan {
+    #[error("nothing to compact: the transcript has no entries")]
+    Empty,
+    #[error("already compacted: the last entry of the branch is a compaction")]
+    AlreadyCompacted,
+    #[error("nothing to compact (session too small)")]
+    TooSmall,
+}
+
+fn is_cut_point(kind: EntryKind) -> bool {
+    matches!(
+        kind,
+        EntryKind::BranchSummary
+            | EntryKind::CustomMessage
+            | EntryKind::Message(
+                Role::User | Role::Assistant | Role::BashExecution | Role::Custom | Role::BranchSummary | Role::CompactionSummary
+            )
+    )
+}
+
+fn is_turn_start(kind: EntryKind) -> bool {
+    matches!(kind, EntryKind::BranchSummary | EntryKind::CustomMessage | EntryKind::Message(Role::User | Role::BashExecution))
+}
+
+/// `findCutPoint(path, start, end, keepRecentTokens)`.
+pub fn find_cut_point(t: &Transcript, path: &[u32], start: usize, end: usize, keep: u64) -> CutPoint {
+    let kind = |pos: usize| t.entries[path[pos] as usize].kind;
+    let cps: Vec<usize> = (start..end).filter(|&p| is_cut_point(kind(p))).collect();
+    if cps.is_empty() {
+        return CutPoint { first_kept: start, turn_start: None, is_split_turn: false };
+    }
+    let mut cut = cps[0];
+    let mut acc = 0u64;
+    for i in (start..end).rev() {
+        if !kind(i).is_message() {
+            continue;
+        }
+        acc += tokens::estimate_entry(t, path[i], MessageView::Compaction);
+        if acc >= keep {
+            if let Some(&c) = cps.iter().find(|&&c| c >= i) {
+                cut = c;
+            }
+            break;
+        }
+    }
+    while cut > start {
+        let prev = kind(cut - 1);
+        if prev == EntryKind::Compaction || prev.is_message() {
+            break;
+        }
+        cut -= 1;
+    }
+    let is_user = kind(cut) == EntryKind::Message(Role::User);
+    let turn_start = if is_user { None } else { (start..=cut).rev().find(|&i| is_turn_start(kind(i))) };
+    CutPoint { first_kept: cut, turn_start, is_split_turn: !is_user && turn_start.is_some() }
+}
+
+/// `prepareCompaction(getBranch(), settings)` for the current leaf.
+pub fn prepare(t: &Transcript, keep_recent_tokens: u64) -> Result<CompactionPlan, NoPlan> {
+    prepare_on(t, t.active_branch(), keep_recent_tokens)
+}
+
+pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<CompactionPlan, NoPlan> {
+    let Some(&leaf) = path.last() else { return Err(NoPlan::Empty) };
+    let kind = |pos: usize| t.entries[path[pos] as usize].kind;
+    if kind(path.len() - 1) == EntryKind::Compaction {
+        return Err(NoPlan::AlreadyCompacted);
+    }
+    let prev_pos = (0..path.len()).rev().find(|&p| kind(p) == EntryKind::Compaction);
+    let boundary_start = prev_pos.map(|p| p + 1).unwrap_or(0);
+    let end = path.len();
+    // tokensBefore counts from the previous compaction (its summary included) to the end.
+    let from = prev_pos.unwrap_or(0);
+    let tokens_before = tokens::estimate_context_of_entries(t, &path[from..], MessageView::Compaction).tokens;
+    let cut = find_cut_point(t, &path, boundary_start, end, keep);
+    if cut.first_kept >= path.len() {
+        return Err(NoPlan::TooSmall);
+    }
+    if t.version >= 2 && t.entries[path[cut.first_kept] as usize].id.is_none() {
+        return Err(NoPlan::TooSmall);
+    }
+    let history_end = if cut.is_split_turn { cut.turn_start.unwrap_or(cut.first_kept) } else { cut.first_kept };
+    let yields = |p: &usize| tokens::kind_yields_message(kind(*p), MessageView::Compaction);
+    let messages_to_summarize: Vec<u32> = (boundary_start..history_end).filter(yields).map(|p| path[p]).collect();
+    let turn_prefix_messages: Vec<u32> = match (cut.is_split_turn, cut.turn_start) {
+        (true, Some(ts)) => (ts..cut.first_kept).filter(yields).map(|p| path[p]).collect(),
+        _ => Vec::new(),
+    };
+    let mut previous_summary = None;
+    let mut read = BTreeSet::new();
+    let mut edited = BTreeSet::new();
+    let mut written = BTreeSet::new();
+    if let Some(pp) = prev_pos {
+        if let Ok(v) = t.entry_json(path[pp]) {
+            previous_summary = v.get("summary").and_then(Value::as_str).map(str::to_string);
+            let from_hook = v.get("fromHook").and_then(Value::as_bool) == Some(true);
+            if let (false, Some(d)) = (from_hook, v.get("details").filter(|d| d.is_object())) {
+                for (key, set) in [("readFiles", &mut read), ("modifiedFiles", &mut edited)] {
+                    if let Some(a) = d.get(key).and_then(Value::as_array) {
+                        set.extend(a.iter().filter_map(Value::as_str).map(str::to_string));
+                    }
+                }
+            }
+        }
+    }
+    for &i in messages_to_summarize.iter().chain(turn_prefix_messages.iter()) {
+        collect_file_ops(t, i, &mut read, &mut written, &mut edited);
+    }
+    let modified: BTreeSet<String> = edited.union(&written).cloned().collect();
+    let mut read_files: Vec<String> = read.difference(&modified).cloned().collect();
+    let mut modified_files: Vec<String> = modified.into_iter().collect();
+    sort_js(&mut read_files);
+    sort_js(&mut modified_files);
+    Ok(CompactionPlan {
+        leaf,
+        first_kept_entry: path[cut.first_kept],
+        cut,
+        boundary_start,
+        history_end,
+        messages_to_summarize,
+        turn_prefix_messages,
+        tokens_before,
+        previous_compaction: prev_pos.map(|p| path[p]),
+        previous_summary,
+        read_files,
+        modified_files,
+        keep_recent_tokens: keep,
+        path,
+    })
+}
+
+/// `extractFileOpsFromMessage`: read/write/edit tool calls with a non-empty string `path`.
+fn collect_file_ops(t: &Transcript, idx: u32, read: &mut BTreeSet<String>, written: &mut BTreeSet<String>, edited: &mut BTreeSet<String>) {
+    if t.entries[idx as usize].kind != EntryKind::Message(Role::Assistant) {
+        return;
+    }
+    // Most assistant lines carry no tool call; skip decoding those.
+    if memchr::memmem::find(t.raw_line(idx), b"toolCall").is_none() {
+        return;
+    }
+    let Ok(v) = t.entry_json(idx) else { return };
+    let Some(blocks) = v.get("message").and_then(|m| m.get("content")).and_then(Value::as_array) else { return };
+    for b in blocks {
+        if b.get("type").and_then(Value::as_str) != Some("toolCall") {
+            continue;
+        }
+        let Some(path) = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str) else { continue };
+        if path.is_empty() {
+            continue;
+        }
+        let set = match b.get("name").and_then(Value::as_str) {
+            Some("read") => &mut *read,
+            Some("write") => &mut *written,
+            Some("edit") => &mut *edited,
+            _ => continue,
+        };
+        set.insert(path.to_string());
+    }
+}
+
+/// The cut a compaction would make now, as a transcript index (for the "next cut" marker).
+pub fn next_cut_entry(t: &Transcript, keep: u64) -> Option<u32> {
+    prepare(t, keep).ok().map(|p| p.first_kept_entry)
+}

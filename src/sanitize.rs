@@ -1,1 +1,56 @@
-//! TODO
+//! Neutralises untrusted text before it reaches a terminal.
+//!
+//! Transcript content is written by models and tools; an escape sequence in it could recolour
+//! the screen, move the cursor, set the window title or (OSC 52) write the operator's
+//! clipboard. Every C0/C1 control, DEL and ESC becomes a visible placeholder instead.
+
+/// Replaces control characters with visible stand-ins. `keep_newlines` keeps `\n` (and maps
+/// `\t` to spaces) for multi-line views; single-line views get `⏎` for newlines.
+pub fn for_terminal(s: &str, keep_newlines: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' if keep_newlines => out.push('\n'),
+            '\n' => out.push('⏎'),
+            '\t' => out.push_str("    "),
+            '\r' => {}
+            '\u{1b}' => out.push('␛'),
+            c if (c as u32) < 0x20 => {
+                // Control Pictures block: U+2400 + code.
+                out.push(char::from_u32(0x2400 + c as u32).unwrap_or('?'));
+            }
+            '\u{7f}' => out.push('␡'),
+            c if ('\u{80}'..='\u{9f}').contains(&c) => out.push('�'),
+            // Bidi overrides and isolates can reorder what the operator reads.
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => out.push('�'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Single-line form (for tables and one-line previews).
+pub fn one_line(s: &str) -> String {
+    for_terminal(s, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_escape_survives() {
+        let evil = "a\u{1b}[31mred\u{1b}]52;c;aGVsbG8=\u{7}\u{9b}2J\u{90}x\u{7f}\rz\u{202e}";
+        for keep in [true, false] {
+            let out = for_terminal(evil, keep);
+            assert!(!out.chars().any(|c| c.is_control()), "{out:?}");
+            assert!(out.contains("␛[31mred"));
+        }
+    }
+
+    #[test]
+    fn newlines_kept_or_marked() {
+        assert_eq!(for_terminal("a\nb", true), "a\nb");
+        assert_eq!(one_line("a\nb"), "a⏎b");
+    }
+}

@@ -1,1 +1,282 @@
-//! TODO
+//! Token arithmetic exactly as pi does it (reference/compaction-algorithm.md §2).
+//!
+//! Estimates are `ceil(chars / 4)` with chars counted in UTF-16 units. Where pi's TypeScript
+//! would throw on a malformed block (missing `text` or `arguments`), clawtop counts 0 for the
+//! missing part instead of failing the whole figure.
+
+use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde_json::{Map, Value};
+
+fn str_len(v: Option<&Value>) -> usize {
+    v.and_then(Value::as_str).map(utf16_len).unwrap_or(0)
+}
+
+/// `estimateTokens(message)`: the message is an AgentMessage object (`role`, `content`, ...).
+pub fn estimate_message(msg: &Value) -> u64 {
+    let role = msg.get("role").and_then(Value::as_str).unwrap_or("");
+    let content = msg.get("content");
+    let chars = match role {
+        "user" => match content {
+            Some(Value::String(s)) => utf16_len(s),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                .map(|b| str_len(b.get("text")))
+                .sum(),
+            _ => 0,
+        },
+        "assistant" => match content {
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => str_len(b.get("text")),
+                    Some("thinking") => str_len(b.get("thinking")),
+                    Some("toolCall") => {
+                        str_len(b.get("name"))
+                            + match b.get("arguments") {
+                                Some(a) => stringify_len(a),
+                                None => 0,
+                            }
+                    }
+                    _ => 0,
+                })
+                .sum(),
+            _ => 0,
+        },
+        "custom" | "toolResult" => match content {
+            Some(Value::String(s)) => utf16_len(s),
+            Some(Value::Array(blocks)) => blocks
+                .iter()
+                .map(|b| match b.get("type").and_then(Value::as_str) {
+                    Some("text") => str_len(b.get("text")),
+                    // pi counts an image as 4800 characters (1200 tokens).
+                    Some("image") => 4800,
+                    _ => 0,
+                })
+                .sum(),
+            _ => 0,
+        },
+        "bashExecution" => str_len(msg.get("command")) + str_len(msg.get("output")),
+        "branchSummary" | "compactionSummary" => str_len(msg.get("summary")),
+        _ => 0,
+    };
+    ceil_div4(chars)
+}
+
+fn num(v: Option<&Value>) -> f64 {
+    v.and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// `calculateContextTokens(usage)`: `totalTokens`, or the sum of the parts when it is 0 or absent.
+pub fn context_tokens_from_usage(usage: &Value) -> u64 {
+    let total = num(usage.get("totalTokens"));
+    let t = if total != 0.0 {
+        total
+    } else {
+        num(usage.get("input")) + num(usage.get("output")) + num(usage.get("cacheRead")) + num(usage.get("cacheWrite"))
+    };
+    if t.is_finite() && t > 0.0 { t as u64 } else { 0 }
+}
+
+/// The usage object of an assistant message that pi accepts as a context measurement:
+/// stopReason neither `aborted` nor `error`, and a truthy `usage`.
+pub fn valid_usage(msg: &Value) -> Option<&Value> {
+    if msg.get("role").and_then(Value::as_str) != Some("assistant") {
+        return None;
+    }
+    if matches!(msg.get("stopReason").and_then(Value::as_str), Some("aborted") | Some("error")) {
+        return None;
+    }
+    match msg.get("usage") {
+        Some(u @ Value::Object(_)) => Some(u),
+        _ => None,
+    }
+}
+
+/// `estimateContextTokens(messages)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextEstimate {
+    pub tokens: u64,
+    pub usage_tokens: u64,
+    pub trailing_tokens: u64,
+    /// Position (in the message list) of the message whose usage was used.
+    pub last_usage_index: Option<usize>,
+}
+
+pub fn estimate_context(messages: &[Value]) -> ContextEstimate {
+    for k in (0..messages.len()).rev() {
+        if let Some(u) = valid_usage(&messages[k]) {
+            let usage_tokens = context_tokens_from_usage(u);
+            let trailing: u64 = messages[k + 1..].iter().map(estimate_message).sum();
+            return ContextEstimate { tokens: usage_tokens + trailing, usage_tokens, trailing_tokens: trailing, last_usage_index: Some(k) };
+        }
+    }
+    let trailing: u64 = messages.iter().map(estimate_message).sum();
+    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+}
+
+/// Which message an entry contributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageView {
+    /// `buildSessionContext`: empty branch summaries are left out, compactions are handled
+    /// by the caller.
+    Context,
+    /// `getMessageFromEntry` in compaction: every branch summary and compaction counts.
+    Compaction,
+}
+
+/// Whether an entry of this kind yields a message, judged from the envelope alone.
+pub fn kind_yields_message(kind: EntryKind, view: MessageView) -> bool {
+    match kind {
+        EntryKind::Message(_) | EntryKind::CustomMessage | EntryKind::BranchSummary => true,
+        EntryKind::Compaction => view == MessageView::Compaction,
+        _ => false,
+    }
+}
+
+fn timestamp_ms(entry: &Value) -> Value {
+    entry
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| Value::from(d.timestamp_millis()))
+        .unwrap_or(Value::Null)
+}
+
+/// The AgentMessage an entry contributes (already decoded), or None.
+pub fn message_of_entry(entry: &Value, view: MessageView) -> Option<Value> {
+    match entry.get("type").and_then(Value::as_str)? {
+        "message" => {
+            let m = entry.get("message")?;
+            if m.is_object() { Some(m.clone()) } else { None }
+        }
+        "custom_message" => {
+            let mut m = Map::new();
+            m.insert("role".into(), "custom".into());
+            m.insert("customType".into(), entry.get("customType").cloned().unwrap_or(Value::Null));
+            m.insert("content".into(), entry.get("content").cloned().unwrap_or(Value::Null));
+            m.insert("display".into(), entry.get("display").cloned().unwrap_or(Value::Null));
+            if let Some(d) = entry.get("details") {
+                m.insert("details".into(), d.clone());
+            }
+            m.insert("timestamp".into(), timestamp_ms(entry));
+            Some(Value::Object(m))
+        }
+        "branch_summary" => {
+            let summary = entry.get("summary").and_then(Value::as_str).unwrap_or("");
+            if view == MessageView::Context && summary.is_empty() {
+                return None;
+            }
+            let mut m = Map::new();
+            m.insert("role".into(), "branchSummary".into());
+            m.insert("summary".into(), entry.get("summary").cloned().unwrap_or(Value::Null));
+            m.insert("fromId".into(), entry.get("fromId").cloned().unwrap_or(Value::Null));
+            m.insert("timestamp".into(), timestamp_ms(entry));
+            Some(Value::Object(m))
+        }
+        "compaction" if view == MessageView::Compaction => Some(compaction_summary_message(entry)),
+        _ => None,
+    }
+}
+
+/// The `compactionSummary` message a compaction entry becomes.
+pub fn compaction_summary_message(entry: &Value) -> Value {
+    let mut m = Map::new();
+    m.insert("role".into(), "compactionSummary".into());
+    m.insert("summary".into(), entry.get("summary").cloned().unwrap_or(Value::Null));
+    m.insert("tokensBefore".into(), entry.get("tokensBefore").cloned().unwrap_or(Value::Null));
+    m.insert("timestamp".into(), timestamp_ms(entry));
+    Value::Object(m)
+}
+
+/// Token estimate of one entry (0 for entries that carry no message).
+pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
+    let kind = t.entries[idx as usize].kind;
+    if !kind_yields_message(kind, view) {
+        return 0;
+    }
+    match t.entry_json(idx) {
+        Ok(v) => message_of_entry(&v, view).map(|m| estimate_message(&m)).unwrap_or(0),
+        Err(_) => 0,
+    }
+}
+
+/// `estimateContextTokens` over the messages of `entries` (transcript indices, in order),
+/// scanning backwards so only the tail after the last usable usage is decoded.
+pub fn estimate_context_of_entries(t: &Transcript, entries: &[u32], view: MessageView) -> ContextEstimate {
+    let mut trailing = 0u64;
+    let mut after = 0usize;
+    let mut total_msgs = 0usize;
+    for &i in entries {
+        if kind_yields_message(t.entries[i as usize].kind, view) {
+            total_msgs += 1;
+        }
+    }
+    let mut seen = 0usize;
+    for &i in entries.iter().rev() {
+        let kind = t.entries[i as usize].kind;
+        if !kind_yields_message(kind, view) {
+            continue;
+        }
+        let Ok(v) = t.entry_json(i) else { continue };
+        let Some(m) = message_of_entry(&v, view) else { continue };
+        seen += 1;
+        if kind == EntryKind::Message(Role::Assistant) {
+            if let Some(u) = valid_usage(&m) {
+                let usage_tokens = context_tokens_from_usage(u);
+                return ContextEstimate {
+                    tokens: usage_tokens + trailing,
+                    usage_tokens,
+                    trailing_tokens: trailing,
+                    last_usage_index: Some(total_msgs.saturating_sub(seen)),
+                };
+            }
+        }
+        trailing += estimate_message(&m);
+        after += 1;
+    }
+    let _ = after;
+    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn usage_fallback_to_sum() {
+        assert_eq!(context_tokens_from_usage(&json!({"input":1000,"output":500,"cacheRead":200,"cacheWrite":100,"totalTokens":1800})), 1800);
+        assert_eq!(context_tokens_from_usage(&json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4})), 10);
+        assert_eq!(context_tokens_from_usage(&json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":0})), 10);
+    }
+
+    #[test]
+    fn serialization_vector_estimates() {
+        // reference §7.2: user with an image counts "ab" → 1; the assistant → 19; image-only toolResult → 1200.
+        let user = json!({"role":"user","content":[{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"},{"type":"text","text":"b"}]});
+        assert_eq!(estimate_message(&user), 1);
+        let asst = json!({"role":"assistant","content":[
+            {"type":"thinking","thinking":"think1"},{"type":"text","text":"t1"},
+            {"type":"toolCall","id":"1","name":"read","arguments":{"path":"foo.ts","offset":10}},
+            {"type":"thinking","thinking":"think2"},{"type":"text","text":"t2"},
+            {"type":"toolCall","id":"2","name":"bash","arguments":{"command":"ls \"x\""}}]});
+        assert_eq!(estimate_message(&asst), 19);
+        let img = json!({"role":"toolResult","content":[{"type":"image","data":"x","mimeType":"image/png"}]});
+        assert_eq!(estimate_message(&img), 1200);
+    }
+
+    #[test]
+    fn aborted_usage_is_skipped() {
+        let msgs = vec![
+            json!({"role":"user","content":"u"}),
+            json!({"role":"assistant","content":[],"usage":{"input":100,"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":150},"stopReason":"stop"}),
+            json!({"role":"assistant","content":[],"usage":{"input":300,"output":150,"totalTokens":450},"stopReason":"aborted"}),
+        ];
+        let e = estimate_context(&msgs);
+        assert_eq!(e.usage_tokens, 150);
+        assert_eq!(e.last_usage_index, Some(1));
+    }
+}

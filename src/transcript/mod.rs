@@ -1,1 +1,409 @@
-//! TODO
+//! pi / OpenClaw JSONL transcripts, read lazily.
+//!
+//! A transcript can be hundreds of megabytes. Opening one memory-maps the file, indexes the
+//! lines with memchr and decodes only each line's envelope (`type`, `id`, `parentId`,
+//! `message.role`). Full entries are decoded on demand with [`Transcript::entry_json`].
+//!
+//! Reading follows pi (reference/compaction-algorithm.md §1): lines that are not JSON are
+//! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,
+//! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
+//! clawtop never writes on open), the leaf is the last entry in file order.
+
+mod parse;
+
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+pub use parse::LineHead;
+
+/// What kind of entry a line holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EntryKind {
+    Message(Role),
+    Compaction,
+    BranchSummary,
+    CustomMessage,
+    Custom,
+    ModelChange,
+    ThinkingLevelChange,
+    Label,
+    SessionInfo,
+    Unknown,
+}
+
+/// `message.role` of a `message` entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    User,
+    Assistant,
+    ToolResult,
+    BashExecution,
+    /// `custom`, and `hookMessage` from files older than v3.
+    Custom,
+    BranchSummary,
+    CompactionSummary,
+    Other,
+}
+
+impl EntryKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            EntryKind::Message(Role::User) => "user",
+            EntryKind::Message(Role::Assistant) => "assistant",
+            EntryKind::Message(Role::ToolResult) => "toolResult",
+            EntryKind::Message(Role::BashExecution) => "bashExecution",
+            EntryKind::Message(Role::Custom) => "custom",
+            EntryKind::Message(Role::BranchSummary) => "branchSummary",
+            EntryKind::Message(Role::CompactionSummary) => "compactionSummary",
+            EntryKind::Message(Role::Other) => "message",
+            EntryKind::Compaction => "compaction",
+            EntryKind::BranchSummary => "branch_summary",
+            EntryKind::CustomMessage => "custom_message",
+            EntryKind::Custom => "custom",
+            EntryKind::ModelChange => "model_change",
+            EntryKind::ThinkingLevelChange => "thinking_level_change",
+            EntryKind::Label => "label",
+            EntryKind::SessionInfo => "session_info",
+            EntryKind::Unknown => "unknown",
+        }
+    }
+
+    pub fn is_message(&self) -> bool {
+        matches!(self, EntryKind::Message(_))
+    }
+}
+
+/// One non-header entry: where it is and the envelope fields.
+#[derive(Debug, Clone)]
+pub struct EntryMeta {
+    /// 1-based line number in the file.
+    pub line: u32,
+    pub offset: u64,
+    pub len: u32,
+    pub kind: EntryKind,
+    /// The raw `type` string when the kind is [`EntryKind::Unknown`].
+    pub raw_type: Option<Box<str>>,
+    /// `id` as written (v2+). v1 files have none: pi would invent random ones.
+    pub id: Option<Box<str>>,
+    /// Index of the parent entry, resolved through ids (v2+) or file order (v1).
+    pub parent: Option<u32>,
+    /// `parentId` as written, kept for display when it does not resolve.
+    pub parent_id: Option<Box<str>>,
+}
+
+/// Something odd in the file that did not stop reading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// 1-based line, 0 for the file as a whole.
+    pub line: u32,
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "line {}: {}", self.line, self.message)
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriptError {
+    #[error("cannot read transcript {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: line {line}: {message}")]
+    Entry { path: PathBuf, line: u32, message: String },
+}
+
+/// The header line (`{"type":"session",...}`).
+#[derive(Debug, Clone, Default)]
+pub struct Header {
+    pub line: u32,
+    pub id: Option<String>,
+    pub version: u32,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+}
+
+enum Bytes {
+    Map(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// An opened transcript. Never modifies the file.
+pub struct Transcript {
+    path: PathBuf,
+    data: Bytes,
+    /// File length when opened (commit checks compare against it).
+    pub file_len: u64,
+    pub header: Option<Header>,
+    /// Format version: the header's `version`, 1 when absent.
+    pub version: u32,
+    pub entries: Vec<EntryMeta>,
+    pub warnings: Vec<Warning>,
+    by_id: HashMap<Box<str>, u32>,
+}
+
+impl fmt::Debug for Transcript {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Transcript")
+            .field("path", &self.path)
+            .field("entries", &self.entries.len())
+            .field("version", &self.version)
+            .finish()
+    }
+}
+
+impl Transcript {
+    /// Opens and indexes `path` (memory-mapped; nothing is written).
+    pub fn open(path: &Path) -> Result<Transcript, TranscriptError> {
+        let io = |source| TranscriptError::Io { path: path.to_path_buf(), source };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(io(std::io::Error::other("is a directory")));
+        }
+        let data = if meta.len() == 0 {
+            Bytes::Owned(Vec::new())
+        } else {
+            // SAFETY: the map is read-only; a concurrent append by OpenClaw only extends the
+            // file past `file_len`, which is never read. A truncation by another process
+            // could fault; OpenClaw only truncates via temp-file + rename, which leaves this
+            // inode intact.
+            match unsafe { memmap2::Mmap::map(&file) } {
+                Ok(m) => Bytes::Map(m),
+                Err(_) => Bytes::Owned(std::fs::read(path).map_err(io)?),
+            }
+        };
+        Ok(Self::index(path.to_path_buf(), data))
+    }
+
+    /// Indexes an in-memory transcript (tests, demo data).
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
+        Self::index(path.into(), Bytes::Owned(bytes))
+    }
+
+    fn index(path: PathBuf, data: Bytes) -> Transcript {
+        let file_len = data.len() as u64;
+        let scan = parse::scan(&data);
+        let mut t = Transcript {
+            path,
+            data,
+            file_len,
+            header: scan.header,
+            version: 1,
+            entries: scan.entries,
+            warnings: scan.warnings,
+            by_id: HashMap::new(),
+        };
+        t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
+        t.link();
+        t
+    }
+
+    /// Resolves ids and parents; v1 files become one chain in file order (as pi migrates them).
+    fn link(&mut self) {
+        if self.version < 2 {
+            for (i, e) in self.entries.iter_mut().enumerate() {
+                e.parent = if i == 0 { None } else { Some(i as u32 - 1) };
+            }
+            return;
+        }
+        for (i, e) in self.entries.iter().enumerate() {
+            if let Some(id) = &e.id {
+                if let Some(prev) = self.by_id.insert(id.clone(), i as u32) {
+                    let prev_line = self.entries[prev as usize].line;
+                    self.warnings.push(Warning {
+                        line: e.line,
+                        message: format!("duplicate id {id:?} (also on line {prev_line}); the later entry wins"),
+                    });
+                }
+            } else {
+                self.warnings.push(Warning { line: e.line, message: "entry has no id".into() });
+            }
+        }
+        let mut unresolved = Vec::new();
+        for i in 0..self.entries.len() {
+            let parent = match self.entries[i].parent_id.as_deref() {
+                None | Some("") => None,
+                Some(pid) => match self.by_id.get(pid) {
+                    Some(&p) if p as usize == i => {
+                        unresolved.push((self.entries[i].line, format!("entry is its own parent ({pid:?})")));
+                        None
+                    }
+                    Some(&p) => Some(p),
+                    None => {
+                        unresolved.push((self.entries[i].line, format!("parentId {pid:?} not found; entry starts a new root")));
+                        None
+                    }
+                },
+            };
+            self.entries[i].parent = parent;
+        }
+        for (line, message) in unresolved {
+            self.warnings.push(Warning { line, message });
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The leaf: the last entry in file order (pi's rule after loading).
+    pub fn leaf(&self) -> Option<u32> {
+        if self.entries.is_empty() { None } else { Some(self.entries.len() as u32 - 1) }
+    }
+
+    /// Id of an entry as a reader should cite it: the written id, or `#<index>` for v1 files.
+    pub fn display_id(&self, idx: u32) -> String {
+        match self.entries.get(idx as usize).and_then(|e| e.id.as_deref()) {
+            Some(id) if self.version >= 2 => id.to_string(),
+            _ => format!("#{idx}"),
+        }
+    }
+
+    /// Written id (None for v1 files, whose ids pi regenerates).
+    pub fn entry_id(&self, idx: u32) -> Option<&str> {
+        if self.version < 2 {
+            return None;
+        }
+        self.entries.get(idx as usize).and_then(|e| e.id.as_deref())
+    }
+
+    pub fn index_of_id(&self, id: &str) -> Option<u32> {
+        if self.version < 2 {
+            return None;
+        }
+        self.by_id.get(id).copied()
+    }
+
+    /// Raw bytes of an entry's line (without the newline).
+    pub fn raw_line(&self, idx: u32) -> &[u8] {
+        let e = &self.entries[idx as usize];
+        &self.data[e.offset as usize..e.offset as usize + e.len as usize]
+    }
+
+    /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).
+    pub fn entry_json(&self, idx: u32) -> Result<Value, TranscriptError> {
+        let e = &self.entries[idx as usize];
+        let mut v = parse::decode_value(self.raw_line(idx)).map_err(|message| TranscriptError::Entry {
+            path: self.path.clone(),
+            line: e.line,
+            message,
+        })?;
+        if self.version < 3 {
+            if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {
+                if m.get("role").and_then(Value::as_str) == Some("hookMessage") {
+                    m.insert("role".into(), Value::String("custom".into()));
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.
+    pub fn branch(&self, leaf: Option<u32>) -> Vec<u32> {
+        let mut path = Vec::new();
+        let mut cur = leaf;
+        let mut seen = vec![false; self.entries.len()];
+        while let Some(i) = cur {
+            if seen[i as usize] {
+                break;
+            }
+            seen[i as usize] = true;
+            path.push(i);
+            cur = self.entries[i as usize].parent;
+        }
+        path.reverse();
+        path
+    }
+
+    /// Branch of the current leaf.
+    pub fn active_branch(&self) -> Vec<u32> {
+        self.branch(self.leaf())
+    }
+
+    /// True when following parents from `leaf` revisits an entry (reported once per file).
+    pub fn cycle_warnings(&self) -> Vec<Warning> {
+        let mut out = Vec::new();
+        let mut state = vec![0u8; self.entries.len()]; // 0 new, 1 on stack, 2 done
+        for start in 0..self.entries.len() {
+            let mut chain = Vec::new();
+            let mut cur = Some(start as u32);
+            while let Some(i) = cur {
+                match state[i as usize] {
+                    2 => break,
+                    1 => {
+                        out.push(Warning {
+                            line: self.entries[i as usize].line,
+                            message: "parentId cycle; the branch stops here".into(),
+                        });
+                        break;
+                    }
+                    _ => {}
+                }
+                state[i as usize] = 1;
+                chain.push(i);
+                cur = self.entries[i as usize].parent;
+            }
+            for i in chain {
+                state[i as usize] = 2;
+            }
+        }
+        out
+    }
+
+    /// The index `firstKeptEntryId` of compaction `idx` points at (legacy `firstKeptEntryIndex`
+    /// for v1 files, resolved the way pi's migration resolves it).
+    pub fn first_kept_of(&self, idx: u32, compaction: &Value) -> Option<u32> {
+        if self.version < 2 {
+            let fki = compaction.get("firstKeptEntryIndex")?.as_f64()?;
+            if fki.fract() != 0.0 || fki < 0.0 {
+                return None;
+            }
+            // The legacy index counts file entries including the header at 0. Entries after
+            // the compaction had no id yet when pi migrated, so they resolve to nothing.
+            let target = (fki as usize).checked_sub(1)?;
+            return if target <= idx as usize && target < self.entries.len() { Some(target as u32) } else { None };
+        }
+        let id = compaction.get("firstKeptEntryId")?.as_str()?;
+        self.by_id.get(id).copied()
+    }
+
+    /// All warnings: parse problems plus tree problems.
+    pub fn all_warnings(&self) -> Vec<Warning> {
+        let mut w = self.warnings.clone();
+        w.extend(self.cycle_warnings());
+        w.sort_by_key(|w| w.line);
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests;
