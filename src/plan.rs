@@ -179,8 +179,23 @@ fn collect_file_ops(t: &Transcript, idx: u32, read: &mut BTreeSet<String>, writt
     if t.entries[idx as usize].kind != EntryKind::Message(Role::Assistant) {
         return;
     }
-    // Most assistant lines carry no tool call; skip decoding those.
-    if memchr::memmem::find(t.raw_line(idx), b"toolCall").is_none() {
+    // Most assistant lines carry no read/write/edit call; skip decoding those. Any such call
+    // has the tool name as a JSON string, so the quoted name must occur in the raw line.
+    let Ok(raw) = t.raw_line(idx) else { return };
+    let has = |needle: &[u8]| memchr::memmem::find(&raw, needle).is_some();
+    if !has(b"toolCall") || !(has(b"\"read\"") || has(b"\"write\"") || has(b"\"edit\"")) {
+        return;
+    }
+    // Fast path: decode only the tool-call fields (no allocation for text blocks).
+    if let Ok(line) = serde_json::from_slice::<ops::Line>(&raw) {
+        for b in line.message.content {
+            if b.ty.0.as_deref() != Some("toolCall") {
+                continue;
+            }
+            if let (Some(name), Some(path)) = (b.name.0, b.arguments.and_then(|a| a.path.0)) {
+                add_op(&name, &path, read, written, edited);
+            }
+        }
         return;
     }
     let Ok(v) = t.entry_json(idx) else { return };
@@ -189,17 +204,58 @@ fn collect_file_ops(t: &Transcript, idx: u32, read: &mut BTreeSet<String>, writt
         if b.get("type").and_then(Value::as_str) != Some("toolCall") {
             continue;
         }
-        let Some(path) = b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str) else { continue };
-        if path.is_empty() {
+        let (Some(name), Some(path)) =
+            (b.get("name").and_then(Value::as_str), b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str))
+        else {
             continue;
-        }
-        let set = match b.get("name").and_then(Value::as_str) {
-            Some("read") => &mut *read,
-            Some("write") => &mut *written,
-            Some("edit") => &mut *edited,
-            _ => continue,
         };
+        add_op(name, path, read, written, edited);
+    }
+}
+
+fn add_op(name: &str, path: &str, read: &mut BTreeSet<String>, written: &mut BTreeSet<String>, edited: &mut BTreeSet<String>) {
+    if path.is_empty() {
+        return;
+    }
+    let set = match name {
+        "read" => read,
+        "write" => written,
+        "edit" => edited,
+        _ => return,
+    };
+    if !set.contains(path) {
         set.insert(path.to_string());
+    }
+}
+
+/// Borrowing decoders for the tool-call fields of an assistant line.
+mod ops {
+    use crate::transcript::parse::AnyStr;
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    pub struct Line<'a> {
+        #[serde(borrow)]
+        pub message: Msg<'a>,
+    }
+    #[derive(Deserialize)]
+    pub struct Msg<'a> {
+        #[serde(borrow, default)]
+        pub content: Vec<Block<'a>>,
+    }
+    #[derive(Deserialize)]
+    pub struct Block<'a> {
+        #[serde(rename = "type", borrow, default)]
+        pub ty: AnyStr<'a>,
+        #[serde(borrow, default)]
+        pub name: AnyStr<'a>,
+        #[serde(borrow, default)]
+        pub arguments: Option<Args<'a>>,
+    }
+    #[derive(Deserialize)]
+    pub struct Args<'a> {
+        #[serde(borrow, default)]
+        pub path: AnyStr<'a>,
     }
 }
 

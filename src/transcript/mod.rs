@@ -9,7 +9,7 @@
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.
 
-mod parse;
+pub(crate) mod parse;
 
 use serde_json::Value;
 use std::collections::HashMap;
@@ -133,25 +133,18 @@ pub struct Header {
     pub cwd: Option<String>,
 }
 
-enum Bytes {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        }
-    }
+/// Where entry bytes are read from on demand.
+enum Source {
+    /// Positional reads keep memory flat for huge files and cannot fault the way a memory
+    /// map does if another process truncates the file.
+    File(std::fs::File),
+    Mem(Vec<u8>),
 }
 
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
     path: PathBuf,
-    data: Bytes,
+    source: Source,
     /// File length when opened (commit checks compare against it).
     pub file_len: u64,
     pub header: Option<Header>,
@@ -173,7 +166,7 @@ impl fmt::Debug for Transcript {
 }
 
 impl Transcript {
-    /// Opens and indexes `path` (memory-mapped; nothing is written).
+    /// Opens and indexes `path` (read-only; nothing is written).
     pub fn open(path: &Path) -> Result<Transcript, TranscriptError> {
         let io = |source| TranscriptError::Io { path: path.to_path_buf(), source };
         let file = std::fs::File::open(path).map_err(io)?;
@@ -181,32 +174,22 @@ impl Transcript {
         if meta.is_dir() {
             return Err(io(std::io::Error::other("is a directory")));
         }
-        let data = if meta.len() == 0 {
-            Bytes::Owned(Vec::new())
-        } else {
-            // SAFETY: the map is read-only; a concurrent append by OpenClaw only extends the
-            // file past `file_len`, which is never read. A truncation by another process
-            // could fault; OpenClaw only truncates via temp-file + rename, which leaves this
-            // inode intact.
-            match unsafe { memmap2::Mmap::map(&file) } {
-                Ok(m) => Bytes::Map(m),
-                Err(_) => Bytes::Owned(std::fs::read(path).map_err(io)?),
-            }
-        };
-        Ok(Self::index(path.to_path_buf(), data))
+        let mut reader = std::io::BufReader::with_capacity(0, &file);
+        let (scan, len) = parse::scan_reader(&mut reader).map_err(io)?;
+        Ok(Self::finish(path.to_path_buf(), Source::File(file), scan, len))
     }
 
     /// Indexes an in-memory transcript (tests, demo data).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
-        Self::index(path.into(), Bytes::Owned(bytes))
+        let scan = parse::scan(&bytes);
+        let len = bytes.len() as u64;
+        Self::finish(path.into(), Source::Mem(bytes), scan, len)
     }
 
-    fn index(path: PathBuf, data: Bytes) -> Transcript {
-        let file_len = data.len() as u64;
-        let scan = parse::scan(&data);
+    fn finish(path: PathBuf, source: Source, scan: parse::Scan, file_len: u64) -> Transcript {
         let mut t = Transcript {
             path,
-            data,
+            source,
             file_len,
             header: scan.header,
             version: 1,
@@ -304,15 +287,24 @@ impl Transcript {
     }
 
     /// Raw bytes of an entry's line (without the newline).
-    pub fn raw_line(&self, idx: u32) -> &[u8] {
+    pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
-        &self.data[e.offset as usize..e.offset as usize + e.len as usize]
+        match &self.source {
+            Source::Mem(v) => Ok(std::borrow::Cow::Borrowed(&v[e.offset as usize..e.offset as usize + e.len as usize])),
+            Source::File(f) => {
+                use std::os::unix::fs::FileExt;
+                let mut buf = vec![0u8; e.len as usize];
+                f.read_exact_at(&mut buf, e.offset).map_err(|source| TranscriptError::Io { path: self.path.clone(), source })?;
+                Ok(std::borrow::Cow::Owned(buf))
+            }
+        }
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).
     pub fn entry_json(&self, idx: u32) -> Result<Value, TranscriptError> {
         let e = &self.entries[idx as usize];
-        let mut v = parse::decode_value(self.raw_line(idx)).map_err(|message| TranscriptError::Entry {
+        let raw = self.raw_line(idx)?;
+        let mut v = parse::decode_value(&raw).map_err(|message| TranscriptError::Entry {
             path: self.path.clone(),
             line: e.line,
             message,

@@ -180,104 +180,109 @@ fn short_err(e: &serde_json::Error) -> String {
     s.replace(" at line 1 column ", " at column ")
 }
 
-/// Indexes every line.
-pub(super) fn scan(data: &[u8]) -> Scan {
-    let mut out = Scan { header: None, entries: Vec::new(), warnings: Vec::new() };
-    let mut start = 0usize;
-    if data.starts_with(b"\xEF\xBB\xBF") {
-        out.warnings.push(Warning { line: 1, message: "UTF-8 byte order mark ignored".into() });
-        start = 3;
+/// Incremental line indexer: fed one line at a time, in file order.
+pub(super) struct Scanner {
+    out: Scan,
+    line_no: u32,
+    first_valid: bool,
+}
+
+impl Scanner {
+    pub fn new() -> Scanner {
+        Scanner { out: Scan { header: None, entries: Vec::new(), warnings: Vec::new() }, line_no: 0, first_valid: true }
     }
-    if data.is_empty() {
-        out.warnings.push(Warning { line: 0, message: "empty file".into() });
-        return out;
+
+    pub fn finish(mut self, total_len: u64) -> Scan {
+        if total_len == 0 {
+            self.out.warnings.push(Warning { line: 0, message: "empty file".into() });
+        }
+        self.out
     }
-    let mut line_no = 0u32;
-    let mut first_valid = true;
-    let mut pos = start;
-    while pos < data.len() {
-        line_no = line_no.saturating_add(1);
-        let end = memchr::memchr(b'\n', &data[pos..]).map(|i| pos + i).unwrap_or(data.len());
-        let raw = &data[pos..end];
-        let line_start = pos;
-        let truncated_last = end == data.len();
-        pos = end + 1;
+
+    fn warn(&mut self, message: String) {
+        self.out.warnings.push(Warning { line: self.line_no, message });
+    }
+
+    /// One line without its `\n`; `offset` is its position in the file; `last` is true for a
+    /// final line that had no newline.
+    pub fn line(&mut self, offset: u64, mut raw: &[u8], last: bool) {
+        self.line_no = self.line_no.saturating_add(1);
+        let mut offset = offset;
+        if offset == 0 && raw.starts_with(b"\xEF\xBB\xBF") {
+            self.warn("UTF-8 byte order mark ignored".into());
+            raw = &raw[3..];
+            offset = 3;
+        }
         let trimmed = trim_ws(raw);
         if trimmed.is_empty() {
-            continue;
+            return;
         }
-        let (off, len) = (line_start + (trimmed.as_ptr() as usize - raw.as_ptr() as usize), trimmed.len());
+        let off = offset + (trimmed.as_ptr() as usize - raw.as_ptr() as usize) as u64;
+        let len = trimmed.len();
         if len > u32::MAX as usize {
-            out.warnings.push(Warning { line: line_no, message: "line longer than 4 GiB skipped".into() });
-            continue;
+            self.warn("line longer than 4 GiB skipped".into());
+            return;
         }
-        let head = match serde_json::from_slice::<LineHead>(trimmed) {
-            Ok(h) => Ok(h),
-            Err(e) => Err(e),
-        };
         let lossy;
-        let head = match head {
+        let head = match serde_json::from_slice::<LineHead>(trimmed) {
             Ok(h) => h,
             Err(e) if std::str::from_utf8(trimmed).is_err() => {
                 // JavaScript decodes invalid UTF-8 as U+FFFD and parses on; so does clawtop.
                 lossy = String::from_utf8_lossy(trimmed).into_owned();
                 match serde_json::from_str::<LineHead>(&lossy) {
                     Ok(h) => {
-                        out.warnings.push(Warning { line: line_no, message: "invalid UTF-8 replaced with U+FFFD".into() });
+                        self.warn("invalid UTF-8 replaced with U+FFFD".into());
                         h
                     }
                     Err(_) => {
-                        out.warnings.push(Warning { line: line_no, message: format!("skipped: not valid JSON ({})", short_err(&e)) });
-                        continue;
+                        self.warn(format!("skipped: not valid JSON ({})", short_err(&e)));
+                        return;
                     }
                 }
             }
             Err(e) => {
-                let msg = if truncated_last && e.is_eof() {
+                let msg = if last && e.is_eof() {
                     format!("skipped: last line is incomplete (truncated write?) ({})", short_err(&e))
                 } else if e.is_data() {
                     "skipped: not a JSON object".to_string()
                 } else {
                     format!("skipped: not valid JSON ({})", short_err(&e))
                 };
-                out.warnings.push(Warning { line: line_no, message: msg });
-                continue;
+                self.warn(msg);
+                return;
             }
         };
         let ty = head.ty.0.as_deref();
         if ty == Some("session") {
-            if first_valid {
+            if self.first_valid {
                 let version = head.version.and_then(|v| v.0).filter(|v| *v >= 1.0 && v.fract() == 0.0).map(|v| v as u32).unwrap_or(1);
                 if head.id.0.is_none() {
-                    out.warnings.push(Warning { line: line_no, message: "session header has no string id; pi would treat this file as invalid".into() });
+                    self.warn("session header has no string id; pi would treat this file as invalid".into());
                 }
-                out.header = Some(Header {
-                    line: line_no,
+                self.out.header = Some(Header {
+                    line: self.line_no,
                     id: head.id.0.map(|c| c.into_owned()),
                     version,
                     timestamp: head.timestamp.0.map(|c| c.into_owned()),
                     cwd: head.cwd.0.map(|c| c.into_owned()),
                 });
             } else {
-                out.warnings.push(Warning { line: line_no, message: "extra session header ignored".into() });
+                self.warn("extra session header ignored".into());
             }
-            first_valid = false;
-            continue;
+            self.first_valid = false;
+            return;
         }
-        if first_valid {
-            out.warnings.push(Warning {
-                line: line_no,
-                message: "no session header; pi would treat this file as invalid (and rewrite it); clawtop reads it as is".into(),
-            });
+        if self.first_valid {
+            self.warn("no session header; pi would treat this file as invalid (and rewrite it); clawtop reads it as is".into());
         }
-        first_valid = false;
+        self.first_valid = false;
         let kind = kind_of(ty, head.message.role.as_deref());
         if !head.message.present && matches!(kind, EntryKind::Message(_)) {
-            out.warnings.push(Warning { line: line_no, message: "message entry without a message object".into() });
+            self.warn("message entry without a message object".into());
         }
-        out.entries.push(EntryMeta {
-            line: line_no,
-            offset: off as u64,
+        self.out.entries.push(EntryMeta {
+            line: self.line_no,
+            offset: off,
             len: len as u32,
             kind,
             raw_type: if kind == EntryKind::Unknown { Some(ty.unwrap_or("(no type)").into()) } else { None },
@@ -286,7 +291,60 @@ pub(super) fn scan(data: &[u8]) -> Scan {
             parent_id: head.parent_id.0.map(|c| c.into()),
         });
     }
-    out
+}
+
+/// Indexes an in-memory buffer.
+pub(super) fn scan(data: &[u8]) -> Scan {
+    let mut sc = Scanner::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let nl = memchr::memchr(b'\n', &data[pos..]).map(|i| pos + i);
+        let end = nl.unwrap_or(data.len());
+        sc.line(pos as u64, &data[pos..end], nl.is_none());
+        pos = end + 1;
+    }
+    sc.finish(data.len() as u64)
+}
+
+/// Indexes a file with bounded buffered reads, so memory stays flat however large it is.
+pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, u64)> {
+    const BLOCK: usize = 4 << 20;
+    let mut sc = Scanner::new();
+    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    let mut buf_off = 0u64; // file offset of buf[0]
+    let mut total = 0u64;
+    let mut searched = 0usize; // bytes of buf already known to hold no newline
+    loop {
+        let old = buf.len();
+        buf.resize(old + BLOCK, 0);
+        let n = loop {
+            match r.read(&mut buf[old..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        buf.truncate(old + n);
+        total += n as u64;
+        let mut start = 0usize;
+        let mut from = searched.max(start);
+        while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+            let end = from + i;
+            sc.line(buf_off + start as u64, &buf[start..end], false);
+            start = end + 1;
+            from = start;
+        }
+        if n == 0 {
+            if start < buf.len() {
+                sc.line(buf_off + start as u64, &buf[start..], true);
+            }
+            break;
+        }
+        buf.drain(..start);
+        buf_off += start as u64;
+        searched = buf.len();
+    }
+    Ok((sc.finish(total), total))
 }
 
 fn trim_ws(b: &[u8]) -> &[u8] {
