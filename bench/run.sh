@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench/run.sh — wall time and peak RSS of clawtop (and pi, as a baseline) on big inputs.
+#
+#   bench/run.sh                 # 100 MB transcript
+#   BENCH_TRANSCRIPT_MB=450 bench/run.sh
+#   BENCH_SKIP_BUILD=1 bench/run.sh   # use the existing target/release/clawtop
+#
+# Data is generated once into bench/data/ (git-ignored): a 2,000-session store (~30 MB
+# sessions.json) and a deterministic v3 transcript. Targets are the project's proposed
+# budgets (override with TARGET_* env vars); a row over its target is marked "OVER"
+# and makes the script exit 1. OpenClaw itself is not installed here, so it is not measured.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DATA=bench/data
+MB=${BENCH_TRANSCRIPT_MB:-100}
+STORE=$DATA/store
+TRANSCRIPT=$DATA/transcript-${MB}mb.jsonl
+BIN=target/release/clawtop
+TARGET_LIST_MS=${TARGET_LIST_MS:-1500}
+TARGET_LIST_MB=${TARGET_LIST_MB:-300}
+TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-$(( MB * 40 ))}     # 4 s per 100 MB
+TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-$(( MB * 3 + 100 ))} # ~3x file size + 100 MB
+
+if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
+  echo "== building clawtop (release)" >&2
+  cargo build --release --locked >&2 || cargo build --release >&2
+fi
+
+mkdir -p "$DATA"
+if [[ ! -f $STORE/agents/main/sessions/sessions.json ]]; then
+  echo "== generating $STORE" >&2
+  rm -rf "$STORE.tmp" && python3 bench/gen_store.py "$STORE.tmp" && mv "$STORE.tmp" "$STORE"
+fi
+if [[ ! -f $TRANSCRIPT ]]; then
+  echo "== generating $TRANSCRIPT" >&2
+  python3 bench/gen_transcript.py "$MB" "$TRANSCRIPT.tmp" && mv "$TRANSCRIPT.tmp" "$TRANSCRIPT"
+fi
+
+TIME_V=""
+if [[ -x /usr/bin/time ]] && /usr/bin/time -v true >/dev/null 2>&1; then
+  TIME_V=/usr/bin/time
+else
+  echo "note: /usr/bin/time -v not available (apt-get install time); using python's resource module" >&2
+fi
+
+LOG=$DATA/last-run
+mkdir -p "$LOG"
+ROWS=()
+FAIL=0
+
+# measure LABEL FILE TARGET_MS TARGET_MB -- CMD...
+measure() {
+  local label=$1 file=$2 tms=$3 tmb=$4; shift 5
+  local out=$LOG/${label// /_}.out err=$LOG/${label// /_}.err stats=$LOG/${label// /_}.time
+  local rc=0 wall_ms rss_mb
+  if [[ -n $TIME_V ]]; then
+    $TIME_V -v -o "$stats" "$@" >"$out" 2>"$err" || rc=$?
+    wall_ms=$(awk -F': ' '/Elapsed \(wall clock\)/ {
+        n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%d", s * 1000 }' "$stats")
+    rss_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$stats")
+  else
+    python3 - "$stats" "$out" "$err" "$@" <<'PY' || rc=$?
+import resource, subprocess, sys, time
+stats, out, err, cmd = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+t = time.monotonic()
+with open(out, "wb") as o, open(err, "wb") as e:
+    rc = subprocess.call(cmd, stdout=o, stderr=e)
+wall = (time.monotonic() - t) * 1000
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+open(stats, "w").write(f"{wall:.0f} {rss:.1f}\n")
+sys.exit(rc)
+PY
+    read -r wall_ms rss_mb <"$stats"
+  fi
+  local verdict="ok"
+  if (( rc != 0 )); then
+    verdict="FAILED rc=$rc (see $err)"; FAIL=1
+  elif [[ $tms != "-" ]] && { (( wall_ms > tms )) || awk -v a="$rss_mb" -v b="$tmb" 'BEGIN { exit !(a > b) }'; }; then
+    verdict="OVER"; FAIL=1
+  fi
+  local target="-"
+  [[ $tms != "-" ]] && target="≤ ${tms} ms, ≤ ${tmb} MB"
+  ROWS+=("$label|$file|$wall_ms|$rss_mb|$target|$verdict")
+}
+
+measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
+  "$BIN" list --json --state-dir "$STORE"
+measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
+  "$BIN" compact "$TRANSCRIPT" --dry-run --json
+if [[ -f interop/node_modules/@mariozechner/pi-coding-agent/package.json || -n "${PI_CODING_AGENT_DIR:-}" ]]; then
+  measure "pi load+prepareCompaction" "$TRANSCRIPT" - - -- \
+    node --max-old-space-size=8192 interop/pi_plan.mjs "$TRANSCRIPT"
+else
+  ROWS+=("pi load+prepareCompaction|$TRANSCRIPT|-|-|-|skipped: run npm ci --prefix interop")
+fi
+ROWS+=("openclaw|-|-|-|-|skipped: OpenClaw is not installed on this machine")
+
+printf '\n%-28s %-40s %9s %12s %-24s %s\n' tool file "wall ms" "peak RSS MB" target result
+printf '%0.s-' {1..130}; echo
+for r in "${ROWS[@]}"; do
+  IFS='|' read -r a b c d e f <<<"$r"
+  printf '%-28s %-40s %9s %12s %-24s %s\n' "$a" "$b" "$c" "$d" "$e" "$f"
+done
+if [[ -s $LOG/pi_load+prepareCompaction.out ]]; then
+  echo; echo "pi timings: $(cat "$LOG/pi_load+prepareCompaction.out")"
+fi
+echo; echo "outputs and stderr of each run: $LOG/"
+exit $FAIL
