@@ -18,10 +18,10 @@ MB=${BENCH_TRANSCRIPT_MB:-100}
 STORE=$DATA/store
 TRANSCRIPT=$DATA/transcript-${MB}mb.jsonl
 BIN=target/release/clawtop
-TARGET_LIST_MS=${TARGET_LIST_MS:-1500}
-TARGET_LIST_MB=${TARGET_LIST_MB:-300}
-TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-$(( MB * 40 ))}     # 4 s per 100 MB
-TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-$(( MB * 3 + 100 ))} # ~3x file size + 100 MB
+TARGET_LIST_MS=${TARGET_LIST_MS:-150}          # issue: list --json on 2,000 sessions
+TARGET_LIST_MB=${TARGET_LIST_MB:-100}
+TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-150}    # issue: compact --dry-run on 100 MB
+TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-64}
 
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
   echo "== building clawtop (release)" >&2
