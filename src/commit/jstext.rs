@@ -519,7 +519,7 @@ pub(crate) fn js_number(f: f64) -> String {
             s.push_str(&digits[1..]);
         }
         s.push('e');
-        s.push(if n - 1 >= 0 { '+' } else { '-' });
+        s.push(if n > 0 { '+' } else { '-' });
         s.push_str(&(n - 1).abs().to_string());
     }
     s

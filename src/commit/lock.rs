@@ -162,12 +162,9 @@ pub fn acquire_at(lock_path: &Path, opts: &LockOptions) -> Result<LockGuard, Com
     let mut backoff = Duration::from_millis(50);
     let mut reclaims = 0usize;
     loop {
-        match try_create(lock_path)? {
-            Some(guard) => {
-                test_step("lock-acquired");
-                return Ok(guard);
-            }
-            None => {}
+        if let Some(guard) = try_create(lock_path)? {
+            test_step("lock-acquired");
+            return Ok(guard);
         }
         // Exists: judge the holder.
         let Some(snap) = read_snapshot(lock_path)? else {

@@ -360,7 +360,9 @@ fn current_compaction_count(store_path: &Path, entry: &Map<String, Value>) -> Re
 
 /// Store patch after a compaction (SPEC §6.4; OpenClaw `incrementCompactionCount`):
 /// `compactionCount += 1`, `totalTokens = tokens_after`, `totalTokensFresh = true`,
-/// `updatedAt = now_ms`, and the last-run usage fields removed.
+/// `updatedAt = now_ms`, and the last-run usage fields removed. Like OpenClaw's entry
+/// merge (`updatedAt = max(existing, now)`), `updatedAt` never moves backwards, so a
+/// skewed clock can't make the session look older to listing and pruning.
 pub fn compaction_patch(
     store_path: &Path,
     entry: &Map<String, Value>,
@@ -368,11 +370,13 @@ pub fn compaction_patch(
     now_ms: i64,
 ) -> Result<Vec<(String, PatchOp)>, CommitError> {
     let count = current_compaction_count(store_path, entry)?;
+    let existing = entry.get("updatedAt").and_then(Value::as_i64).unwrap_or(i64::MIN);
+    let updated_at = now_ms.max(existing);
     Ok(vec![
         ("compactionCount".into(), PatchOp::Set(Value::from(count + 1))),
         ("totalTokens".into(), PatchOp::Set(Value::from(tokens_after))),
         ("totalTokensFresh".into(), PatchOp::Set(Value::Bool(true))),
-        ("updatedAt".into(), PatchOp::Set(Value::from(now_ms))),
+        ("updatedAt".into(), PatchOp::Set(Value::from(updated_at))),
         ("inputTokens".into(), PatchOp::Remove),
         ("outputTokens".into(), PatchOp::Remove),
         ("cacheRead".into(), PatchOp::Remove),
@@ -431,6 +435,18 @@ mod tests {
         assert!(matches!(splice("{\"b\":{}}", "a", vec![]), Err(CommitError::MissingEntry { .. })));
         assert!(matches!(splice("{\"a\":1}", "a", vec![]), Err(CommitError::Corrupt { .. })));
         assert!(matches!(splice("{\"a\":{},\"a\":{}}", "a", vec![]), Err(CommitError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn compaction_patch_never_moves_updated_at_back() {
+        let p = Path::new("sessions.json");
+        let e = serde_json::json!({"updatedAt": 2000, "compactionCount": 4});
+        let e = e.as_object().expect("obj");
+        let ops = compaction_patch(p, e, 10, 1000).expect("patch");
+        assert!(ops.contains(&("updatedAt".to_string(), PatchOp::Set(Value::from(2000)))));
+        assert!(ops.contains(&("compactionCount".to_string(), PatchOp::Set(Value::from(5)))));
+        let ops = compaction_patch(p, e, 10, 3000).expect("patch");
+        assert!(ops.contains(&("updatedAt".to_string(), PatchOp::Set(Value::from(3000)))));
     }
 
     #[test]
