@@ -1,1 +1,125 @@
-//! TODO
+//! The write layer: the only code in clawtop that modifies an operator's files.
+//!
+//! - [`lock`]: OpenClaw's sidecar `<file>.lock` (O_EXCL + `{pid, createdAt}`), with
+//!   OpenClaw's stale rules; RAII release.
+//! - [`append`]: append one JSONL entry to a transcript under its lock, after checking
+//!   the file is exactly what the preview was computed from; truncate back on failure.
+//! - [`store_patch`]: patch one entry of `sessions.json` under `sessions.json.lock`,
+//!   splicing only that entry's bytes, temp file + fsync + rename + dir fsync.
+//!
+//! No terminal, no network. Every error names the file and the cause
+//! ([`CommitError`]); [`CommitError::exit_code`] maps to the CLI's exit codes.
+//!
+//! Test hook: when the environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
+//! (to a number of microseconds, read once per process), the commit code sleeps that
+//! long between its steps (lock taken, file checked, bytes written, fsync, rename, ...).
+//! It exists only so the crash test (`tests/commit_crash.rs`) can SIGKILL a child
+//! inside the critical section; it changes timing, never behaviour. Unset (the normal
+//! case), it costs one env lookup per process.
+
+pub mod append;
+pub(crate) mod jstext;
+pub mod lock;
+pub mod store_patch;
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+pub use append::{AppendOutcome, Expect, append_line, append_line_with};
+pub use lock::{LockGuard, LockHolder, LockOptions, LockStatus, StaleReason};
+pub use store_patch::{
+    PatchOp, PatchOutcome, StorePatchOptions, compaction_patch, flush_patch,
+    patch_store_entry, patch_store_entry_with, require_string_field,
+};
+
+/// Errors of the write layer. Each names the file involved and the cause.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// A live process holds the lock (`pid` is `None` when the lock file is being
+    /// written right now and has no readable owner yet).
+    #[error("session busy: {} holds {}", fmt_pid(*.pid), .lock_path.display())]
+    Busy { pid: Option<i32>, lock_path: PathBuf },
+
+    /// The file is not what the preview was computed from.
+    #[error("{}: {reason}", .path.display())]
+    Changed { path: PathBuf, reason: String },
+
+    /// The request itself is unsafe or malformed (e.g. a line with a raw newline).
+    #[error("refused: {reason}")]
+    Refused { reason: String },
+
+    /// The session key is not (or no longer) in the store.
+    #[error("{}: no session entry with key {key:?}", .path.display())]
+    MissingEntry { path: PathBuf, key: String },
+
+    #[error("{}: {op}: {source}", .path.display())]
+    Io { path: PathBuf, op: &'static str, #[source] source: io::Error },
+
+    #[error("{}: corrupt: {detail}", .path.display())]
+    Corrupt { path: PathBuf, detail: String },
+}
+
+fn fmt_pid(pid: Option<i32>) -> String {
+    match pid {
+        Some(p) => format!("pid {p}"),
+        None => "another process (lock file still being written)".to_string(),
+    }
+}
+
+impl CommitError {
+    /// CLI exit code: 3 = refused for safety (busy, changed since preview, unsafe
+    /// request, entry gone), 1 = the operation failed (I/O, corrupt file).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CommitError::Busy { .. }
+            | CommitError::Changed { .. }
+            | CommitError::Refused { .. }
+            // The entry existed at preview time; its absence now means the store changed.
+            | CommitError::MissingEntry { .. } => 3,
+            CommitError::Io { .. } | CommitError::Corrupt { .. } => 1,
+        }
+    }
+
+    pub(crate) fn io(path: &Path, op: &'static str, source: io::Error) -> Self {
+        CommitError::Io { path: path.to_path_buf(), op, source }
+    }
+
+    pub(crate) fn corrupt(path: &Path, detail: impl Into<String>) -> Self {
+        CommitError::Corrupt { path: path.to_path_buf(), detail: detail.into() }
+    }
+
+    pub(crate) fn changed(path: &Path, reason: impl Into<String>) -> Self {
+        CommitError::Changed { path: path.to_path_buf(), reason: reason.into() }
+    }
+}
+
+/// Test-only pacing between commit steps; see the module docs.
+pub(crate) fn test_step(_name: &str) {
+    static DELAY: OnceLock<Option<Duration>> = OnceLock::new();
+    let delay = DELAY.get_or_init(|| {
+        std::env::var("CLAWTOP_TEST_COMMIT_STEP_DELAY_US")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|us| *us > 0)
+            .map(Duration::from_micros)
+    });
+    if let Some(d) = delay {
+        std::thread::sleep(*d);
+    }
+}
+
+/// fsync a directory so a rename/create/unlink in it is durable.
+pub(crate) fn fsync_dir(dir: &Path) -> Result<(), CommitError> {
+    let d = std::fs::File::open(dir).map_err(|e| CommitError::io(dir, "open directory", e))?;
+    d.sync_all().map_err(|e| CommitError::io(dir, "fsync directory", e))
+}
+
+/// `dir` of a path, `.` for a bare file name.
+pub(crate) fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
