@@ -226,12 +226,13 @@ impl Scanner {
         let lossy;
         let head = match serde_json::from_slice::<LineHead>(trimmed) {
             Ok(h) => h,
-            Err(e) if std::str::from_utf8(trimmed).is_err() => {
-                // JavaScript decodes invalid UTF-8 as U+FFFD and parses on; so does clawtop.
-                lossy = String::from_utf8_lossy(trimmed).into_owned();
-                match serde_json::from_str::<LineHead>(&lossy) {
+            Err(e) if { lossy = repair(trimmed); lossy.is_some() } => {
+                // JavaScript parses these lines; so does clawtop (see `repair`).
+                let fixed = lossy.as_deref().unwrap_or_default();
+                match serde_json::from_slice::<LineHead>(fixed) {
                     Ok(h) => {
-                        self.warn("invalid UTF-8 replaced with U+FFFD".into());
+                        let what = if std::str::from_utf8(trimmed).is_err() { "invalid UTF-8" } else { "lone UTF-16 surrogate escape" };
+                        self.warn(format!("{what} replaced with U+FFFD"));
                         h
                     }
                     Err(_) => {
@@ -358,12 +359,57 @@ fn trim_ws(b: &[u8]) -> &[u8] {
 pub(super) fn decode_value(line: &[u8]) -> Result<Value, String> {
     match serde_json::from_slice::<Value>(line) {
         Ok(v) => Ok(v),
-        Err(e) => {
-            if std::str::from_utf8(line).is_err() {
-                serde_json::from_str::<Value>(&String::from_utf8_lossy(line)).map_err(|e| short_err(&e))
-            } else {
-                Err(short_err(&e))
-            }
-        }
+        Err(e) => match repair(line) {
+            Some(fixed) => serde_json::from_slice::<Value>(&fixed).map_err(|e| short_err(&e)),
+            None => Err(short_err(&e)),
+        },
     }
+}
+
+/// What JavaScript accepts and serde_json does not: invalid UTF-8 (decoded as U+FFFD) and
+/// lone surrogate escapes such as `"\ud83d"` (OpenClaw writes them when it cuts a string at
+/// 200 UTF-16 units). Both become U+FFFD, which has the same UTF-16 length, so token
+/// estimates stay equal to pi's. None when the line needs no repair.
+pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
+    let text: std::borrow::Cow<str> = String::from_utf8_lossy(line);
+    let b = text.as_bytes();
+    let hex = |i: usize| -> Option<u32> {
+        let s = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
+        u32::from_str_radix(s, 16).ok()
+    };
+    let mut out = Vec::with_capacity(b.len());
+    let mut changed = matches!(text, std::borrow::Cow::Owned(_));
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 1 < b.len() {
+            if b[i + 1] == b'u' {
+                if let Some(u) = hex(i + 2) {
+                    if (0xD800..0xDC00).contains(&u) {
+                        let low = if b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') { hex(i + 8) } else { None };
+                        if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
+                            out.extend_from_slice(&b[i..i + 12]);
+                            i += 12;
+                            continue;
+                        }
+                        out.extend_from_slice(b"\\ufffd");
+                        changed = true;
+                        i += 6;
+                        continue;
+                    }
+                    if (0xDC00..0xE000).contains(&u) {
+                        out.extend_from_slice(b"\\ufffd");
+                        changed = true;
+                        i += 6;
+                        continue;
+                    }
+                }
+            }
+            out.extend_from_slice(&b[i..i + 2]);
+            i += 2;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    if changed { Some(out) } else { None }
 }
