@@ -1,4 +1,10 @@
-//! Compaction summaries: the conversation as the summarizer reads it, the prompts, staged
-//! summarization and the sections OpenClaw appends (tool failures, file lists).
+//! Compaction summaries: the conversation as the summarizer reads it (`serialize`), clawtop's
+//! prompts (`prompts`), staged summarization over a model seam (`staged`) and the sections
+//! OpenClaw appends after the summary (`sections`).
 
+pub mod prompts;
+pub mod sections;
 pub mod serialize;
+pub mod staged;
+
+pub use staged::{summarize, Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest};
