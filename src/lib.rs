@@ -16,6 +16,7 @@ pub mod store;
 pub mod thresholds;
 pub mod report;
 pub mod summary;
+pub mod compaction;
 pub mod flush;
 pub mod llm;
 pub mod commit;

@@ -1,0 +1,205 @@
+//! A compaction from plan to committed entry, shared by the CLI and the TUI:
+//! [`prepare`] (plan + the file state the preview was made on), [`summary_input`] (what the
+//! model is asked), then [`commit`] of exactly the previewed text (SPEC §6.4).
+
+use crate::commit::{self, CommitError, Expect};
+use crate::context;
+use crate::jsjson;
+use crate::plan::{self, CompactionPlan, NoPlan};
+use crate::summary::SummaryInput;
+use crate::tokens::{self, MessageView};
+use crate::transcript::{EntryKind, Transcript, TranscriptError};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The store row a transcript belongs to (absent for a bare transcript file).
+#[derive(Debug, Clone)]
+pub struct SessionRef {
+    pub store_path: PathBuf,
+    pub session_key: String,
+    pub session_id: String,
+}
+
+/// A plan plus the exact file state it was computed on.
+pub struct Prepared {
+    pub transcript: Transcript,
+    pub plan: CompactionPlan,
+    pub expect: Expect,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    #[error(transparent)]
+    Commit(#[from] CommitError),
+    #[error("{path}: {reason}")]
+    NoPlan { path: PathBuf, reason: NoPlan },
+    #[error("{path}: {reason}")]
+    Unsupported { path: PathBuf, reason: String },
+}
+
+impl PrepareError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            PrepareError::Commit(e) => e.exit_code(),
+            PrepareError::Unsupported { .. } => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Opens the transcript and plans the compaction, recording length and leaf for the commit check.
+pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, PrepareError> {
+    // Capture first: if the file grows between the capture and the read, the lengths differ
+    // and the commit refuses instead of trusting a plan made on other bytes.
+    let expect = Expect::capture(path)?;
+    let transcript = Transcript::open(path)?;
+    if transcript.file_len != expect.len {
+        return Err(CommitError::Changed { path: path.to_path_buf(), reason: "the file grew while it was being read".into() }.into());
+    }
+    if transcript.header.is_none() {
+        return Err(PrepareError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "no session header: pi treats this file as invalid, so clawtop will not compact it".into(),
+        });
+    }
+    let plan = plan::prepare(&transcript, keep_recent_tokens).map_err(|reason| PrepareError::NoPlan { path: path.to_path_buf(), reason })?;
+    if transcript.version >= 2 && transcript.entry_id(plan.leaf).is_none() {
+        return Err(PrepareError::Unsupported { path: path.to_path_buf(), reason: "the last entry has no id, so a compaction cannot name its parent".into() });
+    }
+    if plan.messages_to_summarize.is_empty() && plan.turn_prefix_messages.is_empty() {
+        return Err(PrepareError::NoPlan { path: path.to_path_buf(), reason: NoPlan::TooSmall });
+    }
+    Ok(Prepared { transcript, plan, expect })
+}
+
+/// Decodes the messages the model will summarize.
+pub fn summary_input(t: &Transcript, plan: &CompactionPlan, instructions: Option<String>) -> SummaryInput {
+    let msgs = |idx: &[u32]| -> Vec<Value> {
+        idx.iter()
+            .filter_map(|&i| t.entry_json(i).ok())
+            .filter_map(|v| tokens::message_of_entry(&v, MessageView::Compaction))
+            .collect()
+    };
+    SummaryInput {
+        messages_to_summarize: msgs(&plan.messages_to_summarize),
+        turn_prefix_messages: msgs(&plan.turn_prefix_messages),
+        is_split_turn: plan.cut.is_split_turn,
+        previous_summary: plan.previous_summary.clone(),
+        instructions,
+        read_files: plan.read_files.clone(),
+        modified_files: plan.modified_files.clone(),
+    }
+}
+
+/// Estimated context size once the compaction is in place: the summary plus every message from
+/// the first kept entry on (pure estimates: kept usage figures predate the compaction).
+pub fn tokens_after(t: &Transcript, plan: &CompactionPlan, summary: &str) -> u64 {
+    let summary_tokens = tokens::estimate_message(&json!({"role": "compactionSummary", "summary": summary}));
+    let kept: u64 = plan.path[plan.cut.first_kept..]
+        .iter()
+        .filter(|&&i| t.entries[i as usize].kind != EntryKind::Compaction)
+        .map(|&i| tokens::estimate_entry(t, i, MessageView::Context))
+        .sum();
+    summary_tokens + kept
+}
+
+/// A fresh 8-hex entry id not used in the file (pi's `generateId`).
+pub fn new_entry_id(t: &Transcript) -> String {
+    for _ in 0..100 {
+        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+        if t.index_of_id(&id).is_none() && !t.entries.iter().any(|e| e.id.as_deref() == Some(id.as_str())) {
+            return id;
+        }
+    }
+    uuid::Uuid::new_v4().to_string()
+}
+
+pub fn iso_now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// The compaction line, in pi's key order. v1 files (no ids) get the legacy
+/// `firstKeptEntryIndex` form, which pi's migration resolves when it loads the file.
+pub fn entry_line(t: &Transcript, plan: &CompactionPlan, id: &str, timestamp: &str, summary: &str) -> Vec<u8> {
+    let mut m = Map::new();
+    m.insert("type".into(), "compaction".into());
+    let details = json!({"readFiles": plan.read_files, "modifiedFiles": plan.modified_files});
+    if t.version >= 2 {
+        m.insert("id".into(), id.into());
+        m.insert("parentId".into(), t.entry_id(plan.leaf).map(Value::from).unwrap_or(Value::Null));
+        m.insert("timestamp".into(), timestamp.into());
+        m.insert("summary".into(), summary.into());
+        m.insert("firstKeptEntryId".into(), t.entry_id(plan.first_kept_entry).map(Value::from).unwrap_or(Value::Null));
+    } else {
+        m.insert("timestamp".into(), timestamp.into());
+        m.insert("summary".into(), summary.into());
+        // The legacy index counts the header as entry 0.
+        m.insert("firstKeptEntryIndex".into(), (plan.first_kept_entry as u64 + 1).into());
+    }
+    m.insert("tokensBefore".into(), plan.tokens_before.into());
+    m.insert("details".into(), details);
+    // Written like pi's own compactions, so the next compaction carries these file lists on.
+    m.insert("fromHook".into(), false.into());
+    jsjson::stringify(&Value::Object(m)).into_bytes()
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Committed {
+    /// Id of the new entry (None for v1 files, whose ids pi assigns on load).
+    pub entry_id: Option<String>,
+    pub tokens_after: u64,
+    pub store_updated: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompactCommitError {
+    #[error(transparent)]
+    Transcript(CommitError),
+    /// The transcript has the compaction; the store row could not be updated.
+    #[error("compaction appended to {transcript} (entry {entry}), but the session store was not updated: {source}")]
+    Store {
+        transcript: PathBuf,
+        entry: String,
+        #[source]
+        source: CommitError,
+    },
+}
+
+impl CompactCommitError {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            CompactCommitError::Transcript(e) => e.exit_code(),
+            CompactCommitError::Store { .. } => 1,
+        }
+    }
+}
+
+/// Appends the compaction entry carrying exactly `summary`, then updates the store row.
+pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Result<Committed, CompactCommitError> {
+    let t = &p.transcript;
+    let id = new_entry_id(t);
+    let line = entry_line(t, &p.plan, &id, &iso_now(), summary);
+    commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
+    let tokens_after = tokens_after(t, &p.plan, summary);
+    let entry_id = if t.version >= 2 { Some(id.clone()) } else { None };
+    let mut store_updated = false;
+    if let Some(s) = session {
+        let now = chrono::Utc::now().timestamp_millis();
+        commit::patch_store_entry(&s.store_path, &s.session_key, |e| {
+            commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
+            commit::compaction_patch(&s.store_path, e, tokens_after, now)
+        })
+        .map_err(|source| CompactCommitError::Store { transcript: t.path().to_path_buf(), entry: id.clone(), source })?;
+        store_updated = true;
+    }
+    Ok(Committed { entry_id, tokens_after, store_updated })
+}
+
+/// The context messages after a commit, for checks and previews.
+pub fn context_after(t: &Transcript) -> Vec<Value> {
+    let ctx = context::build(t, t.leaf());
+    context::messages(t, &ctx)
+}
