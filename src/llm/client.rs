@@ -1,6 +1,7 @@
 //! The HTTP side of [`complete`]: one request per attempt, retries with backoff,
 //! idle timeouts, cancellation, SSE or plain-JSON bodies.
 
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use eventsource_stream::{EventStreamError, Eventsource};
@@ -219,22 +220,41 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
     Ok(Prepared { url, headers, body })
 }
 
+/// Clients are shared per (runtime, connect timeout, proxy use): building one loads the
+/// TLS roots (~50 ms), and sharing lets parallel requests reuse connections. Pooled
+/// connections belong to the runtime that opened them, hence the runtime in the key.
 fn build_client(ep: &ModelEndpoint, opts: &ClientOptions, url: &str) -> Result<reqwest::Client, LlmError> {
+    type Cache = Mutex<Vec<((Option<tokio::runtime::Id>, Duration, bool), reqwest::Client)>>;
+    const CACHE_MAX: usize = 8;
+    static CLIENTS: OnceLock<Cache> = OnceLock::new();
+    // A local model server is never behind the operator's HTTP proxy.
+    let local = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .is_some_and(|h| is_local_host(&h));
+    let runtime = tokio::runtime::Handle::try_current().ok().map(|h| h.id());
+    let key = (runtime, opts.connect_timeout, local);
+    let cache = CLIENTS.get_or_init(|| Mutex::new(Vec::new()));
+    // A poisoned lock only means another thread panicked mid-push; the data is fine.
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, c)) = cache.iter().find(|(k, _)| *k == key) {
+        return Ok(c.clone());
+    }
     let mut builder = reqwest::Client::builder()
         .connect_timeout(opts.connect_timeout)
         .user_agent(concat!("clawtop/", env!("CARGO_PKG_VERSION")));
-    // A local model server is never behind the operator's HTTP proxy.
-    if reqwest::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .is_some_and(|h| is_local_host(&h))
-    {
+    if local {
         builder = builder.no_proxy();
     }
-    builder.build().map_err(|e| LlmError::InvalidEndpoint {
+    let client = builder.build().map_err(|e| LlmError::InvalidEndpoint {
         provider: ep.provider.clone(),
         reason: format!("cannot set up the HTTP client: {}", chain(&e)),
-    })
+    })?;
+    if cache.len() >= CACHE_MAX {
+        cache.remove(0);
+    }
+    cache.push((key, client.clone()));
+    Ok(client)
 }
 
 fn is_local_host(host: &str) -> bool {
@@ -341,7 +361,7 @@ async fn one_attempt(
     }
 
     let mut events = chunks.eventsource();
-    let mut last_chars = 0;
+    let mut last = (0usize, None);
     while let Some(item) = events.next().await {
         let event = match item {
             Ok(ev) => ev,
@@ -359,9 +379,11 @@ async fn one_attempt(
             Ok(Step::Continue) => {}
             Err(e) => return Err(proto_failure(ep, url, e)),
         }
-        if asm.chars() != last_chars {
-            last_chars = asm.chars();
-            progress(Progress::Delta { chars_so_far: last_chars, output_tokens_so_far: asm.output_tokens() });
+        // Report growth of the answer, or a new token count from the server.
+        let now = (asm.chars(), asm.output_tokens());
+        if now != last && now.0 + now.1.unwrap_or(0) as usize > 0 {
+            last = now;
+            progress(Progress::Delta { chars_so_far: now.0, output_tokens_so_far: now.1 });
         }
     }
     let resp = asm
