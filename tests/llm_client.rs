@@ -5,9 +5,10 @@ mod support;
 use std::time::{Duration, Instant};
 
 use clawtop::llm::{
-    complete, Api, CancellationToken, ChatRequest, ChatResponse, ClientOptions, LlmError, ModelEndpoint, Progress,
+    Api, CancellationToken, ChatRequest, ChatResponse, ClientOptions, LlmError, ModelEndpoint,
+    Progress, complete,
 };
-use support::fake_model::{FakeModel, Reply, FAKE_KEY};
+use support::fake_model::{FAKE_KEY, FakeModel, Reply};
 
 const APIS: [Api; 2] = [Api::AnthropicMessages, Api::OpenAiCompletions];
 
@@ -37,7 +38,10 @@ async fn run_with(
     opts: &ClientOptions,
 ) -> (Result<ChatResponse, LlmError>, Vec<Progress>) {
     let mut seen = Vec::new();
-    let r = complete(ep, req, opts, CancellationToken::new(), &mut |p| seen.push(p)).await;
+    let r = complete(ep, req, opts, CancellationToken::new(), &mut |p| {
+        seen.push(p)
+    })
+    .await;
     (r, seen)
 }
 
@@ -49,7 +53,10 @@ async fn run(ep: &ModelEndpoint) -> (Result<ChatResponse, LlmError>, Vec<Progres
 fn expect_err(r: Result<ChatResponse, LlmError>) -> LlmError {
     let e = r.expect_err("expected an error");
     assert!(!e.to_string().contains(FAKE_KEY), "key in error: {e}");
-    assert!(!format!("{e:?}").contains(FAKE_KEY), "key in error debug: {e:?}");
+    assert!(
+        !format!("{e:?}").contains(FAKE_KEY),
+        "key in error debug: {e:?}"
+    );
     e
 }
 
@@ -68,7 +75,10 @@ async fn anthropic_streams_and_assembles_text() {
     let reqs = fake.requests();
     assert_eq!(reqs.len(), 1);
     let q = &reqs[0];
-    assert_eq!((q.method.as_str(), q.path.as_str()), ("POST", "/v1/messages"));
+    assert_eq!(
+        (q.method.as_str(), q.path.as_str()),
+        ("POST", "/v1/messages")
+    );
     assert_eq!(q.header("x-api-key"), Some(FAKE_KEY));
     assert_eq!(q.header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(q.header("authorization"), None);
@@ -87,7 +97,13 @@ async fn anthropic_streams_and_assembles_text() {
         _ => None,
     });
     assert_eq!(last_chars, Some(r.text.chars().count()));
-    assert!(progress.iter().filter(|p| matches!(p, Progress::Delta { .. })).count() > 1);
+    assert!(
+        progress
+            .iter()
+            .filter(|p| matches!(p, Progress::Delta { .. }))
+            .count()
+            > 1
+    );
 }
 
 #[tokio::test]
@@ -103,16 +119,31 @@ async fn openai_streams_and_assembles_text() {
 
     let q = &fake.requests()[0];
     assert_eq!(q.path, "/v1/chat/completions");
-    assert_eq!(q.header("authorization"), Some(format!("Bearer {FAKE_KEY}").as_str()));
+    assert_eq!(
+        q.header("authorization"),
+        Some(format!("Bearer {FAKE_KEY}").as_str())
+    );
     assert_eq!(q.header("x-api-key"), None);
     assert_eq!(q.body["model"], "fake-model-1");
     assert_eq!(q.body["max_tokens"], 1000);
-    assert_eq!(q.body["messages"][0], serde_json::json!({"role": "system", "content": req().system}));
-    assert_eq!(q.body["messages"][1], serde_json::json!({"role": "user", "content": req().user}));
+    assert_eq!(
+        q.body["messages"][0],
+        serde_json::json!({"role": "system", "content": req().system})
+    );
+    assert_eq!(
+        q.body["messages"][1],
+        serde_json::json!({"role": "user", "content": req().user})
+    );
     assert_eq!(q.body["stream"], true);
     assert_eq!(q.body["stream_options"]["include_usage"], true);
     assert!(q.body.get("reasoning_effort").is_none());
-    assert!(progress.iter().any(|p| matches!(p, Progress::Delta { output_tokens_so_far: Some(9), .. })));
+    assert!(progress.iter().any(|p| matches!(
+        p,
+        Progress::Delta {
+            output_tokens_so_far: Some(9),
+            ..
+        }
+    )));
 }
 
 #[tokio::test]
@@ -139,7 +170,10 @@ async fn reasoning_requested_only_for_reasoning_models_and_thinking_dropped() {
         let reqs = fake.requests();
         match api {
             Api::AnthropicMessages => {
-                assert_eq!(reqs[0].body["thinking"], serde_json::json!({"type": "enabled", "budget_tokens": 16384}));
+                assert_eq!(
+                    reqs[0].body["thinking"],
+                    serde_json::json!({"type": "enabled", "budget_tokens": 16384})
+                );
                 assert_eq!(reqs[0].body["max_tokens"], 1000 + 16384);
                 assert!(reqs[1].body.get("thinking").is_none());
                 assert!(reqs[2].body.get("thinking").is_none());
@@ -165,7 +199,13 @@ async fn non_streamed_json_is_accepted() {
         let r = r.unwrap();
         assert_eq!(r.text, "whole answer at once", "{api}");
         assert_eq!((r.input_tokens, r.output_tokens), (Some(100), Some(20)));
-        assert!(progress.iter().any(|p| matches!(p, Progress::Delta { chars_so_far: 20, .. })));
+        assert!(progress.iter().any(|p| matches!(
+            p,
+            Progress::Delta {
+                chars_so_far: 20,
+                ..
+            }
+        )));
         assert_eq!(run(&ep).await.0.unwrap().text, "sniffed answer", "{api}");
     }
 }
@@ -175,7 +215,10 @@ async fn config_headers_are_sent() {
     let fake = FakeModel::start().await;
     fake.push(Reply::text("ok"));
     let mut ep = fake.endpoint(Api::AnthropicMessages);
-    ep.headers = vec![("anthropic-beta".into(), "fine-grained".into()), ("X-Proxy-Token".into(), "tok-123456".into())];
+    ep.headers = vec![
+        ("anthropic-beta".into(), "fine-grained".into()),
+        ("X-Proxy-Token".into(), "tok-123456".into()),
+    ];
     run(&ep).await.0.unwrap();
     let q = &fake.requests()[0];
     assert_eq!(q.header("anthropic-beta"), Some("fine-grained"));
@@ -197,7 +240,11 @@ async fn retries_500_429_529_then_succeeds() {
         let retries: Vec<_> = progress
             .iter()
             .filter_map(|p| match p {
-                Progress::Retrying { attempt, after_ms, reason } => Some((*attempt, *after_ms, reason.clone())),
+                Progress::Retrying {
+                    attempt,
+                    after_ms,
+                    reason,
+                } => Some((*attempt, *after_ms, reason.clone())),
                 _ => None,
             })
             .collect();
@@ -206,7 +253,10 @@ async fn retries_500_429_529_then_succeeds() {
         assert_eq!(retries[1].1, 0, "retry-after: 0 honoured");
         assert!(retries[0].2.contains("HTTP 500"), "{}", retries[0].2);
         assert!(retries[2].2.contains("HTTP 529"), "{}", retries[2].2);
-        let started: Vec<_> = progress.iter().filter(|p| matches!(p, Progress::Started { .. })).collect();
+        let started: Vec<_> = progress
+            .iter()
+            .filter(|p| matches!(p, Progress::Started { .. }))
+            .collect();
         assert_eq!(started.len(), 4);
     }
 }
@@ -218,23 +268,64 @@ async fn gives_up_after_max_attempts() {
         fake.push(Reply::status(503, "upstream unavailable"));
     }
     let ep = fake.endpoint(Api::OpenAiCompletions);
-    let o = ClientOptions { max_attempts: 3, ..opts() };
+    let o = ClientOptions {
+        max_attempts: 3,
+        ..opts()
+    };
     let e = expect_err(run_with(&ep, &req(), &o).await.0);
-    assert!(matches!(e, LlmError::Status { status: 503, attempts: 3, .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            LlmError::Status {
+                status: 503,
+                attempts: 3,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     let msg = e.to_string();
-    assert!(msg.contains("HTTP 503") && msg.contains("upstream unavailable") && msg.contains("3 attempts"), "{msg}");
+    assert!(
+        msg.contains("HTTP 503")
+            && msg.contains("upstream unavailable")
+            && msg.contains("3 attempts"),
+        "{msg}"
+    );
     assert_eq!(fake.requests().len(), 3);
 }
 
 #[tokio::test]
 async fn client_errors_are_not_retried() {
     let fake = FakeModel::start().await;
-    fake.push(Reply::error(401, "authentication_error", "invalid x-api-key"));
-    fake.push(Reply::error(400, "invalid_request_error", "max_tokens: too large"));
+    fake.push(Reply::error(
+        401,
+        "authentication_error",
+        "invalid x-api-key",
+    ));
+    fake.push(Reply::error(
+        400,
+        "invalid_request_error",
+        "max_tokens: too large",
+    ));
     fake.push(Reply::text("never reached"));
     let e = expect_err(run(&fake.endpoint(Api::AnthropicMessages)).await.0);
-    assert!(matches!(e, LlmError::Status { status: 401, attempts: 1, .. }), "{e:?}");
-    assert!(e.to_string().contains("HTTP 401") && e.to_string().contains("authentication_error: invalid x-api-key"), "{e}");
+    assert!(
+        matches!(
+            e,
+            LlmError::Status {
+                status: 401,
+                attempts: 1,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("HTTP 401")
+            && e.to_string()
+                .contains("authentication_error: invalid x-api-key"),
+        "{e}"
+    );
     assert_eq!(fake.requests().len(), 1);
 
     let e = expect_err(run(&fake.endpoint(Api::OpenAiCompletions)).await.0);
@@ -246,7 +337,11 @@ async fn client_errors_are_not_retried() {
 #[tokio::test]
 async fn key_echoed_by_server_is_scrubbed() {
     let fake = FakeModel::start().await;
-    fake.push(Reply::error(401, "authentication_error", &format!("key {FAKE_KEY} is revoked")));
+    fake.push(Reply::error(
+        401,
+        "authentication_error",
+        &format!("key {FAKE_KEY} is revoked"),
+    ));
     let e = expect_err(run(&fake.endpoint(Api::OpenAiCompletions)).await.0);
     assert!(e.to_string().contains("key *** is revoked"), "{e}");
 }
@@ -271,12 +366,21 @@ async fn connection_refused_is_retried_then_reported() {
     let fake = FakeModel::start().await;
     let mut ep = fake.endpoint(Api::OpenAiCompletions);
     ep.base_url = format!("http://127.0.0.1:{port}/v1");
-    let o = ClientOptions { max_attempts: 2, ..opts() };
+    let o = ClientOptions {
+        max_attempts: 2,
+        ..opts()
+    };
     let (r, progress) = run_with(&ep, &req(), &o).await;
     let e = expect_err(r);
     assert!(matches!(e, LlmError::Connect { attempts: 2, .. }), "{e:?}");
     assert!(e.to_string().contains(&format!("127.0.0.1:{port}")), "{e}");
-    assert_eq!(progress.iter().filter(|p| matches!(p, Progress::Retrying { .. })).count(), 1);
+    assert_eq!(
+        progress
+            .iter()
+            .filter(|p| matches!(p, Progress::Retrying { .. }))
+            .count(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -310,14 +414,21 @@ async fn garbage_is_an_error() {
     for api in APIS {
         let fake = FakeModel::start().await;
         fake.push(Reply::garbage());
-        fake.push(Reply::raw(200, Some("application/json"), "<html>oops</html>"));
+        fake.push(Reply::raw(
+            200,
+            Some("application/json"),
+            "<html>oops</html>",
+        ));
         fake.push(Reply::raw(200, None, "{\"not\": \"a completion\"}"));
         fake.push(Reply::frames(&["data: {not json\n\n"]));
         let ep = fake.endpoint(api);
         for i in 0..4 {
             let e = expect_err(run(&ep).await.0);
             assert!(
-                matches!(e, LlmError::BadResponse { .. } | LlmError::Incomplete { .. }),
+                matches!(
+                    e,
+                    LlmError::BadResponse { .. } | LlmError::Incomplete { .. }
+                ),
                 "{api} case {i}: {e:?}"
             );
         }
@@ -333,7 +444,10 @@ async fn error_stop_reasons_fail_and_max_tokens_is_flagged() {
     fake.push(Reply::text("long text cut").stop("max_tokens"));
     let ep = fake.endpoint(Api::AnthropicMessages);
     let e = expect_err(run(&ep).await.0);
-    assert!(matches!(e, LlmError::Provider { .. }) && e.to_string().contains("refusal"), "{e:?}");
+    assert!(
+        matches!(e, LlmError::Provider { .. }) && e.to_string().contains("refusal"),
+        "{e:?}"
+    );
     let e = expect_err(run(&ep).await.0);
     assert!(e.to_string().contains("`error`"), "{e}");
     let r = run(&ep).await.0.unwrap();
@@ -344,7 +458,10 @@ async fn error_stop_reasons_fail_and_max_tokens_is_flagged() {
     fake.push(Reply::text("x").stop("content_filter"));
     fake.push(Reply::text("y").stop("length"));
     let ep = fake.endpoint(Api::OpenAiCompletions);
-    assert!(matches!(expect_err(run(&ep).await.0), LlmError::Provider { .. }));
+    assert!(matches!(
+        expect_err(run(&ep).await.0),
+        LlmError::Provider { .. }
+    ));
     assert!(run(&ep).await.0.unwrap().hit_max_tokens());
 }
 
@@ -364,11 +481,17 @@ async fn in_stream_errors() {
     assert_eq!(run(&ep).await.0.unwrap().text, "recovered");
     let e = expect_err(run(&ep).await.0);
     assert!(matches!(e, LlmError::Provider { .. }), "{e:?}");
-    assert!(e.to_string().contains("invalid_request_error: prompt is too long"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("invalid_request_error: prompt is too long"),
+        "{e}"
+    );
     assert_eq!(fake.requests().len(), 3);
 
     let fake = FakeModel::start().await;
-    fake.push(Reply::frames(&["data: {\"error\":{\"message\":\"provider returned error\",\"code\":400}}\n\n"]));
+    fake.push(Reply::frames(&[
+        "data: {\"error\":{\"message\":\"provider returned error\",\"code\":400}}\n\n",
+    ]));
     let e = expect_err(run(&fake.endpoint(Api::OpenAiCompletions)).await.0);
     assert!(e.to_string().contains("provider returned error"), "{e}");
     assert_eq!(fake.requests().len(), 1);
@@ -379,11 +502,27 @@ async fn idle_timeout_between_chunks() {
     for api in APIS {
         let fake = FakeModel::start().await;
         fake.push(Reply::text("slow words arrive here").delay_chunks(Duration::from_secs(3)));
-        let o = ClientOptions { idle_timeout: Duration::from_millis(200), ..opts() };
+        let o = ClientOptions {
+            idle_timeout: Duration::from_millis(200),
+            ..opts()
+        };
         let t = Instant::now();
         let e = expect_err(run_with(&fake.endpoint(api), &req(), &o).await.0);
-        assert!(matches!(e, LlmError::Timeout { phase: "between stream chunks", .. }), "{e:?}");
-        assert!(t.elapsed() < Duration::from_millis(1500), "{:?}", t.elapsed());
+        assert!(
+            matches!(
+                e,
+                LlmError::Timeout {
+                    phase: "between stream chunks",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert!(
+            t.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            t.elapsed()
+        );
         assert_eq!(fake.requests().len(), 1, "timeouts are not retried");
     }
 }
@@ -392,10 +531,26 @@ async fn idle_timeout_between_chunks() {
 async fn idle_timeout_waiting_for_response() {
     let fake = FakeModel::start().await;
     fake.push(Reply::text("late").delay_first(Duration::from_secs(3)));
-    let o = ClientOptions { idle_timeout: Duration::from_millis(200), ..opts() };
+    let o = ClientOptions {
+        idle_timeout: Duration::from_millis(200),
+        ..opts()
+    };
     let t = Instant::now();
-    let e = expect_err(run_with(&fake.endpoint(Api::AnthropicMessages), &req(), &o).await.0);
-    assert!(matches!(e, LlmError::Timeout { phase: "waiting for the response", .. }), "{e:?}");
+    let e = expect_err(
+        run_with(&fake.endpoint(Api::AnthropicMessages), &req(), &o)
+            .await
+            .0,
+    );
+    assert!(
+        matches!(
+            e,
+            LlmError::Timeout {
+                phase: "waiting for the response",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     assert!(t.elapsed() < Duration::from_millis(1500));
 }
 
@@ -404,15 +559,22 @@ async fn cancel_mid_stream_returns_promptly() {
     for api in APIS {
         let fake = FakeModel::start().await;
         let first = match api {
-            Api::AnthropicMessages => "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"partial \"}}\n\n",
-            Api::OpenAiCompletions => "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial \"},\"finish_reason\":null}]}\n\n",
+            Api::AnthropicMessages => {
+                "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"partial \"}}\n\n"
+            }
+            Api::OpenAiCompletions => {
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial \"},\"finish_reason\":null}]}\n\n"
+            }
         };
         // The second chunk would come 5 s later; cancelling must not wait for it.
         fake.push(Reply::frames(&[first, first]).delay_chunks(Duration::from_secs(5)));
         let cancel = CancellationToken::new();
         let trigger = cancel.clone();
         let mut deltas = 0;
-        let o = ClientOptions { idle_timeout: Duration::from_secs(10), ..opts() };
+        let o = ClientOptions {
+            idle_timeout: Duration::from_secs(10),
+            ..opts()
+        };
         let t = Instant::now();
         let r = complete(&fake.endpoint(api), &req(), &o, cancel, &mut |p| {
             if matches!(p, Progress::Delta { .. }) {
@@ -423,7 +585,11 @@ async fn cancel_mid_stream_returns_promptly() {
         .await;
         assert!(matches!(r, Err(LlmError::Cancelled)), "{api}: {r:?}");
         assert_eq!(deltas, 1);
-        assert!(t.elapsed() < Duration::from_millis(1000), "{:?}", t.elapsed());
+        assert!(
+            t.elapsed() < Duration::from_millis(1000),
+            "{:?}",
+            t.elapsed()
+        );
     }
 }
 
@@ -433,20 +599,37 @@ async fn cancel_during_backoff_and_before_start() {
     fake.push(Reply::status(500, "boom"));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
-    let o = ClientOptions { base_backoff: Duration::from_secs(10), max_backoff: Duration::from_secs(10), ..opts() };
+    let o = ClientOptions {
+        base_backoff: Duration::from_secs(10),
+        max_backoff: Duration::from_secs(10),
+        ..opts()
+    };
     let t = Instant::now();
-    let r = complete(&fake.endpoint(Api::OpenAiCompletions), &req(), &o, cancel, &mut |p| {
-        if matches!(p, Progress::Retrying { .. }) {
-            trigger.cancel();
-        }
-    })
+    let r = complete(
+        &fake.endpoint(Api::OpenAiCompletions),
+        &req(),
+        &o,
+        cancel,
+        &mut |p| {
+            if matches!(p, Progress::Retrying { .. }) {
+                trigger.cancel();
+            }
+        },
+    )
     .await;
     assert!(matches!(r, Err(LlmError::Cancelled)), "{r:?}");
     assert!(t.elapsed() < Duration::from_millis(1000));
 
     let cancel = CancellationToken::new();
     cancel.cancel();
-    let r = complete(&fake.endpoint(Api::OpenAiCompletions), &req(), &o, cancel, &mut |_| {}).await;
+    let r = complete(
+        &fake.endpoint(Api::OpenAiCompletions),
+        &req(),
+        &o,
+        cancel,
+        &mut |_| {},
+    )
+    .await;
     assert!(matches!(r, Err(LlmError::Cancelled)));
     assert_eq!(fake.requests().len(), 1, "no request after cancel");
 }
@@ -459,7 +642,10 @@ async fn complete_future_is_send() {
     let ep = fake.endpoint(Api::AnthropicMessages);
     let handle = tokio::spawn(async move {
         let mut n = 0usize;
-        complete(&ep, &req(), &opts(), CancellationToken::new(), &mut |_| n += 1).await
+        complete(&ep, &req(), &opts(), CancellationToken::new(), &mut |_| {
+            n += 1
+        })
+        .await
     });
     assert_eq!(handle.await.unwrap().unwrap().text, "spawned");
 }

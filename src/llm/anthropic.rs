@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::client::{output_budget, Assembler, ProtoError, Step};
+use super::client::{Assembler, ProtoError, Step, output_budget};
 use super::{ChatRequest, ChatResponse, ModelEndpoint};
 
 pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -158,7 +158,7 @@ impl Assembler for Stream {
         }
     }
 
-    fn from_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError> {
+    fn parse_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError> {
         if v.get("type").and_then(Value::as_str) == Some("error") {
             return Err(error_of(v));
         }
@@ -173,7 +173,10 @@ impl Assembler for Stream {
             .collect();
         self.blocks = texts.iter().map(|t| t.to_string()).collect();
         self.chars = self.blocks.iter().map(|b| b.chars().count()).sum();
-        self.stop_reason = v.get("stop_reason").and_then(Value::as_str).map(str::to_string);
+        self.stop_reason = v
+            .get("stop_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         self.take_usage(v.get("usage"));
         Ok(self.response())
     }
@@ -181,7 +184,10 @@ impl Assembler for Stream {
 
 /// `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`.
 fn error_of(v: &Value) -> ProtoError {
-    let kind = v.pointer("/error/type").and_then(Value::as_str).unwrap_or("error");
+    let kind = v
+        .pointer("/error/type")
+        .and_then(Value::as_str)
+        .unwrap_or("error");
     let message = v
         .pointer("/error/message")
         .and_then(Value::as_str)
@@ -199,29 +205,65 @@ mod tests {
 
     #[test]
     fn url_does_not_double_v1() {
-        assert_eq!(url("https://api.anthropic.com"), "https://api.anthropic.com/v1/messages");
-        assert_eq!(url("https://api.anthropic.com/"), "https://api.anthropic.com/v1/messages");
-        assert_eq!(url("http://proxy/anthropic/v1/"), "http://proxy/anthropic/v1/messages");
+        assert_eq!(
+            url("https://api.anthropic.com"),
+            "https://api.anthropic.com/v1/messages"
+        );
+        assert_eq!(
+            url("https://api.anthropic.com/"),
+            "https://api.anthropic.com/v1/messages"
+        );
+        assert_eq!(
+            url("http://proxy/anthropic/v1/"),
+            "http://proxy/anthropic/v1/messages"
+        );
     }
 
     #[test]
     fn assembles_blocks_and_drops_thinking() {
         let mut s = Stream::default();
         let events = [
-            ("message_start", r#"{"type":"message_start","message":{"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hello"}}"#),
-            ("content_block_start", r#"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#),
-            ("content_block_delta", r#"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"World"}}"#),
+            (
+                "message_start",
+                r#"{"type":"message_start","message":{"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"hmm"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hello"}}"#,
+            ),
+            (
+                "content_block_start",
+                r#"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#,
+            ),
+            (
+                "content_block_delta",
+                r#"{"type":"content_block_delta","index":2,"delta":{"type":"text_delta","text":"World"}}"#,
+            ),
             ("ping", r#"{"type":"ping"}"#),
-            ("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}"#),
+            (
+                "message_delta",
+                r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}"#,
+            ),
         ];
         for (e, d) in events {
             assert!(matches!(s.on_event(e, d), Ok(Step::Continue)));
         }
-        assert!(matches!(s.on_event("message_stop", r#"{"type":"message_stop"}"#), Ok(Step::Done)));
+        assert!(matches!(
+            s.on_event("message_stop", r#"{"type":"message_stop"}"#),
+            Ok(Step::Done)
+        ));
         let r = s.finish().unwrap();
         assert_eq!(r.text, "Hello\nWorld");
         assert_eq!(r.stop_reason.as_deref(), Some("end_turn"));
@@ -231,10 +273,28 @@ mod tests {
     #[test]
     fn error_event_is_classified() {
         let mut s = Stream::default();
-        let e = s.on_event("error", r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#);
-        assert!(matches!(e, Err(ProtoError::Provider { retryable: true, .. })));
-        let e = s.on_event("error", r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#);
-        assert!(matches!(e, Err(ProtoError::Provider { retryable: false, .. })));
+        let e = s.on_event(
+            "error",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        );
+        assert!(matches!(
+            e,
+            Err(ProtoError::Provider {
+                retryable: true,
+                ..
+            })
+        ));
+        let e = s.on_event(
+            "error",
+            r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
+        );
+        assert!(matches!(
+            e,
+            Err(ProtoError::Provider {
+                retryable: false,
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -11,8 +11,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::error::tidy_message;
-use super::{anthropic, openai};
 use super::{Api, ChatRequest, ChatResponse, ClientOptions, LlmError, ModelEndpoint, Progress};
+use super::{anthropic, openai};
 
 /// Statuses worth another try: rate limit, server errors, Anthropic's "overloaded".
 pub(crate) const RETRY_STATUSES: [u16; 6] = [429, 500, 502, 503, 504, 529];
@@ -53,7 +53,7 @@ pub(crate) trait Assembler: Send {
     /// The answer once the body ended; `Err(why)` if it ended too early.
     fn finish(&self) -> Result<ChatResponse, String>;
     /// The answer from a non-streamed JSON body.
-    fn from_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError>;
+    fn parse_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError>;
 }
 
 /// Output limit to send and the thinking budget inside it (None = no reasoning).
@@ -85,7 +85,10 @@ impl Failure {
         Failure { error, retry: None }
     }
     fn retryable(error: LlmError, after: Option<Duration>) -> Self {
-        Failure { error, retry: Some(after) }
+        Failure {
+            error,
+            retry: Some(after),
+        }
     }
 }
 
@@ -172,7 +175,10 @@ pub async fn complete(
 }
 
 fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> {
-    let invalid = |reason: String| LlmError::InvalidEndpoint { provider: ep.provider.clone(), reason };
+    let invalid = |reason: String| LlmError::InvalidEndpoint {
+        provider: ep.provider.clone(),
+        reason,
+    };
     let (url, body) = match ep.api {
         Api::AnthropicMessages => (anthropic::url(&ep.base_url), anthropic::body(ep, req)),
         Api::OpenAiCompletions => (openai::url(&ep.base_url), openai::body(ep, req)),
@@ -184,7 +190,9 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
         HeaderValue::from_static("text/event-stream, application/json;q=0.9"),
     );
     let key_value = |prefix: &str| -> Result<Option<HeaderValue>, LlmError> {
-        let Some(key) = &ep.api_key else { return Ok(None) };
+        let Some(key) = &ep.api_key else {
+            return Ok(None);
+        };
         let mut v = HeaderValue::from_str(&format!("{prefix}{}", key.expose())).map_err(|_| {
             invalid(format!(
                 "the API key from {} has characters not allowed in an HTTP header",
@@ -196,7 +204,10 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
     };
     match ep.api {
         Api::AnthropicMessages => {
-            headers.insert("anthropic-version", HeaderValue::from_static(anthropic::ANTHROPIC_VERSION));
+            headers.insert(
+                "anthropic-version",
+                HeaderValue::from_static(anthropic::ANTHROPIC_VERSION),
+            );
             if let Some(v) = key_value("")? {
                 headers.insert("x-api-key", v);
             }
@@ -216,15 +227,25 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
         value.set_sensitive(true);
         headers.insert(name, value);
     }
-    let body = serde_json::to_vec(&body).map_err(|e| invalid(format!("cannot encode request: {e}")))?;
+    let body =
+        serde_json::to_vec(&body).map_err(|e| invalid(format!("cannot encode request: {e}")))?;
     Ok(Prepared { url, headers, body })
 }
 
 /// Clients are shared per (runtime, connect timeout, proxy use): building one loads the
 /// TLS roots (~50 ms), and sharing lets parallel requests reuse connections. Pooled
 /// connections belong to the runtime that opened them, hence the runtime in the key.
-fn build_client(ep: &ModelEndpoint, opts: &ClientOptions, url: &str) -> Result<reqwest::Client, LlmError> {
-    type Cache = Mutex<Vec<((Option<tokio::runtime::Id>, Duration, bool), reqwest::Client)>>;
+fn build_client(
+    ep: &ModelEndpoint,
+    opts: &ClientOptions,
+    url: &str,
+) -> Result<reqwest::Client, LlmError> {
+    type Cache = Mutex<
+        Vec<(
+            (Option<tokio::runtime::Id>, Duration, bool),
+            reqwest::Client,
+        )>,
+    >;
     const CACHE_MAX: usize = 8;
     static CLIENTS: OnceLock<Cache> = OnceLock::new();
     // A local model server is never behind the operator's HTTP proxy.
@@ -292,7 +313,11 @@ async fn one_attempt(
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<ChatResponse, Failure> {
     let url = &p.url;
-    let send = client.post(url).headers(p.headers.clone()).body(p.body.clone()).send();
+    let send = client
+        .post(url)
+        .headers(p.headers.clone())
+        .body(p.body.clone())
+        .send();
     let resp = match tokio::time::timeout(opts.idle_timeout, send).await {
         Err(_) => {
             return Err(Failure::fatal(LlmError::Timeout {
@@ -303,10 +328,21 @@ async fn one_attempt(
         }
         // No response at all: refused, DNS, TLS, connect timeout, reset before headers.
         // Nothing was generated, so another attempt is safe.
+        Ok(Err(e)) if e.is_builder() => {
+            // A malformed URL or header: retrying cannot help.
+            return Err(Failure::fatal(LlmError::InvalidEndpoint {
+                provider: ep.provider.clone(),
+                reason: scrub(ep, &chain(&e)),
+            }));
+        }
         Ok(Err(e)) => {
             let reason = scrub(ep, &chain(&e));
             return Err(Failure::retryable(
-                LlmError::Connect { url: url.clone(), reason, attempts: 1 },
+                LlmError::Connect {
+                    url: url.clone(),
+                    reason,
+                    attempts: 1,
+                },
                 None,
             ));
         }
@@ -318,7 +354,12 @@ async fn one_attempt(
         let retry_after = retry_after(resp.headers());
         let body = read_error_body(resp, opts.idle_timeout).await;
         let message = scrub(ep, &error_text(&body, status));
-        let error = LlmError::Status { status, url: url.clone(), message, attempts: 1 };
+        let error = LlmError::Status {
+            status,
+            url: url.clone(),
+            message,
+            attempts: 1,
+        };
         return Err(if RETRY_STATUSES.contains(&status) {
             Failure::retryable(error, retry_after)
         } else {
@@ -349,7 +390,11 @@ async fn one_attempt(
             None => (false, None),
             Some(Err(e)) => return Err(Failure::fatal(chunk_error(ep, url, e, opts))),
             Some(Ok(b)) => {
-                let json = b.as_ref().iter().find(|c| !c.is_ascii_whitespace()).is_some_and(|c| *c == b'{');
+                let json = b
+                    .as_ref()
+                    .iter()
+                    .find(|c| !c.is_ascii_whitespace())
+                    .is_some_and(|c| *c == b'{');
                 (json, Some(b))
             }
         }
@@ -365,13 +410,24 @@ async fn one_attempt(
     while let Some(item) = events.next().await {
         let event = match item {
             Ok(ev) => ev,
-            Err(EventStreamError::Transport(e)) => return Err(Failure::fatal(chunk_error(ep, url, e, opts))),
+            Err(EventStreamError::Transport(e)) => {
+                return Err(Failure::fatal(chunk_error(ep, url, e, opts)));
+            }
             Err(EventStreamError::Utf8(e)) => {
-                return Err(Failure::fatal(LlmError::BadResponse { url: url.clone(), reason: format!("stream is not UTF-8: {e}") }));
+                return Err(Failure::fatal(LlmError::BadResponse {
+                    url: url.clone(),
+                    reason: format!("stream is not UTF-8: {e}"),
+                }));
             }
             Err(EventStreamError::Parser(e)) => {
-                let reason = scrub(ep, &tidy_message(&format!("not an event stream: {e}"), ERROR_TEXT_MAX));
-                return Err(Failure::fatal(LlmError::BadResponse { url: url.clone(), reason }));
+                let reason = scrub(
+                    ep,
+                    &tidy_message(&format!("not an event stream: {e}"), ERROR_TEXT_MAX),
+                );
+                return Err(Failure::fatal(LlmError::BadResponse {
+                    url: url.clone(),
+                    reason,
+                }));
             }
         };
         match asm.on_event(&event.event, &event.data) {
@@ -383,12 +439,18 @@ async fn one_attempt(
         let now = (asm.chars(), asm.output_tokens());
         if now != last && now.0 + now.1.unwrap_or(0) as usize > 0 {
             last = now;
-            progress(Progress::Delta { chars_so_far: now.0, output_tokens_so_far: now.1 });
+            progress(Progress::Delta {
+                chars_so_far: now.0,
+                output_tokens_so_far: now.1,
+            });
         }
     }
-    let resp = asm
-        .finish()
-        .map_err(|reason| Failure::fatal(LlmError::Incomplete { url: url.clone(), reason }))?;
+    let resp = asm.finish().map_err(|reason| {
+        Failure::fatal(LlmError::Incomplete {
+            url: url.clone(),
+            reason,
+        })
+    })?;
     check_stop(ep, url, resp)
 }
 
@@ -412,11 +474,19 @@ async fn read_json<B: AsRef<[u8]>>(
         let start = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
         Failure::fatal(LlmError::BadResponse {
             url: url.to_string(),
-            reason: scrub(ep, &tidy_message(&format!("body is not JSON ({e}): {start}"), ERROR_TEXT_MAX)),
+            reason: scrub(
+                ep,
+                &tidy_message(&format!("body is not JSON ({e}): {start}"), ERROR_TEXT_MAX),
+            ),
         })
     })?;
-    let resp = asm.from_json(&value).map_err(|e| proto_failure(ep, url, e))?;
-    progress(Progress::Delta { chars_so_far: asm.chars(), output_tokens_so_far: resp.output_tokens });
+    let resp = asm
+        .parse_json(&value)
+        .map_err(|e| proto_failure(ep, url, e))?;
+    progress(Progress::Delta {
+        chars_so_far: asm.chars(),
+        output_tokens_so_far: resp.output_tokens,
+    });
     check_stop(ep, url, resp)
 }
 
@@ -431,7 +501,11 @@ fn check_stop(ep: &ModelEndpoint, url: &str, resp: ChatResponse) -> Result<ChatR
             } else {
                 format!("the model stopped with `{r}`: {}", scrub(ep, &said))
             };
-            Err(Failure::fatal(LlmError::Provider { url: url.to_string(), message, attempts: 1 }))
+            Err(Failure::fatal(LlmError::Provider {
+                url: url.to_string(),
+                message,
+                attempts: 1,
+            }))
         }
         _ => Ok(resp),
     }
@@ -445,7 +519,11 @@ fn proto_failure(ep: &ModelEndpoint, url: &str, e: ProtoError) -> Failure {
                 message: scrub(ep, &tidy_message(&message, ERROR_TEXT_MAX)),
                 attempts: 1,
             };
-            if retryable { Failure::retryable(error, None) } else { Failure::fatal(error) }
+            if retryable {
+                Failure::retryable(error, None)
+            } else {
+                Failure::fatal(error)
+            }
         }
         ProtoError::Bad(reason) => Failure::fatal(LlmError::BadResponse {
             url: url.to_string(),
@@ -464,12 +542,19 @@ enum ChunkError {
 fn chunk_error(ep: &ModelEndpoint, url: &str, e: ChunkError, _opts: &ClientOptions) -> LlmError {
     let url = url.to_string();
     match e {
-        ChunkError::Idle(after) => LlmError::Timeout { url, phase: "between stream chunks", after },
+        ChunkError::Idle(after) => LlmError::Timeout {
+            url,
+            phase: "between stream chunks",
+            after,
+        },
         ChunkError::TooLarge => LlmError::BadResponse {
             url,
             reason: format!("response exceeds {} MiB", RESPONSE_MAX / (1024 * 1024)),
         },
-        ChunkError::Transport(reason) => LlmError::Incomplete { url, reason: scrub(ep, &reason) },
+        ChunkError::Transport(reason) => LlmError::Incomplete {
+            url,
+            reason: scrub(ep, &reason),
+        },
     }
 }
 
@@ -488,7 +573,9 @@ fn guarded<B: AsRef<[u8]> + Send + 'static>(
             match tokio::time::timeout(idle, inner.next()).await {
                 Err(_) => Some((Err(ChunkError::Idle(idle)), (inner, total, true))),
                 Ok(None) => None,
-                Ok(Some(Err(e))) => Some((Err(ChunkError::Transport(chain(&e))), (inner, total, true))),
+                Ok(Some(Err(e))) => {
+                    Some((Err(ChunkError::Transport(chain(&e))), (inner, total, true)))
+                }
                 Ok(Some(Ok(b))) => {
                     let total = total + b.as_ref().len();
                     if total > RESPONSE_MAX {
@@ -546,11 +633,13 @@ fn error_text(body: &str, status: u16) -> String {
 /// `retry-after-ms` (OpenAI) or `retry-after` in seconds; HTTP dates are ignored.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let get = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
-    let valid = |x: f64| x.is_finite() && x >= 0.0 && x < 1.0e9;
+    let valid = |x: f64| (0.0..1.0e9).contains(&x);
     if let Some(ms) = get("retry-after-ms").filter(|x| valid(*x)) {
         return Some(Duration::from_secs_f64(ms / 1000.0));
     }
-    get("retry-after").filter(|x| valid(*x)).map(Duration::from_secs_f64)
+    get("retry-after")
+        .filter(|x| valid(*x))
+        .map(Duration::from_secs_f64)
 }
 
 fn scrub(ep: &ModelEndpoint, text: &str) -> String {
@@ -597,21 +686,44 @@ mod tests {
     }
 
     fn req(max_tokens: u64, reasoning: bool) -> ChatRequest {
-        ChatRequest { system: "s".into(), user: "u".into(), max_tokens, reasoning }
+        ChatRequest {
+            system: "s".into(),
+            user: "u".into(),
+            max_tokens,
+            reasoning,
+        }
     }
 
     #[test]
     fn budget_rules() {
         // Not reasoning-capable, or not asked: no thinking, capped to the model limit.
-        assert_eq!(output_budget(&ep(false, None), &req(13107, true)), (13107, None));
-        assert_eq!(output_budget(&ep(true, None), &req(13107, false)), (13107, None));
-        assert_eq!(output_budget(&ep(false, Some(4096)), &req(13107, false)), (4096, None));
+        assert_eq!(
+            output_budget(&ep(false, None), &req(13107, true)),
+            (13107, None)
+        );
+        assert_eq!(
+            output_budget(&ep(true, None), &req(13107, false)),
+            (13107, None)
+        );
+        assert_eq!(
+            output_budget(&ep(false, Some(4096)), &req(13107, false)),
+            (4096, None)
+        );
         // Thinking on top of the answer.
-        assert_eq!(output_budget(&ep(true, None), &req(13107, true)), (13107 + 16384, Some(16384)));
+        assert_eq!(
+            output_budget(&ep(true, None), &req(13107, true)),
+            (13107 + 16384, Some(16384))
+        );
         // Model limit squeezes the budget.
-        assert_eq!(output_budget(&ep(true, Some(20000)), &req(13107, true)), (20000, Some(20000 - 13107)));
+        assert_eq!(
+            output_budget(&ep(true, Some(20000)), &req(13107, true)),
+            (20000, Some(20000 - 13107))
+        );
         // Too little room left: no thinking.
-        assert_eq!(output_budget(&ep(true, Some(13500)), &req(13107, true)), (13107, None));
+        assert_eq!(
+            output_budget(&ep(true, Some(13500)), &req(13107, true)),
+            (13107, None)
+        );
         assert_eq!(output_budget(&ep(false, None), &req(0, false)), (1, None));
     }
 
@@ -624,29 +736,53 @@ mod tests {
         };
         for _ in 0..20 {
             let d1 = backoff(&opts, 1);
-            assert!(d1 >= Duration::from_millis(50) && d1 <= Duration::from_millis(100), "{d1:?}");
+            assert!(
+                d1 >= Duration::from_millis(50) && d1 <= Duration::from_millis(100),
+                "{d1:?}"
+            );
             let d3 = backoff(&opts, 3);
-            assert!(d3 >= Duration::from_millis(200) && d3 <= Duration::from_millis(400), "{d3:?}");
+            assert!(
+                d3 >= Duration::from_millis(200) && d3 <= Duration::from_millis(400),
+                "{d3:?}"
+            );
             let d9 = backoff(&opts, 40);
-            assert!(d9 >= Duration::from_millis(500) && d9 <= Duration::from_millis(1000), "{d9:?}");
+            assert!(
+                d9 >= Duration::from_millis(500) && d9 <= Duration::from_millis(1000),
+                "{d9:?}"
+            );
         }
     }
 
     #[test]
     fn error_text_shapes() {
         assert_eq!(
-            error_text(r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#, 401),
+            error_text(
+                r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+                401
+            ),
             "authentication_error: invalid x-api-key"
         );
         assert_eq!(
-            error_text(r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#, 401),
+            error_text(
+                r#"{"error":{"message":"Incorrect API key","type":"invalid_request_error","code":"invalid_api_key"}}"#,
+                401
+            ),
             "invalid_request_error: Incorrect API key"
         );
         assert_eq!(error_text(r#"{"detail":"Not Found"}"#, 404), "Not Found");
-        assert_eq!(error_text(r#"{"error":"model not found"}"#, 404), "model not found");
-        assert_eq!(error_text("<html>\n bad gateway </html>", 502), "<html> bad gateway </html>");
+        assert_eq!(
+            error_text(r#"{"error":"model not found"}"#, 404),
+            "model not found"
+        );
+        assert_eq!(
+            error_text("<html>\n bad gateway </html>", 502),
+            "<html> bad gateway </html>"
+        );
         assert_eq!(error_text("", 500), "(empty body; HTTP 500)");
-        assert_eq!(error_text(&"x".repeat(5000), 500).chars().count(), ERROR_TEXT_MAX + 1);
+        assert_eq!(
+            error_text(&"x".repeat(5000), 500).chars().count(),
+            ERROR_TEXT_MAX + 1
+        );
     }
 
     #[test]
@@ -658,7 +794,10 @@ mod tests {
         h.insert("retry-after-ms", HeaderValue::from_static("150"));
         assert_eq!(retry_after(&h), Some(Duration::from_millis(150)));
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&h), None);
     }
 

@@ -24,7 +24,10 @@ pub enum LlmError {
         "unsupported api `{api}`{}: clawtop speaks anthropic-messages and openai-completions (use --api to override)",
         provider.as_deref().map(|p| format!(" for provider `{p}`")).unwrap_or_default()
     )]
-    UnsupportedApi { provider: Option<String>, api: String },
+    UnsupportedApi {
+        provider: Option<String>,
+        api: String,
+    },
 
     /// No API key found for a non-loopback endpoint.
     #[error("no API key for provider `{provider}`: looked at {looked}")]
@@ -123,7 +126,11 @@ pub(crate) fn tidy_message(text: &str, max: usize) -> String {
     let mut count = 0;
     let mut last_space = true;
     for c in text.chars() {
-        let c = if c.is_whitespace() || c.is_control() { ' ' } else { c };
+        let c = if c.is_whitespace() || c.is_control() {
+            ' '
+        } else {
+            c
+        };
         if c == ' ' {
             if last_space {
                 continue;
@@ -156,8 +163,16 @@ mod tests {
 
     #[test]
     fn attempts_shown_only_when_retried() {
-        let e = LlmError::Status { status: 500, url: "u".into(), message: "m".into(), attempts: 1 };
+        let e = LlmError::Status {
+            status: 500,
+            url: "u".into(),
+            message: "m".into(),
+            attempts: 1,
+        };
         assert_eq!(e.to_string(), "HTTP 500 from u: m");
-        assert_eq!(e.with_attempts(3).to_string(), "HTTP 500 from u: m (gave up after 3 attempts)");
+        assert_eq!(
+            e.with_attempts(3).to_string(),
+            "HTTP 500 from u: m (gave up after 3 attempts)"
+        );
     }
 }

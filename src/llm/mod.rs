@@ -35,9 +35,16 @@
 //!   rejects `max_tokens` for reasoning models) and `max_tokens` elsewhere (what every
 //!   compatible server accepts); a model's `compat.maxTokensField` overrides.
 //! - Reasoning is requested only when the model is marked `reasoning` in the catalog
-//!   *and* the request asks for it: Anthropic gets `thinking` with a budget on top of the
-//!   requested output, OpenAI-compatible servers get `reasoning_effort: "high"`.
-//!   Thinking/reasoning text never reaches [`ChatResponse::text`].
+//!   *and* the request asks for it: Anthropic gets `thinking` (`budget_tokens` 16384),
+//!   OpenAI-compatible servers get `reasoning_effort: "high"`. Either way the output limit
+//!   sent is the requested answer length plus that budget (capped by the model's
+//!   `maxTokens`), so thinking cannot starve the answer. Thinking/reasoning text never
+//!   reaches [`ChatResponse::text`].
+//! - Timeouts: `idle_timeout` bounds the wait for response headers and every gap
+//!   between body chunks (SSE keep-alive comments count as activity). Timeouts, cut-off
+//!   streams and garbage are not retried (the model may have done the work already; the
+//!   operator decides); connect failures, 429/5xx/529 and Anthropic `overloaded_error`
+//!   events are.
 //! - A stream that ends without its terminal event, an in-stream error, or a stop reason
 //!   of `error`/`refusal`/`content_filter` is an error. Hitting `max_tokens` is not an
 //!   error but is reported: see [`ChatResponse::hit_max_tokens`].
@@ -58,7 +65,7 @@ use std::time::Duration;
 
 pub use client::complete;
 pub use error::LlmError;
-pub use resolve::{resolve_endpoint, ModelOverrides};
+pub use resolve::{ModelOverrides, resolve_endpoint};
 pub use secret::Secret;
 pub use tokio_util::sync::CancellationToken;
 
@@ -137,8 +144,11 @@ pub struct ModelEndpoint {
 
 impl fmt::Debug for ModelEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let header_names: Vec<String> =
-            self.headers.iter().map(|(k, _)| format!("{k}: ***")).collect();
+        let header_names: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(k, _)| format!("{k}: ***"))
+            .collect();
         f.debug_struct("ModelEndpoint")
             .field("provider", &self.provider)
             .field("model", &self.model)

@@ -1,8 +1,8 @@
 //! `openai-completions`: request body and response assembly (SSE chunks and plain JSON).
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use super::client::{output_budget, Assembler, ProtoError, Step, RETRY_STATUSES};
+use super::client::{Assembler, ProtoError, RETRY_STATUSES, Step, output_budget};
 use super::{ChatRequest, ChatResponse, MaxTokensField, ModelEndpoint};
 
 /// `{base}/chat/completions` (a base that already ends there is used as is).
@@ -49,7 +49,9 @@ pub(crate) struct Stream {
 
 impl Stream {
     fn take_usage(&mut self, usage: Option<&Value>) {
-        let Some(u) = usage.filter(|u| u.is_object()) else { return };
+        let Some(u) = usage.filter(|u| u.is_object()) else {
+            return;
+        };
         if let Some(n) = u.get("prompt_tokens").and_then(Value::as_u64) {
             self.input_tokens = Some(n);
         }
@@ -78,14 +80,21 @@ impl Assembler for Stream {
             Ok(v) => v,
             // Some servers send `event: error` with plain text.
             Err(_) if event == "error" => {
-                return Err(ProtoError::Provider { message: data.to_string(), retryable: false });
+                return Err(ProtoError::Provider {
+                    message: data.to_string(),
+                    retryable: false,
+                });
             }
             Err(e) => return Err(ProtoError::Bad(format!("stream chunk is not JSON: {e}"))),
         };
         if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
             return Err(error_of(err));
         }
-        if let Some(choice) = v.get("choices").and_then(Value::as_array).and_then(|c| c.first()) {
+        if let Some(choice) = v
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|c| c.first())
+        {
             // `reasoning_content` / `reasoning` deltas are thinking: not part of the answer.
             if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str) {
                 self.chars += text.chars().count();
@@ -117,7 +126,7 @@ impl Assembler for Stream {
         }
     }
 
-    fn from_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError> {
+    fn parse_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError> {
         if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
             return Err(error_of(err));
         }
@@ -139,7 +148,10 @@ impl Assembler for Stream {
             Some(_) => return Err(ProtoError::Bad("`message.content` is not text".to_string())),
         };
         self.chars = self.text.chars().count();
-        self.stop_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_string);
+        self.stop_reason = choice
+            .get("finish_reason")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         self.take_usage(v.get("usage"));
         Ok(self.response())
     }
@@ -150,7 +162,10 @@ fn error_of(err: &Value) -> ProtoError {
     let message = match err {
         Value::String(s) => s.clone(),
         _ => {
-            let msg = err.get("message").and_then(Value::as_str).unwrap_or("(no message)");
+            let msg = err
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("(no message)");
             match err.get("type").and_then(Value::as_str) {
                 Some(t) => format!("{t}: {msg}"),
                 None => msg.to_string(),
@@ -171,9 +186,15 @@ mod tests {
 
     #[test]
     fn url_forms() {
-        assert_eq!(url("https://api.openai.com/v1"), "https://api.openai.com/v1/chat/completions");
+        assert_eq!(
+            url("https://api.openai.com/v1"),
+            "https://api.openai.com/v1/chat/completions"
+        );
         assert_eq!(url("http://h/v1/"), "http://h/v1/chat/completions");
-        assert_eq!(url("http://h/v1/chat/completions"), "http://h/v1/chat/completions");
+        assert_eq!(
+            url("http://h/v1/chat/completions"),
+            "http://h/v1/chat/completions"
+        );
     }
 
     #[test]
@@ -198,16 +219,25 @@ mod tests {
     #[test]
     fn in_stream_error() {
         let mut s = Stream::default();
-        let e = s.on_event("message", r#"{"error":{"message":"upstream down","code":502}}"#);
-        assert!(matches!(e, Err(ProtoError::Provider { retryable: true, .. })));
+        let e = s.on_event(
+            "message",
+            r#"{"error":{"message":"upstream down","code":502}}"#,
+        );
+        assert!(matches!(
+            e,
+            Err(ProtoError::Provider {
+                retryable: true,
+                ..
+            })
+        ));
     }
 
     #[test]
     fn json_body() {
         let mut s = Stream::default();
         let v = serde_json::json!({"choices":[{"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":2}});
-        let r = s.from_json(&v).unwrap();
+        let r = s.parse_json(&v).unwrap();
         assert_eq!(r.text, "Hi");
-        assert!(s.from_json(&serde_json::json!({"nope":1})).is_err());
+        assert!(s.parse_json(&serde_json::json!({"nope":1})).is_err());
     }
 }

@@ -1,6 +1,6 @@
-//! Endpoint resolution (SPEC §8): session model + OpenClaw config + agent `models.json`
-//! + built-in defaults + operator flags → [`ModelEndpoint`]. Pure: the environment is a
-//! lookup closure so tests never touch the process environment.
+//! Endpoint resolution (SPEC §8): session model, OpenClaw config, agent `models.json`,
+//! built-in defaults and operator flags give a [`ModelEndpoint`]. Pure: the environment
+//! is a lookup closure so tests never touch the process environment.
 
 use serde_json::{Map, Value};
 
@@ -62,7 +62,9 @@ pub fn resolve_endpoint(
     ov: &ModelOverrides,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ModelEndpoint, LlmError> {
-    let config_providers = config.pointer("/models/providers").and_then(Value::as_object);
+    let config_providers = config
+        .pointer("/models/providers")
+        .and_then(Value::as_object);
     let agent_providers = agent_models
         .and_then(|v| v.get("providers"))
         .and_then(Value::as_object);
@@ -72,7 +74,8 @@ pub fn resolve_endpoint(
             || find_key(agent_providers, p).is_some()
     };
 
-    let (provider, model) = pick_provider_model(config, session_provider, session_model, ov, &is_known)?;
+    let (provider, model) =
+        pick_provider_model(config, session_provider, session_model, ov, &is_known)?;
 
     // Agent (models.json) first: its non-empty values win over the config's.
     let mut layers = Vec::new();
@@ -112,10 +115,7 @@ pub fn resolve_endpoint(
                 Some(b) => b.base_url.to_string(),
                 None => {
                     let looked = format!("no baseUrl in {} (or pass --base-url)", looked_at());
-                    return Err(LlmError::UnknownProvider {
-                        provider,
-                        looked,
-                    });
+                    return Err(LlmError::UnknownProvider { provider, looked });
                 }
             },
         },
@@ -147,10 +147,7 @@ pub fn resolve_endpoint(
                 (None, Some(b)) => b.api,
                 (None, None) => {
                     let looked = format!("no `api` in {} (or pass --api)", looked_at());
-                    return Err(LlmError::UnknownProvider {
-                        provider,
-                        looked,
-                    });
+                    return Err(LlmError::UnknownProvider { provider, looked });
                 }
             }
         }
@@ -163,10 +160,17 @@ pub fn resolve_endpoint(
     };
     let reasoning = layers
         .iter()
-        .find_map(|l| l.model.and_then(|m| m.get("reasoning")).and_then(Value::as_bool))
+        .find_map(|l| {
+            l.model
+                .and_then(|m| m.get("reasoning"))
+                .and_then(Value::as_bool)
+        })
         .unwrap_or(false);
-    let context_window = model_u64("contextWindow")
-        .or_else(|| layers.iter().find_map(|l| u64_field(l.provider, "contextWindow")));
+    let context_window = model_u64("contextWindow").or_else(|| {
+        layers
+            .iter()
+            .find_map(|l| u64_field(l.provider, "contextWindow"))
+    });
     let max_tokens = model_u64("maxTokens");
     let max_tokens_field = layers
         .iter()
@@ -189,8 +193,14 @@ pub fn resolve_endpoint(
         });
 
     let headers = collect_headers(&provider, &layers, env)?;
-    let (api_key, key_source) =
-        resolve_key(&provider, &layers, builtin.as_ref(), ov, is_loopback(&url), env)?;
+    let (api_key, key_source) = resolve_key(
+        &provider,
+        &layers,
+        builtin.as_ref(),
+        ov,
+        is_loopback(&url),
+        env,
+    )?;
 
     let ep = ModelEndpoint {
         provider,
@@ -227,7 +237,10 @@ fn pick_provider_model(
     // OpenClaw writes the default as "provider/model" (string or `{primary}`).
     let default_ref = config
         .pointer("/agents/defaults/model")
-        .and_then(|m| m.as_str().or_else(|| m.get("primary").and_then(Value::as_str)))
+        .and_then(|m| {
+            m.as_str()
+                .or_else(|| m.get("primary").and_then(Value::as_str))
+        })
         .and_then(|s| s.split_once('/'))
         .filter(|(p, m)| !p.is_empty() && !m.is_empty());
 
@@ -262,7 +275,10 @@ fn pick_provider_model(
                 "--provider {p} was given without --model, the session has no model, and agents.defaults.model is not a `{p}` model"
             ),
         };
-        return Err(LlmError::NoModel { provider: p.to_string(), looked: why });
+        return Err(LlmError::NoModel {
+            provider: p.to_string(),
+            looked: why,
+        });
     }
 
     if let Some(m) = ov_model {
@@ -357,12 +373,17 @@ fn resolve_key(
                 if source == "env" && !id.is_empty() {
                     match get(id) {
                         Some(v) => {
-                            return Ok((Some(Secret::new(v)), format!("env {id} (named by {here})")));
+                            return Ok((
+                                Some(Secret::new(v)),
+                                format!("env {id} (named by {here})"),
+                            ));
                         }
                         None => looked.push(format!("{here} (refers to {id}, not set)")),
                     }
                 } else {
-                    looked.push(format!("{here} (secret source `{source}` is not supported)"));
+                    looked.push(format!(
+                        "{here} (secret source `{source}` is not supported)"
+                    ));
                 }
             }
             _ => {}
@@ -385,7 +406,9 @@ fn resolve_key(
         return Ok((None, "none (loopback server)".to_string()));
     }
     if layers.is_empty() {
-        looked.push(format!("config models.providers.{provider}.apiKey (no such provider)"));
+        looked.push(format!(
+            "config models.providers.{provider}.apiKey (no such provider)"
+        ));
     } else if looked.is_empty() {
         looked.push("apiKey in config and models.json (not set)".to_string());
     }
@@ -414,7 +437,11 @@ fn collect_headers(
         }
     }
     for l in layers.iter().rev() {
-        if let Some(h) = l.model.and_then(|m| m.get("headers")).and_then(Value::as_object) {
+        if let Some(h) = l
+            .model
+            .and_then(|m| m.get("headers"))
+            .and_then(Value::as_object)
+        {
             sources.push((format!("{} model headers", l.label), h));
         }
     }
@@ -473,13 +500,21 @@ fn is_env_name(s: &str) -> bool {
 fn conventional_env(provider: &str) -> String {
     let stem: String = provider
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{stem}_API_KEY")
 }
 
 fn is_loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else { return false };
+    let Some(host) = url.host_str() else {
+        return false;
+    };
     let host = host.trim_start_matches('[').trim_end_matches(']');
     match host.parse::<std::net::IpAddr>() {
         Ok(ip) => ip.is_loopback(),
@@ -495,7 +530,9 @@ fn find_key<'a>(
     let providers = providers?;
     let pick = |exact: bool| {
         providers.iter().find_map(|(k, v)| match v {
-            Value::Object(m) if (exact && k == provider) || (!exact && k.eq_ignore_ascii_case(provider)) => {
+            Value::Object(m)
+                if (exact && k == provider) || (!exact && k.eq_ignore_ascii_case(provider)) =>
+            {
                 Some((k.as_str(), m))
             }
             _ => None,

@@ -51,7 +51,10 @@ pub struct RecordedRequest {
 impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
-        self.headers.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -65,13 +68,30 @@ pub enum Dialect {
 #[derive(Clone, Debug)]
 enum Kind {
     /// Streamed answer (SSE) in the request's dialect.
-    Stream { text: String, thinking: Option<String>, stop: Option<String>, usage: (u64, u64) },
+    Stream {
+        text: String,
+        thinking: Option<String>,
+        stop: Option<String>,
+        usage: (u64, u64),
+    },
     /// Non-streamed JSON answer in the request's dialect, whatever `stream` said.
-    Json { text: String, stop: Option<String>, content_type: &'static str },
+    Json {
+        text: String,
+        stop: Option<String>,
+        content_type: &'static str,
+    },
     /// An error status with the dialect's error JSON.
-    Error { status: u16, kind: String, message: String },
+    Error {
+        status: u16,
+        kind: String,
+        message: String,
+    },
     /// Any status with a literal body.
-    Raw { status: u16, content_type: Option<String>, body: String },
+    Raw {
+        status: u16,
+        content_type: Option<String>,
+        body: String,
+    },
     /// Start streaming the answer, then drop the connection mid-body.
     CutOff { text: String },
     /// Literal SSE frames (each already ending in a blank line), one per chunk.
@@ -89,35 +109,69 @@ pub struct Reply {
 
 impl Reply {
     fn new(kind: Kind) -> Self {
-        Reply { kind, first_byte_delay: Duration::ZERO, chunk_delay: Duration::ZERO, headers: vec![] }
+        Reply {
+            kind,
+            first_byte_delay: Duration::ZERO,
+            chunk_delay: Duration::ZERO,
+            headers: vec![],
+        }
     }
     /// A streamed answer: text split into word deltas, normal stop, usage 100 in / 20 out.
     pub fn text(text: &str) -> Self {
-        Self::new(Kind::Stream { text: text.into(), thinking: None, stop: None, usage: (100, 20) })
+        Self::new(Kind::Stream {
+            text: text.into(),
+            thinking: None,
+            stop: None,
+            usage: (100, 20),
+        })
     }
     /// A plain JSON answer with `content-type: application/json`.
     pub fn json(text: &str) -> Self {
-        Self::new(Kind::Json { text: text.into(), stop: None, content_type: "application/json" })
+        Self::new(Kind::Json {
+            text: text.into(),
+            stop: None,
+            content_type: "application/json",
+        })
     }
     /// A plain JSON answer without a content type (the client must sniff it).
     pub fn json_untyped(text: &str) -> Self {
-        Self::new(Kind::Json { text: text.into(), stop: None, content_type: "" })
+        Self::new(Kind::Json {
+            text: text.into(),
+            stop: None,
+            content_type: "",
+        })
     }
     /// An error status with the dialect's error JSON, e.g. `Reply::error(401, "authentication_error", "invalid x-api-key")`.
     pub fn error(status: u16, kind: &str, message: &str) -> Self {
-        Self::new(Kind::Error { status, kind: kind.into(), message: message.into() })
+        Self::new(Kind::Error {
+            status,
+            kind: kind.into(),
+            message: message.into(),
+        })
     }
     /// A status with a literal body (`text/plain`).
     pub fn status(status: u16, body: &str) -> Self {
-        Self::new(Kind::Raw { status, content_type: Some("text/plain".into()), body: body.into() })
+        Self::new(Kind::Raw {
+            status,
+            content_type: Some("text/plain".into()),
+            body: body.into(),
+        })
     }
     /// Any status, content type (None = no header) and body.
     pub fn raw(status: u16, content_type: Option<&str>, body: &str) -> Self {
-        Self::new(Kind::Raw { status, content_type: content_type.map(str::to_string), body: body.into() })
+        Self::new(Kind::Raw {
+            status,
+            content_type: content_type.map(str::to_string),
+            body: body.into(),
+        })
     }
     /// 200 `text/event-stream` whose body is not an event stream.
     pub fn garbage() -> Self {
-        Self::raw(200, Some("text/event-stream"), "<html>\r\nthis is not\0 an event stream {{{\n\n\u{1}\u{2}\n")
+        Self::raw(
+            200,
+            Some("text/event-stream"),
+            "<html>\r\nthis is not\0 an event stream {{{\n\n\u{1}\u{2}\n",
+        )
     }
     /// Streams the first half of the answer's events, then closes the connection.
     pub fn cut_off(text: &str) -> Self {
@@ -188,11 +242,17 @@ impl Drop for FakeModel {
 
 impl FakeModel {
     pub async fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind fake model server");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind fake model server");
         let addr = listener.local_addr().expect("fake server address");
         let state = Arc::new(State::default());
         let server = tokio::spawn(serve(listener, state.clone()));
-        FakeModel { addr, state, server }
+        FakeModel {
+            addr,
+            state,
+            server,
+        }
     }
 
     /// `http://127.0.0.1:<port>`
@@ -238,8 +298,12 @@ async fn serve(listener: TcpListener, state: Arc<State>) {
     let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     let mut connections = JoinSet::new();
     loop {
-        let Ok(permit) = limit.clone().acquire_owned().await else { return };
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok(permit) = limit.clone().acquire_owned().await else {
+            return;
+        };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         let state = state.clone();
         connections.spawn(async move {
             let _permit = permit;
@@ -251,7 +315,9 @@ async fn serve(listener: TcpListener, state: Arc<State>) {
 }
 
 async fn handle(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()> {
-    let Some(req) = read_request(&mut stream).await? else { return Ok(()) };
+    let Some(req) = read_request(&mut stream).await? else {
+        return Ok(());
+    };
     let dialect = if req.path.ends_with("/messages") {
         Some(Dialect::Anthropic)
     } else if req.path.ends_with("/chat/completions") {
@@ -259,19 +325,50 @@ async fn handle(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()>
     } else {
         None
     };
-    let model = req.body.get("model").and_then(Value::as_str).unwrap_or("fake").to_string();
+    let model = req
+        .body
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("fake")
+        .to_string();
     state.requests.lock().unwrap().push(req);
     let Some(dialect) = dialect else {
-        return write_plain(&mut stream, 404, Some("text/plain"), &[], "fake model: unknown path").await;
+        return write_plain(
+            &mut stream,
+            404,
+            Some("text/plain"),
+            &[],
+            "fake model: unknown path",
+        )
+        .await;
     };
     let reply = state.script.lock().unwrap().pop_front();
     let Some(reply) = reply else {
-        return write_plain(&mut stream, 500, Some("text/plain"), &[], "fake model: no reply scripted").await;
+        return write_plain(
+            &mut stream,
+            500,
+            Some("text/plain"),
+            &[],
+            "fake model: no reply scripted",
+        )
+        .await;
     };
     tokio::time::sleep(reply.first_byte_delay).await;
     match &reply.kind {
-        Kind::Stream { text, thinking, stop, usage } => {
-            let frames = stream_frames(dialect, &model, text, thinking.as_deref(), stop.as_deref(), *usage);
+        Kind::Stream {
+            text,
+            thinking,
+            stop,
+            usage,
+        } => {
+            let frames = stream_frames(
+                dialect,
+                &model,
+                text,
+                thinking.as_deref(),
+                stop.as_deref(),
+                *usage,
+            );
             write_stream(&mut stream, &reply, &frames, true).await
         }
         Kind::CutOff { text } => {
@@ -280,20 +377,50 @@ async fn handle(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()>
             write_stream(&mut stream, &reply, half, false).await
         }
         Kind::Frames(frames) => write_stream(&mut stream, &reply, frames, true).await,
-        Kind::Json { text, stop, content_type } => {
+        Kind::Json {
+            text,
+            stop,
+            content_type,
+        } => {
             let body = json_body(dialect, &model, text, stop.as_deref()).to_string();
             let ct = (!content_type.is_empty()).then_some(*content_type);
             write_plain(&mut stream, 200, ct, &reply.headers, &body).await
         }
-        Kind::Error { status, kind, message } => {
+        Kind::Error {
+            status,
+            kind,
+            message,
+        } => {
             let body = match dialect {
-                Dialect::Anthropic => json!({"type": "error", "error": {"type": kind, "message": message}}),
-                Dialect::OpenAi => json!({"error": {"message": message, "type": kind, "code": null}}),
+                Dialect::Anthropic => {
+                    json!({"type": "error", "error": {"type": kind, "message": message}})
+                }
+                Dialect::OpenAi => {
+                    json!({"error": {"message": message, "type": kind, "code": null}})
+                }
             };
-            write_plain(&mut stream, *status, Some("application/json"), &reply.headers, &body.to_string()).await
+            write_plain(
+                &mut stream,
+                *status,
+                Some("application/json"),
+                &reply.headers,
+                &body.to_string(),
+            )
+            .await
         }
-        Kind::Raw { status, content_type, body } => {
-            write_plain(&mut stream, *status, content_type.as_deref(), &reply.headers, body).await
+        Kind::Raw {
+            status,
+            content_type,
+            body,
+        } => {
+            write_plain(
+                &mut stream,
+                *status,
+                content_type.as_deref(),
+                &reply.headers,
+                body,
+            )
+            .await
         }
     }
 }
@@ -340,7 +467,13 @@ async fn read_request(stream: &mut TcpStream) -> std::io::Result<Option<Recorded
     }
     let raw_body = String::from_utf8_lossy(&body).into_owned();
     let body = serde_json::from_str(&raw_body).unwrap_or(Value::Null);
-    Ok(Some(RecordedRequest { method, path, headers, body, raw_body }))
+    Ok(Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        body,
+        raw_body,
+    }))
 }
 
 fn reason(status: u16) -> &'static str {
@@ -373,7 +506,10 @@ async fn write_plain(
     for (k, v) in extra {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
-    head.push_str(&format!("content-length: {}\r\nconnection: close\r\n\r\n", body.len()));
+    head.push_str(&format!(
+        "content-length: {}\r\nconnection: close\r\n\r\n",
+        body.len()
+    ));
     stream.write_all(head.as_bytes()).await?;
     stream.write_all(body.as_bytes()).await?;
     stream.flush().await?;
@@ -382,8 +518,15 @@ async fn write_plain(
 
 /// Chunked `text/event-stream`, one frame per chunk. Without `complete` the connection is
 /// dropped before the terminating chunk (a cut-off).
-async fn write_stream(stream: &mut TcpStream, reply: &Reply, frames: &[String], complete: bool) -> std::io::Result<()> {
-    let mut head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n".to_string();
+async fn write_stream(
+    stream: &mut TcpStream,
+    reply: &Reply,
+    frames: &[String],
+    complete: bool,
+) -> std::io::Result<()> {
+    let mut head =
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n"
+            .to_string();
     for (k, v) in &reply.headers {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -394,7 +537,9 @@ async fn write_stream(stream: &mut TcpStream, reply: &Reply, frames: &[String], 
         if i > 0 {
             tokio::time::sleep(reply.chunk_delay).await;
         }
-        stream.write_all(format!("{:x}\r\n{frame}\r\n", frame.len()).as_bytes()).await?;
+        stream
+            .write_all(format!("{:x}\r\n{frame}\r\n", frame.len()).as_bytes())
+            .await?;
         stream.flush().await?;
     }
     if complete {
@@ -435,7 +580,10 @@ fn stream_frames(
             if let Some(t) = thinking {
                 f.push(sse(Some("content_block_start"), &json!({"type":"content_block_start","index":index,"content_block":{"type":"thinking","thinking":""}})));
                 f.push(sse(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"thinking_delta","thinking":t}})));
-                f.push(sse(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+                f.push(sse(
+                    Some("content_block_stop"),
+                    &json!({"type":"content_block_stop","index":index}),
+                ));
                 index += 1;
             }
             f.push(sse(Some("content_block_start"), &json!({"type":"content_block_start","index":index,"content_block":{"type":"text","text":""}})));
@@ -443,14 +591,20 @@ fn stream_frames(
             for p in pieces(text) {
                 f.push(sse(Some("content_block_delta"), &json!({"type":"content_block_delta","index":index,"delta":{"type":"text_delta","text":p}})));
             }
-            f.push(sse(Some("content_block_stop"), &json!({"type":"content_block_stop","index":index})));
+            f.push(sse(
+                Some("content_block_stop"),
+                &json!({"type":"content_block_stop","index":index}),
+            ));
             f.push(sse(Some("message_delta"), &json!({"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":null},"usage":{"output_tokens":output}})));
             f.push(sse(Some("message_stop"), &json!({"type":"message_stop"})));
         }
         Dialect::OpenAi => {
             let stop = stop.unwrap_or("stop");
             let chunk = |delta: Value, finish: Option<&str>| {
-                sse(None, &json!({"id":"chatcmpl-fake","object":"chat.completion.chunk","model":model,"choices":[{"index":0,"delta":delta,"finish_reason":finish}]}))
+                sse(
+                    None,
+                    &json!({"id":"chatcmpl-fake","object":"chat.completion.chunk","model":model,"choices":[{"index":0,"delta":delta,"finish_reason":finish}]}),
+                )
             };
             f.push(chunk(json!({"role":"assistant","content":""}), None));
             if let Some(t) = thinking {
