@@ -293,7 +293,8 @@ fn backoff(opts: &ClientOptions, attempt: u32) -> Duration {
         .base_backoff
         .saturating_mul(1u32 << (attempt - 1).min(20))
         .min(opts.max_backoff);
-    exp.mul_f64(0.5 + 0.5 * random_unit())
+    // Checked: a huge configured max_backoff must not panic the conversion.
+    Duration::try_from_secs_f64(exp.as_secs_f64() * (0.5 + 0.5 * random_unit())).unwrap_or(exp)
 }
 
 /// A random number in [0, 1) without a PRNG dependency: std's `RandomState` is seeded
