@@ -1,0 +1,619 @@
+//! Endpoint resolution (SPEC §8): session model, OpenClaw config, agent `models.json`,
+//! built-in defaults and operator flags give a [`ModelEndpoint`]. Pure: the environment
+//! is a lookup closure so tests never touch the process environment.
+
+use serde_json::{Map, Value};
+
+use super::{Api, LlmError, MaxTokensField, ModelEndpoint, Secret};
+
+/// Operator overrides from the command line; `None` (or an empty string) = not given.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ModelOverrides {
+    /// `--provider`
+    pub provider: Option<String>,
+    /// `--model`
+    pub model: Option<String>,
+    /// `--base-url`
+    pub base_url: Option<String>,
+    /// `--api anthropic-messages|openai-completions`
+    pub api: Option<Api>,
+    /// `--api-key-env VAR`: read the key from this variable, nothing else.
+    pub api_key_env: Option<String>,
+}
+
+struct Builtin {
+    base_url: &'static str,
+    api: Api,
+    key_env: &'static str,
+}
+
+fn builtin(provider: &str) -> Option<Builtin> {
+    match provider {
+        "anthropic" => Some(Builtin {
+            base_url: "https://api.anthropic.com",
+            api: Api::AnthropicMessages,
+            key_env: "ANTHROPIC_API_KEY",
+        }),
+        "openai" => Some(Builtin {
+            base_url: "https://api.openai.com/v1",
+            api: Api::OpenAiCompletions,
+            key_env: "OPENAI_API_KEY",
+        }),
+        _ => None,
+    }
+}
+
+/// One source of provider settings, highest priority first in a list.
+struct Layer<'a> {
+    /// Human path for messages, e.g. `config models.providers.x`.
+    label: String,
+    provider: &'a Map<String, Value>,
+    /// The matching `models[]` entry, if the catalog lists the model.
+    model: Option<&'a Map<String, Value>>,
+}
+
+/// Resolve the endpoint for a session's model. See the module docs of [`crate::llm`]
+/// for the precedence rules and key decisions.
+pub fn resolve_endpoint(
+    config: &Value,
+    agent_models: Option<&Value>,
+    session_provider: Option<&str>,
+    session_model: Option<&str>,
+    ov: &ModelOverrides,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ModelEndpoint, LlmError> {
+    let config_providers = config
+        .pointer("/models/providers")
+        .and_then(Value::as_object);
+    let agent_providers = agent_models
+        .and_then(|v| v.get("providers"))
+        .and_then(Value::as_object);
+    let is_known = |p: &str| {
+        builtin(p).is_some()
+            || find_key(config_providers, p).is_some()
+            || find_key(agent_providers, p).is_some()
+    };
+
+    let (provider, model) =
+        pick_provider_model(config, session_provider, session_model, ov, &is_known)?;
+
+    // Agent (models.json) first: its non-empty values win over the config's.
+    let mut layers = Vec::new();
+    if let Some((key, map)) = find_key(agent_providers, &provider) {
+        layers.push(Layer {
+            label: format!("models.json providers.{key}"),
+            provider: map,
+            model: find_model(map, &provider, &model),
+        });
+    }
+    if let Some((key, map)) = find_key(config_providers, &provider) {
+        layers.push(Layer {
+            label: format!("config models.providers.{key}"),
+            provider: map,
+            model: find_model(map, &provider, &model),
+        });
+    }
+    let builtin = builtin(&provider);
+    let looked_at = || {
+        let mut places = vec![
+            format!("config models.providers.{provider}"),
+            format!("models.json providers.{provider}"),
+        ];
+        places.push(if builtin.is_some() {
+            "built-in defaults".to_string()
+        } else {
+            "built-in defaults (only anthropic, openai)".to_string()
+        });
+        places.join(", ")
+    };
+
+    let base_url = match nonempty(ov.base_url.as_deref()) {
+        Some(u) => u.to_string(),
+        None => match layers.iter().find_map(|l| str_field(l.provider, "baseUrl")) {
+            Some(u) => u.to_string(),
+            None => match &builtin {
+                Some(b) => b.base_url.to_string(),
+                None => {
+                    let looked = format!("no baseUrl in {} (or pass --base-url)", looked_at());
+                    return Err(LlmError::UnknownProvider { provider, looked });
+                }
+            },
+        },
+    };
+    let url = reqwest::Url::parse(&base_url).map_err(|e| LlmError::InvalidEndpoint {
+        provider: provider.clone(),
+        reason: format!("base URL `{base_url}` is not a URL: {e}"),
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(LlmError::InvalidEndpoint {
+            provider,
+            reason: format!("base URL `{base_url}` is not http(s)"),
+        });
+    }
+
+    let api = match ov.api {
+        Some(a) => a,
+        None => {
+            // A model's own `api` beats its provider's.
+            let configured = layers
+                .iter()
+                .find_map(|l| l.model.and_then(|m| str_field(m, "api")))
+                .or_else(|| layers.iter().find_map(|l| str_field(l.provider, "api")));
+            match (configured, &builtin) {
+                (Some(a), _) => a.parse::<Api>().map_err(|_| LlmError::UnsupportedApi {
+                    provider: Some(provider.clone()),
+                    api: a.to_string(),
+                })?,
+                (None, Some(b)) => b.api,
+                (None, None) => {
+                    let looked = format!("no `api` in {} (or pass --api)", looked_at());
+                    return Err(LlmError::UnknownProvider { provider, looked });
+                }
+            }
+        }
+    };
+
+    let model_u64 = |field: &str| {
+        layers
+            .iter()
+            .find_map(|l| l.model.and_then(|m| u64_field(m, field)))
+    };
+    let reasoning = layers
+        .iter()
+        .find_map(|l| {
+            l.model
+                .and_then(|m| m.get("reasoning"))
+                .and_then(Value::as_bool)
+        })
+        .unwrap_or(false);
+    let context_window = model_u64("contextWindow").or_else(|| {
+        layers
+            .iter()
+            .find_map(|l| u64_field(l.provider, "contextWindow"))
+    });
+    let max_tokens = model_u64("maxTokens");
+    let max_tokens_field = layers
+        .iter()
+        .find_map(|l| {
+            l.model
+                .and_then(|m| m.get("compat"))
+                .or_else(|| l.provider.get("compat"))
+                .and_then(|c| c.get("maxTokensField"))
+                .and_then(Value::as_str)
+        })
+        .and_then(|f| match f {
+            "max_tokens" => Some(MaxTokensField::MaxTokens),
+            "max_completion_tokens" => Some(MaxTokensField::MaxCompletionTokens),
+            _ => None,
+        })
+        .unwrap_or(if url.host_str() == Some("api.openai.com") {
+            MaxTokensField::MaxCompletionTokens
+        } else {
+            MaxTokensField::MaxTokens
+        });
+
+    let headers = collect_headers(&provider, &layers, env)?;
+    let (api_key, key_source) = resolve_key(
+        &provider,
+        &layers,
+        builtin.as_ref(),
+        ov,
+        is_loopback(&url),
+        env,
+    )?;
+
+    let ep = ModelEndpoint {
+        provider,
+        model,
+        api,
+        base_url,
+        api_key,
+        headers,
+        reasoning,
+        context_window,
+        max_tokens,
+        max_tokens_field,
+        key_source,
+    };
+    tracing::debug!(
+        provider = %ep.provider, model = %ep.model, api = %ep.api, base_url = %ep.base_url,
+        key_source = %ep.key_source, "resolved model endpoint"
+    );
+    Ok(ep)
+}
+
+/// Provider and model id: flags, then the session, then `agents.defaults.model`.
+fn pick_provider_model(
+    config: &Value,
+    session_provider: Option<&str>,
+    session_model: Option<&str>,
+    ov: &ModelOverrides,
+    is_known: &dyn Fn(&str) -> bool,
+) -> Result<(String, String), LlmError> {
+    let ov_provider = nonempty(ov.provider.as_deref());
+    let ov_model = nonempty(ov.model.as_deref());
+    let s_provider = nonempty(session_provider);
+    let s_model = nonempty(session_model);
+    // OpenClaw writes the default as "provider/model" (string or `{primary}`).
+    let default_ref = config
+        .pointer("/agents/defaults/model")
+        .and_then(|m| {
+            m.as_str()
+                .or_else(|| m.get("primary").and_then(Value::as_str))
+        })
+        .and_then(|s| s.split_once('/'))
+        .filter(|(p, m)| !p.is_empty() && !m.is_empty());
+
+    // A bare "p/m" model without a provider is split only when `p` is a provider we know,
+    // because OpenRouter-style ids ("anthropic/claude-…") legitimately contain '/'.
+    let split_known = |m: &str| {
+        m.split_once('/')
+            .filter(|(p, rest)| !rest.is_empty() && is_known(p))
+            .map(|(p, rest)| (p.to_string(), rest.to_string()))
+    };
+
+    if let Some(p) = ov_provider {
+        if let Some(m) = ov_model {
+            return Ok((p.to_string(), m.to_string()));
+        }
+        // The session's model only makes sense with the session's provider.
+        if s_provider == Some(p) || (s_provider.is_none() && s_model.is_some()) {
+            if let Some(m) = s_model {
+                return Ok((p.to_string(), m.to_string()));
+            }
+        }
+        if let Some((dp, dm)) = default_ref {
+            if dp == p {
+                return Ok((p.to_string(), dm.to_string()));
+            }
+        }
+        let why = match (s_provider, s_model) {
+            (Some(sp), Some(sm)) => format!(
+                "--provider {p} was given without --model, and the session's model `{sm}` belongs to `{sp}`"
+            ),
+            _ => format!(
+                "--provider {p} was given without --model, the session has no model, and agents.defaults.model is not a `{p}` model"
+            ),
+        };
+        return Err(LlmError::NoModel {
+            provider: p.to_string(),
+            looked: why,
+        });
+    }
+
+    if let Some(m) = ov_model {
+        if let Some(p) = s_provider {
+            return Ok((p.to_string(), m.to_string()));
+        }
+        if let Some(pm) = split_known(m) {
+            return Ok(pm);
+        }
+        return Err(LlmError::NoProvider {
+            looked: format!(
+                "--model {m} was given without --provider, and the session has no modelProvider"
+            ),
+        });
+    }
+
+    match (s_provider, s_model) {
+        (Some(p), Some(m)) => Ok((p.to_string(), m.to_string())),
+        (Some(p), None) => match default_ref {
+            Some((dp, dm)) if dp == p => Ok((p.to_string(), dm.to_string())),
+            _ => Err(LlmError::NoModel {
+                provider: p.to_string(),
+                looked: format!(
+                    "no --model flag, the session has no model, and agents.defaults.model is not a `{p}` model"
+                ),
+            }),
+        },
+        (None, Some(m)) => split_known(m).ok_or_else(|| LlmError::NoProvider {
+            looked: format!(
+                "no --provider flag and the session has model `{m}` but no modelProvider"
+            ),
+        }),
+        (None, None) => match default_ref {
+            Some((dp, dm)) => Ok((dp.to_string(), dm.to_string())),
+            None => Err(LlmError::NoProvider {
+                looked: "no --provider/--model flags, the session has no modelProvider/model, and the config has no agents.defaults.model".to_string(),
+            }),
+        },
+    }
+}
+
+/// The API key and where it came from. Order: `--api-key-env`; per layer `apiKey`
+/// (env reference or literal); `<PROVIDER>_API_KEY` and the built-in's variable;
+/// nothing (loopback only).
+fn resolve_key(
+    provider: &str,
+    layers: &[Layer<'_>],
+    builtin: Option<&Builtin>,
+    ov: &ModelOverrides,
+    loopback: bool,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(Option<Secret>, String), LlmError> {
+    let get = |var: &str| env(var).filter(|v| !v.is_empty());
+
+    if let Some(var) = nonempty(ov.api_key_env.as_deref()) {
+        return match get(var) {
+            Some(v) => Ok((Some(Secret::new(v)), format!("env {var} (--api-key-env)"))),
+            None => Err(LlmError::MissingKey {
+                provider: provider.to_string(),
+                looked: format!("--api-key-env {var}, which is not set or empty"),
+            }),
+        };
+    }
+
+    let mut looked = Vec::new();
+    for layer in layers {
+        let here = format!("{}.apiKey", layer.label);
+        match layer.provider.get("apiKey") {
+            Some(Value::String(s)) if !s.trim().is_empty() => {
+                let s = s.trim();
+                if s.contains("${") {
+                    match expand_env(s, &get) {
+                        Ok(v) if !v.is_empty() => {
+                            return Ok((Some(Secret::new(v)), format!("{here} (env reference)")));
+                        }
+                        Ok(_) => looked.push(format!("{here} (expands to nothing)")),
+                        Err(var) => looked.push(format!("{here} (refers to {var}, not set)")),
+                    }
+                } else if is_env_name(s) && get(s).is_some() {
+                    // An all-caps identifier naming a set variable is a reference; unset,
+                    // it is taken literally (vLLM's conventional placeholder is "EMPTY").
+                    let v = get(s).unwrap_or_default();
+                    return Ok((Some(Secret::new(v)), format!("env {s} (named by {here})")));
+                } else {
+                    return Ok((Some(Secret::new(s)), here));
+                }
+            }
+            // OpenClaw SecretRef: {"source":"env","id":"VAR"}.
+            Some(Value::Object(r)) => {
+                let source = r.get("source").and_then(Value::as_str).unwrap_or("");
+                let id = r.get("id").and_then(Value::as_str).unwrap_or("");
+                if source == "env" && !id.is_empty() {
+                    match get(id) {
+                        Some(v) => {
+                            return Ok((
+                                Some(Secret::new(v)),
+                                format!("env {id} (named by {here})"),
+                            ));
+                        }
+                        None => looked.push(format!("{here} (refers to {id}, not set)")),
+                    }
+                } else {
+                    looked.push(format!(
+                        "{here} (secret source `{source}` is not supported)"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut vars = vec![conventional_env(provider)];
+    if let Some(b) = builtin {
+        if !vars.iter().any(|v| v == b.key_env) {
+            vars.push(b.key_env.to_string());
+        }
+    }
+    for var in &vars {
+        if let Some(v) = get(var) {
+            return Ok((Some(Secret::new(v)), format!("env {var}")));
+        }
+    }
+
+    if loopback {
+        return Ok((None, "none (loopback server)".to_string()));
+    }
+    if layers.is_empty() {
+        looked.push(format!(
+            "config models.providers.{provider}.apiKey (no such provider)"
+        ));
+    } else if looked.is_empty() {
+        looked.push("apiKey in config and models.json (not set)".to_string());
+    }
+    for var in &vars {
+        looked.push(format!("env {var} (not set)"));
+    }
+    Err(LlmError::MissingKey {
+        provider: provider.to_string(),
+        looked: format!("{}; or pass --api-key-env VAR", looked.join(", ")),
+    })
+}
+
+/// Config headers: provider then model level, agent values over config values.
+fn collect_headers(
+    provider: &str,
+    layers: &[Layer<'_>],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Vec<(String, String)>, LlmError> {
+    let get = |var: &str| env(var).filter(|v| !v.is_empty());
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut sources: Vec<(String, &Map<String, Value>)> = Vec::new();
+    // Lowest priority first, so later inserts replace earlier ones.
+    for l in layers.iter().rev() {
+        if let Some(h) = l.provider.get("headers").and_then(Value::as_object) {
+            sources.push((format!("{}.headers", l.label), h));
+        }
+    }
+    for l in layers.iter().rev() {
+        if let Some(h) = l
+            .model
+            .and_then(|m| m.get("headers"))
+            .and_then(Value::as_object)
+        {
+            sources.push((format!("{} model headers", l.label), h));
+        }
+    }
+    for (label, map) in sources {
+        for (name, value) in map {
+            let Some(raw) = value.as_str() else { continue };
+            let value = expand_env(raw, &get).map_err(|var| LlmError::InvalidEndpoint {
+                provider: provider.to_string(),
+                reason: format!("header `{name}` in {label} refers to {var}, which is not set"),
+            })?;
+            if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err()
+                || reqwest::header::HeaderValue::from_str(&value).is_err()
+            {
+                // Don't quote the value: it may be a token.
+                return Err(LlmError::InvalidEndpoint {
+                    provider: provider.to_string(),
+                    reason: format!("header `{name}` in {label} is not a valid HTTP header"),
+                });
+            }
+            out.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+            out.push((name.clone(), value));
+        }
+    }
+    Ok(out)
+}
+
+/// Replace every `${VAR}` (VAR = `[A-Z_][A-Z0-9_]*`, as OpenClaw's config substitution)
+/// with its value; `Err(VAR)` names the first unset one. Other text is kept.
+fn expand_env(s: &str, get: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if !is_env_name(name) {
+            out.push_str(&rest[..start + 2]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..start]);
+        out.push_str(&get(name).ok_or_else(|| name.to_string())?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn is_env_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_uppercase() || c == '_')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `openai-codex` → `OPENAI_CODEX_API_KEY`.
+fn conventional_env(provider: &str) -> String {
+    let stem: String = provider
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{stem}_API_KEY")
+}
+
+fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost"),
+    }
+}
+
+/// The provider's entry: exact key first, then case-insensitive (OpenClaw lower-cases ids).
+fn find_key<'a>(
+    providers: Option<&'a Map<String, Value>>,
+    provider: &str,
+) -> Option<(&'a str, &'a Map<String, Value>)> {
+    let providers = providers?;
+    let pick = |exact: bool| {
+        providers.iter().find_map(|(k, v)| match v {
+            Value::Object(m)
+                if (exact && k == provider) || (!exact && k.eq_ignore_ascii_case(provider)) =>
+            {
+                Some((k.as_str(), m))
+            }
+            _ => None,
+        })
+    };
+    pick(true).or_else(|| pick(false))
+}
+
+/// `models[]` entry whose `id` is the model or `<provider>/<model>`.
+fn find_model<'a>(
+    provider_map: &'a Map<String, Value>,
+    provider: &str,
+    model: &str,
+) -> Option<&'a Map<String, Value>> {
+    let qualified = format!("{provider}/{model}");
+    provider_map
+        .get("models")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_object)
+        .find(|m| {
+            m.get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| id == model || id == qualified)
+        })
+}
+
+fn nonempty(s: Option<&str>) -> Option<&str> {
+    s.map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn str_field<'a>(m: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+    nonempty(m.get(field).and_then(Value::as_str))
+}
+
+/// Positive integer, also when written as a float (`200000.0`).
+fn u64_field(m: &Map<String, Value>, field: &str) -> Option<u64> {
+    let v = m.get(field)?;
+    v.as_u64()
+        .or_else(|| {
+            v.as_f64()
+                .filter(|f| f.is_finite() && *f >= 1.0 && f.fract() == 0.0 && *f < 9.0e15)
+                .map(|f| f as u64)
+        })
+        .filter(|n| *n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_names() {
+        assert!(is_env_name("OPENAI_API_KEY"));
+        assert!(is_env_name("_X1"));
+        assert!(!is_env_name("sk-abc"));
+        assert!(!is_env_name("1ABC"));
+        assert!(!is_env_name(""));
+        assert_eq!(conventional_env("openai-codex"), "OPENAI_CODEX_API_KEY");
+    }
+
+    #[test]
+    fn expand() {
+        let get = |v: &str| (v == "A").then(|| "1".to_string());
+        assert_eq!(expand_env("x${A}y${A}", &get).as_deref(), Ok("x1y1"));
+        assert_eq!(expand_env("${B}", &get), Err("B".to_string()));
+        assert_eq!(expand_env("${lower}", &get).as_deref(), Ok("${lower}"));
+        assert_eq!(expand_env("${A", &get).as_deref(), Ok("${A"));
+        assert_eq!(expand_env("plain", &get).as_deref(), Ok("plain"));
+    }
+
+    #[test]
+    fn loopback() {
+        for (u, want) in [
+            ("http://127.0.0.1:11434/v1", true),
+            ("http://localhost:8000", true),
+            ("http://[::1]:8080", true),
+            ("https://api.openai.com/v1", false),
+            ("http://10.0.0.2:8000", false),
+        ] {
+            assert_eq!(is_loopback(&reqwest::Url::parse(u).unwrap()), want, "{u}");
+        }
+    }
+}

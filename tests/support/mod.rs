@@ -1,0 +1,4 @@
+//! Shared test support. Include with `mod support;` from a test crate.
+#![allow(dead_code)]
+
+pub mod fake_model;
