@@ -2,6 +2,8 @@
 //! [`prepare`] (plan + the file state the preview was made on), [`summary_input`] (what the
 //! model is asked), then [`commit`] of exactly the previewed text (SPEC §6.4).
 
+pub mod model;
+
 use crate::commit::{self, CommitError, Expect};
 use crate::context;
 use crate::jsjson;
