@@ -1,1 +1,63 @@
-fn main(){}
+//! Read-side benchmarks on deterministic generated data (no fixtures needed):
+//! - opening + planning a compaction on a ~25 MB v3 transcript (`bench/run.sh` does 100 MB
+//!   and compares with pi);
+//! - decoding one screenful of entries at the start and at the end of that transcript, which
+//!   must cost the same (scrolling cost must not grow with transcript length).
+
+use clawtop::plan;
+use clawtop::tokens::{self, MessageView};
+use clawtop::transcript::Transcript;
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes a linear v3 transcript of about `mb` megabytes (same content every run).
+fn generate_transcript(dir: &Path, mb: usize) -> PathBuf {
+    let path = dir.join(format!("bench-{mb}mb.jsonl"));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(w, r#"{{"type":"session","version":3,"id":"bench","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}}"#).unwrap();
+    let mut written = 0usize;
+    let mut n = 0u64;
+    let mut parent = String::from("null");
+    let filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit ".repeat(40);
+    while written < mb << 20 {
+        let id = format!("{n:08x}");
+        let line = match n % 4 {
+            0 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"step {n}: {filler}"}}],"timestamp":1}}}}"#),
+            1 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{filler}"}},{{"type":"toolCall","id":"c{n}","name":"read","arguments":{{"path":"src/file{}.rs"}}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"toolUse","timestamp":1}}}}"#, n % 50, 1000 + n, 1050 + n),
+            2 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{}","toolName":"read","content":[{{"type":"text","text":"{filler}{filler}"}}],"isError":false,"timestamp":1}}}}"#, n - 1),
+            _ => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{filler}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":1}}}}"#, 1000 + n, 1050 + n),
+        };
+        written += line.len() + 1;
+        writeln!(w, "{line}").unwrap();
+        parent = format!("\"{id}\"");
+        n += 1;
+    }
+    w.flush().unwrap();
+    path
+}
+
+fn bench_transcript(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generate_transcript(dir.path(), 25);
+    let mut g = c.benchmark_group("transcript-25MB");
+    g.sample_size(10);
+    g.bench_function("open", |b| b.iter(|| black_box(Transcript::open(&path).unwrap().len())));
+    g.bench_function("open+plan (compact --dry-run)", |b| {
+        b.iter(|| {
+            let t = Transcript::open(&path).unwrap();
+            black_box(plan::prepare(&t, plan::DEFAULT_KEEP_RECENT_TOKENS).unwrap().tokens_before)
+        })
+    });
+    let t = Transcript::open(&path).unwrap();
+    let screen = 40u32;
+    let decode = |start: u32| -> u64 { (start..start + screen).map(|i| tokens::estimate_entry(&t, i, MessageView::Context)).sum() };
+    g.bench_function("decode one screen at the top", |b| b.iter(|| black_box(decode(0))));
+    let last = t.len() as u32 - screen;
+    g.bench_function("decode one screen at the bottom", |b| b.iter(|| black_box(decode(last))));
+    g.finish();
+}
+
+criterion_group!(benches, bench_transcript);
+criterion_main!(benches);
