@@ -1,0 +1,194 @@
+//! (mode, key) → Action. The help overlay and the status-line hints are generated from this
+//! table (gitui's `commands()` idea), so they cannot drift from the bindings.
+
+use crate::tui::action::Action;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::sync::LazyLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Applies in every mode (except that `?` types a `?` while filtering).
+    Global,
+    Sessions,
+    /// Typing into the Sessions filter.
+    Filter,
+    Session,
+    /// The expanded-entry popup on the Session screen.
+    Detail,
+    Summaries,
+    Help,
+}
+
+impl Mode {
+    pub fn title(self) -> &'static str {
+        match self {
+            Mode::Global => "Everywhere",
+            Mode::Sessions => "Sessions",
+            Mode::Filter => "Filter (typing)",
+            Mode::Session => "Session",
+            Mode::Detail => "Entry detail",
+            Mode::Summaries => "Summaries",
+            Mode::Help => "Help",
+        }
+    }
+
+    pub const ALL: [Mode; 7] = [Mode::Sessions, Mode::Filter, Mode::Session, Mode::Detail, Mode::Summaries, Mode::Help, Mode::Global];
+}
+
+/// One line of the help: the keys of a mode that trigger one action.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub mode: Mode,
+    pub keys: Vec<(KeyCode, KeyModifiers)>,
+    pub action: Action,
+    pub help: &'static str,
+    /// Shown in the status-line hints.
+    pub hint: bool,
+}
+
+impl Binding {
+    /// "↑/k", "Ctrl-c", ...
+    pub fn keys_label(&self) -> String {
+        self.keys.iter().map(|&(c, m)| key_label(c, m)).collect::<Vec<_>>().join("/")
+    }
+}
+
+pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
+    let base = match code {
+        KeyCode::Up => "↑".to_string(),
+        KeyCode::Down => "↓".to_string(),
+        KeyCode::Left => "←".to_string(),
+        KeyCode::Right => "→".to_string(),
+        KeyCode::PageUp => "PgUp".to_string(),
+        KeyCode::PageDown => "PgDn".to_string(),
+        KeyCode::Home => "Home".to_string(),
+        KeyCode::End => "End".to_string(),
+        KeyCode::Enter => "Enter".to_string(),
+        KeyCode::Esc => "Esc".to_string(),
+        KeyCode::Tab => "Tab".to_string(),
+        KeyCode::BackTab => "S-Tab".to_string(),
+        KeyCode::Backspace => "Bksp".to_string(),
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        other => format!("{other:?}"),
+    };
+    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{base}") } else { base }
+}
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: bool) -> Binding {
+    Binding { mode, keys: keys.iter().map(|&k| (k, NONE)).collect(), action, help, hint }
+}
+
+fn movement(mode: Mode, what: &'static str) -> Vec<Binding> {
+    use KeyCode::*;
+    let (up, down) = match what {
+        "scroll" => ("scroll up", "scroll down"),
+        _ => ("previous", "next"),
+    };
+    vec![
+        b(mode, &[Up, Char('k')], Action::Up, up, false),
+        b(mode, &[Down, Char('j')], Action::Down, down, false),
+        b(mode, &[PageUp, Char('b')], Action::PageUp, "page up", false),
+        b(mode, &[PageDown, Char(' ')], Action::PageDown, "page down", false),
+        b(mode, &[Home, Char('g')], Action::Top, "first", false),
+        b(mode, &[End, Char('G')], Action::Bottom, "last", false),
+    ]
+}
+
+static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
+    use KeyCode::*;
+    let mut v = Vec::new();
+    // Sessions
+    v.push(b(Mode::Sessions, &[Enter], Action::Open, "open session", true));
+    v.extend(movement(Mode::Sessions, "select"));
+    v.push(b(Mode::Sessions, &[Char('s')], Action::CycleSort, "cycle sort (pressure, updated, agent/key)", true));
+    v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter", true));
+    v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", false));
+    v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", false));
+    v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", true));
+    // Filter typing: other printable keys are typed (see `lookup`).
+    v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", true));
+    v.push(b(Mode::Filter, &[Esc], Action::ClearFilter, "clear filter", true));
+    v.push(b(Mode::Filter, &[Backspace], Action::FilterBackspace, "delete a character", false));
+    v.push(b(Mode::Filter, &[Up], Action::Up, "previous", false));
+    v.push(b(Mode::Filter, &[Down], Action::Down, "next", false));
+    // Session
+    v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry", true));
+    v.extend(movement(Mode::Session, "select"));
+    v.push(b(Mode::Session, &[Char('c')], Action::NextCompaction, "next compaction", true));
+    v.push(b(Mode::Session, &[Char('C')], Action::PrevCompaction, "previous compaction", false));
+    v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to next cut", true));
+    v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "compaction summaries", true));
+    v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", true));
+    v.push(b(Mode::Session, &[Esc], Action::Back, "back", false));
+    // Detail
+    v.extend(movement(Mode::Detail, "scroll"));
+    v.push(b(Mode::Detail, &[Enter, Esc, Char('q'), Char('e')], Action::Back, "close", true));
+    // Summaries
+    v.push(b(Mode::Summaries, &[Char('n'), Tab], Action::NextCompaction, "next compaction", true));
+    v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", true));
+    v.extend(movement(Mode::Summaries, "scroll"));
+    v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", true));
+    // Help
+    v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", false));
+    v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", false));
+    v.push(b(Mode::Help, &[Char('?'), Esc, Char('q')], Action::Back, "close help", true));
+    // Global
+    v.push(b(Mode::Global, &[Char('?')], Action::ToggleHelp, "help", true));
+    v.push(Binding {
+        mode: Mode::Global,
+        keys: vec![(Char('c'), KeyModifiers::CONTROL)],
+        action: Action::Quit,
+        help: "quit now",
+        hint: false,
+    });
+    v
+});
+
+pub fn bindings() -> &'static [Binding] {
+    &BINDINGS
+}
+
+/// Bindings shown for a mode (its own, then the global ones).
+pub fn for_mode(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+    let global = mode != Mode::Filter;
+    bindings().iter().filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
+}
+
+fn matches(code: KeyCode, mods: KeyModifiers, key: &KeyEvent) -> bool {
+    // Shifted letters arrive as uppercase chars with SHIFT set; compare chars only.
+    let relevant = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    code == key.code && (mods & (KeyModifiers::CONTROL | KeyModifiers::ALT)) == relevant
+}
+
+/// The action for a key in a mode, if any.
+pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let find = |m: Mode| bindings().iter().find(|b| b.mode == m && b.keys.iter().any(|&(c, mo)| matches(c, mo, key)));
+    if let Some(b) = find(mode) {
+        return Some(b.action.clone());
+    }
+    if mode == Mode::Filter {
+        if let KeyCode::Char(c) = key.code {
+            if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+                return Some(Action::FilterChar(c));
+            }
+        }
+    }
+    let global = find(Mode::Global)?;
+    // While typing, `?` is a character, not help.
+    if mode == Mode::Filter && global.action.is_help() {
+        return None;
+    }
+    Some(global.action.clone())
+}
+
+impl Action {
+    fn is_help(&self) -> bool {
+        matches!(self, Action::ToggleHelp)
+    }
+}
