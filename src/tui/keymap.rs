@@ -42,8 +42,8 @@ pub struct Binding {
     pub keys: Vec<(KeyCode, KeyModifiers)>,
     pub action: Action,
     pub help: &'static str,
-    /// Shown in the status-line hints.
-    pub hint: bool,
+    /// Short text for the status-line hints (None: help overlay only).
+    pub hint: Option<&'static str>,
 }
 
 impl Binding {
@@ -77,7 +77,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 
-fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: bool) -> Binding {
+fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
     Binding { mode, keys: keys.iter().map(|&k| (k, NONE)).collect(), action, help, hint }
 }
 
@@ -88,12 +88,12 @@ fn movement(mode: Mode, what: &'static str) -> Vec<Binding> {
         _ => ("previous", "next"),
     };
     vec![
-        b(mode, &[Up, Char('k')], Action::Up, up, false),
-        b(mode, &[Down, Char('j')], Action::Down, down, false),
-        b(mode, &[PageUp, Char('b')], Action::PageUp, "page up", false),
-        b(mode, &[PageDown, Char(' ')], Action::PageDown, "page down", false),
-        b(mode, &[Home, Char('g')], Action::Top, "first", false),
-        b(mode, &[End, Char('G')], Action::Bottom, "last", false),
+        b(mode, &[Up, Char('k')], Action::Up, up, None),
+        b(mode, &[Down, Char('j')], Action::Down, down, None),
+        b(mode, &[PageUp, Char('b')], Action::PageUp, "page up", None),
+        b(mode, &[PageDown, Char(' ')], Action::PageDown, "page down", None),
+        b(mode, &[Home, Char('g')], Action::Top, "first", None),
+        b(mode, &[End, Char('G')], Action::Bottom, "last", None),
     ]
 }
 
@@ -101,48 +101,48 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     use KeyCode::*;
     let mut v = Vec::new();
     // Sessions
-    v.push(b(Mode::Sessions, &[Enter], Action::Open, "open session", true));
+    v.push(b(Mode::Sessions, &[Enter], Action::Open, "open session", Some("open")));
     v.extend(movement(Mode::Sessions, "select"));
-    v.push(b(Mode::Sessions, &[Char('s')], Action::CycleSort, "cycle sort (pressure, updated, agent/key)", true));
-    v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter", true));
-    v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", false));
-    v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", false));
-    v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", true));
+    v.push(b(Mode::Sessions, &[Char('s')], Action::CycleSort, "cycle sort: pressure, updated, agent/key", Some("sort")));
+    v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter (type to narrow, Enter keeps, Esc clears)", Some("filter")));
+    v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", None));
+    v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", None));
+    v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", Some("quit")));
     // Filter typing: other printable keys are typed (see `lookup`).
-    v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", true));
-    v.push(b(Mode::Filter, &[Esc], Action::ClearFilter, "clear filter", true));
-    v.push(b(Mode::Filter, &[Backspace], Action::FilterBackspace, "delete a character", false));
-    v.push(b(Mode::Filter, &[Up], Action::Up, "previous", false));
-    v.push(b(Mode::Filter, &[Down], Action::Down, "next", false));
+    v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", Some("keep")));
+    v.push(b(Mode::Filter, &[Esc], Action::ClearFilter, "clear filter", Some("clear")));
+    v.push(b(Mode::Filter, &[Backspace], Action::FilterBackspace, "delete a character", None));
+    v.push(b(Mode::Filter, &[Up], Action::Up, "previous", None));
+    v.push(b(Mode::Filter, &[Down], Action::Down, "next", None));
     // Session
-    v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry", true));
+    v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry (full text, scrollable)", Some("expand")));
     v.extend(movement(Mode::Session, "select"));
-    v.push(b(Mode::Session, &[Char('c')], Action::NextCompaction, "next compaction", true));
-    v.push(b(Mode::Session, &[Char('C')], Action::PrevCompaction, "previous compaction", false));
-    v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to next cut", true));
-    v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "compaction summaries", true));
-    v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", true));
-    v.push(b(Mode::Session, &[Esc], Action::Back, "back", false));
+    v.push(b(Mode::Session, &[Char('c')], Action::NextCompaction, "next compaction", Some("next compaction")));
+    v.push(b(Mode::Session, &[Char('C')], Action::PrevCompaction, "previous compaction", None));
+    v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to where the next compaction would cut", Some("cut")));
+    v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "all compaction summaries", Some("summaries")));
+    v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", Some("back")));
+    v.push(b(Mode::Session, &[Esc], Action::Back, "back", None));
     // Detail
     v.extend(movement(Mode::Detail, "scroll"));
-    v.push(b(Mode::Detail, &[Enter, Esc, Char('q'), Char('e')], Action::Back, "close", true));
+    v.push(b(Mode::Detail, &[Enter, Esc, Char('q'), Char('e')], Action::Back, "close", Some("close")));
     // Summaries
-    v.push(b(Mode::Summaries, &[Char('n'), Tab], Action::NextCompaction, "next compaction", true));
-    v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", true));
+    v.push(b(Mode::Summaries, &[Char('n'), Tab], Action::NextCompaction, "next compaction", Some("next compaction")));
+    v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", Some("prev")));
     v.extend(movement(Mode::Summaries, "scroll"));
-    v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", true));
+    v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", Some("back")));
     // Help
-    v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", false));
-    v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", false));
-    v.push(b(Mode::Help, &[Char('?'), Esc, Char('q')], Action::Back, "close help", true));
+    v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", None));
+    v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", None));
+    v.push(b(Mode::Help, &[Char('?'), Esc, Char('q')], Action::Back, "close help", Some("close")));
     // Global
-    v.push(b(Mode::Global, &[Char('?')], Action::ToggleHelp, "help", true));
+    v.push(b(Mode::Global, &[Char('?')], Action::ToggleHelp, "help", Some("help")));
     v.push(Binding {
         mode: Mode::Global,
         keys: vec![(Char('c'), KeyModifiers::CONTROL)],
         action: Action::Quit,
         help: "quit now",
-        hint: false,
+        hint: None,
     });
     v
 });

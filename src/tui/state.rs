@@ -274,7 +274,8 @@ pub mod layout {
 
     /// Inner height of the detail popup.
     pub fn detail_body(size: (u16, u16)) -> usize {
-        size.1.saturating_sub(4 + 2).max(1) as usize
+        // status line, title line, borders
+        size.1.saturating_sub(1 + 1 + 2).max(1) as usize
     }
 
     /// Lines of the compaction list on the Summaries screen (inside its border).

@@ -105,13 +105,13 @@ pub fn legend(t: Theme) -> Line<'static> {
         Span::styled(FILL, t.status(Status::Ok)),
         Span::raw(" used "),
         Span::styled(FLUSH_TICK, t.bold()),
-        Span::raw(" flush line "),
+        Span::raw(" flush "),
         Span::styled(COMPACT_TICK, t.bold()),
-        Span::raw(" compaction line "),
+        Span::raw(" compact "),
         Span::styled(OVER, t.status(Status::Over)),
         Span::raw(" over "),
         Span::styled(HATCH, t.dim()),
         Span::raw(" unknown · "),
-        Span::raw("● fresh ○ legacy ~ estimated ? unknown"),
+        Span::raw("● fresh ○ legacy ~ estimated ? no count"),
     ])
 }

@@ -32,7 +32,7 @@ pub fn help_lines() -> Vec<(bool, String)> {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
-    let popup = centered(area, 64, area.height.saturating_sub(2));
+    let popup = centered(area, 78, area.height.saturating_sub(2));
     frame.render_widget(Clear, popup);
     let lines = help_lines();
     let h = popup.height.saturating_sub(2) as usize;

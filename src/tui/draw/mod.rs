@@ -44,6 +44,19 @@ pub fn draw(frame: &mut Frame, state: &AppState) {
     }
 }
 
+/// "1 compaction", "3 compactions".
+pub fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+/// Like [`plural`], "no …s" when unknown or zero.
+pub fn plural_or(n: Option<u64>, word: &str) -> String {
+    match n {
+        None | Some(0) => format!("no {word}s"),
+        Some(n) => plural(n as usize, word),
+    }
+}
+
 /// `950`, `9.5k`, `181.5k`, `200k`, `1.2M`.
 pub fn compact_num(n: u64) -> String {
     if n < 1000 {

@@ -19,7 +19,7 @@
 
 use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
-use super::{centered, compact_num, pad, rpad, truncate, wrap};
+use super::{compact_num, pad, rpad, truncate, wrap};
 use crate::sanitize::one_line;
 use crate::tui::model::{thousands, SessionRow};
 use crate::tui::rows::kind_label;
@@ -77,7 +77,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         ),
     ];
     for (label, value, source) in lines {
-        let value = format!("{value:<21}");
+        let value = format!("{value:<24}");
         let line = Line::from(vec![
             Span::styled(label, t.bold()),
             Span::raw(" "),
@@ -93,8 +93,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (Some(_), false) => "last flush in an earlier cycle".to_string(),
         (None, false) => "never flushed".to_string(),
     };
-    let cc = r.compaction_count.map(|n| n.to_string()).unwrap_or_else(|| "no".into());
-    let lead = format!("{} · {cc} compactions · {flush_state} · ", r.status.name().to_uppercase());
+    let lead = format!("{} · {} · {flush_state} · ", r.status.name().to_uppercase(), super::plural_or(r.compaction_count, "compaction"));
     let text = format!("{lead}{}", one_line(&r.flush_reason));
     let wrapped = wrap(&text, w as usize);
     for (i, l) in wrapped.iter().take(2).enumerate() {
@@ -134,7 +133,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
     let tr = &l.transcript;
     block = block.title(Line::from(vec![
         Span::styled(" transcript ", t.bold()),
-        Span::raw(format!("· {} entries · v{} · {} compactions ", tr.len(), tr.version, l.summaries.len())),
+        Span::raw(format!("· {} entries · v{} · {} ", tr.len(), tr.version, super::plural(l.summaries.len(), "compaction"))),
     ]));
     if let Some(cut) = l.next_cut {
         block = block.title(Line::from(Span::styled(format!(" ✂ next cut {} ", one_line(&tr.display_id(cut))), t.marker())).right_aligned());
@@ -226,7 +225,8 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
 }
 
 fn draw_detail(frame: &mut Frame, area: Rect, state: &AppState, d: &crate::tui::state::Detail, t: Theme) {
-    let popup = centered(area, area.width.saturating_sub(4), area.height.saturating_sub(2));
+    // Full width below the title: the header underneath would only be confusing fragments.
+    let popup = Rect { x: area.x, y: area.y + 1, width: area.width, height: area.height.saturating_sub(1) };
     frame.render_widget(Clear, popup);
     let title = if d.loading { " loading… ".to_string() } else { format!(" {} ", d.title) };
     let block = Block::default()
@@ -245,7 +245,7 @@ fn draw_detail(frame: &mut Frame, area: Rect, state: &AppState, d: &crate::tui::
 
 /// Inner width of the detail popup for a terminal size (update wraps to the same width).
 pub fn detail_width(size: (u16, u16)) -> usize {
-    size.0.saturating_sub(4 + 2).max(1) as usize
+    size.0.saturating_sub(2).max(1) as usize
 }
 
 /// Row of a session for the header in bare-file mode.

@@ -78,7 +78,7 @@ pub fn columns(width: usize) -> Vec<(Col, usize)> {
     let mut widths: Vec<(Col, usize)> = cols.iter().map(|&c| (c, c.min())).collect();
     let mut spare = width.saturating_sub(need(&cols));
     // Spare space: key up to 40, model up to 20, agent up to 12, then the gauge.
-    for (col, cap) in [(Col::Key, 40usize), (Col::Model, 20), (Col::Agent, 12), (Col::Gauge, 60), (Col::Key, 60)] {
+    for (col, cap) in [(Col::Key, 18usize), (Col::Gauge, 20), (Col::Key, 36), (Col::Model, 20), (Col::Agent, 12), (Col::Gauge, 60), (Col::Key, 60)] {
         if let Some(w) = widths.iter_mut().find(|(c, _)| *c == col) {
             let add = spare.min(cap.saturating_sub(w.1));
             w.1 += add;
@@ -97,12 +97,14 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let buf = frame.buffer_mut();
     let width = area.width as usize;
     // Title line.
-    let mut title = vec![Span::styled("clawtop", t.title()), Span::raw(format!(" · {} sessions", s.rows.len()))];
+    let mut title = vec![
+        Span::styled("clawtop", t.title()),
+        Span::raw(format!(" · {} · sort {}", super::plural(s.rows.len(), "session"), s.sort.name())),
+    ];
     for (st, n) in state.status_counts() {
         title.push(Span::raw(" · "));
         title.push(Span::styled(format!("{n} {}", st.name()), t.status(st)));
     }
-    title.push(Span::raw(format!(" · sort {}", s.sort.name())));
     if !s.filter.is_empty() {
         title.push(Span::raw(format!(" · filter \"{}\"", one_line(&s.filter))));
     }
@@ -155,6 +157,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
 fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)], now_ms: i64, selected: bool, t: Theme) {
     let buf = frame.buffer_mut();
     let mut x = area.x + 1;
+    let agent_shown = cols.iter().any(|(c, _)| *c == Col::Agent);
     buf.set_string(area.x, area.y, if selected { "›" } else { " " }, t.bold());
     for (i, &(c, w)) in cols.iter().enumerate() {
         if i > 0 {
@@ -163,7 +166,15 @@ fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)]
         let cell = Rect { x, y: area.y, width: w as u16, height: 1 };
         let (text, style) = match c {
             Col::Agent => (pad(&one_line(&r.agent_id), w), t.plain()),
-            Col::Key => (pad(&shorten_middle(&one_line(&r.session_key), w), w), t.bold()),
+            Col::Key => {
+                // With the agent column shown, "agent:<id>:" in front of the key is repetition.
+                let prefix = format!("agent:{}:", r.agent_id);
+                let key = match r.session_key.strip_prefix(&prefix) {
+                    Some(rest) if agent_shown && !rest.is_empty() => rest,
+                    _ => &r.session_key,
+                };
+                (pad(&shorten_middle(&one_line(key), w), w), t.bold())
+            }
             Col::Model => (pad(&one_line(r.model.as_deref().unwrap_or("—")), w), t.dim()),
             Col::Age => (rpad(&age(now_ms, r.updated_at_ms), w), t.dim()),
             Col::Used => {

@@ -10,16 +10,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::Frame;
 
-/// "Enter open session · s cycle sort · …" for a mode.
+/// "Enter open · s sort · / filter · …" for a mode (the Help mode shows only its own keys).
 pub fn hints(mode: keymap::Mode) -> String {
     keymap::for_mode(mode)
-        .filter(|b| b.hint)
-        .map(|b| {
-            // Short form: the first key and the first words of the help.
-            let key = keymap::key_label(b.keys[0].0, b.keys[0].1);
-            let words: Vec<&str> = b.help.split(' ').take(2).collect();
-            format!("{key} {}", words.join(" ").trim_end_matches(|c: char| !c.is_alphanumeric()))
-        })
+        .filter(|b| mode != keymap::Mode::Help || b.mode == mode)
+        .filter_map(|b| b.hint.map(|h| format!("{} {h}", keymap::key_label(b.keys[0].0, b.keys[0].1))))
         .collect::<Vec<_>>()
         .join(" · ")
 }

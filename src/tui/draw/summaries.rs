@@ -70,7 +70,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         &Line::from(vec![
             Span::styled("Summaries ", t.title()),
             Span::styled(who, t.bold()),
-            Span::raw(format!(" · {} compactions", cards.len())),
+            Span::raw(format!(" · {}", super::plural(cards.len(), "compaction"))),
         ]),
         title_area.width,
     );
