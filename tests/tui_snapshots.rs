@@ -60,6 +60,20 @@ fn session_screen_host_a() {
 }
 
 #[test]
+fn session_screen_kept_boundary() {
+    // d0683268 (entry 8) is where the compaction keeps from: a marker line above it.
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], SMALL);
+    press(&mut state, &ctx, &[key(KeyCode::Enter), key(KeyCode::Home)]);
+    for _ in 0..8 {
+        press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    }
+    let s = screen(&state);
+    assert!(s.contains("kept from here by compaction 27ed3704"), "{s}");
+    assert_snapshot!("session_host_a_kept_boundary_80x24", s);
+}
+
+#[test]
 fn session_screen_no_color() {
     let (_dir, t) = host_a();
     let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], SMALL);

@@ -192,3 +192,34 @@ impl Action {
         matches!(self, Action::ToggleHelp)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice_in_a_mode() {
+        for mode in Mode::ALL {
+            let mut seen = std::collections::HashSet::new();
+            for b in bindings().iter().filter(|b| b.mode == mode) {
+                for k in &b.keys {
+                    assert!(seen.insert(*k), "{mode:?}: {} bound twice", key_label(k.0, k.1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn filter_mode_types_characters() {
+        let k = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert!(matches!(lookup(Mode::Filter, &k('q')), Some(Action::FilterChar('q'))));
+        assert!(matches!(lookup(Mode::Filter, &k('?')), Some(Action::FilterChar('?'))));
+        assert!(matches!(lookup(Mode::Sessions, &k('?')), Some(Action::ToggleHelp)));
+        assert!(matches!(lookup(Mode::Session, &k('S')), Some(Action::ShowSummaries)));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(matches!(lookup(Mode::Filter, &ctrl_c), Some(Action::Quit)));
+        assert!(matches!(lookup(Mode::Session, &ctrl_c), Some(Action::Quit)));
+        // Plain `c` in the Session mode is "next compaction", not quit.
+        assert!(matches!(lookup(Mode::Session, &k('c')), Some(Action::NextCompaction)));
+    }
+}

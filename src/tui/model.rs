@@ -294,3 +294,33 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
         mk("research", "agent:research:subagent:7f3e", "qwen3-coder", None, Provenance::Unknown, 128_000, 0, None, 600_000),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_reasons() {
+        let r = |used, cc, flushed| {
+            let mut r = SessionRow::with_defaults("a", "k", 200_000, used, Provenance::Fresh);
+            r.compaction_count = Some(cc);
+            r.memory_flush_compaction_count = flushed;
+            r.derive();
+            r
+        };
+        assert_eq!(r(Some(10), 0, None).status, Status::Ok);
+        assert_eq!(r(Some(176_000), 2, Some(1)).status, Status::FlushDue);
+        assert_eq!(r(Some(176_000), 2, Some(2)).status, Status::Flushed);
+        assert_eq!(r(Some(180_000), 2, Some(2)).status, Status::CompactDue);
+        assert_eq!(r(Some(200_000), 0, None).status, Status::Over);
+        assert_eq!(r(None, 0, None).status, Status::Unknown);
+        assert_eq!(r(None, 0, None).used_source, Provenance::Unknown);
+        // compactionCount absent counts as 0 for "flushed this cycle".
+        let mut x = r(Some(176_000), 0, Some(0));
+        x.compaction_count = None;
+        x.derive();
+        assert!(x.flushed_this_cycle);
+        assert!(r(Some(176_000), 2, Some(1)).flush_reason.contains("no memory flush yet in compaction cycle 2"));
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}

@@ -210,7 +210,7 @@ fn clamp_sessions(state: &mut AppState) {
     } else if s.selected >= s.offset + h {
         s.offset = s.selected + 1 - h;
     }
-    s.offset = s.offset.min(n.saturating_sub(h.min(n)).max(0));
+    s.offset = s.offset.min(n.saturating_sub(h.min(n)));
 }
 
 fn step(cur: usize, len: usize, action: &Action, page: usize) -> usize {

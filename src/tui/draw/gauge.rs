@@ -115,3 +115,30 @@ pub fn legend(t: Theme) -> Line<'static> {
         Span::raw("● fresh ○ legacy ~ estimated ? no count"),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::model::Provenance;
+
+    fn draw(row: &SessionRow, width: u16) -> String {
+        let area = Rect::new(0, 0, width, 1);
+        let mut buf = Buffer::empty(area);
+        ThresholdGauge { row, theme: Theme::new(true) }.render(area, &mut buf);
+        (0..width).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+    }
+
+    #[test]
+    fn fill_ticks_over_and_unknown() {
+        let half = SessionRow::with_defaults("a", "k", 200_000, Some(100_000), Provenance::Fresh);
+        assert_eq!(draw(&half, 22), "▕██████████░░░░░░░│┃░▏");
+        let over = SessionRow::with_defaults("a", "k", 200_000, Some(250_000), Provenance::Fresh);
+        let s = draw(&over, 22);
+        assert!(s.ends_with("▶▏") && !s.contains(EMPTY), "{s}");
+        let unknown = SessionRow::with_defaults("a", "k", 200_000, None, Provenance::Unknown);
+        let s = draw(&unknown, 22);
+        assert!(s.contains('?') && s.contains(HATCH) && !s.contains(FILL) && !s.contains(EMPTY), "{s}");
+        assert_eq!(percent(&over), "125%");
+        assert_eq!(percent(&unknown).trim(), "?");
+    }
+}

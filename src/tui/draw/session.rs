@@ -160,11 +160,11 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
         let id = one_line(&tr.display_id(idx));
         if l.next_cut == Some(idx) {
             let text = format!("✂┄ next compaction would cut here: entries above are summarized (keep ≈20k recent tokens) {}", "┄".repeat(iw));
-            put(frame, Line::from(Span::styled(truncate(&text, iw), t.marker())), Style::default());
+            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.marker())), Style::default());
         }
         if let Some(&c) = l.kept_from.get(&idx) {
             let text = format!(" ┄┄ kept from here by compaction {} {}", one_line(&tr.display_id(c)), "┄".repeat(iw));
-            put(frame, Line::from(Span::styled(truncate(&text, iw), t.compaction())), Style::default());
+            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.compaction())), Style::default());
         }
         let row = v.cache.get(&idx);
         let label = row.map(|r| r.label.clone()).unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
@@ -241,6 +241,14 @@ fn draw_detail(frame: &mut Frame, area: Rect, state: &AppState, d: &crate::tui::
     let h = inner.height as usize;
     let text: Vec<Line> = d.wrapped.iter().skip(d.scroll as usize).take(h).map(|l| Line::from(l.as_str())).collect();
     frame.render_widget(Paragraph::new(text), inner);
+}
+
+/// Marker lines end in a run of `┄`: cut them at the width without an ellipsis.
+fn clip_fill(s: &str, width: usize) -> String {
+    if s.trim_end_matches('┄').chars().count() + 2 > width {
+        return truncate(s.trim_end_matches('┄'), width);
+    }
+    s.chars().take(width).collect()
 }
 
 /// Inner width of the detail popup for a terminal size (update wraps to the same width).
