@@ -11,7 +11,7 @@ pub mod text;
 use crate::store::{Host, Session};
 use crate::thresholds::{self, Catalog, Counters, Settings, Source, Status, Thresholds, UsedSource};
 use crate::tokens::ContextEstimate;
-use crate::transcript::Transcript;
+use crate::transcript::{EntryKind, Transcript, Warning};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -81,10 +81,23 @@ pub fn open_transcript(path: &Path, warnings: &mut Vec<String>) -> Option<Transc
 }
 
 pub fn push_transcript_warnings(t: &Transcript, warnings: &mut Vec<String>) {
-    if t.is_empty() {
-        warnings.push(format!("{}: transcript has no entries", t.path().display()));
+    let mut ws = t.all_warnings();
+    if t.is_empty() && ws.is_empty() {
+        ws.push(Warning { line: 0, message: "transcript has no entries".into() });
     }
-    for w in t.all_warnings() {
+    for (i, e) in t.entries.iter().enumerate() {
+        // The reader decodes invalid UTF-8 lossily but only reports it when the envelope
+        // fields are affected; report every such line so the operator knows text changed.
+        if std::str::from_utf8(t.raw_line(i as u32)).is_err() && !ws.iter().any(|w| w.line == e.line && w.message.contains("UTF-8")) {
+            ws.push(Warning { line: e.line, message: "invalid UTF-8 replaced with U+FFFD".into() });
+        }
+        if e.kind == EntryKind::Unknown {
+            let ty = e.raw_type.as_deref().unwrap_or("?");
+            ws.push(Warning { line: e.line, message: format!("unknown entry type {ty:?}; shown raw, not part of the model context") });
+        }
+    }
+    ws.sort_by_key(|w| w.line);
+    for w in ws {
         warnings.push(crate::sanitize::one_line(&format!("{}: {w}", t.path().display())));
     }
 }
