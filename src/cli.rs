@@ -238,24 +238,19 @@ enum Target {
     File(PathBuf),
 }
 
-fn looks_like_file(s: &str) -> bool {
-    s.ends_with(".jsonl") || s.contains('/') || s.contains(std::path::MAIN_SEPARATOR)
-}
-
-/// KEY | SESSION_ID | FILE. `era_b_code` is the exit code when the host is era B.
+/// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
+/// error, anything else is looked up as a session key, then as a sessionId.
+/// `era_b_code` is the exit code when the host is era B.
 fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i32> {
-    if looks_like_file(target) {
-        let p = PathBuf::from(target);
-        return if p.is_file() { Ok(Target::File(p)) } else { Err(fail(&format!("transcript file {target} not found"))) };
+    if Path::new(target).is_file() {
+        return Ok(Target::File(PathBuf::from(target)));
+    }
+    if target.ends_with(".jsonl") {
+        return Err(fail(&format!("transcript file {target} not found")));
     }
     let host = match open_host(g) {
         Ok(h) => h,
-        Err(e) => {
-            if Path::new(target).is_file() {
-                return Ok(Target::File(PathBuf::from(target)));
-            }
-            return Err(fail(&e.to_string()));
-        }
+        Err(e) => return Err(fail(&e.to_string())),
     };
     if host.era == Era::Sqlite {
         let msg = host.era_message();
@@ -275,9 +270,6 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
             Ok(Target::Session { host: Box::new(host), session: Box::new(session) })
         }
         0 => {
-            if Path::new(target).is_file() {
-                return Ok(Target::File(PathBuf::from(target)));
-            }
             if let Some(e) = loaded.errors.first() {
                 return Err(fail(&e.to_string()));
             }

@@ -98,3 +98,22 @@ fn era_b_by_table_name_and_schema_1_is_era_a() {
     make_era_b(&h, 1, b"CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY)");
     assert_eq!(h.run(&["list", "--json"]).json()["era"], "sqlite");
 }
+
+#[test]
+fn tui_entry_points() {
+    let h = Home::empty();
+    let f = h.path().join("t.jsonl");
+    std::fs::write(&f, format!("{HEADER}\n")).unwrap();
+    // Until the TUI is wired: a clear message, exit 1, never a panic.
+    for args in [&[f.to_str().unwrap()][..], &["open", f.to_str().unwrap()], &[], &["--demo"]] {
+        let o = h.run(args);
+        o.expect(1);
+        assert!(o.stderr.contains("TUI not built"), "{args:?}: {}", o.stderr);
+    }
+    let o = h.run(&["missing.jsonl"]);
+    o.expect(1);
+    assert!(o.stderr.contains("missing.jsonl"), "{}", o.stderr);
+    h.run(&["open", "missing.jsonl"]).expect(1);
+    // An explicit state dir that does not exist is an error, not the demo.
+    h.run(&["--state-dir", "/nonexistent"]).expect(1);
+}

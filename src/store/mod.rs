@@ -335,6 +335,11 @@ impl Host {
     }
 }
 
+/// Where the memory flush of `agent_id` writes (see [`Host::workspace_for`]).
+pub fn workspace_for(host: &Host, agent_id: &str) -> (PathBuf, WorkspaceSource) {
+    host.workspace_for(agent_id)
+}
+
 /// How a transcript path was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
