@@ -25,7 +25,7 @@ pub fn init(launch: &TuiLaunch, now_ms: i64, size: (u16, u16)) -> (AppState, Vec
         Some(file) => {
             state.bare_file = true;
             state.stack.clear();
-            open_session(&mut state, draw::session::bare_row(), file.clone(), &mut fx);
+            open_session(&mut state, crate::tui::store_adapter::bare_row(None), file.clone(), &mut fx);
         }
         None => fx.push(Effect::LoadSessions),
     }

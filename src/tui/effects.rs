@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 pub enum Effect {
     LoadSessions,
-    OpenTranscript { path: PathBuf, generation: u64 },
+    OpenTranscript { path: PathBuf, generation: u64, keep_recent_tokens: u64 },
     DecodeRows { transcript: Arc<Transcript>, generation: u64, indices: Vec<u32> },
     DecodeDetail { transcript: Arc<Transcript>, generation: u64, idx: u32 },
     /// Replace the set of files the watcher polls.
@@ -25,7 +25,7 @@ impl std::fmt::Debug for Effect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Effect::LoadSessions => write!(f, "LoadSessions"),
-            Effect::OpenTranscript { path, generation } => write!(f, "OpenTranscript({}, gen {generation})", path.display()),
+            Effect::OpenTranscript { path, generation, .. } => write!(f, "OpenTranscript({}, gen {generation})", path.display()),
             Effect::DecodeRows { generation, indices, .. } => write!(f, "DecodeRows(gen {generation}, {} rows)", indices.len()),
             Effect::DecodeDetail { generation, idx, .. } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
             Effect::Watch(p) => write!(f, "Watch({} files)", p.len()),
@@ -49,7 +49,9 @@ pub struct EffectCtx {
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
     match effect {
         Effect::LoadSessions => {
-            if ctx.demo {
+            // The built-in rows only when nobody supplied a loader (the store's demo host is a
+            // real loader with real transcripts).
+            if ctx.demo && ctx.loader.is_none() {
                 return Some(Action::SessionsLoaded(Ok(crate::tui::model::SessionsSnapshot {
                     rows: crate::tui::model::demo_rows(ctx.demo_now_ms),
                     label: "demo data".into(),
@@ -62,8 +64,8 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
-        Effect::OpenTranscript { path, generation } => {
-            let result = rows::load_transcript(&path).map(Box::new);
+        Effect::OpenTranscript { path, generation, keep_recent_tokens } => {
+            let result = rows::load_transcript(&path, keep_recent_tokens).map(Box::new);
             Some(Action::TranscriptLoaded { generation, result })
         }
         Effect::DecodeRows { transcript, generation, indices } => {

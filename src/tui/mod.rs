@@ -19,6 +19,7 @@ pub mod keymap;
 pub mod model;
 pub mod rows;
 pub mod state;
+pub mod store_adapter;
 pub mod terminal;
 pub mod update;
 

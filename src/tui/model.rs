@@ -120,6 +120,8 @@ pub struct SessionRow {
     pub flush_reason: String,
     pub transcript: Option<PathBuf>,
     pub sources: NumberSources,
+    /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
+    pub keep_recent_tokens: u64,
 }
 
 /// OpenClaw defaults (SPEC §3), used for bare files and for rows built in tests.
@@ -154,6 +156,7 @@ impl SessionRow {
                 compact_at: "window − reserve".into(),
                 flush_at: "window − reserveTokensFloor 20000 − softThresholdTokens 4000 (defaults)".into(),
             },
+            keep_recent_tokens: crate::plan::DEFAULT_KEEP_RECENT_TOKENS,
             ..SessionRow::default()
         };
         row.derive();

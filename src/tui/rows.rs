@@ -67,6 +67,7 @@ pub struct LoadedTranscript {
     pub on_branch: Vec<bool>,
     /// Where the next compaction would cut (first kept entry), keepRecentTokens 20000.
     pub next_cut: Option<u32>,
+    pub keep_recent_tokens: u64,
     /// first kept entry → compaction entry that keeps from there.
     pub kept_from: HashMap<u32, u32>,
     pub summaries: Vec<SummaryCard>,
@@ -77,13 +78,14 @@ pub struct LoadedTranscript {
 }
 
 /// Opens and indexes a transcript and computes the per-file facts. Blocking.
-pub fn load_transcript(path: &std::path::Path) -> Result<LoadedTranscript, String> {
+pub fn load_transcript(path: &std::path::Path, keep_recent_tokens: u64) -> Result<LoadedTranscript, String> {
     let t = Transcript::open(path).map_err(|e| one_line(&e.to_string()))?;
-    Ok(analyze(path.to_path_buf(), Arc::new(t)))
+    Ok(analyze(path.to_path_buf(), Arc::new(t), keep_recent_tokens))
 }
 
 /// The per-file facts for an already indexed transcript.
-pub fn analyze(path: PathBuf, t: Arc<Transcript>) -> LoadedTranscript {
+pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
+    let keep = if keep_recent_tokens == 0 { plan::DEFAULT_KEEP_RECENT_TOKENS } else { keep_recent_tokens };
     let mut on_branch = vec![false; t.len()];
     for i in t.active_branch() {
         on_branch[i as usize] = true;
@@ -102,10 +104,10 @@ pub fn analyze(path: PathBuf, t: Arc<Transcript>) -> LoadedTranscript {
         }
         summaries.push(summary_card(&t, idx, &v, first_kept_idx, on_branch[i]));
     }
-    let next_cut = plan::next_cut_entry(&t, plan::DEFAULT_KEEP_RECENT_TOKENS);
+    let next_cut = plan::next_cut_entry(&t, keep);
     let current_tokens = crate::context::current_tokens(&t).map(|c| c.tokens);
     let warnings = t.all_warnings().iter().map(|w| one_line(&w.to_string())).collect();
-    LoadedTranscript { path, transcript: t, on_branch, next_cut, kept_from, summaries, current_tokens, warnings }
+    LoadedTranscript { path, transcript: t, on_branch, next_cut, keep_recent_tokens: keep, kept_from, summaries, current_tokens, warnings }
 }
 
 fn str_list(v: Option<&Value>) -> Vec<String> {

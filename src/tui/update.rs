@@ -138,7 +138,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                     v.generation = state.next_generation;
                     state.next_generation += 1;
                     v.loading = true;
-                    fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation });
+                    fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation, keep_recent_tokens: v.row.keep_recent_tokens });
                 }
             }
         }
@@ -302,11 +302,12 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 pub fn open_session(state: &mut AppState, row: crate::tui::model::SessionRow, path: std::path::PathBuf, fx: &mut Vec<Effect>) {
     let generation = state.next_generation;
     state.next_generation += 1;
+    let keep_recent_tokens = row.keep_recent_tokens;
     state.session = Some(SessionView { row, path: path.clone(), generation, loading: true, ..SessionView::default() });
     if state.screen() != Screen::Session {
         state.stack.push(Screen::Session);
     }
-    fx.push(Effect::OpenTranscript { path, generation });
+    fx.push(Effect::OpenTranscript { path, generation, keep_recent_tokens });
     fx.push(watch_effect(state));
 }
 
@@ -317,6 +318,7 @@ fn transcript_loaded(
     fx: &mut Vec<Effect>,
 ) {
     let h = layout::session_list(state.size);
+    let bare = state.bare_file;
     let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) else { return };
     v.loading = false;
     match result {
@@ -327,7 +329,10 @@ fn transcript_loaded(
         Ok(l) => {
             let first_open = v.loaded.is_none();
             let was_at_end = v.loaded.is_some() && v.selected + 1 >= v.len();
-            if v.row.used.is_none() {
+            if bare {
+                // No store: the numbers are the defaults plus the transcript's own estimate.
+                v.row = crate::tui::store_adapter::bare_row(l.current_tokens);
+            } else if v.row.used.is_none() {
                 if let Some(t) = l.current_tokens {
                     v.row.used = Some(t);
                     v.row.used_source = Provenance::Estimated;

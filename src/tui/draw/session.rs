@@ -21,7 +21,7 @@ use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
 use super::{compact_num, pad, rpad, truncate, wrap};
 use crate::sanitize::one_line;
-use crate::tui::model::{thousands, SessionRow};
+use crate::tui::model::thousands;
 use crate::tui::rows::kind_label;
 use crate::tui::state::{layout, AppState, SessionView};
 use ratatui::layout::Rect;
@@ -159,7 +159,11 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
         let on_branch = l.on_branch.get(idx as usize).copied().unwrap_or(false);
         let id = one_line(&tr.display_id(idx));
         if l.next_cut == Some(idx) {
-            let text = format!("✂┄ next compaction would cut here: entries above are summarized (keep ≈20k recent tokens) {}", "┄".repeat(iw));
+            let text = format!(
+                "✂┄ next compaction would cut here: entries above are summarized (keepRecentTokens {}) {}",
+                thousands(l.keep_recent_tokens),
+                "┄".repeat(iw)
+            );
             put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.marker())), Style::default());
         }
         if let Some(&c) = l.kept_from.get(&idx) {
@@ -254,11 +258,4 @@ fn clip_fill(s: &str, width: usize) -> String {
 /// Inner width of the detail popup for a terminal size (update wraps to the same width).
 pub fn detail_width(size: (u16, u16)) -> usize {
     size.0.saturating_sub(2).max(1) as usize
-}
-
-/// Row of a session for the header in bare-file mode.
-pub fn bare_row() -> SessionRow {
-    let mut r = SessionRow::with_defaults("", "", crate::tui::model::DEFAULT_WINDOW, None, crate::tui::model::Provenance::Unknown);
-    r.sources.window = "default 200000 (bare file: no store entry)".into();
-    r
 }
