@@ -52,16 +52,10 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
     };
     let rt = t.reserve_tokens;
     let fl = t.reserve_floor;
-    // The winning setting first: long source lines get cut at the right edge.
-    let reserve = format!(
-        "{} [{}]: max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
-        t.reserve_from,
-        src(t.reserve_source),
-        rt.value,
-        src(rt.source),
-        fl.value,
-        src(fl.source)
-    );
+    // The winning setting first (long source lines get cut at the right edge), then the other.
+    let (win, lose) = if t.reserve_from == "reserveTokensFloor" { (fl, rt) } else { (rt, fl) };
+    let other = if t.reserve_from == "reserveTokensFloor" { "reserveTokens" } else { "reserveTokensFloor" };
+    let reserve = format!("{} {} [{}], larger than {other} {} [{}]", t.reserve_from, win.value, src(win.source), lose.value, src(lose.source));
     let flush_at = if t.flush_enabled.value {
         format!(
             "window − reserveTokensFloor {} [{}] − softThresholdTokens {} [{}]",

@@ -55,18 +55,15 @@ pub fn large_session() -> (tempfile::TempDir, PathBuf) {
     (dir, t)
 }
 
-/// The host-a session as the store would report it (sessions.json: contextTokens 48000,
-/// totalTokens 75943 fresh, compactionCount 12).
+/// The host-a session as the store reports it (through `store::Host` and the TUI adapter):
+/// contextTokens 48000, totalTokens 75943 fresh, compactionCount 12.
 pub fn host_a_row(transcript: &Path) -> SessionRow {
-    let mut r = SessionRow::with_defaults("main", "agent:main:main", 48_000, Some(75_943), Provenance::Fresh);
-    r.session_id = "adhoc-1".into();
-    r.model = Some("fake/fake-model".into());
-    r.updated_at_ms = Some(1_795_234_943_664);
-    r.compaction_count = Some(12);
-    r.transcript = Some(transcript.to_path_buf());
-    r.sources.window = "entry contextTokens".into();
-    r.derive();
-    r
+    let state_dir = transcript.ancestors().nth(4).expect("state dir");
+    let opts = clawtop::store::Options { state_dir: Some(state_dir.to_path_buf()), ..Default::default() };
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
+    let mut snap = clawtop::tui::store_adapter::snapshot(&host, None);
+    assert_eq!(snap.rows.len(), 1, "{:?}", snap.warnings);
+    snap.rows.remove(0)
 }
 
 /// One row per status: ok, flush-due, flushed, compact-due, over (>100 %), unknown.
