@@ -1,4 +1,444 @@
-//! Command-line entry (clap) and dispatch; filled in by the CLI work.
+//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//!
+//! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
+//! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
+//! cause; results go to stdout. Nothing here writes to the state dir.
+
+use crate::report::{self, compact, json, list, show};
+use crate::store::{self, Era, Host, Launch, Session, StoreError};
+use crate::thresholds::{Settings, Source};
+use crate::transcript::Transcript;
+use clap::{Args, Parser, Subcommand};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FAILED: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_REFUSED: i32 = 3;
+
+#[derive(Debug, Parser)]
+#[command(name = "clawtop", version, about = "Inspect and maintain OpenClaw agent sessions: thresholds, transcripts, compaction, memory flush")]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    /// A pi transcript (FILE.jsonl) to open in the TUI.
+    #[arg(value_name = "FILE.jsonl")]
+    pub file: Option<PathBuf>,
+    #[command(subcommand)]
+    pub cmd: Option<Cmd>,
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct Global {
+    /// OpenClaw state dir (default: OPENCLAW_STATE_DIR, $OPENCLAW_HOME/.openclaw, ~/.openclaw, ~/.clawdbot).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// OpenClaw config file (default: OPENCLAW_CONFIG_PATH, <state>/openclaw.json).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Use the profile state dir ~/.openclaw-NAME.
+    #[arg(long, global = true, value_name = "NAME", value_parser = parse_profile)]
+    pub profile: Option<String>,
+    /// Only this agent.
+    #[arg(long, global = true, value_name = "ID")]
+    pub agent: Option<String>,
+    /// Use the built-in demo host (read-only).
+    #[arg(long, global = true)]
+    pub demo: bool,
+}
+
+fn parse_profile(s: &str) -> Result<String, String> {
+    if store::resolve::valid_profile(s) { Ok(s.to_string()) } else { Err("profile names are letters, digits, '-' and '_'".into()) }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// List sessions with their thresholds.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// One session (KEY or SESSION_ID) or a transcript FILE: numbers, sources, entries.
+    Show {
+        #[arg(value_name = "KEY|SESSION_ID|FILE")]
+        target: String,
+        #[arg(long)]
+        json: bool,
+        /// Also print the transcript entries (active branch as text; all entries in JSON).
+        #[arg(long)]
+        entries: bool,
+        /// Context window for a bare FILE (default 200000).
+        #[arg(long, value_name = "N")]
+        window: Option<u64>,
+    },
+    /// Plan (and later run) a compaction.
+    Compact(CompactArgs),
+    /// Memory flush (not available yet).
+    #[command(hide = true)]
+    Flush(FlushArgs),
+    /// Open a bare transcript in the TUI.
+    Open {
+        #[arg(value_name = "FILE.jsonl")]
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct ModelFlags {
+    #[arg(long)]
+    pub provider: Option<String>,
+    #[arg(long)]
+    pub model: Option<String>,
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    #[arg(long, value_parser = ["anthropic-messages", "openai-completions"])]
+    pub api: Option<String>,
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CompactArgs {
+    #[arg(value_name = "KEY|FILE")]
+    pub target: String,
+    #[arg(long, conflicts_with = "instructions_file")]
+    pub instructions: Option<String>,
+    #[arg(long, value_name = "F")]
+    pub instructions_file: Option<PathBuf>,
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_recent_tokens: Option<u64>,
+    /// Print the plan; call no model, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub yes: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub model: ModelFlags,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct FlushArgs {
+    #[arg(value_name = "KEY")]
+    pub target: String,
+    #[arg(long, conflicts_with = "instructions_file")]
+    pub instructions: Option<String>,
+    #[arg(long, value_name = "F")]
+    pub instructions_file: Option<PathBuf>,
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long)]
+    pub yes: bool,
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub model: ModelFlags,
+}
+
+/// Process entry: parse, dispatch, return the exit code.
 pub fn main() -> i32 {
-    0
+    init_logging();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = e.exit_code();
+            let _ = e.print();
+            return if code == 0 { EXIT_OK } else { EXIT_USAGE };
+        }
+    };
+    tracing::info!(cmd = ?cli.cmd.as_ref().map(cmd_name), "start");
+    run(cli)
+}
+
+fn cmd_name(c: &Cmd) -> &'static str {
+    match c {
+        Cmd::List { .. } => "list",
+        Cmd::Show { .. } => "show",
+        Cmd::Compact(_) => "compact",
+        Cmd::Flush(_) => "flush",
+        Cmd::Open { .. } => "open",
+    }
+}
+
+pub fn run(cli: Cli) -> i32 {
+    let g = cli.global;
+    match cli.cmd {
+        None => match cli.file {
+            Some(f) => open_file(&g, &f),
+            None => tui_default(&g),
+        },
+        Some(_) if cli.file.is_some() => fail("give either a FILE.jsonl or a subcommand, not both"),
+        Some(Cmd::Open { file }) => open_file(&g, &file),
+        Some(Cmd::List { json }) => cmd_list(&g, json),
+        Some(Cmd::Show { target, json, entries, window }) => cmd_show(&g, &target, json, entries, window),
+        Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
+        Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
+    }
+}
+
+// ---------------------------------------------------------------- output helpers
+
+/// stdout without panicking on a closed pipe (`clawtop list | head`).
+fn out(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
+fn fail(msg: &str) -> i32 {
+    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
+    tracing::warn!("{msg}");
+    EXIT_FAILED
+}
+
+fn refuse(msg: &str) -> i32 {
+    eprintln!("clawtop: refused: {}", crate::sanitize::one_line(msg));
+    EXIT_REFUSED
+}
+
+fn warn_all(ws: &[String]) {
+    for w in ws {
+        eprintln!("warning: {}", crate::sanitize::one_line(w));
+    }
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+fn init_logging() {
+    let dir = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")));
+    let Some(dir) = dir.map(|d| d.join("clawtop")) else { return };
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("clawtop.log")) else { return };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt().with_writer(std::sync::Mutex::new(file)).with_ansi(false).with_env_filter(filter).try_init();
+}
+
+// ---------------------------------------------------------------- host and targets
+
+fn open_host(g: &Global) -> Result<Host, StoreError> {
+    if g.demo {
+        return Host::demo();
+    }
+    let opts = store::Options { state_dir: g.state_dir.clone(), config: g.config.clone(), profile: g.profile.clone() };
+    Host::open(&opts, &store::Env::from_process())
+}
+
+/// A session of a host, or a bare transcript file.
+enum Target {
+    Session { host: Box<Host>, session: Box<Session> },
+    File(PathBuf),
+}
+
+/// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
+/// error, anything else is looked up as a session key, then as a sessionId.
+/// `era_b_code` is the exit code when the host is era B.
+fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i32> {
+    if Path::new(target).is_file() {
+        return Ok(Target::File(PathBuf::from(target)));
+    }
+    if target.ends_with(".jsonl") {
+        return Err(fail(&format!("transcript file {target} not found")));
+    }
+    let host = match open_host(g) {
+        Ok(h) => h,
+        Err(e) => return Err(fail(&e.to_string())),
+    };
+    if host.era == Era::Sqlite {
+        let msg = host.era_message();
+        return Err(if era_b_code == EXIT_REFUSED { refuse(&msg) } else { fail(&msg) });
+    }
+    if let Some(a) = &g.agent {
+        if host.agent(a).is_none() {
+            return Err(fail(&format!("no agent {a:?} in {}", host.state_dir.display())));
+        }
+    }
+    let loaded = host.load_sessions(g.agent.as_deref());
+    let by_key: Vec<&Session> = loaded.sessions.iter().filter(|s| s.key == target).collect();
+    let matches = if by_key.is_empty() { loaded.sessions.iter().filter(|s| s.entry.session_id == target).collect() } else { by_key };
+    match matches.len() {
+        1 => {
+            let session = matches[0].clone();
+            Ok(Target::Session { host: Box::new(host), session: Box::new(session) })
+        }
+        0 => {
+            if let Some(e) = loaded.errors.first() {
+                return Err(fail(&e.to_string()));
+            }
+            Err(fail(&format!(
+                "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
+                host.state_dir.display(),
+                loaded.sessions.len()
+            )))
+        }
+        _ => {
+            let agents: Vec<String> = matches.iter().map(|s| format!("{}:{}", s.agent_id, s.key)).collect();
+            Err(fail(&format!("{target:?} matches several sessions ({}); use --agent ID", agents.join(", "))))
+        }
+    }
+}
+
+// ---------------------------------------------------------------- commands
+
+fn cmd_list(g: &Global, as_json: bool) -> i32 {
+    let host = match open_host(g) {
+        Ok(h) => h,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let r = list::build(&host, g.agent.as_deref());
+    if as_json {
+        out(&json::to_string(&r));
+    } else {
+        out(&list::render(&r, now_ms()));
+        warn_all(&r.warnings);
+        for s in &r.sessions {
+            let key = s.session_key.as_deref().unwrap_or("-");
+            warn_all(&s.warnings.iter().map(|w| format!("{key}: {w}")).collect::<Vec<_>>());
+        }
+    }
+    for e in &r.errors {
+        eprintln!("clawtop: {}", crate::sanitize::one_line(e));
+    }
+    if r.errors.is_empty() { EXIT_OK } else { EXIT_FAILED }
+}
+
+fn cmd_show(g: &Global, target: &str, as_json: bool, with_entries: bool, window: Option<u64>) -> i32 {
+    let t = match resolve_target(g, target, EXIT_FAILED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let (rep, transcript) = match &t {
+        Target::File(p) => match show::for_file(p, window, with_entries) {
+            Ok((r, t)) => (r, Some(t)),
+            Err(e) => return fail(&e),
+        },
+        Target::Session { host, session } => {
+            let mut numbers = report::Numbers::new(host);
+            show::for_session(&mut numbers, session, with_entries)
+        }
+    };
+    if as_json {
+        out(&json::to_string(&rep));
+    } else {
+        out(&show::render(&rep, transcript.as_ref(), with_entries));
+        warn_all(&rep.row.warnings);
+    }
+    EXIT_OK
+}
+
+/// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
+fn keep_recent(flag: Option<u64>, host: Option<&Host>) -> (u64, Source) {
+    if let Some(n) = flag {
+        return (n, Source::Flag);
+    }
+    let cfg = host.map(|h| h.config.clone()).unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+    let s = Settings::from_config(&cfg).keep_recent_tokens;
+    (s.value, s.source)
+}
+
+fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
+    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    if !a.dry_run {
+        if let Target::Session { host, .. } = &target {
+            if host.is_demo {
+                return refuse("the demo host is read-only");
+            }
+        }
+        return compact_commit(&target, a);
+    }
+    let (path, key, host) = match &target {
+        Target::File(p) => (p.clone(), None, None),
+        Target::Session { host, session } => match &session.transcript {
+            Some(p) => (p.clone(), Some(session.key.as_str()), Some(host.as_ref())),
+            None => {
+                return fail(&format!("session {} has no transcript: {}", session.key, session.warnings.join("; ")));
+            }
+        },
+    };
+    let t = match Transcript::open(&path) {
+        Ok(t) => t,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let mut warnings = Vec::new();
+    report::push_transcript_warnings(&t, &mut warnings);
+    let keep = keep_recent(a.keep_recent_tokens, host);
+    match compact::build(&t, key, keep) {
+        Ok((r, _)) => {
+            if a.json {
+                out(&json::to_string(&r));
+            } else {
+                out(&compact::render(&r));
+            }
+            warn_all(&warnings);
+            EXIT_OK
+        }
+        Err(why) => {
+            warn_all(&warnings);
+            fail(&format!("{}: {why}", path.display()))
+        }
+    }
+}
+
+/// The write path of `compact`. Isolated so the compaction work can replace it.
+fn compact_commit(_target: &Target, _args: &CompactArgs) -> i32 {
+    eprintln!("clawtop: compact without --dry-run is not available yet (model-backed compaction lands with the compaction work)");
+    EXIT_USAGE
+}
+
+fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
+    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    flush_run(&target, a)
+}
+
+/// The flush path. Isolated so the flush work can replace it.
+fn flush_run(_target: &Target, _args: &FlushArgs) -> i32 {
+    eprintln!("clawtop: flush is not available yet (model-backed memory flush lands with the flush work)");
+    EXIT_USAGE
+}
+
+// ---------------------------------------------------------------- TUI
+
+fn open_file(g: &Global, file: &Path) -> i32 {
+    if !file.is_file() {
+        return fail(&format!("transcript file {} not found", file.display()));
+    }
+    run_tui(Launch { host: None, file: Some(file.to_path_buf()), agent: g.agent.clone() })
+}
+
+/// No subcommand: the TUI on the resolved host; the demo when no state dir exists at all.
+fn tui_default(g: &Global) -> i32 {
+    let host = match open_host(g) {
+        Ok(h) => h,
+        Err(StoreError::NoStateDir { looked, .. }) => {
+            let places: Vec<String> = looked.iter().map(ToString::to_string).collect();
+            tracing::info!("no state dir ({}); using the demo", places.join(", "));
+            match Host::demo() {
+                Ok(h) => h,
+                Err(e) => return fail(&e.to_string()),
+            }
+        }
+        Err(e) => return fail(&e.to_string()),
+    };
+    run_tui(Launch { host: Some(host), file: None, agent: g.agent.clone() })
+}
+
+/// Hands over to the TUI (wired by the TUI work).
+fn run_tui(launch: Launch) -> i32 {
+    let _ = launch;
+    eprintln!("clawtop: TUI not built in this branch; use `clawtop list` or `clawtop show`");
+    EXIT_FAILED
 }

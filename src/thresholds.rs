@@ -1,1 +1,483 @@
-//! TODO
+//! The numbers of SPEC §3, each with where it came from.
+//!
+//! Arithmetic follows OpenClaw 2026.2.26–2026.7.1 (reference/openclaw-store.md §5, §6.1):
+//! reserve = max(reserveTokens, reserveTokensFloor), compact line = window − reserve,
+//! flush line = window − reserveTokensFloor − softThresholdTokens. Lines never go below 0
+//! (OpenClaw clamps the flush threshold at 0 too). Used figures are never clamped and never
+//! invented: unknown stays unknown.
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub const DEFAULT_WINDOW: u64 = 200_000;
+pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
+pub const DEFAULT_RESERVE_FLOOR: u64 = 20_000;
+pub const DEFAULT_SOFT_THRESHOLD: u64 = 4_000;
+
+/// Where a number came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Source {
+    /// The session's store entry.
+    Entry,
+    /// `openclaw.json`.
+    Config,
+    /// A model catalog: config `models.providers` or `agents/<id>/agent/models.json`.
+    ModelCatalog,
+    /// A command-line flag.
+    Flag,
+    Default,
+}
+
+impl Source {
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Entry => "entry",
+            Source::Config => "config",
+            Source::ModelCatalog => "modelCatalog",
+            Source::Flag => "flag",
+            Source::Default => "default",
+        }
+    }
+}
+
+/// Provenance of the used figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UsedSource {
+    /// `totalTokens` with `totalTokensFresh: true`.
+    Fresh,
+    /// `totalTokens` without a `totalTokensFresh` flag (older writers).
+    Legacy,
+    /// From the transcript: last valid assistant usage plus estimates after it.
+    Estimated,
+    Unknown,
+}
+
+impl UsedSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            UsedSource::Fresh => "fresh",
+            UsedSource::Legacy => "legacy",
+            UsedSource::Estimated => "estimated",
+            UsedSource::Unknown => "unknown",
+        }
+    }
+}
+
+/// Session status. Precedence (first that holds): `unknown` (no used figure), `over`
+/// (used ≥ window), `compact-due` (used ≥ compact line), `flushed` / `flush-due`
+/// (used ≥ flush line, flushed this cycle or not), `ok`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    Ok,
+    FlushDue,
+    Flushed,
+    CompactDue,
+    Over,
+    Unknown,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::FlushDue => "flush-due",
+            Status::Flushed => "flushed",
+            Status::CompactDue => "compact-due",
+            Status::Over => "over",
+            Status::Unknown => "unknown",
+        }
+    }
+}
+
+/// A value and its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: Source,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: Source) -> Self {
+        Sourced { value, source }
+    }
+}
+
+/// Compaction and flush settings from `agents.defaults.compaction` (reference §5.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub reserve_tokens: Sourced<u64>,
+    pub reserve_floor: Sourced<u64>,
+    pub soft_threshold: Sourced<u64>,
+    pub flush_enabled: Sourced<bool>,
+    pub keep_recent_tokens: Sourced<u64>,
+    /// `agents.defaults.contextTokens`.
+    pub default_context_tokens: Option<u64>,
+}
+
+fn num(v: Option<&Value>) -> Option<u64> {
+    v.and_then(crate::store::sessions::non_negative)
+}
+
+impl Settings {
+    pub fn from_config(config: &Value) -> Settings {
+        let c = config.pointer("/agents/defaults/compaction");
+        let get = |k: &str| c.and_then(|c| c.get(k));
+        let mf = get("memoryFlush");
+        let pick = |v: Option<u64>, d: u64| match v {
+            Some(v) => Sourced::new(v, Source::Config),
+            None => Sourced::new(d, Source::Default),
+        };
+        Settings {
+            reserve_tokens: pick(num(get("reserveTokens")), DEFAULT_RESERVE_TOKENS),
+            reserve_floor: pick(num(get("reserveTokensFloor")), DEFAULT_RESERVE_FLOOR),
+            soft_threshold: pick(num(mf.and_then(|m| m.get("softThresholdTokens"))), DEFAULT_SOFT_THRESHOLD),
+            // Only an explicit `false` disables the flush (OpenClaw: `enabled === false`).
+            flush_enabled: match mf.and_then(|m| m.get("enabled")).and_then(Value::as_bool) {
+                Some(b) => Sourced::new(b, Source::Config),
+                None => Sourced::new(true, Source::Default),
+            },
+            keep_recent_tokens: pick(num(get("keepRecentTokens")).filter(|&n| n > 0), crate::plan::DEFAULT_KEEP_RECENT_TOKENS),
+            default_context_tokens: num(config.pointer("/agents/defaults/contextTokens")).filter(|&n| n > 0),
+        }
+    }
+}
+
+/// A model catalog to look windows up in: an object with `providers.<p>.models[]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Catalog<'a> {
+    pub value: &'a Value,
+    /// Names the file for the detail text.
+    pub label: &'a str,
+}
+
+/// The window and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    pub tokens: u64,
+    pub source: Source,
+    pub detail: String,
+}
+
+/// SPEC §3 window: entry `contextTokens`, else `agents.defaults.contextTokens`, else the model's
+/// window from the catalogs in order, else 200000.
+pub fn resolve_window(entry_context_tokens: Option<u64>, settings: &Settings, catalogs: &[Catalog<'_>], provider: Option<&str>, model: Option<&str>) -> Window {
+    if let Some(n) = entry_context_tokens.filter(|&n| n > 0) {
+        return Window { tokens: n, source: Source::Entry, detail: "entry contextTokens".into() };
+    }
+    if let Some(n) = settings.default_context_tokens {
+        return Window { tokens: n, source: Source::Config, detail: "config agents.defaults.contextTokens".into() };
+    }
+    if let Some(model) = model {
+        for c in catalogs {
+            if let Some((n, what)) = catalog_window(c.value, provider, model) {
+                return Window { tokens: n, source: Source::ModelCatalog, detail: format!("{what} in {}", c.label) };
+            }
+        }
+    }
+    Window { tokens: DEFAULT_WINDOW, source: Source::Default, detail: "default 200000".into() }
+}
+
+/// `models.providers.<p>.models[]` lookup (reference §5.3): a model whose `id` is the model or
+/// `<p>/<model>`; its `contextTokens` wins, else `contextWindow`; then the provider's own.
+/// Without a provider, a model id found under exactly one provider is used.
+pub fn catalog_window(catalog: &Value, provider: Option<&str>, model: &str) -> Option<(u64, String)> {
+    let providers = catalog.get("providers").or_else(|| catalog.pointer("/models/providers"))?.as_object()?;
+    let candidates: Vec<(&String, &Value)> = match provider {
+        Some(p) => providers.iter().filter(|(k, _)| k.as_str() == p).collect(),
+        None => providers.iter().collect(),
+    };
+    let mut found = Vec::new();
+    for (p, pv) in candidates {
+        let qualified = format!("{p}/{model}");
+        let m = pv.get("models").and_then(Value::as_array).and_then(|ms| {
+            ms.iter().find(|m| m.get("id").and_then(Value::as_str).is_some_and(|id| id == model || id == qualified))
+        });
+        let Some(m) = m else { continue };
+        let hit = [("contextTokens", m), ("contextWindow", m), ("contextTokens", pv), ("contextWindow", pv)]
+            .into_iter()
+            .find_map(|(k, obj)| num(obj.get(k)).filter(|&n| n > 0).map(|n| (n, k)));
+        if let Some((n, k)) = hit {
+            found.push((n, format!("models.providers.{p}.models[{model}].{k}")));
+        }
+    }
+    if provider.is_none() && found.len() > 1 {
+        return None;
+    }
+    found.into_iter().next()
+}
+
+/// What the numbers need from a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub total_tokens: Option<u64>,
+    pub total_tokens_fresh: Option<bool>,
+    pub compaction_count: Option<u64>,
+    pub memory_flush_at: Option<i64>,
+    pub memory_flush_compaction_count: Option<u64>,
+}
+
+impl Counters {
+    pub fn from_entry(e: &crate::store::StoreEntry) -> Counters {
+        Counters {
+            total_tokens: e.total_tokens(),
+            total_tokens_fresh: e.total_tokens_fresh(),
+            compaction_count: e.compaction_count,
+            memory_flush_at: e.memory_flush_at,
+            memory_flush_compaction_count: e.memory_flush_compaction_count,
+        }
+    }
+}
+
+/// SPEC §3 used: `totalTokens` unless `totalTokensFresh` is `false`; else the transcript
+/// estimate (`estimate` is only called then, so listing fresh sessions opens no transcript).
+pub fn resolve_used(c: &Counters, estimate: impl FnOnce() -> Option<u64>) -> (Option<u64>, UsedSource) {
+    match (c.total_tokens, c.total_tokens_fresh) {
+        (Some(n), Some(true)) => (Some(n), UsedSource::Fresh),
+        (Some(n), None) => (Some(n), UsedSource::Legacy),
+        _ => match estimate() {
+            Some(n) => (Some(n), UsedSource::Estimated),
+            None => (None, UsedSource::Unknown),
+        },
+    }
+}
+
+/// All numbers of one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Thresholds {
+    pub window: u64,
+    pub window_source: Source,
+    pub window_detail: String,
+    pub used: Option<u64>,
+    pub used_source: UsedSource,
+    pub reserve: u64,
+    /// The setting that won the max (reserveTokens or reserveTokensFloor) and its source.
+    pub reserve_from: &'static str,
+    pub reserve_source: Source,
+    pub reserve_tokens: Sourced<u64>,
+    pub reserve_floor: Sourced<u64>,
+    pub soft_threshold: Sourced<u64>,
+    pub flush_enabled: Sourced<bool>,
+    pub compact_at: u64,
+    pub flush_at: Option<u64>,
+    pub compaction_count: Option<u64>,
+    pub memory_flush_at: Option<i64>,
+    pub memory_flush_compaction_count: Option<u64>,
+    pub flushed_this_cycle: bool,
+    pub status: Status,
+    pub flush_reason: String,
+}
+
+impl Thresholds {
+    /// used / window in percent (may exceed 100; None when used is unknown).
+    pub fn percent(&self) -> Option<f64> {
+        let u = self.used?;
+        if self.window == 0 { None } else { Some(u as f64 * 100.0 / self.window as f64) }
+    }
+}
+
+/// Computes every §3 number.
+pub fn compute(window: Window, used: (Option<u64>, UsedSource), settings: &Settings, c: &Counters) -> Thresholds {
+    let (used, used_source) = used;
+    let rt = settings.reserve_tokens;
+    let fl = settings.reserve_floor;
+    // A floor of 0 disables it, which max() already expresses.
+    let (reserve, reserve_from, reserve_source) =
+        if fl.value > rt.value { (fl.value, "reserveTokensFloor", fl.source) } else { (rt.value, "reserveTokens", rt.source) };
+    let compact_at = window.tokens.saturating_sub(reserve);
+    let flush_at = settings.flush_enabled.value.then(|| window.tokens.saturating_sub(fl.value).saturating_sub(settings.soft_threshold.value));
+    let flushed_this_cycle = c.memory_flush_compaction_count.is_some() && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0));
+    let status = match used {
+        None => Status::Unknown,
+        Some(u) if u >= window.tokens => Status::Over,
+        Some(u) if u >= compact_at => Status::CompactDue,
+        Some(u) if flush_at.is_some_and(|f| u >= f) => {
+            if flushed_this_cycle {
+                Status::Flushed
+            } else {
+                Status::FlushDue
+            }
+        }
+        Some(_) => Status::Ok,
+    };
+    let cc = c.compaction_count.unwrap_or(0);
+    let flush_reason = match (flush_at, used) {
+        (None, _) => "no flush line: memoryFlush.enabled is false".to_string(),
+        (Some(_), None) => "unknown: no fresh token count and the transcript has no usage since the last compaction".to_string(),
+        (Some(f), Some(u)) if u >= f => {
+            if flushed_this_cycle {
+                format!("no flush: flushed this cycle (memoryFlushCompactionCount {} = compactionCount {cc})", c.memory_flush_compaction_count.unwrap_or(0))
+            } else {
+                let last = match c.memory_flush_compaction_count {
+                    Some(m) => format!(" (last flush at compaction {m})"),
+                    None => String::new(),
+                };
+                format!("flush due: {} used ≥ flush line {} and no flush since compaction {cc}{last}", thousands(u), thousands(f))
+            }
+        }
+        (Some(f), Some(u)) => format!("no flush: {} used < flush line {}", thousands(u), thousands(f)),
+    };
+    Thresholds {
+        window: window.tokens,
+        window_source: window.source,
+        window_detail: window.detail,
+        used,
+        used_source,
+        reserve,
+        reserve_from,
+        reserve_source,
+        reserve_tokens: rt,
+        reserve_floor: fl,
+        soft_threshold: settings.soft_threshold,
+        flush_enabled: settings.flush_enabled,
+        compact_at,
+        flush_at,
+        compaction_count: c.compaction_count,
+        memory_flush_at: c.memory_flush_at,
+        memory_flush_compaction_count: c.memory_flush_compaction_count,
+        flushed_this_cycle,
+        status,
+        flush_reason,
+    }
+}
+
+/// `41200` → `41,200`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn defaults() -> Settings {
+        Settings::from_config(&json!({}))
+    }
+
+    fn win(n: u64) -> Window {
+        Window { tokens: n, source: Source::Entry, detail: String::new() }
+    }
+
+    fn fresh(n: u64) -> (Option<u64>, UsedSource) {
+        (Some(n), UsedSource::Fresh)
+    }
+
+    #[test]
+    fn host_a_numbers() {
+        let cfg = json!({"models": {"providers": {"fake": {"models": [{"id": "fake-model", "contextWindow": 48000}]}}},
+                         "agents": {"defaults": {"compaction": {"mode": "safeguard"}}}});
+        let s = Settings::from_config(&cfg);
+        let w = resolve_window(Some(48000), &s, &[Catalog { value: &cfg["models"], label: "config" }], Some("fake"), Some("fake-model"));
+        assert_eq!((w.tokens, w.source), (48000, Source::Entry));
+        let c = Counters { total_tokens: Some(75943), total_tokens_fresh: Some(true), compaction_count: Some(12), ..Default::default() };
+        let used = resolve_used(&c, || panic!("no estimate needed"));
+        assert_eq!(used, (Some(75943), UsedSource::Fresh));
+        let t = compute(w, used, &s, &c);
+        assert_eq!(t.reserve, 20000);
+        assert_eq!((t.reserve_from, t.reserve_source), ("reserveTokensFloor", Source::Default));
+        assert_eq!(t.compact_at, 28000);
+        assert_eq!(t.flush_at, Some(24000));
+        assert!(!t.flushed_this_cycle);
+        assert_eq!(t.status, Status::Over);
+        assert_eq!(t.flush_reason, "flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12");
+        assert!(t.percent().unwrap() > 158.0, "never clamped");
+    }
+
+    #[test]
+    fn window_precedence() {
+        let cfg = json!({"agents": {"defaults": {"contextTokens": 64000}}});
+        let cat = json!({"providers": {"p": {"models": [{"id": "m", "contextWindow": 32768}]}, "q": {"models": [{"id": "m", "contextWindow": 1}]}}});
+        let cats = [Catalog { value: &cat, label: "models.json" }];
+        let s = Settings::from_config(&cfg);
+        assert_eq!(resolve_window(Some(1000), &s, &cats, Some("p"), Some("m")).source, Source::Entry);
+        assert_eq!(resolve_window(None, &s, &cats, Some("p"), Some("m")).tokens, 64000);
+        let d = defaults();
+        let w = resolve_window(None, &d, &cats, Some("p"), Some("m"));
+        assert_eq!((w.tokens, w.source), (32768, Source::ModelCatalog));
+        assert!(w.detail.contains("models.json"));
+        // Ambiguous without provider → default.
+        assert_eq!(resolve_window(None, &d, &cats, None, Some("m")).source, Source::Default);
+        assert_eq!(resolve_window(None, &d, &cats, Some("zz"), Some("m")).tokens, 200000);
+        // contextTokens on the model wins over contextWindow; qualified ids match.
+        let cat2 = json!({"models": {"providers": {"p": {"models": [{"id": "p/m", "contextWindow": 9000, "contextTokens": 8000}]}}}});
+        assert_eq!(resolve_window(None, &d, &[Catalog { value: &cat2, label: "c" }], Some("p"), Some("m")).tokens, 8000);
+        assert_eq!(resolve_window(Some(0), &d, &[], None, None).source, Source::Default);
+    }
+
+    #[test]
+    fn used_provenance() {
+        let c = |t, f| Counters { total_tokens: t, total_tokens_fresh: f, ..Default::default() };
+        assert_eq!(resolve_used(&c(Some(5), Some(true)), || None), (Some(5), UsedSource::Fresh));
+        assert_eq!(resolve_used(&c(Some(5), None), || None), (Some(5), UsedSource::Legacy));
+        assert_eq!(resolve_used(&c(Some(5), Some(false)), || Some(7)), (Some(7), UsedSource::Estimated));
+        assert_eq!(resolve_used(&c(None, Some(true)), || Some(7)), (Some(7), UsedSource::Estimated));
+        assert_eq!(resolve_used(&c(Some(5), Some(false)), || None), (None, UsedSource::Unknown));
+        let t = compute(win(1000), (None, UsedSource::Unknown), &defaults(), &Counters::default());
+        assert_eq!(t.status, Status::Unknown);
+        assert_eq!(t.used, None, "unknown never becomes 0");
+        assert!(t.flush_reason.starts_with("unknown:"));
+    }
+
+    #[test]
+    fn reserve_rules() {
+        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}));
+        let t = compute(win(100000), fresh(0), &s, &Counters::default());
+        assert_eq!((t.reserve, t.reserve_from, t.reserve_source), (30000, "reserveTokens", Source::Config));
+        assert_eq!(t.compact_at, 70000);
+        assert_eq!(t.flush_at, Some(76000), "flush line uses the floor, not the reserve");
+        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"reserveTokensFloor": 0}}}}));
+        let t = compute(win(100000), fresh(0), &s, &Counters::default());
+        assert_eq!((t.reserve, t.reserve_source), (16384, Source::Default));
+        assert_eq!(t.flush_at, Some(96000));
+        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": false, "softThresholdTokens": 1}}}}}));
+        let t = compute(win(100000), fresh(79000), &s, &Counters::default());
+        assert_eq!(t.flush_at, None);
+        assert_eq!(t.status, Status::Ok);
+        assert_eq!(t.flush_reason, "no flush line: memoryFlush.enabled is false");
+        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"softThresholdTokens": 1000}}}}}));
+        let t = compute(win(100000), fresh(0), &s, &Counters::default());
+        assert_eq!((t.flush_at, t.soft_threshold.source), (Some(79000), Source::Config));
+        // Tiny windows clamp lines at 0 rather than wrapping.
+        let t = compute(win(10000), fresh(1), &defaults(), &Counters::default());
+        assert_eq!((t.compact_at, t.flush_at), (0, Some(0)));
+    }
+
+    #[test]
+    fn status_and_flush_cycle() {
+        let s = defaults();
+        let st = |used, cc, mfcc| {
+            let c = Counters { compaction_count: cc, memory_flush_compaction_count: mfcc, ..Default::default() };
+            compute(win(200000), fresh(used), &s, &c)
+        };
+        assert_eq!(st(100, None, None).status, Status::Ok);
+        assert_eq!(st(100, None, None).flush_reason, "no flush: 100 used < flush line 176,000");
+        assert_eq!(st(176000, Some(2), None).status, Status::FlushDue);
+        assert_eq!(st(176000, Some(2), Some(1)).status, Status::FlushDue);
+        let f = st(176000, Some(2), Some(2));
+        assert_eq!(f.status, Status::Flushed);
+        assert_eq!(f.flush_reason, "no flush: flushed this cycle (memoryFlushCompactionCount 2 = compactionCount 2)");
+        assert!(st(176000, None, Some(0)).flushed_this_cycle, "compactionCount ?? 0");
+        assert_eq!(st(180000, Some(2), Some(2)).status, Status::CompactDue);
+        assert_eq!(st(200000, None, None).status, Status::Over);
+        assert_eq!(st(250000, None, None).percent().map(|p| p.round()), Some(125.0));
+    }
+
+    #[test]
+    fn thousands_sep() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+    }
+}

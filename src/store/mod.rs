@@ -1,1 +1,436 @@
-//! TODO
+//! An OpenClaw host on disk: state dir, config, agents, era, session stores, transcript and
+//! workspace paths (SPEC §2, reference/openclaw-store.md §1–§3). Read-only; no terminal code.
+
+pub mod demo;
+pub mod era;
+pub mod resolve;
+pub mod sessions;
+
+pub use resolve::{ConfigSource, Env, Looked, Options, StateDirSource};
+pub use sessions::StoreEntry;
+
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Component, Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no OpenClaw state dir found; looked at: {}{}", fmt_looked(.looked), if .note.is_empty() { String::new() } else { format!(" ({})", .note) })]
+    NoStateDir { looked: Vec<Looked>, note: String },
+    #[error("state dir {} (from {}) does not exist", .path.display(), .from.describe())]
+    StateDirMissing { path: PathBuf, from: StateDirSource },
+    #[error("config file {} (from {}) does not exist", .path.display(), .from.describe())]
+    ConfigMissing { path: PathBuf, from: ConfigSource },
+    #[error("cannot read config {}: {source}", .path.display())]
+    ConfigRead {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot parse config {}: {message}", .path.display())]
+    ConfigParse { path: PathBuf, message: String },
+    #[error("cannot read session store {}: {message}", .path.display())]
+    Store { path: PathBuf, message: String },
+    #[error("cannot set up the demo state dir: {0}")]
+    Demo(String),
+}
+
+fn fmt_looked(l: &[Looked]) -> String {
+    if l.is_empty() {
+        return "nowhere".into();
+    }
+    l.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Storage era of a host (reference §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Era {
+    /// `sessions.json` + JSONL transcripts (OpenClaw ≤ 2026.7.1).
+    File,
+    /// `openclaw-agent.sqlite` (OpenClaw ≥ 2026.7.2): detected, never written.
+    Sqlite,
+}
+
+impl Era {
+    pub fn name(self) -> &'static str {
+        match self {
+            Era::File => "file",
+            Era::Sqlite => "sqlite",
+        }
+    }
+}
+
+/// One agent of the host.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub id: String,
+    pub dir: PathBuf,
+    pub sessions_dir: PathBuf,
+    pub store_path: PathBuf,
+    pub has_store: bool,
+    pub in_config: bool,
+    /// Why this agent's SQLite file marks era B.
+    pub era_b: Option<String>,
+}
+
+/// A resolved host. Cheap to build: session stores are read by [`Host::load_sessions`].
+#[derive(Debug)]
+pub struct Host {
+    pub state_dir: PathBuf,
+    pub state_source: StateDirSource,
+    /// Every place resolution considered, in order.
+    pub looked: Vec<Looked>,
+    pub config_path: Option<PathBuf>,
+    pub config_source: ConfigSource,
+    pub config: Value,
+    pub agents: Vec<Agent>,
+    pub era: Era,
+    /// Human-readable evidence for era B.
+    pub era_evidence: Vec<String>,
+    pub is_demo: bool,
+    /// Home `~` expands against in config values (OPENCLAW_HOME, else HOME; the demo's own).
+    pub home: Option<PathBuf>,
+    /// Problems that did not stop loading (bad agent ids in config, ...).
+    pub warnings: Vec<String>,
+    /// Keeps the extracted demo alive; removed on drop.
+    _demo: Option<demo::DemoDir>,
+}
+
+/// What the TUI is asked to open (wired by the TUI work).
+#[derive(Debug)]
+pub struct Launch {
+    pub host: Option<Host>,
+    pub file: Option<PathBuf>,
+    pub agent: Option<String>,
+}
+
+/// OpenClaw's `normalizeAgentId`: lower-case, characters outside `[a-z0-9_-]` become `-`.
+/// Also what makes a config-supplied id safe as a path component.
+pub fn normalize_agent_id(id: &str) -> Option<String> {
+    let s: String = id
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .take(64)
+        .collect();
+    if s.is_empty() || !s.as_bytes()[0].is_ascii_alphanumeric() { None } else { Some(s) }
+}
+
+impl Host {
+    /// Resolves the state dir and config per SPEC §2 and discovers agents and the era.
+    pub fn open(opts: &Options, env: &Env) -> Result<Host, StoreError> {
+        let (state_dir, state_source, looked) = resolve::resolve_state_dir(opts, env)?;
+        let (config_path, config_source, config) = resolve::resolve_config(opts, env, &state_dir, state_source)?;
+        let home = env.effective_home().map(Path::to_path_buf);
+        Ok(Self::assemble(state_dir, state_source, looked, config_path, config_source, config, home, None))
+    }
+
+    /// The embedded demo host, extracted to a private temp dir (read-only use).
+    pub fn demo() -> Result<Host, StoreError> {
+        let d = demo::DemoDir::extract().map_err(|e| StoreError::Demo(e.to_string()))?;
+        let state_dir = d.state_dir();
+        let (config_path, config_source, config) =
+            resolve::resolve_config(&Options::default(), &Env::default(), &state_dir, StateDirSource::Demo)?;
+        let home = Some(d.home());
+        let looked = vec![Looked { path: state_dir.clone(), source: StateDirSource::Demo }];
+        let mut h = Self::assemble(state_dir, StateDirSource::Demo, looked, config_path, config_source, config, home, Some(d));
+        h.is_demo = true;
+        Ok(h)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
+        state_dir: PathBuf,
+        state_source: StateDirSource,
+        looked: Vec<Looked>,
+        config_path: Option<PathBuf>,
+        config_source: ConfigSource,
+        config: Value,
+        home: Option<PathBuf>,
+        demo: Option<demo::DemoDir>,
+    ) -> Host {
+        let mut warnings = Vec::new();
+        let mut ids: Vec<(String, bool)> = Vec::new();
+        let agents_root = state_dir.join("agents");
+        if let Ok(rd) = std::fs::read_dir(&agents_root) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let p = e.path();
+                if p.join("sessions/sessions.json").is_file() || p.join("agent/openclaw-agent.sqlite").is_file() {
+                    ids.push((name, false));
+                }
+            }
+        }
+        if let Some(list) = config.pointer("/agents/list").and_then(Value::as_array) {
+            for a in list {
+                let Some(raw) = a.get("id").and_then(Value::as_str) else { continue };
+                match normalize_agent_id(raw) {
+                    Some(id) => match ids.iter_mut().find(|(i, _)| *i == id) {
+                        Some(slot) => slot.1 = true,
+                        None => ids.push((id, true)),
+                    },
+                    None => warnings.push(format!("config agents.list has an unusable agent id {:?}; ignored", crate::sanitize::one_line(raw))),
+                }
+            }
+        }
+        ids.sort();
+        let mut era_evidence = Vec::new();
+        let agents: Vec<Agent> = ids
+            .into_iter()
+            .map(|(id, in_config)| {
+                let dir = agents_root.join(&id);
+                let sessions_dir = dir.join("sessions");
+                let store_path = sessions_dir.join("sessions.json");
+                let era_b = era::sqlite_era_b(&dir.join("agent/openclaw-agent.sqlite"));
+                if let Some(why) = &era_b {
+                    era_evidence.push(format!("agent {id}: {why}"));
+                }
+                Agent { has_store: store_path.is_file(), id, dir, sessions_dir, store_path, in_config, era_b }
+            })
+            .collect();
+        let era = if era_evidence.is_empty() { Era::File } else { Era::Sqlite };
+        Host {
+            state_dir,
+            state_source,
+            looked,
+            config_path,
+            config_source,
+            config,
+            agents,
+            era,
+            era_evidence,
+            is_demo: false,
+            home,
+            warnings,
+            _demo: demo,
+        }
+    }
+
+    pub fn agent(&self, id: &str) -> Option<&Agent> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    /// One-line description of era B for messages.
+    pub fn era_message(&self) -> String {
+        format!(
+            "{} is an era-B host (OpenClaw >= 2026.7.2 keeps sessions in SQLite): {}; clawtop cannot read SQLite sessions yet and never writes them",
+            self.state_dir.display(),
+            self.era_evidence.join("; ")
+        )
+    }
+
+    /// Reads the session stores of all agents (or one). A store that cannot be read is an
+    /// error in `errors` and the other agents still load.
+    pub fn load_sessions(&self, only_agent: Option<&str>) -> Loaded {
+        let mut out = Loaded::default();
+        for a in &self.agents {
+            if only_agent.is_some_and(|o| o != a.id) || !a.has_store {
+                continue;
+            }
+            let items = match sessions::read(&a.store_path) {
+                Ok(items) => items,
+                Err(message) => {
+                    out.errors.push(StoreError::Store { path: a.store_path.clone(), message });
+                    continue;
+                }
+            };
+            for item in items {
+                match item.entry {
+                    Ok(entry) => {
+                        let mut warnings = Vec::new();
+                        let (transcript, how) = self.transcript_for(a, &entry, &mut warnings);
+                        out.sessions.push(Session { agent_id: a.id.clone(), key: item.key, entry, transcript, transcript_how: how, warnings });
+                    }
+                    Err(why) => out.warnings.push(format!(
+                        "{}: entry {:?} {why}",
+                        a.store_path.display(),
+                        crate::sanitize::one_line(&item.key)
+                    )),
+                }
+            }
+        }
+        out
+    }
+
+    /// SPEC §2: `sessionFile` when it exists inside the state dir; else the same basename in
+    /// the agent's sessions dir; else `<sessions>/<sessionId>.jsonl`. A path outside the state
+    /// dir is never read. An absolute path of the form `…/agents/<id>/sessions/<file>` from
+    /// another machine is remapped quietly (as OpenClaw does); any other outside path warns.
+    pub fn transcript_for(&self, agent: &Agent, entry: &StoreEntry, warnings: &mut Vec<String>) -> (Option<PathBuf>, TranscriptHow) {
+        let sdir = &agent.sessions_dir;
+        let mut basename: Option<String> = None;
+        if let Some(sf) = &entry.session_file {
+            let raw = Path::new(sf);
+            let joined = if raw.is_absolute() { raw.to_path_buf() } else { sdir.join(raw) };
+            let norm = normalize(&joined);
+            basename = norm.file_name().map(|n| n.to_string_lossy().into_owned());
+            if norm.starts_with(normalize(&self.state_dir)) {
+                if norm.is_file() && self.inside_state(&norm) {
+                    return (Some(norm), TranscriptHow::SessionFile);
+                }
+            } else if !looks_remappable(&norm, &agent.id) {
+                warnings.push(format!(
+                    "sessionFile {:?} points outside the state dir; not read",
+                    crate::sanitize::one_line(sf)
+                ));
+            }
+        }
+        if let Some(b) = basename.filter(|b| !b.is_empty() && b != ".." && b != ".") {
+            let p = sdir.join(&b);
+            if p.is_file() && self.inside_state(&p) {
+                return (Some(p), TranscriptHow::Basename);
+            }
+        }
+        let p = sdir.join(format!("{}.jsonl", entry.session_id));
+        if p.is_file() && self.inside_state(&p) {
+            return (Some(p), TranscriptHow::SessionId);
+        }
+        warnings.push(format!("transcript not found (looked for {})", p.display()));
+        (None, TranscriptHow::Missing)
+    }
+
+    /// True when `p` (symlinks resolved) is inside the state dir.
+    fn inside_state(&self, p: &Path) -> bool {
+        match (p.canonicalize(), self.state_dir.canonicalize()) {
+            (Ok(a), Ok(b)) => a.starts_with(b),
+            _ => false,
+        }
+    }
+
+    /// Where the memory flush writes for `agent_id`: `agents.list[].workspace`, else
+    /// `agents.defaults.workspace`, else `<state>/workspace`. `~` expands against the host's
+    /// home; a relative path is taken relative to the state dir.
+    pub fn workspace_for(&self, agent_id: &str) -> (PathBuf, WorkspaceSource) {
+        let from_list = self.config.pointer("/agents/list").and_then(Value::as_array).and_then(|l| {
+            l.iter()
+                .find(|a| a.get("id").and_then(Value::as_str).and_then(normalize_agent_id).as_deref() == Some(agent_id))
+                .and_then(|a| a.get("workspace"))
+                .and_then(Value::as_str)
+                .filter(|s| !s.trim().is_empty())
+        });
+        let (raw, source) = match from_list {
+            Some(w) => (Some(w), WorkspaceSource::AgentList),
+            None => match self.config.pointer("/agents/defaults/workspace").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+                Some(w) => (Some(w), WorkspaceSource::Defaults),
+                None => (None, WorkspaceSource::Default),
+            },
+        };
+        match raw {
+            Some(w) => {
+                let p = resolve::expand_tilde(w.trim(), self.home.as_deref());
+                (if p.is_absolute() { p } else { self.state_dir.join(p) }, source)
+            }
+            None => (self.state_dir.join("workspace"), source),
+        }
+    }
+
+    /// `agents/<id>/agent/models.json`, if present and parseable.
+    pub fn models_json(&self, agent_id: &str) -> Option<(PathBuf, Value)> {
+        let p = self.agent(agent_id)?.dir.join("agent/models.json");
+        let text = std::fs::read(&p).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        Some((p, v))
+    }
+}
+
+/// Where the memory flush of `agent_id` writes (see [`Host::workspace_for`]).
+pub fn workspace_for(host: &Host, agent_id: &str) -> (PathBuf, WorkspaceSource) {
+    host.workspace_for(agent_id)
+}
+
+/// How a transcript path was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TranscriptHow {
+    SessionFile,
+    Basename,
+    SessionId,
+    Missing,
+}
+
+impl TranscriptHow {
+    pub fn describe(self) -> &'static str {
+        match self {
+            TranscriptHow::SessionFile => "sessionFile",
+            TranscriptHow::Basename => "sessionFile's name in the agent's sessions dir",
+            TranscriptHow::SessionId => "<sessionId>.jsonl in the agent's sessions dir",
+            TranscriptHow::Missing => "not found",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WorkspaceSource {
+    AgentList,
+    Defaults,
+    Default,
+}
+
+/// One session of a host.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub agent_id: String,
+    pub key: String,
+    pub entry: StoreEntry,
+    pub transcript: Option<PathBuf>,
+    pub transcript_how: TranscriptHow,
+    pub warnings: Vec<String>,
+}
+
+/// Result of reading the stores.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sessions: Vec<Session>,
+    /// Per-entry problems (entry skipped), each naming the file and key.
+    pub warnings: Vec<String>,
+    /// Stores that could not be read at all.
+    pub errors: Vec<StoreError>,
+}
+
+/// Lexical normalisation (no filesystem access): drops `.`, applies `..`.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            c => out.push(c.as_os_str()),
+        }
+    }
+    out
+}
+
+/// `…/agents/<agent>/sessions/<file>`: a transcript path written on another machine.
+fn looks_remappable(p: &Path, agent_id: &str) -> bool {
+    let comps: Vec<_> = p.components().rev().take(4).map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    comps.len() == 4 && comps[1] == "sessions" && comps[2] == agent_id && comps[3] == "agents"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_ids_normalised() {
+        assert_eq!(normalize_agent_id("Main").as_deref(), Some("main"));
+        assert_eq!(normalize_agent_id("../x").as_deref(), None);
+        assert_eq!(normalize_agent_id("a/../b").as_deref(), Some("a----b"));
+    }
+
+    #[test]
+    fn remappable_shape() {
+        assert!(looks_remappable(Path::new("/home/op/.openclaw/agents/main/sessions/x.jsonl"), "main"));
+        assert!(!looks_remappable(Path::new("/etc/passwd"), "main"));
+        assert!(!looks_remappable(Path::new("/x/agents/other/sessions/x.jsonl"), "main"));
+    }
+
+    #[test]
+    fn normalize_dots() {
+        assert_eq!(normalize(Path::new("/a/b/../../etc/x")), PathBuf::from("/etc/x"));
+    }
+}

@@ -1,1 +1,56 @@
-//! TODO
+//! The terminal UI (SPEC §4).
+//!
+//! Shape (after the ratatui templates, gitui and television):
+//! - [`action::Action`]: the one message type (key intents and async results);
+//! - [`state::AppState`] changed only by [`update::update`], which is pure and returns
+//!   [`effects::Effect`]s; effects run in blocking tokio tasks and report back as actions;
+//! - [`draw::draw`]: a pure function of `&AppState`;
+//! - [`keymap`]: the (mode, key) → action table that also generates help and hints;
+//! - [`terminal`]: raw mode / alternate screen, panic hook, input task.
+//!
+//! The store is reached only through a [`model::SessionLoader`], so tests and the demo feed
+//! rows they build themselves.
+
+pub mod action;
+pub mod app;
+pub mod draw;
+pub mod effects;
+pub mod keymap;
+pub mod model;
+pub mod rows;
+pub mod state;
+pub mod store_adapter;
+pub mod terminal;
+pub mod update;
+
+pub use model::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+
+use std::path::PathBuf;
+
+/// How the TUI starts.
+#[derive(Clone, Default)]
+pub struct TuiLaunch {
+    /// Reads the store (runs off the render thread, again on every change of a watched file).
+    pub loader: Option<SessionLoader>,
+    /// Bare-file mode: open this transcript on the Session screen, default numbers, no store.
+    pub file: Option<PathBuf>,
+    /// Show the built-in demo rows (bannered) instead of calling the loader.
+    pub demo: bool,
+    /// Capture the mouse (wheel scrolling). Off by default so terminal selection works.
+    pub mouse: bool,
+    /// No colours at all; see [`TuiLaunch::no_color_from_env`].
+    pub no_color: bool,
+}
+
+impl TuiLaunch {
+    /// `NO_COLOR` set to a non-empty value (no-color.org).
+    pub fn no_color_from_env() -> bool {
+        std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+    }
+}
+
+/// Runs the TUI until the operator quits. Blocks; builds its own tokio runtime.
+pub fn run(launch: TuiLaunch) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    rt.block_on(app::run(launch))
+}

@@ -1,0 +1,80 @@
+//! JSON output that is safe to print to a terminal.
+//!
+//! serde_json escapes C0 controls (ESC included) but writes DEL, C1 controls (U+0080–U+009F,
+//! which some terminals honour as CSI/OSC) and bidi overrides as raw characters. Transcript
+//! text is untrusted, so those are escaped as `\uXXXX` too; the JSON value is unchanged.
+
+use serde::Serialize;
+use serde_json::ser::{Formatter, PrettyFormatter};
+use std::io::{self, Write};
+
+struct SafeFormatter<'a>(PrettyFormatter<'a>);
+
+fn must_escape(c: char) -> bool {
+    matches!(c, '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+impl Formatter for SafeFormatter<'_> {
+    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if must_escape(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                write!(w, "\\u{:04x}", c as u32)?;
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// Pretty JSON (2-space indent) with terminal-unsafe characters escaped, plus a newline.
+pub fn to_string<T: Serialize>(v: &T) -> String {
+    let mut buf = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
+    if let Err(e) = v.serialize(&mut ser) {
+        // Serializing our own structs and decoded JSON cannot fail; keep the output valid anyway.
+        return format!("{{\"error\": {:?}}}\n", e.to_string());
+    }
+    buf.push(b'\n');
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn escapes_c1_and_keeps_value() {
+        let v = serde_json::json!({"s": "a\u{1b}[31m\u{9b}2J\u{7f}\u{202e}é"});
+        let out = super::to_string(&v);
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+        let back: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(back, v);
+    }
+}

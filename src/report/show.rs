@@ -1,0 +1,245 @@
+//! `clawtop show`: one session's numbers with their sources, optionally its entries.
+
+use super::entries::{self, EntryJson};
+use super::{Numbers, SessionRow, push_transcript_warnings};
+use crate::store::Session;
+use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource, Window, thousands};
+use crate::tokens::ContextEstimate;
+use crate::transcript::{EntryKind, Transcript};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+/// Facts about the transcript file.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptInfo {
+    pub version: u32,
+    pub entries: usize,
+    pub file_len: u64,
+    pub leaf_id: Option<String>,
+    pub leaf_index: Option<u32>,
+    pub active_branch_length: usize,
+    pub compactions: usize,
+}
+
+/// The sources behind the numbers.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sources {
+    pub window_detail: String,
+    pub used_detail: String,
+    pub reserve_from: &'static str,
+    pub reserve_source: Source,
+    pub reserve_tokens: u64,
+    pub reserve_tokens_source: Source,
+    pub reserve_tokens_floor: u64,
+    pub reserve_tokens_floor_source: Source,
+    pub soft_threshold_tokens: u64,
+    pub soft_threshold_tokens_source: Source,
+    pub flush_enabled: bool,
+    pub flush_enabled_source: Source,
+    pub transcript_found_by: Option<&'static str>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowReport {
+    #[serde(flatten)]
+    pub row: SessionRow,
+    pub sources: Sources,
+    pub transcript_info: Option<TranscriptInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<EntryJson>>,
+}
+
+fn used_detail(t: &Thresholds, est: Option<&ContextEstimate>) -> String {
+    match t.used_source {
+        UsedSource::Fresh => "entry totalTokens (totalTokensFresh true)".into(),
+        UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: legacy writer)".into(),
+        UsedSource::Estimated => match est {
+            Some(e) => format!(
+                "transcript: last assistant usage {} + estimate {} of the messages after it",
+                thousands(e.usage_tokens),
+                thousands(e.trailing_tokens)
+            ),
+            None => "transcript estimate".into(),
+        },
+        UsedSource::Unknown => "no fresh totalTokens and no assistant usage since the last compaction".into(),
+    }
+}
+
+fn sources(t: &Thresholds, est: Option<&ContextEstimate>, found_by: Option<&'static str>) -> Sources {
+    Sources {
+        window_detail: t.window_detail.clone(),
+        used_detail: used_detail(t, est),
+        reserve_from: t.reserve_from,
+        reserve_source: t.reserve_source,
+        reserve_tokens: t.reserve_tokens.value,
+        reserve_tokens_source: t.reserve_tokens.source,
+        reserve_tokens_floor: t.reserve_floor.value,
+        reserve_tokens_floor_source: t.reserve_floor.source,
+        soft_threshold_tokens: t.soft_threshold.value,
+        soft_threshold_tokens_source: t.soft_threshold.source,
+        flush_enabled: t.flush_enabled.value,
+        flush_enabled_source: t.flush_enabled.source,
+        transcript_found_by: found_by,
+    }
+}
+
+pub fn transcript_info(t: &Transcript) -> TranscriptInfo {
+    TranscriptInfo {
+        version: t.version,
+        entries: t.len(),
+        file_len: t.file_len,
+        leaf_id: t.leaf().and_then(|l| t.entry_id(l)).map(str::to_string),
+        leaf_index: t.leaf(),
+        active_branch_length: t.active_branch().len(),
+        compactions: t.entries.iter().filter(|e| e.kind == EntryKind::Compaction).count(),
+    }
+}
+
+/// A session of a host. Returns the opened transcript too (for `--entries` text).
+pub fn for_session(numbers: &mut Numbers<'_>, s: &Session, with_entries: bool) -> (ShowReport, Option<Transcript>) {
+    let mut warnings = s.warnings.clone();
+    let t = s.transcript.as_deref().and_then(|p| super::open_transcript(p, &mut warnings));
+    let mut est = None;
+    let th = numbers.session_with(s, || {
+        est = t.as_ref().and_then(crate::context::current_tokens);
+        est.map(|e| e.tokens)
+    });
+    let report = ShowReport {
+        sources: sources(&th, est.as_ref(), Some(s.transcript_how.describe())),
+        row: SessionRow::from_session(s, &th, warnings),
+        transcript_info: t.as_ref().map(transcript_info),
+        entries: if with_entries { t.as_ref().map(entries::to_json) } else { None },
+    };
+    (report, t)
+}
+
+/// A bare transcript file: window 200000 unless `--window`, used from the transcript.
+pub fn for_file(path: &Path, window: Option<u64>, with_entries: bool) -> Result<(ShowReport, Transcript), String> {
+    let t = Transcript::open(path).map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
+    let mut warnings = Vec::new();
+    push_transcript_warnings(&t, &mut warnings);
+    let est = crate::context::current_tokens(&t);
+    let settings = Settings::from_config(&Value::Object(Default::default()));
+    let window = match window {
+        Some(n) => Window { tokens: n, source: Source::Flag, detail: "--window".into() },
+        None => Window { tokens: thresholds::DEFAULT_WINDOW, source: Source::Default, detail: "default 200000 (bare file; use --window)".into() },
+    };
+    let used = match est {
+        Some(e) => (Some(e.tokens), UsedSource::Estimated),
+        None => (None, UsedSource::Unknown),
+    };
+    let th = thresholds::compute(window, used, &settings, &Counters::default());
+    let ctx_model = crate::context::build(&t, t.leaf()).model;
+    let mut row = SessionRow::numbers(&th);
+    row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
+    row.transcript = Some(path.display().to_string());
+    if let Some((p, m)) = ctx_model {
+        row.model = Some(m).filter(|m| !m.is_empty());
+        row.model_provider = Some(p).filter(|p| !p.is_empty());
+    }
+    row.warnings = warnings;
+    let report = ShowReport {
+        sources: sources(&th, est.as_ref(), None),
+        row,
+        transcript_info: Some(transcript_info(&t)),
+        entries: if with_entries { Some(entries::to_json(&t)) } else { None },
+    };
+    Ok((report, t))
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".into(), |v| v.to_string())
+}
+
+/// Plain text (every transcript- or store-derived string sanitized).
+pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> String {
+    let row = &r.row;
+    let src = &r.sources;
+    let clean = |s: &str| crate::sanitize::one_line(s);
+    let mut lines: Vec<(String, String)> = Vec::new();
+    let mut add = |k: &str, v: String| lines.push((k.to_string(), v));
+    if let Some(k) = &row.session_key {
+        add("session", clean(k));
+    }
+    if let Some(a) = &row.agent_id {
+        add("agent", clean(a));
+    }
+    add("session id", clean(&opt(row.session_id.as_deref())));
+    let found = src.transcript_found_by.map(|h| format!("  (via {h})")).unwrap_or_default();
+    add("transcript", format!("{}{}", clean(&opt(row.transcript.as_deref())), found));
+    let model = match (&row.model_provider, &row.model) {
+        (Some(p), Some(m)) => format!("{p}/{m}"),
+        (None, Some(m)) => m.clone(),
+        _ => "-".into(),
+    };
+    add("model", clean(&model));
+    add("window", format!("{}  from {}", thousands(row.window), clean(&src.window_detail)));
+    let used = match row.used {
+        Some(u) => {
+            let pct = if row.window > 0 { format!(" ({:.1}% of window)", u as f64 * 100.0 / row.window as f64) } else { String::new() };
+            format!("{}{pct}  {}: {}", thousands(u), row.used_source.name(), src.used_detail)
+        }
+        None => format!("unknown  ({})", src.used_detail),
+    };
+    add("used", used);
+    add(
+        "reserve",
+        format!(
+            "{}  = max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
+            thousands(row.reserve),
+            thousands(src.reserve_tokens),
+            src.reserve_tokens_source.name(),
+            thousands(src.reserve_tokens_floor),
+            src.reserve_tokens_floor_source.name()
+        ),
+    );
+    add("compact line", format!("{}  = window - reserve", thousands(row.compact_at)));
+    add(
+        "flush line",
+        match row.flush_at {
+            Some(f) => format!(
+                "{}  = window - reserveTokensFloor - softThresholdTokens {} [{}]",
+                thousands(f),
+                thousands(src.soft_threshold_tokens),
+                src.soft_threshold_tokens_source.name()
+            ),
+            None => format!("none  (memoryFlush.enabled false [{}])", src.flush_enabled_source.name()),
+        },
+    );
+    add("compactions", opt(row.compaction_count));
+    add("memoryFlushAt", opt(row.memory_flush_at));
+    add("memoryFlushCompactionCount", opt(row.memory_flush_compaction_count));
+    add("status", row.status.name().to_string());
+    add("flush", row.flush_reason.clone());
+    if let Some(i) = &r.transcript_info {
+        add(
+            "entries",
+            format!(
+                "{} (v{}, {} bytes, {} on the active branch, {} compactions, leaf {})",
+                i.entries,
+                i.version,
+                thousands(i.file_len),
+                i.active_branch_length,
+                i.compactions,
+                clean(&opt(i.leaf_id.as_deref().or(i.leaf_index.map(|_| "(no ids)"))))
+            ),
+        );
+    }
+    let kw = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (k, v) in &lines {
+        out.push_str(&format!("{k:<kw$}  {v}\n"));
+    }
+    if with_entries {
+        out.push('\n');
+        match t {
+            Some(t) => out.push_str(&entries::render_text(t)),
+            None => out.push_str("(no transcript)\n"),
+        }
+    }
+    out
+}

@@ -1,0 +1,113 @@
+//! Small text helpers for plain-ASCII tables.
+
+use unicode_width::UnicodeWidthStr;
+
+/// `950`, `9.5k`, `176k`, `1.0M`.
+pub fn compact_number(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1000..=9_999 => format!("{:.1}k", n as f64 / 1000.0),
+        10_000..=999_999 => format!("{}k", n / 1000),
+        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
+    }
+}
+
+/// Age of an epoch-ms timestamp relative to `now_ms`: `45s`, `12m`, `3h`, `5d`, `-` if unknown.
+pub fn age(updated_at_ms: Option<i64>, now_ms: i64) -> String {
+    let Some(t) = updated_at_ms.filter(|&t| t > 0) else { return "-".into() };
+    let s = (now_ms - t) / 1000;
+    match s {
+        i64::MIN..=-1 => "now".into(),
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m", s / 60),
+        3600..=86_399 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
+    }
+}
+
+/// Display width (sanitized text only).
+pub fn width(s: &str) -> usize {
+    UnicodeWidthStr::width(s)
+}
+
+/// Shortens `s` to `max` columns by replacing its middle with `~` (session keys keep their
+/// distinctive start and end).
+pub fn shorten_middle(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max <= 1 {
+        return "~".repeat(max);
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let keep = max - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let mut out: String = String::new();
+    let mut w = 0;
+    for &c in &chars {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w + cw > head {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    let mut back = Vec::new();
+    let mut w2 = 0;
+    for &c in chars.iter().rev() {
+        let cw = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if w2 + cw > tail {
+            break;
+        }
+        back.push(c);
+        w2 += cw;
+    }
+    out.push('~');
+    out.extend(back.into_iter().rev());
+    out
+}
+
+/// Left-aligned cell of exactly `w` columns (shortened from the middle when too long).
+pub fn cell(s: &str, w: usize) -> String {
+    let s = shorten_middle(s, w);
+    let pad = w.saturating_sub(width(&s));
+    format!("{s}{}", " ".repeat(pad))
+}
+
+/// Right-aligned cell.
+pub fn rcell(s: &str, w: usize) -> String {
+    let s = shorten_middle(s, w);
+    let pad = w.saturating_sub(width(&s));
+    format!("{}{s}", " ".repeat(pad))
+}
+
+/// ASCII-only rendering for the list table (keys and models may be any Unicode; the
+/// table promises plain ASCII so it lines up in every terminal and log).
+pub fn ascii(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '?' }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_ages() {
+        assert_eq!(compact_number(950), "950");
+        assert_eq!(compact_number(9500), "9.5k");
+        assert_eq!(compact_number(75943), "75k");
+        assert_eq!(compact_number(1_048_576), "1.0M");
+        assert_eq!(age(Some(1000), 61_000), "1m");
+        assert_eq!(age(None, 0), "-");
+        assert_eq!(age(Some(10_000), 0), "now");
+    }
+
+    #[test]
+    fn shorten() {
+        assert_eq!(shorten_middle("agent:main:telegram:direct:12345", 12), "agent:~12345");
+        assert_eq!(width(&shorten_middle("agent:main:telegram:direct:12345", 12)), 12);
+        assert_eq!(cell("ab", 4), "ab  ");
+        assert_eq!(rcell("ab", 4), "  ab");
+    }
+}

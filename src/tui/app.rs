@@ -1,0 +1,141 @@
+//! The app loop: actions in, `update`, effects out, draw when something changed.
+
+use crate::tui::action::Action;
+use crate::tui::draw;
+use crate::tui::effects::{run_blocking, Effect, EffectCtx};
+use crate::tui::state::AppState;
+use crate::tui::terminal::{self, Guard};
+use crate::tui::update::{open_session, update};
+use crate::tui::TuiLaunch;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// Initial state and effects for a launch (also used by tests).
+pub fn init(launch: &TuiLaunch, now_ms: i64, size: (u16, u16)) -> (AppState, Vec<Effect>, EffectCtx) {
+    let mut state = AppState::new(now_ms, size);
+    state.demo = launch.demo;
+    state.no_color = launch.no_color;
+    let ctx = EffectCtx { loader: launch.loader.clone(), demo: launch.demo, demo_now_ms: now_ms };
+    let mut fx = Vec::new();
+    match &launch.file {
+        Some(file) => {
+            state.bare_file = true;
+            state.stack.clear();
+            open_session(&mut state, crate::tui::store_adapter::bare_row(None), file.clone(), &mut fx);
+        }
+        None => fx.push(Effect::LoadSessions),
+    }
+    (state, fx, ctx)
+}
+
+struct Runner {
+    tx: UnboundedSender<Action>,
+    ctx: EffectCtx,
+    watch: watch::Sender<Vec<PathBuf>>,
+}
+
+impl Runner {
+    fn run(&self, effects: Vec<Effect>) {
+        for e in effects {
+            match e {
+                Effect::Watch(paths) => {
+                    self.watch.send_replace(paths);
+                }
+                other => {
+                    let tx = self.tx.clone();
+                    let ctx = self.ctx.clone();
+                    tokio::task::spawn_blocking(move || {
+                        if let Some(a) = run_blocking(other, &ctx) {
+                            // The loop may be gone when quitting; nothing to report then.
+                            let _ = tx.send(a);
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Polls size and mtime of the watched files every second; reports changes.
+fn spawn_watcher(mut paths: watch::Receiver<Vec<PathBuf>>, tx: UnboundedSender<Action>, cancel: CancellationToken) {
+    tokio::spawn(async move {
+        let mut seen: HashMap<PathBuf, Option<(u64, Option<SystemTime>)>> = HashMap::new();
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tokio::select! {
+                _ = cancel.cancelled() => break,
+                _ = tick.tick() => {}
+            }
+            let list = paths.borrow_and_update().clone();
+            seen.retain(|p, _| list.contains(p));
+            let mut changed = Vec::new();
+            for p in list {
+                let now = tokio::fs::metadata(&p).await.ok().map(|m| (m.len(), m.modified().ok()));
+                match seen.insert(p.clone(), now) {
+                    Some(prev) if prev != now => changed.push(p),
+                    _ => {}
+                }
+            }
+            if !changed.is_empty() && tx.send(Action::FilesChanged(changed)).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
+    let mut term = terminal::enter(launch.mouse)?;
+    let _guard = Guard { mouse: launch.mouse };
+    let size = term.size()?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let (mut state, initial, ctx) = init(&launch, now, (size.width, size.height));
+    let (tx, mut rx) = unbounded_channel();
+    let cancel = CancellationToken::new();
+    let (watch_tx, watch_rx) = watch::channel(Vec::new());
+    terminal::spawn_events(tx.clone(), cancel.clone());
+    spawn_watcher(watch_rx, tx.clone(), cancel.clone());
+    let runner = Runner { tx, ctx, watch: watch_tx };
+    runner.run(initial);
+    let mut dirty = true;
+    let mut draw_failures = 0;
+    loop {
+        if dirty {
+            // Synchronized update: the terminal shows the frame at once, which matters over ssh.
+            let _ = crossterm::execute!(std::io::stdout(), crossterm::terminal::BeginSynchronizedUpdate);
+            let res = term.draw(|f| draw::draw(f, &state));
+            let _ = crossterm::execute!(std::io::stdout(), crossterm::terminal::EndSynchronizedUpdate);
+            match res {
+                Ok(_) => draw_failures = 0,
+                Err(e) if draw_failures == 0 => {
+                    draw_failures += 1;
+                    runner.run(update(&mut state, Action::Error(format!("drawing failed: {e}"))));
+                }
+                Err(e) => {
+                    cancel.cancel();
+                    return Err(e.into());
+                }
+            }
+            dirty = false;
+        }
+        let Some(first) = rx.recv().await else { break };
+        // Drain everything pending before the next draw: one frame per burst of input.
+        let mut batch = vec![first];
+        while let Ok(a) = rx.try_recv() {
+            batch.push(a);
+        }
+        for a in batch {
+            runner.run(update(&mut state, a));
+            dirty = true;
+        }
+        if state.should_quit {
+            break;
+        }
+    }
+    cancel.cancel();
+    Ok(())
+}

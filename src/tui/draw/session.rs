@@ -1,0 +1,261 @@
+//! Session screen: the SPEC §3 numbers with their sources, the reason in plain words, a gauge,
+//! and the transcript as a viewport over the entry index.
+//!
+//! ```text
+//! Session main · agent:main:main · fake-model · read-only
+//! used      75,943 ● fresh      entry totalTokens (totalTokensFresh: true)
+//! window    48,000              entry contextTokens
+//! reserve   20,000              default max(reserveTokens 16384, reserveTokensFloor 20000)
+//! compact ┃ 28,000              window − reserve
+//! flush   │ 24,000              window − reserveTokensFloor − softThresholdTokens
+//! OVER · 12 compactions · memory flush: never · reason in plain words …
+//! ▕███████████████████│███████┃███████████████▶ 158%
+//! ┌ transcript · 41 entries · v3 ───────────────────── ✂ next cut 0e49b72e ┐
+//! │▌  0aadfb2d assistant    12 → read {"path":"NOTES.md"}                   │
+//! │ ┄┄ kept from here by compaction 27ed3704 ┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄ │
+//! │▌◆ 27ed3704 COMPACTION tokensBefore 75,943 · kept from 0e49b72e          │
+//! └────────────────────────────────────────────────────────────────────────┘
+//! ```
+
+use super::gauge::{self, ThresholdGauge};
+use super::theme::Theme;
+use super::{compact_num, pad, rpad, truncate, wrap};
+use crate::sanitize::one_line;
+use crate::tui::model::thousands;
+use crate::tui::rows::kind_label;
+use crate::tui::state::{layout, AppState, SessionView};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::Frame;
+
+/// Number column width in the header.
+const NUM_W: usize = 9;
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
+    let Some(v) = &state.session else { return };
+    let buf = frame.buffer_mut();
+    let r = &v.row;
+    let w = area.width;
+    let mut y = area.y;
+    // Title.
+    let file = v.path.file_name().map(|f| one_line(&f.to_string_lossy())).unwrap_or_default();
+    let mut title = vec![Span::styled(if state.bare_file { "File " } else { "Session " }, t.title())];
+    if state.bare_file {
+        title.push(Span::styled(file, t.bold()));
+    } else {
+        title.push(Span::styled(format!("{} · {}", one_line(&r.agent_id), one_line(&r.session_key)), t.bold()));
+        if let Some(m) = &r.model {
+            title.push(Span::raw(format!(" · {}", one_line(m))));
+        }
+        title.push(Span::styled(format!(" · {file}"), t.dim()));
+    }
+    title.push(Span::styled(" · read-only", t.dim()));
+    buf.set_line(area.x, y, &Line::from(title), w);
+    if state.demo {
+        let banner = " DEMO DATA ";
+        buf.set_string(area.x + w.saturating_sub(banner.len() as u16), y, banner, t.banner());
+    }
+    y += 1;
+    let used = match r.used {
+        Some(u) => format!("{} {} {}", rpad(&thousands(u), NUM_W), r.used_source.marker(), r.used_source.name()),
+        None => format!("{} ? unknown", rpad("?", NUM_W)),
+    };
+    let lines: [(&str, String, &str); 5] = [
+        ("used     ", used, &r.sources.used),
+        ("window   ", rpad(&thousands(r.window), NUM_W), &r.sources.window),
+        ("reserve  ", rpad(&thousands(r.reserve), NUM_W), &r.sources.reserve),
+        ("compact ┃", rpad(&thousands(r.compact_at), NUM_W), &r.sources.compact_at),
+        (
+            "flush   │",
+            match r.flush_at {
+                Some(f) => rpad(&thousands(f), NUM_W),
+                None => rpad("off", NUM_W),
+            },
+            &r.sources.flush_at,
+        ),
+    ];
+    for (label, value, source) in lines {
+        let value = format!("{value:<24}");
+        let line = Line::from(vec![
+            Span::styled(label, t.bold()),
+            Span::raw(" "),
+            Span::raw(value),
+            Span::styled(one_line(source), t.dim()),
+        ]);
+        buf.set_line(area.x, y, &line, w);
+        y += 1;
+    }
+    // Status and the reason, wrapped over two lines.
+    let flush_state = match (r.memory_flush_at, r.flushed_this_cycle) {
+        (_, true) => "flushed this cycle".to_string(),
+        (Some(_), false) => "last flush in an earlier cycle".to_string(),
+        (None, false) => "never flushed".to_string(),
+    };
+    let lead = format!("{} · {} · {flush_state} · ", r.status.name().to_uppercase(), super::plural_or(r.compaction_count, "compaction"));
+    let text = format!("{lead}{}", one_line(&r.flush_reason));
+    let wrapped = wrap(&text, w as usize);
+    for (i, l) in wrapped.iter().take(2).enumerate() {
+        let l = if i == 1 && wrapped.len() > 2 { truncate(&format!("{l} …"), w as usize) } else { l.clone() };
+        if i == 0 && l.len() >= lead.len() && l.starts_with(&lead) {
+            let (a, b) = l.split_at(lead.len());
+            buf.set_line(area.x, y, &Line::from(vec![Span::styled(a.to_string(), t.status(r.status)), Span::raw(b.to_string())]), w);
+        } else {
+            buf.set_string(area.x, y, l, t.plain());
+        }
+        y += 1;
+    }
+    y = area.y + 8;
+    // Gauge across the width, percentage at the end.
+    let gw = w.saturating_sub(6);
+    frame.render_widget(ThresholdGauge { row: r, theme: t }, Rect { x: area.x, y, width: gw, height: 1 });
+    frame.buffer_mut().set_string(area.x + gw + 1, y, gauge::percent(r), t.status(r.status));
+    y += 1;
+    let list_area = Rect { x: area.x, y, width: w, height: area.bottom().saturating_sub(y) };
+    draw_list(frame, list_area, state, v, t);
+    if let Some(d) = &v.detail {
+        draw_detail(frame, area, state, d, t);
+    }
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t: Theme) {
+    let mut block = Block::default().borders(Borders::ALL).border_style(t.dim());
+    let Some(l) = &v.loaded else {
+        let msg = match (&v.error, v.loading) {
+            (Some(e), _) => e.clone(),
+            (None, true) => "Opening transcript…".into(),
+            (None, false) => "No transcript.".into(),
+        };
+        frame.render_widget(Paragraph::new(msg).block(block.title(" transcript ")), area);
+        return;
+    };
+    let tr = &l.transcript;
+    block = block.title(Line::from(vec![
+        Span::styled(" transcript ", t.bold()),
+        Span::raw(format!("· {} entries · v{} · {} ", tr.len(), tr.version, super::plural(l.summaries.len(), "compaction"))),
+    ]));
+    if let Some(cut) = l.next_cut {
+        block = block.title(Line::from(Span::styled(format!(" ✂ next cut {} ", one_line(&tr.display_id(cut))), t.marker())).right_aligned());
+    }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let height = layout::session_list(state.size).min(inner.height as usize);
+    let iw = inner.width as usize;
+    let mut y = inner.y;
+    let bottom = inner.y + height as u16;
+    let mut put = |frame: &mut Frame, line: Line, style: Style| {
+        if y < bottom {
+            let row = Rect { x: inner.x, y, width: inner.width, height: 1 };
+            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
+            if style != Style::default() {
+                frame.buffer_mut().set_style(row, style);
+            }
+            y += 1;
+        }
+    };
+    for idx in v.visible_range(height) {
+        let meta = &tr.entries[idx as usize];
+        let on_branch = l.on_branch.get(idx as usize).copied().unwrap_or(false);
+        let id = one_line(&tr.display_id(idx));
+        if l.next_cut == Some(idx) {
+            let text = format!(
+                "✂┄ next compaction would cut here: entries above are summarized (keepRecentTokens {}) {}",
+                thousands(l.keep_recent_tokens),
+                "┄".repeat(iw)
+            );
+            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.marker())), Style::default());
+        }
+        if let Some(&c) = l.kept_from.get(&idx) {
+            let text = format!(" ┄┄ kept from here by compaction {} {}", one_line(&tr.display_id(c)), "┄".repeat(iw));
+            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.compaction())), Style::default());
+        }
+        let row = v.cache.get(&idx);
+        let label = row.map(|r| r.label.clone()).unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
+        let flag = match row {
+            Some(r) if r.silent_flush => "∅",
+            Some(r) if r.error => "!",
+            _ if meta.kind == crate::transcript::EntryKind::Compaction => "◆",
+            _ => " ",
+        };
+        let gutter = Span::styled(if on_branch { "▌" } else { " " }, t.branch());
+        let base = if on_branch { Style::default() } else { t.dim() };
+        let sel = if idx == v.selected { t.selected() } else { Style::default() };
+        let tokens = row.map(|r| if r.tokens > 0 { compact_num(r.tokens) } else { String::new() }).unwrap_or_default();
+        let head_w = 1 + 1 + 1 + 8 + 1 + 11 + 1 + 5 + 1;
+        let pw = iw.saturating_sub(head_w);
+        if let Some(card) = row.and_then(|r| r.card.as_ref()) {
+            let before = card.tokens_before.map(thousands).unwrap_or_else(|| "?".into());
+            let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
+            let head = format!(" {} COMPACTION · tokensBefore {before} · kept from {kept} ", pad(&id, 8));
+            let fill = "━".repeat(iw.saturating_sub(head.chars().count() + 2));
+            put(frame, Line::from(vec![gutter.clone(), Span::styled(flag, t.compaction()), Span::styled(format!("{head}{fill}"), t.compaction())]), sel);
+            let files = l.summaries.iter().find(|c| c.idx == idx).map(|c| (c.read_files.len(), c.modified_files.len())).unwrap_or((0, 0));
+            put(frame, Line::from(vec![gutter.clone(), Span::styled(truncate(&format!("  │ {}", card.summary_head), iw - 1), base)]), sel);
+            let foot = format!("  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries", compact_num(row.map(|r| r.tokens).unwrap_or(0)), files.0, files.1);
+            put(frame, Line::from(vec![gutter, Span::styled(truncate(&foot, iw - 1), t.dim())]), sel);
+            continue;
+        }
+        let preview = match row {
+            None => "…".to_string(),
+            Some(r) if r.silent_flush => format!("silent memory-flush turn (NO_REPLY) · {}", r.preview),
+            Some(r) => r.preview.clone(),
+        };
+        let mut spans = vec![
+            gutter,
+            Span::styled(flag, if flag == "!" { t.error() } else { t.marker() }),
+            Span::raw(" "),
+            Span::styled(pad(&id, 8), t.dim()),
+            Span::raw(" "),
+            Span::styled(pad(&label, 11), if on_branch { t.role(&label) } else { t.dim() }),
+            Span::raw(" "),
+            Span::styled(rpad(&tokens, 5), t.dim()),
+            Span::raw(" "),
+            Span::styled(truncate(&preview, pw), base),
+        ];
+        if meta.kind == crate::transcript::EntryKind::Compaction {
+            // Not decoded yet: still a 3-line card so the layout does not jump.
+            spans[5] = Span::styled(pad("compaction", 11), t.compaction());
+            put(frame, Line::from(spans), sel);
+            put(frame, Line::from(Span::styled("  │ …", t.dim())), sel);
+            put(frame, Line::from(Span::styled("  └ …", t.dim())), sel);
+            continue;
+        }
+        put(frame, Line::from(spans), sel);
+    }
+    if tr.is_empty() {
+        frame.buffer_mut().set_string(inner.x + 1, inner.y, "This transcript has no entries.", t.dim());
+    }
+}
+
+fn draw_detail(frame: &mut Frame, area: Rect, state: &AppState, d: &crate::tui::state::Detail, t: Theme) {
+    // Full width below the title: the header underneath would only be confusing fragments.
+    let popup = Rect { x: area.x, y: area.y + 1, width: area.width, height: area.height.saturating_sub(1) };
+    frame.render_widget(Clear, popup);
+    let title = if d.loading { " loading… ".to_string() } else { format!(" {} ", d.title) };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.title())
+        .title(Span::styled(title, t.bold()))
+        .title_bottom(Line::from(format!(" {}/{} lines · Esc close ", (d.scroll as usize + 1).min(d.lines.max(1)), d.lines)).right_aligned());
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    // `update` wrapped the body to this width; only the visible slice is drawn.
+    let _ = state;
+    let h = inner.height as usize;
+    let text: Vec<Line> = d.wrapped.iter().skip(d.scroll as usize).take(h).map(|l| Line::from(l.as_str())).collect();
+    frame.render_widget(Paragraph::new(text), inner);
+}
+
+/// Marker lines end in a run of `┄`: cut them at the width without an ellipsis.
+fn clip_fill(s: &str, width: usize) -> String {
+    if s.trim_end_matches('┄').chars().count() + 2 > width {
+        return truncate(s.trim_end_matches('┄'), width);
+    }
+    s.chars().take(width).collect()
+}
+
+/// Inner width of the detail popup for a terminal size (update wraps to the same width).
+pub fn detail_width(size: (u16, u16)) -> usize {
+    size.0.saturating_sub(2).max(1) as usize
+}

@@ -1,0 +1,199 @@
+//! Sessions screen: one row per session across agents.
+//!
+//! ```text
+//! clawtop · 6 sessions · 1 over · 1 compact-due · sort pressure        DEMO DATA
+//! █ used │ flush line ┃ compaction line ▶ over ╱ unknown · ● fresh ○ legacy …
+//! AGENT    KEY               MODEL   AGE USED/WINDOW   GAUGE           %  CMP STATE
+//! main     agent:main:main   sonnet   42s 41.2k/200k ● ▕██░░░░░│┃░▏   20%   0 ok
+//! ```
+//! Narrow terminals drop columns (model first), never the gauge.
+
+use super::gauge::{self, ThresholdGauge};
+use super::theme::Theme;
+use super::{age, compact_num, pad, rpad, shorten_middle};
+use crate::sanitize::one_line;
+use crate::tui::model::SessionRow;
+use crate::tui::state::{layout, AppState};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::Frame;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Col {
+    Agent,
+    Key,
+    Model,
+    Age,
+    Used,
+    Gauge,
+    Pct,
+    Cmp,
+    State,
+}
+
+impl Col {
+    fn title(self) -> &'static str {
+        match self {
+            Col::Agent => "AGENT",
+            Col::Key => "KEY",
+            Col::Model => "MODEL",
+            Col::Age => "AGE",
+            Col::Used => "USED/WINDOW",
+            Col::Gauge => "GAUGE",
+            Col::Pct => "%",
+            Col::Cmp => "CMP",
+            Col::State => "STATE",
+        }
+    }
+
+    /// Minimum width.
+    fn min(self) -> usize {
+        match self {
+            Col::Agent => 8,
+            Col::Key => 14,
+            Col::Model => 14,
+            Col::Age => 4,
+            Col::Used => 13,
+            Col::Gauge => 12,
+            Col::Pct => 4,
+            Col::Cmp => 3,
+            Col::State => 11,
+        }
+    }
+}
+
+/// Columns in display order with widths for `width` columns. Columns are dropped in this
+/// order when space runs out; the gauge never is.
+pub fn columns(width: usize) -> Vec<(Col, usize)> {
+    const ORDER: [Col; 9] = [Col::Agent, Col::Key, Col::Model, Col::Age, Col::Used, Col::Gauge, Col::Pct, Col::Cmp, Col::State];
+    const DROP: [Col; 7] = [Col::Model, Col::Cmp, Col::Age, Col::Agent, Col::State, Col::Pct, Col::Used];
+    let mut cols: Vec<Col> = ORDER.to_vec();
+    let need = |cols: &[Col]| cols.iter().map(|c| c.min()).sum::<usize>() + cols.len() - 1 + 1;
+    for d in DROP {
+        if need(&cols) <= width {
+            break;
+        }
+        cols.retain(|&c| c != d);
+    }
+    let mut widths: Vec<(Col, usize)> = cols.iter().map(|&c| (c, c.min())).collect();
+    let mut spare = width.saturating_sub(need(&cols));
+    // Spare space: key up to 40, model up to 20, agent up to 12, then the gauge.
+    for (col, cap) in [(Col::Key, 18usize), (Col::Gauge, 20), (Col::Key, 36), (Col::Model, 20), (Col::Agent, 12), (Col::Gauge, 60), (Col::Key, 60)] {
+        if let Some(w) = widths.iter_mut().find(|(c, _)| *c == col) {
+            let add = spare.min(cap.saturating_sub(w.1));
+            w.1 += add;
+            spare -= add;
+        }
+    }
+    if let Some(g) = widths.iter_mut().find(|(c, _)| *c == Col::Gauge) {
+        // A very narrow terminal still gets a (clipped) gauge.
+        g.1 = g.1.min(width.saturating_sub(2)).max(5);
+    }
+    widths
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
+    let s = &state.sessions;
+    let buf = frame.buffer_mut();
+    let width = area.width as usize;
+    // Title line.
+    let mut title = vec![
+        Span::styled("clawtop", t.title()),
+        Span::raw(format!(" · {} · sort {}", super::plural(s.rows.len(), "session"), s.sort.name())),
+    ];
+    for (st, n) in state.status_counts() {
+        title.push(Span::raw(" · "));
+        title.push(Span::styled(format!("{n} {}", st.name()), t.status(st)));
+    }
+    if !s.filter.is_empty() {
+        title.push(Span::raw(format!(" · filter \"{}\"", one_line(&s.filter))));
+    }
+    if !s.label.is_empty() {
+        title.push(Span::styled(format!(" · {}", one_line(&s.label)), t.dim()));
+    }
+    let y = area.y;
+    buf.set_line(area.x, y, &Line::from(title), area.width);
+    if state.demo {
+        let banner = " DEMO DATA ";
+        let x = area.x + area.width.saturating_sub(banner.len() as u16);
+        buf.set_string(x, y, banner, t.banner());
+    }
+    if area.height < 2 {
+        return;
+    }
+    buf.set_line(area.x, y + 1, &gauge::legend(t), area.width);
+    if area.height < 3 {
+        return;
+    }
+    let cols = columns(width);
+    let mut head = String::from(" ");
+    for (i, (c, w)) in cols.iter().enumerate() {
+        if i > 0 {
+            head.push(' ');
+        }
+        head.push_str(&if matches!(c, Col::Pct | Col::Cmp | Col::Used) { rpad(c.title(), *w) } else { pad(c.title(), *w) });
+    }
+    buf.set_string(area.x, y + 2, pad(&head, width), t.header());
+    let visible = s.visible();
+    let rows_h = layout::sessions_rows(state.size).min(area.height.saturating_sub(3) as usize);
+    if visible.is_empty() {
+        let msg = if !s.loaded {
+            "Loading sessions…"
+        } else if !s.filter.is_empty() {
+            "No session matches the filter (Esc clears it)."
+        } else {
+            "No sessions found."
+        };
+        buf.set_string(area.x + 1, y + 3, msg, t.dim());
+        return;
+    }
+    for (line, &ri) in visible.iter().skip(s.offset).take(rows_h).enumerate() {
+        let row = &s.rows[ri];
+        let selected = s.offset + line == s.selected;
+        draw_row(frame, Rect { x: area.x, y: y + 3 + line as u16, width: area.width, height: 1 }, row, &cols, state.now_ms, selected, t);
+    }
+}
+
+fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)], now_ms: i64, selected: bool, t: Theme) {
+    let buf = frame.buffer_mut();
+    let mut x = area.x + 1;
+    let agent_shown = cols.iter().any(|(c, _)| *c == Col::Agent);
+    buf.set_string(area.x, area.y, if selected { "›" } else { " " }, t.bold());
+    for (i, &(c, w)) in cols.iter().enumerate() {
+        if i > 0 {
+            x += 1;
+        }
+        let cell = Rect { x, y: area.y, width: w as u16, height: 1 };
+        let (text, style) = match c {
+            Col::Agent => (pad(&one_line(&r.agent_id), w), t.plain()),
+            Col::Key => {
+                // With the agent column shown, "agent:<id>:" in front of the key is repetition.
+                let prefix = format!("agent:{}:", r.agent_id);
+                let key = match r.session_key.strip_prefix(&prefix) {
+                    Some(rest) if agent_shown && !rest.is_empty() => rest,
+                    _ => &r.session_key,
+                };
+                (pad(&shorten_middle(&one_line(key), w), w), t.bold())
+            }
+            Col::Model => (pad(&one_line(r.model.as_deref().unwrap_or("—")), w), t.dim()),
+            Col::Age => (rpad(&age(now_ms, r.updated_at_ms), w), t.dim()),
+            Col::Used => {
+                let used = r.used.map(compact_num).unwrap_or_else(|| "?".into());
+                (rpad(&format!("{used}/{} {}", compact_num(r.window), r.used_source.marker()), w), t.plain())
+            }
+            Col::Gauge => {
+                frame.render_widget(ThresholdGauge { row: r, theme: t }, cell);
+                x += w as u16;
+                continue;
+            }
+            Col::Pct => (rpad(gauge::percent(r).trim(), w), t.status(r.status)),
+            Col::Cmp => (rpad(&r.compaction_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into()), w), t.plain()),
+            Col::State => (pad(r.status.name(), w), t.status(r.status)),
+        };
+        frame.buffer_mut().set_string(x, area.y, text, style);
+        x += w as u16;
+    }
+    if selected {
+        frame.buffer_mut().set_style(area, t.selected());
+    }
+}

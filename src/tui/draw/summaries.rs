@@ -1,0 +1,113 @@
+//! Summaries screen: every compaction of the session, the selected one in full.
+//!
+//! ```text
+//! Summaries · agent:main:main · 2 compactions
+//! ┌ compactions ─────────────────────────────────────────────────────────┐
+//! │› 1/2 27ed3704 2026-11-21T04:22:16Z tokensBefore 75,943 · kept 0e49b72e│
+//! └──────────────────────────────────────────────────────────────────────┘
+//! ┌ 27ed3704 ───────────────────────────────────────────── 1/40 lines ┐
+//! │tokensBefore      75,943                                           │
+//! │firstKeptEntryId  0e49b72e                                         │
+//! │readFiles         NOTES.md                                         │
+//! │modifiedFiles     —                                                │
+//! │                                                                   │
+//! │FAKE-SUMMARY 16 …                                                  │
+//! └───────────────────────────────────────────────────────────────────┘
+//! ```
+
+use super::theme::Theme;
+use super::{truncate, wrap};
+use crate::sanitize::one_line;
+use crate::tui::model::thousands;
+use crate::tui::rows::SummaryCard;
+use crate::tui::state::{layout, AppState};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+/// Inner width of the summary body for a terminal width.
+pub fn body_width(cols: u16) -> usize {
+    cols.saturating_sub(2).max(1) as usize
+}
+
+/// The lines of one compaction's body: fields, then the summary text, wrapped to `width`.
+pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
+    let list = |v: &[String]| if v.is_empty() { "—".to_string() } else { v.join(", ") };
+    let mut text = format!(
+        "tokensBefore      {}\nfirstKeptEntryId  {}\nreadFiles         {}\nmodifiedFiles     {}\n",
+        c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
+        c.first_kept_id.as_deref().unwrap_or("—"),
+        list(&c.read_files),
+        list(&c.modified_files),
+    );
+    if let Some(h) = c.from_hook {
+        text.push_str(&format!("fromHook          {h}\n"));
+    }
+    if !c.on_branch {
+        text.push_str("(not on the active branch)\n");
+    }
+    text.push_str("── summary ──\n");
+    text.push_str(&c.summary);
+    wrap(&text, width)
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
+    let Some(v) = &state.session else { return };
+    let Some(l) = &v.loaded else { return };
+    let cards = &l.summaries;
+    let list_h = layout::summaries_list(cards.len());
+    let [title_area, list_area, body_area] =
+        Layout::vertical([Constraint::Length(1), Constraint::Length(list_h + 2), Constraint::Fill(1)]).areas(area);
+    let who = if state.bare_file {
+        v.path.file_name().map(|f| one_line(&f.to_string_lossy())).unwrap_or_default()
+    } else {
+        one_line(&v.row.session_key)
+    };
+    frame.buffer_mut().set_line(
+        title_area.x,
+        title_area.y,
+        &Line::from(vec![
+            Span::styled("Summaries ", t.title()),
+            Span::styled(who, t.bold()),
+            Span::raw(format!(" · {}", super::plural(cards.len(), "compaction"))),
+        ]),
+        title_area.width,
+    );
+    let sel = state.summaries.selected.min(cards.len().saturating_sub(1));
+    let first = sel.saturating_sub(list_h as usize - 1);
+    let lines: Vec<Line> = cards
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(list_h as usize)
+        .map(|(i, c)| {
+            let text = format!(
+                "{} {}/{} {} {} · tokensBefore {} · kept from {}{}",
+                if i == sel { "›" } else { " " },
+                i + 1,
+                cards.len(),
+                c.id,
+                c.timestamp,
+                c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
+                c.first_kept_id.as_deref().unwrap_or("?"),
+                if c.on_branch { "" } else { " · off branch" }
+            );
+            let text = truncate(&text, list_area.width.saturating_sub(2) as usize);
+            if i == sel { Line::styled(text, t.selected()) } else { Line::styled(text, if c.on_branch { t.plain() } else { t.dim() }) }
+        })
+        .collect();
+    let list = if cards.is_empty() { vec![Line::styled("No compactions in this session.", t.dim())] } else { lines };
+    frame.render_widget(Paragraph::new(list).block(Block::default().borders(Borders::ALL).border_style(t.dim()).title(" compactions ")), list_area);
+    let Some(card) = cards.get(sel) else { return };
+    let body = body_lines(card, body_width(area.width));
+    let h = body_area.height.saturating_sub(2) as usize;
+    let scroll = state.summaries.scroll as usize;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.dim())
+        .title(Span::styled(format!(" compaction {} ", card.id), t.compaction()))
+        .title(Line::from(format!(" {}-{}/{} lines ", (scroll + 1).min(body.len()), (scroll + h).min(body.len()), body.len())).right_aligned());
+    let text: Vec<Line> = body.into_iter().skip(scroll).take(h).map(Line::from).collect();
+    frame.render_widget(Paragraph::new(text).block(block), body_area);
+}

@@ -1,0 +1,225 @@
+//! (mode, key) → Action. The help overlay and the status-line hints are generated from this
+//! table (gitui's `commands()` idea), so they cannot drift from the bindings.
+
+use crate::tui::action::Action;
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use std::sync::LazyLock;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Applies in every mode (except that `?` types a `?` while filtering).
+    Global,
+    Sessions,
+    /// Typing into the Sessions filter.
+    Filter,
+    Session,
+    /// The expanded-entry popup on the Session screen.
+    Detail,
+    Summaries,
+    Help,
+}
+
+impl Mode {
+    pub fn title(self) -> &'static str {
+        match self {
+            Mode::Global => "Everywhere",
+            Mode::Sessions => "Sessions",
+            Mode::Filter => "Filter (typing)",
+            Mode::Session => "Session",
+            Mode::Detail => "Entry detail",
+            Mode::Summaries => "Summaries",
+            Mode::Help => "Help",
+        }
+    }
+
+    pub const ALL: [Mode; 7] = [Mode::Sessions, Mode::Filter, Mode::Session, Mode::Detail, Mode::Summaries, Mode::Help, Mode::Global];
+}
+
+/// One line of the help: the keys of a mode that trigger one action.
+#[derive(Debug, Clone)]
+pub struct Binding {
+    pub mode: Mode,
+    pub keys: Vec<(KeyCode, KeyModifiers)>,
+    pub action: Action,
+    pub help: &'static str,
+    /// Short text for the status-line hints (None: help overlay only).
+    pub hint: Option<&'static str>,
+}
+
+impl Binding {
+    /// "↑/k", "Ctrl-c", ...
+    pub fn keys_label(&self) -> String {
+        self.keys.iter().map(|&(c, m)| key_label(c, m)).collect::<Vec<_>>().join("/")
+    }
+}
+
+pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
+    let base = match code {
+        KeyCode::Up => "↑".to_string(),
+        KeyCode::Down => "↓".to_string(),
+        KeyCode::Left => "←".to_string(),
+        KeyCode::Right => "→".to_string(),
+        KeyCode::PageUp => "PgUp".to_string(),
+        KeyCode::PageDown => "PgDn".to_string(),
+        KeyCode::Home => "Home".to_string(),
+        KeyCode::End => "End".to_string(),
+        KeyCode::Enter => "Enter".to_string(),
+        KeyCode::Esc => "Esc".to_string(),
+        KeyCode::Tab => "Tab".to_string(),
+        KeyCode::BackTab => "S-Tab".to_string(),
+        KeyCode::Backspace => "Bksp".to_string(),
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) => c.to_string(),
+        other => format!("{other:?}"),
+    };
+    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{base}") } else { base }
+}
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+
+fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
+    Binding { mode, keys: keys.iter().map(|&k| (k, NONE)).collect(), action, help, hint }
+}
+
+fn movement(mode: Mode, what: &'static str) -> Vec<Binding> {
+    use KeyCode::*;
+    let (up, down) = match what {
+        "scroll" => ("scroll up", "scroll down"),
+        _ => ("previous", "next"),
+    };
+    vec![
+        b(mode, &[Up, Char('k')], Action::Up, up, None),
+        b(mode, &[Down, Char('j')], Action::Down, down, None),
+        b(mode, &[PageUp, Char('b')], Action::PageUp, "page up", None),
+        b(mode, &[PageDown, Char(' ')], Action::PageDown, "page down", None),
+        b(mode, &[Home, Char('g')], Action::Top, "first", None),
+        b(mode, &[End, Char('G')], Action::Bottom, "last", None),
+    ]
+}
+
+static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
+    use KeyCode::*;
+    let mut v = Vec::new();
+    // Sessions
+    v.push(b(Mode::Sessions, &[Enter], Action::Open, "open session", Some("open")));
+    v.extend(movement(Mode::Sessions, "select"));
+    v.push(b(Mode::Sessions, &[Char('s')], Action::CycleSort, "cycle sort: pressure, updated, agent/key", Some("sort")));
+    v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter (type to narrow, Enter keeps, Esc clears)", Some("filter")));
+    v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", None));
+    v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", None));
+    v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", Some("quit")));
+    // Filter typing: other printable keys are typed (see `lookup`).
+    v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", Some("keep")));
+    v.push(b(Mode::Filter, &[Esc], Action::ClearFilter, "clear filter", Some("clear")));
+    v.push(b(Mode::Filter, &[Backspace], Action::FilterBackspace, "delete a character", None));
+    v.push(b(Mode::Filter, &[Up], Action::Up, "previous", None));
+    v.push(b(Mode::Filter, &[Down], Action::Down, "next", None));
+    // Session
+    v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry (full text, scrollable)", Some("expand")));
+    v.extend(movement(Mode::Session, "select"));
+    v.push(b(Mode::Session, &[Char('c')], Action::NextCompaction, "next compaction", Some("next compaction")));
+    v.push(b(Mode::Session, &[Char('C')], Action::PrevCompaction, "previous compaction", None));
+    v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to where the next compaction would cut", Some("cut")));
+    v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "all compaction summaries", Some("summaries")));
+    v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", Some("back")));
+    v.push(b(Mode::Session, &[Esc], Action::Back, "back", None));
+    // Detail
+    v.extend(movement(Mode::Detail, "scroll"));
+    v.push(b(Mode::Detail, &[Enter, Esc, Char('q'), Char('e')], Action::Back, "close", Some("close")));
+    // Summaries
+    v.push(b(Mode::Summaries, &[Char('n'), Tab], Action::NextCompaction, "next compaction", Some("next compaction")));
+    v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", Some("prev")));
+    v.extend(movement(Mode::Summaries, "scroll"));
+    v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", Some("back")));
+    // Help
+    v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", None));
+    v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", None));
+    v.push(b(Mode::Help, &[Char('?'), Esc, Char('q')], Action::Back, "close help", Some("close")));
+    // Global
+    v.push(b(Mode::Global, &[Char('?')], Action::ToggleHelp, "help", Some("help")));
+    v.push(Binding {
+        mode: Mode::Global,
+        keys: vec![(Char('c'), KeyModifiers::CONTROL)],
+        action: Action::Quit,
+        help: "quit now",
+        hint: None,
+    });
+    v
+});
+
+pub fn bindings() -> &'static [Binding] {
+    &BINDINGS
+}
+
+/// Bindings shown for a mode (its own, then the global ones).
+pub fn for_mode(mode: Mode) -> impl Iterator<Item = &'static Binding> {
+    let global = mode != Mode::Filter;
+    bindings().iter().filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
+}
+
+fn matches(code: KeyCode, mods: KeyModifiers, key: &KeyEvent) -> bool {
+    // Shifted letters arrive as uppercase chars with SHIFT set; compare chars only.
+    let relevant = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    code == key.code && (mods & (KeyModifiers::CONTROL | KeyModifiers::ALT)) == relevant
+}
+
+/// The action for a key in a mode, if any.
+pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let find = |m: Mode| bindings().iter().find(|b| b.mode == m && b.keys.iter().any(|&(c, mo)| matches(c, mo, key)));
+    if let Some(b) = find(mode) {
+        return Some(b.action.clone());
+    }
+    if mode == Mode::Filter {
+        if let KeyCode::Char(c) = key.code {
+            if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+                return Some(Action::FilterChar(c));
+            }
+        }
+    }
+    let global = find(Mode::Global)?;
+    // While typing, `?` is a character, not help.
+    if mode == Mode::Filter && global.action.is_help() {
+        return None;
+    }
+    Some(global.action.clone())
+}
+
+impl Action {
+    fn is_help(&self) -> bool {
+        matches!(self, Action::ToggleHelp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice_in_a_mode() {
+        for mode in Mode::ALL {
+            let mut seen = std::collections::HashSet::new();
+            for b in bindings().iter().filter(|b| b.mode == mode) {
+                for k in &b.keys {
+                    assert!(seen.insert(*k), "{mode:?}: {} bound twice", key_label(k.0, k.1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn filter_mode_types_characters() {
+        let k = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        assert!(matches!(lookup(Mode::Filter, &k('q')), Some(Action::FilterChar('q'))));
+        assert!(matches!(lookup(Mode::Filter, &k('?')), Some(Action::FilterChar('?'))));
+        assert!(matches!(lookup(Mode::Sessions, &k('?')), Some(Action::ToggleHelp)));
+        assert!(matches!(lookup(Mode::Session, &k('S')), Some(Action::ShowSummaries)));
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(matches!(lookup(Mode::Filter, &ctrl_c), Some(Action::Quit)));
+        assert!(matches!(lookup(Mode::Session, &ctrl_c), Some(Action::Quit)));
+        // Plain `c` in the Session mode is "next compaction", not quit.
+        assert!(matches!(lookup(Mode::Session, &k('c')), Some(Action::NextCompaction)));
+    }
+}

@@ -1,0 +1,428 @@
+//! Turning transcript entries into what the Session and Summaries screens draw.
+//!
+//! Everything here reads the transcript, so it runs inside effects (off the render path).
+//! Every string that leaves this module is already sanitized.
+
+use crate::plan;
+use crate::sanitize::{for_terminal, one_line};
+use crate::tokens::{self, MessageView};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Characters of preview kept per entry (the list shows one line; more is wasted work).
+const PREVIEW_CHARS: usize = 240;
+
+/// One decoded list row.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryRow {
+    pub idx: u32,
+    /// Short kind label: "user", "assistant", "tool:read", "bash", "compaction", ...
+    pub label: String,
+    /// One-line sanitized preview.
+    pub preview: String,
+    /// pi's per-entry token estimate (0 for entries that carry no message).
+    pub tokens: u64,
+    /// Assistant turn whose text is only `NO_REPLY` (a silent memory-flush turn).
+    pub silent_flush: bool,
+    /// Tool result with isError, assistant with stopReason error/aborted, bash exit ≠ 0.
+    pub error: bool,
+    pub card: Option<CompactionCard>,
+}
+
+/// The extra lines a compaction entry shows in the list.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompactionCard {
+    pub tokens_before: Option<u64>,
+    pub first_kept_id: Option<String>,
+    pub summary_head: String,
+}
+
+/// Everything the Summaries screen shows for one compaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SummaryCard {
+    pub idx: u32,
+    pub id: String,
+    pub timestamp: String,
+    pub tokens_before: Option<u64>,
+    pub first_kept_id: Option<String>,
+    pub first_kept_idx: Option<u32>,
+    pub from_hook: Option<bool>,
+    pub on_branch: bool,
+    /// Sanitized, newlines kept.
+    pub summary: String,
+    pub read_files: Vec<String>,
+    pub modified_files: Vec<String>,
+}
+
+/// A transcript opened for the Session screen, with the facts that need a pass over the
+/// index (cheap, envelope-only) or a few decodes (compactions, the cut point).
+#[derive(Debug, Clone)]
+pub struct LoadedTranscript {
+    pub path: PathBuf,
+    pub transcript: Arc<Transcript>,
+    /// `on_branch[i]`: entry i is on the active branch.
+    pub on_branch: Vec<bool>,
+    /// Where the next compaction would cut (first kept entry), keepRecentTokens 20000.
+    pub next_cut: Option<u32>,
+    pub keep_recent_tokens: u64,
+    /// first kept entry → compaction entry that keeps from there.
+    pub kept_from: HashMap<u32, u32>,
+    pub summaries: Vec<SummaryCard>,
+    /// Current context estimate (pi's footer figure), None when no usage measured it.
+    pub current_tokens: Option<u64>,
+    /// Sanitized warnings (malformed lines, broken parents, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Opens and indexes a transcript and computes the per-file facts. Blocking.
+pub fn load_transcript(path: &std::path::Path, keep_recent_tokens: u64) -> Result<LoadedTranscript, String> {
+    let t = Transcript::open(path).map_err(|e| one_line(&e.to_string()))?;
+    Ok(analyze(path.to_path_buf(), Arc::new(t), keep_recent_tokens))
+}
+
+/// The per-file facts for an already indexed transcript.
+pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
+    let keep = if keep_recent_tokens == 0 { plan::DEFAULT_KEEP_RECENT_TOKENS } else { keep_recent_tokens };
+    let mut on_branch = vec![false; t.len()];
+    for i in t.active_branch() {
+        on_branch[i as usize] = true;
+    }
+    let mut kept_from = HashMap::new();
+    let mut summaries = Vec::new();
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.kind != EntryKind::Compaction {
+            continue;
+        }
+        let idx = i as u32;
+        let v = t.entry_json(idx).unwrap_or(Value::Null);
+        let first_kept_idx = t.first_kept_of(idx, &v);
+        if let Some(fk) = first_kept_idx {
+            kept_from.insert(fk, idx);
+        }
+        summaries.push(summary_card(&t, idx, &v, first_kept_idx, on_branch[i]));
+    }
+    let next_cut = plan::next_cut_entry(&t, keep);
+    let current_tokens = crate::context::current_tokens(&t).map(|c| c.tokens);
+    let warnings = t.all_warnings().iter().map(|w| one_line(&w.to_string())).collect();
+    LoadedTranscript { path, transcript: t, on_branch, next_cut, keep_recent_tokens: keep, kept_from, summaries, current_tokens, warnings }
+}
+
+fn str_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(one_line).collect())
+        .unwrap_or_default()
+}
+
+fn summary_card(t: &Transcript, idx: u32, v: &Value, first_kept_idx: Option<u32>, on_branch: bool) -> SummaryCard {
+    let details = v.get("details");
+    SummaryCard {
+        idx,
+        id: one_line(&t.display_id(idx)),
+        timestamp: one_line(v.get("timestamp").and_then(Value::as_str).unwrap_or("")),
+        tokens_before: v.get("tokensBefore").and_then(Value::as_u64),
+        first_kept_id: first_kept_label(t, v),
+        first_kept_idx,
+        from_hook: v.get("fromHook").and_then(Value::as_bool),
+        on_branch,
+        summary: for_terminal(v.get("summary").and_then(Value::as_str).unwrap_or(""), true),
+        read_files: str_list(details.and_then(|d| d.get("readFiles"))),
+        modified_files: str_list(details.and_then(|d| d.get("modifiedFiles"))),
+    }
+}
+
+fn first_kept_label(t: &Transcript, v: &Value) -> Option<String> {
+    if let Some(id) = v.get("firstKeptEntryId").and_then(Value::as_str) {
+        return Some(one_line(id));
+    }
+    // v1 files: legacy index, shown as pi's migration would resolve it.
+    v.get("firstKeptEntryIndex").and_then(Value::as_u64).map(|i| format!("index {i}")).filter(|_| t.version < 2)
+}
+
+/// Cuts a sanitized single-line string to about `n` chars (on a char boundary).
+fn clip(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// Preview text: collapse runs of whitespace so a one-line preview carries content.
+fn squash(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(PREVIEW_CHARS * 4));
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space && !out.is_empty() {
+            out.push(' ');
+        }
+        space = false;
+        out.push(c);
+        if out.len() > PREVIEW_CHARS * 4 {
+            break;
+        }
+    }
+    clip(&one_line(&out), PREVIEW_CHARS)
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => {
+            let mut parts = Vec::new();
+            for b in blocks {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                    Some("image") => parts.push("[image]".into()),
+                    Some(other) => parts.push(format!("[{other}]")),
+                    None => {}
+                }
+            }
+            parts.join(" ")
+        }
+        _ => String::new(),
+    }
+}
+
+/// Text blocks of an assistant message (thinking and tool calls excluded).
+fn assistant_text(m: &Value) -> Option<String> {
+    let blocks = m.get("content")?.as_array()?;
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    if texts.is_empty() { None } else { Some(texts.concat()) }
+}
+
+/// `NO_REPLY` (any case, surrounding whitespace ignored) as the only assistant text.
+pub fn is_silent_flush(message: &Value) -> bool {
+    assistant_text(message).is_some_and(|t| t.trim().eq_ignore_ascii_case("NO_REPLY"))
+}
+
+fn assistant_preview(m: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(blocks) = m.get("content").and_then(Value::as_array) {
+        for b in blocks {
+            match b.get("type").and_then(Value::as_str) {
+                Some("text") => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                Some("thinking") => {
+                    let th = b.get("thinking").and_then(Value::as_str).unwrap_or("");
+                    parts.push(format!("(thinking) {}", clip(th, 60)));
+                }
+                Some("toolCall") => {
+                    let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
+                    let args = b.get("arguments").map(|a| clip(&a.to_string(), 80)).unwrap_or_default();
+                    parts.push(format!("→ {name} {args}"));
+                }
+                Some(other) => parts.push(format!("[{other}]")),
+                None => {}
+            }
+        }
+    }
+    if let Some(err) = m.get("errorMessage").and_then(Value::as_str) {
+        parts.push(format!("error: {err}"));
+    }
+    if parts.is_empty() {
+        let stop = m.get("stopReason").and_then(Value::as_str).unwrap_or("");
+        return format!("(empty{}{})", if stop.is_empty() { "" } else { ", stop " }, stop);
+    }
+    parts.join(" · ")
+}
+
+/// Decodes one entry into a list row. Blocking (reads the mapped file).
+pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
+    let meta = &t.entries[idx as usize];
+    let mut row = EntryRow { idx, label: kind_label(meta.kind, meta.raw_type.as_deref()), ..EntryRow::default() };
+    let v = match t.entry_json(idx) {
+        Ok(v) => v,
+        Err(e) => {
+            row.error = true;
+            row.preview = squash(&e.to_string());
+            return row;
+        }
+    };
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let preview = match meta.kind {
+        EntryKind::Message(role) => {
+            let m = v.get("message").cloned().unwrap_or(Value::Null);
+            match role {
+                Role::User => content_text(m.get("content")),
+                Role::Assistant => {
+                    row.silent_flush = is_silent_flush(&m);
+                    row.error = matches!(m.get("stopReason").and_then(Value::as_str), Some("error") | Some("aborted"));
+                    assistant_preview(&m)
+                }
+                Role::ToolResult => {
+                    let name = m.get("toolName").and_then(Value::as_str).unwrap_or("?");
+                    row.label = clip(&format!("tool:{}", one_line(name)), 14);
+                    row.error = m.get("isError").and_then(Value::as_bool) == Some(true);
+                    content_text(m.get("content"))
+                }
+                Role::BashExecution => {
+                    let cmd = m.get("command").and_then(Value::as_str).unwrap_or("");
+                    let code = m.get("exitCode").and_then(Value::as_i64);
+                    row.error = code.is_some_and(|c| c != 0);
+                    let out = m.get("output").and_then(Value::as_str).unwrap_or("");
+                    let tail = match code {
+                        Some(c) => format!(" → exit {c}"),
+                        None if m.get("cancelled").and_then(Value::as_bool) == Some(true) => " → cancelled".into(),
+                        None => String::new(),
+                    };
+                    format!("$ {cmd}{tail} {out}")
+                }
+                Role::Custom => {
+                    let ct = m.get("customType").and_then(Value::as_str).unwrap_or("");
+                    format!("[{ct}] {}", content_text(m.get("content")))
+                }
+                Role::BranchSummary | Role::CompactionSummary => m.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
+                Role::Other => clip(&m.to_string(), PREVIEW_CHARS),
+            }
+        }
+        EntryKind::Compaction => {
+            let summary = s("summary");
+            row.card = Some(CompactionCard {
+                tokens_before: v.get("tokensBefore").and_then(Value::as_u64),
+                first_kept_id: first_kept_label(t, &v),
+                summary_head: squash(&summary),
+            });
+            summary
+        }
+        EntryKind::BranchSummary => format!("from {}: {}", s("fromId"), s("summary")),
+        EntryKind::CustomMessage => {
+            let hidden = if v.get("display").and_then(Value::as_bool) == Some(false) { " (hidden)" } else { "" };
+            format!("[{}]{hidden} {}", s("customType"), content_text(v.get("content")))
+        }
+        EntryKind::Custom => {
+            let data = v.get("data").map(|d| clip(&d.to_string(), PREVIEW_CHARS)).unwrap_or_default();
+            format!("[{}] {data}", s("customType"))
+        }
+        EntryKind::ModelChange => format!("model → {}/{}", s("provider"), s("modelId")),
+        EntryKind::ThinkingLevelChange => format!("thinking level → {}", s("thinkingLevel")),
+        EntryKind::Label => {
+            let label = v.get("label").and_then(Value::as_str).unwrap_or("(cleared)");
+            format!("label {} = {label}", s("targetId"))
+        }
+        EntryKind::SessionInfo => format!("session name: {}", s("name")),
+        EntryKind::Unknown => clip(&String::from_utf8_lossy(t.raw_line(idx)), PREVIEW_CHARS * 2),
+    };
+    row.preview = squash(&preview);
+    row.tokens = if meta.kind == EntryKind::Compaction {
+        tokens::estimate_message(&tokens::compaction_summary_message(&v))
+    } else {
+        tokens::message_of_entry(&v, MessageView::Context).map(|m| tokens::estimate_message(&m)).unwrap_or(0)
+    };
+    row
+}
+
+/// Short label of an entry kind (before decoding; tool results refine it to `tool:<name>`).
+pub fn kind_label(kind: EntryKind, raw_type: Option<&str>) -> String {
+    match kind {
+        EntryKind::Message(Role::User) => "user".into(),
+        EntryKind::Message(Role::Assistant) => "assistant".into(),
+        EntryKind::Message(Role::ToolResult) => "tool".into(),
+        EntryKind::Message(Role::BashExecution) => "bash".into(),
+        EntryKind::Message(Role::Custom) => "custom msg".into(),
+        EntryKind::Message(Role::BranchSummary) => "branch sum".into(),
+        EntryKind::Message(Role::CompactionSummary) => "compact sum".into(),
+        EntryKind::Message(Role::Other) => "message".into(),
+        EntryKind::Compaction => "compaction".into(),
+        EntryKind::BranchSummary => "branch sum".into(),
+        EntryKind::CustomMessage => "custom msg".into(),
+        EntryKind::Custom => "custom".into(),
+        EntryKind::ModelChange => "model".into(),
+        EntryKind::ThinkingLevelChange => "thinking".into(),
+        EntryKind::Label => "label".into(),
+        EntryKind::SessionInfo => "session".into(),
+        EntryKind::Unknown => clip(&format!("?{}", one_line(raw_type.unwrap_or(""))), 12),
+    }
+}
+
+/// Full sanitized text of one entry for the detail pane: (title, body). Blocking.
+pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
+    let meta = &t.entries[idx as usize];
+    let title = format!(
+        "{} {} · line {}",
+        kind_label(meta.kind, meta.raw_type.as_deref()),
+        one_line(&t.display_id(idx)),
+        meta.line
+    );
+    let v = match t.entry_json(idx) {
+        Ok(v) => v,
+        Err(e) => return (title, for_terminal(&e.to_string(), true)),
+    };
+    let mut out = String::new();
+    let mut push = |head: &str, body: &str| {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        if !head.is_empty() {
+            out.push_str(head);
+            out.push('\n');
+        }
+        out.push_str(body);
+    };
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+    match (meta.kind, v.get("message")) {
+        (EntryKind::Message(_), Some(m)) => {
+            if let Some(s) = m.get("summary").and_then(Value::as_str) {
+                push("── summary", s);
+            }
+            match m.get("content") {
+                Some(Value::String(s)) => push("── text", s),
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => push("── text", b.get("text").and_then(Value::as_str).unwrap_or("")),
+                            Some("thinking") => push("── thinking", b.get("thinking").and_then(Value::as_str).unwrap_or("")),
+                            Some("toolCall") => {
+                                let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
+                                let id = b.get("id").and_then(Value::as_str).unwrap_or("");
+                                push(&format!("── tool call {name} ({id})"), &b.get("arguments").map(pretty).unwrap_or_default());
+                            }
+                            Some("image") => push("── image", b.get("mimeType").and_then(Value::as_str).unwrap_or("")),
+                            _ => push("── block", &pretty(b)),
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if let Some(cmd) = m.get("command").and_then(Value::as_str) {
+                push("── command", cmd);
+                push("── output", m.get("output").and_then(Value::as_str).unwrap_or(""));
+            }
+            let mut meta_fields = serde_json::Map::new();
+            if let Some(o) = m.as_object() {
+                for (k, val) in o {
+                    if !matches!(k.as_str(), "content" | "summary" | "command" | "output") {
+                        meta_fields.insert(k.clone(), val.clone());
+                    }
+                }
+            }
+            push("── fields", &pretty(&Value::Object(meta_fields)));
+        }
+        (EntryKind::Compaction | EntryKind::BranchSummary, _) => {
+            push("── summary", v.get("summary").and_then(Value::as_str).unwrap_or(""));
+            let mut rest = v.clone();
+            if let Some(o) = rest.as_object_mut() {
+                o.remove("summary");
+            }
+            push("── fields", &pretty(&rest));
+        }
+        _ => push("", &pretty(&v)),
+    }
+    // Bound what a single popup holds; the file itself is the place for 100 MB tool outputs.
+    const MAX_DETAIL: usize = 512 * 1024;
+    if out.len() > MAX_DETAIL {
+        let cut = (0..=MAX_DETAIL).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
+        let more = out.len() - cut;
+        out.truncate(cut);
+        out.push_str(&format!("\n\n… {more} more bytes not shown (see line {} of the file)", meta.line));
+    }
+    (one_line(&title), for_terminal(&out, true))
+}

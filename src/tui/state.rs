@@ -1,0 +1,289 @@
+//! Everything the screens draw from. Owned by the app loop, changed only by `update`, read by
+//! `draw` (which takes `&AppState`).
+
+use crate::transcript::EntryKind;
+use crate::tui::keymap::Mode;
+use crate::tui::model::{SessionRow, Status};
+use crate::tui::rows::{EntryRow, LoadedTranscript};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Sessions,
+    Session,
+    Summaries,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortKey {
+    /// used / window, fullest first; unknown last.
+    #[default]
+    Pressure,
+    /// Most recently updated first.
+    Updated,
+    /// Agent, then session key.
+    Name,
+}
+
+impl SortKey {
+    pub fn next(self) -> SortKey {
+        match self {
+            SortKey::Pressure => SortKey::Updated,
+            SortKey::Updated => SortKey::Name,
+            SortKey::Name => SortKey::Pressure,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Pressure => "pressure",
+            SortKey::Updated => "updated",
+            SortKey::Name => "agent/key",
+        }
+    }
+}
+
+/// The Sessions screen.
+#[derive(Debug, Clone, Default)]
+pub struct SessionsState {
+    /// Sorted by `sort`; the filter is applied on top (see [`SessionsState::visible`]).
+    pub rows: Vec<SessionRow>,
+    pub label: String,
+    pub sort: SortKey,
+    pub filter: String,
+    /// Typing into the filter.
+    pub filtering: bool,
+    /// Index into `visible()`.
+    pub selected: usize,
+    pub offset: usize,
+    pub loaded: bool,
+    pub watch: Vec<PathBuf>,
+}
+
+impl SessionsState {
+    /// Indices into `rows` that pass the filter (case-insensitive substring of agent, key,
+    /// session id, model or status).
+    pub fn visible(&self) -> Vec<usize> {
+        let needle = self.filter.to_lowercase();
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                needle.is_empty()
+                    || [r.agent_id.as_str(), &r.session_key, &r.session_id, r.model.as_deref().unwrap_or(""), r.status.name()]
+                        .iter()
+                        .any(|f| f.to_lowercase().contains(&needle))
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    pub fn selected_row(&self) -> Option<&SessionRow> {
+        self.visible().get(self.selected).map(|&i| &self.rows[i])
+    }
+
+    pub fn sort_rows(&mut self) {
+        let key = |r: &SessionRow| (r.agent_id.clone(), r.session_key.clone());
+        match self.sort {
+            SortKey::Pressure => self.rows.sort_by(|a, b| {
+                let fa = a.fill().unwrap_or(-1.0);
+                let fb = b.fill().unwrap_or(-1.0);
+                fb.total_cmp(&fa).then_with(|| key(a).cmp(&key(b)))
+            }),
+            SortKey::Updated => self.rows.sort_by(|a, b| {
+                b.updated_at_ms.unwrap_or(i64::MIN).cmp(&a.updated_at_ms.unwrap_or(i64::MIN)).then_with(|| key(a).cmp(&key(b)))
+            }),
+            SortKey::Name => self.rows.sort_by_key(key),
+        }
+    }
+}
+
+/// The expanded entry (popup over the list).
+#[derive(Debug, Clone, Default)]
+pub struct Detail {
+    pub idx: u32,
+    pub title: String,
+    pub body: String,
+    /// `body` wrapped to the popup width (re-wrapped on resize), so drawing slices it.
+    pub wrapped: Vec<String>,
+    pub lines: usize,
+    pub scroll: u16,
+    pub loading: bool,
+}
+
+/// The Session screen.
+#[derive(Debug, Clone, Default)]
+pub struct SessionView {
+    pub row: SessionRow,
+    pub path: PathBuf,
+    /// Bumped on every (re)open; results of older generations are dropped.
+    pub generation: u64,
+    pub loaded: Option<Box<LoadedTranscript>>,
+    pub loading: bool,
+    pub error: Option<String>,
+    /// First entry drawn at the top of the list.
+    pub offset: u32,
+    pub selected: u32,
+    /// Decoded rows of the visible window (plus a margin); bounded, see `update::WINDOW_MARGIN`.
+    pub cache: BTreeMap<u32, EntryRow>,
+    /// Indices asked for and not yet delivered.
+    pub requested: BTreeSet<u32>,
+    /// Rows decoded since the view opened (tests assert it stays bounded).
+    pub decoded_total: u64,
+    pub detail: Option<Detail>,
+}
+
+impl SessionView {
+    pub fn len(&self) -> u32 {
+        self.loaded.as_ref().map(|l| l.transcript.len() as u32).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Lines entry `idx` takes in the list: one, a three-line card for compactions, plus a
+    /// marker line above it for the next cut and for a kept boundary. Known from the index
+    /// alone, so scrolling never decodes to lay out.
+    pub fn entry_height(&self, idx: u32) -> usize {
+        let Some(l) = &self.loaded else { return 1 };
+        let Some(meta) = l.transcript.entries.get(idx as usize) else { return 1 };
+        let mut h = if meta.kind == EntryKind::Compaction { 3 } else { 1 };
+        if l.next_cut == Some(idx) {
+            h += 1;
+        }
+        if l.kept_from.contains_key(&idx) {
+            h += 1;
+        }
+        h
+    }
+
+    /// Entries from `offset` that fit in `height` lines (the last may be cut off).
+    pub fn visible_range(&self, height: usize) -> std::ops::Range<u32> {
+        let len = self.len();
+        let mut used = 0usize;
+        let mut end = self.offset;
+        while end < len && used < height {
+            used += self.entry_height(end);
+            end += 1;
+        }
+        self.offset.min(len)..end
+    }
+}
+
+/// Summaries screen: which compaction is selected and how far its text is scrolled.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SummariesState {
+    pub selected: usize,
+    pub scroll: u16,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct StatusLine {
+    pub error: Option<String>,
+    pub info: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AppState {
+    pub stack: Vec<Screen>,
+    pub sessions: SessionsState,
+    pub session: Option<SessionView>,
+    pub summaries: SummariesState,
+    /// Help overlay open, with its scroll offset.
+    pub help: Option<u16>,
+    pub status: StatusLine,
+    /// The data is the built-in demo (bannered).
+    pub demo: bool,
+    /// `NO_COLOR`: attributes and symbols only.
+    pub no_color: bool,
+    /// Bare-file mode: no store, opened straight on the Session screen.
+    pub bare_file: bool,
+    /// "Now" for ages (ms since epoch); set by `Tick`, fixed in tests.
+    pub now_ms: i64,
+    /// Terminal size (columns, rows); layouts of update and draw both derive from it.
+    pub size: (u16, u16),
+    pub should_quit: bool,
+    /// Generation counter for transcript opens.
+    pub next_generation: u64,
+}
+
+impl AppState {
+    pub fn new(now_ms: i64, size: (u16, u16)) -> AppState {
+        AppState {
+            stack: vec![Screen::Sessions],
+            sessions: SessionsState::default(),
+            session: None,
+            summaries: SummariesState::default(),
+            help: None,
+            status: StatusLine::default(),
+            demo: false,
+            no_color: false,
+            bare_file: false,
+            now_ms,
+            size,
+            should_quit: false,
+            next_generation: 1,
+        }
+    }
+
+    pub fn screen(&self) -> Screen {
+        self.stack.last().copied().unwrap_or(Screen::Sessions)
+    }
+
+    /// Keymap mode: overlays first, then the top screen.
+    pub fn mode(&self) -> Mode {
+        if self.help.is_some() {
+            return Mode::Help;
+        }
+        match self.screen() {
+            Screen::Sessions if self.sessions.filtering => Mode::Filter,
+            Screen::Sessions => Mode::Sessions,
+            Screen::Session if self.session.as_ref().is_some_and(|s| s.detail.is_some()) => Mode::Detail,
+            Screen::Session => Mode::Session,
+            Screen::Summaries => Mode::Summaries,
+        }
+    }
+
+    /// Count of rows per status, for the title.
+    pub fn status_counts(&self) -> Vec<(Status, usize)> {
+        let order = [Status::Over, Status::CompactDue, Status::FlushDue, Status::Flushed, Status::Ok, Status::Unknown];
+        order
+            .iter()
+            .map(|&s| (s, self.sessions.rows.iter().filter(|r| r.status == s).count()))
+            .filter(|(_, n)| *n > 0)
+            .collect()
+    }
+}
+
+/// Screen geometry shared by `update` (scrolling) and `draw` (drawing), so both agree.
+pub mod layout {
+    /// Sessions: title, legend, table header above the rows; status line below.
+    pub const SESSIONS_CHROME: u16 = 4;
+    /// Session: title + 7 header lines + gauge above; list borders; status line.
+    pub const SESSION_HEADER: u16 = 9;
+
+    pub fn sessions_rows(size: (u16, u16)) -> usize {
+        size.1.saturating_sub(SESSIONS_CHROME).max(1) as usize
+    }
+
+    pub fn session_list(size: (u16, u16)) -> usize {
+        size.1.saturating_sub(SESSION_HEADER + 2 + 1).max(1) as usize
+    }
+
+    /// Inner height of the detail popup.
+    pub fn detail_body(size: (u16, u16)) -> usize {
+        // status line, title line, borders
+        size.1.saturating_sub(1 + 1 + 2).max(1) as usize
+    }
+
+    /// Lines of the compaction list on the Summaries screen (inside its border).
+    pub fn summaries_list(count: usize) -> u16 {
+        count.clamp(1, 5) as u16
+    }
+
+    pub fn summaries_body(size: (u16, u16), count: usize) -> usize {
+        size.1.saturating_sub(1 + summaries_list(count) + 2 + 2 + 1).max(1) as usize
+    }
+}

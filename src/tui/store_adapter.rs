@@ -1,0 +1,172 @@
+//! From the store and threshold API (`crate::store`, `crate::thresholds`, `crate::report`) to
+//! the TUI's rows. The arithmetic stays there; this only renames and words the sources.
+
+use crate::report::Numbers;
+use crate::store::{Host, Session};
+use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
+use crate::tui::model::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+use crate::tui::TuiLaunch;
+use std::sync::Arc;
+
+impl From<UsedSource> for Provenance {
+    fn from(u: UsedSource) -> Provenance {
+        match u {
+            UsedSource::Fresh => Provenance::Fresh,
+            UsedSource::Legacy => Provenance::Legacy,
+            UsedSource::Estimated => Provenance::Estimated,
+            UsedSource::Unknown => Provenance::Unknown,
+        }
+    }
+}
+
+impl From<thresholds::Status> for Status {
+    fn from(s: thresholds::Status) -> Status {
+        match s {
+            thresholds::Status::Ok => Status::Ok,
+            thresholds::Status::FlushDue => Status::FlushDue,
+            thresholds::Status::Flushed => Status::Flushed,
+            thresholds::Status::CompactDue => Status::CompactDue,
+            thresholds::Status::Over => Status::Over,
+            thresholds::Status::Unknown => Status::Unknown,
+        }
+    }
+}
+
+fn src(s: Source) -> &'static str {
+    match s {
+        Source::Entry => "store entry",
+        Source::Config => "config",
+        Source::ModelCatalog => "model catalog",
+        Source::Flag => "flag",
+        Source::Default => "default",
+    }
+}
+
+/// The numeric part of a row, with each source in words.
+pub fn numbers_row(t: &Thresholds) -> SessionRow {
+    let used = match t.used_source {
+        UsedSource::Fresh => "entry totalTokens (totalTokensFresh: true)".to_string(),
+        UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: older OpenClaw)".to_string(),
+        UsedSource::Estimated => "transcript estimate: last assistant usage + later messages".to_string(),
+        UsedSource::Unknown => "no fresh totalTokens and no assistant usage in the transcript".to_string(),
+    };
+    let rt = t.reserve_tokens;
+    let fl = t.reserve_floor;
+    // The winning setting first (long source lines get cut at the right edge), then the other.
+    let (win, lose) = if t.reserve_from == "reserveTokensFloor" { (fl, rt) } else { (rt, fl) };
+    let other = if t.reserve_from == "reserveTokensFloor" { "reserveTokens" } else { "reserveTokensFloor" };
+    let reserve = format!("{} {} [{}], larger than {other} {} [{}]", t.reserve_from, win.value, src(win.source), lose.value, src(lose.source));
+    let flush_at = if t.flush_enabled.value {
+        format!(
+            "window − reserveTokensFloor {} [{}] − softThresholdTokens {} [{}]",
+            fl.value,
+            src(fl.source),
+            t.soft_threshold.value,
+            src(t.soft_threshold.source)
+        )
+    } else {
+        format!("off: memoryFlush.enabled false [{}]", src(t.flush_enabled.source))
+    };
+    SessionRow {
+        used: t.used,
+        used_source: t.used_source.into(),
+        window: t.window,
+        reserve: t.reserve,
+        compact_at: t.compact_at,
+        flush_at: t.flush_at,
+        compaction_count: t.compaction_count,
+        memory_flush_at: t.memory_flush_at,
+        memory_flush_compaction_count: t.memory_flush_compaction_count,
+        flushed_this_cycle: t.flushed_this_cycle,
+        status: t.status.into(),
+        flush_reason: t.flush_reason.clone(),
+        sources: NumberSources {
+            used,
+            window: format!("{} [{}]", t.window_detail, src(t.window_source)),
+            reserve,
+            compact_at: "window − reserve".into(),
+            flush_at,
+        },
+        ..SessionRow::default()
+    }
+}
+
+/// A store session with its numbers.
+pub fn row_from(s: &Session, t: &Thresholds, keep_recent_tokens: u64) -> SessionRow {
+    let e = &s.entry;
+    let model = match (&e.model_provider, &e.model) {
+        (Some(p), Some(m)) if !m.contains('/') => Some(format!("{p}/{m}")),
+        (_, Some(m)) => Some(m.clone()),
+        (Some(p), None) => Some(p.clone()),
+        (None, None) => None,
+    };
+    SessionRow {
+        agent_id: s.agent_id.clone(),
+        session_key: s.key.clone(),
+        session_id: e.session_id.clone(),
+        model,
+        updated_at_ms: e.updated_at,
+        transcript: s.transcript.clone(),
+        keep_recent_tokens,
+        ..numbers_row(t)
+    }
+}
+
+/// Numbers of a bare transcript: no store entry, no config, so every setting is its default;
+/// `used` is the transcript estimate when there is one.
+pub fn bare_row(estimate: Option<u64>) -> SessionRow {
+    let settings = Settings::from_config(&serde_json::Value::Null);
+    let window = thresholds::resolve_window(None, &settings, &[], None, None);
+    let used = thresholds::resolve_used(&Counters::default(), || estimate);
+    let mut row = numbers_row(&thresholds::compute(window, used, &settings, &Counters::default()));
+    row.sources.window = "default 200000 (bare file: no store entry)".into();
+    row.keep_recent_tokens = settings.keep_recent_tokens.value;
+    row
+}
+
+/// Reads every agent's sessions of `host` (or one agent's). Runs in an effect, off the UI.
+pub fn snapshot(host: &Host, agent: Option<&str>) -> SessionsSnapshot {
+    let loaded = host.load_sessions(agent);
+    let mut numbers = Numbers::new(host);
+    let keep = numbers.settings.keep_recent_tokens.value;
+    let mut warnings: Vec<String> = Vec::new();
+    if host.era == crate::store::Era::Sqlite {
+        warnings.push(host.era_message());
+    }
+    warnings.extend(host.warnings.iter().cloned());
+    warnings.extend(loaded.errors.iter().map(|e| e.to_string()));
+    warnings.extend(loaded.warnings.iter().cloned());
+    let mut rows = Vec::with_capacity(loaded.sessions.len());
+    for s in &loaded.sessions {
+        let mut w = Vec::new();
+        let (t, _) = numbers.session(s, &mut w);
+        rows.push(row_from(s, &t, keep));
+    }
+    let watch = host
+        .agents
+        .iter()
+        .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
+        .map(|a| a.store_path.clone())
+        .collect();
+    SessionsSnapshot { rows, watch, label: host.state_dir.display().to_string(), warnings }
+}
+
+/// A loader over a resolved host.
+pub fn host_loader(host: Arc<Host>, agent: Option<String>) -> SessionLoader {
+    Arc::new(move || Ok(snapshot(&host, agent.as_deref())))
+}
+
+impl TuiLaunch {
+    /// From the CLI's [`crate::store::Launch`]: a host (maybe the embedded demo) or a bare file.
+    /// Mouse off; colours per `NO_COLOR`.
+    pub fn from_store(launch: crate::store::Launch) -> TuiLaunch {
+        let demo = launch.host.as_ref().is_some_and(|h| h.is_demo);
+        TuiLaunch {
+            loader: launch.host.map(|h| host_loader(Arc::new(h), launch.agent.clone())),
+            file: launch.file,
+            demo,
+            mouse: false,
+            no_color: TuiLaunch::no_color_from_env(),
+        }
+    }
+}

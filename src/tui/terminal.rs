@@ -1,0 +1,99 @@
+//! Terminal lifecycle and input: raw mode + alternate screen, a chained panic hook that
+//! restores the terminal before the panic message prints, and a tokio task turning crossterm
+//! events and a clock tick into actions.
+
+use crate::tui::action::Action;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers, MouseEventKind};
+use crossterm::execute;
+use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use futures::StreamExt;
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use std::io::{stdout, Stdout};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+pub type Term = Terminal<CrosstermBackend<Stdout>>;
+
+/// Restores the terminal; safe to call more than once.
+pub fn restore(mouse: bool) {
+    if mouse {
+        let _ = execute!(stdout(), DisableMouseCapture);
+    }
+    // Raw mode first: it has more side effects than the alternate screen.
+    let _ = disable_raw_mode();
+    let _ = execute!(stdout(), LeaveAlternateScreen, crossterm::cursor::Show);
+}
+
+/// Enters raw mode and the alternate screen and installs the panic hook.
+pub fn enter(mouse: bool) -> anyhow::Result<Term> {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore(mouse);
+        prev(info);
+    }));
+    enable_raw_mode()?;
+    let mut out = stdout();
+    execute!(out, EnterAlternateScreen)?;
+    if mouse {
+        execute!(out, EnableMouseCapture)?;
+    }
+    let mut term = Terminal::new(CrosstermBackend::new(out))?;
+    term.clear()?;
+    Ok(term)
+}
+
+/// Restores the terminal when dropped (normal exit and `?` errors alike).
+pub struct Guard {
+    pub mouse: bool,
+}
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        restore(self.mouse);
+    }
+}
+
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Forwards terminal events and a 1 s tick as actions until cancelled.
+pub fn spawn_events(tx: UnboundedSender<Action>, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut events = EventStream::new();
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            let action = tokio::select! {
+                _ = cancel.cancelled() => break,
+                _ = tick.tick() => Some(Action::Tick { now_ms: now_ms() }),
+                ev = events.next() => match ev {
+                    None => break,
+                    Some(Err(e)) => Some(Action::Error(format!("terminal input: {e}"))),
+                    Some(Ok(ev)) => map_event(ev),
+                },
+            };
+            if let Some(a) = action {
+                if tx.send(a).is_err() {
+                    break;
+                }
+            }
+        }
+    })
+}
+
+fn map_event(ev: Event) -> Option<Action> {
+    match ev {
+        Event::Key(k) => Some(Action::Key(k)),
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        // Only with --mouse: the wheel scrolls like the arrow keys.
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::ScrollUp => Some(Action::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE))),
+            MouseEventKind::ScrollDown => Some(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))),
+            _ => None,
+        },
+        _ => None,
+    }
+}

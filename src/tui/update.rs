@@ -1,0 +1,461 @@
+//! `update(state, action) -> effects`: the only place state changes. Pure: no I/O, no clock,
+//! no terminal. Work that touches the disk is returned as an [`Effect`] and comes back later
+//! as an [`Action`].
+
+use crate::sanitize::one_line;
+use crate::transcript::EntryKind;
+use crate::tui::action::Action;
+use crate::tui::effects::Effect;
+use crate::tui::keymap;
+use crate::tui::model::Provenance;
+use crate::tui::state::{layout, AppState, Detail, Screen, SessionView};
+
+/// Extra entries decoded above and below the visible ones, in screens. The cache never holds
+/// more than (1 + 2 × margin) screens of rows, however long the transcript.
+pub const WINDOW_MARGIN: usize = 1;
+
+pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    match action {
+        Action::Key(key) => {
+            let mode = state.mode();
+            if let Some(a) = keymap::lookup(mode, &key) {
+                // A deliberate key press acknowledges the last error.
+                state.status.error = None;
+                state.status.info = None;
+                return update(state, a);
+            }
+        }
+        Action::Quit => state.should_quit = true,
+        Action::ToggleHelp => state.help = if state.help.is_some() { None } else { Some(0) },
+        Action::Back | Action::Close => back(state, matches!(action, Action::Close)),
+        Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
+            move_cursor(state, &action, &mut fx)
+        }
+        Action::Open => open(state, &mut fx),
+        Action::CycleSort => {
+            let key = state.sessions.selected_row().map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            state.sessions.sort = state.sessions.sort.next();
+            state.sessions.sort_rows();
+            reselect(state, key);
+        }
+        Action::StartFilter => state.sessions.filtering = true,
+        Action::FilterChar(c) => {
+            state.sessions.filter.push(c);
+            state.sessions.selected = 0;
+            state.sessions.offset = 0;
+        }
+        Action::FilterBackspace => {
+            state.sessions.filter.pop();
+            state.sessions.selected = 0;
+            state.sessions.offset = 0;
+        }
+        Action::ClearFilter => {
+            state.sessions.filter.clear();
+            state.sessions.filtering = false;
+            clamp_sessions(state);
+        }
+        Action::AcceptFilter => state.sessions.filtering = false,
+        Action::ShowSummaries => {
+            if let Some(v) = &state.session {
+                match &v.loaded {
+                    Some(l) if !l.summaries.is_empty() => {
+                        // Start at the compaction at or before the selected entry.
+                        let sel = l.summaries.iter().rposition(|c| c.idx <= v.selected).unwrap_or(0);
+                        state.summaries = crate::tui::state::SummariesState { selected: sel, scroll: 0 };
+                        state.stack.push(Screen::Summaries);
+                    }
+                    Some(_) => state.status.info = Some("This session has no compaction entries.".into()),
+                    None => {}
+                }
+            }
+        }
+        Action::NextCompaction | Action::PrevCompaction => jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx),
+        Action::JumpToCut => {
+            if let Some(v) = state.session.as_mut() {
+                match v.loaded.as_ref().and_then(|l| l.next_cut) {
+                    Some(cut) => {
+                        v.selected = cut;
+                        let h = layout::session_list(state.size);
+                        scroll_into_view(v, h);
+                        fx.extend(ensure_window(v, h));
+                    }
+                    None => state.status.info = Some("No cut point: the session is too small or already compacted.".into()),
+                }
+            }
+        }
+        Action::Refresh => fx.push(Effect::LoadSessions),
+        Action::SessionsLoaded(Ok(snap)) => {
+            let key = state.sessions.selected_row().map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            state.sessions.rows = snap.rows;
+            state.sessions.label = snap.label;
+            state.sessions.loaded = true;
+            state.sessions.sort_rows();
+            reselect(state, key);
+            if let Some(w) = snap.warnings.first() {
+                state.status.info = Some(one_line(w));
+            }
+            if snap.watch != state.sessions.watch {
+                state.sessions.watch = snap.watch;
+                fx.push(watch_effect(state));
+            }
+        }
+        Action::SessionsLoaded(Err(e)) => {
+            state.sessions.loaded = true;
+            state.status.error = Some(one_line(&e));
+        }
+        Action::TranscriptLoaded { generation, result } => transcript_loaded(state, generation, result, &mut fx),
+        Action::RowsDecoded { generation, rows } => {
+            if let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) {
+                v.decoded_total += rows.len() as u64;
+                for r in rows {
+                    v.requested.remove(&r.idx);
+                    v.cache.insert(r.idx, r);
+                }
+                // A slow decode may land after the viewport moved on: keep the bound.
+                let h = layout::session_list(state.size);
+                let (lo, hi) = window(v, h);
+                v.cache.retain(|&i, _| i >= lo && i < hi);
+            }
+        }
+        Action::DetailLoaded { generation, idx, title, body } => {
+            if let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) {
+                if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
+                    d.wrapped = crate::tui::draw::wrap(&body, crate::tui::draw::session::detail_width(state.size));
+                    d.lines = d.wrapped.len();
+                    d.title = title;
+                    d.body = body;
+                    d.loading = false;
+                }
+            }
+        }
+        Action::FilesChanged(paths) => {
+            if paths.iter().any(|p| state.sessions.watch.contains(p)) {
+                fx.push(Effect::LoadSessions);
+            }
+            if let Some(v) = state.session.as_mut() {
+                if paths.contains(&v.path) {
+                    v.generation = state.next_generation;
+                    state.next_generation += 1;
+                    v.loading = true;
+                    fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation, keep_recent_tokens: v.row.keep_recent_tokens });
+                }
+            }
+        }
+        Action::Error(e) => state.status.error = Some(one_line(&e)),
+        Action::Tick { now_ms } => state.now_ms = now_ms,
+        Action::Resize(w, h) => {
+            state.size = (w, h);
+            clamp_sessions(state);
+            let lh = layout::session_list(state.size);
+            if let Some(v) = state.session.as_mut() {
+                scroll_into_view(v, lh);
+                fx.extend(ensure_window(v, lh));
+                if let Some(d) = v.detail.as_mut() {
+                    d.wrapped = crate::tui::draw::wrap(&d.body, crate::tui::draw::session::detail_width(state.size));
+                    d.lines = d.wrapped.len();
+                }
+            }
+        }
+    }
+    fx
+}
+
+/// Paths the watcher polls: the sessions.json files and the open transcript.
+fn watch_effect(state: &AppState) -> Effect {
+    let mut paths = state.sessions.watch.clone();
+    if let Some(v) = &state.session {
+        paths.push(v.path.clone());
+    }
+    Effect::Watch(paths)
+}
+
+fn back(state: &mut AppState, may_quit: bool) {
+    if state.help.take().is_some() {
+        return;
+    }
+    if let Some(v) = state.session.as_mut() {
+        if v.detail.take().is_some() && state.screen() == Screen::Session {
+            return;
+        }
+    }
+    if state.stack.len() <= 1 {
+        if may_quit {
+            state.should_quit = true;
+        }
+        return;
+    }
+    if state.stack.pop() == Some(Screen::Session) {
+        state.session = None;
+    }
+}
+
+fn reselect(state: &mut AppState, key: Option<(String, String)>) {
+    if let Some((agent, skey)) = key {
+        let vis = state.sessions.visible();
+        if let Some(pos) = vis.iter().position(|&i| state.sessions.rows[i].agent_id == agent && state.sessions.rows[i].session_key == skey) {
+            state.sessions.selected = pos;
+        }
+    }
+    clamp_sessions(state);
+}
+
+fn clamp_sessions(state: &mut AppState) {
+    let n = state.sessions.visible().len();
+    let s = &mut state.sessions;
+    s.selected = s.selected.min(n.saturating_sub(1));
+    let h = layout::sessions_rows(state.size);
+    if s.selected < s.offset {
+        s.offset = s.selected;
+    } else if s.selected >= s.offset + h {
+        s.offset = s.selected + 1 - h;
+    }
+    s.offset = s.offset.min(n.saturating_sub(h.min(n)));
+}
+
+fn step(cur: usize, len: usize, action: &Action, page: usize) -> usize {
+    let last = len.saturating_sub(1);
+    match action {
+        Action::Up => cur.saturating_sub(1),
+        Action::Down => (cur + 1).min(last),
+        Action::PageUp => cur.saturating_sub(page.max(1)),
+        Action::PageDown => (cur + page.max(1)).min(last),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => cur,
+    }
+}
+
+fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
+    match state.mode() {
+        crate::tui::keymap::Mode::Help => {
+            let h = state.help.unwrap_or(0);
+            state.help = Some(match action {
+                Action::Up => h.saturating_sub(1),
+                Action::Down => h.saturating_add(1),
+                _ => h,
+            });
+        }
+        crate::tui::keymap::Mode::Sessions | crate::tui::keymap::Mode::Filter => {
+            let n = state.sessions.visible().len();
+            let page = layout::sessions_rows(state.size);
+            state.sessions.selected = step(state.sessions.selected, n, action, page);
+            clamp_sessions(state);
+        }
+        crate::tui::keymap::Mode::Session => {
+            let h = layout::session_list(state.size);
+            if let Some(v) = state.session.as_mut() {
+                let len = v.len() as usize;
+                v.selected = step(v.selected as usize, len, action, h.saturating_sub(1)) as u32;
+                scroll_into_view(v, h);
+                fx.extend(ensure_window(v, h));
+            }
+        }
+        crate::tui::keymap::Mode::Detail => {
+            let page = layout::detail_body(state.size);
+            if let Some(d) = state.session.as_mut().and_then(|v| v.detail.as_mut()) {
+                let max = d.lines.saturating_sub(page) as u16;
+                d.scroll = step(d.scroll as usize, max as usize + 1, action, page) as u16;
+            }
+        }
+        crate::tui::keymap::Mode::Summaries => {
+            let count = state.session.as_ref().and_then(|v| v.loaded.as_ref()).map(|l| l.summaries.len()).unwrap_or(0);
+            let page = layout::summaries_body(state.size, count);
+            let lines = state
+                .session
+                .as_ref()
+                .and_then(|v| v.loaded.as_ref())
+                .and_then(|l| l.summaries.get(state.summaries.selected))
+                .map(|c| crate::tui::draw::summaries::body_lines(c, crate::tui::draw::summaries::body_width(state.size.0)).len())
+                .unwrap_or(0);
+            let max = lines.saturating_sub(page);
+            state.summaries.scroll = step(state.summaries.scroll as usize, max + 1, action, page) as u16;
+        }
+        crate::tui::keymap::Mode::Global => {}
+    }
+}
+
+fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
+    match state.mode() {
+        crate::tui::keymap::Mode::Sessions => {
+            let Some(row) = state.sessions.selected_row().cloned() else { return };
+            let Some(path) = row.transcript.clone() else {
+                state.status.error = Some(format!("No transcript file for {}.", one_line(&row.session_key)));
+                return;
+            };
+            open_session(state, row, path, fx);
+        }
+        crate::tui::keymap::Mode::Session => {
+            let Some(v) = state.session.as_mut() else { return };
+            let Some(l) = &v.loaded else { return };
+            if v.selected >= v.len() {
+                return;
+            }
+            v.detail = Some(Detail { idx: v.selected, loading: true, ..Detail::default() });
+            fx.push(Effect::DecodeDetail { transcript: l.transcript.clone(), generation: v.generation, idx: v.selected });
+        }
+        _ => {}
+    }
+}
+
+/// Pushes the Session screen for `row` and asks for its transcript.
+pub fn open_session(state: &mut AppState, row: crate::tui::model::SessionRow, path: std::path::PathBuf, fx: &mut Vec<Effect>) {
+    let generation = state.next_generation;
+    state.next_generation += 1;
+    let keep_recent_tokens = row.keep_recent_tokens;
+    state.session = Some(SessionView { row, path: path.clone(), generation, loading: true, ..SessionView::default() });
+    if state.screen() != Screen::Session {
+        state.stack.push(Screen::Session);
+    }
+    fx.push(Effect::OpenTranscript { path, generation, keep_recent_tokens });
+    fx.push(watch_effect(state));
+}
+
+fn transcript_loaded(
+    state: &mut AppState,
+    generation: u64,
+    result: Result<Box<crate::tui::rows::LoadedTranscript>, String>,
+    fx: &mut Vec<Effect>,
+) {
+    let h = layout::session_list(state.size);
+    let bare = state.bare_file;
+    let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) else { return };
+    v.loading = false;
+    match result {
+        Err(e) => {
+            v.error = Some(one_line(&e));
+            state.status.error = Some(one_line(&e));
+        }
+        Ok(l) => {
+            let first_open = v.loaded.is_none();
+            let was_at_end = v.loaded.is_some() && v.selected + 1 >= v.len();
+            if bare {
+                // No store: the numbers are the defaults plus the transcript's own estimate.
+                v.row = crate::tui::store_adapter::bare_row(l.current_tokens);
+            } else if v.row.used.is_none() {
+                if let Some(t) = l.current_tokens {
+                    v.row.used = Some(t);
+                    v.row.used_source = Provenance::Estimated;
+                    v.row.sources.used = "transcript estimate (last usage + later messages)".into();
+                    v.row.derive();
+                }
+            }
+            if let Some(w) = l.warnings.first() {
+                let more = if l.warnings.len() > 1 { format!(" (+{} more)", l.warnings.len() - 1) } else { String::new() };
+                state.status.info = Some(format!("{w}{more}"));
+            }
+            v.error = None;
+            v.loaded = Some(l);
+            // A reopen invalidates decoded rows (the file changed).
+            v.cache.clear();
+            v.requested.clear();
+            let len = v.len();
+            if first_open || was_at_end {
+                // Open at the tail: the latest turns are what an operator checks first.
+                v.selected = len.saturating_sub(1);
+            }
+            v.selected = v.selected.min(len.saturating_sub(1));
+            v.offset = v.offset.min(v.selected);
+            if let Some(d) = v.detail.as_mut() {
+                if d.idx >= len {
+                    v.detail = None;
+                }
+            }
+            scroll_into_view(v, h);
+            fx.extend(ensure_window(v, h));
+        }
+    }
+}
+
+/// Moves `offset` so the selected entry is fully visible. Walks at most one screen of
+/// entries, so it costs the same at entry 10 and at entry 10 million.
+pub fn scroll_into_view(v: &mut SessionView, height: usize) {
+    let len = v.len();
+    if len == 0 {
+        v.offset = 0;
+        v.selected = 0;
+        return;
+    }
+    v.selected = v.selected.min(len - 1);
+    if v.selected < v.offset {
+        v.offset = v.selected;
+        return;
+    }
+    // Lowest offset that still shows `selected` completely.
+    let mut lo = v.selected;
+    let mut used = v.entry_height(lo);
+    while lo > 0 && used + v.entry_height(lo - 1) <= height {
+        lo -= 1;
+        used += v.entry_height(lo);
+    }
+    if v.offset < lo {
+        v.offset = lo;
+    } else if v.offset > v.selected {
+        v.offset = v.selected;
+    } else {
+        // Is `selected` below the visible part? (walk only offset..=selected, ≤ one screen)
+        let mut used = 0;
+        let mut i = v.offset;
+        while i <= v.selected && used <= height {
+            used += v.entry_height(i);
+            i += 1;
+        }
+        if used > height {
+            v.offset = lo;
+        }
+    }
+}
+
+/// The entry range kept decoded: the visible entries plus `WINDOW_MARGIN` screens each side.
+fn window(v: &SessionView, height: usize) -> (u32, u32) {
+    let vis = v.visible_range(height);
+    let margin = (height * WINDOW_MARGIN) as u32;
+    (vis.start.saturating_sub(margin), (vis.end + margin).min(v.len()))
+}
+
+/// Evicts rows outside the window and asks for the missing ones.
+pub fn ensure_window(v: &mut SessionView, height: usize) -> Option<Effect> {
+    let l = v.loaded.as_ref()?;
+    let (lo, hi) = window(v, height);
+    v.cache.retain(|&i, _| i >= lo && i < hi);
+    v.requested.retain(|&i| i >= lo && i < hi);
+    // Visible rows first so they arrive first.
+    let vis = v.visible_range(height);
+    let mut want: Vec<u32> = vis.clone().chain(lo..vis.start).chain(vis.end..hi).collect();
+    want.retain(|i| !v.cache.contains_key(i) && !v.requested.contains(i));
+    if want.is_empty() {
+        return None;
+    }
+    v.requested.extend(want.iter().copied());
+    Some(Effect::DecodeRows { transcript: l.transcript.clone(), generation: v.generation, indices: want })
+}
+
+fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {
+    let screen = state.screen();
+    let h = layout::session_list(state.size);
+    let Some(v) = state.session.as_mut() else { return };
+    let Some(l) = v.loaded.as_ref() else { return };
+    let n = l.summaries.len();
+    if n == 0 {
+        state.status.info = Some("This session has no compaction entries.".into());
+        return;
+    }
+    if screen == Screen::Summaries {
+        let s = &mut state.summaries;
+        s.selected = if forward { (s.selected + 1) % n } else { (s.selected + n - 1) % n };
+        s.scroll = 0;
+        return;
+    }
+    let idxs: Vec<u32> = l.summaries.iter().map(|c| c.idx).collect();
+    debug_assert!(idxs.iter().all(|&i| l.transcript.entries[i as usize].kind == EntryKind::Compaction));
+    let target = if forward {
+        idxs.iter().copied().find(|&i| i > v.selected).or(idxs.first().copied())
+    } else {
+        idxs.iter().rev().copied().find(|&i| i < v.selected).or(idxs.last().copied())
+    };
+    if let Some(t) = target {
+        v.selected = t;
+        scroll_into_view(v, h);
+        fx.extend(ensure_window(v, h));
+    }
+}
