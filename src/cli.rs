@@ -438,7 +438,16 @@ fn tui_default(g: &Global) -> i32 {
 
 /// Hands over to the TUI (wired by the TUI work).
 fn run_tui(launch: Launch) -> i32 {
-    let _ = launch;
-    eprintln!("clawtop: TUI not built in this branch; use `clawtop list` or `clawtop show`");
-    EXIT_FAILED
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!("clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`");
+        return EXIT_FAILED;
+    }
+    match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("clawtop: {e:#}");
+            EXIT_FAILED
+        }
+    }
 }

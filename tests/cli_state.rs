@@ -104,11 +104,11 @@ fn tui_entry_points() {
     let h = Home::empty();
     let f = h.path().join("t.jsonl");
     std::fs::write(&f, format!("{HEADER}\n")).unwrap();
-    // Until the TUI is wired: a clear message, exit 1, never a panic.
+    // Without a terminal (as here): a clear message, exit 1, never a panic.
     for args in [&[f.to_str().unwrap()][..], &["open", f.to_str().unwrap()], &[], &["--demo"]] {
         let o = h.run(args);
         o.expect(1);
-        assert!(o.stderr.contains("TUI not built"), "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains("needs a terminal"), "{args:?}: {}", o.stderr);
     }
     let o = h.run(&["missing.jsonl"]);
     o.expect(1);

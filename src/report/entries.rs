@@ -109,7 +109,7 @@ pub fn entry_body(t: &Transcript, idx: u32, v: &Value) -> String {
         EntryKind::ThinkingLevelChange => format!("thinking level -> {}", s(v, "thinkingLevel")),
         EntryKind::Label => format!("label {:?} on {}", s(v, "label"), s(v, "targetId")),
         EntryKind::SessionInfo => format!("session name {:?}", s(v, "name")),
-        EntryKind::Unknown => String::from_utf8_lossy(t.raw_line(idx)).into_owned(),
+        EntryKind::Unknown => t.raw_line(idx).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e.to_string()),
     }
 }
 

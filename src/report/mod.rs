@@ -85,12 +85,7 @@ pub fn push_transcript_warnings(t: &Transcript, warnings: &mut Vec<String>) {
     if t.is_empty() && ws.is_empty() {
         ws.push(Warning { line: 0, message: "transcript has no entries".into() });
     }
-    for (i, e) in t.entries.iter().enumerate() {
-        // The reader decodes invalid UTF-8 lossily but only reports it when the envelope
-        // fields are affected; report every such line so the operator knows text changed.
-        if std::str::from_utf8(t.raw_line(i as u32)).is_err() && !ws.iter().any(|w| w.line == e.line && w.message.contains("UTF-8")) {
-            ws.push(Warning { line: e.line, message: "invalid UTF-8 replaced with U+FFFD".into() });
-        }
+    for e in t.entries.iter() {
         if e.kind == EntryKind::Unknown {
             let ty = e.raw_type.as_deref().unwrap_or("?");
             ws.push(Warning { line: e.line, message: format!("unknown entry type {ty:?}; shown raw, not part of the model context") });

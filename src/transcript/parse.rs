@@ -225,7 +225,14 @@ impl Scanner {
         }
         let lossy;
         let head = match serde_json::from_slice::<LineHead>(trimmed) {
-            Ok(h) => h,
+            Ok(h) => {
+                // Skipped string content is not UTF-8-checked by the envelope parse; the
+                // text is decoded lossily later, so say here that it will change.
+                if std::str::from_utf8(trimmed).is_err() {
+                    self.warn("invalid UTF-8 replaced with U+FFFD".into());
+                }
+                h
+            }
             Err(e) if { lossy = repair(trimmed); lossy.is_some() } => {
                 // JavaScript parses these lines; so does clawtop (see `repair`).
                 let fixed = lossy.as_deref().unwrap_or_default();

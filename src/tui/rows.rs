@@ -309,7 +309,7 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
             format!("label {} = {label}", s("targetId"))
         }
         EntryKind::SessionInfo => format!("session name: {}", s("name")),
-        EntryKind::Unknown => clip(&String::from_utf8_lossy(t.raw_line(idx)), PREVIEW_CHARS * 2),
+        EntryKind::Unknown => clip(&t.raw_line(idx).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e.to_string()), PREVIEW_CHARS * 2),
     };
     row.preview = squash(&preview);
     row.tokens = if meta.kind == EntryKind::Compaction {
