@@ -17,6 +17,7 @@ pub mod thresholds;
 pub mod report;
 pub mod summary;
 pub mod compaction;
+pub mod commands;
 pub mod flush;
 pub mod llm;
 pub mod commit;

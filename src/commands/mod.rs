@@ -1,0 +1,74 @@
+//! The write commands (`compact`, `flush`) of the CLI: the same domain calls the TUI makes,
+//! with progress on stderr and results on stdout (text or JSON).
+
+pub mod compact;
+
+use crate::compaction::model::GenProgress;
+use crate::llm::{self, ModelEndpoint, ModelOverrides};
+use serde_json::Value;
+use std::io::Write;
+
+/// Process exit codes (SPEC §5).
+pub struct Exit;
+impl Exit {
+    pub const OK: i32 = 0;
+    pub const FAILED: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const REFUSED: i32 = 3;
+}
+
+/// Everything needed to find the model endpoint of a session (SPEC §8).
+#[derive(Debug, Clone, Default)]
+pub struct ModelSetup {
+    pub config: Value,
+    pub agent_models: Option<Value>,
+    pub session_provider: Option<String>,
+    pub session_model: Option<String>,
+    pub overrides: ModelOverrides,
+}
+
+impl ModelSetup {
+    pub fn endpoint(&self) -> Result<ModelEndpoint, String> {
+        llm::resolve_endpoint(
+            &self.config,
+            self.agent_models.as_ref(),
+            self.session_provider.as_deref(),
+            self.session_model.as_deref(),
+            &self.overrides,
+            &|k| std::env::var(k).ok(),
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// A progress callback that redraws one status line on stderr (only when it is a terminal).
+pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {
+    let start = std::time::Instant::now();
+    let mut label = String::new();
+    let mut last = std::time::Instant::now() - std::time::Duration::from_secs(1);
+    Box::new(move |p| {
+        if !enabled {
+            return;
+        }
+        let line = match p {
+            GenProgress::Call { call, label: l } => {
+                label = format!("call {call}: {l}");
+                format!("{label} …")
+            }
+            GenProgress::Delta { chars, tokens } => {
+                if last.elapsed().as_millis() < 100 {
+                    return;
+                }
+                let tok = tokens.unwrap_or(chars as u64 / 4);
+                format!("{label} · ≈{tok} tokens · {:.1}s", start.elapsed().as_secs_f32())
+            }
+            GenProgress::Retrying { attempt, after_ms, reason } => {
+                format!("{label} · attempt {attempt} failed ({}), retrying in {:.1}s", crate::sanitize::one_line(&reason), after_ms as f32 / 1000.0)
+            }
+        };
+        last = std::time::Instant::now();
+        let mut e = std::io::stderr();
+        let _ = write!(e, "\r\x1b[2K{line} (Ctrl-C cancels)");
+        let _ = e.flush();
+    })
+}
