@@ -88,3 +88,16 @@ fn demo_extracts_and_cleans_up() {
     drop(host);
     assert!(!root.exists(), "the extracted demo is removed");
 }
+
+#[test]
+fn symlink_out_of_state_dir_is_not_read() {
+    let h = Home::host_a();
+    let outside = h.path().join("outside.jsonl");
+    std::fs::write(&outside, format!("{HEADER}\n")).unwrap();
+    std::fs::remove_file(h.transcript()).unwrap();
+    std::os::unix::fs::symlink(&outside, h.transcript()).unwrap();
+    let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
+    let l = host.load_sessions(None);
+    assert_eq!(l.sessions[0].transcript, None);
+    assert_eq!(l.sessions[0].transcript_how, TranscriptHow::Missing);
+}

@@ -37,7 +37,9 @@ pub fn build(host: &Host, agent: Option<&str>) -> ListReport {
             return report;
         }
     }
+    let t0 = std::time::Instant::now();
     let loaded = host.load_sessions(agent);
+    tracing::debug!(sessions = loaded.sessions.len(), ms = t0.elapsed().as_millis() as u64, "stores read");
     report.warnings.extend(loaded.warnings);
     report.errors.extend(loaded.errors.iter().map(|e| crate::sanitize::one_line(&e.to_string())));
     let mut numbers = Numbers::new(host);
@@ -46,6 +48,7 @@ pub fn build(host: &Host, agent: Option<&str>) -> ListReport {
         let (t, _) = numbers.session(s, &mut warnings);
         report.sessions.push(SessionRow::from_session(s, &t, warnings));
     }
+    tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
 }
 

@@ -23,24 +23,33 @@ pub struct Numbers<'h> {
     pub settings: Settings,
     config_label: String,
     models_json: HashMap<String, Option<(String, Value)>>,
+    /// Estimates per transcript path: sessions can share a transcript (forks, copies).
+    estimates: HashMap<std::path::PathBuf, (Option<ContextEstimate>, Vec<String>)>,
 }
 
 impl<'h> Numbers<'h> {
     pub fn new(host: &'h Host) -> Numbers<'h> {
         let config_label = host.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "config".into());
-        Numbers { host, settings: Settings::from_config(&host.config), config_label, models_json: HashMap::new() }
+        Numbers { host, settings: Settings::from_config(&host.config), config_label, models_json: HashMap::new(), estimates: HashMap::new() }
     }
 
     /// Numbers of a session. The transcript is opened only when `used` has to be estimated;
     /// its problems are added to `warnings`.
     pub fn session(&mut self, s: &Session, warnings: &mut Vec<String>) -> (Thresholds, Option<ContextEstimate>) {
         let mut est = None;
+        let mut cache = std::mem::take(&mut self.estimates);
         let t = self.session_with(s, || {
             let path = s.transcript.as_deref()?;
-            let t = open_transcript(path, warnings)?;
-            est = crate::context::current_tokens(&t);
+            let (e, ws) = cache.entry(path.to_path_buf()).or_insert_with(|| {
+                let mut ws = Vec::new();
+                let e = open_transcript(path, &mut ws).and_then(|t| crate::context::current_tokens(&t));
+                (e, ws)
+            });
+            warnings.extend(ws.iter().cloned());
+            est = *e;
             est.map(|e| e.tokens)
         });
+        self.estimates = cache;
         (t, est)
     }
 

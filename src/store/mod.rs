@@ -72,6 +72,9 @@ pub struct Agent {
     pub in_config: bool,
     /// Why this agent's SQLite file marks era B.
     pub era_b: Option<String>,
+    /// The sessions dir (symlinks resolved) is inside the state dir: then a plain file
+    /// directly in it is inside too, checked with one lstat instead of a realpath.
+    sessions_inside: bool,
 }
 
 /// A resolved host. Cheap to build: session stores are read by [`Host::load_sessions`].
@@ -93,6 +96,8 @@ pub struct Host {
     pub home: Option<PathBuf>,
     /// Problems that did not stop loading (bad agent ids in config, ...).
     pub warnings: Vec<String>,
+    /// The state dir with symlinks resolved, for containment checks.
+    canonical_state: Option<PathBuf>,
     /// Keeps the extracted demo alive; removed on drop.
     _demo: Option<demo::DemoDir>,
 }
@@ -176,6 +181,7 @@ impl Host {
             }
         }
         ids.sort();
+        let canonical_state = state_dir.canonicalize().ok();
         let mut era_evidence = Vec::new();
         let agents: Vec<Agent> = ids
             .into_iter()
@@ -187,11 +193,16 @@ impl Host {
                 if let Some(why) = &era_b {
                     era_evidence.push(format!("agent {id}: {why}"));
                 }
-                Agent { has_store: store_path.is_file(), id, dir, sessions_dir, store_path, in_config, era_b }
+                let sessions_inside = match (sessions_dir.canonicalize(), &canonical_state) {
+                    (Ok(a), Some(b)) => a.starts_with(b),
+                    _ => false,
+                };
+                Agent { has_store: store_path.is_file(), id, dir, sessions_dir, store_path, in_config, era_b, sessions_inside }
             })
             .collect();
         let era = if era_evidence.is_empty() { Era::File } else { Era::Sqlite };
         Host {
+            canonical_state,
             state_dir,
             state_source,
             looked,
@@ -229,7 +240,10 @@ impl Host {
             if only_agent.is_some_and(|o| o != a.id) || !a.has_store {
                 continue;
             }
-            let items = match sessions::read(&a.store_path) {
+            let t0 = std::time::Instant::now();
+            let parsed = sessions::read(&a.store_path);
+            tracing::debug!(agent = %a.id, ms = t0.elapsed().as_millis() as u64, "sessions.json parsed");
+            let items = match parsed {
                 Ok(items) => items,
                 Err(message) => {
                     out.errors.push(StoreError::Store { path: a.store_path.clone(), message });
@@ -279,22 +293,32 @@ impl Host {
         }
         if let Some(b) = basename.filter(|b| !b.is_empty() && b != ".." && b != ".") {
             let p = sdir.join(&b);
-            if p.is_file() && self.inside_state(&p) {
+            if self.readable_in(agent, &p) {
                 return (Some(p), TranscriptHow::Basename);
             }
         }
         let p = sdir.join(format!("{}.jsonl", entry.session_id));
-        if p.is_file() && self.inside_state(&p) {
+        if self.readable_in(agent, &p) {
             return (Some(p), TranscriptHow::SessionId);
         }
         warnings.push(format!("transcript not found (looked for {})", p.display()));
         (None, TranscriptHow::Missing)
     }
 
+    /// `p` is a file directly in the agent's sessions dir and, symlinks resolved, inside the
+    /// state dir.
+    fn readable_in(&self, agent: &Agent, p: &Path) -> bool {
+        match std::fs::symlink_metadata(p) {
+            Ok(m) if m.file_type().is_file() => agent.sessions_inside || self.inside_state(p),
+            Ok(m) if m.file_type().is_symlink() => p.is_file() && self.inside_state(p),
+            _ => false,
+        }
+    }
+
     /// True when `p` (symlinks resolved) is inside the state dir.
     fn inside_state(&self, p: &Path) -> bool {
-        match (p.canonicalize(), self.state_dir.canonicalize()) {
-            (Ok(a), Ok(b)) => a.starts_with(b),
+        match (p.canonicalize(), &self.canonical_state) {
+            (Ok(a), Some(b)) => a.starts_with(b),
             _ => false,
         }
     }

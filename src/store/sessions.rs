@@ -49,7 +49,7 @@ pub fn non_negative(v: &Value) -> Option<u64> {
         return Some(n);
     }
     let f = v.as_f64()?;
-    if f.is_finite() && f >= 0.0 && f < 9.0e15 { Some(f.floor() as u64) } else { None }
+    if f.is_finite() && (0.0..9.0e15).contains(&f) { Some(f.floor() as u64) } else { None }
 }
 
 fn integer(v: &Value) -> Option<i64> {
@@ -96,7 +96,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
     for (key, slot) in items {
         let entry = match slot {
             Slot::NotObject(kind) => Err(format!("is {kind}, not an object; skipped")),
-            Slot::Entry(f) => f.into_entry(),
+            Slot::Entry(f) => (*f).into_entry(),
         };
         match seen.get(&key) {
             Some(&i) => out[i].entry = entry,
@@ -121,7 +121,7 @@ enum Top {
 }
 
 enum Slot {
-    Entry(Fields),
+    Entry(Box<Fields>),
     NotObject(&'static str),
 }
 
@@ -305,7 +305,7 @@ impl<'de> Deserialize<'de> for Slot {
                     };
                     *slot = Some(map.next_value::<Value>()?);
                 }
-                Ok(Slot::Entry(f))
+                Ok(Slot::Entry(Box::new(f)))
             }
         }
         d.deserialize_any(V)
