@@ -1,6 +1,8 @@
 //! The one message type: key intents (from the keymap) and async results (from effects).
 //! State changes only in [`crate::tui::update::update`] in response to an `Action`.
 
+use crate::compaction::model::GenProgress;
+use crate::tui::dialog::{GenFailure, Generated, Prep};
 use crate::tui::model::SessionsSnapshot;
 use crate::tui::rows::{EntryRow, LoadedTranscript};
 use crossterm::event::KeyEvent;
@@ -38,6 +40,32 @@ pub enum Action {
     NextCompaction,
     PrevCompaction,
     JumpToCut,
+    // --- dialogs (SPEC §4.4)
+    /// Session screen: open the Compact dialog.
+    OpenCompact,
+    /// Session screen / Sessions list: open the Flush dialog.
+    OpenFlush,
+    /// A key typed into the focused text area (instructions or preview).
+    DialogInput(KeyEvent),
+    /// Tab: text area ⇄ buttons.
+    DialogFocus,
+    DialogButtonNext,
+    DialogButtonPrev,
+    /// Enter on the buttons: press the selected one.
+    DialogPress,
+    DialogGenerate,
+    /// Esc while generating: cancel (back to the editor, instructions kept).
+    DialogCancel,
+    /// Preview: back to the editor to change the instructions and generate again.
+    DialogRegenerate,
+    /// Preview: throw the result away and close (nothing written).
+    DialogDiscard,
+    /// Close the dialog (nothing written).
+    DialogClose,
+    /// Preview: open the confirmation popup carrying the previewed text.
+    DialogCommit,
+    ConfirmYes,
+    ConfirmNo,
     // --- results and environment
     SessionsLoaded(Result<SessionsSnapshot, String>),
     TranscriptLoaded { generation: u64, result: Result<Box<LoadedTranscript>, String> },
@@ -46,6 +74,11 @@ pub enum Action {
     /// Watched files changed size or mtime.
     FilesChanged(Vec<PathBuf>),
     Error(String),
+    DialogPrepared { dialog: u64, result: Result<Box<Prep>, String> },
+    GenProgress { dialog: u64, generation: u64, event: GenProgress, elapsed_ms: u64 },
+    GenDone { dialog: u64, generation: u64, result: Result<Generated, GenFailure> },
+    /// A commit finished: Ok(what was written) or Err(why nothing (or not all) was written).
+    Committed { dialog: u64, result: Result<String, String> },
     /// Clock tick (ages are computed from this, never from the system clock in draw).
     Tick { now_ms: i64 },
     Resize(u16, u16),

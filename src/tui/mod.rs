@@ -13,8 +13,10 @@
 
 pub mod action;
 pub mod app;
+pub mod dialog;
 pub mod draw;
 pub mod effects;
+pub mod flush_ui;
 pub mod keymap;
 pub mod model;
 pub mod rows;

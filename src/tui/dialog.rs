@@ -1,0 +1,712 @@
+//! The Compact and Flush dialogs (SPEC §4.4): state, and the part of `update` that drives them.
+//!
+//! One [`Dialog`] shape serves both operations:
+//!
+//! ```text
+//! Preparing ──prepared──▶ Edit ──Generate──▶ Generating ──done──▶ Preview ──Commit──▶ Confirm
+//!     │                    ▲  ▲                 │ Esc (cancel)       │  │ Regenerate      │ y
+//!     └─error (shown)──────┘  └─────────────────┘                    │  └──▶ Edit         ▼
+//!                             ▲──────────────────────────────────────┘ Discard: close   Committing
+//!                                                                                       │ ok: close,
+//!                                                                                       │ reload
+//!                                                                                       └ err: Preview
+//! ```
+//!
+//! Nothing here does I/O: planning, generation and commit are [`Effect`]s; their results come
+//! back as [`Action`]s tagged with the dialog id (and the generation id), so a result that
+//! arrives after a cancel or after the dialog closed is dropped.
+//!
+//! Untrusted text: plan strings shown here are sanitized when drawn; model output (the summary
+//! or the notes) is put into the editable preview only after [`strip_controls`] removed every
+//! control character and escape, so what the operator sees and edits is byte for byte what a
+//! commit writes.
+
+use crate::compaction::model::GenProgress;
+use crate::compaction::{Prepared, SessionRef};
+use crate::llm::{CancellationToken, ModelEndpoint};
+use crate::summary::Budget;
+use crate::tui::action::Action;
+use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
+use crate::tui::model::thousands;
+use crate::tui::state::AppState;
+use ratatui::style::{Modifier, Style};
+use ratatui_textarea::{TextArea, WrapMode};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A shared, opaque handle in an `Action`/state (which must be `Debug + Clone`).
+#[derive(Clone)]
+pub struct Shared<T>(pub Arc<T>);
+
+impl<T> std::fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Shared(..)")
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    Compact,
+    Flush,
+}
+
+impl DialogKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DialogKind::Compact => "Compact",
+            DialogKind::Flush => "Memory flush",
+        }
+    }
+
+    /// What the model writes, in words.
+    pub fn product(self) -> &'static str {
+        match self {
+            DialogKind::Compact => "summary",
+            DialogKind::Flush => "notes",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Planning runs (an effect); the editor is usable already.
+    Preparing,
+    /// Instructions editor and plan.
+    Edit,
+    Generating,
+    /// The result in the editable preview.
+    Preview,
+    Committing,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The instructions editor (Edit) or the preview (Preview).
+    Text,
+    Buttons,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Button {
+    Generate,
+    Close,
+    Commit,
+    Regenerate,
+    Discard,
+}
+
+impl Button {
+    pub fn label(self) -> &'static str {
+        match self {
+            Button::Generate => "Generate",
+            Button::Close => "Close",
+            Button::Commit => "Commit…",
+            Button::Regenerate => "Regenerate",
+            Button::Discard => "Discard",
+        }
+    }
+}
+
+/// The model that will write the text, as resolved (never the key, only where it comes from).
+#[derive(Debug, Clone)]
+pub struct ModelInfo {
+    pub endpoint: ModelEndpoint,
+    pub budget: Budget,
+}
+
+impl ModelInfo {
+    /// `provider/model @ base_url`.
+    pub fn label(&self) -> String {
+        format!("{}/{} @ {}", self.endpoint.provider, self.endpoint.model, self.endpoint.base_url)
+    }
+}
+
+/// The compaction plan as the dialog shows it, plus what generation and commit need.
+#[derive(Debug, Clone)]
+pub struct CompactPrep {
+    pub prepared: Shared<Prepared>,
+    pub transcript: PathBuf,
+    pub messages: usize,
+    pub turn_prefix: usize,
+    pub split_turn: bool,
+    pub leaf_id: String,
+    pub first_kept_id: String,
+    pub kept_entries: usize,
+    pub kept_messages: usize,
+    /// Estimate of everything kept (without the summary).
+    pub kept_tokens: u64,
+    pub tokens_before: u64,
+    /// First line of the previous summary (raw; sanitized when drawn).
+    pub previous_summary: Option<String>,
+    pub read_files: usize,
+    pub modified_files: usize,
+    pub keep_recent_tokens: u64,
+    /// `Err` says why no model can be called (Generate refuses, the plan still shows).
+    pub model: Result<ModelInfo, String>,
+    /// `agents.defaults.compaction.customInstructions`, when set.
+    pub custom_instructions: Option<String>,
+    pub session: Option<SessionRef>,
+    pub compaction_count: Option<u64>,
+    /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
+    pub line_overhead: usize,
+}
+
+/// The flush plan as the dialog shows it (filled from `crate::flush`).
+#[derive(Debug, Clone)]
+pub struct FlushPrep {
+    pub why: Vec<String>,
+    pub system_prompt: String,
+    pub system_source: String,
+    pub prompt: String,
+    pub prompt_source: String,
+    pub target: PathBuf,
+    /// Current content of the target file (raw; sanitized when drawn), or None when it does not exist.
+    pub current: Option<String>,
+    pub date: String,
+    pub model: Result<ModelInfo, String>,
+    pub session: Option<SessionRef>,
+    pub compaction_count: u64,
+    pub handle: Shared<dyn std::any::Any + Send + Sync>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Prep {
+    Compact(Box<CompactPrep>),
+    Flush(Box<FlushPrep>),
+}
+
+impl Prep {
+    pub fn model(&self) -> &Result<ModelInfo, String> {
+        match self {
+            Prep::Compact(c) => &c.model,
+            Prep::Flush(f) => &f.model,
+        }
+    }
+}
+
+/// A running generation.
+#[derive(Debug, Clone)]
+pub struct GenState {
+    pub id: u64,
+    /// `AppState::now_ms` when it started (elapsed = now − this, from the 1 s tick).
+    pub started_ms: i64,
+    pub call: usize,
+    pub label: String,
+    pub chars: usize,
+    pub tokens: Option<u64>,
+    /// Elapsed time as the generation task measured it at its last report.
+    pub elapsed_ms: u64,
+    pub retry: Option<String>,
+    pub cancel: CancellationToken,
+}
+
+impl GenState {
+    pub fn elapsed_ms(&self, now_ms: i64) -> u64 {
+        self.elapsed_ms.max((now_ms - self.started_ms).max(0) as u64)
+    }
+}
+
+/// The commit the confirmation popup carries: exactly this text is written on "yes".
+#[derive(Debug, Clone)]
+pub struct PendingCommit {
+    pub text: String,
+    /// What will be written, in words (one item per line).
+    pub lines: Vec<String>,
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub text: String,
+    pub calls: usize,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum GenFailure {
+    Cancelled,
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    pub id: u64,
+    pub kind: DialogKind,
+    /// Who: agent and session key, or the file name of a bare transcript (raw).
+    pub who: String,
+    pub transcript: PathBuf,
+    pub phase: Phase,
+    pub focus: Focus,
+    pub button: usize,
+    pub instructions: TextArea<'static>,
+    pub prep: Option<Prep>,
+    pub prep_error: Option<String>,
+    pub gen: Option<GenState>,
+    pub next_gen: u64,
+    pub preview: TextArea<'static>,
+    pub warnings: Vec<String>,
+    pub confirm: Option<PendingCommit>,
+    /// Last failure (generation, commit), shown in the dialog.
+    pub error: Option<String>,
+    pub no_color: bool,
+}
+
+/// Removes control characters from model output before it goes into the editable preview:
+/// `\n` stays, `\t` becomes four spaces, `\r`, ESC, every other C0/C1 control, DEL and the
+/// bidi overrides are dropped. (Dropping, not the visible stand-ins of `sanitize`, because the
+/// preview text is what gets committed.)
+pub fn strip_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push_str("    "),
+            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {}
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn textarea(text: &str, no_color: bool, placeholder: &str) -> TextArea<'static> {
+    let lines: Vec<String> = if text.is_empty() { vec![String::new()] } else { text.split('\n').map(str::to_string).collect() };
+    let mut t = TextArea::new(lines);
+    t.set_wrap_mode(WrapMode::WordOrGlyph);
+    t.set_cursor_line_style(Style::new());
+    t.set_placeholder_text(placeholder);
+    let _ = no_color;
+    t
+}
+
+/// The text of a text area as it will be committed (lines joined with `\n`).
+pub fn text_of(t: &TextArea<'_>) -> String {
+    t.lines().join("\n")
+}
+
+impl Dialog {
+    pub fn new(id: u64, kind: DialogKind, who: String, transcript: PathBuf, no_color: bool) -> Dialog {
+        let placeholder = match kind {
+            DialogKind::Compact => "Optional: what the summary must keep (e.g. the open PR numbers)",
+            DialogKind::Flush => "Optional: what the notes must cover",
+        };
+        let mut d = Dialog {
+            id,
+            kind,
+            who,
+            transcript,
+            phase: Phase::Preparing,
+            focus: Focus::Text,
+            button: 0,
+            instructions: textarea("", no_color, placeholder),
+            prep: None,
+            prep_error: None,
+            gen: None,
+            next_gen: 1,
+            preview: textarea("", no_color, ""),
+            warnings: Vec::new(),
+            confirm: None,
+            error: None,
+            no_color,
+        };
+        d.restyle();
+        d
+    }
+
+    pub fn buttons(&self) -> &'static [Button] {
+        match self.phase {
+            Phase::Preview | Phase::Committing => &[Button::Commit, Button::Regenerate, Button::Discard],
+            _ => &[Button::Generate, Button::Close],
+        }
+    }
+
+    /// Cursor shown only in the focused text area.
+    pub fn restyle(&mut self) {
+        let on = Style::new().add_modifier(Modifier::REVERSED);
+        let off = Style::new();
+        let text_focus = self.focus == Focus::Text;
+        let edit = matches!(self.phase, Phase::Edit | Phase::Preparing);
+        let preview = self.phase == Phase::Preview;
+        self.instructions.set_cursor_style(if text_focus && edit { on } else { off });
+        self.preview.set_cursor_style(if text_focus && preview { on } else { off });
+    }
+
+    pub fn instructions_text(&self) -> Option<String> {
+        let s = text_of(&self.instructions);
+        if s.trim().is_empty() { None } else { Some(s) }
+    }
+}
+
+/// Opens the Compact dialog on the Session screen's session.
+pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let Some(v) = &state.session else { return };
+    if state.demo && v.row.transcript.is_none() && !state.bare_file {
+        state.status.info = Some("The demo rows are read-only.".into());
+        return;
+    }
+    if v.loaded.is_none() {
+        state.status.info = Some("The transcript is still loading.".into());
+        return;
+    }
+    let id = state.next_generation;
+    state.next_generation += 1;
+    let who = who_of(state.bare_file, &v.row, &v.path);
+    state.dialog = Some(Dialog::new(id, DialogKind::Compact, who, v.path.clone(), state.no_color));
+    let row = &v.row;
+    let session = if state.bare_file {
+        None
+    } else {
+        row.store_path.clone().map(|store_path| SessionRef { store_path, session_key: row.session_key.clone(), session_id: row.session_id.clone() })
+    };
+    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Compact, transcript: v.path.clone(), row: v.row.clone(), session })));
+}
+
+/// Opens the Flush dialog for the Session screen's session or the selected Sessions row.
+pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
+    use crate::tui::state::Screen;
+    if state.bare_file {
+        state.status.info = Some("A bare transcript has no session store and no workspace: nothing to flush into.".into());
+        return;
+    }
+    let (row, path) = match state.screen() {
+        Screen::Session => match &state.session {
+            Some(v) => (v.row.clone(), v.path.clone()),
+            None => return,
+        },
+        _ => match state.sessions.selected_row() {
+            Some(r) => (r.clone(), r.transcript.clone().unwrap_or_default()),
+            None => return,
+        },
+    };
+    if row.store_path.is_none() {
+        state.status.info = Some("The demo rows are read-only.".into());
+        return;
+    }
+    if path.as_os_str().is_empty() {
+        state.status.error = Some(format!("No transcript file for {}.", crate::sanitize::one_line(&row.session_key)));
+        return;
+    }
+    let id = state.next_generation;
+    state.next_generation += 1;
+    let who = who_of(false, &row, &path);
+    state.dialog = Some(Dialog::new(id, DialogKind::Flush, who, path.clone(), state.no_color));
+    let session = row.store_path.clone().map(|store_path| SessionRef { store_path, session_key: row.session_key.clone(), session_id: row.session_id.clone() });
+    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Flush, transcript: path, row, session })));
+}
+
+fn who_of(bare: bool, row: &crate::tui::model::SessionRow, path: &std::path::Path) -> String {
+    if bare {
+        path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+    } else {
+        format!("{} · {}", row.agent_id, row.session_key)
+    }
+}
+
+/// Builds the confirmation of a compaction commit of `text`.
+pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
+    let bytes = c.line_overhead + crate::jsjson::stringify(&serde_json::Value::String(text.to_string())).len() - 2 + 1;
+    let summary_tokens = crate::tokens::estimate_message(&serde_json::json!({"role": "compactionSummary", "summary": text}));
+    let after = c.kept_tokens + summary_tokens;
+    let mut lines = vec![
+        format!("Append 1 compaction entry ({} bytes) to {},", thousands(bytes as u64), c.transcript.display()),
+        format!("parent {}, keeping from {}.", c.leaf_id, c.first_kept_id),
+    ];
+    match &c.session {
+        Some(s) => {
+            let cc = c.compaction_count.unwrap_or(0);
+            lines.push(format!("Update {} entry {}:", s.store_path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), s.session_key));
+            lines.push(format!("compactionCount {cc}→{}, totalTokens→{} (fresh).", cc + 1, thousands(after)));
+        }
+        None => lines.push(format!("Bare file: the transcript only (context after ≈{} tokens).", thousands(after))),
+    }
+    lines
+}
+
+/// Dialog actions. Returns true when `action` was a dialog action (handled here).
+pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bool {
+    match action {
+        Action::OpenCompact => open_compact(state, fx),
+        Action::OpenFlush => open_flush(state, fx),
+        Action::DialogPrepared { dialog, result } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
+            match result {
+                Ok(prep) => {
+                    if let Prep::Compact(c) = prep.as_ref() {
+                        if let Some(ci) = &c.custom_instructions {
+                            if d.instructions_text().is_none() {
+                                d.instructions = textarea(&strip_controls(ci), d.no_color, "");
+                            }
+                        }
+                    }
+                    d.prep = Some(prep.as_ref().clone());
+                    d.prep_error = None;
+                }
+                Err(e) => d.prep_error = Some(e.clone()),
+            }
+            if d.phase == Phase::Preparing {
+                d.phase = Phase::Edit;
+            }
+            d.restyle();
+        }
+        Action::DialogInput(key) => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            if d.focus != Focus::Text {
+                return true;
+            }
+            match d.phase {
+                Phase::Edit | Phase::Preparing => {
+                    d.instructions.input(*key);
+                }
+                Phase::Preview => {
+                    d.preview.input(*key);
+                }
+                _ => {}
+            }
+        }
+        Action::DialogFocus => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            d.focus = if d.focus == Focus::Text { Focus::Buttons } else { Focus::Text };
+            d.button = 0;
+            d.restyle();
+        }
+        Action::DialogButtonNext | Action::DialogButtonPrev => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            let n = d.buttons().len();
+            d.button = if matches!(action, Action::DialogButtonNext) { (d.button + 1) % n } else { (d.button + n - 1) % n };
+        }
+        Action::DialogPress => {
+            let Some(d) = state.dialog.as_ref() else { return true };
+            let b = d.buttons().get(d.button).copied();
+            let next = match b {
+                Some(Button::Generate) => Action::DialogGenerate,
+                Some(Button::Close) => Action::DialogClose,
+                Some(Button::Commit) => Action::DialogCommit,
+                Some(Button::Regenerate) => Action::DialogRegenerate,
+                Some(Button::Discard) => Action::DialogDiscard,
+                None => return true,
+            };
+            return update(state, &next, fx);
+        }
+        Action::DialogGenerate => generate(state, fx),
+        Action::DialogCancel => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            if d.phase == Phase::Generating {
+                if let Some(g) = d.gen.take() {
+                    fx.push(Effect::Cancel(g.cancel));
+                }
+                d.phase = Phase::Edit;
+                d.focus = Focus::Text;
+                d.error = None;
+                d.restyle();
+                state.status.info = Some(format!("Generation cancelled; nothing written. Instructions kept."));
+            }
+        }
+        Action::GenProgress { dialog, generation, event, elapsed_ms } => {
+            let Some(g) = state.dialog.as_mut().filter(|d| d.id == *dialog).and_then(|d| d.gen.as_mut()).filter(|g| g.id == *generation) else {
+                return true;
+            };
+            g.elapsed_ms = g.elapsed_ms.max(*elapsed_ms);
+            match event {
+                GenProgress::Call { call, label } => {
+                    g.call = *call;
+                    g.label = label.clone();
+                    g.chars = 0;
+                    g.tokens = None;
+                    g.retry = None;
+                }
+                GenProgress::Delta { chars, tokens } => {
+                    g.chars = *chars;
+                    g.tokens = *tokens;
+                    g.retry = None;
+                }
+                GenProgress::Retrying { attempt, after_ms, reason } => {
+                    g.retry = Some(format!("attempt {attempt} failed ({reason}); retrying in {:.1}s", *after_ms as f64 / 1000.0));
+                }
+            }
+        }
+        Action::GenDone { dialog, generation, result } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
+            if d.gen.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating {
+                return true;
+            }
+            d.gen = None;
+            match result {
+                Ok(g) => {
+                    d.preview = textarea(&strip_controls(&g.text), d.no_color, "");
+                    d.warnings = g.warnings.clone();
+                    d.phase = Phase::Preview;
+                    d.focus = Focus::Text;
+                    d.error = None;
+                }
+                Err(GenFailure::Cancelled) => {
+                    d.phase = Phase::Edit;
+                }
+                Err(GenFailure::Failed(e)) => {
+                    d.phase = Phase::Edit;
+                    d.error = Some(format!("Generation failed, nothing written: {e}"));
+                }
+            }
+            d.button = 0;
+            d.restyle();
+        }
+        Action::DialogRegenerate => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            if d.phase == Phase::Preview {
+                d.phase = Phase::Edit;
+                d.focus = Focus::Text;
+                d.button = 0;
+                d.warnings.clear();
+                d.preview = textarea("", d.no_color, "");
+                d.restyle();
+            }
+        }
+        Action::DialogDiscard => {
+            if state.dialog.as_ref().is_some_and(|d| d.phase == Phase::Preview) {
+                state.dialog = None;
+                state.status.info = Some("Discarded; nothing written.".into());
+            }
+        }
+        Action::DialogClose => {
+            let Some(d) = state.dialog.as_ref() else { return true };
+            match d.phase {
+                Phase::Generating => return update(state, &Action::DialogCancel, fx),
+                Phase::Committing => {}
+                _ => {
+                    if let Some(g) = &d.gen {
+                        fx.push(Effect::Cancel(g.cancel.clone()));
+                    }
+                    state.dialog = None;
+                }
+            }
+        }
+        Action::DialogCommit => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            if d.phase != Phase::Preview {
+                return true;
+            }
+            let text = text_of(&d.preview);
+            let lines = match &d.prep {
+                Some(Prep::Compact(c)) => {
+                    if text.trim().is_empty() {
+                        d.error = Some("The summary is empty: nothing to commit.".into());
+                        return true;
+                    }
+                    compact_confirm(c, &text)
+                }
+                Some(Prep::Flush(f)) => crate::tui::flush_ui::confirm_lines(f, &text),
+                None => return true,
+            };
+            d.confirm = Some(PendingCommit { text, lines });
+        }
+        Action::ConfirmNo => {
+            if let Some(d) = state.dialog.as_mut() {
+                d.confirm = None;
+            }
+        }
+        Action::ConfirmYes => {
+            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(p) = d.confirm.take() else { return true };
+            let job = match &d.prep {
+                Some(Prep::Compact(c)) => CommitJob::Compact { prepared: c.prepared.clone(), text: p.text, session: c.session.clone() },
+                Some(Prep::Flush(f)) => CommitJob::Flush { prep: f.clone(), text: p.text },
+                None => return true,
+            };
+            d.phase = Phase::Committing;
+            d.error = None;
+            d.restyle();
+            fx.push(Effect::Commit { dialog: d.id, job: Box::new(job) });
+        }
+        Action::Committed { dialog, result } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
+            match result {
+                Ok(msg) => {
+                    state.dialog = None;
+                    state.status.info = Some(msg.clone());
+                    after_commit(state, fx);
+                }
+                Err(e) => {
+                    d.phase = Phase::Preview;
+                    d.focus = Focus::Text;
+                    d.error = Some(e.clone());
+                    d.restyle();
+                    state.status.error = Some(e.clone());
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Reloads what a commit changed: the sessions list and the open transcript.
+fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
+    if !state.bare_file {
+        fx.push(Effect::LoadSessions);
+    }
+    if let Some(v) = state.session.as_mut() {
+        v.generation = state.next_generation;
+        state.next_generation += 1;
+        v.loading = true;
+        fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation, keep_recent_tokens: v.row.keep_recent_tokens });
+    }
+}
+
+fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let now = state.now_ms;
+    let Some(d) = state.dialog.as_mut() else { return };
+    if d.phase != Phase::Edit {
+        return;
+    }
+    let Some(prep) = &d.prep else {
+        d.error = Some(d.prep_error.clone().unwrap_or_else(|| "The plan is not ready.".into()));
+        return;
+    };
+    let model = match prep.model() {
+        Ok(m) => m.clone(),
+        Err(e) => {
+            d.error = Some(format!("No model to call: {e}"));
+            return;
+        }
+    };
+    let gen_id = d.next_gen;
+    d.next_gen += 1;
+    let cancel = CancellationToken::new();
+    d.gen = Some(GenState {
+        id: gen_id,
+        started_ms: now,
+        call: 0,
+        label: "starting".into(),
+        chars: 0,
+        tokens: None,
+        elapsed_ms: 0,
+        retry: None,
+        cancel: cancel.clone(),
+    });
+    d.phase = Phase::Generating;
+    d.error = None;
+    d.confirm = None;
+    d.restyle();
+    let instructions = d.instructions_text();
+    let job = match prep {
+        Prep::Compact(c) => GenJob::Compact { prepared: c.prepared.clone(), instructions },
+        Prep::Flush(f) => GenJob::Flush { prep: f.clone(), instructions },
+    };
+    fx.push(Effect::Generate { dialog: d.id, generation: gen_id, model: Box::new(model), cancel, job: Box::new(job) });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_controls_keeps_text_and_newlines() {
+        assert_eq!(strip_controls("a\u{1b}[31mb\r\n\tc\u{7}\u{9b}\u{202e}d"), "a[31mb\n    cd");
+    }
+}
