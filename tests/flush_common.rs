@@ -1,6 +1,6 @@
 //! Shared helpers for `tests/flush_*.rs` (included with `#[path = "flush_common.rs"] mod common;`).
 //! Built on its own as an empty test crate too.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::new_without_default)]
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -84,6 +84,10 @@ fn io_err(path: &Path, op: &'static str) -> impl FnOnce(io::Error) -> FlushError
     move |source| FlushError::Io { path, op, source }
 }
 
+fn fsync_dir(dir: &Path) -> Result<(), FlushError> {
+    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir, "fsync directory"))
+}
+
 fn probe_writable(dir: &Path) -> io::Result<()> {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let probe = dir.join(format!(".clawtop-write-probe-{}-{}", std::process::id(), &id[..8]));
@@ -176,7 +180,10 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
     let created_dir = match fs::create_dir(&memory) {
         Ok(()) => {
             give_to_owner(&memory, owner);
-            commit::fsync_dir(workspace).map_err(FlushError::Store)?;
+            if let Err(e) = fsync_dir(workspace) {
+                let _ = fs::remove_dir(&memory);
+                return Err(e);
+            }
             true
         }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && memory.is_dir() => false,
@@ -233,11 +240,17 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
         let _ = file.sync_all();
         return Err(undo_create(e));
     }
+    drop(file);
+    let a = Appended { target, old_len, bytes, sep_len, created_file, created_dir };
     if created_file {
-        give_to_owner(&target, owner);
-        commit::fsync_dir(&memory).map_err(FlushError::Store)?;
+        give_to_owner(&a.target, owner);
+        // The new name must be durable before the store says the flush happened.
+        if let Err(e) = fsync_dir(&memory) {
+            roll_back(&a);
+            return Err(e);
+        }
     }
-    Ok(Appended { target, old_len, bytes, sep_len, created_file, created_dir })
+    Ok(a)
 }
 
 /// Undo an append whose store update failed, if the file still ends with exactly our bytes.
@@ -360,5 +373,33 @@ mod tests {
         assert_eq!(append_bytes(5, b"\n\n", "- a").1, b"- a\n");
         assert_eq!(append_bytes(5, b"x\n", "- a\n\n").1, b"\n- a\n\n");
         assert_eq!(append_bytes(5, b"x\n", "- a").0, 1);
+    }
+
+    #[test]
+    fn roll_back_undoes_only_our_own_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ws = dir.path();
+        let date = "2026-11-21";
+        let target = target_path(ws, date);
+
+        // Created dir and file: both removed again.
+        let a = append_notes(ws, date, "- a").expect("append");
+        assert!(a.created_dir && a.created_file);
+        assert!(roll_back(&a));
+        assert!(!ws.join("memory").exists());
+
+        // Existing file: truncated back to its old bytes.
+        fs::create_dir(ws.join("memory")).expect("mkdir");
+        fs::write(&target, "x").expect("write");
+        let a = append_notes(ws, date, "- a").expect("append");
+        assert_eq!(fs::read(&target).expect("read"), b"x\n\n- a\n");
+        assert!(roll_back(&a));
+        assert_eq!(fs::read(&target).expect("read"), b"x");
+
+        // Someone wrote after us: our notes stay, nothing is cut.
+        let a = append_notes(ws, date, "- a").expect("append");
+        OpenOptions::new().append(true).open(&target).expect("open").write_all(b"theirs\n").expect("write");
+        assert!(!roll_back(&a));
+        assert_eq!(fs::read(&target).expect("read"), b"x\n\n- a\ntheirs\n");
     }
 }
