@@ -72,10 +72,9 @@ pub enum Cmd {
         #[arg(long, value_name = "N")]
         window: Option<u64>,
     },
-    /// Plan (and later run) a compaction.
+    /// Compaction: plan (--dry-run), generate and preview a summary, commit with --yes.
     Compact(CompactArgs),
-    /// Memory flush (not available yet).
-    #[command(hide = true)]
+    /// Memory flush: the model drafts notes for memory/<date>.md; preview, then commit with --yes.
     Flush(FlushArgs),
     /// Open a bare transcript in the TUI.
     Open {
@@ -134,10 +133,18 @@ pub struct FlushArgs {
     pub instructions: Option<String>,
     #[arg(long, value_name = "F")]
     pub instructions_file: Option<PathBuf>,
+    /// Show why a flush is (not) due, the prompts and the target; call no model.
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit (without it the notes are only previewed).
     #[arg(long)]
     pub yes: bool,
+    /// Commit these (edited) notes instead of generating them.
+    #[arg(long, value_name = "F", conflicts_with_all = ["instructions", "instructions_file"])]
+    pub notes_file: Option<PathBuf>,
+    /// Workspace whose memory/ receives the notes (default: from the config).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -504,10 +511,65 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
     flush_run(&target, a)
 }
 
-/// The flush path. Isolated so the flush work can replace it.
-fn flush_run(_target: &Target, _args: &FlushArgs) -> i32 {
-    eprintln!("clawtop: flush is not available yet (model-backed memory flush lands with the flush work)");
-    EXIT_USAGE
+/// The flush path: draft notes with the model, preview, commit with `--yes`.
+fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
+    use crate::commands::{flush, ModelSetup};
+    let Target::Session { host, session } = target else {
+        return usage("flush needs a session KEY: a bare transcript has no workspace or store");
+    };
+    if host.is_demo && !a.dry_run {
+        return refuse("the demo host is read-only");
+    }
+    let overrides = match model_overrides(&a.model) {
+        Ok(o) => o,
+        Err(e) => return usage(&e),
+    };
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    let Some(agent) = host.agent(&session.agent_id) else {
+        return fail(&format!("agent {} not found", session.agent_id));
+    };
+    let mut numbers = report::Numbers::new(host);
+    let mut warnings = Vec::new();
+    let (th, _) = numbers.session(session, &mut warnings);
+    let (workspace, workspace_source) = match &a.workspace {
+        Some(w) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
+        None => {
+            let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+            let (w, src) = crate::flush::workspace_for(&host.config, &host.state_dir, &session.agent_id, &home);
+            (w, src.to_string())
+        }
+    };
+    let e = &session.entry;
+    let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
+    let gate = crate::flush::FlushGate::new(&host.config, &entry, th.flush_at, th.used, th.used_source.name());
+    flush::run(flush::FlushJob {
+        session: crate::compaction::SessionRef {
+            store_path: agent.store_path.clone(),
+            session_key: session.key.clone(),
+            session_id: e.session_id.clone(),
+        },
+        transcript: session.transcript.clone(),
+        workspace,
+        workspace_source,
+        config: host.config.clone(),
+        instructions,
+        notes_file: a.notes_file.clone(),
+        dry_run: a.dry_run,
+        yes: a.yes,
+        json: a.json,
+        window: th.window,
+        gate,
+        model: ModelSetup {
+            config: host.config.clone(),
+            agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
+            session_provider: e.model_provider.clone(),
+            session_model: e.model.clone(),
+            overrides,
+        },
+    })
 }
 
 // ---------------------------------------------------------------- TUI
