@@ -72,10 +72,9 @@ pub enum Cmd {
         #[arg(long, value_name = "N")]
         window: Option<u64>,
     },
-    /// Plan (and later run) a compaction.
+    /// Compaction: plan (--dry-run), generate and preview a summary, commit with --yes.
     Compact(CompactArgs),
-    /// Memory flush (not available yet).
-    #[command(hide = true)]
+    /// Memory flush: the model drafts notes for memory/<date>.md; preview, then commit with --yes.
     Flush(FlushArgs),
     /// Open a bare transcript in the TUI.
     Open {
@@ -111,8 +110,15 @@ pub struct CompactArgs {
     /// Print the plan; call no model, write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit (without it the summary is only previewed).
     #[arg(long)]
     pub yes: bool,
+    /// Commit this (edited) summary instead of generating one; needs --expect-leaf.
+    #[arg(long, value_name = "F", requires = "expect_leaf", conflicts_with_all = ["instructions", "instructions_file"])]
+    pub summary_file: Option<PathBuf>,
+    /// The leafId printed with the preview; refused if the transcript moved since.
+    #[arg(long, value_name = "ID")]
+    pub expect_leaf: Option<String>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -127,10 +133,18 @@ pub struct FlushArgs {
     pub instructions: Option<String>,
     #[arg(long, value_name = "F")]
     pub instructions_file: Option<PathBuf>,
+    /// Show why a flush is (not) due, the prompts and the target; call no model.
     #[arg(long)]
     pub dry_run: bool,
+    /// Commit (without it the notes are only previewed).
     #[arg(long)]
     pub yes: bool,
+    /// Commit these (edited) notes instead of generating them.
+    #[arg(long, value_name = "F", conflicts_with_all = ["instructions", "instructions_file"])]
+    pub notes_file: Option<PathBuf>,
+    /// Workspace whose memory/ receives the notes (default: from the config).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -390,9 +404,102 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     }
 }
 
-/// The write path of `compact`. Isolated so the compaction work can replace it.
-fn compact_commit(_target: &Target, _args: &CompactArgs) -> i32 {
-    eprintln!("clawtop: compact without --dry-run is not available yet (model-backed compaction lands with the compaction work)");
+fn model_overrides(m: &ModelFlags) -> Result<crate::llm::ModelOverrides, String> {
+    let api = match m.api.as_deref() {
+        Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
+        None => None,
+    };
+    Ok(crate::llm::ModelOverrides {
+        provider: m.provider.clone(),
+        model: m.model.clone(),
+        base_url: m.base_url.clone(),
+        api,
+        api_key_env: m.api_key_env.clone(),
+    })
+}
+
+fn read_instructions(text: &Option<String>, file: &Option<PathBuf>) -> Result<Option<String>, String> {
+    match (text, file) {
+        (Some(t), _) => Ok(Some(t.clone())),
+        (None, Some(f)) => std::fs::read_to_string(f).map(Some).map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
+        (None, None) => Ok(None),
+    }
+}
+
+/// The write path of `compact`: generate, preview, and commit with `--yes`.
+fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
+    use crate::commands::{compact, ModelSetup};
+    let overrides = match model_overrides(&a.model) {
+        Ok(o) => o,
+        Err(e) => return usage(&e),
+    };
+    let mut instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    let job = match target {
+        Target::File(p) => {
+            let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
+            compact::CompactJob {
+                transcript: p.clone(),
+                session: None,
+                keep: keep_recent(a.keep_recent_tokens, None),
+                instructions,
+                summary_file: a.summary_file.clone(),
+                expect_leaf: a.expect_leaf.clone(),
+                yes: a.yes,
+                json: a.json,
+                window: crate::thresholds::DEFAULT_WINDOW,
+                reserve: settings.reserve_tokens.value.max(settings.reserve_floor.value),
+                model: ModelSetup { overrides, ..Default::default() },
+            }
+        }
+        Target::Session { host, session } => {
+            let Some(path) = session.transcript.clone() else {
+                return fail(&format!("session {} has no transcript: {}", session.key, session.warnings.join("; ")));
+            };
+            let Some(agent) = host.agent(&session.agent_id) else {
+                return fail(&format!("agent {} not found", session.agent_id));
+            };
+            let mut numbers = report::Numbers::new(host);
+            let th = numbers.session_with(session, || None);
+            if instructions.is_none() {
+                instructions = host
+                    .config
+                    .pointer("/agents/defaults/compaction/customInstructions")
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string);
+            }
+            compact::CompactJob {
+                transcript: path,
+                session: Some(crate::compaction::SessionRef {
+                    store_path: agent.store_path.clone(),
+                    session_key: session.key.clone(),
+                    session_id: session.entry.session_id.clone(),
+                }),
+                keep: keep_recent(a.keep_recent_tokens, Some(host)),
+                instructions,
+                summary_file: a.summary_file.clone(),
+                expect_leaf: a.expect_leaf.clone(),
+                yes: a.yes,
+                json: a.json,
+                window: th.window,
+                reserve: th.reserve,
+                model: ModelSetup {
+                    config: host.config.clone(),
+                    agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
+                    session_provider: session.entry.model_provider.clone(),
+                    session_model: session.entry.model.clone(),
+                    overrides,
+                },
+            }
+        }
+    };
+    compact::run(job)
+}
+
+fn usage(msg: &str) -> i32 {
+    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
     EXIT_USAGE
 }
 
@@ -404,10 +511,65 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
     flush_run(&target, a)
 }
 
-/// The flush path. Isolated so the flush work can replace it.
-fn flush_run(_target: &Target, _args: &FlushArgs) -> i32 {
-    eprintln!("clawtop: flush is not available yet (model-backed memory flush lands with the flush work)");
-    EXIT_USAGE
+/// The flush path: draft notes with the model, preview, commit with `--yes`.
+fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
+    use crate::commands::{flush, ModelSetup};
+    let Target::Session { host, session } = target else {
+        return usage("flush needs a session KEY: a bare transcript has no workspace or store");
+    };
+    if host.is_demo && !a.dry_run {
+        return refuse("the demo host is read-only");
+    }
+    let overrides = match model_overrides(&a.model) {
+        Ok(o) => o,
+        Err(e) => return usage(&e),
+    };
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    let Some(agent) = host.agent(&session.agent_id) else {
+        return fail(&format!("agent {} not found", session.agent_id));
+    };
+    let mut numbers = report::Numbers::new(host);
+    let mut warnings = Vec::new();
+    let (th, _) = numbers.session(session, &mut warnings);
+    let (workspace, workspace_source) = match &a.workspace {
+        Some(w) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
+        None => {
+            let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+            let (w, src) = crate::flush::workspace_for(&host.config, &host.state_dir, &session.agent_id, &home);
+            (w, src.to_string())
+        }
+    };
+    let e = &session.entry;
+    let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
+    let gate = crate::flush::FlushGate::new(&host.config, &entry, th.flush_at, th.used, th.used_source.name());
+    flush::run(flush::FlushJob {
+        session: crate::compaction::SessionRef {
+            store_path: agent.store_path.clone(),
+            session_key: session.key.clone(),
+            session_id: e.session_id.clone(),
+        },
+        transcript: session.transcript.clone(),
+        workspace,
+        workspace_source,
+        config: host.config.clone(),
+        instructions,
+        notes_file: a.notes_file.clone(),
+        dry_run: a.dry_run,
+        yes: a.yes,
+        json: a.json,
+        window: th.window,
+        gate,
+        model: ModelSetup {
+            config: host.config.clone(),
+            agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
+            session_provider: e.model_provider.clone(),
+            session_model: e.model.clone(),
+            overrides,
+        },
+    })
 }
 
 // ---------------------------------------------------------------- TUI

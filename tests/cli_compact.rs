@@ -64,15 +64,16 @@ fn dry_run_json_large_pi_session_v1() {
 }
 
 #[test]
-fn without_dry_run_not_available_exit_2() {
+fn without_dry_run_a_model_problem_writes_nothing() {
     let h = Home::host_a();
     let before = snapshot(&h.state());
-    let o = h.run(&["compact", "agent:main:main"]);
+    // The key variable named on the command line is unset: a clear error before any request.
+    let o = h.run(&["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--api-key-env", "CLAWTOP_TEST_UNSET_KEY", "--yes"]);
+    o.expect(1);
+    assert!(o.stderr.contains("CLAWTOP_TEST_UNSET_KEY"), "{}", o.stderr);
+    // An edited summary needs the leaf it was made for.
+    let o = h.run(&["compact", "agent:main:main", "--summary-file", "x.md", "--yes"]);
     o.expect(2);
-    assert!(o.stderr.contains("not available yet"), "{}", o.stderr);
-    let o = h.run(&["flush", "agent:main:main"]);
-    o.expect(2);
-    assert!(o.stderr.contains("not available yet"), "{}", o.stderr);
     assert_eq!(before, snapshot(&h.state()));
 }
 

@@ -2,6 +2,7 @@
 //! with progress on stderr and results on stdout (text or JSON).
 
 pub mod compact;
+pub mod flush;
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{self, ModelEndpoint, ModelOverrides};
