@@ -19,7 +19,7 @@ pub fn init(launch: &TuiLaunch, now_ms: i64, size: (u16, u16)) -> (AppState, Vec
     let mut state = AppState::new(now_ms, size);
     state.demo = launch.demo;
     state.no_color = launch.no_color;
-    let ctx = EffectCtx { loader: launch.loader.clone(), demo: launch.demo, demo_now_ms: now_ms };
+    let ctx = EffectCtx { loader: launch.loader.clone(), demo: launch.demo, demo_now_ms: now_ms, host: launch.host.clone(), ..EffectCtx::default() };
     let mut fx = Vec::new();
     match &launch.file {
         Some(file) => {
@@ -44,6 +44,12 @@ impl Runner {
             match e {
                 Effect::Watch(paths) => {
                     self.watch.send_replace(paths);
+                }
+                Effect::Generate { dialog, generation, model, cancel, job } => {
+                    // Network: an async task; progress and the result come back as actions.
+                    let tx = self.tx.clone();
+                    let opts = self.ctx.client.clone();
+                    tokio::spawn(crate::tui::effects::run_generation(dialog, generation, *model, cancel, *job, opts, tx));
                 }
                 other => {
                     let tx = self.tx.clone();

@@ -35,10 +35,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A shared, opaque handle in an `Action`/state (which must be `Debug + Clone`).
-#[derive(Clone)]
-pub struct Shared<T>(pub Arc<T>);
+pub struct Shared<T: ?Sized>(pub Arc<T>);
 
-impl<T> std::fmt::Debug for Shared<T> {
+impl<T: ?Sized> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> std::fmt::Debug for Shared<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Shared(..)")
     }
@@ -158,22 +163,26 @@ pub struct CompactPrep {
     pub line_overhead: usize,
 }
 
-/// The flush plan as the dialog shows it (filled from `crate::flush`).
+/// The flush plan as the dialog shows it (from `crate::flush`), plus what generation and
+/// commit need.
 #[derive(Debug, Clone)]
 pub struct FlushPrep {
-    pub why: Vec<String>,
-    pub system_prompt: String,
-    pub system_source: String,
-    pub prompt: String,
-    pub prompt_source: String,
+    pub gate: crate::flush::FlushGate,
+    pub prompts: crate::flush::FlushPrompts,
+    pub workspace: PathBuf,
+    pub workspace_source: String,
     pub target: PathBuf,
-    /// Current content of the target file (raw; sanitized when drawn), or None when it does not exist.
+    /// Current content of the target (raw; sanitized when drawn); None when it does not exist.
     pub current: Option<String>,
+    pub current_len: u64,
+    /// Last bytes of the target (the separator before the notes depends on them).
+    pub current_tail: Vec<u8>,
     pub date: String,
+    pub transcript: PathBuf,
+    pub window: u64,
     pub model: Result<ModelInfo, String>,
-    pub session: Option<SessionRef>,
-    pub compaction_count: u64,
-    pub handle: Shared<dyn std::any::Any + Send + Sync>,
+    pub session: SessionRef,
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -227,6 +236,10 @@ pub struct Generated {
     pub text: String,
     pub calls: usize,
     pub warnings: Vec<String>,
+    /// Flush: the model answered `NO_REPLY` (the text is empty).
+    pub no_reply: bool,
+    /// Flush: the target's content as the draft read it (fresher than the plan's).
+    pub current: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -248,7 +261,7 @@ pub struct Dialog {
     pub instructions: TextArea<'static>,
     pub prep: Option<Prep>,
     pub prep_error: Option<String>,
-    pub gen: Option<GenState>,
+    pub running: Option<GenState>,
     pub next_gen: u64,
     pub preview: TextArea<'static>,
     pub warnings: Vec<String>,
@@ -308,7 +321,7 @@ impl Dialog {
             instructions: textarea("", no_color, placeholder),
             prep: None,
             prep_error: None,
-            gen: None,
+            running: None,
             next_gen: 1,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
@@ -347,25 +360,25 @@ impl Dialog {
 /// Opens the Compact dialog on the Session screen's session.
 pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
-    if state.demo && v.row.transcript.is_none() && !state.bare_file {
-        state.status.info = Some("The demo rows are read-only.".into());
+    if !state.bare_file && v.row.store_path.is_none() {
+        state.status.info = Some("This row has no session store behind it (demo data): nothing to compact.".into());
         return;
     }
     if v.loaded.is_none() {
         state.status.info = Some("The transcript is still loading.".into());
         return;
     }
+    let (row, path) = (v.row.clone(), v.path.clone());
     let id = state.next_generation;
     state.next_generation += 1;
-    let who = who_of(state.bare_file, &v.row, &v.path);
-    state.dialog = Some(Dialog::new(id, DialogKind::Compact, who, v.path.clone(), state.no_color));
-    let row = &v.row;
+    let who = who_of(state.bare_file, &row, &path);
+    state.dialog = Some(Dialog::new(id, DialogKind::Compact, who, path.clone(), state.no_color));
     let session = if state.bare_file {
         None
     } else {
         row.store_path.clone().map(|store_path| SessionRef { store_path, session_key: row.session_key.clone(), session_id: row.session_id.clone() })
     };
-    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Compact, transcript: v.path.clone(), row: v.row.clone(), session })));
+    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Compact, transcript: path, row, session })));
 }
 
 /// Opens the Flush dialog for the Session screen's session or the selected Sessions row.
@@ -386,7 +399,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         },
     };
     if row.store_path.is_none() {
-        state.status.info = Some("The demo rows are read-only.".into());
+        state.status.info = Some("This row has no session store behind it (demo data): nothing to flush.".into());
         return;
     }
     if path.as_os_str().is_empty() {
@@ -498,7 +511,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         Action::DialogCancel => {
             let Some(d) = state.dialog.as_mut() else { return true };
             if d.phase == Phase::Generating {
-                if let Some(g) = d.gen.take() {
+                if let Some(g) = d.running.take() {
                     fx.push(Effect::Cancel(g.cancel));
                 }
                 d.phase = Phase::Edit;
@@ -509,7 +522,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::GenProgress { dialog, generation, event, elapsed_ms } => {
-            let Some(g) = state.dialog.as_mut().filter(|d| d.id == *dialog).and_then(|d| d.gen.as_mut()).filter(|g| g.id == *generation) else {
+            let Some(g) = state.dialog.as_mut().filter(|d| d.id == *dialog).and_then(|d| d.running.as_mut()).filter(|g| g.id == *generation) else {
                 return true;
             };
             g.elapsed_ms = g.elapsed_ms.max(*elapsed_ms);
@@ -533,12 +546,17 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         }
         Action::GenDone { dialog, generation, result } => {
             let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
-            if d.gen.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating {
+            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating {
                 return true;
             }
-            d.gen = None;
+            d.running = None;
             match result {
                 Ok(g) => {
+                    if let (Some(Prep::Flush(f)), Some(cur)) = (d.prep.as_mut(), &g.current) {
+                        if f.current.is_some() || !cur.is_empty() {
+                            f.current = Some(cur.clone());
+                        }
+                    }
                     d.preview = textarea(&strip_controls(&g.text), d.no_color, "");
                     d.warnings = g.warnings.clone();
                     d.phase = Phase::Preview;
@@ -579,7 +597,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 Phase::Generating => return update(state, &Action::DialogCancel, fx),
                 Phase::Committing => {}
                 _ => {
-                    if let Some(g) = &d.gen {
+                    if let Some(g) = &d.running {
                         fx.push(Effect::Cancel(g.cancel.clone()));
                     }
                     state.dialog = None;
@@ -598,9 +616,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                         d.error = Some("The summary is empty: nothing to commit.".into());
                         return true;
                     }
-                    compact_confirm(c, &text)
+                    compact_confirm(c.as_ref(), &text)
                 }
-                Some(Prep::Flush(f)) => crate::tui::flush_ui::confirm_lines(f, &text),
+                Some(Prep::Flush(f)) => crate::tui::flush_ui::confirm_lines(f.as_ref(), &text),
                 None => return true,
             };
             d.confirm = Some(PendingCommit { text, lines });
@@ -664,7 +682,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     if d.phase != Phase::Edit {
         return;
     }
-    let Some(prep) = &d.prep else {
+    let Some(prep) = d.prep.clone() else {
         d.error = Some(d.prep_error.clone().unwrap_or_else(|| "The plan is not ready.".into()));
         return;
     };
@@ -678,7 +696,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     let gen_id = d.next_gen;
     d.next_gen += 1;
     let cancel = CancellationToken::new();
-    d.gen = Some(GenState {
+    d.running = Some(GenState {
         id: gen_id,
         started_ms: now,
         call: 0,
@@ -696,7 +714,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     let instructions = d.instructions_text();
     let job = match prep {
         Prep::Compact(c) => GenJob::Compact { prepared: c.prepared.clone(), instructions },
-        Prep::Flush(f) => GenJob::Flush { prep: f.clone(), instructions },
+        Prep::Flush(f) => GenJob::Flush { prep: f, instructions },
     };
     fx.push(Effect::Generate { dialog: d.id, generation: gen_id, model: Box::new(model), cancel, job: Box::new(job) });
 }

@@ -304,7 +304,7 @@ pub async fn run_generation(dialog: u64, generation: u64, model: ModelInfo, canc
                     let r = crate::compaction::model::generate(&mut s, model.budget, &input).await;
                     let warnings = std::mem::take(&mut s.warnings);
                     match r {
-                        Ok(o) => Ok(Generated { text: o.summary, calls: o.calls, warnings }),
+                        Ok(o) => Ok(Generated { text: o.summary, calls: o.calls, warnings, no_reply: false, current: None }),
                         Err(SummaryError::Cancelled) => Err(GenFailure::Cancelled),
                         Err(e) => Err(GenFailure::Failed(e.to_string())),
                     }

@@ -16,6 +16,16 @@ pub enum Mode {
     /// The expanded-entry popup on the Session screen.
     Detail,
     Summaries,
+    /// Compact/Flush dialog, typing into the instructions editor.
+    DialogEdit,
+    /// Compact/Flush dialog, editing the generated text.
+    DialogPreview,
+    /// Compact/Flush dialog, focus on its buttons.
+    DialogButtons,
+    /// Compact/Flush dialog while the model writes (or the commit runs).
+    Generating,
+    /// The commit confirmation popup.
+    Confirm,
     Help,
 }
 
@@ -28,11 +38,34 @@ impl Mode {
             Mode::Session => "Session",
             Mode::Detail => "Entry detail",
             Mode::Summaries => "Summaries",
+            Mode::DialogEdit => "Compact / Flush dialog: instructions editor (other keys edit the text)",
+            Mode::DialogPreview => "Compact / Flush dialog: editable preview (other keys edit the text)",
+            Mode::DialogButtons => "Compact / Flush dialog: buttons",
+            Mode::Generating => "Compact / Flush dialog: generating",
+            Mode::Confirm => "Commit confirmation",
             Mode::Help => "Help",
         }
     }
 
-    pub const ALL: [Mode; 7] = [Mode::Sessions, Mode::Filter, Mode::Session, Mode::Detail, Mode::Summaries, Mode::Help, Mode::Global];
+    pub const ALL: [Mode; 12] = [
+        Mode::Sessions,
+        Mode::Filter,
+        Mode::Session,
+        Mode::Detail,
+        Mode::Summaries,
+        Mode::DialogEdit,
+        Mode::DialogPreview,
+        Mode::DialogButtons,
+        Mode::Generating,
+        Mode::Confirm,
+        Mode::Help,
+        Mode::Global,
+    ];
+
+    /// Modes where unbound keys are typed into a text area (and `?` is a character).
+    pub fn typing(self) -> bool {
+        matches!(self, Mode::Filter | Mode::DialogEdit | Mode::DialogPreview)
+    }
 }
 
 /// One line of the help: the keys of a mode that trigger one action.
@@ -69,6 +102,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
         KeyCode::BackTab => "S-Tab".to_string(),
         KeyCode::Backspace => "Bksp".to_string(),
         KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::F(n) => format!("F{n}"),
         KeyCode::Char(c) => c.to_string(),
         other => format!("{other:?}"),
     };
@@ -76,6 +110,12 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+
+/// A binding with modifiers per key (Ctrl-G, F5, ...).
+fn bm(mode: Mode, keys: &[(KeyCode, KeyModifiers)], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
+    Binding { mode, keys: keys.to_vec(), action, help, hint }
+}
 
 fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
     Binding { mode, keys: keys.iter().map(|&k| (k, NONE)).collect(), action, help, hint }
@@ -107,6 +147,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter (type to narrow, Enter keeps, Esc clears)", Some("filter")));
     v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", None));
     v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", None));
+    v.push(b(Mode::Sessions, &[Char('f')], Action::OpenFlush, "memory flush of the selected session (dialog)", Some("flush")));
     v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", Some("quit")));
     // Filter typing: other printable keys are typed (see `lookup`).
     v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", Some("keep")));
@@ -117,8 +158,10 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     // Session
     v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry (full text, scrollable)", Some("expand")));
     v.extend(movement(Mode::Session, "select"));
-    v.push(b(Mode::Session, &[Char('c')], Action::NextCompaction, "next compaction", Some("next compaction")));
-    v.push(b(Mode::Session, &[Char('C')], Action::PrevCompaction, "previous compaction", None));
+    v.push(b(Mode::Session, &[Char('c')], Action::OpenCompact, "compact this session (dialog: plan, instructions, preview, commit)", Some("compact")));
+    v.push(b(Mode::Session, &[Char('f')], Action::OpenFlush, "memory flush of this session (dialog)", Some("flush")));
+    v.push(b(Mode::Session, &[Char('n'), Char(']')], Action::NextCompaction, "next compaction entry", Some("next compaction")));
+    v.push(b(Mode::Session, &[Char('N'), Char('[')], Action::PrevCompaction, "previous compaction entry", None));
     v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to where the next compaction would cut", Some("cut")));
     v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "all compaction summaries", Some("summaries")));
     v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", Some("back")));
@@ -131,6 +174,28 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", Some("prev")));
     v.extend(movement(Mode::Summaries, "scroll"));
     v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", Some("back")));
+    // Dialogs. Text areas take every other key; commands are Ctrl letters the editor does not
+    // use (G, O) and function keys, which all reach the program over ssh (no Ctrl-S/Ctrl-Q:
+    // terminals may eat them for flow control).
+    v.push(bm(Mode::DialogEdit, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogGenerate, "generate with these instructions", Some("generate")));
+    v.push(b(Mode::DialogEdit, &[Tab], Action::DialogFocus, "focus the buttons", Some("buttons")));
+    v.push(b(Mode::DialogEdit, &[Esc], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
+    v.push(bm(Mode::DialogPreview, &[(Char('o'), CTRL), (F(2), NONE)], Action::DialogCommit, "commit… (asks for confirmation first)", Some("commit")));
+    v.push(bm(Mode::DialogPreview, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogRegenerate, "back to the instructions to generate again", Some("regenerate")));
+    v.push(b(Mode::DialogPreview, &[F(8)], Action::DialogDiscard, "discard the result and close (nothing written)", Some("discard")));
+    v.push(b(Mode::DialogPreview, &[Tab, Esc], Action::DialogFocus, "focus the buttons", Some("buttons")));
+    v.push(b(Mode::DialogButtons, &[Right, Char('l')], Action::DialogButtonNext, "next button", None));
+    v.push(b(Mode::DialogButtons, &[Left, Char('h')], Action::DialogButtonPrev, "previous button", None));
+    v.push(b(Mode::DialogButtons, &[Enter, Char(' ')], Action::DialogPress, "press the selected button", Some("press")));
+    v.push(b(Mode::DialogButtons, &[Char('g')], Action::DialogGenerate, "generate", None));
+    v.push(b(Mode::DialogButtons, &[Char('c')], Action::DialogCommit, "commit… (preview only; asks first)", None));
+    v.push(b(Mode::DialogButtons, &[Char('r')], Action::DialogRegenerate, "regenerate (preview only)", None));
+    v.push(b(Mode::DialogButtons, &[Char('d')], Action::DialogDiscard, "discard (preview only; nothing written)", None));
+    v.push(b(Mode::DialogButtons, &[Tab, Esc], Action::DialogFocus, "back to the text", Some("text")));
+    v.push(b(Mode::DialogButtons, &[Char('q')], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
+    v.push(b(Mode::Generating, &[Esc], Action::DialogCancel, "cancel generation (back to the instructions)", Some("cancel")));
+    v.push(b(Mode::Confirm, &[Char('y'), Enter], Action::ConfirmYes, "write it", Some("write")));
+    v.push(b(Mode::Confirm, &[Char('n'), Esc], Action::ConfirmNo, "back to the preview (nothing written)", Some("back")));
     // Help
     v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", None));
     v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", None));
@@ -153,7 +218,7 @@ pub fn bindings() -> &'static [Binding] {
 
 /// Bindings shown for a mode (its own, then the global ones).
 pub fn for_mode(mode: Mode) -> impl Iterator<Item = &'static Binding> {
-    let global = mode != Mode::Filter;
+    let global = !mode.typing();
     bindings().iter().filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
 }
 
@@ -179,7 +244,15 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
             }
         }
     }
-    let global = find(Mode::Global)?;
+    let global = find(Mode::Global);
+    if matches!(mode, Mode::DialogEdit | Mode::DialogPreview) {
+        // Ctrl-C still quits; everything else edits the text (`?` included).
+        return match global {
+            Some(g) if !g.action.is_help() => Some(g.action.clone()),
+            _ => Some(Action::DialogInput(*key)),
+        };
+    }
+    let global = global?;
     // While typing, `?` is a character, not help.
     if mode == Mode::Filter && global.action.is_help() {
         return None;
@@ -219,7 +292,14 @@ mod tests {
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert!(matches!(lookup(Mode::Filter, &ctrl_c), Some(Action::Quit)));
         assert!(matches!(lookup(Mode::Session, &ctrl_c), Some(Action::Quit)));
-        // Plain `c` in the Session mode is "next compaction", not quit.
-        assert!(matches!(lookup(Mode::Session, &k('c')), Some(Action::NextCompaction)));
+        // Plain `c` in the Session mode opens the Compact dialog, not quit; `n` jumps.
+        assert!(matches!(lookup(Mode::Session, &k('c')), Some(Action::OpenCompact)));
+        assert!(matches!(lookup(Mode::Session, &k('n')), Some(Action::NextCompaction)));
+        // In the dialog editors every plain key is typed, `?` and `q` included.
+        assert!(matches!(lookup(Mode::DialogEdit, &k('q')), Some(Action::DialogInput(_))));
+        assert!(matches!(lookup(Mode::DialogPreview, &k('?')), Some(Action::DialogInput(_))));
+        assert!(matches!(lookup(Mode::DialogEdit, &ctrl_c), Some(Action::Quit)));
+        let ctrl_g = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL);
+        assert!(matches!(lookup(Mode::DialogEdit, &ctrl_g), Some(Action::DialogGenerate)));
     }
 }

@@ -34,6 +34,9 @@ use std::path::PathBuf;
 pub struct TuiLaunch {
     /// Reads the store (runs off the render thread, again on every change of a watched file).
     pub loader: Option<SessionLoader>,
+    /// The host behind the loader: config, model catalogs and workspaces for the Compact and
+    /// Flush dialogs (None: bare file, or rows from a test loader).
+    pub host: Option<std::sync::Arc<crate::store::Host>>,
     /// Bare-file mode: open this transcript on the Session screen, default numbers, no store.
     pub file: Option<PathBuf>,
     /// Show the built-in demo rows (bannered) instead of calling the loader.

@@ -122,6 +122,11 @@ pub struct SessionRow {
     pub sources: NumberSources,
     /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
     pub keep_recent_tokens: u64,
+    /// The agent's `sessions.json` (None for demo rows and bare files: nothing to update).
+    pub store_path: Option<PathBuf>,
+    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, SPEC §8).
+    pub model_provider: Option<String>,
+    pub model_id: Option<String>,
 }
 
 /// OpenClaw defaults (SPEC §3), used for bare files and for rows built in tests.

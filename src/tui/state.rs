@@ -193,6 +193,8 @@ pub struct AppState {
     pub summaries: SummariesState,
     /// Help overlay open, with its scroll offset.
     pub help: Option<u16>,
+    /// The Compact or Flush dialog (an overlay over the current screen).
+    pub dialog: Option<crate::tui::dialog::Dialog>,
     pub status: StatusLine,
     /// The data is the built-in demo (bannered).
     pub demo: bool,
@@ -217,6 +219,7 @@ impl AppState {
             session: None,
             summaries: SummariesState::default(),
             help: None,
+            dialog: None,
             status: StatusLine::default(),
             demo: false,
             no_color: false,
@@ -236,6 +239,19 @@ impl AppState {
     pub fn mode(&self) -> Mode {
         if self.help.is_some() {
             return Mode::Help;
+        }
+        if let Some(d) = &self.dialog {
+            use crate::tui::dialog::{Focus, Phase};
+            return if d.confirm.is_some() {
+                Mode::Confirm
+            } else {
+                match d.phase {
+                    Phase::Generating | Phase::Committing => Mode::Generating,
+                    _ if d.focus == Focus::Buttons => Mode::DialogButtons,
+                    Phase::Preview => Mode::DialogPreview,
+                    _ => Mode::DialogEdit,
+                }
+            };
         }
         match self.screen() {
             Screen::Sessions if self.sessions.filtering => Mode::Filter,

@@ -108,6 +108,8 @@ pub fn row_from(s: &Session, t: &Thresholds, keep_recent_tokens: u64) -> Session
         updated_at_ms: e.updated_at,
         transcript: s.transcript.clone(),
         keep_recent_tokens,
+        model_provider: e.model_provider.clone(),
+        model_id: e.model.clone(),
         ..numbers_row(t)
     }
 }
@@ -140,7 +142,12 @@ pub fn snapshot(host: &Host, agent: Option<&str>) -> SessionsSnapshot {
     for s in &loaded.sessions {
         let mut w = Vec::new();
         let (t, _) = numbers.session(s, &mut w);
-        rows.push(row_from(s, &t, keep));
+        let mut row = row_from(s, &t, keep);
+        // The embedded demo host is read-only: no store to commit to.
+        if !host.is_demo {
+            row.store_path = host.agent(&s.agent_id).map(|a| a.store_path.clone());
+        }
+        rows.push(row);
     }
     let watch = host
         .agents
@@ -161,8 +168,10 @@ impl TuiLaunch {
     /// Mouse off; colours per `NO_COLOR`.
     pub fn from_store(launch: crate::store::Launch) -> TuiLaunch {
         let demo = launch.host.as_ref().is_some_and(|h| h.is_demo);
+        let host = launch.host.map(Arc::new);
         TuiLaunch {
-            loader: launch.host.map(|h| host_loader(Arc::new(h), launch.agent.clone())),
+            loader: host.clone().map(|h| host_loader(h, launch.agent.clone())),
+            host,
             file: launch.file,
             demo,
             mouse: false,

@@ -16,13 +16,18 @@ pub const WINDOW_MARGIN: usize = 1;
 
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
+    if crate::tui::dialog::update(state, &action, &mut fx) {
+        return fx;
+    }
     match action {
         Action::Key(key) => {
             let mode = state.mode();
             if let Some(a) = keymap::lookup(mode, &key) {
-                // A deliberate key press acknowledges the last error.
-                state.status.error = None;
-                state.status.info = None;
+                // A deliberate key press acknowledges the last error (typing does not).
+                if !matches!(a, Action::DialogInput(_)) {
+                    state.status.error = None;
+                    state.status.info = None;
+                }
                 return update(state, a);
             }
         }
@@ -144,6 +149,26 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::Error(e) => state.status.error = Some(one_line(&e)),
         Action::Tick { now_ms } => state.now_ms = now_ms,
+        // Handled by `dialog::update` above.
+        Action::OpenCompact
+        | Action::OpenFlush
+        | Action::DialogInput(_)
+        | Action::DialogFocus
+        | Action::DialogButtonNext
+        | Action::DialogButtonPrev
+        | Action::DialogPress
+        | Action::DialogGenerate
+        | Action::DialogCancel
+        | Action::DialogRegenerate
+        | Action::DialogDiscard
+        | Action::DialogClose
+        | Action::DialogCommit
+        | Action::ConfirmYes
+        | Action::ConfirmNo
+        | Action::DialogPrepared { .. }
+        | Action::GenProgress { .. }
+        | Action::GenDone { .. }
+        | Action::Committed { .. } => {}
         Action::Resize(w, h) => {
             state.size = (w, h);
             clamp_sessions(state);
@@ -271,7 +296,12 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
             let max = lines.saturating_sub(page);
             state.summaries.scroll = step(state.summaries.scroll as usize, max + 1, action, page) as u16;
         }
-        crate::tui::keymap::Mode::Global => {}
+        crate::tui::keymap::Mode::Global
+        | crate::tui::keymap::Mode::DialogEdit
+        | crate::tui::keymap::Mode::DialogPreview
+        | crate::tui::keymap::Mode::DialogButtons
+        | crate::tui::keymap::Mode::Generating
+        | crate::tui::keymap::Mode::Confirm => {}
     }
 }
 
