@@ -84,7 +84,7 @@ fn session_navigation_keys() {
     let cut = state.session.as_ref().and_then(|v| v.loaded.as_ref()).and_then(|l| l.next_cut).expect("cut");
     press(&mut state, &ctx, &[key(KeyCode::Home), ch('x')]);
     assert_eq!(state.session.as_ref().map(|v| v.selected), Some(cut));
-    press(&mut state, &ctx, &[key(KeyCode::Home), ch('c')]);
+    press(&mut state, &ctx, &[key(KeyCode::Home), ch('n')]);
     let v = state.session.as_ref().expect("view");
     let comp = v.loaded.as_ref().map(|l| l.summaries[0].idx);
     assert_eq!(Some(v.selected), comp);
@@ -158,7 +158,7 @@ fn help_lists_every_binding() {
     assert_eq!(state.mode(), Mode::Help);
     // Scroll through the overlay and collect what was on screen.
     let mut seen = String::new();
-    for _ in 0..80 {
+    for _ in 0..160 {
         seen.push_str(&screen(&state));
         press(&mut state, &ctx, &[key(KeyCode::Down)]);
     }

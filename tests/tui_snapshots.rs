@@ -52,7 +52,7 @@ fn session_screen_host_a() {
         let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], size);
         press(&mut state, &ctx, &[key(KeyCode::Enter)]);
         // Scroll so the compaction card and the kept boundary are on screen.
-        press(&mut state, &ctx, &[ch('c')]);
+        press(&mut state, &ctx, &[ch('n')]);
         let s = screen(&state).replace(&t.display().to_string(), "<transcript>");
         assert!(s.contains("COMPACTION"), "{s}");
         assert_snapshot!(name, s);
@@ -77,7 +77,7 @@ fn session_screen_kept_boundary() {
 fn session_screen_no_color() {
     let (_dir, t) = host_a();
     let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], SMALL);
-    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('c')]);
+    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('n')]);
     state.no_color = true;
     let buf = render(&state);
     assert!(buf.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));

@@ -147,7 +147,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter (type to narrow, Enter keeps, Esc clears)", Some("filter")));
     v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", None));
     v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", None));
-    v.push(b(Mode::Sessions, &[Char('f')], Action::OpenFlush, "memory flush of the selected session (dialog)", Some("flush")));
+    v.push(b(Mode::Sessions, &[Char('f')], Action::OpenFlush, "memory flush of the selected session", Some("flush")));
     v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", Some("quit")));
     // Filter typing: other printable keys are typed (see `lookup`).
     v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", Some("keep")));
@@ -158,8 +158,8 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     // Session
     v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry (full text, scrollable)", Some("expand")));
     v.extend(movement(Mode::Session, "select"));
-    v.push(b(Mode::Session, &[Char('c')], Action::OpenCompact, "compact this session (dialog: plan, instructions, preview, commit)", Some("compact")));
-    v.push(b(Mode::Session, &[Char('f')], Action::OpenFlush, "memory flush of this session (dialog)", Some("flush")));
+    v.push(b(Mode::Session, &[Char('c')], Action::OpenCompact, "compact this session (plan, preview, commit)", Some("compact")));
+    v.push(b(Mode::Session, &[Char('f')], Action::OpenFlush, "memory flush of this session", Some("flush")));
     v.push(b(Mode::Session, &[Char('n'), Char(']')], Action::NextCompaction, "next compaction entry", Some("next compaction")));
     v.push(b(Mode::Session, &[Char('N'), Char('[')], Action::PrevCompaction, "previous compaction entry", None));
     v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to where the next compaction would cut", Some("cut")));
@@ -181,8 +181,8 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v.push(b(Mode::DialogEdit, &[Tab], Action::DialogFocus, "focus the buttons", Some("buttons")));
     v.push(b(Mode::DialogEdit, &[Esc], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
     v.push(bm(Mode::DialogPreview, &[(Char('o'), CTRL), (F(2), NONE)], Action::DialogCommit, "commit… (asks for confirmation first)", Some("commit")));
-    v.push(bm(Mode::DialogPreview, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogRegenerate, "back to the instructions to generate again", Some("regenerate")));
-    v.push(b(Mode::DialogPreview, &[F(8)], Action::DialogDiscard, "discard the result and close (nothing written)", Some("discard")));
+    v.push(bm(Mode::DialogPreview, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogRegenerate, "back to the instructions, generate again", Some("regenerate")));
+    v.push(b(Mode::DialogPreview, &[F(8)], Action::DialogDiscard, "discard the result, close (nothing written)", Some("discard")));
     v.push(b(Mode::DialogPreview, &[Tab, Esc], Action::DialogFocus, "focus the buttons", Some("buttons")));
     v.push(b(Mode::DialogButtons, &[Right, Char('l')], Action::DialogButtonNext, "next button", None));
     v.push(b(Mode::DialogButtons, &[Left, Char('h')], Action::DialogButtonPrev, "previous button", None));
@@ -193,7 +193,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v.push(b(Mode::DialogButtons, &[Char('d')], Action::DialogDiscard, "discard (preview only; nothing written)", None));
     v.push(b(Mode::DialogButtons, &[Tab, Esc], Action::DialogFocus, "back to the text", Some("text")));
     v.push(b(Mode::DialogButtons, &[Char('q')], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
-    v.push(b(Mode::Generating, &[Esc], Action::DialogCancel, "cancel generation (back to the instructions)", Some("cancel")));
+    v.push(b(Mode::Generating, &[Esc], Action::DialogCancel, "cancel generation, back to the instructions", Some("cancel")));
     v.push(b(Mode::Confirm, &[Char('y'), Enter], Action::ConfirmYes, "write it", Some("write")));
     v.push(b(Mode::Confirm, &[Char('n'), Esc], Action::ConfirmNo, "back to the preview (nothing written)", Some("back")));
     // Help

@@ -1,5 +1,6 @@
 //! Drawing: pure functions of `&AppState` (no I/O, no clock, no mutation).
 
+pub mod dialog;
 pub mod gauge;
 pub mod help;
 pub mod session;
@@ -28,7 +29,8 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 /// ├──────────────────────────────────────────────────────────────┤
 /// │ status line: error │ info │ filter input │ keymap hints      │
 /// └──────────────────────────────────────────────────────────────┘
-///   overlays (drawn last): entry detail popup, help (from the keymap)
+///   overlays (drawn last): Compact/Flush dialog (+ its confirmation), entry detail popup,
+///   help (from the keymap)
 /// ```
 pub fn draw(frame: &mut Frame, state: &AppState) {
     let theme = Theme::new(state.no_color);
@@ -37,6 +39,9 @@ pub fn draw(frame: &mut Frame, state: &AppState) {
         Screen::Sessions => sessions::draw(frame, body, state, theme),
         Screen::Session => session::draw(frame, body, state, theme),
         Screen::Summaries => summaries::draw(frame, body, state, theme),
+    }
+    if state.dialog.is_some() {
+        dialog::draw(frame, body, state, theme);
     }
     status::draw(frame, status_area, state, theme);
     if state.help.is_some() {
