@@ -106,7 +106,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
         KeyCode::Char(c) => c.to_string(),
         other => format!("{other:?}"),
     };
-    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{base}") } else { base }
+    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{}", base.to_uppercase()) } else { base }
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;

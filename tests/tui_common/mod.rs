@@ -153,3 +153,47 @@ pub fn text(buf: &Buffer) -> String {
 pub fn screen(state: &AppState) -> String {
     text(&render(state))
 }
+
+/// host-a copied into a temp dir with its workspace pointed into the copy (a flush must never
+/// write the real `~/.openclaw`) and, when given, the `fake` provider's baseUrl pointed at a
+/// fake model server (config and the agent's models.json both name it).
+pub fn host_a_host(base_url: Option<&str>) -> (tempfile::TempDir, PathBuf, Arc<clawtop::store::Host>) {
+    let (dir, t) = host_a();
+    let cfg = dir.path().join("openclaw.json");
+    let ws = dir.path().join("workspace");
+    let mut text = std::fs::read_to_string(&cfg)
+        .expect("config")
+        .replace("~/.openclaw/workspace", &ws.display().to_string())
+        // host-a's context since its last compaction is small: keep less so there is a plan.
+        .replace(r#"compaction: { mode: "safeguard" }"#, r#"compaction: { mode: "safeguard", keepRecentTokens: 1000 }"#);
+    assert!(text.contains("keepRecentTokens: 1000"), "host-a config changed shape");
+    let models = dir.path().join("agents/main/agent/models.json");
+    if let Some(url) = base_url {
+        text = text.replace("http://127.0.0.1:18999", url);
+        let m = std::fs::read_to_string(&models).expect("models.json").replace("http://127.0.0.1:18999", url);
+        std::fs::write(&models, m).expect("write models.json");
+    }
+    std::fs::write(&cfg, text).expect("write config");
+    let opts = clawtop::store::Options { state_dir: Some(dir.path().to_path_buf()), ..Default::default() };
+    let host = Arc::new(clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host"));
+    (dir, t, host)
+}
+
+/// The app on a host-a copy (the real host behind the loader, so the dialogs see its config).
+pub fn host_app(host: Arc<clawtop::store::Host>, size: (u16, u16)) -> (AppState, EffectCtx) {
+    let loader = clawtop::tui::store_adapter::host_loader(host.clone(), None);
+    let (state, mut ctx) = start(TuiLaunch { loader: Some(loader), host: Some(host), ..TuiLaunch::default() }, size);
+    // No API keys from the test process's environment.
+    ctx.env = Some(Arc::new(|_: &str| None));
+    (state, ctx)
+}
+
+pub fn ctrl(c: char) -> Action {
+    Action::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+pub fn type_str(state: &mut AppState, ctx: &EffectCtx, s: &str) {
+    for c in s.chars() {
+        drive(state, ctx, if c == '\n' { key(KeyCode::Enter) } else { ch(c) });
+    }
+}

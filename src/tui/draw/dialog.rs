@@ -95,20 +95,23 @@ fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
     Line::from(vec![Span::styled(format!("{label:<10} "), t.bold()), Span::raw(truncate(&value, w.saturating_sub(11)))])
 }
 
-fn model_line(m: &Result<crate::tui::dialog::ModelInfo, String>, w: usize, t: Theme) -> Line<'static> {
+/// `provider/model @ base_url`, and where the key comes from on its own line (never the key).
+fn model_lines(m: &Result<crate::tui::dialog::ModelInfo, String>, w: usize, t: Theme) -> Vec<Line<'static>> {
     match m {
-        Ok(m) => kv("model", format!("{} · key: {}", one_line(&m.label()), one_line(&m.endpoint.key_source)), w, t),
-        Err(e) => Line::from(vec![Span::styled(format!("{:<10} ", "model"), t.bold()), Span::styled(truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)), t.error())]),
+        Ok(m) => vec![kv("model", one_line(&m.label()), w, t), kv("key", one_line(&m.endpoint.key_source), w, t)],
+        Err(e) => vec![Line::from(vec![
+            Span::styled(format!("{:<10} ", "model"), t.bold()),
+            Span::styled(truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)), t.error()),
+        ])],
     }
 }
 
 fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
-    let split = if c.split_turn { "split turn: its start is summarized separately" } else { "no split turn" };
     if short {
         return vec![kv(
             "plan",
             format!(
-                "{} messages (+{} turn prefix) summarized · keep from {} (≈{} tokens) · tokensBefore {}",
+                "{} + {} turn-prefix messages summarized · keep from {} (≈{} tokens) · tokensBefore {}",
                 c.messages,
                 c.turn_prefix,
                 one_line(&c.first_kept_id),
@@ -119,16 +122,17 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             t,
         )];
     }
+    let split = if c.split_turn { " (split turn)" } else { " (no split turn)" };
     let prev = match &c.previous_summary {
-        Some(first) => format!("yes, the new summary updates it (\"{}\")", one_line(first)),
-        None => "no (first compaction of this branch)".into(),
+        Some(first) => format!("yes, updated: \"{}\"", one_line(first)),
+        None => "none".into(),
     };
-    vec![
-        kv("summarize", format!("{} messages · turn prefix {} ({split})", c.messages, c.turn_prefix), w, t),
+    let mut out = vec![
+        kv("summarize", format!("{} messages + {} turn-prefix messages{split}", c.messages, c.turn_prefix), w, t),
         kv(
             "keep",
             format!(
-                "from {}: {} messages ({} entries), ≈{} tokens · keepRecentTokens {}",
+                "from {}: {} messages, {} entries, ≈{} tokens (keepRecentTokens {})",
                 one_line(&c.first_kept_id),
                 c.kept_messages,
                 c.kept_entries,
@@ -138,10 +142,11 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             w,
             t,
         ),
-        kv("before", format!("tokensBefore {} · previous summary: {prev}", thousands(c.tokens_before)), w, t),
+        kv("before", format!("tokensBefore {} · previous summary {prev}", thousands(c.tokens_before)), w, t),
         kv("files", format!("{} read, {} modified (listed after the summary)", c.read_files, c.modified_files), w, t),
-        model_line(&c.model, w, t),
-    ]
+    ];
+    out.extend(model_lines(&c.model, w, t));
+    out
 }
 
 fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
@@ -160,7 +165,7 @@ fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'stati
     out.push(kv("system", format!("{sys_src}: \"{}\"", first(&f.prompts.system)), w, t));
     out.push(kv("prompt", format!("{prompt_src}: \"{}\"", first(&f.prompts.prompt)), w, t));
     out.push(kv("target", format!("{} ({exists})", one_line(&target)), w, t));
-    out.push(model_line(&f.model, w, t));
+    out.extend(model_lines(&f.model, w, t));
     out
 }
 
@@ -227,12 +232,8 @@ fn footer_line(state: &AppState, d: &Dialog, w: usize, t: Theme) -> Line<'static
                 spans.push(Span::styled(format!("[ {} ]", b.label()), style));
                 spans.push(Span::raw("  "));
             }
-            let keys = match (d.phase, d.focus) {
-                (_, Focus::Buttons) => "←/→ select · Enter press · Tab text",
-                (Phase::Preview, _) => "Ctrl-O/F2 commit · Ctrl-G/F5 regenerate · F8 discard · Tab buttons",
-                _ => "Ctrl-G/F5 generate · Tab buttons · Esc close",
-            };
-            spans.push(Span::styled(keys.to_string(), t.dim()));
+            // The keys are in the status line below (from the keymap).
+            let _ = w;
             Line::from(spans)
         }
     }
