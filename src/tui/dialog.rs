@@ -289,13 +289,12 @@ pub fn strip_controls(s: &str) -> String {
     out
 }
 
-fn textarea(text: &str, no_color: bool, placeholder: &str) -> TextArea<'static> {
+fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = if text.is_empty() { vec![String::new()] } else { text.split('\n').map(str::to_string).collect() };
     let mut t = TextArea::new(lines);
     t.set_wrap_mode(WrapMode::WordOrGlyph);
     t.set_cursor_line_style(Style::new());
     t.set_placeholder_text(placeholder);
-    let _ = no_color;
     t
 }
 
@@ -518,7 +517,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.focus = Focus::Text;
                 d.error = None;
                 d.restyle();
-                state.status.info = Some(format!("Generation cancelled; nothing written. Instructions kept."));
+                state.status.info = Some("Generation cancelled; nothing written. Instructions kept.".into());
             }
         }
         Action::GenProgress { dialog, generation, event, elapsed_ms } => {

@@ -161,11 +161,15 @@ fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'stati
         Some(_) => format!("exists, {} bytes: notes are appended", thousands(f.current_len)),
         None => "new file".into(),
     };
-    let mut out = vec![kv("why", one_line(&reasons.join(" · ")), w, t)];
+    // One fact per line: why a flush is (not) due, as OpenClaw decides it.
+    let mut out: Vec<Line<'static>> = reasons.iter().enumerate().map(|(i, r)| kv(if i == 0 { "why" } else { "" }, one_line(r), w, t)).collect();
     out.push(kv("system", format!("{sys_src}: \"{}\"", first(&f.prompts.system)), w, t));
     out.push(kv("prompt", format!("{prompt_src}: \"{}\"", first(&f.prompts.prompt)), w, t));
     out.push(kv("target", format!("{} ({exists})", one_line(&target)), w, t));
     out.extend(model_lines(&f.model, w, t));
+    for warn in &f.warnings {
+        out.push(Line::from(Span::styled(truncate(&format!("⚠ {}", one_line(warn)), w), t.info())));
+    }
     out
 }
 
