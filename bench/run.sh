@@ -20,7 +20,7 @@ TRANSCRIPT=$DATA/transcript-${MB}mb.jsonl
 BIN=target/release/clawtop
 TARGET_LIST_MS=${TARGET_LIST_MS:-150}          # issue: list --json on 2,000 sessions
 TARGET_LIST_MB=${TARGET_LIST_MB:-100}
-TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-150}    # issue: compact --dry-run on 100 MB
+TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-$(( MB * 3 / 2 ))}    # issue: 150 ms on 100 MB (scaled for other sizes)
 TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-64}
 
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then

@@ -2,7 +2,9 @@
 //! - opening + planning a compaction on a ~25 MB v3 transcript (`bench/run.sh` does 100 MB
 //!   and compares with pi);
 //! - decoding one screenful of entries at the start and at the end of that transcript, which
-//!   must cost the same (scrolling cost must not grow with transcript length).
+//!   must cost the same (scrolling cost must not grow with transcript length);
+//! - `list` on a 2,000-session / ~30 MB store made by `bench/gen_store.py` (needs python3);
+//! - the TUI's first frame on that store (load + state + draw into a test backend).
 
 use clawtop::plan;
 use clawtop::tokens::{self, MessageView};
@@ -59,5 +61,55 @@ fn bench_transcript(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_transcript);
+fn generate_store(dir: &Path) -> PathBuf {
+    let out = dir.join("store");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bench/gen_store.py");
+    let ok = std::process::Command::new("python3").arg(&script).arg(&out).status().map(|s| s.success()).unwrap_or(false);
+    assert!(ok, "python3 bench/gen_store.py failed");
+    out
+}
+
+fn open_host(state: &Path) -> clawtop::store::Host {
+    let opts = clawtop::store::Options { state_dir: Some(state.to_path_buf()), config: None, profile: None };
+    clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap()
+}
+
+fn bench_store(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = generate_store(dir.path());
+    let mut g = c.benchmark_group("store-2000-sessions");
+    g.sample_size(10);
+    g.bench_function("list (open + figures for every session)", |b| {
+        b.iter(|| {
+            let host = open_host(&state);
+            black_box(clawtop::report::list::build(&host, None).sessions.len())
+        })
+    });
+    g.bench_function("list --json (serialized)", |b| {
+        b.iter(|| {
+            let host = open_host(&state);
+            let r = clawtop::report::list::build(&host, None);
+            black_box(clawtop::report::json::to_string(&r).len())
+        })
+    });
+    g.bench_function("TUI first frame (load, state, draw 120x40)", |b| {
+        use clawtop::tui::{app, effects, TuiLaunch};
+        b.iter(|| {
+            let host = std::sync::Arc::new(open_host(&state));
+            let launch = TuiLaunch { loader: Some(clawtop::tui::store_adapter::host_loader(host, None)), ..TuiLaunch::default() };
+            let (mut st, fx, ctx) = app::init(&launch, 0, (120, 40));
+            for e in fx {
+                if let Some(a) = effects::run_blocking(e, &ctx) {
+                    effects::drive(&mut st, &ctx, a);
+                }
+            }
+            let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+            term.draw(|f| clawtop::tui::draw::draw(f, &st)).unwrap();
+            black_box(term.backend().buffer().area.width)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench_transcript, bench_store);
 criterion_main!(benches);

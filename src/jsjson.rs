@@ -149,7 +149,7 @@ pub fn js_number(f: f64) -> String {
             s.push_str(&digits[1..]);
         }
         s.push('e');
-        s.push(if n - 1 >= 0 { '+' } else { '-' });
+        s.push(if n > 0 { '+' } else { '-' });
         let _ = write!(s, "{}", (n - 1).abs());
     }
     s

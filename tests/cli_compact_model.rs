@@ -4,38 +4,20 @@
 mod cli_support;
 mod support;
 
-use cli_support::{snapshot, Home, Out};
+use cli_support::{snapshot, Home};
 use support::fake_model::{FakeModel, Reply};
 
-/// Points host-a's `fake` provider (config and models.json) at the fake server.
-fn point_at(h: &Home, base: &str) {
-    for f in [h.state().join("openclaw.json"), h.state().join("agents/main/agent/models.json")] {
-        let s = std::fs::read_to_string(&f).unwrap().replace("http://127.0.0.1:18999/v1", &format!("{base}/v1"));
-        std::fs::write(&f, s).unwrap();
-    }
-}
-
-async fn run(h: &Home, args: &[&str]) -> Out {
-    let home = h.path().to_path_buf();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        cli_support::run_with(&home, &a, &[])
-    })
-    .await
-    .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn preview_writes_nothing_and_yes_commits_it() {
     let h = Home::host_a();
     let fake = FakeModel::start().await;
-    point_at(&h, &fake.base_url());
+    cli_support::point_fake_provider(&h, &fake.base_url());
     let before = snapshot(h.path());
     for _ in 0..2 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
-    let o = run(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--instructions", "Keep PR #4411", "--json"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--instructions", "Keep PR #4411", "--json"]).await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], false);
@@ -55,7 +37,7 @@ async fn preview_writes_nothing_and_yes_commits_it() {
     for _ in 0..2 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
-    let o = run(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes", "--json"]).await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true);
@@ -68,14 +50,14 @@ async fn preview_writes_nothing_and_yes_commits_it() {
     assert_eq!(entry["summary"], v["summary"]);
     assert_eq!(entry["id"], v["entryId"]);
     // The list shows the new figures.
-    let l = run(&h, &["list", "--json"]).await;
+    let l = cli_support::run_async(&h, &["list", "--json"]).await;
     assert_eq!(l.json()["sessions"][0]["compactionCount"], 13);
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
     let h = Home::host_a();
-    let dry = run(&h, &["compact", "agent:main:main", "--dry-run", "--json", "--keep-recent-tokens", "2000"]).await;
+    let dry = cli_support::run_async(&h, &["compact", "agent:main:main", "--dry-run", "--json", "--keep-recent-tokens", "2000"]).await;
     dry.expect(0);
     let leaf = dry.json()["leafId"].as_str().unwrap().to_string();
     let edited = "## Goal\nEdited by the operator: keep PR #4411 and the blue/green note.\n\u{1F680} done";
@@ -84,12 +66,12 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
 
     // A wrong leaf (the transcript moved since the preview) is refused and writes nothing.
     let before = std::fs::read(h.transcript()).unwrap();
-    let o = run(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", "deadbeef", "--yes"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", "deadbeef", "--yes"]).await;
     o.expect(3);
     assert!(o.stderr.contains("transcript changed since preview"), "{}", o.stderr);
     assert_eq!(std::fs::read(h.transcript()).unwrap(), before);
 
-    let o = run(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes", "--json"]).await;
     o.expect(0);
     let last = std::fs::read_to_string(h.transcript()).unwrap().lines().last().unwrap().to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
@@ -98,7 +80,7 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
     assert_eq!(entry["firstKeptEntryId"], dry.json()["firstKeptEntryId"]);
 
     // Committing the same preview again: the leaf is now the compaction, so it is refused.
-    let o = run(&h, &["compact", "agent:main:main", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes"]).await;
     assert_eq!(o.code, 1, "already compacted: {}", o.stderr);
 }
 
@@ -106,12 +88,12 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
 async fn model_failure_writes_nothing() {
     let h = Home::host_a();
     let fake = FakeModel::start().await;
-    point_at(&h, &fake.base_url());
+    cli_support::point_fake_provider(&h, &fake.base_url());
     for _ in 0..6 {
         fake.push(Reply::status(500, "upstream exploded"));
     }
     let before = snapshot(&h.state());
-    let o = run(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes"]).await;
+    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes"]).await;
     o.expect(1);
     assert!(o.stderr.contains("nothing written"), "{}", o.stderr);
     assert!(o.stderr.contains("500"), "{}", o.stderr);
@@ -128,7 +110,7 @@ async fn bare_v1_file_with_flags() {
         fake.push(Reply::text("## Goal\nsummary"));
     }
     let base = format!("{}/v1", fake.base_url());
-    let o = run(&h, &["compact", f.to_str().unwrap(), "--provider", "local", "--model", "m1", "--base-url", &base, "--api", "openai-completions", "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["compact", f.to_str().unwrap(), "--provider", "local", "--model", "m1", "--base-url", &base, "--api", "openai-completions", "--yes", "--json"]).await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true);

@@ -3,26 +3,9 @@
 mod cli_support;
 mod support;
 
-use cli_support::{snapshot, Home, Out};
+use cli_support::{snapshot, Home};
 use support::fake_model::{FakeModel, Reply};
 
-fn point_at(h: &Home, base: &str) {
-    for f in [h.state().join("openclaw.json"), h.state().join("agents/main/agent/models.json")] {
-        let s = std::fs::read_to_string(&f).unwrap().replace("http://127.0.0.1:18999/v1", &format!("{base}/v1"));
-        std::fs::write(&f, s).unwrap();
-    }
-}
-
-async fn run(h: &Home, args: &[&str]) -> Out {
-    let home = h.path().to_path_buf();
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        cli_support::run_with(&home, &a, &[])
-    })
-    .await
-    .unwrap()
-}
 
 fn memory_file(h: &Home) -> std::path::PathBuf {
     h.state().join("workspace/memory").join(format!("{}.md", clawtop::flush::today()))
@@ -32,11 +15,11 @@ fn memory_file(h: &Home) -> std::path::PathBuf {
 async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     let h = Home::host_a();
     let fake = FakeModel::start().await;
-    point_at(&h, &fake.base_url());
+    cli_support::point_fake_provider(&h, &fake.base_url());
     let notes = "- Deployment uses blue/green rollout\n- PR #4411 still open";
     fake.push(Reply::text(notes));
     let before = snapshot(&h.state());
-    let o = run(&h, &["flush", "agent:main:main", "--instructions", "Note open PRs", "--json"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--instructions", "Note open PRs", "--json"]).await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], false);
@@ -59,7 +42,7 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     std::fs::create_dir_all(mem.parent().unwrap()).unwrap();
     std::fs::write(&mem, "# Earlier\nkept as is").unwrap();
     fake.push(Reply::text(notes));
-    let o = run(&h, &["flush", "agent:main:main", "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--yes", "--json"]).await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true);
@@ -70,7 +53,7 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     let store: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
     assert_eq!(store["agent:main:main"]["memoryFlushCompactionCount"], 12);
     assert_eq!(store["agent:main:main"]["memoryFlushAt"], v["memoryFlushAt"]);
-    let l = run(&h, &["list", "--json"]).await;
+    let l = cli_support::run_async(&h, &["list", "--json"]).await;
     let s = &l.json()["sessions"][0];
     assert_eq!(s["flushedThisCycle"], true);
     assert_ne!(s["status"], "flush-due");
@@ -80,18 +63,18 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
 async fn no_reply_records_without_writing_and_failures_write_nothing() {
     let h = Home::host_a();
     let fake = FakeModel::start().await;
-    point_at(&h, &fake.base_url());
+    cli_support::point_fake_provider(&h, &fake.base_url());
     for _ in 0..6 {
         fake.push(Reply::status(500, "down"));
     }
     let before = snapshot(&h.state());
-    let o = run(&h, &["flush", "agent:main:main", "--yes"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--yes"]).await;
     o.expect(1);
     assert!(o.stderr.contains("nothing written"), "{}", o.stderr);
     assert_eq!(snapshot(&h.state()), before);
 
     fake.push(Reply::text("NO_REPLY"));
-    let o = run(&h, &["flush", "agent:main:main", "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--yes", "--json"]).await;
     o.expect(0);
     assert_eq!(o.json()["noReply"], true);
     assert!(!memory_file(&h).exists(), "NO_REPLY writes no notes");
@@ -108,15 +91,15 @@ async fn edited_notes_and_bad_workspace() {
     let bogus = h.path().join("not-a-dir");
     std::fs::write(&bogus, "x").unwrap();
     let before = snapshot(&h.state());
-    let o = run(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--workspace", bogus.to_str().unwrap(), "--yes"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--workspace", bogus.to_str().unwrap(), "--yes"]).await;
     assert!(o.code == 1 || o.code == 3, "{}", o.stderr);
     assert!(o.stderr.contains("not-a-dir"), "{}", o.stderr);
     assert_eq!(snapshot(&h.state()), before);
 
-    let o = run(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--yes", "--json"]).await;
+    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--yes", "--json"]).await;
     o.expect(0);
     assert_eq!(std::fs::read_to_string(memory_file(&h)).unwrap(), "- edited by hand ✓\n");
     // A bare transcript has no workspace: usage error.
-    let o = run(&h, &["flush", h.transcript().to_str().unwrap()]).await;
+    let o = cli_support::run_async(&h, &["flush", h.transcript().to_str().unwrap()]).await;
     o.expect(2);
 }

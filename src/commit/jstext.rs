@@ -474,56 +474,7 @@ fn write_number(out: &mut String, n: &serde_json::Number) {
     }
 }
 
-/// ECMAScript `Number.prototype.toString()` for a finite f64 (`null` otherwise, as
-/// JSON.stringify does). Rust's `{:e}` gives the shortest round-trip digits; the
-/// placement rules below are ECMA-262 Number::toString.
-pub(crate) fn js_number(f: f64) -> String {
-    if !f.is_finite() {
-        return "null".to_string();
-    }
-    if f == 0.0 {
-        return "0".to_string();
-    }
-    let sci = format!("{:e}", f.abs());
-    let (mant, exp) = match sci.split_once('e') {
-        Some(p) => p,
-        None => return "null".to_string(),
-    };
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let exp: i64 = exp.parse().unwrap_or(0);
-    let k = digits.len() as i64;
-    let n = exp + 1;
-    let mut s = String::new();
-    if f < 0.0 {
-        s.push('-');
-    }
-    if k <= n && n <= 21 {
-        s.push_str(&digits);
-        for _ in 0..(n - k) {
-            s.push('0');
-        }
-    } else if 0 < n && n <= 21 {
-        s.push_str(&digits[..n as usize]);
-        s.push('.');
-        s.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        s.push_str("0.");
-        for _ in 0..(-n) {
-            s.push('0');
-        }
-        s.push_str(&digits);
-    } else {
-        s.push_str(&digits[..1]);
-        if k > 1 {
-            s.push('.');
-            s.push_str(&digits[1..]);
-        }
-        s.push('e');
-        s.push(if n > 0 { '+' } else { '-' });
-        s.push_str(&(n - 1).abs().to_string());
-    }
-    s
-}
+use crate::jsjson::js_number;
 
 /// Lossy serde_json view of a parsed value, for callers' read-only checks.
 pub(crate) fn to_serde(node: &Node<'_>) -> serde_json::Value {

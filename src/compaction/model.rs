@@ -32,6 +32,7 @@ impl<'a> LlmSummarizer<'a> {
 }
 
 impl Summarizer for LlmSummarizer<'_> {
+    #[allow(clippy::manual_async_fn)] // the trait promises a Send future; `async fn` cannot say so
     fn complete(&mut self, req: SummaryRequest) -> impl Future<Output = Result<String, SummaryError>> + Send {
         async move {
             self.calls += 1;

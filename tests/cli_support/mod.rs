@@ -147,3 +147,23 @@ pub fn assistant(id: &str, parent: &str, text: &str, input: u64) -> String {
             "stopReason": "stop", "timestamp": 2}})
     .to_string()
 }
+
+/// Points host-a's `fake` provider (config and models.json) at a fake model server.
+pub fn point_fake_provider(h: &Home, base: &str) {
+    for f in [h.state().join("openclaw.json"), h.state().join("agents/main/agent/models.json")] {
+        let s = std::fs::read_to_string(&f).unwrap().replace("http://127.0.0.1:18999/v1", &format!("{base}/v1"));
+        std::fs::write(&f, s).unwrap();
+    }
+}
+
+/// [`run_with`] off the async runtime, so an in-process fake server keeps serving meanwhile.
+pub async fn run_async(h: &Home, args: &[&str]) -> Out {
+    let home = h.path().to_path_buf();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let a: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_with(&home, &a, &[])
+    })
+    .await
+    .unwrap()
+}
