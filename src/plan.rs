@@ -259,7 +259,8 @@ mod ops {
     }
 }
 
-/// The cut a compaction would make now, as a transcript index (for the "next cut" marker).
+/// The cut a compaction would make now, as a transcript index (for the "next cut" marker);
+/// None when a compaction would have nothing to summarize.
 pub fn next_cut_entry(t: &Transcript, keep: u64) -> Option<u32> {
-    prepare(t, keep).ok().map(|p| p.first_kept_entry)
+    prepare(t, keep).ok().filter(|p| !p.messages_to_summarize.is_empty() || !p.turn_prefix_messages.is_empty()).map(|p| p.first_kept_entry)
 }
