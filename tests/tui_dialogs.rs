@@ -144,6 +144,9 @@ fn compact_open_edit_generate_preview_edit_commit() {
         let v = state.session.as_ref().unwrap();
         assert_eq!(v.loaded.as_ref().unwrap().summaries.len(), 2);
         assert_eq!(state.sessions.rows[0].compaction_count, Some(13));
+        // The Session screen's header shows the new figures, not the pre-commit ones.
+        assert_eq!(v.row.compaction_count, Some(13));
+        assert_eq!(v.row.used, e["totalTokens"].as_u64());
     }
 }
 

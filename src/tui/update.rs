@@ -97,6 +97,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.loaded = true;
             state.sessions.sort_rows();
             reselect(state, key);
+            // The open Session screen shows the store's figures too: keep them current
+            // (after a commit, or when OpenClaw updates the store).
+            if let Some(v) = state.session.as_mut() {
+                if let Some(r) = state.sessions.rows.iter().find(|r| r.agent_id == v.row.agent_id && r.session_key == v.row.session_key) {
+                    v.row = r.clone();
+                }
+            }
             if let Some(w) = snap.warnings.first() {
                 state.status.info = Some(one_line(w));
             }
