@@ -38,6 +38,12 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
     let (workspace, workspace_source) = flush::workspace_for(&host.config, &host.state_dir, &row.agent_id, &home);
     let target = flush::target_path(&workspace, &date);
     let mut warnings = Vec::new();
+    if !workspace.is_dir() {
+        warnings.push(format!(
+            "workspace {} (from {workspace_source}) is not an existing directory: a commit will be refused; set agents.list[].workspace or agents.defaults.workspace",
+            workspace.display()
+        ));
+    }
     let existing = if target.exists() { Some(flush::read_existing(&target, &mut warnings)) } else { None };
     let (current_len, current_tail) = tail_of(&target);
     let entry = serde_json::json!({
