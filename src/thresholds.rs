@@ -42,7 +42,7 @@ impl Source {
 }
 
 /// Provenance of the used figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum UsedSource {
     /// `totalTokens` with `totalTokensFresh: true`.
@@ -51,6 +51,7 @@ pub enum UsedSource {
     Legacy,
     /// From the transcript: last valid assistant usage plus estimates after it.
     Estimated,
+    #[default]
     Unknown,
 }
 
@@ -68,7 +69,7 @@ impl UsedSource {
 /// Session status. Precedence (first that holds): `unknown` (no used figure), `over`
 /// (used ≥ window), `compact-due` (used ≥ compact line), `flushed` / `flush-due`
 /// (used ≥ flush line, flushed this cycle or not), `ok`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     Ok,
@@ -76,6 +77,7 @@ pub enum Status {
     Flushed,
     CompactDue,
     Over,
+    #[default]
     Unknown,
 }
 

@@ -5,6 +5,10 @@
 //! transcript), and the next commit succeeds (stale locks of the dead child are reclaimed).
 //! `tests/commit_crash.rs` does the same for the write primitives with byte-exact states.
 
+#[path = "support/commit_util.rs"]
+#[allow(dead_code)]
+mod commit_util;
+
 use clawtop::compaction::{self, SessionRef};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
@@ -120,6 +124,14 @@ fn sigkill_during_a_compaction_commit_leaves_old_or_new_state() {
             (false, _) => olds += 1,
             (true, false) => halves += 1,
             (true, true) => news += 1,
+        }
+        // A lock the child created but died before writing has no pid: OpenClaw (and
+        // clawtop) reclaim it only once its mtime is past the grace period.
+        for f in [TRANSCRIPT, "sessions.json"] {
+            let lp = commit_util::lock_of(&fx.path().join(f));
+            if std::fs::read_to_string(&lp).is_ok_and(|c| serde_json::from_str::<Value>(&c).is_err()) {
+                commit_util::age_mtime(&lp, 60);
+            }
         }
         // The next commit works: dead-pid locks are reclaimed. (A half state already has
         // the compaction as leaf, so the next attempt is refused as "already compacted".)

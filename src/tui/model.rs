@@ -5,82 +5,16 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Where `used` came from (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Provenance {
-    /// `totalTokens` with `totalTokensFresh: true`.
-    Fresh,
-    /// `totalTokens` with no freshness flag (older OpenClaw).
-    Legacy,
-    /// Estimated from the transcript (last usage + trailing estimates).
-    Estimated,
-    #[default]
-    Unknown,
-}
+/// The TUI shows the domain's own provenance and status (SPEC §3).
+pub use crate::thresholds::{Status, UsedSource as Provenance};
 
-impl Provenance {
-    /// One-cell marker drawn next to the number.
-    pub fn marker(self) -> &'static str {
-        match self {
-            Provenance::Fresh => "●",
-            Provenance::Legacy => "○",
-            Provenance::Estimated => "~",
-            Provenance::Unknown => "?",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Provenance::Fresh => "fresh",
-            Provenance::Legacy => "legacy",
-            Provenance::Estimated => "estimated",
-            Provenance::Unknown => "unknown",
-        }
-    }
-
-    pub fn parse(s: &str) -> Provenance {
-        match s {
-            "fresh" => Provenance::Fresh,
-            "legacy" => Provenance::Legacy,
-            "estimated" => Provenance::Estimated,
-            _ => Provenance::Unknown,
-        }
-    }
-}
-
-/// Threshold status of a session (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Status {
-    Ok,
-    FlushDue,
-    Flushed,
-    CompactDue,
-    Over,
-    #[default]
-    Unknown,
-}
-
-impl Status {
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::FlushDue => "flush-due",
-            Status::Flushed => "flushed",
-            Status::CompactDue => "compact-due",
-            Status::Over => "over",
-            Status::Unknown => "unknown",
-        }
-    }
-
-    pub fn parse(s: &str) -> Status {
-        match s {
-            "ok" => Status::Ok,
-            "flush-due" => Status::FlushDue,
-            "flushed" => Status::Flushed,
-            "compact-due" => Status::CompactDue,
-            "over" => Status::Over,
-            _ => Status::Unknown,
-        }
+/// One-cell marker drawn next to the used figure.
+pub fn provenance_marker(p: Provenance) -> &'static str {
+    match p {
+        Provenance::Fresh => "●",
+        Provenance::Legacy => "○",
+        Provenance::Estimated => "~",
+        Provenance::Unknown => "?",
     }
 }
 

@@ -4,33 +4,9 @@
 use crate::report::Numbers;
 use crate::store::{Host, Session};
 use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
-use crate::tui::model::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+use crate::tui::model::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use crate::tui::TuiLaunch;
 use std::sync::Arc;
-
-impl From<UsedSource> for Provenance {
-    fn from(u: UsedSource) -> Provenance {
-        match u {
-            UsedSource::Fresh => Provenance::Fresh,
-            UsedSource::Legacy => Provenance::Legacy,
-            UsedSource::Estimated => Provenance::Estimated,
-            UsedSource::Unknown => Provenance::Unknown,
-        }
-    }
-}
-
-impl From<thresholds::Status> for Status {
-    fn from(s: thresholds::Status) -> Status {
-        match s {
-            thresholds::Status::Ok => Status::Ok,
-            thresholds::Status::FlushDue => Status::FlushDue,
-            thresholds::Status::Flushed => Status::Flushed,
-            thresholds::Status::CompactDue => Status::CompactDue,
-            thresholds::Status::Over => Status::Over,
-            thresholds::Status::Unknown => Status::Unknown,
-        }
-    }
-}
 
 fn src(s: Source) -> &'static str {
     match s {
@@ -69,7 +45,7 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
     };
     SessionRow {
         used: t.used,
-        used_source: t.used_source.into(),
+        used_source: t.used_source,
         window: t.window,
         reserve: t.reserve,
         compact_at: t.compact_at,
@@ -78,7 +54,7 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
         memory_flush_at: t.memory_flush_at,
         memory_flush_compaction_count: t.memory_flush_compaction_count,
         flushed_this_cycle: t.flushed_this_cycle,
-        status: t.status.into(),
+        status: t.status,
         flush_reason: t.flush_reason.clone(),
         sources: NumberSources {
             used,

@@ -59,7 +59,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     }
     y += 1;
     let used = match r.used {
-        Some(u) => format!("{} {} {}", rpad(&thousands(u), NUM_W), r.used_source.marker(), r.used_source.name()),
+        Some(u) => format!("{} {} {}", rpad(&thousands(u), NUM_W), crate::tui::model::provenance_marker(r.used_source), r.used_source.name()),
         None => format!("{} ? unknown", rpad("?", NUM_W)),
     };
     let lines: [(&str, String, &str); 5] = [

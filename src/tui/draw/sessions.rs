@@ -179,7 +179,7 @@ fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)]
             Col::Age => (rpad(&age(now_ms, r.updated_at_ms), w), t.dim()),
             Col::Used => {
                 let used = r.used.map(compact_num).unwrap_or_else(|| "?".into());
-                (rpad(&format!("{used}/{} {}", compact_num(r.window), r.used_source.marker()), w), t.plain())
+                (rpad(&format!("{used}/{} {}", compact_num(r.window), crate::tui::model::provenance_marker(r.used_source)), w), t.plain())
             }
             Col::Gauge => {
                 frame.render_widget(ThresholdGauge { row: r, theme: t }, cell);
