@@ -208,7 +208,11 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
     let row = &req.row;
     let keep = if row.keep_recent_tokens == 0 { crate::plan::DEFAULT_KEEP_RECENT_TOKENS } else { row.keep_recent_tokens };
     let p = crate::compaction::prepare(&req.transcript, keep).map_err(|e| match e {
-        crate::compaction::PrepareError::NoPlan { reason, .. } => format!("Nothing to compact: {reason}."),
+        crate::compaction::PrepareError::NoPlan { reason, .. } => {
+            let r = reason.to_string();
+            // NoPlan's wording already starts with "nothing to compact" for some reasons.
+            if r.starts_with("nothing to compact") { format!("N{}.", &r[1..]) } else { format!("Nothing to compact: {r}.") }
+        }
         e => format!("Cannot plan a compaction: {e}"),
     })?;
     let t = &p.transcript;

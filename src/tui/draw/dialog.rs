@@ -128,14 +128,14 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
         None => "none".into(),
     };
     let mut out = vec![
-        kv("summarize", format!("{} messages + {} turn-prefix messages{split}", c.messages, c.turn_prefix), w, t),
+        kv("summarize", format!("{} + {}{split}", super::plural(c.messages as usize, "message"), super::plural(c.turn_prefix as usize, "turn-prefix message")), w, t),
         kv(
             "keep",
             format!(
-                "from {}: {} messages, {} entries, ≈{} tokens (keepRecentTokens {})",
+                "from {}: {}, {}, ≈{} tokens (keepRecentTokens {})",
                 one_line(&c.first_kept_id),
-                c.kept_messages,
-                c.kept_entries,
+                super::plural(c.kept_messages as usize, "message"),
+                super::plural(c.kept_entries as usize, "entry").replace("entrys", "entries"),
                 thousands(c.kept_tokens),
                 thousands(c.keep_recent_tokens)
             ),
