@@ -9,7 +9,7 @@
 use clawtop::plan;
 use clawtop::tokens::{self, MessageView};
 use clawtop::transcript::Transcript;
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,10 +26,24 @@ fn generate_transcript(dir: &Path, mb: usize) -> PathBuf {
     while written < mb << 20 {
         let id = format!("{n:08x}");
         let line = match n % 4 {
-            0 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"step {n}: {filler}"}}],"timestamp":1}}}}"#),
-            1 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{filler}"}},{{"type":"toolCall","id":"c{n}","name":"read","arguments":{{"path":"src/file{}.rs"}}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"toolUse","timestamp":1}}}}"#, n % 50, 1000 + n, 1050 + n),
-            2 => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{}","toolName":"read","content":[{{"type":"text","text":"{filler}{filler}"}}],"isError":false,"timestamp":1}}}}"#, n - 1),
-            _ => format!(r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{filler}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":1}}}}"#, 1000 + n, 1050 + n),
+            0 => format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"step {n}: {filler}"}}],"timestamp":1}}}}"#
+            ),
+            1 => format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"thinking","thinking":"{filler}"}},{{"type":"toolCall","id":"c{n}","name":"read","arguments":{{"path":"src/file{}.rs"}}}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"toolUse","timestamp":1}}}}"#,
+                n % 50,
+                1000 + n,
+                1050 + n
+            ),
+            2 => format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"toolResult","toolCallId":"c{}","toolName":"read","content":[{{"type":"text","text":"{filler}{filler}"}}],"isError":false,"timestamp":1}}}}"#,
+                n - 1
+            ),
+            _ => format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{filler}"}}],"api":"anthropic-messages","provider":"anthropic","model":"claude","usage":{{"input":{},"output":50,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":1}}}}"#,
+                1000 + n,
+                1050 + n
+            ),
         };
         written += line.len() + 1;
         writeln!(w, "{line}").unwrap();
@@ -45,32 +59,55 @@ fn bench_transcript(c: &mut Criterion) {
     let path = generate_transcript(dir.path(), 25);
     let mut g = c.benchmark_group("transcript-25MB");
     g.sample_size(10);
-    g.bench_function("open", |b| b.iter(|| black_box(Transcript::open(&path).unwrap().len())));
+    g.bench_function("open", |b| {
+        b.iter(|| black_box(Transcript::open(&path).unwrap().len()))
+    });
     g.bench_function("open+plan (compact --dry-run)", |b| {
         b.iter(|| {
             let t = Transcript::open(&path).unwrap();
-            black_box(plan::prepare(&t, plan::DEFAULT_KEEP_RECENT_TOKENS).unwrap().tokens_before)
+            black_box(
+                plan::prepare(&t, plan::DEFAULT_KEEP_RECENT_TOKENS)
+                    .unwrap()
+                    .tokens_before,
+            )
         })
     });
     let t = Transcript::open(&path).unwrap();
     let screen = 40u32;
-    let decode = |start: u32| -> u64 { (start..start + screen).map(|i| tokens::estimate_entry(&t, i, MessageView::Context)).sum() };
-    g.bench_function("decode one screen at the top", |b| b.iter(|| black_box(decode(0))));
+    let decode = |start: u32| -> u64 {
+        (start..start + screen)
+            .map(|i| tokens::estimate_entry(&t, i, MessageView::Context))
+            .sum()
+    };
+    g.bench_function("decode one screen at the top", |b| {
+        b.iter(|| black_box(decode(0)))
+    });
     let last = t.len() as u32 - screen;
-    g.bench_function("decode one screen at the bottom", |b| b.iter(|| black_box(decode(last))));
+    g.bench_function("decode one screen at the bottom", |b| {
+        b.iter(|| black_box(decode(last)))
+    });
     g.finish();
 }
 
 fn generate_store(dir: &Path) -> PathBuf {
     let out = dir.join("store");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("bench/gen_store.py");
-    let ok = std::process::Command::new("python3").arg(&script).arg(&out).status().map(|s| s.success()).unwrap_or(false);
+    let ok = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(&out)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     assert!(ok, "python3 bench/gen_store.py failed");
     out
 }
 
 fn open_host(state: &Path) -> clawtop::store::Host {
-    let opts = clawtop::store::Options { state_dir: Some(state.to_path_buf()), config: None, profile: None };
+    let opts = clawtop::store::Options {
+        state_dir: Some(state.to_path_buf()),
+        config: None,
+        profile: None,
+    };
     clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap()
 }
 
@@ -93,17 +130,21 @@ fn bench_store(c: &mut Criterion) {
         })
     });
     g.bench_function("TUI first frame (load, state, draw 120x40)", |b| {
-        use clawtop::tui::{app, effects, TuiLaunch};
+        use clawtop::tui::{TuiLaunch, app, effects};
         b.iter(|| {
             let host = std::sync::Arc::new(open_host(&state));
-            let launch = TuiLaunch { loader: Some(clawtop::tui::store_adapter::host_loader(host, None)), ..TuiLaunch::default() };
+            let launch = TuiLaunch {
+                loader: Some(clawtop::tui::store_adapter::host_loader(host, None)),
+                ..TuiLaunch::default()
+            };
             let (mut st, fx, ctx) = app::init(&launch, 0, (120, 40));
             for e in fx {
                 if let Some(a) = effects::run_blocking(e, &ctx) {
                     effects::drive(&mut st, &ctx, a);
                 }
             }
-            let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+            let mut term =
+                ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
             term.draw(|f| clawtop::tui::draw::draw(f, &st)).unwrap();
             black_box(term.backend().buffer().area.width)
         })

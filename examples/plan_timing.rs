@@ -6,6 +6,20 @@ fn main() {
     let t1 = t0.elapsed();
     let p = clawtop::plan::prepare(&t, 20000);
     let t2 = t0.elapsed();
-    println!("entries {} open {:?} plan {:?} ok={}", t.len(), t1, t2, p.is_ok());
-    if let Ok(p) = p { println!("tokensBefore {} mts {} read {} mod {}", p.tokens_before, p.messages_to_summarize.len(), p.read_files.len(), p.modified_files.len()); }
+    println!(
+        "entries {} open {:?} plan {:?} ok={}",
+        t.len(),
+        t1,
+        t2,
+        p.is_ok()
+    );
+    if let Ok(p) = p {
+        println!(
+            "tokensBefore {} mts {} read {} mod {}",
+            p.tokens_before,
+            p.messages_to_summarize.len(),
+            p.read_files.len(),
+            p.modified_files.len()
+        );
+    }
 }

@@ -18,7 +18,11 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_REFUSED: i32 = 3;
 
 #[derive(Debug, Parser)]
-#[command(name = "clawtop", version, about = "Inspect and maintain OpenClaw agent sessions: thresholds, transcripts, compaction, memory flush")]
+#[command(
+    name = "clawtop",
+    version,
+    about = "Inspect and maintain OpenClaw agent sessions: thresholds, transcripts, compaction, memory flush"
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -49,7 +53,11 @@ pub struct Global {
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
-    if store::resolve::valid_profile(s) { Ok(s.to_string()) } else { Err("profile names are letters, digits, '-' and '_'".into()) }
+    if store::resolve::valid_profile(s) {
+        Ok(s.to_string())
+    } else {
+        Err("profile names are letters, digits, '-' and '_'".into())
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -186,7 +194,12 @@ pub fn run(cli: Cli) -> i32 {
         Some(_) if cli.file.is_some() => fail("give either a FILE.jsonl or a subcommand, not both"),
         Some(Cmd::Open { file }) => open_file(&g, &file),
         Some(Cmd::List { json }) => cmd_list(&g, json),
-        Some(Cmd::Show { target, json, entries, window }) => cmd_show(&g, &target, json, entries, window),
+        Some(Cmd::Show {
+            target,
+            json,
+            entries,
+            window,
+        }) => cmd_show(&g, &target, json, entries, window),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
@@ -227,13 +240,26 @@ fn init_logging() {
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")));
-    let Some(dir) = dir.map(|d| d.join("clawtop")) else { return };
+    let Some(dir) = dir.map(|d| d.join("clawtop")) else {
+        return;
+    };
     if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
-    let Ok(file) = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("clawtop.log")) else { return };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG").unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt().with_writer(std::sync::Mutex::new(file)).with_ansi(false).with_env_filter(filter).try_init();
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("clawtop.log"))
+    else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::sync::Mutex::new(file))
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
 }
 
 // ---------------------------------------------------------------- host and targets
@@ -242,13 +268,20 @@ fn open_host(g: &Global) -> Result<Host, StoreError> {
     if g.demo {
         return Host::demo();
     }
-    let opts = store::Options { state_dir: g.state_dir.clone(), config: g.config.clone(), profile: g.profile.clone() };
+    let opts = store::Options {
+        state_dir: g.state_dir.clone(),
+        config: g.config.clone(),
+        profile: g.profile.clone(),
+    };
     Host::open(&opts, &store::Env::from_process())
 }
 
 /// A session of a host, or a bare transcript file.
 enum Target {
-    Session { host: Box<Host>, session: Box<Session> },
+    Session {
+        host: Box<Host>,
+        session: Box<Session>,
+    },
     File(PathBuf),
 }
 
@@ -268,20 +301,38 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
     };
     if host.era == Era::Sqlite {
         let msg = host.era_message();
-        return Err(if era_b_code == EXIT_REFUSED { refuse(&msg) } else { fail(&msg) });
+        return Err(if era_b_code == EXIT_REFUSED {
+            refuse(&msg)
+        } else {
+            fail(&msg)
+        });
     }
     if let Some(a) = &g.agent {
         if host.agent(a).is_none() {
-            return Err(fail(&format!("no agent {a:?} in {}", host.state_dir.display())));
+            return Err(fail(&format!(
+                "no agent {a:?} in {}",
+                host.state_dir.display()
+            )));
         }
     }
     let loaded = host.load_sessions(g.agent.as_deref());
     let by_key: Vec<&Session> = loaded.sessions.iter().filter(|s| s.key == target).collect();
-    let matches = if by_key.is_empty() { loaded.sessions.iter().filter(|s| s.entry.session_id == target).collect() } else { by_key };
+    let matches = if by_key.is_empty() {
+        loaded
+            .sessions
+            .iter()
+            .filter(|s| s.entry.session_id == target)
+            .collect()
+    } else {
+        by_key
+    };
     match matches.len() {
         1 => {
             let session = matches[0].clone();
-            Ok(Target::Session { host: Box::new(host), session: Box::new(session) })
+            Ok(Target::Session {
+                host: Box::new(host),
+                session: Box::new(session),
+            })
         }
         0 => {
             if let Some(e) = loaded.errors.first() {
@@ -294,8 +345,14 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
             )))
         }
         _ => {
-            let agents: Vec<String> = matches.iter().map(|s| format!("{}:{}", s.agent_id, s.key)).collect();
-            Err(fail(&format!("{target:?} matches several sessions ({}); use --agent ID", agents.join(", "))))
+            let agents: Vec<String> = matches
+                .iter()
+                .map(|s| format!("{}:{}", s.agent_id, s.key))
+                .collect();
+            Err(fail(&format!(
+                "{target:?} matches several sessions ({}); use --agent ID",
+                agents.join(", ")
+            )))
         }
     }
 }
@@ -315,16 +372,31 @@ fn cmd_list(g: &Global, as_json: bool) -> i32 {
         warn_all(&r.warnings);
         for s in &r.sessions {
             let key = s.session_key.as_deref().unwrap_or("-");
-            warn_all(&s.warnings.iter().map(|w| format!("{key}: {w}")).collect::<Vec<_>>());
+            warn_all(
+                &s.warnings
+                    .iter()
+                    .map(|w| format!("{key}: {w}"))
+                    .collect::<Vec<_>>(),
+            );
         }
     }
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
-    if r.errors.is_empty() { EXIT_OK } else { EXIT_FAILED }
+    if r.errors.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_FAILED
+    }
 }
 
-fn cmd_show(g: &Global, target: &str, as_json: bool, with_entries: bool, window: Option<u64>) -> i32 {
+fn cmd_show(
+    g: &Global,
+    target: &str,
+    as_json: bool,
+    with_entries: bool,
+    window: Option<u64>,
+) -> i32 {
     let t = match resolve_target(g, target, EXIT_FAILED) {
         Ok(t) => t,
         Err(code) => return code,
@@ -353,7 +425,9 @@ fn keep_recent(flag: Option<u64>, host: Option<&Host>) -> (u64, Source) {
     if let Some(n) = flag {
         return (n, Source::Flag);
     }
-    let cfg = host.map(|h| h.config.clone()).unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+    let cfg = host
+        .map(|h| h.config.clone())
+        .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
     let s = Settings::from_config(&cfg).keep_recent_tokens;
     (s.value, s.source)
 }
@@ -376,7 +450,11 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         Target::Session { host, session } => match &session.transcript {
             Some(p) => (p.clone(), Some(session.key.as_str()), Some(host.as_ref())),
             None => {
-                return fail(&format!("session {} has no transcript: {}", session.key, session.warnings.join("; ")));
+                return fail(&format!(
+                    "session {} has no transcript: {}",
+                    session.key,
+                    session.warnings.join("; ")
+                ));
             }
         },
     };
@@ -418,17 +496,22 @@ fn model_overrides(m: &ModelFlags) -> Result<crate::llm::ModelOverrides, String>
     })
 }
 
-fn read_instructions(text: &Option<String>, file: &Option<PathBuf>) -> Result<Option<String>, String> {
+fn read_instructions(
+    text: &Option<String>,
+    file: &Option<PathBuf>,
+) -> Result<Option<String>, String> {
     match (text, file) {
         (Some(t), _) => Ok(Some(t.clone())),
-        (None, Some(f)) => std::fs::read_to_string(f).map(Some).map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
+        (None, Some(f)) => std::fs::read_to_string(f)
+            .map(Some)
+            .map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
         (None, None) => Ok(None),
     }
 }
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
-    use crate::commands::{compact, ModelSetup};
+    use crate::commands::{ModelSetup, compact};
     let overrides = match model_overrides(&a.model) {
         Ok(o) => o,
         Err(e) => return usage(&e),
@@ -450,13 +533,23 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
                 yes: a.yes,
                 json: a.json,
                 window: crate::thresholds::DEFAULT_WINDOW,
-                reserve: settings.reserve_tokens.value.max(settings.reserve_floor.value),
-                model: ModelSetup { overrides, ..Default::default() },
+                reserve: settings
+                    .reserve_tokens
+                    .value
+                    .max(settings.reserve_floor.value),
+                model: ModelSetup {
+                    overrides,
+                    ..Default::default()
+                },
             }
         }
         Target::Session { host, session } => {
             let Some(path) = session.transcript.clone() else {
-                return fail(&format!("session {} has no transcript: {}", session.key, session.warnings.join("; ")));
+                return fail(&format!(
+                    "session {} has no transcript: {}",
+                    session.key,
+                    session.warnings.join("; ")
+                ));
             };
             let Some(agent) = host.agent(&session.agent_id) else {
                 return fail(&format!("agent {} not found", session.agent_id));
@@ -513,7 +606,7 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
-    use crate::commands::{flush, ModelSetup};
+    use crate::commands::{ModelSetup, flush};
     let Target::Session { host, session } = target else {
         return usage("flush needs a session KEY: a bare transcript has no workspace or store");
     };
@@ -538,13 +631,24 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
         Some(w) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
         None => {
             let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-            let (w, src) = crate::flush::workspace_for(&host.config, &host.state_dir, &session.agent_id, &home);
+            let (w, src) = crate::flush::workspace_for(
+                &host.config,
+                &host.state_dir,
+                &session.agent_id,
+                &home,
+            );
             (w, src.to_string())
         }
     };
     let e = &session.entry;
     let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
-    let gate = crate::flush::FlushGate::new(&host.config, &entry, th.flush_at, th.used, th.used_source.name());
+    let gate = crate::flush::FlushGate::new(
+        &host.config,
+        &entry,
+        th.flush_at,
+        th.used,
+        th.used_source.name(),
+    );
     flush::run(flush::FlushJob {
         session: crate::compaction::SessionRef {
             store_path: agent.store_path.clone(),
@@ -578,7 +682,11 @@ fn open_file(g: &Global, file: &Path) -> i32 {
     if !file.is_file() {
         return fail(&format!("transcript file {} not found", file.display()));
     }
-    run_tui(Launch { host: None, file: Some(file.to_path_buf()), agent: g.agent.clone() })
+    run_tui(Launch {
+        host: None,
+        file: Some(file.to_path_buf()),
+        agent: g.agent.clone(),
+    })
 }
 
 /// No subcommand: the TUI on the resolved host; the demo when no state dir exists at all.
@@ -595,14 +703,20 @@ fn tui_default(g: &Global) -> i32 {
         }
         Err(e) => return fail(&e.to_string()),
     };
-    run_tui(Launch { host: Some(host), file: None, agent: g.agent.clone() })
+    run_tui(Launch {
+        host: Some(host),
+        file: None,
+        agent: g.agent.clone(),
+    })
 }
 
 /// Hands over to the TUI (wired by the TUI work).
 fn run_tui(launch: Launch) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        eprintln!("clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`");
+        eprintln!(
+            "clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`"
+        );
         return EXIT_FAILED;
     }
     match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {

@@ -28,19 +28,34 @@ pub struct SessionContext {
 /// `buildSessionContext(entries, leaf)`: the slots in order, plus model and thinking level.
 pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
     let path = t.branch(leaf);
-    let mut ctx = SessionContext { thinking_level: "off".into(), ..Default::default() };
+    let mut ctx = SessionContext {
+        thinking_level: "off".into(),
+        ..Default::default()
+    };
     let mut compaction_pos = None;
     for (pos, &i) in path.iter().enumerate() {
         match t.entries[i as usize].kind {
             EntryKind::ThinkingLevelChange => {
                 if let Ok(v) = t.entry_json(i) {
-                    ctx.thinking_level = v.get("thinkingLevel").and_then(Value::as_str).unwrap_or("").to_string();
+                    ctx.thinking_level = v
+                        .get("thinkingLevel")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
                 }
             }
             EntryKind::ModelChange => {
                 if let Ok(v) = t.entry_json(i) {
-                    let p = v.get("provider").and_then(Value::as_str).unwrap_or("").to_string();
-                    let m = v.get("modelId").and_then(Value::as_str).unwrap_or("").to_string();
+                    let p = v
+                        .get("provider")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
+                    let m = v
+                        .get("modelId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string();
                     ctx.model = Some((p, m));
                 }
             }
@@ -50,20 +65,36 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
     }
     // The model also follows the last assistant message; scanning from the end avoids
     // decoding every assistant of a long branch.
-    let last_model_change = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::ModelChange);
-    if let Some(pos) = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::Message(Role::Assistant)) {
+    let last_model_change = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::ModelChange);
+    if let Some(pos) = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Message(Role::Assistant))
+    {
         if last_model_change.is_none_or(|m| pos > m) {
             if let Ok(v) = t.entry_json(path[pos]) {
                 let m = v.get("message");
-                let p = m.and_then(|m| m.get("provider")).and_then(Value::as_str).unwrap_or("").to_string();
-                let id = m.and_then(|m| m.get("model")).and_then(Value::as_str).unwrap_or("").to_string();
+                let p = m
+                    .and_then(|m| m.get("provider"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let id = m
+                    .and_then(|m| m.get("model"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
                 ctx.model = Some((p, id));
             }
         }
     }
     let push = |ctx: &mut SessionContext, i: u32| {
         if tokens::kind_yields_message(t.entries[i as usize].kind, MessageView::Context) {
-            ctx.slots.push(Slot { entry: i, as_summary: false });
+            ctx.slots.push(Slot {
+                entry: i,
+                as_summary: false,
+            });
         }
     };
     match compaction_pos {
@@ -75,7 +106,10 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
         Some(cpos) => {
             let c = path[cpos];
             ctx.compaction = Some(c);
-            ctx.slots.push(Slot { entry: c, as_summary: true });
+            ctx.slots.push(Slot {
+                entry: c,
+                as_summary: true,
+            });
             let first_kept = t.entry_json(c).ok().and_then(|v| t.first_kept_of(c, &v));
             let start = first_kept.and_then(|fk| path[..cpos].iter().position(|&i| i == fk));
             ctx.first_kept = start.map(|s| path[s]);
@@ -104,21 +138,36 @@ pub fn slot_message(t: &Transcript, slot: Slot) -> Option<Value> {
 
 /// All messages of the context (decodes every slot; use for prompts, not for figures).
 pub fn messages(t: &Transcript, ctx: &SessionContext) -> Vec<Value> {
-    ctx.slots.iter().filter_map(|&s| slot_message(t, s)).collect()
+    ctx.slots
+        .iter()
+        .filter_map(|&s| slot_message(t, s))
+        .collect()
 }
 
 /// `estimateContextTokens` over the context, decoding only the tail after the last usage.
 pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
     let mut trailing = 0u64;
     for (k, &slot) in ctx.slots.iter().enumerate().rev() {
-        let Some(m) = slot_message(t, slot) else { continue };
+        let Some(m) = slot_message(t, slot) else {
+            continue;
+        };
         if let Some(u) = tokens::valid_usage(&m) {
             let usage_tokens = tokens::context_tokens_from_usage(u);
-            return ContextEstimate { tokens: usage_tokens + trailing, usage_tokens, trailing_tokens: trailing, last_usage_index: Some(k) };
+            return ContextEstimate {
+                tokens: usage_tokens + trailing,
+                usage_tokens,
+                trailing_tokens: trailing,
+                last_usage_index: Some(k),
+            };
         }
         trailing += tokens::estimate_message(&m);
     }
-    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+    ContextEstimate {
+        tokens: trailing,
+        usage_tokens: 0,
+        trailing_tokens: trailing,
+        last_usage_index: None,
+    }
 }
 
 /// Context size as pi's footer computes it, with clawtop's stricter rule (SPEC §3): a figure
@@ -126,7 +175,11 @@ pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
 /// the compaction. None means unknown.
 pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
     let path = t.active_branch();
-    let start = path.iter().rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction).map(|p| p + 1).unwrap_or(0);
+    let start = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction)
+        .map(|p| p + 1)
+        .unwrap_or(0);
     let mut measured = false;
     for &i in path[start..].iter().rev() {
         if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
@@ -134,10 +187,17 @@ pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
         }
         let Ok(v) = t.entry_json(i) else { continue };
         let Some(m) = v.get("message") else { continue };
-        if matches!(m.get("stopReason").and_then(Value::as_str), Some("aborted") | Some("error")) {
+        if matches!(
+            m.get("stopReason").and_then(Value::as_str),
+            Some("aborted") | Some("error")
+        ) {
             continue;
         }
-        measured = m.get("usage").map(tokens::context_tokens_from_usage).unwrap_or(0) > 0;
+        measured = m
+            .get("usage")
+            .map(tokens::context_tokens_from_usage)
+            .unwrap_or(0)
+            > 0;
         break;
     }
     if !measured {

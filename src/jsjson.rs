@@ -184,8 +184,14 @@ mod tests {
         let v: Value =
             serde_json::from_str(r#"{"b":1,"a":[1.5,"x\u0001\"é😀",null,true],"c":{"d":1.0}}"#)
                 .unwrap();
-        assert_eq!(stringify(&v), "{\"b\":1,\"a\":[1.5,\"x\\u0001\\\"é😀\",null,true],\"c\":{\"d\":1}}");
-        assert_eq!(stringify(&json!({"path": "foo.ts", "offset": 10})), r#"{"path":"foo.ts","offset":10}"#);
+        assert_eq!(
+            stringify(&v),
+            "{\"b\":1,\"a\":[1.5,\"x\\u0001\\\"é😀\",null,true],\"c\":{\"d\":1}}"
+        );
+        assert_eq!(
+            stringify(&json!({"path": "foo.ts", "offset": 10})),
+            r#"{"path":"foo.ts","offset":10}"#
+        );
     }
 
     #[test]

@@ -6,20 +6,20 @@
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
 //! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
 
-pub mod jsjson;
-pub mod sanitize;
-pub mod transcript;
-pub mod tokens;
-pub mod context;
-pub mod plan;
-pub mod store;
-pub mod thresholds;
-pub mod report;
-pub mod summary;
-pub mod compaction;
-pub mod commands;
-pub mod flush;
-pub mod llm;
-pub mod commit;
-pub mod tui;
 pub mod cli;
+pub mod commands;
+pub mod commit;
+pub mod compaction;
+pub mod context;
+pub mod flush;
+pub mod jsjson;
+pub mod llm;
+pub mod plan;
+pub mod report;
+pub mod sanitize;
+pub mod store;
+pub mod summary;
+pub mod thresholds;
+pub mod tokens;
+pub mod transcript;
+pub mod tui;

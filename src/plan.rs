@@ -58,21 +58,41 @@ fn is_cut_point(kind: EntryKind) -> bool {
         EntryKind::BranchSummary
             | EntryKind::CustomMessage
             | EntryKind::Message(
-                Role::User | Role::Assistant | Role::BashExecution | Role::Custom | Role::BranchSummary | Role::CompactionSummary
+                Role::User
+                    | Role::Assistant
+                    | Role::BashExecution
+                    | Role::Custom
+                    | Role::BranchSummary
+                    | Role::CompactionSummary
             )
     )
 }
 
 fn is_turn_start(kind: EntryKind) -> bool {
-    matches!(kind, EntryKind::BranchSummary | EntryKind::CustomMessage | EntryKind::Message(Role::User | Role::BashExecution))
+    matches!(
+        kind,
+        EntryKind::BranchSummary
+            | EntryKind::CustomMessage
+            | EntryKind::Message(Role::User | Role::BashExecution)
+    )
 }
 
 /// `findCutPoint(path, start, end, keepRecentTokens)`.
-pub fn find_cut_point(t: &Transcript, path: &[u32], start: usize, end: usize, keep: u64) -> CutPoint {
+pub fn find_cut_point(
+    t: &Transcript,
+    path: &[u32],
+    start: usize,
+    end: usize,
+    keep: u64,
+) -> CutPoint {
     let kind = |pos: usize| t.entries[path[pos] as usize].kind;
     let cps: Vec<usize> = (start..end).filter(|&p| is_cut_point(kind(p))).collect();
     if cps.is_empty() {
-        return CutPoint { first_kept: start, turn_start: None, is_split_turn: false };
+        return CutPoint {
+            first_kept: start,
+            turn_start: None,
+            is_split_turn: false,
+        };
     }
     let mut cut = cps[0];
     let mut acc = 0u64;
@@ -96,8 +116,16 @@ pub fn find_cut_point(t: &Transcript, path: &[u32], start: usize, end: usize, ke
         cut -= 1;
     }
     let is_user = kind(cut) == EntryKind::Message(Role::User);
-    let turn_start = if is_user { None } else { (start..=cut).rev().find(|&i| is_turn_start(kind(i))) };
-    CutPoint { first_kept: cut, turn_start, is_split_turn: !is_user && turn_start.is_some() }
+    let turn_start = if is_user {
+        None
+    } else {
+        (start..=cut).rev().find(|&i| is_turn_start(kind(i)))
+    };
+    CutPoint {
+        first_kept: cut,
+        turn_start,
+        is_split_turn: !is_user && turn_start.is_some(),
+    }
 }
 
 /// `prepareCompaction(getBranch(), settings)` for the current leaf.
@@ -106,17 +134,22 @@ pub fn prepare(t: &Transcript, keep_recent_tokens: u64) -> Result<CompactionPlan
 }
 
 pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<CompactionPlan, NoPlan> {
-    let Some(&leaf) = path.last() else { return Err(NoPlan::Empty) };
+    let Some(&leaf) = path.last() else {
+        return Err(NoPlan::Empty);
+    };
     let kind = |pos: usize| t.entries[path[pos] as usize].kind;
     if kind(path.len() - 1) == EntryKind::Compaction {
         return Err(NoPlan::AlreadyCompacted);
     }
-    let prev_pos = (0..path.len()).rev().find(|&p| kind(p) == EntryKind::Compaction);
+    let prev_pos = (0..path.len())
+        .rev()
+        .find(|&p| kind(p) == EntryKind::Compaction);
     let boundary_start = prev_pos.map(|p| p + 1).unwrap_or(0);
     let end = path.len();
     // tokensBefore counts from the previous compaction (its summary included) to the end.
     let from = prev_pos.unwrap_or(0);
-    let tokens_before = tokens::estimate_context_of_entries(t, &path[from..], MessageView::Compaction).tokens;
+    let tokens_before =
+        tokens::estimate_context_of_entries(t, &path[from..], MessageView::Compaction).tokens;
     let cut = find_cut_point(t, &path, boundary_start, end, keep);
     if cut.first_kept >= path.len() {
         return Err(NoPlan::TooSmall);
@@ -124,11 +157,21 @@ pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<Compactio
     if t.version >= 2 && t.entries[path[cut.first_kept] as usize].id.is_none() {
         return Err(NoPlan::TooSmall);
     }
-    let history_end = if cut.is_split_turn { cut.turn_start.unwrap_or(cut.first_kept) } else { cut.first_kept };
+    let history_end = if cut.is_split_turn {
+        cut.turn_start.unwrap_or(cut.first_kept)
+    } else {
+        cut.first_kept
+    };
     let yields = |p: &usize| tokens::kind_yields_message(kind(*p), MessageView::Compaction);
-    let messages_to_summarize: Vec<u32> = (boundary_start..history_end).filter(yields).map(|p| path[p]).collect();
+    let messages_to_summarize: Vec<u32> = (boundary_start..history_end)
+        .filter(yields)
+        .map(|p| path[p])
+        .collect();
     let turn_prefix_messages: Vec<u32> = match (cut.is_split_turn, cut.turn_start) {
-        (true, Some(ts)) => (ts..cut.first_kept).filter(yields).map(|p| path[p]).collect(),
+        (true, Some(ts)) => (ts..cut.first_kept)
+            .filter(yields)
+            .map(|p| path[p])
+            .collect(),
         _ => Vec::new(),
     };
     let mut previous_summary = None;
@@ -148,7 +191,10 @@ pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<Compactio
             }
         }
     }
-    for &i in messages_to_summarize.iter().chain(turn_prefix_messages.iter()) {
+    for &i in messages_to_summarize
+        .iter()
+        .chain(turn_prefix_messages.iter())
+    {
         collect_file_ops(t, i, &mut read, &mut written, &mut edited);
     }
     let modified: BTreeSet<String> = edited.union(&written).cloned().collect();
@@ -175,7 +221,13 @@ pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<Compactio
 }
 
 /// `extractFileOpsFromMessage`: read/write/edit tool calls with a non-empty string `path`.
-fn collect_file_ops(t: &Transcript, idx: u32, read: &mut BTreeSet<String>, written: &mut BTreeSet<String>, edited: &mut BTreeSet<String>) {
+fn collect_file_ops(
+    t: &Transcript,
+    idx: u32,
+    read: &mut BTreeSet<String>,
+    written: &mut BTreeSet<String>,
+    edited: &mut BTreeSet<String>,
+) {
     if t.entries[idx as usize].kind != EntryKind::Message(Role::Assistant) {
         return;
     }
@@ -199,21 +251,36 @@ fn collect_file_ops(t: &Transcript, idx: u32, read: &mut BTreeSet<String>, writt
         return;
     }
     let Ok(v) = t.entry_json(idx) else { return };
-    let Some(blocks) = v.get("message").and_then(|m| m.get("content")).and_then(Value::as_array) else { return };
+    let Some(blocks) = v
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+    else {
+        return;
+    };
     for b in blocks {
         if b.get("type").and_then(Value::as_str) != Some("toolCall") {
             continue;
         }
-        let (Some(name), Some(path)) =
-            (b.get("name").and_then(Value::as_str), b.get("arguments").and_then(|a| a.get("path")).and_then(Value::as_str))
-        else {
+        let (Some(name), Some(path)) = (
+            b.get("name").and_then(Value::as_str),
+            b.get("arguments")
+                .and_then(|a| a.get("path"))
+                .and_then(Value::as_str),
+        ) else {
             continue;
         };
         add_op(name, path, read, written, edited);
     }
 }
 
-fn add_op(name: &str, path: &str, read: &mut BTreeSet<String>, written: &mut BTreeSet<String>, edited: &mut BTreeSet<String>) {
+fn add_op(
+    name: &str,
+    path: &str,
+    read: &mut BTreeSet<String>,
+    written: &mut BTreeSet<String>,
+    edited: &mut BTreeSet<String>,
+) {
     if path.is_empty() {
         return;
     }
@@ -262,5 +329,8 @@ mod ops {
 /// The cut a compaction would make now, as a transcript index (for the "next cut" marker);
 /// None when a compaction would have nothing to summarize.
 pub fn next_cut_entry(t: &Transcript, keep: u64) -> Option<u32> {
-    prepare(t, keep).ok().filter(|p| !p.messages_to_summarize.is_empty() || !p.turn_prefix_messages.is_empty()).map(|p| p.first_kept_entry)
+    prepare(t, keep)
+        .ok()
+        .filter(|p| !p.messages_to_summarize.is_empty() || !p.turn_prefix_messages.is_empty())
+        .map(|p| p.first_kept_entry)
 }

@@ -135,14 +135,21 @@ impl Settings {
         Settings {
             reserve_tokens: pick(num(get("reserveTokens")), DEFAULT_RESERVE_TOKENS),
             reserve_floor: pick(num(get("reserveTokensFloor")), DEFAULT_RESERVE_FLOOR),
-            soft_threshold: pick(num(mf.and_then(|m| m.get("softThresholdTokens"))), DEFAULT_SOFT_THRESHOLD),
+            soft_threshold: pick(
+                num(mf.and_then(|m| m.get("softThresholdTokens"))),
+                DEFAULT_SOFT_THRESHOLD,
+            ),
             // Only an explicit `false` disables the flush (OpenClaw: `enabled === false`).
             flush_enabled: match mf.and_then(|m| m.get("enabled")).and_then(Value::as_bool) {
                 Some(b) => Sourced::new(b, Source::Config),
                 None => Sourced::new(true, Source::Default),
             },
-            keep_recent_tokens: pick(num(get("keepRecentTokens")).filter(|&n| n > 0), crate::plan::DEFAULT_KEEP_RECENT_TOKENS),
-            default_context_tokens: num(config.pointer("/agents/defaults/contextTokens")).filter(|&n| n > 0),
+            keep_recent_tokens: pick(
+                num(get("keepRecentTokens")).filter(|&n| n > 0),
+                crate::plan::DEFAULT_KEEP_RECENT_TOKENS,
+            ),
+            default_context_tokens: num(config.pointer("/agents/defaults/contextTokens"))
+                .filter(|&n| n > 0),
         }
     }
 }
@@ -165,28 +172,57 @@ pub struct Window {
 
 /// SPEC §3 window: entry `contextTokens`, else `agents.defaults.contextTokens`, else the model's
 /// window from the catalogs in order, else 200000.
-pub fn resolve_window(entry_context_tokens: Option<u64>, settings: &Settings, catalogs: &[Catalog<'_>], provider: Option<&str>, model: Option<&str>) -> Window {
+pub fn resolve_window(
+    entry_context_tokens: Option<u64>,
+    settings: &Settings,
+    catalogs: &[Catalog<'_>],
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> Window {
     if let Some(n) = entry_context_tokens.filter(|&n| n > 0) {
-        return Window { tokens: n, source: Source::Entry, detail: "entry contextTokens".into() };
+        return Window {
+            tokens: n,
+            source: Source::Entry,
+            detail: "entry contextTokens".into(),
+        };
     }
     if let Some(n) = settings.default_context_tokens {
-        return Window { tokens: n, source: Source::Config, detail: "config agents.defaults.contextTokens".into() };
+        return Window {
+            tokens: n,
+            source: Source::Config,
+            detail: "config agents.defaults.contextTokens".into(),
+        };
     }
     if let Some(model) = model {
         for c in catalogs {
             if let Some((n, what)) = catalog_window(c.value, provider, model) {
-                return Window { tokens: n, source: Source::ModelCatalog, detail: format!("{what} in {}", c.label) };
+                return Window {
+                    tokens: n,
+                    source: Source::ModelCatalog,
+                    detail: format!("{what} in {}", c.label),
+                };
             }
         }
     }
-    Window { tokens: DEFAULT_WINDOW, source: Source::Default, detail: "default 200000".into() }
+    Window {
+        tokens: DEFAULT_WINDOW,
+        source: Source::Default,
+        detail: "default 200000".into(),
+    }
 }
 
 /// `models.providers.<p>.models[]` lookup (reference §5.3): a model whose `id` is the model or
 /// `<p>/<model>`; its `contextTokens` wins, else `contextWindow`; then the provider's own.
 /// Without a provider, a model id found under exactly one provider is used.
-pub fn catalog_window(catalog: &Value, provider: Option<&str>, model: &str) -> Option<(u64, String)> {
-    let providers = catalog.get("providers").or_else(|| catalog.pointer("/models/providers"))?.as_object()?;
+pub fn catalog_window(
+    catalog: &Value,
+    provider: Option<&str>,
+    model: &str,
+) -> Option<(u64, String)> {
+    let providers = catalog
+        .get("providers")
+        .or_else(|| catalog.pointer("/models/providers"))?
+        .as_object()?;
     let candidates: Vec<(&String, &Value)> = match provider {
         Some(p) => providers.iter().filter(|(k, _)| k.as_str() == p).collect(),
         None => providers.iter().collect(),
@@ -195,12 +231,21 @@ pub fn catalog_window(catalog: &Value, provider: Option<&str>, model: &str) -> O
     for (p, pv) in candidates {
         let qualified = format!("{p}/{model}");
         let m = pv.get("models").and_then(Value::as_array).and_then(|ms| {
-            ms.iter().find(|m| m.get("id").and_then(Value::as_str).is_some_and(|id| id == model || id == qualified))
+            ms.iter().find(|m| {
+                m.get("id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| id == model || id == qualified)
+            })
         });
         let Some(m) = m else { continue };
-        let hit = [("contextTokens", m), ("contextWindow", m), ("contextTokens", pv), ("contextWindow", pv)]
-            .into_iter()
-            .find_map(|(k, obj)| num(obj.get(k)).filter(|&n| n > 0).map(|n| (n, k)));
+        let hit = [
+            ("contextTokens", m),
+            ("contextWindow", m),
+            ("contextTokens", pv),
+            ("contextWindow", pv),
+        ]
+        .into_iter()
+        .find_map(|(k, obj)| num(obj.get(k)).filter(|&n| n > 0).map(|n| (n, k)));
         if let Some((n, k)) = hit {
             found.push((n, format!("models.providers.{p}.models[{model}].{k}")));
         }
@@ -235,7 +280,10 @@ impl Counters {
 
 /// SPEC §3 used: `totalTokens` unless `totalTokensFresh` is `false`; else the transcript
 /// estimate (`estimate` is only called then, so listing fresh sessions opens no transcript).
-pub fn resolve_used(c: &Counters, estimate: impl FnOnce() -> Option<u64>) -> (Option<u64>, UsedSource) {
+pub fn resolve_used(
+    c: &Counters,
+    estimate: impl FnOnce() -> Option<u64>,
+) -> (Option<u64>, UsedSource) {
     match (c.total_tokens, c.total_tokens_fresh) {
         (Some(n), Some(true)) => (Some(n), UsedSource::Fresh),
         (Some(n), None) => (Some(n), UsedSource::Legacy),
@@ -276,21 +324,39 @@ impl Thresholds {
     /// used / window in percent (may exceed 100; None when used is unknown).
     pub fn percent(&self) -> Option<f64> {
         let u = self.used?;
-        if self.window == 0 { None } else { Some(u as f64 * 100.0 / self.window as f64) }
+        if self.window == 0 {
+            None
+        } else {
+            Some(u as f64 * 100.0 / self.window as f64)
+        }
     }
 }
 
 /// Computes every §3 number.
-pub fn compute(window: Window, used: (Option<u64>, UsedSource), settings: &Settings, c: &Counters) -> Thresholds {
+pub fn compute(
+    window: Window,
+    used: (Option<u64>, UsedSource),
+    settings: &Settings,
+    c: &Counters,
+) -> Thresholds {
     let (used, used_source) = used;
     let rt = settings.reserve_tokens;
     let fl = settings.reserve_floor;
     // A floor of 0 disables it, which max() already expresses.
-    let (reserve, reserve_from, reserve_source) =
-        if fl.value > rt.value { (fl.value, "reserveTokensFloor", fl.source) } else { (rt.value, "reserveTokens", rt.source) };
+    let (reserve, reserve_from, reserve_source) = if fl.value > rt.value {
+        (fl.value, "reserveTokensFloor", fl.source)
+    } else {
+        (rt.value, "reserveTokens", rt.source)
+    };
     let compact_at = window.tokens.saturating_sub(reserve);
-    let flush_at = settings.flush_enabled.value.then(|| window.tokens.saturating_sub(fl.value).saturating_sub(settings.soft_threshold.value));
-    let flushed_this_cycle = c.memory_flush_compaction_count.is_some() && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0));
+    let flush_at = settings.flush_enabled.value.then(|| {
+        window
+            .tokens
+            .saturating_sub(fl.value)
+            .saturating_sub(settings.soft_threshold.value)
+    });
+    let flushed_this_cycle = c.memory_flush_compaction_count.is_some()
+        && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0));
     let status = match used {
         None => Status::Unknown,
         Some(u) if u >= window.tokens => Status::Over,
@@ -368,7 +434,11 @@ mod tests {
     }
 
     fn win(n: u64) -> Window {
-        Window { tokens: n, source: Source::Entry, detail: String::new() }
+        Window {
+            tokens: n,
+            source: Source::Entry,
+            detail: String::new(),
+        }
     }
 
     fn fresh(n: u64) -> (Option<u64>, UsedSource) {
@@ -380,19 +450,39 @@ mod tests {
         let cfg = json!({"models": {"providers": {"fake": {"models": [{"id": "fake-model", "contextWindow": 48000}]}}},
                          "agents": {"defaults": {"compaction": {"mode": "safeguard"}}}});
         let s = Settings::from_config(&cfg);
-        let w = resolve_window(Some(48000), &s, &[Catalog { value: &cfg["models"], label: "config" }], Some("fake"), Some("fake-model"));
+        let w = resolve_window(
+            Some(48000),
+            &s,
+            &[Catalog {
+                value: &cfg["models"],
+                label: "config",
+            }],
+            Some("fake"),
+            Some("fake-model"),
+        );
         assert_eq!((w.tokens, w.source), (48000, Source::Entry));
-        let c = Counters { total_tokens: Some(75943), total_tokens_fresh: Some(true), compaction_count: Some(12), ..Default::default() };
+        let c = Counters {
+            total_tokens: Some(75943),
+            total_tokens_fresh: Some(true),
+            compaction_count: Some(12),
+            ..Default::default()
+        };
         let used = resolve_used(&c, || panic!("no estimate needed"));
         assert_eq!(used, (Some(75943), UsedSource::Fresh));
         let t = compute(w, used, &s, &c);
         assert_eq!(t.reserve, 20000);
-        assert_eq!((t.reserve_from, t.reserve_source), ("reserveTokensFloor", Source::Default));
+        assert_eq!(
+            (t.reserve_from, t.reserve_source),
+            ("reserveTokensFloor", Source::Default)
+        );
         assert_eq!(t.compact_at, 28000);
         assert_eq!(t.flush_at, Some(24000));
         assert!(!t.flushed_this_cycle);
         assert_eq!(t.status, Status::Over);
-        assert_eq!(t.flush_reason, "flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12");
+        assert_eq!(
+            t.flush_reason,
+            "flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12"
+        );
         assert!(t.percent().unwrap() > 158.0, "never clamped");
     }
 
@@ -400,32 +490,87 @@ mod tests {
     fn window_precedence() {
         let cfg = json!({"agents": {"defaults": {"contextTokens": 64000}}});
         let cat = json!({"providers": {"p": {"models": [{"id": "m", "contextWindow": 32768}]}, "q": {"models": [{"id": "m", "contextWindow": 1}]}}});
-        let cats = [Catalog { value: &cat, label: "models.json" }];
+        let cats = [Catalog {
+            value: &cat,
+            label: "models.json",
+        }];
         let s = Settings::from_config(&cfg);
-        assert_eq!(resolve_window(Some(1000), &s, &cats, Some("p"), Some("m")).source, Source::Entry);
-        assert_eq!(resolve_window(None, &s, &cats, Some("p"), Some("m")).tokens, 64000);
+        assert_eq!(
+            resolve_window(Some(1000), &s, &cats, Some("p"), Some("m")).source,
+            Source::Entry
+        );
+        assert_eq!(
+            resolve_window(None, &s, &cats, Some("p"), Some("m")).tokens,
+            64000
+        );
         let d = defaults();
         let w = resolve_window(None, &d, &cats, Some("p"), Some("m"));
         assert_eq!((w.tokens, w.source), (32768, Source::ModelCatalog));
         assert!(w.detail.contains("models.json"));
         // Ambiguous without provider → default.
-        assert_eq!(resolve_window(None, &d, &cats, None, Some("m")).source, Source::Default);
-        assert_eq!(resolve_window(None, &d, &cats, Some("zz"), Some("m")).tokens, 200000);
+        assert_eq!(
+            resolve_window(None, &d, &cats, None, Some("m")).source,
+            Source::Default
+        );
+        assert_eq!(
+            resolve_window(None, &d, &cats, Some("zz"), Some("m")).tokens,
+            200000
+        );
         // contextTokens on the model wins over contextWindow; qualified ids match.
         let cat2 = json!({"models": {"providers": {"p": {"models": [{"id": "p/m", "contextWindow": 9000, "contextTokens": 8000}]}}}});
-        assert_eq!(resolve_window(None, &d, &[Catalog { value: &cat2, label: "c" }], Some("p"), Some("m")).tokens, 8000);
-        assert_eq!(resolve_window(Some(0), &d, &[], None, None).source, Source::Default);
+        assert_eq!(
+            resolve_window(
+                None,
+                &d,
+                &[Catalog {
+                    value: &cat2,
+                    label: "c"
+                }],
+                Some("p"),
+                Some("m")
+            )
+            .tokens,
+            8000
+        );
+        assert_eq!(
+            resolve_window(Some(0), &d, &[], None, None).source,
+            Source::Default
+        );
     }
 
     #[test]
     fn used_provenance() {
-        let c = |t, f| Counters { total_tokens: t, total_tokens_fresh: f, ..Default::default() };
-        assert_eq!(resolve_used(&c(Some(5), Some(true)), || None), (Some(5), UsedSource::Fresh));
-        assert_eq!(resolve_used(&c(Some(5), None), || None), (Some(5), UsedSource::Legacy));
-        assert_eq!(resolve_used(&c(Some(5), Some(false)), || Some(7)), (Some(7), UsedSource::Estimated));
-        assert_eq!(resolve_used(&c(None, Some(true)), || Some(7)), (Some(7), UsedSource::Estimated));
-        assert_eq!(resolve_used(&c(Some(5), Some(false)), || None), (None, UsedSource::Unknown));
-        let t = compute(win(1000), (None, UsedSource::Unknown), &defaults(), &Counters::default());
+        let c = |t, f| Counters {
+            total_tokens: t,
+            total_tokens_fresh: f,
+            ..Default::default()
+        };
+        assert_eq!(
+            resolve_used(&c(Some(5), Some(true)), || None),
+            (Some(5), UsedSource::Fresh)
+        );
+        assert_eq!(
+            resolve_used(&c(Some(5), None), || None),
+            (Some(5), UsedSource::Legacy)
+        );
+        assert_eq!(
+            resolve_used(&c(Some(5), Some(false)), || Some(7)),
+            (Some(7), UsedSource::Estimated)
+        );
+        assert_eq!(
+            resolve_used(&c(None, Some(true)), || Some(7)),
+            (Some(7), UsedSource::Estimated)
+        );
+        assert_eq!(
+            resolve_used(&c(Some(5), Some(false)), || None),
+            (None, UsedSource::Unknown)
+        );
+        let t = compute(
+            win(1000),
+            (None, UsedSource::Unknown),
+            &defaults(),
+            &Counters::default(),
+        );
         assert_eq!(t.status, Status::Unknown);
         assert_eq!(t.used, None, "unknown never becomes 0");
         assert!(t.flush_reason.starts_with("unknown:"));
@@ -433,23 +578,44 @@ mod tests {
 
     #[test]
     fn reserve_rules() {
-        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}));
+        let s = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}),
+        );
         let t = compute(win(100000), fresh(0), &s, &Counters::default());
-        assert_eq!((t.reserve, t.reserve_from, t.reserve_source), (30000, "reserveTokens", Source::Config));
+        assert_eq!(
+            (t.reserve, t.reserve_from, t.reserve_source),
+            (30000, "reserveTokens", Source::Config)
+        );
         assert_eq!(t.compact_at, 70000);
-        assert_eq!(t.flush_at, Some(76000), "flush line uses the floor, not the reserve");
-        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"reserveTokensFloor": 0}}}}));
+        assert_eq!(
+            t.flush_at,
+            Some(76000),
+            "flush line uses the floor, not the reserve"
+        );
+        let s = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"reserveTokensFloor": 0}}}}),
+        );
         let t = compute(win(100000), fresh(0), &s, &Counters::default());
         assert_eq!((t.reserve, t.reserve_source), (16384, Source::Default));
         assert_eq!(t.flush_at, Some(96000));
-        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": false, "softThresholdTokens": 1}}}}}));
+        let s = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": false, "softThresholdTokens": 1}}}}}),
+        );
         let t = compute(win(100000), fresh(79000), &s, &Counters::default());
         assert_eq!(t.flush_at, None);
         assert_eq!(t.status, Status::Ok);
-        assert_eq!(t.flush_reason, "no flush line: memoryFlush.enabled is false");
-        let s = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"softThresholdTokens": 1000}}}}}));
+        assert_eq!(
+            t.flush_reason,
+            "no flush line: memoryFlush.enabled is false"
+        );
+        let s = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"softThresholdTokens": 1000}}}}}),
+        );
         let t = compute(win(100000), fresh(0), &s, &Counters::default());
-        assert_eq!((t.flush_at, t.soft_threshold.source), (Some(79000), Source::Config));
+        assert_eq!(
+            (t.flush_at, t.soft_threshold.source),
+            (Some(79000), Source::Config)
+        );
         // Tiny windows clamp lines at 0 rather than wrapping.
         let t = compute(win(10000), fresh(1), &defaults(), &Counters::default());
         assert_eq!((t.compact_at, t.flush_at), (0, Some(0)));
@@ -459,20 +625,36 @@ mod tests {
     fn status_and_flush_cycle() {
         let s = defaults();
         let st = |used, cc, mfcc| {
-            let c = Counters { compaction_count: cc, memory_flush_compaction_count: mfcc, ..Default::default() };
+            let c = Counters {
+                compaction_count: cc,
+                memory_flush_compaction_count: mfcc,
+                ..Default::default()
+            };
             compute(win(200000), fresh(used), &s, &c)
         };
         assert_eq!(st(100, None, None).status, Status::Ok);
-        assert_eq!(st(100, None, None).flush_reason, "no flush: 100 used < flush line 176,000");
+        assert_eq!(
+            st(100, None, None).flush_reason,
+            "no flush: 100 used < flush line 176,000"
+        );
         assert_eq!(st(176000, Some(2), None).status, Status::FlushDue);
         assert_eq!(st(176000, Some(2), Some(1)).status, Status::FlushDue);
         let f = st(176000, Some(2), Some(2));
         assert_eq!(f.status, Status::Flushed);
-        assert_eq!(f.flush_reason, "no flush: flushed this cycle (memoryFlushCompactionCount 2 = compactionCount 2)");
-        assert!(st(176000, None, Some(0)).flushed_this_cycle, "compactionCount ?? 0");
+        assert_eq!(
+            f.flush_reason,
+            "no flush: flushed this cycle (memoryFlushCompactionCount 2 = compactionCount 2)"
+        );
+        assert!(
+            st(176000, None, Some(0)).flushed_this_cycle,
+            "compactionCount ?? 0"
+        );
         assert_eq!(st(180000, Some(2), Some(2)).status, Status::CompactDue);
         assert_eq!(st(200000, None, None).status, Status::Over);
-        assert_eq!(st(250000, None, None).percent().map(|p| p.round()), Some(125.0));
+        assert_eq!(
+            st(250000, None, None).percent().map(|p| p.round()),
+            Some(125.0)
+        );
     }
 
     #[test]

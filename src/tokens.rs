@@ -74,9 +74,16 @@ pub fn context_tokens_from_usage(usage: &Value) -> u64 {
     let t = if total != 0.0 {
         total
     } else {
-        num(usage.get("input")) + num(usage.get("output")) + num(usage.get("cacheRead")) + num(usage.get("cacheWrite"))
+        num(usage.get("input"))
+            + num(usage.get("output"))
+            + num(usage.get("cacheRead"))
+            + num(usage.get("cacheWrite"))
     };
-    if t.is_finite() && t > 0.0 { t as u64 } else { 0 }
+    if t.is_finite() && t > 0.0 {
+        t as u64
+    } else {
+        0
+    }
 }
 
 /// The usage object of an assistant message that pi accepts as a context measurement:
@@ -85,7 +92,10 @@ pub fn valid_usage(msg: &Value) -> Option<&Value> {
     if msg.get("role").and_then(Value::as_str) != Some("assistant") {
         return None;
     }
-    if matches!(msg.get("stopReason").and_then(Value::as_str), Some("aborted") | Some("error")) {
+    if matches!(
+        msg.get("stopReason").and_then(Value::as_str),
+        Some("aborted") | Some("error")
+    ) {
         return None;
     }
     match msg.get("usage") {
@@ -110,11 +120,21 @@ pub fn estimate_context(messages: &[Value]) -> ContextEstimate {
         if let Some(u) = valid_usage(&messages[k]) {
             let usage_tokens = context_tokens_from_usage(u);
             let trailing: u64 = messages[k + 1..].iter().map(estimate_message).sum();
-            return ContextEstimate { tokens: usage_tokens + trailing, usage_tokens, trailing_tokens: trailing, last_usage_index: Some(k) };
+            return ContextEstimate {
+                tokens: usage_tokens + trailing,
+                usage_tokens,
+                trailing_tokens: trailing,
+                last_usage_index: Some(k),
+            };
         }
     }
     let trailing: u64 = messages.iter().map(estimate_message).sum();
-    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+    ContextEstimate {
+        tokens: trailing,
+        usage_tokens: 0,
+        trailing_tokens: trailing,
+        last_usage_index: None,
+    }
 }
 
 /// Which message an entry contributes.
@@ -155,9 +175,18 @@ pub fn message_of_entry(entry: &Value, view: MessageView) -> Option<Value> {
         "custom_message" => {
             let mut m = Map::new();
             m.insert("role".into(), "custom".into());
-            m.insert("customType".into(), entry.get("customType").cloned().unwrap_or(Value::Null));
-            m.insert("content".into(), entry.get("content").cloned().unwrap_or(Value::Null));
-            m.insert("display".into(), entry.get("display").cloned().unwrap_or(Value::Null));
+            m.insert(
+                "customType".into(),
+                entry.get("customType").cloned().unwrap_or(Value::Null),
+            );
+            m.insert(
+                "content".into(),
+                entry.get("content").cloned().unwrap_or(Value::Null),
+            );
+            m.insert(
+                "display".into(),
+                entry.get("display").cloned().unwrap_or(Value::Null),
+            );
             if let Some(d) = entry.get("details") {
                 m.insert("details".into(), d.clone());
             }
@@ -171,8 +200,14 @@ pub fn message_of_entry(entry: &Value, view: MessageView) -> Option<Value> {
             }
             let mut m = Map::new();
             m.insert("role".into(), "branchSummary".into());
-            m.insert("summary".into(), entry.get("summary").cloned().unwrap_or(Value::Null));
-            m.insert("fromId".into(), entry.get("fromId").cloned().unwrap_or(Value::Null));
+            m.insert(
+                "summary".into(),
+                entry.get("summary").cloned().unwrap_or(Value::Null),
+            );
+            m.insert(
+                "fromId".into(),
+                entry.get("fromId").cloned().unwrap_or(Value::Null),
+            );
             m.insert("timestamp".into(), timestamp_ms(entry));
             Some(Value::Object(m))
         }
@@ -185,8 +220,14 @@ pub fn message_of_entry(entry: &Value, view: MessageView) -> Option<Value> {
 pub fn compaction_summary_message(entry: &Value) -> Value {
     let mut m = Map::new();
     m.insert("role".into(), "compactionSummary".into());
-    m.insert("summary".into(), entry.get("summary").cloned().unwrap_or(Value::Null));
-    m.insert("tokensBefore".into(), entry.get("tokensBefore").cloned().unwrap_or(Value::Null));
+    m.insert(
+        "summary".into(),
+        entry.get("summary").cloned().unwrap_or(Value::Null),
+    );
+    m.insert(
+        "tokensBefore".into(),
+        entry.get("tokensBefore").cloned().unwrap_or(Value::Null),
+    );
     m.insert("timestamp".into(), timestamp_ms(entry));
     Value::Object(m)
 }
@@ -198,14 +239,20 @@ pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
         return 0;
     }
     match t.entry_json(idx) {
-        Ok(v) => message_of_entry(&v, view).map(|m| estimate_message(&m)).unwrap_or(0),
+        Ok(v) => message_of_entry(&v, view)
+            .map(|m| estimate_message(&m))
+            .unwrap_or(0),
         Err(_) => 0,
     }
 }
 
 /// `estimateContextTokens` over the messages of `entries` (transcript indices, in order),
 /// scanning backwards so only the tail after the last usable usage is decoded.
-pub fn estimate_context_of_entries(t: &Transcript, entries: &[u32], view: MessageView) -> ContextEstimate {
+pub fn estimate_context_of_entries(
+    t: &Transcript,
+    entries: &[u32],
+    view: MessageView,
+) -> ContextEstimate {
     let mut trailing = 0u64;
     let mut after = 0usize;
     let mut total_msgs = 0usize;
@@ -221,7 +268,9 @@ pub fn estimate_context_of_entries(t: &Transcript, entries: &[u32], view: Messag
             continue;
         }
         let Ok(v) = t.entry_json(i) else { continue };
-        let Some(m) = message_of_entry(&v, view) else { continue };
+        let Some(m) = message_of_entry(&v, view) else {
+            continue;
+        };
         seen += 1;
         if kind == EntryKind::Message(Role::Assistant) {
             if let Some(u) = valid_usage(&m) {
@@ -238,7 +287,12 @@ pub fn estimate_context_of_entries(t: &Transcript, entries: &[u32], view: Messag
         after += 1;
     }
     let _ = after;
-    ContextEstimate { tokens: trailing, usage_tokens: 0, trailing_tokens: trailing, last_usage_index: None }
+    ContextEstimate {
+        tokens: trailing,
+        usage_tokens: 0,
+        trailing_tokens: trailing,
+        last_usage_index: None,
+    }
 }
 
 #[cfg(test)]
@@ -248,9 +302,22 @@ mod tests {
 
     #[test]
     fn usage_fallback_to_sum() {
-        assert_eq!(context_tokens_from_usage(&json!({"input":1000,"output":500,"cacheRead":200,"cacheWrite":100,"totalTokens":1800})), 1800);
-        assert_eq!(context_tokens_from_usage(&json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4})), 10);
-        assert_eq!(context_tokens_from_usage(&json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":0})), 10);
+        assert_eq!(
+            context_tokens_from_usage(
+                &json!({"input":1000,"output":500,"cacheRead":200,"cacheWrite":100,"totalTokens":1800})
+            ),
+            1800
+        );
+        assert_eq!(
+            context_tokens_from_usage(&json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4})),
+            10
+        );
+        assert_eq!(
+            context_tokens_from_usage(
+                &json!({"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":0})
+            ),
+            10
+        );
     }
 
     #[test]

@@ -12,7 +12,11 @@ fn check_transcript(name: &str, bytes: &[u8]) -> (Home, String) {
     let before = snapshot(h.path());
     let p = f.to_str().unwrap();
     let mut err = String::new();
-    for args in [&["show", p][..], &["show", p, "--entries"], &["show", p, "--json", "--entries"]] {
+    for args in [
+        &["show", p][..],
+        &["show", p, "--entries"],
+        &["show", p, "--json", "--entries"],
+    ] {
         let o = h.run(args);
         o.expect(0);
         err.push_str(&o.stderr);
@@ -37,7 +41,15 @@ fn lines(ls: &[String]) -> Vec<u8> {
 
 #[test]
 fn malformed_line() {
-    let (_, err) = check_transcript("m.jsonl", &lines(&[HEADER.into(), user("u1", None, "a"), "not json {".into(), assistant("a1", "u1", "b", 5)]));
+    let (_, err) = check_transcript(
+        "m.jsonl",
+        &lines(&[
+            HEADER.into(),
+            user("u1", None, "a"),
+            "not json {".into(),
+            assistant("a1", "u1", "b", 5),
+        ]),
+    );
     assert!(err.contains("m.jsonl") && err.contains("line 3"), "{err}");
 }
 
@@ -46,7 +58,10 @@ fn truncated_last_line() {
     let mut b = lines(&[HEADER.into(), user("u1", None, "a")]);
     b.extend_from_slice(br#"{"type":"message","id":"a1","parentId":"u1","mess"#);
     let (_, err) = check_transcript("t.jsonl", &b);
-    assert!(err.contains("t.jsonl") && err.contains("line 3") && err.contains("incomplete"), "{err}");
+    assert!(
+        err.contains("t.jsonl") && err.contains("line 3") && err.contains("incomplete"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -58,20 +73,49 @@ fn empty_transcript() {
 #[test]
 fn utf8_bom() {
     let mut b = b"\xef\xbb\xbf".to_vec();
-    b.extend(lines(&[HEADER.into(), user("u1", None, "a"), assistant("a1", "u1", "b", 5)]));
+    b.extend(lines(&[
+        HEADER.into(),
+        user("u1", None, "a"),
+        assistant("a1", "u1", "b", 5),
+    ]));
     let (h, err) = check_transcript("bom.jsonl", &b);
-    assert!(err.contains("bom.jsonl") && err.contains("byte order mark"), "{err}");
-    let o = h.run(&["show", h.path().join("bom.jsonl").to_str().unwrap(), "--json"]);
-    assert_eq!(o.json()["transcriptInfo"]["entries"], 2, "BOM does not lose the header");
+    assert!(
+        err.contains("bom.jsonl") && err.contains("byte order mark"),
+        "{err}"
+    );
+    let o = h.run(&[
+        "show",
+        h.path().join("bom.jsonl").to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        o.json()["transcriptInfo"]["entries"],
+        2,
+        "BOM does not lose the header"
+    );
 }
 
 #[test]
 fn crlf_line_endings() {
-    let b = [HEADER.to_string(), user("u1", None, "a"), assistant("a1", "u1", "b", 5)].join("\r\n") + "\r\n";
+    let b = [
+        HEADER.to_string(),
+        user("u1", None, "a"),
+        assistant("a1", "u1", "b", 5),
+    ]
+    .join("\r\n")
+        + "\r\n";
     let (h, _) = check_transcript("crlf.jsonl", b.as_bytes());
-    let o = h.run(&["show", h.path().join("crlf.jsonl").to_str().unwrap(), "--json"]);
+    let o = h.run(&[
+        "show",
+        h.path().join("crlf.jsonl").to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(o.json()["transcriptInfo"]["entries"], 2);
-    assert_eq!(o.json()["used"], 10, "usage totalTokens of the last assistant");
+    assert_eq!(
+        o.json()["used"],
+        10,
+        "usage totalTokens of the last assistant"
+    );
 }
 
 #[test]
@@ -79,7 +123,10 @@ fn invalid_utf8() {
     let mut b = lines(&[HEADER.into(), user("u1", None, "a")]);
     b.extend_from_slice(b"{\"type\":\"message\",\"id\":\"u2\",\"parentId\":\"u1\",\"message\":{\"role\":\"user\",\"content\":\"bad \xff\xfe here\"}}\n");
     let (_, err) = check_transcript("u.jsonl", &b);
-    assert!(err.contains("u.jsonl") && err.contains("line 3") && err.contains("UTF-8"), "{err}");
+    assert!(
+        err.contains("u.jsonl") && err.contains("line 3") && err.contains("UTF-8"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -95,29 +142,57 @@ fn fifty_mb_single_line() {
     o.expect(0);
     assert_eq!(o.json()["transcriptInfo"]["entries"], 1);
     h.run(&["compact", p, "--dry-run", "--json"]).expect(0);
-    assert_eq!(std::fs::metadata(&f).unwrap().len(), (50 * 1024 * 1024 + HEADER.len() + 2 + user("u1", None, "").len()) as u64);
+    assert_eq!(
+        std::fs::metadata(&f).unwrap().len(),
+        (50 * 1024 * 1024 + HEADER.len() + 2 + user("u1", None, "").len()) as u64
+    );
 }
 
 #[test]
 fn unknown_entry_types() {
     let (h, err) = check_transcript(
         "k.jsonl",
-        &lines(&[HEADER.into(), user("u1", None, "a"), r#"{"type":"future_thing","id":"f1","parentId":"u1","x":1}"#.into()]),
+        &lines(&[
+            HEADER.into(),
+            user("u1", None, "a"),
+            r#"{"type":"future_thing","id":"f1","parentId":"u1","x":1}"#.into(),
+        ]),
     );
-    assert!(err.contains("k.jsonl") && err.contains("line 3") && err.contains("future_thing"), "{err}");
-    let o = h.run(&["show", h.path().join("k.jsonl").to_str().unwrap(), "--entries", "--json"]);
+    assert!(
+        err.contains("k.jsonl") && err.contains("line 3") && err.contains("future_thing"),
+        "{err}"
+    );
+    let o = h.run(&[
+        "show",
+        h.path().join("k.jsonl").to_str().unwrap(),
+        "--entries",
+        "--json",
+    ]);
     assert_eq!(o.json()["entries"][1]["type"], "future_thing");
 }
 
 #[test]
 fn duplicate_ids() {
-    let (_, err) = check_transcript("d.jsonl", &lines(&[HEADER.into(), user("u1", None, "a"), user("u1", None, "b")]));
-    assert!(err.contains("d.jsonl") && err.contains("line 3") && err.contains("duplicate"), "{err}");
+    let (_, err) = check_transcript(
+        "d.jsonl",
+        &lines(&[HEADER.into(), user("u1", None, "a"), user("u1", None, "b")]),
+    );
+    assert!(
+        err.contains("d.jsonl") && err.contains("line 3") && err.contains("duplicate"),
+        "{err}"
+    );
 }
 
 #[test]
 fn parent_id_cycle() {
-    let (_, err) = check_transcript("c.jsonl", &lines(&[HEADER.into(), user("c1", Some("c2"), "a"), user("c2", Some("c1"), "b")]));
+    let (_, err) = check_transcript(
+        "c.jsonl",
+        &lines(&[
+            HEADER.into(),
+            user("c1", Some("c2"), "a"),
+            user("c2", Some("c1"), "b"),
+        ]),
+    );
     assert!(err.contains("c.jsonl") && err.contains("cycle"), "{err}");
 }
 
@@ -130,7 +205,13 @@ fn missing_transcript() {
     o.expect(0);
     let s = &o.json()["sessions"][0];
     assert_eq!(s["transcript"], serde_json::Value::Null);
-    assert!(s["warnings"][0].as_str().unwrap().contains("transcript not found"), "{s}");
+    assert!(
+        s["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("transcript not found"),
+        "{s}"
+    );
     assert_eq!(s["used"], 75943, "fresh totals need no transcript");
     let o = h.run(&["show", "agent:main:main"]);
     o.expect(0);
@@ -141,7 +222,12 @@ fn missing_transcript() {
     assert_eq!(before, snapshot(&h.state()));
 }
 
-fn with_store(contents: &[u8]) -> (Home, std::collections::BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)>) {
+fn with_store(
+    contents: &[u8],
+) -> (
+    Home,
+    std::collections::BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)>,
+) {
     let h = Home::host_a();
     std::fs::write(h.store(), contents).unwrap();
     let s = snapshot(&h.state());
@@ -153,7 +239,11 @@ fn corrupt_sessions_json() {
     let (h, before) = with_store(b"{\n  \"agent:main:main\": {\n    \"sessionId\": ");
     let o = h.run(&["list", "--json"]);
     o.expect(1);
-    assert!(o.stderr.contains("sessions.json") && o.stderr.contains("line"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("sessions.json") && o.stderr.contains("line"),
+        "{}",
+        o.stderr
+    );
     let o = h.run(&["show", "agent:main:main"]);
     o.expect(1);
     assert!(o.stderr.contains("sessions.json"), "{}", o.stderr);
@@ -165,7 +255,12 @@ fn non_object_sessions_json() {
     let (h, before) = with_store(b"[1, 2, 3]");
     let o = h.run(&["list"]);
     o.expect(1);
-    assert!(o.stderr.contains("sessions.json") && o.stderr.contains("not an object") || o.stderr.contains("an array"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("sessions.json") && o.stderr.contains("not an object")
+            || o.stderr.contains("an array"),
+        "{}",
+        o.stderr
+    );
     assert_eq!(before, snapshot(&h.state()));
 }
 
@@ -177,8 +272,14 @@ fn entry_without_session_id_and_non_object_entry() {
     let v = o.json();
     assert_eq!(v["sessions"].as_array().unwrap().len(), 1);
     let w = v["warnings"].to_string();
-    assert!(w.contains("sessions.json") && w.contains("agent:main:x") && w.contains("no sessionId"), "{w}");
-    assert!(w.contains("agent:main:y") && w.contains("not an object"), "{w}");
+    assert!(
+        w.contains("sessions.json") && w.contains("agent:main:x") && w.contains("no sessionId"),
+        "{w}"
+    );
+    assert!(
+        w.contains("agent:main:y") && w.contains("not an object"),
+        "{w}"
+    );
     let o = h.run(&["list"]);
     o.expect(0);
     assert!(o.stderr.contains("agent:main:x"), "{}", o.stderr);
@@ -190,7 +291,15 @@ fn session_file_outside_state_dir_is_not_read() {
     let h = Home::host_a();
     // A readable transcript outside the state dir that the entry points at.
     let outside = h.path().join("outside.jsonl");
-    std::fs::write(&outside, lines(&[HEADER.into(), user("u1", None, "SECRET"), assistant("a1", "u1", "x", 99999)])).unwrap();
+    std::fs::write(
+        &outside,
+        lines(&[
+            HEADER.into(),
+            user("u1", None, "SECRET"),
+            assistant("a1", "u1", "x", 99999),
+        ]),
+    )
+    .unwrap();
     let store = format!(
         r#"{{"agent:main:main": {{"sessionId": "adhoc-1", "sessionFile": {:?}, "totalTokensFresh": false}},
             "agent:main:dots": {{"sessionId": "dots-1", "sessionFile": "../../../../outside.jsonl", "totalTokensFresh": false}}}}"#,
@@ -202,12 +311,22 @@ fn session_file_outside_state_dir_is_not_read() {
     o.expect(0);
     let v = o.json();
     let main = &v["sessions"][0];
-    assert!(main["warnings"].to_string().contains("outside the state dir"), "{main}");
+    assert!(
+        main["warnings"]
+            .to_string()
+            .contains("outside the state dir"),
+        "{main}"
+    );
     assert_ne!(main["used"], 99999, "the outside file was never read");
     // Falls back to <sessions>/<sessionId>.jsonl, which does not exist here.
     assert_eq!(main["transcript"], serde_json::Value::Null);
     let dots = &v["sessions"][1];
-    assert!(dots["warnings"].to_string().contains("outside the state dir"), "{dots}");
+    assert!(
+        dots["warnings"]
+            .to_string()
+            .contains("outside the state dir"),
+        "{dots}"
+    );
     assert_ne!(dots["used"], 99999);
     let o = h.run(&["show", "agent:main:main", "--entries"]);
     o.expect(0);

@@ -4,9 +4,8 @@
 mod cli_support;
 mod support;
 
-use cli_support::{snapshot, Home};
+use cli_support::{Home, snapshot};
 use support::fake_model::{FakeModel, Reply};
-
 
 #[tokio::test(flavor = "multi_thread")]
 async fn preview_writes_nothing_and_yes_commits_it() {
@@ -17,35 +16,85 @@ async fn preview_writes_nothing_and_yes_commits_it() {
     for _ in 0..2 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--instructions", "Keep PR #4411", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--instructions",
+            "Keep PR #4411",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], false);
     assert_eq!(v["provider"], "fake");
     assert_eq!(v["model"], "fake-model");
-    assert!(v["summary"].as_str().unwrap().starts_with("## Goal\nFinish the deployment plan review"));
+    assert!(
+        v["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Goal\nFinish the deployment plan review")
+    );
     assert!(v["tokensAfter"].as_u64().unwrap() > 0);
-    let after: Vec<_> = snapshot(h.path()).into_iter().filter(|(p, _)| !p.to_string_lossy().contains(".xdg-state")).collect();
+    let after: Vec<_> = snapshot(h.path())
+        .into_iter()
+        .filter(|(p, _)| !p.to_string_lossy().contains(".xdg-state"))
+        .collect();
     let before: Vec<_> = before.into_iter().collect();
     assert_eq!(after, before, "a preview must not write anything");
     let req = &fake.requests()[0];
-    let user = req.body["messages"].as_array().unwrap().iter().find(|m| m["role"] == "user").unwrap()["content"].as_str().unwrap().to_string();
+    let user = req.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(user.contains("Additional focus: Keep PR #4411"));
-    assert!(user.contains("<previous-summary>\nFAKE-SUMMARY 16"), "host-a has a previous compaction");
-    assert!(!format!("{:?}", req.headers).contains("fake-key") || req.header("authorization").is_some());
+    assert!(
+        user.contains("<previous-summary>\nFAKE-SUMMARY 16"),
+        "host-a has a previous compaction"
+    );
+    assert!(
+        !format!("{:?}", req.headers).contains("fake-key") || req.header("authorization").is_some()
+    );
 
     for _ in 0..2 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--yes",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true);
     assert_eq!(v["entryId"].as_str().map(str::len), Some(8));
-    let store: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    let store: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
     assert_eq!(store["agent:main:main"]["compactionCount"], 13);
     assert_eq!(store["agent:main:main"]["totalTokens"], v["tokensAfter"]);
-    let last = std::fs::read_to_string(h.transcript()).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(h.transcript())
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(entry["summary"], v["summary"]);
     assert_eq!(entry["id"], v["entryId"]);
@@ -57,30 +106,96 @@ async fn preview_writes_nothing_and_yes_commits_it() {
 #[tokio::test(flavor = "multi_thread")]
 async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
     let h = Home::host_a();
-    let dry = cli_support::run_async(&h, &["compact", "agent:main:main", "--dry-run", "--json", "--keep-recent-tokens", "2000"]).await;
+    let dry = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--dry-run",
+            "--json",
+            "--keep-recent-tokens",
+            "2000",
+        ],
+    )
+    .await;
     dry.expect(0);
     let leaf = dry.json()["leafId"].as_str().unwrap().to_string();
-    let edited = "## Goal\nEdited by the operator: keep PR #4411 and the blue/green note.\n\u{1F680} done";
+    let edited =
+        "## Goal\nEdited by the operator: keep PR #4411 and the blue/green note.\n\u{1F680} done";
     let f = h.path().join("summary.md");
     std::fs::write(&f, edited).unwrap();
 
     // A wrong leaf (the transcript moved since the preview) is refused and writes nothing.
     let before = std::fs::read(h.transcript()).unwrap();
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", "deadbeef", "--yes"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--summary-file",
+            f.to_str().unwrap(),
+            "--expect-leaf",
+            "deadbeef",
+            "--yes",
+        ],
+    )
+    .await;
     o.expect(3);
-    assert!(o.stderr.contains("transcript changed since preview"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("transcript changed since preview"),
+        "{}",
+        o.stderr
+    );
     assert_eq!(std::fs::read(h.transcript()).unwrap(), before);
 
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--summary-file",
+            f.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--yes",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
-    let last = std::fs::read_to_string(h.transcript()).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(h.transcript())
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
-    assert_eq!(entry["summary"].as_str().unwrap(), edited, "the committed text is exactly the edited preview");
+    assert_eq!(
+        entry["summary"].as_str().unwrap(),
+        edited,
+        "the committed text is exactly the edited preview"
+    );
     assert_eq!(entry["parentId"].as_str().unwrap(), leaf);
     assert_eq!(entry["firstKeptEntryId"], dry.json()["firstKeptEntryId"]);
 
     // Committing the same preview again: the leaf is now the compaction, so it is refused.
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--yes"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--summary-file",
+            f.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--yes",
+        ],
+    )
+    .await;
     assert_eq!(o.code, 1, "already compacted: {}", o.stderr);
 }
 
@@ -93,7 +208,17 @@ async fn model_failure_writes_nothing() {
         fake.push(Reply::status(500, "upstream exploded"));
     }
     let before = snapshot(&h.state());
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--keep-recent-tokens", "2000", "--yes"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--yes",
+        ],
+    )
+    .await;
     o.expect(1);
     assert!(o.stderr.contains("nothing written"), "{}", o.stderr);
     assert!(o.stderr.contains("500"), "{}", o.stderr);
@@ -110,12 +235,37 @@ async fn bare_v1_file_with_flags() {
         fake.push(Reply::text("## Goal\nsummary"));
     }
     let base = format!("{}/v1", fake.base_url());
-    let o = cli_support::run_async(&h, &["compact", f.to_str().unwrap(), "--provider", "local", "--model", "m1", "--base-url", &base, "--api", "openai-completions", "--yes", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            f.to_str().unwrap(),
+            "--provider",
+            "local",
+            "--model",
+            "m1",
+            "--base-url",
+            &base,
+            "--api",
+            "openai-completions",
+            "--yes",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true);
     assert!(v["entryId"].is_null(), "v1 ids are pi's to assign");
-    let last = std::fs::read_to_string(&f).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(&f)
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
-    assert_eq!(entry["firstKeptEntryIndex"], 838, "legacy index counts the header");
+    assert_eq!(
+        entry["firstKeptEntryIndex"], 838,
+        "legacy index counts the header"
+    );
 }

@@ -3,12 +3,13 @@
 mod cli_support;
 mod support;
 
-use cli_support::{snapshot, Home};
+use cli_support::{Home, snapshot};
 use support::fake_model::{FakeModel, Reply};
 
-
 fn memory_file(h: &Home) -> std::path::PathBuf {
-    h.state().join("workspace/memory").join(format!("{}.md", clawtop::flush::today()))
+    h.state()
+        .join("workspace/memory")
+        .join(format!("{}.md", clawtop::flush::today()))
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -19,7 +20,17 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     let notes = "- Deployment uses blue/green rollout\n- PR #4411 still open";
     fake.push(Reply::text(notes));
     let before = snapshot(&h.state());
-    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--instructions", "Note open PRs", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "flush",
+            "agent:main:main",
+            "--instructions",
+            "Note open PRs",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], false);
@@ -28,14 +39,27 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     assert_eq!(snapshot(&h.state()), before, "the preview writes nothing");
     let req = &fake.requests()[0];
     let msgs = req.body["messages"].as_array().unwrap();
-    let system = msgs.iter().find(|m| m["role"] == "system").unwrap()["content"].as_str().unwrap();
-    let user = msgs.iter().find(|m| m["role"] == "user").unwrap()["content"].as_str().unwrap();
+    let system = msgs.iter().find(|m| m["role"] == "system").unwrap()["content"]
+        .as_str()
+        .unwrap();
+    let user = msgs.iter().find(|m| m["role"] == "user").unwrap()["content"]
+        .as_str()
+        .unwrap();
     let today = clawtop::flush::today();
-    assert!(system.contains("Pre-compaction memory flush turn"), "{system}");
-    assert!(user.contains(&format!("memory/{today}.md")), "prompt carries today's date");
+    assert!(
+        system.contains("Pre-compaction memory flush turn"),
+        "{system}"
+    );
+    assert!(
+        user.contains(&format!("memory/{today}.md")),
+        "prompt carries today's date"
+    );
     assert!(!user.contains("YYYY-MM-DD"));
     assert!(user.contains("Note open PRs"));
-    assert!(user.contains("FAKE-SUMMARY 16"), "the context starts with the compaction summary");
+    assert!(
+        user.contains("FAKE-SUMMARY 16"),
+        "the context starts with the compaction summary"
+    );
 
     // An existing file is kept byte for byte; the notes go after it.
     let mem = memory_file(&h);
@@ -50,9 +74,13 @@ async fn preview_then_commit_appends_exactly_and_records_the_flush() {
     let text = std::fs::read_to_string(&mem).unwrap();
     assert!(text.starts_with("# Earlier\nkept as is"));
     assert!(text.ends_with(&format!("{notes}\n")), "{text:?}");
-    let store: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    let store: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
     assert_eq!(store["agent:main:main"]["memoryFlushCompactionCount"], 12);
-    assert_eq!(store["agent:main:main"]["memoryFlushAt"], v["memoryFlushAt"]);
+    assert_eq!(
+        store["agent:main:main"]["memoryFlushAt"],
+        v["memoryFlushAt"]
+    );
     let l = cli_support::run_async(&h, &["list", "--json"]).await;
     let s = &l.json()["sessions"][0];
     assert_eq!(s["flushedThisCycle"], true);
@@ -78,7 +106,8 @@ async fn no_reply_records_without_writing_and_failures_write_nothing() {
     o.expect(0);
     assert_eq!(o.json()["noReply"], true);
     assert!(!memory_file(&h).exists(), "NO_REPLY writes no notes");
-    let store: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    let store: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
     assert_eq!(store["agent:main:main"]["memoryFlushCompactionCount"], 12);
 }
 
@@ -91,14 +120,40 @@ async fn edited_notes_and_bad_workspace() {
     let bogus = h.path().join("not-a-dir");
     std::fs::write(&bogus, "x").unwrap();
     let before = snapshot(&h.state());
-    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--workspace", bogus.to_str().unwrap(), "--yes"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "flush",
+            "agent:main:main",
+            "--notes-file",
+            f.to_str().unwrap(),
+            "--workspace",
+            bogus.to_str().unwrap(),
+            "--yes",
+        ],
+    )
+    .await;
     assert!(o.code == 1 || o.code == 3, "{}", o.stderr);
     assert!(o.stderr.contains("not-a-dir"), "{}", o.stderr);
     assert_eq!(snapshot(&h.state()), before);
 
-    let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--notes-file", f.to_str().unwrap(), "--yes", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "flush",
+            "agent:main:main",
+            "--notes-file",
+            f.to_str().unwrap(),
+            "--yes",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
-    assert_eq!(std::fs::read_to_string(memory_file(&h)).unwrap(), "- edited by hand ✓\n");
+    assert_eq!(
+        std::fs::read_to_string(memory_file(&h)).unwrap(),
+        "- edited by hand ✓\n"
+    );
     // A bare transcript has no workspace: usage error.
     let o = cli_support::run_async(&h, &["flush", h.transcript().to_str().unwrap()]).await;
     o.expect(2);

@@ -16,7 +16,11 @@ fn list_json_host_a() {
     assert_eq!(s["agentId"], "main");
     assert_eq!(s["sessionKey"], "agent:main:main");
     assert_eq!(s["sessionId"], "adhoc-1");
-    assert_eq!(s["transcript"], h.transcript().display().to_string(), "sessionFile of another machine resolves by basename");
+    assert_eq!(
+        s["transcript"],
+        h.transcript().display().to_string(),
+        "sessionFile of another machine resolves by basename"
+    );
     assert_eq!(s["model"], "fake-model");
     assert_eq!(s["modelProvider"], "fake");
     assert_eq!(s["window"], 48000);
@@ -38,11 +42,37 @@ fn list_json_host_a() {
     assert_eq!(s["warnings"].as_array().unwrap().len(), 0, "{s}");
     // Stable key order.
     let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
-    let want = ["agentId", "sessionKey", "sessionId", "transcript", "model", "modelProvider", "window", "windowSource", "used",
-        "usedSource", "reserve", "compactAt", "flushAt", "compactionCount", "memoryFlushAt", "memoryFlushCompactionCount",
-        "flushedThisCycle", "status"];
+    let want = [
+        "agentId",
+        "sessionKey",
+        "sessionId",
+        "transcript",
+        "model",
+        "modelProvider",
+        "window",
+        "windowSource",
+        "used",
+        "usedSource",
+        "reserve",
+        "compactAt",
+        "flushAt",
+        "compactionCount",
+        "memoryFlushAt",
+        "memoryFlushCompactionCount",
+        "flushedThisCycle",
+        "status",
+    ];
     assert_eq!(&keys[..want.len()], &want);
-    assert_eq!(&keys[keys.len() - 5..], &["totalTokens", "totalTokensFresh", "contextTokens", "updatedAt", "warnings"]);
+    assert_eq!(
+        &keys[keys.len() - 5..],
+        &[
+            "totalTokens",
+            "totalTokensFresh",
+            "contextTokens",
+            "updatedAt",
+            "warnings"
+        ]
+    );
     assert!(v["warnings"].as_array().unwrap().is_empty());
     assert_eq!(before, snapshot(&h.state()), "list writes nothing");
 }
@@ -53,7 +83,10 @@ fn list_text_fits_80_columns() {
     let o = h.run(&["list"]);
     o.expect(0);
     let t = o.text();
-    assert!(t.contains("agent:main:main") && t.contains("over") && t.contains("158%"), "{t}");
+    assert!(
+        t.contains("agent:main:main") && t.contains("over") && t.contains("158%"),
+        "{t}"
+    );
     for l in t.lines() {
         assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
     }
@@ -81,11 +114,19 @@ fn demo_statuses() {
     o.expect(0);
     let v = o.json();
     let status = |k: &str| {
-        v["sessions"].as_array().unwrap().iter().find(|s| s["sessionKey"] == k).map(|s| s["status"].as_str().unwrap().to_string())
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["sessionKey"] == k)
+            .map(|s| s["status"].as_str().unwrap().to_string())
     };
     assert_eq!(status("agent:main:main").as_deref(), Some("ok"));
     assert_eq!(status("agent:ops:main").as_deref(), Some("over"));
-    assert_eq!(status("agent:ops:cron:nightly-report").as_deref(), Some("unknown"));
+    assert_eq!(
+        status("agent:ops:cron:nightly-report").as_deref(),
+        Some("unknown")
+    );
 }
 
 #[test]
@@ -93,7 +134,8 @@ fn usage_errors_exit_2() {
     let h = Home::host_a();
     h.run(&["list", "--bogus"]).expect(2);
     h.run(&["show"]).expect(2);
-    h.run(&["compact", "x", "--keep-recent-tokens", "zero"]).expect(2);
+    h.run(&["compact", "x", "--keep-recent-tokens", "zero"])
+        .expect(2);
     h.run(&["--profile", "../x", "list"]).expect(2);
     h.run(&["--help"]).expect(0);
 }

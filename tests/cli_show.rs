@@ -10,10 +10,18 @@ fn show_key_and_session_id() {
         let o = h.run(&["show", target]);
         o.expect(0);
         let t = o.text();
-        assert!(t.contains("48,000") && t.contains("entry contextTokens"), "{t}");
+        assert!(
+            t.contains("48,000") && t.contains("entry contextTokens"),
+            "{t}"
+        );
         assert!(t.contains("75,943") && t.contains("fresh"), "{t}");
         assert!(t.contains("28,000") && t.contains("24,000"), "{t}");
-        assert!(t.contains("flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12"), "{t}");
+        assert!(
+            t.contains(
+                "flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12"
+            ),
+            "{t}"
+        );
         let o = h.run(&["show", target, "--json"]);
         o.expect(0);
         let v = o.json();
@@ -33,14 +41,27 @@ fn show_entries_host_a_compaction_card() {
     let o = h.run(&["show", "agent:main:main", "--entries"]);
     o.expect(0);
     let t = o.text();
-    assert!(t.contains("compaction") && t.contains("tokensBefore") && t.contains("firstKeptEntryId"), "{t}");
+    assert!(
+        t.contains("compaction") && t.contains("tokensBefore") && t.contains("firstKeptEntryId"),
+        "{t}"
+    );
     let o = h.run(&["show", "agent:main:main", "--entries", "--json"]);
     o.expect(0);
     let v = o.json();
     let es = v["entries"].as_array().unwrap();
     assert_eq!(es.len(), 40);
     let c = es.iter().find(|e| e["type"] == "compaction").unwrap();
-    for k in ["index", "id", "parentId", "line", "type", "role", "estimate", "onActiveBranch", "entry"] {
+    for k in [
+        "index",
+        "id",
+        "parentId",
+        "line",
+        "type",
+        "role",
+        "estimate",
+        "onActiveBranch",
+        "entry",
+    ] {
         assert!(c.get(k).is_some(), "{k}");
     }
     assert!(c["entry"]["summary"].is_string());
@@ -50,7 +71,13 @@ fn show_entries_host_a_compaction_card() {
 fn show_bare_file_defaults_and_window_flag() {
     let h = Home::empty();
     let f = h.path().join("t.jsonl");
-    let body = [HEADER.to_string(), user("u1", None, "hi"), assistant("a1", "u1", "hello", 1000)].join("\n") + "\n";
+    let body = [
+        HEADER.to_string(),
+        user("u1", None, "hi"),
+        assistant("a1", "u1", "hello", 1000),
+    ]
+    .join("\n")
+        + "\n";
     std::fs::write(&f, &body).unwrap();
     let o = h.run(&["show", f.to_str().unwrap(), "--json"]);
     o.expect(0);
@@ -77,7 +104,17 @@ fn show_bare_file_defaults_and_window_flag() {
 fn show_entries_marks_silent_flush_turn() {
     let h = Home::empty();
     let f = h.path().join("t.jsonl");
-    std::fs::write(&f, [HEADER.to_string(), user("u1", None, "flush now"), assistant("a1", "u1", "NO_REPLY", 10)].join("\n") + "\n").unwrap();
+    std::fs::write(
+        &f,
+        [
+            HEADER.to_string(),
+            user("u1", None, "flush now"),
+            assistant("a1", "u1", "NO_REPLY", 10),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .unwrap();
     let o = h.run(&["show", f.to_str().unwrap(), "--entries"]);
     o.expect(0);
     assert!(o.text().contains("silent flush turn"), "{}", o.text());
@@ -100,21 +137,40 @@ fn show_entries_neutralises_escapes() {
         HEADER.to_string(),
         user("u1", None, evil),
         assistant("a1", "u1", evil, 10),
-        format!(r#"{{"type":"mystery","id":"m1","parentId":"a1","text":{}}}"#, serde_json::to_string(evil).unwrap()),
+        format!(
+            r#"{{"type":"mystery","id":"m1","parentId":"a1","text":{}}}"#,
+            serde_json::to_string(evil).unwrap()
+        ),
     ];
     std::fs::write(&f, lines.join("\n") + "\n").unwrap();
-    for args in [&["show", "--entries"][..], &["show", "--entries", "--json"], &["show"]] {
+    for args in [
+        &["show", "--entries"][..],
+        &["show", "--entries", "--json"],
+        &["show"],
+    ] {
         let mut a = args.to_vec();
         a.insert(1, f.to_str().unwrap());
         let o = h.run(&a);
         o.expect(0);
         for (i, &b) in o.stdout.iter().enumerate() {
-            assert!(b != 0x1b && b != 0x07, "control byte {b:#x} at {i} for {args:?}: {}", o.text());
+            assert!(
+                b != 0x1b && b != 0x07,
+                "control byte {b:#x} at {i} for {args:?}: {}",
+                o.text()
+            );
         }
         assert!(!has_c1(&o.stdout), "C1 reached stdout for {args:?}");
-        assert!(!o.stderr.bytes().any(|b| b == 0x1b || b == 0x07), "stderr: {:?}", o.stderr);
+        assert!(
+            !o.stderr.bytes().any(|b| b == 0x1b || b == 0x07),
+            "stderr: {:?}",
+            o.stderr
+        );
     }
     let o = h.run(&["show", f.to_str().unwrap(), "--entries"]);
-    assert!(o.text().contains("␛[31mALERT"), "visible stand-ins: {}", o.text());
+    assert!(
+        o.text().contains("␛[31mALERT"),
+        "visible stand-ins: {}",
+        o.text()
+    );
     assert!(o.text().contains("mystery"), "unknown types shown raw");
 }

@@ -18,7 +18,10 @@ fn appends_one_line_to_the_fixture() {
     let exp = Expect::capture(&t).expect("capture");
     assert_eq!(exp.len, before.len() as u64);
     // The last line of the fixture is an assistant message; capture must find its id.
-    let last_line = before[..before.len() - 1].rsplit(|b| *b == b'\n').next().expect("last line");
+    let last_line = before[..before.len() - 1]
+        .rsplit(|b| *b == b'\n')
+        .next()
+        .expect("last line");
     let v: serde_json::Value = serde_json::from_slice(last_line).expect("json");
     assert_eq!(exp.last_entry_id.as_deref(), v["id"].as_str());
 
@@ -33,7 +36,13 @@ fn appends_one_line_to_the_fixture() {
         serde_json::from_slice::<serde_json::Value>(l).expect("every line JSON");
     }
     assert!(!lock_of(&t).exists(), "lock released");
-    assert_eq!(Expect::capture(&t).expect("capture").last_entry_id.as_deref(), Some("0a1b2c3d"));
+    assert_eq!(
+        Expect::capture(&t)
+            .expect("capture")
+            .last_entry_id
+            .as_deref(),
+        Some("0a1b2c3d")
+    );
 }
 
 #[test]
@@ -43,13 +52,22 @@ fn refuses_when_changed_since_preview() {
     let exp = Expect::capture(&t).expect("capture");
     let before = fs::read(&t).expect("read");
 
-    let wrong_len = Expect { len: exp.len - 1, ..exp.clone() };
+    let wrong_len = Expect {
+        len: exp.len - 1,
+        ..exp.clone()
+    };
     let e = append_line(&t, &wrong_len, LINE).expect_err("changed");
     assert!(matches!(e, CommitError::Changed { .. }), "{e}");
     assert_eq!(e.exit_code(), 3);
-    assert!(e.to_string().contains("transcript changed since preview"), "{e}");
+    assert!(
+        e.to_string().contains("transcript changed since preview"),
+        "{e}"
+    );
 
-    let wrong_id = Expect { last_entry_id: Some("deadbeef".into()), ..exp.clone() };
+    let wrong_id = Expect {
+        last_entry_id: Some("deadbeef".into()),
+        ..exp.clone()
+    };
     let e = append_line(&t, &wrong_id, LINE).expect_err("changed");
     assert!(matches!(e, CommitError::Changed { .. }), "{e}");
 
@@ -89,7 +107,15 @@ fn refuses_bad_lines_without_touching_anything() {
     let t = fx.transcript();
     let exp = Expect::capture(&t).expect("capture");
     let before = fs::read(&t).expect("read");
-    for bad in [&b"{\"a\":1}\n"[..], b"{\"a\":\n1}", b"[1]", b"\"s\"", b"{\"a\":", b"", b"{\"a\":1}\r"] {
+    for bad in [
+        &b"{\"a\":1}\n"[..],
+        b"{\"a\":\n1}",
+        b"[1]",
+        b"\"s\"",
+        b"{\"a\":",
+        b"",
+        b"{\"a\":1}\r",
+    ] {
         let e = append_line(&t, &exp, bad).expect_err("refused");
         assert!(matches!(e, CommitError::Refused { .. }), "{bad:?}: {e}");
         assert_eq!(e.exit_code(), 3);
@@ -102,7 +128,11 @@ fn refuses_bad_lines_without_touching_anything() {
 fn missing_final_newline_gets_one_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let t = dir.path().join("s.jsonl");
-    fs::write(&t, b"{\"type\":\"session\",\"id\":\"h\"}\n{\"type\":\"message\",\"id\":\"a1\"}").expect("write");
+    fs::write(
+        &t,
+        b"{\"type\":\"session\",\"id\":\"h\"}\n{\"type\":\"message\",\"id\":\"a1\"}",
+    )
+    .expect("write");
     let exp = Expect::capture(&t).expect("capture");
     assert_eq!(exp.last_entry_id.as_deref(), Some("a1"));
     let out = append_line(&t, &exp, br#"{"id":"b2"}"#).expect("append");
@@ -117,11 +147,19 @@ fn missing_final_newline_gets_one_first() {
 fn half_written_tail_and_blank_lines_are_skipped_for_the_id() {
     let dir = tempfile::tempdir().expect("tempdir");
     let t = dir.path().join("s.jsonl");
-    fs::write(&t, b"{\"id\":\"a1\"}\n\n  \n{\"type\":\"message\",\"id\":\"a2\"}\n{\"type\":\"mess").expect("write");
+    fs::write(
+        &t,
+        b"{\"id\":\"a1\"}\n\n  \n{\"type\":\"message\",\"id\":\"a2\"}\n{\"type\":\"mess",
+    )
+    .expect("write");
     let exp = Expect::capture(&t).expect("capture");
     assert_eq!(exp.last_entry_id.as_deref(), Some("a2"));
     append_line(&t, &exp, br#"{"id":"a3"}"#).expect("append");
-    assert!(fs::read_to_string(&t).expect("read").ends_with("{\"type\":\"mess\n{\"id\":\"a3\"}\n"));
+    assert!(
+        fs::read_to_string(&t)
+            .expect("read")
+            .ends_with("{\"type\":\"mess\n{\"id\":\"a3\"}\n")
+    );
 
     // v1 entries have no id.
     fs::write(&t, b"{\"type\":\"message\"}\n").expect("write");
@@ -134,21 +172,41 @@ fn empty_file_and_long_last_line() {
     let t = dir.path().join("s.jsonl");
     fs::write(&t, b"").expect("write");
     let exp = Expect::capture(&t).expect("capture");
-    assert_eq!(exp, Expect { len: 0, last_entry_id: None });
+    assert_eq!(
+        exp,
+        Expect {
+            len: 0,
+            last_entry_id: None
+        }
+    );
     append_line(&t, &exp, br#"{"id":"h"}"#).expect("append");
     assert_eq!(fs::read(&t).expect("read"), b"{\"id\":\"h\"}\n");
 
     // A last line spanning several 64 KiB read chunks.
     let big = format!("{{\"id\":\"big\",\"pad\":\"{}\"}}\n", "x".repeat(300_000));
     fs::write(&t, format!("{{\"id\":\"first\"}}\n{big}")).expect("write");
-    assert_eq!(Expect::capture(&t).expect("capture").last_entry_id.as_deref(), Some("big"));
+    assert_eq!(
+        Expect::capture(&t)
+            .expect("capture")
+            .last_entry_id
+            .as_deref(),
+        Some("big")
+    );
 }
 
 #[test]
 fn missing_transcript_is_an_io_error_naming_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let t = dir.path().join("nope.jsonl");
-    let e = append_line(&t, &Expect { len: 0, last_entry_id: None }, br#"{"id":"h"}"#).expect_err("missing");
+    let e = append_line(
+        &t,
+        &Expect {
+            len: 0,
+            last_entry_id: None,
+        },
+        br#"{"id":"h"}"#,
+    )
+    .expect_err("missing");
     assert!(matches!(e, CommitError::Io { .. }));
     assert_eq!(e.exit_code(), 1);
     assert!(e.to_string().contains("nope.jsonl"), "{e}");
@@ -167,7 +225,10 @@ fn failed_write_is_truncated_back() {
         // SAFETY: plain libc calls in a single-purpose child.
         unsafe {
             libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit { rlim_cur: exp.len + 10, rlim_max: libc::RLIM_INFINITY };
+            let lim = libc::rlimit {
+                rlim_cur: exp.len + 10,
+                rlim_max: libc::RLIM_INFINITY,
+            };
             assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
         }
         let e = append_line(&t, &exp, LINE).expect_err("write must fail");
@@ -179,12 +240,25 @@ fn failed_write_is_truncated_back() {
     let t = fx.transcript();
     let before = fs::read(&t).expect("read");
     let out = std::process::Command::new(std::env::current_exe().expect("exe"))
-        .args(["--exact", "failed_write_is_truncated_back", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "failed_write_is_truncated_back",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(ENV, &t)
         .output()
         .expect("run child");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && stdout.contains("CHILD-OK"), "child failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(fs::read(&t).expect("read"), before, "rolled back to the exact old bytes");
+    assert!(
+        out.status.success() && stdout.contains("CHILD-OK"),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read(&t).expect("read"),
+        before,
+        "rolled back to the exact old bytes"
+    );
     assert!(!lock_of(&t).exists());
 }

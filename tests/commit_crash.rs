@@ -15,11 +15,11 @@
 #[path = "support/commit_util.rs"]
 mod commit_util;
 
+use std::fs;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use std::fs;
 
 use clawtop::commit::lock::{self, LockOptions};
 use clawtop::commit::{CommitError, Expect, append_line, compaction_patch, patch_store_entry};
@@ -36,7 +36,9 @@ fn commit_once(dir: &Path) -> Result<(), CommitError> {
     let store = dir.join("sessions.json");
     let exp = Expect::capture(&t)?;
     append_line(&t, &exp, LINE)?;
-    patch_store_entry(&store, SESSION_KEY, |e| compaction_patch(&store, e, 18_000, NOW))?;
+    patch_store_entry(&store, SESSION_KEY, |e| {
+        compaction_patch(&store, e, 18_000, NOW)
+    })?;
     Ok(())
 }
 
@@ -95,7 +97,10 @@ fn run_child(dir: &Path, delay: Option<Duration>) -> (u32, Duration) {
             let mut rest = String::new();
             let _ = std::io::Read::read_to_string(&mut out, &mut rest);
             let status = child.wait().expect("wait");
-            assert!(status.success() && rest.contains("DONE Ok"), "uninterrupted child failed: {rest}");
+            assert!(
+                status.success() && rest.contains("DONE Ok"),
+                "uninterrupted child failed: {rest}"
+            );
         }
     }
     (pid, start.elapsed())
@@ -132,23 +137,34 @@ fn sigkill_anywhere_in_a_commit_leaves_old_or_new_state() {
 
         let got_t = fs::read(&t).expect("read transcript");
         let got_s = fs::read(&s).expect("read store");
-        for (i, l) in got_t.split(|b| *b == b'\n').enumerate().filter(|(_, l)| !l.is_empty()) {
-            serde_json::from_slice::<serde_json::Value>(l)
-                .unwrap_or_else(|e| panic!("run {run} (kill after {delay:?}): transcript line {i} invalid: {e}"));
+        for (i, l) in got_t
+            .split(|b| *b == b'\n')
+            .enumerate()
+            .filter(|(_, l)| !l.is_empty())
+        {
+            serde_json::from_slice::<serde_json::Value>(l).unwrap_or_else(|e| {
+                panic!("run {run} (kill after {delay:?}): transcript line {i} invalid: {e}")
+            });
         }
         serde_json::from_slice::<serde_json::Value>(&got_s)
             .unwrap_or_else(|e| panic!("run {run}: store does not parse: {e}"));
         let t_new = match () {
             _ if got_t == old_t => false,
             _ if got_t == new_t => true,
-            _ => panic!("run {run} (kill after {delay:?}): transcript is neither old nor old + line ({} bytes)", got_t.len()),
+            _ => panic!(
+                "run {run} (kill after {delay:?}): transcript is neither old nor old + line ({} bytes)",
+                got_t.len()
+            ),
         };
         let s_new = match () {
             _ if got_s == old_s => false,
             _ if got_s == new_s => true,
             _ => panic!("run {run} (kill after {delay:?}): store is neither old nor new"),
         };
-        assert!(t_new || !s_new, "run {run}: store updated without the transcript entry");
+        assert!(
+            t_new || !s_new,
+            "run {run}: store updated without the transcript entry"
+        );
         match (t_new, s_new) {
             (false, false) => old_old += 1,
             (true, false) => new_old += 1,
@@ -162,23 +178,41 @@ fn sigkill_anywhere_in_a_commit_leaves_old_or_new_state() {
             if let Ok(content) = fs::read_to_string(&lp) {
                 locks_left += 1;
                 match serde_json::from_str::<serde_json::Value>(&content) {
-                    Ok(v) => assert_eq!(v["pid"].as_u64(), Some(pid as u64), "run {run}: lock not the child's"),
+                    Ok(v) => assert_eq!(
+                        v["pid"].as_u64(),
+                        Some(pid as u64),
+                        "run {run}: lock not the child's"
+                    ),
                     // Unwritten lock: reclaimable once its mtime is past the grace.
                     Err(_) => age_mtime(&lp, 60),
                 }
             }
         }
-        temps_left += fx.names().iter().filter(|n| n.starts_with(&format!("sessions.json.{pid}.")) && n.ends_with(".tmp")).count();
+        temps_left += fx
+            .names()
+            .iter()
+            .filter(|n| n.starts_with(&format!("sessions.json.{pid}.")) && n.ends_with(".tmp"))
+            .count();
         assert!(
-            fx.names().iter().all(|n| n == "sessions.json" || n == TRANSCRIPT_NAME || n.ends_with(".lock") || n.ends_with(".tmp")),
+            fx.names().iter().all(|n| n == "sessions.json"
+                || n == TRANSCRIPT_NAME
+                || n.ends_with(".lock")
+                || n.ends_with(".tmp")),
             "run {run}: unexpected files {:?}",
             fx.names()
         );
 
         // The next run: locks reclaimable at once (dead pid), and a full commit works.
-        let g1 = lock::acquire(&t, &LockOptions::transcript()).unwrap_or_else(|e| panic!("run {run}: {e}"));
-        let g2 = lock::acquire(&s, &LockOptions { wait: Duration::ZERO, ..LockOptions::store() })
+        let g1 = lock::acquire(&t, &LockOptions::transcript())
             .unwrap_or_else(|e| panic!("run {run}: {e}"));
+        let g2 = lock::acquire(
+            &s,
+            &LockOptions {
+                wait: Duration::ZERO,
+                ..LockOptions::store()
+            },
+        )
+        .unwrap_or_else(|e| panic!("run {run}: {e}"));
         drop((g1, g2));
         commit_once(fx.dir.path()).unwrap_or_else(|e| panic!("run {run}: next commit failed: {e}"));
         assert!(!lock_of(&t).exists() && !lock_of(&s).exists());
@@ -190,6 +224,13 @@ fn sigkill_anywhere_in_a_commit_leaves_old_or_new_state() {
     );
     // The kills must actually land inside the commit, not only before or after it.
     assert!(old_old > 0 && new_new > 0, "kill window missed the commit");
-    assert!(new_old + locks_left + temps_left > 0, "no kill landed inside the critical section");
-    assert!(started.elapsed() < Duration::from_secs(30), "crash test too slow: {:?}", started.elapsed());
+    assert!(
+        new_old + locks_left + temps_left > 0,
+        "no kill landed inside the critical section"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "crash test too slow: {:?}",
+        started.elapsed()
+    );
 }

@@ -6,12 +6,15 @@ mod commit_util;
 use std::fs;
 use std::time::Duration;
 
-use clawtop::commit::lock::{self, LockOptions, LockStatus, StaleReason};
 use clawtop::commit::CommitError;
+use clawtop::commit::lock::{self, LockOptions, LockStatus, StaleReason};
 use commit_util::*;
 
 fn no_wait(stale_secs: u64) -> LockOptions {
-    LockOptions { stale_after: Duration::from_secs(stale_secs), wait: Duration::ZERO }
+    LockOptions {
+        stale_after: Duration::from_secs(stale_secs),
+        wait: Duration::ZERO,
+    }
 }
 
 fn target(dir: &tempfile::TempDir) -> std::path::PathBuf {
@@ -31,7 +34,10 @@ fn acquire_writes_openclaw_payload_and_releases_on_drop() {
         let text = fs::read_to_string(&lp).expect("lock exists");
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
         assert_eq!(v["pid"].as_u64(), Some(std::process::id() as u64));
-        assert!(chrono::DateTime::parse_from_rfc3339(v["createdAt"].as_str().expect("createdAt")).is_ok());
+        assert!(
+            chrono::DateTime::parse_from_rfc3339(v["createdAt"].as_str().expect("createdAt"))
+                .is_ok()
+        );
         assert!(text.starts_with("{\n  \"pid\": ") && text.ends_with("}\n"));
         assert_eq!(mode_of(&lp), 0o600);
         // Second acquire in the same process: our own live pid → busy.
@@ -60,9 +66,16 @@ fn live_foreign_pid_is_busy_and_lock_untouched() {
     let err = lock::acquire(&t, &LockOptions::transcript()).expect_err("busy");
     assert!(matches!(err, CommitError::Busy { pid: Some(p), .. } if p as i64 == child.pid()));
     assert_eq!(err.exit_code(), 3);
-    assert!(err.to_string().contains(&format!("session busy: pid {}", child.pid())), "{err}");
+    assert!(
+        err.to_string()
+            .contains(&format!("session busy: pid {}", child.pid())),
+        "{err}"
+    );
     assert_eq!(fs::read_to_string(&lp).expect("lock still there"), payload);
-    assert!(matches!(lock::status(&t, Duration::from_secs(1800)).expect("status"), LockStatus::Held(_)));
+    assert!(matches!(
+        lock::status(&t, Duration::from_secs(1800)).expect("status"),
+        LockStatus::Held(_)
+    ));
 }
 
 #[test]
@@ -72,7 +85,10 @@ fn own_pid_lock_is_busy() {
     let lp = lock_of(&t);
     let payload = lock_payload(std::process::id() as i64, &now_iso());
     fs::write(&lp, &payload).expect("write lock");
-    assert!(matches!(lock::acquire(&t, &no_wait(30)), Err(CommitError::Busy { .. })));
+    assert!(matches!(
+        lock::acquire(&t, &no_wait(30)),
+        Err(CommitError::Busy { .. })
+    ));
     assert_eq!(fs::read_to_string(&lp).expect("lock"), payload);
 }
 
@@ -87,7 +103,8 @@ fn dead_pid_is_reclaimed() {
         LockStatus::Stale(StaleReason::DeadPid, _)
     ));
     let g = lock::acquire(&t, &LockOptions::transcript()).expect("reclaimed");
-    let v: serde_json::Value = serde_json::from_str(&fs::read_to_string(&lp).expect("lock")).expect("json");
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&lp).expect("lock")).expect("json");
     assert_eq!(v["pid"].as_u64(), Some(std::process::id() as u64));
     drop(g);
     assert!(!lp.exists());
@@ -105,7 +122,10 @@ fn too_old_lock_is_reclaimed_even_with_live_pid() {
     drop(g);
     // Transcript rules: 30 min; 31 s is still live.
     fs::write(&lp, lock_payload(child.pid(), &iso_ago(31))).expect("write lock");
-    assert!(matches!(lock::acquire(&t, &LockOptions::transcript()), Err(CommitError::Busy { .. })));
+    assert!(matches!(
+        lock::acquire(&t, &LockOptions::transcript()),
+        Err(CommitError::Busy { .. })
+    ));
     fs::write(&lp, lock_payload(child.pid(), &iso_ago(31 * 60))).expect("write lock");
     lock::acquire(&t, &LockOptions::transcript()).expect("31 min old → reclaimed");
 }
@@ -120,7 +140,11 @@ fn zombie_pid_is_reclaimed() {
     // Wait (without reaping) until it is a zombie.
     for _ in 0..200 {
         let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if stat.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')) {
+        if stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('Z'))
+        {
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -139,10 +163,22 @@ fn garbage_lock_reclaimed_only_after_grace() {
     let dir = tempfile::tempdir().expect("tempdir");
     let t = target(&dir);
     let lp = lock_of(&t);
-    for garbage in ["", "not json", "{\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", "{\"pid\":-1}", "[1,2]"] {
+    for garbage in [
+        "",
+        "not json",
+        "{\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
+        "{\"pid\":-1}",
+        "[1,2]",
+    ] {
         fs::write(&lp, garbage).expect("write lock");
         // Fresh: could be mid-creation by its owner → busy, no pid, untouched.
-        assert!(matches!(lock::acquire(&t, &no_wait(30)), Err(CommitError::Busy { pid: None, .. })), "{garbage:?}");
+        assert!(
+            matches!(
+                lock::acquire(&t, &no_wait(30)),
+                Err(CommitError::Busy { pid: None, .. })
+            ),
+            "{garbage:?}"
+        );
         assert_eq!(fs::read_to_string(&lp).expect("lock"), garbage);
         age_mtime(&lp, 60);
         let g = lock::acquire(&t, &no_wait(30)).unwrap_or_else(|e| panic!("{garbage:?}: {e}"));
@@ -195,9 +231,15 @@ fn store_lock_waits_for_a_short_holder() {
     // A holder that doesn't let go: busy after the wait.
     let child = Sleeper::new();
     fs::write(lock_of(&t), lock_payload(child.pid(), &now_iso())).expect("lock");
-    let opts = LockOptions { stale_after: Duration::from_secs(30), wait: Duration::from_millis(400) };
+    let opts = LockOptions {
+        stale_after: Duration::from_secs(30),
+        wait: Duration::from_millis(400),
+    };
     let start = std::time::Instant::now();
-    assert!(matches!(lock::acquire(&t, &opts), Err(CommitError::Busy { .. })));
+    assert!(matches!(
+        lock::acquire(&t, &opts),
+        Err(CommitError::Busy { .. })
+    ));
     assert!(start.elapsed() < Duration::from_secs(2));
 }
 
@@ -209,5 +251,10 @@ fn lock_path_uses_realpath_of_dir() {
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&real, &link).expect("symlink");
     let lp = lock::lock_path_for(&link.join("s.jsonl")).expect("lock path");
-    assert_eq!(lp, fs::canonicalize(&real).expect("realpath").join("s.jsonl.lock"));
+    assert_eq!(
+        lp,
+        fs::canonicalize(&real)
+            .expect("realpath")
+            .join("s.jsonl.lock")
+    );
 }

@@ -7,7 +7,8 @@ use std::fs;
 use std::path::Path;
 
 use clawtop::commit::{
-    CommitError, PatchOp, PatchOutcome, compaction_patch, flush_patch, patch_store_entry, require_string_field,
+    CommitError, PatchOp, PatchOutcome, compaction_patch, flush_patch, patch_store_entry,
+    require_string_field,
 };
 use commit_util::*;
 use serde_json::{Value, json};
@@ -16,7 +17,10 @@ const NOW: i64 = 1_795_300_000_123;
 
 fn assert_clean(dir: &Path, store: &Path) {
     let names = list_names(dir);
-    assert!(!names.iter().any(|n| n.ends_with(".tmp")), "temp files left: {names:?}");
+    assert!(
+        !names.iter().any(|n| n.ends_with(".tmp")),
+        "temp files left: {names:?}"
+    );
     assert!(!lock_of(store).exists(), "store lock left behind");
 }
 
@@ -35,7 +39,10 @@ fn compaction_patch_on_the_fixture_changes_only_those_fields() {
 
     // What JSON.stringify(store, null, 2) gives after OpenClaw's own update.
     let expected = before
-        .replace("\"updatedAt\": 1795234943664,", &format!("\"updatedAt\": {NOW},"))
+        .replace(
+            "\"updatedAt\": 1795234943664,",
+            &format!("\"updatedAt\": {NOW},"),
+        )
         .replace("    \"inputTokens\": 75943,\n", "")
         .replace("    \"outputTokens\": 2379,\n", "")
         .replace("\"totalTokens\": 75943,", "\"totalTokens\": 18000,")
@@ -57,15 +64,34 @@ fn compaction_patch_on_the_fixture_changes_only_those_fields() {
         assert!(e.get(gone).is_none(), "{gone}");
     }
     // Unknown/runtime fields (resolvedSkills) and key order kept.
-    let keys: Vec<&str> = e.as_object().expect("obj").keys().map(String::as_str).collect();
+    let keys: Vec<&str> = e
+        .as_object()
+        .expect("obj")
+        .keys()
+        .map(String::as_str)
+        .collect();
     assert_eq!(
         keys,
         [
-            "sessionId", "updatedAt", "skillsSnapshot", "sessionFile", "contextTokens", "modelProvider", "model",
-            "abortedLastRun", "totalTokens", "totalTokensFresh", "compactionCount"
+            "sessionId",
+            "updatedAt",
+            "skillsSnapshot",
+            "sessionFile",
+            "contextTokens",
+            "modelProvider",
+            "model",
+            "abortedLastRun",
+            "totalTokens",
+            "totalTokensFresh",
+            "compactionCount"
         ]
     );
-    assert_eq!(e["skillsSnapshot"]["resolvedSkills"].as_array().map(Vec::len), Some(4));
+    assert_eq!(
+        e["skillsSnapshot"]["resolvedSkills"]
+            .as_array()
+            .map(Vec::len),
+        Some(4)
+    );
 }
 
 #[test]
@@ -85,7 +111,13 @@ fn flush_patch_appends_new_fields_at_the_end() {
     // Flushing again in the same cycle sets the same values; only memoryFlushAt moves.
     patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW + 1)).expect("patch");
     let again = fs::read_to_string(&store).expect("read");
-    assert_eq!(again, expected.replace(&format!("\"memoryFlushAt\": {NOW}"), &format!("\"memoryFlushAt\": {}", NOW + 1)));
+    assert_eq!(
+        again,
+        expected.replace(
+            &format!("\"memoryFlushAt\": {NOW}"),
+            &format!("\"memoryFlushAt\": {}", NOW + 1)
+        )
+    );
 }
 
 /// Three entries written the way JSON.stringify(store, null, 2) writes them, with
@@ -151,10 +183,15 @@ fn multi_entry_store_only_the_target_entry_changes() {
     assert_clean(dir.path(), &store);
 
     // Entry with escapes in its own text is the target: strings come out identical.
-    patch_store_entry(&store, "agent:main:main", |_| Ok(vec![("updatedAt".into(), PatchOp::Set(json!(5)))]))
-        .expect("patch");
+    patch_store_entry(&store, "agent:main:main", |_| {
+        Ok(vec![("updatedAt".into(), PatchOp::Set(json!(5)))])
+    })
+    .expect("patch");
     let after2 = fs::read_to_string(&store).expect("read");
-    assert_eq!(after2, expected.replace("\"updatedAt\": 1795234943664,", "\"updatedAt\": 5,"));
+    assert_eq!(
+        after2,
+        expected.replace("\"updatedAt\": 1795234943664,", "\"updatedAt\": 5,")
+    );
 }
 
 #[test]
@@ -164,10 +201,16 @@ fn new_values_are_escaped_like_json_stringify() {
     fs::write(&store, "{\n  \"k\": {\n    \"sessionId\": \"s\"\n  }\n}").expect("write");
     patch_store_entry(&store, "k", |_| {
         Ok(vec![
-            ("note".into(), PatchOp::Set(json!("é \"q\" \\ \n \u{1f} \u{7f} / \u{2028}"))),
+            (
+                "note".into(),
+                PatchOp::Set(json!("é \"q\" \\ \n \u{1f} \u{7f} / \u{2028}")),
+            ),
             ("f".into(), PatchOp::Set(json!(2.0))),
             ("g".into(), PatchOp::Set(json!(0.5))),
-            ("obj".into(), PatchOp::Set(json!({"a": [], "b": {}, "c": [1, {"d": null}]}))),
+            (
+                "obj".into(),
+                PatchOp::Set(json!({"a": [], "b": {}, "c": [1, {"d": null}]})),
+            ),
             ("absent".into(), PatchOp::Remove),
         ])
     })
@@ -185,11 +228,25 @@ fn trailing_bytes_and_noop_patch() {
     let text = "{\n  \"k\": {\n    \"a\": 1\n  }\n}\n";
     fs::write(&store, text).expect("write");
     let ino = std::os::unix::fs::MetadataExt::ino(&fs::metadata(&store).expect("stat"));
-    let out = patch_store_entry(&store, "k", |_| Ok(vec![("a".into(), PatchOp::Set(json!(1)))])).expect("patch");
+    let out = patch_store_entry(&store, "k", |_| {
+        Ok(vec![("a".into(), PatchOp::Set(json!(1)))])
+    })
+    .expect("patch");
     assert_eq!(out, PatchOutcome::Unchanged);
-    assert_eq!(std::os::unix::fs::MetadataExt::ino(&fs::metadata(&store).expect("stat")), ino, "not rewritten");
-    patch_store_entry(&store, "k", |_| Ok(vec![("a".into(), PatchOp::Set(json!(2)))])).expect("patch");
-    assert_eq!(fs::read_to_string(&store).expect("read"), "{\n  \"k\": {\n    \"a\": 2\n  }\n}\n", "tail kept");
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::ino(&fs::metadata(&store).expect("stat")),
+        ino,
+        "not rewritten"
+    );
+    patch_store_entry(&store, "k", |_| {
+        Ok(vec![("a".into(), PatchOp::Set(json!(2)))])
+    })
+    .expect("patch");
+    assert_eq!(
+        fs::read_to_string(&store).expect("read"),
+        "{\n  \"k\": {\n    \"a\": 2\n  }\n}\n",
+        "tail kept"
+    );
     assert_clean(dir.path(), &store);
 }
 
@@ -203,7 +260,11 @@ fn mode_is_0600_even_from_a_0644_store() {
 }
 
 fn assert_failure_leaves_everything(store: &Path, dir: &Path, before: &[u8], e: &CommitError) {
-    assert_eq!(fs::read(store).expect("read"), before, "store untouched after: {e}");
+    assert_eq!(
+        fs::read(store).expect("read"),
+        before,
+        "store untouched after: {e}"
+    );
     assert_clean(dir, store);
 }
 
@@ -212,9 +273,13 @@ fn missing_key_is_an_error_and_nothing_is_written() {
     let fx = Fixture::new();
     let store = fx.store();
     let before = fs::read(&store).expect("read");
-    let e = patch_store_entry(&store, "agent:main:nope", |e| flush_patch(&store, e, NOW)).expect_err("missing");
+    let e = patch_store_entry(&store, "agent:main:nope", |e| flush_patch(&store, e, NOW))
+        .expect_err("missing");
     assert!(matches!(e, CommitError::MissingEntry { .. }), "{e}");
-    assert!(e.to_string().contains("sessions.json") && e.to_string().contains("agent:main:nope"), "{e}");
+    assert!(
+        e.to_string().contains("sessions.json") && e.to_string().contains("agent:main:nope"),
+        "{e}"
+    );
     assert_failure_leaves_everything(&store, fx.dir.path(), &before, &e);
 }
 
@@ -249,7 +314,8 @@ fn corrupt_and_non_object_stores_are_refused_naming_the_file() {
         b"\xef\xbb\xbf{}",
     ] {
         fs::write(&store, bad).expect("write");
-        let e = patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW)).expect_err("corrupt");
+        let e = patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW))
+            .expect_err("corrupt");
         assert!(matches!(e, CommitError::Corrupt { .. }), "{bad:?}: {e}");
         assert_eq!(e.exit_code(), 1);
         assert!(e.to_string().contains(&store.display().to_string()), "{e}");
@@ -257,8 +323,12 @@ fn corrupt_and_non_object_stores_are_refused_naming_the_file() {
     }
     // Missing store file.
     fs::remove_file(&store).expect("rm");
-    let e = patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW)).expect_err("missing");
-    assert!(matches!(e, CommitError::Io { .. }) && e.to_string().contains("sessions.json"), "{e}");
+    let e = patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW))
+        .expect_err("missing");
+    assert!(
+        matches!(e, CommitError::Io { .. }) && e.to_string().contains("sessions.json"),
+        "{e}"
+    );
     assert!(!store.exists());
     assert_clean(dir.path(), &store);
 }
@@ -272,13 +342,21 @@ fn busy_store_lock_is_refused() {
     let payload = lock_payload(holder.pid(), &now_iso());
     fs::write(lock_of(&store), &payload).expect("lock");
     let opts = clawtop::commit::StorePatchOptions {
-        lock: clawtop::commit::LockOptions { stale_after: std::time::Duration::from_secs(30), wait: std::time::Duration::from_millis(100) },
+        lock: clawtop::commit::LockOptions {
+            stale_after: std::time::Duration::from_secs(30),
+            wait: std::time::Duration::from_millis(100),
+        },
     };
-    let e = clawtop::commit::patch_store_entry_with(&store, SESSION_KEY, &opts, |e| flush_patch(&store, e, NOW))
-        .expect_err("busy");
+    let e = clawtop::commit::patch_store_entry_with(&store, SESSION_KEY, &opts, |e| {
+        flush_patch(&store, e, NOW)
+    })
+    .expect_err("busy");
     assert!(matches!(e, CommitError::Busy { .. }), "{e}");
     assert_eq!(fs::read(&store).expect("read"), before);
-    assert_eq!(fs::read_to_string(lock_of(&store)).expect("lock kept"), payload);
+    assert_eq!(
+        fs::read_to_string(lock_of(&store)).expect("lock kept"),
+        payload
+    );
 
     // The same lock, 31 s old (OpenClaw ≤ 2026.4 staleMs 30 s): reclaimed.
     fs::write(lock_of(&store), lock_payload(holder.pid(), &iso_ago(31))).expect("lock");
@@ -294,8 +372,12 @@ fn a_racing_writer_that_ignores_the_lock_wins() {
     let e = patch_store_entry(&store, SESSION_KEY, |e| {
         // OpenClaw ≥ 2026.5 writes via temp + rename without the lock.
         let tmp = store.with_file_name("racer.tmp");
-        fs::write(&tmp, racer).map_err(|err| CommitError::Refused { reason: err.to_string() })?;
-        fs::rename(&tmp, &store).map_err(|err| CommitError::Refused { reason: err.to_string() })?;
+        fs::write(&tmp, racer).map_err(|err| CommitError::Refused {
+            reason: err.to_string(),
+        })?;
+        fs::rename(&tmp, &store).map_err(|err| CommitError::Refused {
+            reason: err.to_string(),
+        })?;
         flush_patch(&store, e, NOW)
     })
     .expect_err("must not overwrite the racing write");
@@ -309,15 +391,22 @@ fn compaction_count_edge_cases() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("sessions.json");
     fs::write(&store, "{\n  \"k\": {\n    \"sessionId\": \"s\"\n  }\n}").expect("write");
-    patch_store_entry(&store, "k", |e| flush_patch(&store, e, NOW)).expect("flush without compactionCount");
+    patch_store_entry(&store, "k", |e| flush_patch(&store, e, NOW))
+        .expect("flush without compactionCount");
     let v: Value = serde_json::from_slice(&fs::read(&store).expect("read")).expect("json");
     assert_eq!(v["k"]["memoryFlushCompactionCount"], 0);
-    patch_store_entry(&store, "k", |e| compaction_patch(&store, e, 5, NOW)).expect("first compaction");
+    patch_store_entry(&store, "k", |e| compaction_patch(&store, e, 5, NOW))
+        .expect("first compaction");
     let v: Value = serde_json::from_slice(&fs::read(&store).expect("read")).expect("json");
     assert_eq!(v["k"]["compactionCount"], 1);
 
-    fs::write(&store, "{\n  \"k\": {\n    \"compactionCount\": \"twelve\"\n  }\n}").expect("write");
-    let e = patch_store_entry(&store, "k", |e| compaction_patch(&store, e, 5, NOW)).expect_err("bad count");
+    fs::write(
+        &store,
+        "{\n  \"k\": {\n    \"compactionCount\": \"twelve\"\n  }\n}",
+    )
+    .expect("write");
+    let e = patch_store_entry(&store, "k", |e| compaction_patch(&store, e, 5, NOW))
+        .expect_err("bad count");
     assert!(matches!(e, CommitError::Corrupt { .. }), "{e}");
     assert_clean(dir.path(), &store);
 }

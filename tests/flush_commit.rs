@@ -21,7 +21,8 @@ fn store_patch_is_exactly_two_fields_in_place() {
     let before_text = String::from_utf8(h.store_bytes()).expect("utf8");
     let before = h.entry();
     let t0 = now_ms();
-    let c = commit_flush(&h.workspace(), DATE, "- a note", false, Some(&h.session())).expect("commit");
+    let c =
+        commit_flush(&h.workspace(), DATE, "- a note", false, Some(&h.session())).expect("commit");
     let t1 = now_ms();
     let at = c.memory_flush_at.expect("memoryFlushAt");
     assert!(t0 <= at && at <= t1, "{t0} <= {at} <= {t1}");
@@ -37,26 +38,40 @@ fn store_patch_is_exactly_two_fields_in_place() {
     let keys_before: Vec<&String> = before.keys().collect();
     let keys_after: Vec<&String> = after.keys().collect();
     assert_eq!(&keys_after[..keys_before.len()], &keys_before[..]);
-    assert_eq!(&keys_after[keys_before.len()..], &["memoryFlushAt", "memoryFlushCompactionCount"]);
+    assert_eq!(
+        &keys_after[keys_before.len()..],
+        &["memoryFlushAt", "memoryFlushCompactionCount"]
+    );
     for (k, v) in &before {
         assert_eq!(after.get(k), Some(v), "field {k} changed");
     }
     assert_eq!(after["memoryFlushAt"], Value::from(at));
     assert_eq!(after["memoryFlushCompactionCount"], Value::from(12));
     assert_eq!(after["updatedAt"], before["updatedAt"]);
-    assert_eq!(fs::metadata(h.store()).expect("stat").permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        fs::metadata(h.store()).expect("stat").permissions().mode() & 0o777,
+        0o600
+    );
 
     // Afterwards the session is flushed this cycle and no longer flush-due.
     let entry = Value::Object(after);
     let g = FlushGate::new(&h.config(), &entry, Some(24_000), Some(75_943), "fresh");
     assert!(g.flushed_this_cycle && !g.due, "{g:?}");
-    assert_eq!(entry["memoryFlushCompactionCount"], entry["compactionCount"]);
+    assert_eq!(
+        entry["memoryFlushCompactionCount"],
+        entry["compactionCount"]
+    );
 
     // No lock or temp files left behind.
-    let mut names: Vec<String> =
-        fs::read_dir(h.sessions_dir()).expect("ls").map(|e| e.expect("e").file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> = fs::read_dir(h.sessions_dir())
+        .expect("ls")
+        .map(|e| e.expect("e").file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
-    assert_eq!(names, vec![TRANSCRIPT_NAME.to_string(), "sessions.json".to_string()]);
+    assert_eq!(
+        names,
+        vec![TRANSCRIPT_NAME.to_string(), "sessions.json".to_string()]
+    );
 }
 
 #[test]
@@ -67,12 +82,18 @@ fn creates_memory_dir_and_file() {
     let c = commit_flush(&h.workspace(), DATE, notes, false, Some(&h.session())).expect("commit");
     assert!(c.created_memory_dir && c.created_file);
     assert_eq!(c.target, h.target());
-    assert_eq!(fs::read(h.target()).expect("read"), format!("{notes}\n").into_bytes());
+    assert_eq!(
+        fs::read(h.target()).expect("read"),
+        format!("{notes}\n").into_bytes()
+    );
     assert_eq!(c.appended_bytes, notes.len() as u64 + 1);
     assert_eq!(c.notes_offset, Some(0));
     assert!(fs::metadata(h.memory()).expect("stat").is_dir());
     // Nothing else in the workspace changed (no probe file left over).
-    let ws_after: Vec<_> = snapshot(&h.workspace()).into_iter().filter(|(p, _)| !p.starts_with(h.memory())).collect();
+    let ws_after: Vec<_> = snapshot(&h.workspace())
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(h.memory()))
+        .collect();
     assert_eq!(ws_after, ws_before);
     assert_eq!(fs::read_dir(h.memory()).expect("ls").count(), 1);
 }
@@ -81,12 +102,18 @@ fn creates_memory_dir_and_file() {
 fn appends_after_text_without_final_newline() {
     let h = Host::new();
     fs::create_dir(h.memory()).expect("mkdir");
-    let existing = "# 2026-11-21\n\n- earlier: café ✓ \u{1b}[31m raw bytes kept".as_bytes().to_vec();
+    let existing = "# 2026-11-21\n\n- earlier: café ✓ \u{1b}[31m raw bytes kept"
+        .as_bytes()
+        .to_vec();
     fs::write(h.target(), &existing).expect("write");
     let notes = "- new fact";
     let c = commit_flush(&h.workspace(), DATE, notes, false, Some(&h.session())).expect("commit");
     let after = fs::read(h.target()).expect("read");
-    assert_eq!(&after[..existing.len()], &existing[..], "existing bytes intact");
+    assert_eq!(
+        &after[..existing.len()],
+        &existing[..],
+        "existing bytes intact"
+    );
     assert_eq!(&after[existing.len()..], b"\n\n- new fact\n");
     assert_eq!(c.notes_offset, Some(existing.len() as u64 + 2));
     assert!(!c.created_file && !c.created_memory_dir);
@@ -104,7 +131,11 @@ fn separator_rules_on_disk() {
         fs::create_dir(h.memory()).expect("mkdir");
         fs::write(h.target(), existing).expect("write");
         commit_flush(&h.workspace(), DATE, notes, false, None).expect("commit");
-        assert_eq!(fs::read_to_string(h.target()).expect("read"), format!("{existing}{appended}"), "{existing:?} + {notes:?}");
+        assert_eq!(
+            fs::read_to_string(h.target()).expect("read"),
+            format!("{existing}{appended}"),
+            "{existing:?} + {notes:?}"
+        );
     }
 }
 
@@ -118,19 +149,36 @@ fn no_reply_writes_no_file_but_records_the_flush() {
     assert_eq!(snapshot(&h.workspace()), ws_before);
     assert!(!h.memory().exists());
     let e = h.entry();
-    assert_eq!(e["memoryFlushAt"], Value::from(c.memory_flush_at.expect("at")));
+    assert_eq!(
+        e["memoryFlushAt"],
+        Value::from(c.memory_flush_at.expect("at"))
+    );
     assert_eq!(e["memoryFlushCompactionCount"], Value::from(12));
 
     // Notes that are themselves NO_REPLY are not written either.
     let h = Host::new();
-    commit_flush(&h.workspace(), DATE, " no_reply. ", false, Some(&h.session())).expect("commit");
+    commit_flush(
+        &h.workspace(),
+        DATE,
+        " no_reply. ",
+        false,
+        Some(&h.session()),
+    )
+    .expect("commit");
     assert!(!h.memory().exists());
     assert_eq!(h.entry()["memoryFlushCompactionCount"], Value::from(12));
 
     // NO_REPLY together with real notes is contradictory: refused, nothing touched.
     let h = Host::new();
     let store = h.store_bytes();
-    let e = commit_flush(&h.workspace(), DATE, "- real note", true, Some(&h.session())).expect_err("refused");
+    let e = commit_flush(
+        &h.workspace(),
+        DATE,
+        "- real note",
+        true,
+        Some(&h.session()),
+    )
+    .expect_err("refused");
     assert!(matches!(e, FlushError::Refused { .. }), "{e}");
     assert_eq!(e.exit_code(), 3);
     assert_eq!(h.store_bytes(), store);
@@ -140,7 +188,10 @@ fn no_reply_writes_no_file_but_records_the_flush() {
 fn assert_untouched(h: &Host, store: &[u8], ws: &[(std::path::PathBuf, Vec<u8>)]) {
     assert_eq!(h.store_bytes(), store, "store changed");
     assert_eq!(snapshot(&h.workspace()), ws, "workspace changed");
-    let names: Vec<_> = fs::read_dir(h.sessions_dir()).expect("ls").map(|e| e.expect("e").file_name()).collect();
+    let names: Vec<_> = fs::read_dir(h.sessions_dir())
+        .expect("ls")
+        .map(|e| e.expect("e").file_name())
+        .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
@@ -181,7 +232,10 @@ impl ReadOnly {
     fn make(dir: &std::path::Path) -> Option<ReadOnly> {
         if !is_root() {
             fs::set_permissions(dir, fs::Permissions::from_mode(0o555)).expect("chmod");
-            return Some(ReadOnly { dir: dir.to_path_buf(), immutable: false });
+            return Some(ReadOnly {
+                dir: dir.to_path_buf(),
+                immutable: false,
+            });
         }
         let ok = std::process::Command::new("chattr")
             .arg("+i")
@@ -189,14 +243,20 @@ impl ReadOnly {
             .stderr(std::process::Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
-        ok.then(|| ReadOnly { dir: dir.to_path_buf(), immutable: true })
+        ok.then(|| ReadOnly {
+            dir: dir.to_path_buf(),
+            immutable: true,
+        })
     }
 }
 
 impl Drop for ReadOnly {
     fn drop(&mut self) {
         if self.immutable {
-            let _ = std::process::Command::new("chattr").arg("-i").arg(&self.dir).status();
+            let _ = std::process::Command::new("chattr")
+                .arg("-i")
+                .arg(&self.dir)
+                .status();
         } else {
             let _ = fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o755));
         }
@@ -230,7 +290,8 @@ fn memory_path_that_is_not_a_directory_or_a_symlinked_target_is_refused() {
     let store = h.store_bytes();
     fs::write(h.memory(), "oops").expect("write");
     let ws = snapshot(&h.workspace());
-    let e = commit_flush(&h.workspace(), DATE, "- n", false, Some(&h.session())).expect_err("memory file");
+    let e = commit_flush(&h.workspace(), DATE, "- n", false, Some(&h.session()))
+        .expect_err("memory file");
     assert!(matches!(e, FlushError::Target { .. }), "{e}");
     assert_untouched(&h, &store, &ws);
 
@@ -241,7 +302,8 @@ fn memory_path_that_is_not_a_directory_or_a_symlinked_target_is_refused() {
     fs::write(&outside, "outside").expect("write");
     std::os::unix::fs::symlink(&outside, h.target()).expect("symlink");
     let ws = snapshot(&h.workspace());
-    let e = commit_flush(&h.workspace(), DATE, "- n", false, Some(&h.session())).expect_err("symlink");
+    let e =
+        commit_flush(&h.workspace(), DATE, "- n", false, Some(&h.session())).expect_err("symlink");
     assert!(matches!(e, FlushError::Target { .. }), "{e}");
     assert_eq!(e.exit_code(), 3);
     assert_eq!(fs::read(&outside).expect("read"), b"outside");
@@ -256,14 +318,26 @@ fn changed_session_or_missing_entry_writes_nothing() {
     let mut s = h.session();
     s.session_id = "another-session".into();
     let e = commit_flush(&h.workspace(), DATE, "- n", false, Some(&s)).expect_err("changed");
-    assert!(matches!(e, FlushError::Store(clawtop::commit::CommitError::Changed { .. })), "{e}");
+    assert!(
+        matches!(
+            e,
+            FlushError::Store(clawtop::commit::CommitError::Changed { .. })
+        ),
+        "{e}"
+    );
     assert_eq!(e.exit_code(), 3);
     assert_untouched(&h, &store, &ws);
 
     let mut s = h.session();
     s.session_key = "agent:main:gone".into();
     let e = commit_flush(&h.workspace(), DATE, "- n", false, Some(&s)).expect_err("missing");
-    assert!(matches!(e, FlushError::Store(clawtop::commit::CommitError::MissingEntry { .. })), "{e}");
+    assert!(
+        matches!(
+            e,
+            FlushError::Store(clawtop::commit::CommitError::MissingEntry { .. })
+        ),
+        "{e}"
+    );
     assert_untouched(&h, &store, &ws);
 }
 
@@ -273,7 +347,8 @@ fn bad_dates_are_refused_before_anything() {
     let store = h.store_bytes();
     let ws = snapshot(&h.workspace());
     for d in ["../../etc/x", "2026-11-21/../..", "21-11-2026"] {
-        let e = commit_flush(&h.workspace(), d, "- n", false, Some(&h.session())).expect_err("bad date");
+        let e = commit_flush(&h.workspace(), d, "- n", false, Some(&h.session()))
+            .expect_err("bad date");
         assert!(matches!(e, FlushError::InvalidDate(_)), "{e}");
     }
     assert_untouched(&h, &store, &ws);

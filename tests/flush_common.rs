@@ -39,8 +39,12 @@ impl Host {
     pub fn new() -> Host {
         let home = tempfile::tempdir().expect("tempdir");
         copy_tree(Path::new(HOST_A), &home.path().join(".openclaw"));
-        fs::set_permissions(home.path().join(".openclaw/agents/main/sessions/sessions.json"), fs::Permissions::from_mode(0o600))
-            .expect("chmod store");
+        fs::set_permissions(
+            home.path()
+                .join(".openclaw/agents/main/sessions/sessions.json"),
+            fs::Permissions::from_mode(0o600),
+        )
+        .expect("chmod store");
         Host { home }
     }
     pub fn state(&self) -> PathBuf {
@@ -61,7 +65,8 @@ impl Host {
     }
     /// The workspace as the flush resolves it from the config (`~/.openclaw/workspace`).
     pub fn workspace(&self) -> PathBuf {
-        let (ws, source) = clawtop::flush::workspace_for(&self.config(), &self.state(), "main", self.home.path());
+        let (ws, source) =
+            clawtop::flush::workspace_for(&self.config(), &self.state(), "main", self.home.path());
         assert_eq!(source, clawtop::flush::workspace::SOURCE_DEFAULTS);
         ws
     }
@@ -72,7 +77,11 @@ impl Host {
         self.memory().join(format!("{DATE}.md"))
     }
     pub fn session(&self) -> SessionRef {
-        SessionRef { store_path: self.store(), session_key: SESSION_KEY.into(), session_id: SESSION_ID.into() }
+        SessionRef {
+            store_path: self.store(),
+            session_key: SESSION_KEY.into(),
+            session_id: SESSION_ID.into(),
+        }
     }
     pub fn store_bytes(&self) -> Vec<u8> {
         fs::read(self.store()).expect("read store")

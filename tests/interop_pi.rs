@@ -21,7 +21,11 @@ fn root() -> PathBuf {
 fn fixture_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
     let shared = root().join("../shared/fixtures");
-    for dir in [shared.join("pi"), shared.join("openclaw-2026.2.26/host-a/agents/main/sessions"), root().join("tests/fixtures/transcripts")] {
+    for dir in [
+        shared.join("pi"),
+        shared.join("openclaw-2026.2.26/host-a/agents/main/sessions"),
+        root().join("tests/fixtures/transcripts"),
+    ] {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("fixtures missing at {}: {e}", dir.display()))
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -30,12 +34,20 @@ fn fixture_files() -> Vec<PathBuf> {
         v.sort();
         files.extend(v);
     }
-    assert!(files.len() >= 10, "expected the shared and project fixtures, found {}", files.len());
+    assert!(
+        files.len() >= 10,
+        "expected the shared and project fixtures, found {}",
+        files.len()
+    );
     files
 }
 
 fn pi_figures(files: &[PathBuf]) -> Value {
-    let keeps = KEEPS.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let keeps = KEEPS
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
     let out = Command::new("node")
         .arg(root().join("interop/pi_figures.mjs"))
         .arg("--keep")
@@ -66,10 +78,19 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
         return;
     }
     if pi["leafIndex"].as_u64() != t.leaf().map(u64::from) {
-        err(format!("leaf: pi {} clawtop {:?}", pi["leafIndex"], t.leaf()));
+        err(format!(
+            "leaf: pi {} clawtop {:?}",
+            pi["leafIndex"],
+            t.leaf()
+        ));
     }
     let branch: Vec<u64> = t.active_branch().into_iter().map(u64::from).collect();
-    let pi_branch: Vec<u64> = pi["branch"].as_array().unwrap().iter().filter_map(Value::as_u64).collect();
+    let pi_branch: Vec<u64> = pi["branch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
     if branch != pi_branch {
         err(format!("branch: pi {pi_branch:?} clawtop {branch:?}"));
     }
@@ -82,7 +103,10 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             None
         };
         if opt_u64(&rec["estimate"]) != ours {
-            err(format!("entry {i} ({}) estimate: pi {} clawtop {ours:?}", rec["type"], rec["estimate"]));
+            err(format!(
+                "entry {i} ({}) estimate: pi {} clawtop {ours:?}",
+                rec["type"], rec["estimate"]
+            ));
         }
     }
     // The context the model sees and its token figures.
@@ -90,42 +114,68 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
     let msgs = context::messages(&t, &ctx);
     let pc = &pi["context"];
     if pc["messages"].as_u64() != Some(msgs.len() as u64) {
-        err(format!("context messages: pi {} clawtop {}", pc["messages"], msgs.len()));
+        err(format!(
+            "context messages: pi {} clawtop {}",
+            pc["messages"],
+            msgs.len()
+        ));
     }
     let sum: u64 = msgs.iter().map(tokens::estimate_message).sum();
     if pc["estimateSum"].as_u64() != Some(sum) {
-        err(format!("context estimate sum: pi {} clawtop {sum}", pc["estimateSum"]));
+        err(format!(
+            "context estimate sum: pi {} clawtop {sum}",
+            pc["estimateSum"]
+        ));
     }
     let full = tokens::estimate_context(&msgs);
     let lazy = context::estimate(&t, &ctx);
     if full != lazy {
-        err(format!("lazy context estimate {lazy:?} differs from full {full:?}"));
+        err(format!(
+            "lazy context estimate {lazy:?} differs from full {full:?}"
+        ));
     }
-    for (k, ours) in [("usageTokens", Some(full.usage_tokens)), ("trailingTokens", Some(full.trailing_tokens)), ("tokens", Some(full.tokens))] {
+    for (k, ours) in [
+        ("usageTokens", Some(full.usage_tokens)),
+        ("trailingTokens", Some(full.trailing_tokens)),
+        ("tokens", Some(full.tokens)),
+    ] {
         if pc[k].as_u64() != ours {
             err(format!("context {k}: pi {} clawtop {ours:?}", pc[k]));
         }
     }
     if pc["lastUsageIndex"].as_u64() != full.last_usage_index.map(|x| x as u64) {
-        err(format!("lastUsageIndex: pi {} clawtop {:?}", pc["lastUsageIndex"], full.last_usage_index));
+        err(format!(
+            "lastUsageIndex: pi {} clawtop {:?}",
+            pc["lastUsageIndex"], full.last_usage_index
+        ));
     }
     if let Some(m) = pc["model"].as_object() {
-        let want = (m["provider"].as_str().unwrap_or("").to_string(), m["modelId"].as_str().unwrap_or("").to_string());
+        let want = (
+            m["provider"].as_str().unwrap_or("").to_string(),
+            m["modelId"].as_str().unwrap_or("").to_string(),
+        );
         if ctx.model.as_ref() != Some(&want) {
             err(format!("model: pi {want:?} clawtop {:?}", ctx.model));
         }
     }
     if pc["thinkingLevel"].as_str() != Some(ctx.thinking_level.as_str()) {
-        err(format!("thinking level: pi {} clawtop {}", pc["thinkingLevel"], ctx.thinking_level));
+        err(format!(
+            "thinking level: pi {} clawtop {}",
+            pc["thinkingLevel"], ctx.thinking_level
+        ));
     }
     // pi's footer figure (null after a compaction until a newer usage exists).
     let usage = context::current_tokens(&t).map(|e| e.tokens);
     if let Some(pi_usage) = pi.get("sessionContextUsageTokens") {
         if pi_usage.as_u64().is_some() && pi_usage.as_u64() != usage && usage.is_some() {
-            err(format!("session context usage: pi {pi_usage} clawtop {usage:?}"));
+            err(format!(
+                "session context usage: pi {pi_usage} clawtop {usage:?}"
+            ));
         }
         if pi_usage.is_null() && usage.is_some() {
-            err(format!("session context usage: pi null (unknown) clawtop {usage:?}"));
+            err(format!(
+                "session context usage: pi null (unknown) clawtop {usage:?}"
+            ));
         }
     }
     // The compaction plan at every keepRecentTokens value.
@@ -133,7 +183,10 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
         let ours = plan::prepare(&t, *k);
         match (pp.is_null(), ours) {
             (true, Err(_)) => {}
-            (true, Ok(p)) => err(format!("keep {k}: pi has no plan, clawtop cuts at {}", p.first_kept_entry)),
+            (true, Ok(p)) => err(format!(
+                "keep {k}: pi has no plan, clawtop cuts at {}",
+                p.first_kept_entry
+            )),
             (false, Err(e)) => err(format!("keep {k}: pi plans, clawtop says {e}")),
             (false, Ok(p)) => {
                 let turn_start = p.cut.turn_start.map(|s| p.path[s] as i64).unwrap_or(-1);
@@ -154,13 +207,23 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
                         err(format!("keep {k} {key}: pi {} clawtop {v}", pp[key]));
                     }
                 }
-                if t.version >= 2 && pp["firstKeptEntryId"].as_str() != t.entry_id(p.first_kept_entry) {
-                    err(format!("keep {k} firstKeptEntryId: pi {} clawtop {:?}", pp["firstKeptEntryId"], t.entry_id(p.first_kept_entry)));
+                if t.version >= 2
+                    && pp["firstKeptEntryId"].as_str() != t.entry_id(p.first_kept_entry)
+                {
+                    err(format!(
+                        "keep {k} firstKeptEntryId: pi {} clawtop {:?}",
+                        pp["firstKeptEntryId"],
+                        t.entry_id(p.first_kept_entry)
+                    ));
                 }
             }
         }
     }
-    assert_eq!(before, std::fs::read(path).unwrap(), "{name} was modified by reading it");
+    assert_eq!(
+        before,
+        std::fs::read(path).unwrap(),
+        "{name} was modified by reading it"
+    );
 }
 
 #[test]
@@ -177,5 +240,10 @@ fn figures_equal_pi_on_every_fixture() {
         }
         check_file(path, rec, &mut errors);
     }
-    assert!(errors.is_empty(), "{} mismatches with pi:\n{}", errors.len(), errors.join("\n"));
+    assert!(
+        errors.is_empty(),
+        "{} mismatches with pi:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
 }

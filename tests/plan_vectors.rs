@@ -4,7 +4,9 @@ use clawtop::transcript::Transcript;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/pi").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/pi")
+        .join(name)
 }
 
 #[test]
@@ -29,6 +31,9 @@ fn large_session_context_matches_pi() {
     let t = Transcript::open(&fixture("large-session.jsonl")).unwrap();
     let ctx = clawtop::context::build(&t, t.leaf());
     assert_eq!(ctx.slots.len(), 914);
-    assert_eq!(ctx.model, Some(("anthropic".into(), "claude-sonnet-4-5".into())));
+    assert_eq!(
+        ctx.model,
+        Some(("anthropic".into(), "claude-sonnet-4-5".into()))
+    );
     assert_eq!(ctx.thinking_level, "off");
 }

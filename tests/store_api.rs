@@ -1,11 +1,16 @@
 //! The store API on a temp copy of host-a (no process environment involved).
 #[path = "cli_support/mod.rs"]
 mod cli_support;
-use clawtop::store::{self, Env, Era, Host, Options, StateDirSource, TranscriptHow, WorkspaceSource};
+use clawtop::store::{
+    self, Env, Era, Host, Options, StateDirSource, TranscriptHow, WorkspaceSource,
+};
 use cli_support::*;
 
 fn env_for(h: &Home) -> Env {
-    Env { home: Some(h.path().to_path_buf()), ..Default::default() }
+    Env {
+        home: Some(h.path().to_path_buf()),
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -28,7 +33,11 @@ fn host_a_opens_and_resolves() {
     assert_eq!(s.entry.context_tokens(), Some(48000));
     assert_eq!(s.transcript.as_deref(), Some(h.transcript().as_path()));
     assert_eq!(s.transcript_how, TranscriptHow::Basename);
-    assert!(s.warnings.is_empty(), "foreign .../agents/main/sessions/<f> is remapped quietly: {:?}", s.warnings);
+    assert!(
+        s.warnings.is_empty(),
+        "foreign .../agents/main/sessions/<f> is remapped quietly: {:?}",
+        s.warnings
+    );
 }
 
 #[test]
@@ -36,24 +45,40 @@ fn workspace_resolution() {
     let h = Home::host_a();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
     // host-a: agents.defaults.workspace = "~/.openclaw/workspace"
-    assert_eq!(store::workspace_for(&host, "main"), (h.state().join("workspace"), WorkspaceSource::Defaults));
+    assert_eq!(
+        store::workspace_for(&host, "main"),
+        (h.state().join("workspace"), WorkspaceSource::Defaults)
+    );
     std::fs::write(
         h.state().join("openclaw.json"),
         r#"{agents: {list: [{id: "Main", workspace: "~/ws-main"}], defaults: {workspace: "rel"}}}"#,
     )
     .unwrap();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
-    assert_eq!(host.workspace_for("main"), (h.path().join("ws-main"), WorkspaceSource::AgentList));
-    assert_eq!(host.workspace_for("other"), (h.state().join("rel"), WorkspaceSource::Defaults));
+    assert_eq!(
+        host.workspace_for("main"),
+        (h.path().join("ws-main"), WorkspaceSource::AgentList)
+    );
+    assert_eq!(
+        host.workspace_for("other"),
+        (h.state().join("rel"), WorkspaceSource::Defaults)
+    );
     std::fs::write(h.state().join("openclaw.json"), "{}").unwrap();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
-    assert_eq!(host.workspace_for("main"), (h.state().join("workspace"), WorkspaceSource::Default));
+    assert_eq!(
+        host.workspace_for("main"),
+        (h.state().join("workspace"), WorkspaceSource::Default)
+    );
 }
 
 #[test]
 fn config_agents_are_included() {
     let h = Home::host_a();
-    std::fs::write(h.state().join("openclaw.json"), r#"{agents: {list: [{id: "ops"}, {id: "../evil"}]}}"#).unwrap();
+    std::fs::write(
+        h.state().join("openclaw.json"),
+        r#"{agents: {list: [{id: "ops"}, {id: "../evil"}]}}"#,
+    )
+    .unwrap();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
     let ids: Vec<_> = host.agents.iter().map(|a| a.id.as_str()).collect();
     assert_eq!(ids, ["main", "ops"]);
@@ -71,7 +96,10 @@ fn session_id_fallback_and_inside_session_file() {
     let l = host.load_sessions(None);
     assert_eq!(l.sessions[0].transcript_how, TranscriptHow::SessionId);
     assert_eq!(l.sessions[1].transcript_how, TranscriptHow::SessionFile);
-    assert_eq!(l.sessions[1].transcript.as_deref(), Some(h.transcript().as_path()));
+    assert_eq!(
+        l.sessions[1].transcript.as_deref(),
+        Some(h.transcript().as_path())
+    );
 }
 
 #[test]

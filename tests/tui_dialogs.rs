@@ -8,7 +8,7 @@ mod tui_common;
 use clawtop::compaction::model::GenProgress;
 use clawtop::tui::action::Action;
 use clawtop::tui::dialog::{GenFailure, Generated, Phase, Prep};
-use clawtop::tui::effects::{drive, drive_collect, run_generation, Effect, EffectCtx};
+use clawtop::tui::effects::{Effect, EffectCtx, drive, drive_collect, run_generation};
 use clawtop::tui::keymap::Mode;
 use clawtop::tui::state::{AppState, Screen};
 use crossterm::event::KeyCode;
@@ -35,15 +35,31 @@ fn start_generation(state: &mut AppState, ctx: &EffectCtx) -> Effect {
 
 fn ids(e: &Effect) -> (u64, u64) {
     match e {
-        Effect::Generate { dialog, generation, .. } => (*dialog, *generation),
+        Effect::Generate {
+            dialog, generation, ..
+        } => (*dialog, *generation),
         other => panic!("not a generation: {other:?}"),
     }
 }
 
 fn done(state: &mut AppState, ctx: &EffectCtx, e: &Effect, text: &str) {
     let (dialog, generation) = ids(e);
-    let g = Generated { text: text.into(), calls: 1, warnings: vec![], no_reply: false, current: None };
-    drive(state, ctx, Action::GenDone { dialog, generation, result: Ok(g) });
+    let g = Generated {
+        text: text.into(),
+        calls: 1,
+        warnings: vec![],
+        no_reply: false,
+        current: None,
+    };
+    drive(
+        state,
+        ctx,
+        Action::GenDone {
+            dialog,
+            generation,
+            result: Ok(g),
+        },
+    );
 }
 
 fn last_entry(path: &Path) -> Value {
@@ -52,12 +68,16 @@ fn last_entry(path: &Path) -> Value {
 }
 
 fn store_entry(dir: &Path) -> Value {
-    let s: Value = serde_json::from_slice(&std::fs::read(dir.join("agents/main/sessions/sessions.json")).unwrap()).unwrap();
+    let s: Value = serde_json::from_slice(
+        &std::fs::read(dir.join("agents/main/sessions/sessions.json")).unwrap(),
+    )
+    .unwrap();
     s["agent:main:main"].clone()
 }
 
 fn scrub(s: String, dir: &Path) -> String {
-    s.replace(&dir.display().to_string(), "<host>").replace(&clawtop::flush::today(), "<date>")
+    s.replace(&dir.display().to_string(), "<host>")
+        .replace(&clawtop::flush::today(), "<date>")
 }
 
 #[test]
@@ -69,40 +89,105 @@ fn compact_open_edit_generate_preview_edit_commit() {
         let (mut state, ctx) = host_app(host.clone(), size);
         open_session(&mut state, &ctx);
         let ran = drive(&mut state, &ctx, ch('c'));
-        assert!(ran.iter().any(|e| e.starts_with("Prepare(Compact")), "{ran:?}");
+        assert!(
+            ran.iter().any(|e| e.starts_with("Prepare(Compact")),
+            "{ran:?}"
+        );
         let d = state.dialog.as_ref().expect("dialog");
         assert_eq!(d.phase, Phase::Edit);
         assert_eq!(state.mode(), Mode::DialogEdit);
-        let Some(Prep::Compact(c)) = &d.prep else { panic!("plan: {:?}", d.prep_error) };
+        let Some(Prep::Compact(c)) = &d.prep else {
+            panic!("plan: {:?}", d.prep_error)
+        };
         assert!(c.messages > 0);
         assert_eq!(c.tokens_before, c.prepared.plan.tokens_before);
         let m = c.model.as_ref().expect("endpoint from config");
-        assert_eq!((m.endpoint.provider.as_str(), m.endpoint.model.as_str()), ("fake", "fake-model"));
+        assert_eq!(
+            (m.endpoint.provider.as_str(), m.endpoint.model.as_str()),
+            ("fake", "fake-model")
+        );
         // Typing goes into the editor (`q` and `?` included).
         type_str(&mut state, &ctx, "Keep the open PR numbers?");
-        assert_eq!(state.dialog.as_ref().unwrap().instructions_text().as_deref(), Some("Keep the open PR numbers?"));
+        assert_eq!(
+            state
+                .dialog
+                .as_ref()
+                .unwrap()
+                .instructions_text()
+                .as_deref(),
+            Some("Keep the open PR numbers?")
+        );
         assert!(!state.should_quit && state.help.is_none());
-        let name = if size == SMALL { "compact_dialog_80x24" } else { "compact_dialog_120x40" };
+        let name = if size == SMALL {
+            "compact_dialog_80x24"
+        } else {
+            "compact_dialog_120x40"
+        };
         assert_snapshot!(name, scrub(screen(&state), dir.path()));
 
         // Generate: the effect carries the instructions; progress shows call label, size, time.
         let e = start_generation(&mut state, &ctx);
         assert_eq!(state.mode(), Mode::Generating);
         let (dialog, generation) = ids(&e);
-        for ev in [GenProgress::Call { call: 1, label: "history, part 1 of 2".into() }, GenProgress::Delta { chars: 1234, tokens: None }] {
-            drive(&mut state, &ctx, Action::GenProgress { dialog, generation, event: ev, elapsed_ms: 3_200 });
+        for ev in [
+            GenProgress::Call {
+                call: 1,
+                label: "history, part 1 of 2".into(),
+            },
+            GenProgress::Delta {
+                chars: 1234,
+                tokens: None,
+            },
+        ] {
+            drive(
+                &mut state,
+                &ctx,
+                Action::GenProgress {
+                    dialog,
+                    generation,
+                    event: ev,
+                    elapsed_ms: 3_200,
+                },
+            );
         }
-        let g = state.dialog.as_ref().unwrap().running.as_ref().expect("running");
-        assert_eq!((g.call, g.label.as_str(), g.chars), (1, "history, part 1 of 2", 1234));
+        let g = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .running
+            .as_ref()
+            .expect("running");
+        assert_eq!(
+            (g.call, g.label.as_str(), g.chars),
+            (1, "history, part 1 of 2", 1234)
+        );
         let s = screen(&state);
-        assert!(s.contains("call 1 · history, part 1 of 2 · 1,234 chars ≈308 tokens · 3s · Esc cancels"), "{s}");
-        let name = if size == SMALL { "compact_generating_80x24" } else { "compact_generating_120x40" };
+        assert!(
+            s.contains(
+                "call 1 · history, part 1 of 2 · 1,234 chars ≈308 tokens · 3s · Esc cancels"
+            ),
+            "{s}"
+        );
+        let name = if size == SMALL {
+            "compact_generating_80x24"
+        } else {
+            "compact_generating_120x40"
+        };
         assert_snapshot!(name, scrub(s, dir.path()));
 
         // The result lands in the editable preview.
-        done(&mut state, &ctx, &e, "## Goal\nShip the release.\n\n## Next Steps\n- merge PR #42");
+        done(
+            &mut state,
+            &ctx,
+            &e,
+            "## Goal\nShip the release.\n\n## Next Steps\n- merge PR #42",
+        );
         assert_eq!(state.mode(), Mode::DialogPreview);
-        let name = if size == SMALL { "compact_preview_80x24" } else { "compact_preview_120x40" };
+        let name = if size == SMALL {
+            "compact_preview_80x24"
+        } else {
+            "compact_preview_120x40"
+        };
         assert_snapshot!(name, scrub(screen(&state), dir.path()));
         if size == BIG {
             continue;
@@ -114,10 +199,19 @@ fn compact_open_edit_generate_preview_edit_commit() {
         // Commit asks first; the popup carries exactly the previewed text.
         drive(&mut state, &ctx, ctrl('o'));
         assert_eq!(state.mode(), Mode::Confirm);
-        let p = state.dialog.as_ref().unwrap().confirm.clone().expect("pending commit");
+        let p = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .confirm
+            .clone()
+            .expect("pending commit");
         assert_eq!(p.text, edited);
         let all = p.lines.join(" ");
-        assert!(all.contains("Append 1 compaction entry (") && all.contains("compactionCount 12→13"), "{all}");
+        assert!(
+            all.contains("Append 1 compaction entry (") && all.contains("compactionCount 12→13"),
+            "{all}"
+        );
         assert_snapshot!("compact_confirm_80x24", scrub(screen(&state), dir.path()));
         let s = screen(&state);
         assert!(s.contains("EDITED by the operator"));
@@ -127,10 +221,17 @@ fn compact_open_edit_generate_preview_edit_commit() {
         assert_eq!(std::fs::metadata(&t).unwrap().len(), before_len);
         drive(&mut state, &ctx, ctrl('o'));
         let ran = drive(&mut state, &ctx, ch('y'));
-        assert!(ran.iter().any(|e| e.starts_with("Commit(compact")), "{ran:?}");
+        assert!(
+            ran.iter().any(|e| e.starts_with("Commit(compact")),
+            "{ran:?}"
+        );
         // Closed, reloaded: the session shows the new compaction.
         assert!(state.dialog.is_none(), "{:?}", state.status);
-        assert!(ran.iter().any(|e| e.starts_with("LoadSessions")) && ran.iter().any(|e| e.starts_with("OpenTranscript")), "{ran:?}");
+        assert!(
+            ran.iter().any(|e| e.starts_with("LoadSessions"))
+                && ran.iter().any(|e| e.starts_with("OpenTranscript")),
+            "{ran:?}"
+        );
         let info = state.status.info.clone().unwrap_or_default();
         assert!(info.starts_with("Committed compaction"), "{info}");
         let last = last_entry(&t);
@@ -138,7 +239,10 @@ fn compact_open_edit_generate_preview_edit_commit() {
         assert_eq!(last["summary"].as_str(), Some(edited.as_str()));
         // The byte count in the confirmation was exact.
         let grown = std::fs::metadata(&t).unwrap().len() - before_len;
-        assert!(all.contains(&format!("({} bytes)", grown)), "{all} vs {grown}");
+        assert!(
+            all.contains(&format!("({} bytes)", grown)),
+            "{all} vs {grown}"
+        );
         let e = store_entry(dir.path());
         assert_eq!(e["compactionCount"], 13);
         let v = state.session.as_ref().unwrap();
@@ -159,7 +263,9 @@ fn esc_cancels_generation_back_to_the_editor() {
     drive(&mut state, &ctx, ch('c'));
     type_str(&mut state, &ctx, "focus on tests");
     let e = start_generation(&mut state, &ctx);
-    let Effect::Generate { cancel, .. } = &e else { unreachable!() };
+    let Effect::Generate { cancel, .. } = &e else {
+        unreachable!()
+    };
     assert!(!cancel.is_cancelled());
     let ran = drive(&mut state, &ctx, key(KeyCode::Esc));
     assert!(ran.iter().any(|e| e == "Cancel"), "{ran:?}");
@@ -173,7 +279,15 @@ fn esc_cancels_generation_back_to_the_editor() {
     // A failed generation says why and keeps the editor.
     let e = start_generation(&mut state, &ctx);
     let (dialog, generation) = ids(&e);
-    drive(&mut state, &ctx, Action::GenDone { dialog, generation, result: Err(GenFailure::Failed("history: HTTP 500".into())) });
+    drive(
+        &mut state,
+        &ctx,
+        Action::GenDone {
+            dialog,
+            generation,
+            result: Err(GenFailure::Failed("history: HTTP 500".into())),
+        },
+    );
     let d = state.dialog.as_ref().unwrap();
     assert_eq!(d.phase, Phase::Edit);
     assert!(d.error.as_deref().unwrap_or("").contains("HTTP 500"));
@@ -195,11 +309,18 @@ fn regenerate_keeps_instructions_and_discard_writes_nothing() {
     assert_eq!(state.mode(), Mode::DialogEdit);
     type_str(&mut state, &ctx, "+v2");
     let e = start_generation(&mut state, &ctx);
-    let Effect::Generate { job, .. } = &e else { unreachable!() };
-    let clawtop::tui::effects::GenJob::Compact { instructions, .. } = job.as_ref() else { panic!() };
+    let Effect::Generate { job, .. } = &e else {
+        unreachable!()
+    };
+    let clawtop::tui::effects::GenJob::Compact { instructions, .. } = job.as_ref() else {
+        panic!()
+    };
     assert_eq!(instructions.as_deref(), Some("v1+v2"));
     done(&mut state, &ctx, &e, "second summary");
-    assert_eq!(clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview), "second summary");
+    assert_eq!(
+        clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview),
+        "second summary"
+    );
     // Discard through the buttons: Tab, then d.
     drive(&mut state, &ctx, key(KeyCode::Tab));
     assert_eq!(state.mode(), Mode::DialogButtons);
@@ -244,7 +365,12 @@ fn model_output_is_stripped_of_control_characters() {
     open_session(&mut state, &ctx);
     drive(&mut state, &ctx, ch('c'));
     let e = start_generation(&mut state, &ctx);
-    done(&mut state, &ctx, &e, "ok\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}[2J done\r\n\u{9b}x\u{202e}y");
+    done(
+        &mut state,
+        &ctx,
+        &e,
+        "ok\u{1b}]52;c;aGVsbG8=\u{7}\u{1b}[2J done\r\n\u{9b}x\u{202e}y",
+    );
     let text = clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview);
     assert_eq!(text, "ok]52;c;aGVsbG8=[2J done\nxy");
     let s = screen(&state);
@@ -255,23 +381,44 @@ fn model_output_is_stripped_of_control_characters() {
 fn compact_a_bare_transcript_file() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("v3-two-compactions.jsonl");
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/transcripts/v3-two-compactions.jsonl"), &f).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/transcripts/v3-two-compactions.jsonl"),
+        &f,
+    )
+    .unwrap();
     let (mut state, ctx) = file_app(&f, SMALL);
     // Keep less so this small file has something to summarize.
     state.session.as_mut().unwrap().row.keep_recent_tokens = 200;
     drive(&mut state, &ctx, ch('c'));
     let d = state.dialog.as_ref().expect("dialog");
-    let Some(Prep::Compact(c)) = &d.prep else { panic!("{:?}", d.prep_error) };
+    let Some(Prep::Compact(c)) = &d.prep else {
+        panic!("{:?}", d.prep_error)
+    };
     assert!(c.session.is_none());
     // No store and no config: the plan shows, the model line says why it cannot generate.
     let s = screen(&state);
     assert!(s.contains("summarize"), "{s}");
     // Commit a preview the test provides (as if generated), then check the file.
-    let Some(Prep::Compact(_)) = &d.prep else { unreachable!() };
+    let Some(Prep::Compact(_)) = &d.prep else {
+        unreachable!()
+    };
     let id = d.id;
     let fake_model = clawtop::tui::dialog::ModelInfo {
-        endpoint: clawtop::llm::resolve_endpoint(&serde_json::json!({}), None, Some("anthropic"), Some("claude-x"), &Default::default(), &|_| Some("k".into())).unwrap(),
-        budget: clawtop::summary::Budget { context_window: 200_000, reserve_tokens: 20_000, reasoning: false },
+        endpoint: clawtop::llm::resolve_endpoint(
+            &serde_json::json!({}),
+            None,
+            Some("anthropic"),
+            Some("claude-x"),
+            &Default::default(),
+            &|_| Some("k".into()),
+        )
+        .unwrap(),
+        budget: clawtop::summary::Budget {
+            context_window: 200_000,
+            reserve_tokens: 20_000,
+            reasoning: false,
+        },
     };
     if let Some(Prep::Compact(c)) = state.dialog.as_mut().unwrap().prep.as_mut() {
         c.model = Ok(fake_model);
@@ -281,7 +428,13 @@ fn compact_a_bare_transcript_file() {
     done(&mut state, &ctx, &e, "bare summary");
     drive(&mut state, &ctx, ctrl('o'));
     let p = state.dialog.as_ref().unwrap().confirm.clone().unwrap();
-    assert!(p.lines.iter().any(|l| l.starts_with("Bare file: the transcript only")), "{:?}", p.lines);
+    assert!(
+        p.lines
+            .iter()
+            .any(|l| l.starts_with("Bare file: the transcript only")),
+        "{:?}",
+        p.lines
+    );
     drive(&mut state, &ctx, ch('y'));
     assert!(state.dialog.is_none(), "{:?}", state.status);
     assert_eq!(last_entry(&f)["summary"], "bare summary");
@@ -293,23 +446,40 @@ fn flush_dialog_preview_and_commit() {
     let date = clawtop::flush::today();
     let target = dir.path().join(format!("workspace/memory/{date}.md"));
     std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-    std::fs::write(&target, "# Earlier notes\n- the deploy key lives in vault\u{1b}[31m\n").unwrap();
+    std::fs::write(
+        &target,
+        "# Earlier notes\n- the deploy key lives in vault\u{1b}[31m\n",
+    )
+    .unwrap();
     for size in [SMALL, BIG] {
         let (mut state, ctx) = host_app(host.clone(), size);
         // From the Sessions list.
         let ran = drive(&mut state, &ctx, ch('f'));
-        assert!(ran.iter().any(|e| e.starts_with("Prepare(Flush")), "{ran:?}");
+        assert!(
+            ran.iter().any(|e| e.starts_with("Prepare(Flush")),
+            "{ran:?}"
+        );
         let d = state.dialog.as_ref().expect("dialog");
-        let Some(Prep::Flush(f)) = &d.prep else { panic!("{:?}", d.prep_error) };
+        let Some(Prep::Flush(f)) = &d.prep else {
+            panic!("{:?}", d.prep_error)
+        };
         assert_eq!(f.target, target);
         assert_eq!(f.gate.compaction_count, 12);
-        let name = if size == SMALL { "flush_dialog_80x24" } else { "flush_dialog_120x40" };
+        let name = if size == SMALL {
+            "flush_dialog_80x24"
+        } else {
+            "flush_dialog_120x40"
+        };
         let s = scrub(screen(&state), dir.path());
         assert!(s.contains("OpenClaw 2026.2.26 default"), "{s}");
         assert_snapshot!(name, s);
         let e = start_generation(&mut state, &ctx);
         done(&mut state, &ctx, &e, "## Notes\n- PR #42 waits for review");
-        let name = if size == SMALL { "flush_preview_80x24" } else { "flush_preview_120x40" };
+        let name = if size == SMALL {
+            "flush_preview_80x24"
+        } else {
+            "flush_preview_120x40"
+        };
         let s = scrub(screen(&state), dir.path());
         assert!(s.contains("Earlier notes") && s.contains("PR #42"), "{s}");
         assert!(!s.contains('\u{1b}'));
@@ -320,12 +490,19 @@ fn flush_dialog_preview_and_commit() {
         drive(&mut state, &ctx, ctrl('o'));
         let p = state.dialog.as_ref().unwrap().confirm.clone().unwrap();
         let all = p.lines.join(" ");
-        assert!(all.contains("memoryFlushCompactionCount = 12") && all.contains(&target.display().to_string()), "{all}");
+        assert!(
+            all.contains("memoryFlushCompactionCount = 12")
+                && all.contains(&target.display().to_string()),
+            "{all}"
+        );
         assert_snapshot!("flush_confirm_80x24", scrub(screen(&state), dir.path()));
         drive(&mut state, &ctx, ch('y'));
         assert!(state.dialog.is_none(), "{:?}", state.status);
         let written = std::fs::read_to_string(&target).unwrap();
-        assert!(written.ends_with("\n## Notes\n- PR #42 waits for review\n"), "{written:?}");
+        assert!(
+            written.ends_with("\n## Notes\n- PR #42 waits for review\n"),
+            "{written:?}"
+        );
         let e = store_entry(dir.path());
         assert_eq!(e["memoryFlushCompactionCount"], 12);
         assert!(e["memoryFlushAt"].is_i64());
@@ -335,14 +512,30 @@ fn flush_dialog_preview_and_commit() {
 #[test]
 fn flush_no_reply_records_without_writing_notes() {
     let (dir, _t, host) = host_a_host(None);
-    let target = dir.path().join(format!("workspace/memory/{}.md", clawtop::flush::today()));
+    let target = dir
+        .path()
+        .join(format!("workspace/memory/{}.md", clawtop::flush::today()));
     let (mut state, ctx) = host_app(host, SMALL);
     open_session(&mut state, &ctx);
     drive(&mut state, &ctx, ch('f'));
     let e = start_generation(&mut state, &ctx);
     let (dialog, generation) = ids(&e);
-    let g = Generated { text: String::new(), calls: 1, warnings: vec![], no_reply: true, current: Some(String::new()) };
-    drive(&mut state, &ctx, Action::GenDone { dialog, generation, result: Ok(g) });
+    let g = Generated {
+        text: String::new(),
+        calls: 1,
+        warnings: vec![],
+        no_reply: true,
+        current: Some(String::new()),
+    };
+    drive(
+        &mut state,
+        &ctx,
+        Action::GenDone {
+            dialog,
+            generation,
+            result: Ok(g),
+        },
+    );
     let s = screen(&state);
     assert!(s.contains("NO_REPLY — nothing worth keeping"), "{s}");
     drive(&mut state, &ctx, ctrl('o'));
@@ -357,7 +550,11 @@ fn flush_no_reply_records_without_writing_notes() {
 /// The real generation effect against the fake model server, endpoint from the host's config.
 #[test]
 fn end_to_end_generation_with_the_fake_model() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     let fake = rt.block_on(FakeModel::start());
     for _ in 0..4 {
         fake.push(Reply::text("## Goal\nFrom the fake model."));
@@ -369,16 +566,47 @@ fn end_to_end_generation_with_the_fake_model() {
     drive(&mut state, &ctx, ch('c'));
     type_str(&mut state, &ctx, "Keep PR #42");
     let e = start_generation(&mut state, &ctx);
-    let Effect::Generate { dialog, generation, model, cancel, job } = e else { unreachable!() };
-    assert!(model.label().starts_with("fake/fake-model @ http://127.0.0.1:"));
+    let Effect::Generate {
+        dialog,
+        generation,
+        model,
+        cancel,
+        job,
+    } = e
+    else {
+        unreachable!()
+    };
+    assert!(
+        model
+            .label()
+            .starts_with("fake/fake-model @ http://127.0.0.1:")
+    );
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    rt.block_on(run_generation(dialog, generation, *model, cancel, *job, ctx.client.clone(), tx));
+    rt.block_on(run_generation(
+        dialog,
+        generation,
+        *model,
+        cancel,
+        *job,
+        ctx.client.clone(),
+        tx,
+    ));
     let mut actions = Vec::new();
     while let Ok(a) = rx.try_recv() {
         actions.push(a);
     }
-    assert!(actions.iter().any(|a| matches!(a, Action::GenProgress { event: GenProgress::Call { .. }, .. })));
-    assert!(matches!(actions.last(), Some(Action::GenDone { result: Ok(_), .. })), "{:?}", actions.last());
+    assert!(actions.iter().any(|a| matches!(
+        a,
+        Action::GenProgress {
+            event: GenProgress::Call { .. },
+            ..
+        }
+    )));
+    assert!(
+        matches!(actions.last(), Some(Action::GenDone { result: Ok(_), .. })),
+        "{:?}",
+        actions.last()
+    );
     for a in actions {
         drive(&mut state, &ctx, a);
     }

@@ -23,7 +23,10 @@ fn transcript_with(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
 fn assert_clean(s: &str) {
     for c in s.chars() {
         assert!(!c.is_control() || c == '\n', "control char {c:?} in:\n{s}");
-        assert!(!('\u{202a}'..='\u{202e}').contains(&c), "bidi override in:\n{s}");
+        assert!(
+            !('\u{202a}'..='\u{202e}').contains(&c),
+            "bidi override in:\n{s}"
+        );
     }
 }
 

@@ -28,7 +28,13 @@ fn sessions_screen_narrow_keeps_gauge() {
 
 #[test]
 fn sessions_screen_demo_banner() {
-    let (state, _) = start(clawtop::tui::TuiLaunch { demo: true, ..Default::default() }, SMALL);
+    let (state, _) = start(
+        clawtop::tui::TuiLaunch {
+            demo: true,
+            ..Default::default()
+        },
+        SMALL,
+    );
     let s = screen(&state);
     assert!(s.lines().next().unwrap_or("").contains("DEMO DATA"), "{s}");
     assert_snapshot!("sessions_demo_80x24", s);
@@ -40,14 +46,20 @@ fn sessions_screen_no_color() {
     state.no_color = true;
     let buf = render(&state);
     for cell in buf.content() {
-        assert!(cell.fg == Color::Reset && cell.bg == Color::Reset, "colour under NO_COLOR: {cell:?}");
+        assert!(
+            cell.fg == Color::Reset && cell.bg == Color::Reset,
+            "colour under NO_COLOR: {cell:?}"
+        );
     }
     assert_snapshot!("sessions_no_color_80x24", text(&buf));
 }
 
 #[test]
 fn session_screen_host_a() {
-    for (size, name) in [(SMALL, "session_host_a_80x24"), (BIG, "session_host_a_120x40")] {
+    for (size, name) in [
+        (SMALL, "session_host_a_80x24"),
+        (BIG, "session_host_a_120x40"),
+    ] {
         let (_dir, t) = host_a();
         let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], size);
         press(&mut state, &ctx, &[key(KeyCode::Enter)]);
@@ -80,13 +92,20 @@ fn session_screen_no_color() {
     press(&mut state, &ctx, &[key(KeyCode::Enter), ch('n')]);
     state.no_color = true;
     let buf = render(&state);
-    assert!(buf.content().iter().all(|c| c.fg == Color::Reset && c.bg == Color::Reset));
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
     assert_snapshot!("session_host_a_no_color_80x24", text(&buf));
 }
 
 #[test]
 fn session_screen_large_bare_file() {
-    for (size, name) in [(SMALL, "session_large_80x24"), (BIG, "session_large_120x40")] {
+    for (size, name) in [
+        (SMALL, "session_large_80x24"),
+        (BIG, "session_large_120x40"),
+    ] {
         let (_dir, t) = large_session();
         let (state, _) = file_app(&t, size);
         assert_snapshot!(name, screen(&state));
@@ -103,7 +122,10 @@ fn session_screen_large_top() {
 
 #[test]
 fn entry_detail_popup() {
-    for (size, name) in [(SMALL, "detail_host_a_80x24"), (BIG, "detail_host_a_120x40")] {
+    for (size, name) in [
+        (SMALL, "detail_host_a_80x24"),
+        (BIG, "detail_host_a_120x40"),
+    ] {
         let (_dir, t) = host_a();
         let (mut state, ctx) = file_app(&t, size);
         press(&mut state, &ctx, &[key(KeyCode::Up), key(KeyCode::Enter)]);
@@ -113,7 +135,10 @@ fn entry_detail_popup() {
 
 #[test]
 fn summaries_screen() {
-    for (size, name) in [(SMALL, "summaries_host_a_80x24"), (BIG, "summaries_host_a_120x40")] {
+    for (size, name) in [
+        (SMALL, "summaries_host_a_80x24"),
+        (BIG, "summaries_host_a_120x40"),
+    ] {
         let (_dir, t) = host_a();
         let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], size);
         press(&mut state, &ctx, &[key(KeyCode::Enter), ch('S')]);
@@ -133,7 +158,16 @@ fn help_overlay() {
 #[test]
 fn error_on_status_line() {
     let (mut state, ctx) = sessions_app(status_rows(None), SMALL);
-    press(&mut state, &ctx, &[Action::Error("cannot read /srv/openclaw/agents/x/sessions/sessions.json: permission denied".into())]);
+    press(
+        &mut state,
+        &ctx,
+        &[Action::Error(
+            "cannot read /srv/openclaw/agents/x/sessions/sessions.json: permission denied".into(),
+        )],
+    );
     let s = screen(&state);
-    assert!(s.lines().last().unwrap_or("").starts_with("✖ cannot read"), "{s}");
+    assert!(
+        s.lines().last().unwrap_or("").starts_with("✖ cannot read"),
+        "{s}"
+    );
 }

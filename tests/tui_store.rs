@@ -2,16 +2,19 @@
 
 mod tui_common;
 use clawtop::store::{Env, Host, Options};
+use clawtop::tui::TuiLaunch;
 use clawtop::tui::model::{Provenance, Status};
 use clawtop::tui::state::Screen;
 use clawtop::tui::store_adapter;
-use clawtop::tui::TuiLaunch;
 use crossterm::event::KeyCode;
 use std::sync::Arc;
 use tui_common::*;
 
 fn host(dir: &std::path::Path) -> Host {
-    let opts = Options { state_dir: Some(dir.to_path_buf()), ..Options::default() };
+    let opts = Options {
+        state_dir: Some(dir.to_path_buf()),
+        ..Options::default()
+    };
     Host::open(&opts, &Env::default()).expect("host")
 }
 
@@ -22,21 +25,47 @@ fn host_a_rows_through_the_adapter() {
     let snap = store_adapter::snapshot(&h, None);
     assert_eq!(snap.rows.len(), 1, "{:?}", snap.warnings);
     let r = &snap.rows[0];
-    assert_eq!((r.agent_id.as_str(), r.session_key.as_str()), ("main", "agent:main:main"));
+    assert_eq!(
+        (r.agent_id.as_str(), r.session_key.as_str()),
+        ("main", "agent:main:main")
+    );
     assert_eq!(r.used, Some(75_943));
     assert_eq!(r.used_source, Provenance::Fresh);
     assert_eq!(r.window, 48_000);
     assert_eq!(r.status, Status::Over);
     assert_eq!(r.compaction_count, Some(12));
-    assert_eq!(r.transcript.as_deref(), Some(t.as_path()), "sessionFile from another host remapped");
-    assert!(r.sources.window.contains("entry contextTokens"), "{:?}", r.sources);
-    assert_eq!(snap.watch, vec![dir.path().join("agents/main/sessions/sessions.json")]);
+    assert_eq!(
+        r.transcript.as_deref(),
+        Some(t.as_path()),
+        "sessionFile from another host remapped"
+    );
+    assert!(
+        r.sources.window.contains("entry contextTokens"),
+        "{:?}",
+        r.sources
+    );
+    assert_eq!(
+        snap.watch,
+        vec![dir.path().join("agents/main/sessions/sessions.json")]
+    );
     // And the app opens it.
     let loader = store_adapter::host_loader(Arc::new(h), None);
-    let (mut state, ctx) = start(TuiLaunch { loader: Some(loader), ..TuiLaunch::default() }, (120, 40));
+    let (mut state, ctx) = start(
+        TuiLaunch {
+            loader: Some(loader),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert_eq!(state.screen(), Screen::Session);
-    assert!(state.session.as_ref().and_then(|v| v.loaded.as_ref()).is_some());
+    assert!(
+        state
+            .session
+            .as_ref()
+            .and_then(|v| v.loaded.as_ref())
+            .is_some()
+    );
     let s = screen(&state);
     assert!(s.contains("entry contextTokens [store entry]"), "{s}");
 }
@@ -55,11 +84,21 @@ fn bare_file_numbers_use_the_defaults_and_the_estimate() {
 #[test]
 fn embedded_demo_host() {
     let Ok(h) = Host::demo() else { return };
-    let launch = TuiLaunch::from_store(clawtop::store::Launch { host: Some(h), file: None, agent: None });
+    let launch = TuiLaunch::from_store(clawtop::store::Launch {
+        host: Some(h),
+        file: None,
+        agent: None,
+    });
     assert!(launch.demo);
     let (mut state, ctx) = start(launch, (80, 24));
     assert!(!state.sessions.rows.is_empty());
-    assert!(screen(&state).lines().next().unwrap_or("").contains("DEMO DATA"));
+    assert!(
+        screen(&state)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .contains("DEMO DATA")
+    );
     // Demo sessions open like any other (read-only).
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert!(state.status.error.is_none(), "{:?}", state.status.error);

@@ -3,12 +3,12 @@
 //! commits an edited preview, refused when the transcript moved.
 
 use super::{Exit, ModelSetup};
-use crate::compaction::{self, model::LlmSummarizer, SessionRef};
+use crate::compaction::{self, SessionRef, model::LlmSummarizer};
 use crate::llm::{CancellationToken, ClientOptions};
 use crate::report::compact as plan_report;
 use crate::summary::{Budget, SummaryError};
 use crate::thresholds::Source;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::path::PathBuf;
 
 pub struct CompactJob {
@@ -37,23 +37,45 @@ pub fn run(job: CompactJob) -> i32 {
 }
 
 fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
-    let prepared = compaction::prepare(&job.transcript, job.keep.0).map_err(|e| (e.exit_code(), e.to_string()))?;
+    let prepared = compaction::prepare(&job.transcript, job.keep.0)
+        .map_err(|e| (e.exit_code(), e.to_string()))?;
     let t = &prepared.transcript;
-    let (report, _) = plan_report::build(t, job.session.as_ref().map(|s| s.session_key.as_str()), job.keep)
-        .map_err(|e| (Exit::FAILED, format!("{}: {e}", job.transcript.display())))?;
+    let (report, _) = plan_report::build(
+        t,
+        job.session.as_ref().map(|s| s.session_key.as_str()),
+        job.keep,
+    )
+    .map_err(|e| (Exit::FAILED, format!("{}: {e}", job.transcript.display())))?;
     let leaf_display = t.display_id(prepared.plan.leaf);
 
     let (summary, provider, model, warnings) = if let Some(f) = &job.summary_file {
         // An edited preview: only valid on the transcript state it was made for.
         let Some(expected) = &job.expect_leaf else {
-            return Err((Exit::USAGE, "--summary-file needs --expect-leaf ID (the leafId printed with the preview)".into()));
+            return Err((
+                Exit::USAGE,
+                "--summary-file needs --expect-leaf ID (the leafId printed with the preview)"
+                    .into(),
+            ));
         };
         if expected != &leaf_display && Some(expected.as_str()) != t.entry_id(prepared.plan.leaf) {
-            return Err((Exit::REFUSED, format!("transcript changed since preview: leaf is {leaf_display}, the preview was made at {expected}")));
+            return Err((
+                Exit::REFUSED,
+                format!(
+                    "transcript changed since preview: leaf is {leaf_display}, the preview was made at {expected}"
+                ),
+            ));
         }
-        let text = std::fs::read_to_string(f).map_err(|e| (Exit::FAILED, format!("cannot read summary file {}: {e}", f.display())))?;
+        let text = std::fs::read_to_string(f).map_err(|e| {
+            (
+                Exit::FAILED,
+                format!("cannot read summary file {}: {e}", f.display()),
+            )
+        })?;
         if text.trim().is_empty() {
-            return Err((Exit::FAILED, format!("summary file {} is empty", f.display())));
+            return Err((
+                Exit::FAILED,
+                format!("summary file {} is empty", f.display()),
+            ));
         }
         (text, None, None, Vec::new())
     } else {
@@ -66,7 +88,10 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
         };
         let cancel = CancellationToken::new();
         let show_progress = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| (Exit::FAILED, e.to_string()))?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| (Exit::FAILED, e.to_string()))?;
         let out = rt.block_on(async {
             let c2 = cancel.clone();
             let ctrl_c = tokio::spawn(async move {
@@ -74,7 +99,12 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                     c2.cancel();
                 }
             });
-            let mut s = LlmSummarizer::new(&ep, ClientOptions::default(), cancel.clone(), super::progress_printer(show_progress));
+            let mut s = LlmSummarizer::new(
+                &ep,
+                ClientOptions::default(),
+                cancel.clone(),
+                super::progress_printer(show_progress),
+            );
             let r = compaction::model::generate(&mut s, budget, &input).await;
             ctrl_c.abort();
             r.map(|o| (o, std::mem::take(&mut s.warnings)))
@@ -84,9 +114,17 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
         }
         let (out, warnings) = out.map_err(|e| match e {
             SummaryError::Cancelled => (Exit::FAILED, "cancelled; nothing written".to_string()),
-            e => (Exit::FAILED, format!("summary failed, nothing written: {e}")),
+            e => (
+                Exit::FAILED,
+                format!("summary failed, nothing written: {e}"),
+            ),
         })?;
-        (out.summary, Some(ep.provider.clone()), Some(ep.model.clone()), warnings)
+        (
+            out.summary,
+            Some(ep.provider.clone()),
+            Some(ep.model.clone()),
+            warnings,
+        )
     };
     for w in &warnings {
         eprintln!("clawtop: warning: {w}");
@@ -94,10 +132,14 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
 
     let mut committed = None;
     if job.yes {
-        let c = compaction::commit(&prepared, &summary, job.session.as_ref()).map_err(|e| (e.exit_code(), e.to_string()))?;
+        let c = compaction::commit(&prepared, &summary, job.session.as_ref())
+            .map_err(|e| (e.exit_code(), e.to_string()))?;
         committed = Some(c);
     }
-    let tokens_after = committed.as_ref().map(|c| c.tokens_after).unwrap_or_else(|| compaction::tokens_after(t, &prepared.plan, &summary));
+    let tokens_after = committed
+        .as_ref()
+        .map(|c| c.tokens_after)
+        .unwrap_or_else(|| compaction::tokens_after(t, &prepared.plan, &summary));
     if job.json {
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         if let Some(m) = v.as_object_mut() {
@@ -105,22 +147,38 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
             m.insert("provider".into(), json!(provider));
             m.insert("model".into(), json!(model));
             m.insert("committed".into(), json!(committed.is_some()));
-            m.insert("entryId".into(), json!(committed.as_ref().and_then(|c| c.entry_id.clone())));
+            m.insert(
+                "entryId".into(),
+                json!(committed.as_ref().and_then(|c| c.entry_id.clone())),
+            );
             m.insert("tokensAfter".into(), json!(tokens_after));
-            m.insert("storeUpdated".into(), json!(committed.as_ref().map(|c| c.store_updated).unwrap_or(false)));
+            m.insert(
+                "storeUpdated".into(),
+                json!(committed.as_ref().map(|c| c.store_updated).unwrap_or(false)),
+            );
             m.insert("warnings".into(), json!(warnings));
         }
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        let who = job.session.as_ref().map(|s| s.session_key.clone()).unwrap_or_else(|| job.transcript.display().to_string());
+        let who = job
+            .session
+            .as_ref()
+            .map(|s| s.session_key.clone())
+            .unwrap_or_else(|| job.transcript.display().to_string());
         println!("{}", crate::sanitize::for_terminal(&summary, true));
         println!();
         match &committed {
             Some(c) => println!(
                 "Committed: compaction entry {} appended to {}{}; context now ≈{} tokens (was {}).",
-                c.entry_id.clone().unwrap_or_else(|| "(v1: id assigned by pi on load)".into()),
+                c.entry_id
+                    .clone()
+                    .unwrap_or_else(|| "(v1: id assigned by pi on load)".into()),
                 job.transcript.display(),
-                if c.store_updated { format!(", sessions.json entry {who} updated") } else { String::new() },
+                if c.store_updated {
+                    format!(", sessions.json entry {who} updated")
+                } else {
+                    String::new()
+                },
                 tokens_after,
                 report.tokens_before
             ),

@@ -53,22 +53,51 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
             });
             println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         } else {
-            println!("Memory flush for {} (dry run: no model called, nothing written)", sanitize::one_line(&job.session.session_key));
+            println!(
+                "Memory flush for {} (dry run: no model called, nothing written)",
+                sanitize::one_line(&job.session.session_key)
+            );
             for r in job.gate.reasons() {
                 println!("  {}", sanitize::one_line(&r));
             }
-            println!("  target: {} (workspace from {})", target.display(), job.workspace_source);
-            println!("\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}", prompts.system_source.name(), prompts.system, prompts.prompt_source.name(), prompts.prompt);
+            println!(
+                "  target: {} (workspace from {})",
+                target.display(),
+                job.workspace_source
+            );
+            println!(
+                "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
+                prompts.system_source.name(),
+                prompts.system,
+                prompts.prompt_source.name(),
+                prompts.prompt
+            );
         }
         return Ok(());
     }
 
     let (notes, no_reply, provider, model) = if let Some(f) = &job.notes_file {
-        let text = std::fs::read_to_string(f).map_err(|e| (Exit::FAILED, format!("cannot read notes file {}: {e}", f.display())))?;
+        let text = std::fs::read_to_string(f).map_err(|e| {
+            (
+                Exit::FAILED,
+                format!("cannot read notes file {}: {e}", f.display()),
+            )
+        })?;
         let no_reply = flush::is_no_reply(&text) || text.trim().is_empty();
-        (if no_reply { String::new() } else { text }, no_reply, None, None)
+        (
+            if no_reply { String::new() } else { text },
+            no_reply,
+            None,
+            None,
+        )
     } else {
-        let path = job.transcript.as_ref().ok_or((Exit::FAILED, format!("session {} has no transcript to draft notes from", job.session.session_key)))?;
+        let path = job.transcript.as_ref().ok_or((
+            Exit::FAILED,
+            format!(
+                "session {} has no transcript to draft notes from",
+                job.session.session_key
+            ),
+        ))?;
         let t = Transcript::open(path).map_err(|e| (Exit::FAILED, e.to_string()))?;
         let messages = flush::context_messages(&t);
         let ep = job.model.endpoint().map_err(|e| (Exit::FAILED, e))?;
@@ -82,14 +111,34 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         };
         let show = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
         let mut printer = super::progress_printer(show);
-        printer(crate::compaction::model::GenProgress::Call { call: 1, label: "memory notes".into() });
+        printer(crate::compaction::model::GenProgress::Call {
+            call: 1,
+            label: "memory notes".into(),
+        });
         let mut progress = move |p: Progress| match p {
-            Progress::Delta { chars_so_far, output_tokens_so_far } => printer(crate::compaction::model::GenProgress::Delta { chars: chars_so_far, tokens: output_tokens_so_far }),
-            Progress::Retrying { attempt, after_ms, reason } => printer(crate::compaction::model::GenProgress::Retrying { attempt, after_ms, reason }),
+            Progress::Delta {
+                chars_so_far,
+                output_tokens_so_far,
+            } => printer(crate::compaction::model::GenProgress::Delta {
+                chars: chars_so_far,
+                tokens: output_tokens_so_far,
+            }),
+            Progress::Retrying {
+                attempt,
+                after_ms,
+                reason,
+            } => printer(crate::compaction::model::GenProgress::Retrying {
+                attempt,
+                after_ms,
+                reason,
+            }),
             Progress::Started { .. } => {}
         };
         let cancel = CancellationToken::new();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| (Exit::FAILED, e.to_string()))?;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| (Exit::FAILED, e.to_string()))?;
         let draft = rt.block_on(async {
             let c2 = cancel.clone();
             let ctrl_c = tokio::spawn(async move {
@@ -97,23 +146,44 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                     c2.cancel();
                 }
             });
-            let r = flush::generate(&spec, &messages, &ep, &ClientOptions::default(), cancel.clone(), &mut progress).await;
+            let r = flush::generate(
+                &spec,
+                &messages,
+                &ep,
+                &ClientOptions::default(),
+                cancel.clone(),
+                &mut progress,
+            )
+            .await;
             ctrl_c.abort();
             r
         });
         if show {
             eprintln!();
         }
-        let draft = draft.map_err(|e| (e.exit_code(), format!("memory flush failed, nothing written: {e}")))?;
+        let draft = draft.map_err(|e| {
+            (
+                e.exit_code(),
+                format!("memory flush failed, nothing written: {e}"),
+            )
+        })?;
         warnings.extend(draft.warnings.clone());
-        (draft.notes.clone(), draft.no_reply, Some(ep.provider.clone()), Some(ep.model.clone()))
+        (
+            draft.notes.clone(),
+            draft.no_reply,
+            Some(ep.provider.clone()),
+            Some(ep.model.clone()),
+        )
     };
     for w in &warnings {
         eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
 
     let committed = if job.yes {
-        Some(flush::commit_flush(&job.workspace, &date, &notes, no_reply, Some(&job.session)).map_err(|e| (e.exit_code(), e.to_string()))?)
+        Some(
+            flush::commit_flush(&job.workspace, &date, &notes, no_reply, Some(&job.session))
+                .map_err(|e| (e.exit_code(), e.to_string()))?,
+        )
     } else {
         None
     };
@@ -143,8 +213,12 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                 "Committed: {} bytes appended to {}; memoryFlushAt {} and memoryFlushCompactionCount {} recorded for {}.",
                 c.appended_bytes,
                 c.target.display(),
-                c.memory_flush_at.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
-                c.memory_flush_compaction_count.map(|v| v.to_string()).unwrap_or_else(|| "-".into()),
+                c.memory_flush_at
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                c.memory_flush_compaction_count
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "-".into()),
                 sanitize::one_line(&job.session.session_key)
             ),
             None => println!(

@@ -61,10 +61,21 @@ pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {
                     return;
                 }
                 let tok = tokens.unwrap_or(chars as u64 / 4);
-                format!("{label} · ≈{tok} tokens · {:.1}s", start.elapsed().as_secs_f32())
+                format!(
+                    "{label} · ≈{tok} tokens · {:.1}s",
+                    start.elapsed().as_secs_f32()
+                )
             }
-            GenProgress::Retrying { attempt, after_ms, reason } => {
-                format!("{label} · attempt {attempt} failed ({}), retrying in {:.1}s", crate::sanitize::one_line(&reason), after_ms as f32 / 1000.0)
+            GenProgress::Retrying {
+                attempt,
+                after_ms,
+                reason,
+            } => {
+                format!(
+                    "{label} · attempt {attempt} failed ({}), retrying in {:.1}s",
+                    crate::sanitize::one_line(&reason),
+                    after_ms as f32 / 1000.0
+                )
             }
         };
         last = std::time::Instant::now();

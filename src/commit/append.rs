@@ -27,7 +27,10 @@ impl Expect {
     /// Current length and last entry id of `path`, reading only the tail.
     pub fn capture(path: &Path) -> Result<Expect, CommitError> {
         let file = File::open(path).map_err(|e| CommitError::io(path, "open transcript", e))?;
-        let len = file.metadata().map_err(|e| CommitError::io(path, "stat transcript", e))?.len();
+        let len = file
+            .metadata()
+            .map_err(|e| CommitError::io(path, "stat transcript", e))?
+            .len();
         let last_entry_id = last_entry_id(&file, len, path)?;
         Ok(Expect { len, last_entry_id })
     }
@@ -51,7 +54,11 @@ const TAIL_BUDGET: u64 = 64 * 1024 * 1024;
 
 /// Append `line` (one JSON object, no newline) to the transcript at `path` with the
 /// default transcript lock rules ([`LockOptions::transcript`]).
-pub fn append_line(path: &Path, expected: &Expect, line: &[u8]) -> Result<AppendOutcome, CommitError> {
+pub fn append_line(
+    path: &Path,
+    expected: &Expect,
+    line: &[u8],
+) -> Result<AppendOutcome, CommitError> {
     append_line_with(path, expected, line, &LockOptions::transcript())
 }
 
@@ -70,15 +77,22 @@ pub fn append_line_with(
         .append(true)
         .open(path)
         .map_err(|e| CommitError::io(path, "open transcript for append", e))?;
-    let meta = file.metadata().map_err(|e| CommitError::io(path, "stat transcript", e))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| CommitError::io(path, "stat transcript", e))?;
     if !meta.is_file() {
-        return Err(CommitError::Refused { reason: format!("{} is not a regular file", path.display()) });
+        return Err(CommitError::Refused {
+            reason: format!("{} is not a regular file", path.display()),
+        });
     }
     let len = meta.len();
     if len != expected.len {
         return Err(CommitError::changed(
             path,
-            format!("transcript changed since preview (size {len} bytes, preview saw {})", expected.len),
+            format!(
+                "transcript changed since preview (size {len} bytes, preview saw {})",
+                expected.len
+            ),
         ));
     }
     let last = last_entry_id(&file, len, path)?;
@@ -110,21 +124,30 @@ pub fn append_line_with(
             return Err(CommitError::io(
                 path,
                 "append failed and truncating back failed",
-                std::io::Error::new(re.kind(), format!("{re} (after: {e}); file may have an incomplete last line")),
+                std::io::Error::new(
+                    re.kind(),
+                    format!("{re} (after: {e}); file may have an incomplete last line"),
+                ),
             ));
         }
         return Err(e);
     }
     test_step("append-synced");
     guard.release()?;
-    Ok(AppendOutcome { offset: len, bytes_written: buf.len() as u64, new_len: len + buf.len() as u64 })
+    Ok(AppendOutcome {
+        offset: len,
+        bytes_written: buf.len() as u64,
+        new_len: len + buf.len() as u64,
+    })
 }
 
 fn write_and_sync(mut file: &File, buf: &[u8], path: &Path) -> Result<(), CommitError> {
     use std::io::Write;
-    file.write_all(buf).map_err(|e| CommitError::io(path, "append to transcript", e))?;
+    file.write_all(buf)
+        .map_err(|e| CommitError::io(path, "append to transcript", e))?;
     test_step("append-written");
-    file.sync_all().map_err(|e| CommitError::io(path, "fsync transcript", e))
+    file.sync_all()
+        .map_err(|e| CommitError::io(path, "fsync transcript", e))
 }
 
 fn show_id(id: &Option<String>) -> String {
@@ -137,21 +160,28 @@ fn show_id(id: &Option<String>) -> String {
 /// Refuse anything but a single-line JSON object.
 fn validate_line(line: &[u8]) -> Result<(), CommitError> {
     if line.iter().any(|b| *b == b'\n' || *b == b'\r') {
-        return Err(CommitError::Refused { reason: "transcript line contains a raw newline".into() });
+        return Err(CommitError::Refused {
+            reason: "transcript line contains a raw newline".into(),
+        });
     }
-    let text = std::str::from_utf8(line)
-        .map_err(|_| CommitError::Refused { reason: "transcript line is not valid UTF-8".into() })?;
-    let node = jstext::parse(text)
-        .map_err(|e| CommitError::Refused { reason: format!("transcript line is not valid JSON: {e}") })?;
+    let text = std::str::from_utf8(line).map_err(|_| CommitError::Refused {
+        reason: "transcript line is not valid UTF-8".into(),
+    })?;
+    let node = jstext::parse(text).map_err(|e| CommitError::Refused {
+        reason: format!("transcript line is not valid JSON: {e}"),
+    })?;
     if !matches!(node.kind, Kind::Object(_)) {
-        return Err(CommitError::Refused { reason: "transcript line is not a JSON object".into() });
+        return Err(CommitError::Refused {
+            reason: "transcript line is not a JSON object".into(),
+        });
     }
     Ok(())
 }
 
 fn ends_with_newline(file: &File, len: u64, path: &Path) -> Result<bool, CommitError> {
     let mut b = [0u8; 1];
-    file.read_exact_at(&mut b, len - 1).map_err(|e| CommitError::io(path, "read transcript", e))?;
+    file.read_exact_at(&mut b, len - 1)
+        .map_err(|e| CommitError::io(path, "read transcript", e))?;
     Ok(b[0] == b'\n')
 }
 
@@ -161,7 +191,11 @@ fn last_entry_id(file: &File, len: u64, path: &Path) -> Result<Option<String>, C
     let mut examined = 0u64;
     while end > 0 {
         // Drop one trailing '\n' (the terminator of the line before `end`).
-        let line_end = if read_byte(file, end - 1, path)? == b'\n' { end - 1 } else { end };
+        let line_end = if read_byte(file, end - 1, path)? == b'\n' {
+            end - 1
+        } else {
+            end
+        };
         let start = line_start(file, line_end, path, &mut examined)?;
         let n = line_end - start;
         if n > 0 {
@@ -169,11 +203,14 @@ fn last_entry_id(file: &File, len: u64, path: &Path) -> Result<Option<String>, C
             if examined > TAIL_BUDGET {
                 return Err(CommitError::changed(
                     path,
-                    format!("cannot verify the transcript tail: no complete entry in the last {TAIL_BUDGET} bytes"),
+                    format!(
+                        "cannot verify the transcript tail: no complete entry in the last {TAIL_BUDGET} bytes"
+                    ),
                 ));
             }
             let mut buf = vec![0u8; n as usize];
-            file.read_exact_at(&mut buf, start).map_err(|e| CommitError::io(path, "read transcript tail", e))?;
+            file.read_exact_at(&mut buf, start)
+                .map_err(|e| CommitError::io(path, "read transcript tail", e))?;
             if let Some(id) = entry_id(&buf) {
                 return Ok(id);
             }
@@ -207,7 +244,8 @@ fn entry_id(line: &[u8]) -> Option<Option<String>> {
 
 fn read_byte(file: &File, at: u64, path: &Path) -> Result<u8, CommitError> {
     let mut b = [0u8; 1];
-    file.read_exact_at(&mut b, at).map_err(|e| CommitError::io(path, "read transcript tail", e))?;
+    file.read_exact_at(&mut b, at)
+        .map_err(|e| CommitError::io(path, "read transcript tail", e))?;
     Ok(b[0])
 }
 
@@ -220,7 +258,8 @@ fn line_start(file: &File, end: u64, path: &Path, examined: &mut u64) -> Result<
         let n = TAIL_CHUNK.min(pos);
         let from = pos - n;
         let buf = &mut chunk[..n as usize];
-        file.read_exact_at(buf, from).map_err(|e| CommitError::io(path, "read transcript tail", e))?;
+        file.read_exact_at(buf, from)
+            .map_err(|e| CommitError::io(path, "read transcript tail", e))?;
         if let Some(i) = memchr::memrchr(b'\n', buf) {
             return Ok(from + i as u64 + 1);
         }
@@ -228,7 +267,9 @@ fn line_start(file: &File, end: u64, path: &Path, examined: &mut u64) -> Result<
         if *examined + scanned > TAIL_BUDGET {
             return Err(CommitError::changed(
                 path,
-                format!("cannot verify the transcript tail: last line longer than {TAIL_BUDGET} bytes"),
+                format!(
+                    "cannot verify the transcript tail: last line longer than {TAIL_BUDGET} bytes"
+                ),
             ));
         }
         pos = from;

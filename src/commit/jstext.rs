@@ -47,7 +47,11 @@ impl std::fmt::Display for ParseError {
 
 /// Parse a complete JSON text (surrounding JSON whitespace allowed, nothing else).
 pub(crate) fn parse(text: &str) -> Result<Node<'_>, ParseError> {
-    let mut p = Parser { s: text, b: text.as_bytes(), i: 0 };
+    let mut p = Parser {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+    };
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -65,7 +69,10 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn err(&self, msg: &'static str) -> ParseError {
-        ParseError { offset: self.i, msg }
+        ParseError {
+            offset: self.i,
+            msg,
+        }
     }
 
     fn ws(&mut self) {
@@ -167,7 +174,10 @@ impl<'a> Parser<'a> {
             }
             Some(_) => return Err(self.err("unexpected character")),
         };
-        Ok(Node { kind, span: start..self.i })
+        Ok(Node {
+            kind,
+            span: start..self.i,
+        })
     }
 
     /// At an opening quote; returns the raw contents.
@@ -397,7 +407,9 @@ pub(crate) fn write_node(out: &mut String, node: &Node<'_>, depth: usize) {
 }
 
 /// Members with JS duplicate-key semantics applied (first position, last value).
-pub(crate) fn dedup_members<'n, 'a>(members: &'n [(&'a str, Node<'a>)]) -> Vec<(&'a str, &'n Node<'a>)> {
+pub(crate) fn dedup_members<'n, 'a>(
+    members: &'n [(&'a str, Node<'a>)],
+) -> Vec<(&'a str, &'n Node<'a>)> {
     let mut out: Vec<(&'a str, &'n Node<'a>)> = Vec::with_capacity(members.len());
     let mut keys: Vec<Vec<u16>> = Vec::new();
     let needs_check = members.len() > 1;
@@ -484,7 +496,10 @@ pub(crate) fn to_serde(node: &Node<'_>) -> serde_json::Value {
         Kind::Bool(b) => Value::Bool(*b),
         Kind::Number(n) => serde_json::from_str::<serde_json::Number>(n)
             .map(Value::Number)
-            .or_else(|_| n.parse::<f64>().map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)))
+            .or_else(|_| {
+                n.parse::<f64>()
+                    .map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number))
+            })
             .unwrap_or(Value::Null),
         Kind::Str(raw) => Value::String(decode_lossy(raw)),
         Kind::Array(items) => Value::Array(items.iter().map(to_serde).collect()),
@@ -511,31 +526,60 @@ mod tests {
 
     #[test]
     fn rejects_invalid_json() {
-        for bad in ["", "{", "{\"a\":}", "[1,]", "{\"a\":1,}", "01", "1.", "-", "\"\u{1}\"", "\"\\x\"", "nul", "{} x", "\u{feff}{}"] {
+        for bad in [
+            "",
+            "{",
+            "{\"a\":}",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            "-",
+            "\"\u{1}\"",
+            "\"\\x\"",
+            "nul",
+            "{} x",
+            "\u{feff}{}",
+        ] {
             assert!(parse(bad).is_err(), "{bad:?} should be rejected");
         }
     }
 
     #[test]
     fn accepts_lone_surrogates_and_keeps_them() {
-        let s = fmt(r#"{"e":"cut \ud83d","ok":"\ud83d\ude00 \u00e9 \u001F \/"}"#, 0);
-        assert_eq!(s, "{\n  \"e\": \"cut \\ud83d\",\n  \"ok\": \"😀 é \\u001f /\"\n}");
+        let s = fmt(
+            r#"{"e":"cut \ud83d","ok":"\ud83d\ude00 \u00e9 \u001F \/"}"#,
+            0,
+        );
+        assert_eq!(
+            s,
+            "{\n  \"e\": \"cut \\ud83d\",\n  \"ok\": \"😀 é \\u001f /\"\n}"
+        );
     }
 
     #[test]
     fn numbers_keep_their_text() {
-        assert_eq!(fmt("[1795234943664, 1.50, 1e3, -0.0]", 0), "[\n  1795234943664,\n  1.50,\n  1e3,\n  -0.0\n]");
+        assert_eq!(
+            fmt("[1795234943664, 1.50, 1e3, -0.0]", 0),
+            "[\n  1795234943664,\n  1.50,\n  1e3,\n  -0.0\n]"
+        );
     }
 
     #[test]
     fn nested_formatting_matches_stringify() {
         let s = fmt(r#"{"a":{"b":[],"c":{},"d":[{"x":null}]}}"#, 1);
-        assert_eq!(s, "{\n    \"a\": {\n      \"b\": [],\n      \"c\": {},\n      \"d\": [\n        {\n          \"x\": null\n        }\n      ]\n    }\n  }");
+        assert_eq!(
+            s,
+            "{\n    \"a\": {\n      \"b\": [],\n      \"c\": {},\n      \"d\": [\n        {\n          \"x\": null\n        }\n      ]\n    }\n  }"
+        );
     }
 
     #[test]
     fn duplicate_keys_follow_json_parse() {
-        assert_eq!(fmt(r#"{"a":1,"b":2,"a":3}"#, 0), "{\n  \"a\": 3,\n  \"b\": 2\n}");
+        assert_eq!(
+            fmt(r#"{"a":1,"b":2,"a":3}"#, 0),
+            "{\n  \"a\": 3,\n  \"b\": 2\n}"
+        );
     }
 
     #[test]

@@ -48,13 +48,19 @@ impl LockOptions {
     /// `sessions.json.lock` as OpenClaw ≤ 2026.4 uses it: stale after 30 s; we wait up
     /// to 5 s (OpenClaw waits 10 s; its writers hold the lock for milliseconds).
     pub fn store() -> Self {
-        LockOptions { stale_after: Duration::from_secs(30), wait: Duration::from_secs(5) }
+        LockOptions {
+            stale_after: Duration::from_secs(30),
+            wait: Duration::from_secs(5),
+        }
     }
 
     /// `<transcript>.jsonl.lock`: OpenClaw's default staleMs (30 min); never wait,
     /// because a live holder is an agent turn and we must refuse.
     pub fn transcript() -> Self {
-        LockOptions { stale_after: Duration::from_secs(30 * 60), wait: Duration::ZERO }
+        LockOptions {
+            stale_after: Duration::from_secs(30 * 60),
+            wait: Duration::ZERO,
+        }
     }
 }
 
@@ -171,7 +177,10 @@ pub fn acquire_at(lock_path: &Path, opts: &LockOptions) -> Result<LockGuard, Com
             // Vanished between our create and read: just retry.
             reclaims += 1;
             if reclaims > MAX_RECLAIMS {
-                return Err(CommitError::Busy { pid: None, lock_path: lock_path.to_path_buf() });
+                return Err(CommitError::Busy {
+                    pid: None,
+                    lock_path: lock_path.to_path_buf(),
+                });
             }
             continue;
         };
@@ -188,7 +197,10 @@ pub fn acquire_at(lock_path: &Path, opts: &LockOptions) -> Result<LockGuard, Com
                 };
                 let now = Instant::now();
                 if now + backoff > deadline {
-                    return Err(CommitError::Busy { pid, lock_path: lock_path.to_path_buf() });
+                    return Err(CommitError::Busy {
+                        pid,
+                        lock_path: lock_path.to_path_buf(),
+                    });
                 }
                 std::thread::sleep(backoff);
                 backoff = (backoff * 2).min(Duration::from_millis(1000));
@@ -209,19 +221,33 @@ pub fn status(target: &Path, stale_after: Duration) -> Result<LockStatus, Commit
 
 fn lock_content() -> Vec<u8> {
     let created = Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true);
-    format!("{{\n  \"pid\": {},\n  \"createdAt\": \"{}\"\n}}\n", std::process::id(), created).into_bytes()
+    format!(
+        "{{\n  \"pid\": {},\n  \"createdAt\": \"{}\"\n}}\n",
+        std::process::id(),
+        created
+    )
+    .into_bytes()
 }
 
 /// O_EXCL create; Ok(None) when the lock exists.
 fn try_create(lock_path: &Path) -> Result<Option<LockGuard>, CommitError> {
-    let mut file = match OpenOptions::new().write(true).create_new(true).mode(0o600).open(lock_path) {
+    let mut file = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(lock_path)
+    {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(None),
         Err(e) => return Err(CommitError::io(lock_path, "create lock", e)),
     };
     let content = lock_content();
-    let meta = file.metadata().map_err(|e| CommitError::io(lock_path, "stat lock", e));
-    let written = file.write_all(&content).map_err(|e| CommitError::io(lock_path, "write lock", e));
+    let meta = file
+        .metadata()
+        .map_err(|e| CommitError::io(lock_path, "stat lock", e));
+    let written = file
+        .write_all(&content)
+        .map_err(|e| CommitError::io(lock_path, "write lock", e));
     match (meta, written) {
         (Ok(meta), Ok(())) => Ok(Some(LockGuard {
             path: lock_path.to_path_buf(),
@@ -253,7 +279,9 @@ fn read_snapshot(lock_path: &Path) -> Result<Option<Snapshot>, CommitError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(CommitError::io(lock_path, "open lock", e)),
     };
-    let meta = f.metadata().map_err(|e| CommitError::io(lock_path, "stat lock", e))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| CommitError::io(lock_path, "stat lock", e))?;
     let mut content = Vec::new();
     // A lock file is tiny; cap the read so a bogus huge file can't hurt.
     (&mut f)
@@ -261,7 +289,12 @@ fn read_snapshot(lock_path: &Path) -> Result<Option<Snapshot>, CommitError> {
         .read_to_end(&mut content)
         .map_err(|e| CommitError::io(lock_path, "read lock", e))?;
     let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-    Ok(Some(Snapshot { content, dev: meta.dev(), ino: meta.ino(), mtime }))
+    Ok(Some(Snapshot {
+        content,
+        dev: meta.dev(),
+        ino: meta.ino(),
+        mtime,
+    }))
 }
 
 fn judge(snap: &Snapshot, stale_after: Duration) -> LockStatus {
@@ -287,8 +320,14 @@ fn judge(snap: &Snapshot, stale_after: Duration) -> LockStatus {
     if let Some(reason) = unreadable {
         // Possibly being written right now by its creator: wait for the mtime grace.
         let grace = stale_after.min(UNREADABLE_GRACE_CAP);
-        let age = SystemTime::now().duration_since(snap.mtime).unwrap_or(Duration::ZERO);
-        return if age > grace { LockStatus::Stale(reason, holder) } else { LockStatus::Held(holder) };
+        let age = SystemTime::now()
+            .duration_since(snap.mtime)
+            .unwrap_or(Duration::ZERO);
+        return if age > grace {
+            LockStatus::Stale(reason, holder)
+        } else {
+            LockStatus::Held(holder)
+        };
     }
     let (Some(pid), Some(created)) = (pid, created_at) else {
         return LockStatus::Stale(StaleReason::MissingPid, holder);
@@ -297,7 +336,9 @@ fn judge(snap: &Snapshot, stale_after: Duration) -> LockStatus {
         ProcState::Dead => return LockStatus::Stale(StaleReason::DeadPid, holder),
         ProcState::Zombie => return LockStatus::Stale(StaleReason::ZombiePid, holder),
         ProcState::Alive { starttime } => {
-            let recorded = obj.and_then(|o| o.get("starttime")).and_then(|v| v.as_u64());
+            let recorded = obj
+                .and_then(|o| o.get("starttime"))
+                .and_then(|v| v.as_u64());
             if let (Some(rec), Some(now)) = (recorded, starttime) {
                 if rec != now {
                     return LockStatus::Stale(StaleReason::RecycledPid, holder);
@@ -315,8 +356,14 @@ fn judge(snap: &Snapshot, stale_after: Duration) -> LockStatus {
 /// A pid we may pass to kill(2): positive and in range (0 or negative would address
 /// process groups).
 fn valid_pid(v: &serde_json::Value) -> Option<i32> {
-    let n = v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))?;
-    if n > 0 && n <= i32::MAX as i64 { Some(n as i32) } else { None }
+    let n = v
+        .as_i64()
+        .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))?;
+    if n > 0 && n <= i32::MAX as i64 {
+        Some(n as i32)
+    } else {
+        None
+    }
 }
 
 enum ProcState {
@@ -356,7 +403,9 @@ fn proc_stat(pid: i32) -> Option<(char, Option<u64>)> {
 /// Remove a stale lock only if it is still exactly what we judged.
 fn reclaim(lock_path: &Path, judged: &Snapshot) -> Result<(), CommitError> {
     match read_snapshot(lock_path)? {
-        Some(now) if now.dev == judged.dev && now.ino == judged.ino && now.content == judged.content => {
+        Some(now)
+            if now.dev == judged.dev && now.ino == judged.ino && now.content == judged.content =>
+        {
             match fs::remove_file(lock_path) {
                 Ok(()) => Ok(()),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -373,39 +422,76 @@ mod tests {
     use super::*;
 
     fn snap(content: &str, age: Duration) -> Snapshot {
-        Snapshot { content: content.as_bytes().to_vec(), dev: 1, ino: 1, mtime: SystemTime::now() - age }
+        Snapshot {
+            content: content.as_bytes().to_vec(),
+            dev: 1,
+            ino: 1,
+            mtime: SystemTime::now() - age,
+        }
     }
 
     fn payload(pid: i64, created: DateTime<Utc>) -> String {
-        format!("{{\n  \"pid\": {pid},\n  \"createdAt\": \"{}\"\n}}\n", created.to_rfc3339_opts(SecondsFormat::Millis, true))
+        format!(
+            "{{\n  \"pid\": {pid},\n  \"createdAt\": \"{}\"\n}}\n",
+            created.to_rfc3339_opts(SecondsFormat::Millis, true)
+        )
     }
 
     #[test]
     fn own_pid_fresh_is_held() {
-        let s = snap(&payload(std::process::id() as i64, Utc::now()), Duration::ZERO);
-        assert!(matches!(judge(&s, Duration::from_secs(30)), LockStatus::Held(h) if h.pid == Some(std::process::id() as i32)));
+        let s = snap(
+            &payload(std::process::id() as i64, Utc::now()),
+            Duration::ZERO,
+        );
+        assert!(
+            matches!(judge(&s, Duration::from_secs(30)), LockStatus::Held(h) if h.pid == Some(std::process::id() as i32))
+        );
     }
 
     #[test]
     fn too_old_is_stale() {
         let old = Utc::now() - chrono::Duration::seconds(120);
         let s = snap(&payload(std::process::id() as i64, old), Duration::ZERO);
-        assert!(matches!(judge(&s, Duration::from_secs(30)), LockStatus::Stale(StaleReason::TooOld, _)));
+        assert!(matches!(
+            judge(&s, Duration::from_secs(30)),
+            LockStatus::Stale(StaleReason::TooOld, _)
+        ));
     }
 
     #[test]
     fn garbage_needs_mtime_grace() {
-        assert!(matches!(judge(&snap("", Duration::ZERO), Duration::from_secs(30)), LockStatus::Held(_)));
         assert!(matches!(
-            judge(&snap("garbage", Duration::from_secs(60)), Duration::from_secs(30)),
+            judge(&snap("", Duration::ZERO), Duration::from_secs(30)),
+            LockStatus::Held(_)
+        ));
+        assert!(matches!(
+            judge(
+                &snap("garbage", Duration::from_secs(60)),
+                Duration::from_secs(30)
+            ),
             LockStatus::Stale(StaleReason::Unparsable, _)
         ));
         assert!(matches!(
-            judge(&snap("{\"pid\":0,\"createdAt\":\"2026-01-01T00:00:00.000Z\"}", Duration::from_secs(60)), Duration::from_secs(30)),
+            judge(
+                &snap(
+                    "{\"pid\":0,\"createdAt\":\"2026-01-01T00:00:00.000Z\"}",
+                    Duration::from_secs(60)
+                ),
+                Duration::from_secs(30)
+            ),
             LockStatus::Stale(StaleReason::MissingPid, _)
         ));
         assert!(matches!(
-            judge(&snap(&format!("{{\"pid\":{},\"createdAt\":\"yesterday\"}}", std::process::id()), Duration::from_secs(60)), Duration::from_secs(30)),
+            judge(
+                &snap(
+                    &format!(
+                        "{{\"pid\":{},\"createdAt\":\"yesterday\"}}",
+                        std::process::id()
+                    ),
+                    Duration::from_secs(60)
+                ),
+                Duration::from_secs(30)
+            ),
             LockStatus::Stale(StaleReason::InvalidCreatedAt, _)
         ));
     }
@@ -420,9 +506,15 @@ mod tests {
             Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
             st + 1
         );
-        assert!(matches!(judge(&snap(&content, Duration::ZERO), Duration::from_secs(30)), LockStatus::Stale(StaleReason::RecycledPid, _)));
+        assert!(matches!(
+            judge(&snap(&content, Duration::ZERO), Duration::from_secs(30)),
+            LockStatus::Stale(StaleReason::RecycledPid, _)
+        ));
         let same = content.replace(&format!("{}}}", st + 1), &format!("{st}}}"));
-        assert!(matches!(judge(&snap(&same, Duration::ZERO), Duration::from_secs(30)), LockStatus::Held(_)));
+        assert!(matches!(
+            judge(&snap(&same, Duration::ZERO), Duration::from_secs(30)),
+            LockStatus::Held(_)
+        ));
     }
 
     #[test]
@@ -430,7 +522,10 @@ mod tests {
         let c = String::from_utf8(lock_content()).expect("utf8");
         let v: serde_json::Value = serde_json::from_str(&c).expect("json");
         assert_eq!(v["pid"], std::process::id());
-        assert!(c.starts_with("{\n  \"pid\": ") && c.ends_with("Z\"\n}\n"), "{c}");
+        assert!(
+            c.starts_with("{\n  \"pid\": ") && c.ends_with("Z\"\n}\n"),
+            "{c}"
+        );
         assert_eq!(v["createdAt"].as_str().map(str::len), Some(24));
     }
 }

@@ -30,8 +30,8 @@ use std::time::Duration;
 pub use append::{AppendOutcome, Expect, append_line, append_line_with};
 pub use lock::{LockGuard, LockHolder, LockOptions, LockStatus, StaleReason};
 pub use store_patch::{
-    PatchOp, PatchOutcome, StorePatchOptions, compaction_patch, flush_patch,
-    patch_store_entry, patch_store_entry_with, require_string_field,
+    PatchOp, PatchOutcome, StorePatchOptions, compaction_patch, flush_patch, patch_store_entry,
+    patch_store_entry_with, require_string_field,
 };
 
 /// Errors of the write layer. Each names the file involved and the cause.
@@ -40,7 +40,10 @@ pub enum CommitError {
     /// A live process holds the lock (`pid` is `None` when the lock file is being
     /// written right now and has no readable owner yet).
     #[error("session busy: {} holds {}", fmt_pid(*.pid), .lock_path.display())]
-    Busy { pid: Option<i32>, lock_path: PathBuf },
+    Busy {
+        pid: Option<i32>,
+        lock_path: PathBuf,
+    },
 
     /// The file is not what the preview was computed from.
     #[error("{}: {reason}", .path.display())]
@@ -55,7 +58,12 @@ pub enum CommitError {
     MissingEntry { path: PathBuf, key: String },
 
     #[error("{}: {op}: {source}", .path.display())]
-    Io { path: PathBuf, op: &'static str, #[source] source: io::Error },
+    Io {
+        path: PathBuf,
+        op: &'static str,
+        #[source]
+        source: io::Error,
+    },
 
     #[error("{}: corrupt: {detail}", .path.display())]
     Corrupt { path: PathBuf, detail: String },
@@ -83,15 +91,25 @@ impl CommitError {
     }
 
     pub(crate) fn io(path: &Path, op: &'static str, source: io::Error) -> Self {
-        CommitError::Io { path: path.to_path_buf(), op, source }
+        CommitError::Io {
+            path: path.to_path_buf(),
+            op,
+            source,
+        }
     }
 
     pub(crate) fn corrupt(path: &Path, detail: impl Into<String>) -> Self {
-        CommitError::Corrupt { path: path.to_path_buf(), detail: detail.into() }
+        CommitError::Corrupt {
+            path: path.to_path_buf(),
+            detail: detail.into(),
+        }
     }
 
     pub(crate) fn changed(path: &Path, reason: impl Into<String>) -> Self {
-        CommitError::Changed { path: path.to_path_buf(), reason: reason.into() }
+        CommitError::Changed {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
     }
 }
 
@@ -113,7 +131,8 @@ pub(crate) fn test_step(_name: &str) {
 /// fsync a directory so a rename/create/unlink in it is durable.
 pub(crate) fn fsync_dir(dir: &Path) -> Result<(), CommitError> {
     let d = std::fs::File::open(dir).map_err(|e| CommitError::io(dir, "open directory", e))?;
-    d.sync_all().map_err(|e| CommitError::io(dir, "fsync directory", e))
+    d.sync_all()
+        .map_err(|e| CommitError::io(dir, "fsync directory", e))
 }
 
 /// `dir` of a path, `.` for a bare file name.

@@ -43,7 +43,9 @@ pub struct StorePatchOptions {
 
 impl Default for StorePatchOptions {
     fn default() -> Self {
-        StorePatchOptions { lock: LockOptions::store() }
+        StorePatchOptions {
+            lock: LockOptions::store(),
+        }
     }
 }
 
@@ -62,11 +64,20 @@ pub enum PatchOutcome {
 /// `compactionCount + 1`); it returns the field changes, or an error (for instance
 /// [`CommitError::Changed`] when `sessionId` is not the one previewed) to abort
 /// without writing.
-pub fn patch_store_entry<F>(store_path: &Path, session_key: &str, build: F) -> Result<PatchOutcome, CommitError>
+pub fn patch_store_entry<F>(
+    store_path: &Path,
+    session_key: &str,
+    build: F,
+) -> Result<PatchOutcome, CommitError>
 where
     F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
 {
-    patch_store_entry_with(store_path, session_key, &StorePatchOptions::default(), build)
+    patch_store_entry_with(
+        store_path,
+        session_key,
+        &StorePatchOptions::default(),
+        build,
+    )
 }
 
 /// [`patch_store_entry`] with explicit options.
@@ -120,19 +131,31 @@ fn same_file_state(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 
 fn read_store(path: &Path) -> Result<(String, fs::Metadata), CommitError> {
     let mut f = File::open(path).map_err(|e| CommitError::io(path, "open session store", e))?;
-    let meta = f.metadata().map_err(|e| CommitError::io(path, "stat session store", e))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| CommitError::io(path, "stat session store", e))?;
     if !meta.is_file() {
         return Err(CommitError::corrupt(path, "not a regular file"));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| CommitError::io(path, "read session store", e))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|e| CommitError::corrupt(path, format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())))?;
+    f.read_to_end(&mut bytes)
+        .map_err(|e| CommitError::io(path, "read session store", e))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        CommitError::corrupt(
+            path,
+            format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })?;
     Ok((text, meta))
 }
 
 /// New store text: `text` with only the entry's value replaced.
-fn splice_entry<F>(path: &Path, text: &str, session_key: &str, build: F) -> Result<String, CommitError>
+fn splice_entry<F>(
+    path: &Path,
+    text: &str,
+    session_key: &str,
+    build: F,
+) -> Result<String, CommitError>
 where
     F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
 {
@@ -148,14 +171,23 @@ where
         if jstext::raw_eq(k, session_key) {
             if found.is_some() {
                 // JSON.parse would keep the last; patching either would be a guess.
-                return Err(CommitError::corrupt(path, format!("session key {session_key:?} appears more than once")));
+                return Err(CommitError::corrupt(
+                    path,
+                    format!("session key {session_key:?} appears more than once"),
+                ));
             }
             found = Some(v);
         }
     }
-    let entry = found.ok_or_else(|| CommitError::MissingEntry { path: path.to_path_buf(), key: session_key.to_string() })?;
+    let entry = found.ok_or_else(|| CommitError::MissingEntry {
+        path: path.to_path_buf(),
+        key: session_key.to_string(),
+    })?;
     let Kind::Object(fields) = &entry.kind else {
-        return Err(CommitError::corrupt(path, format!("entry {session_key:?} is not a JSON object")));
+        return Err(CommitError::corrupt(
+            path,
+            format!("entry {session_key:?} is not a JSON object"),
+        ));
     };
 
     let view = match jstext::to_serde(entry) {
@@ -226,8 +258,14 @@ fn verify(
     session_key: &str,
     ops: &[(String, PatchOp)],
 ) -> Result<(), CommitError> {
-    let fail = |why: String| CommitError::corrupt(path, format!("internal check failed, nothing written: {why}"));
-    let root = jstext::parse(new).map_err(|e| fail(format!("patched store does not parse: {e}")))?;
+    let fail = |why: String| {
+        CommitError::corrupt(
+            path,
+            format!("internal check failed, nothing written: {why}"),
+        )
+    };
+    let root =
+        jstext::parse(new).map_err(|e| fail(format!("patched store does not parse: {e}")))?;
     let Kind::Object(members) = &root.kind else {
         return Err(fail("patched store is not an object".into()));
     };
@@ -236,7 +274,11 @@ fn verify(
     }
     let old_root = jstext::parse(old).map_err(|e| fail(e.to_string()))?;
     if let Kind::Object(old_members) = &old_root.kind {
-        if old_members.iter().zip(members.iter()).any(|((a, _), (b, _))| a != b) {
+        if old_members
+            .iter()
+            .zip(members.iter())
+            .any(|((a, _), (b, _))| a != b)
+        {
             return Err(fail("top-level keys changed".into()));
         }
     }
@@ -262,9 +304,13 @@ fn verify(
 fn values_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| values_equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
         }
         _ => a == b,
     }
@@ -279,7 +325,10 @@ struct TempFile {
 
 impl TempFile {
     fn create(dir: &Path, store_path: &Path) -> Result<TempFile, CommitError> {
-        let base = store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "sessions.json".into());
+        let base = store_path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "sessions.json".into());
         let name = format!("{base}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4());
         let path = dir.join(name);
         let file = OpenOptions::new()
@@ -288,30 +337,43 @@ impl TempFile {
             .mode(0o600)
             .open(&path)
             .map_err(|e| CommitError::io(&path, "create temp file", e))?;
-        Ok(TempFile { path, file: Some(file), armed: true })
+        Ok(TempFile {
+            path,
+            file: Some(file),
+            armed: true,
+        })
     }
 
     fn write_all_sync(&self, bytes: &[u8], original: &fs::Metadata) -> Result<(), CommitError> {
         let Some(mut f) = self.file.as_ref() else {
-            return Err(CommitError::io(&self.path, "write temp file", std::io::Error::other("closed")));
+            return Err(CommitError::io(
+                &self.path,
+                "write temp file",
+                std::io::Error::other("closed"),
+            ));
         };
         // umask may have narrowed the create mode; OpenClaw's store is always 0600.
         f.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))
             .map_err(|e| CommitError::io(&self.path, "chmod temp file", e))?;
         // Run as root on an operator's store, the new file must stay theirs: OpenClaw
         // treats an unreadable (EACCES) store as empty.
-        let meta = f.metadata().map_err(|e| CommitError::io(&self.path, "stat temp file", e))?;
+        let meta = f
+            .metadata()
+            .map_err(|e| CommitError::io(&self.path, "stat temp file", e))?;
         if meta.uid() != original.uid() || meta.gid() != original.gid() {
             std::os::unix::fs::fchown(f, Some(original.uid()), Some(original.gid()))
                 .map_err(|e| CommitError::io(&self.path, "give temp file the store's owner", e))?;
         }
-        f.write_all(bytes).map_err(|e| CommitError::io(&self.path, "write temp file", e))?;
-        f.sync_all().map_err(|e| CommitError::io(&self.path, "fsync temp file", e))
+        f.write_all(bytes)
+            .map_err(|e| CommitError::io(&self.path, "write temp file", e))?;
+        f.sync_all()
+            .map_err(|e| CommitError::io(&self.path, "fsync temp file", e))
     }
 
     fn rename_over(mut self, target: &Path) -> Result<(), CommitError> {
         self.file = None;
-        fs::rename(&self.path, target).map_err(|e| CommitError::io(target, "rename temp file over store", e))?;
+        fs::rename(&self.path, target)
+            .map_err(|e| CommitError::io(target, "rename temp file over store", e))?;
         self.armed = false;
         Ok(())
     }
@@ -348,13 +410,22 @@ pub fn require_string_field(
     }
 }
 
-fn current_compaction_count(store_path: &Path, entry: &Map<String, Value>) -> Result<u64, CommitError> {
+fn current_compaction_count(
+    store_path: &Path,
+    entry: &Map<String, Value>,
+) -> Result<u64, CommitError> {
     match entry.get("compactionCount") {
         None | Some(Value::Null) => Ok(0),
         Some(v) => v
             .as_u64()
-            .or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 9.0e15).map(|f| f as u64))
-            .ok_or_else(|| CommitError::corrupt(store_path, format!("compactionCount is not a count: {v}"))),
+            .or_else(|| {
+                v.as_f64()
+                    .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < 9.0e15)
+                    .map(|f| f as u64)
+            })
+            .ok_or_else(|| {
+                CommitError::corrupt(store_path, format!("compactionCount is not a count: {v}"))
+            }),
     }
 }
 
@@ -370,11 +441,20 @@ pub fn compaction_patch(
     now_ms: i64,
 ) -> Result<Vec<(String, PatchOp)>, CommitError> {
     let count = current_compaction_count(store_path, entry)?;
-    let existing = entry.get("updatedAt").and_then(Value::as_i64).unwrap_or(i64::MIN);
+    let existing = entry
+        .get("updatedAt")
+        .and_then(Value::as_i64)
+        .unwrap_or(i64::MIN);
     let updated_at = now_ms.max(existing);
     Ok(vec![
-        ("compactionCount".into(), PatchOp::Set(Value::from(count + 1))),
-        ("totalTokens".into(), PatchOp::Set(Value::from(tokens_after))),
+        (
+            "compactionCount".into(),
+            PatchOp::Set(Value::from(count + 1)),
+        ),
+        (
+            "totalTokens".into(),
+            PatchOp::Set(Value::from(tokens_after)),
+        ),
         ("totalTokensFresh".into(), PatchOp::Set(Value::Bool(true))),
         ("updatedAt".into(), PatchOp::Set(Value::from(updated_at))),
         ("inputTokens".into(), PatchOp::Remove),
@@ -394,7 +474,10 @@ pub fn flush_patch(
     let count = current_compaction_count(store_path, entry)?;
     Ok(vec![
         ("memoryFlushAt".into(), PatchOp::Set(Value::from(now_ms))),
-        ("memoryFlushCompactionCount".into(), PatchOp::Set(Value::from(count))),
+        (
+            "memoryFlushCompactionCount".into(),
+            PatchOp::Set(Value::from(count)),
+        ),
     ])
 }
 
@@ -425,16 +508,34 @@ mod tests {
             ],
         )
         .expect("splice");
-        assert_eq!(out, "{\n  \"a\": {\n    \"y\": [],\n    \"z\": 3,\n    \"w\": {\n      \"k\": \"v\"\n    }\n  }\n}");
+        assert_eq!(
+            out,
+            "{\n  \"a\": {\n    \"y\": [],\n    \"z\": 3,\n    \"w\": {\n      \"k\": \"v\"\n    }\n  }\n}"
+        );
     }
 
     #[test]
     fn errors_name_the_problem() {
-        assert!(matches!(splice("[1]", "a", vec![]), Err(CommitError::Corrupt { .. })));
-        assert!(matches!(splice("{\"a\":{}", "a", vec![]), Err(CommitError::Corrupt { .. })));
-        assert!(matches!(splice("{\"b\":{}}", "a", vec![]), Err(CommitError::MissingEntry { .. })));
-        assert!(matches!(splice("{\"a\":1}", "a", vec![]), Err(CommitError::Corrupt { .. })));
-        assert!(matches!(splice("{\"a\":{},\"a\":{}}", "a", vec![]), Err(CommitError::Corrupt { .. })));
+        assert!(matches!(
+            splice("[1]", "a", vec![]),
+            Err(CommitError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            splice("{\"a\":{}", "a", vec![]),
+            Err(CommitError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            splice("{\"b\":{}}", "a", vec![]),
+            Err(CommitError::MissingEntry { .. })
+        ));
+        assert!(matches!(
+            splice("{\"a\":1}", "a", vec![]),
+            Err(CommitError::Corrupt { .. })
+        ));
+        assert!(matches!(
+            splice("{\"a\":{},\"a\":{}}", "a", vec![]),
+            Err(CommitError::Corrupt { .. })
+        ));
     }
 
     #[test]
@@ -452,7 +553,12 @@ mod tests {
     #[test]
     fn escaped_keys_match() {
         let text = "{\n  \"k\\u00e9y\": {\n    \"x\": 1\n  }\n}";
-        let out = splice(text, "kéy", vec![("x".into(), PatchOp::Set(Value::from(2)))]).expect("splice");
+        let out = splice(
+            text,
+            "kéy",
+            vec![("x".into(), PatchOp::Set(Value::from(2)))],
+        )
+        .expect("splice");
         assert_eq!(out, "{\n  \"k\\u00e9y\": {\n    \"x\": 2\n  }\n}");
     }
 }

@@ -11,7 +11,7 @@ use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
 use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Transcript, TranscriptError};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
 
 /// The store row a transcript belongs to (absent for a bare transcript file).
@@ -58,26 +58,50 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
     let expect = Expect::capture(path)?;
     let transcript = Transcript::open(path)?;
     if transcript.file_len != expect.len {
-        return Err(CommitError::Changed { path: path.to_path_buf(), reason: "the file grew while it was being read".into() }.into());
+        return Err(CommitError::Changed {
+            path: path.to_path_buf(),
+            reason: "the file grew while it was being read".into(),
+        }
+        .into());
     }
     if transcript.header.is_none() {
         return Err(PrepareError::Unsupported {
             path: path.to_path_buf(),
-            reason: "no session header: pi treats this file as invalid, so clawtop will not compact it".into(),
+            reason:
+                "no session header: pi treats this file as invalid, so clawtop will not compact it"
+                    .into(),
         });
     }
-    let plan = plan::prepare(&transcript, keep_recent_tokens).map_err(|reason| PrepareError::NoPlan { path: path.to_path_buf(), reason })?;
+    let plan =
+        plan::prepare(&transcript, keep_recent_tokens).map_err(|reason| PrepareError::NoPlan {
+            path: path.to_path_buf(),
+            reason,
+        })?;
     if transcript.version >= 2 && transcript.entry_id(plan.leaf).is_none() {
-        return Err(PrepareError::Unsupported { path: path.to_path_buf(), reason: "the last entry has no id, so a compaction cannot name its parent".into() });
+        return Err(PrepareError::Unsupported {
+            path: path.to_path_buf(),
+            reason: "the last entry has no id, so a compaction cannot name its parent".into(),
+        });
     }
     if plan.messages_to_summarize.is_empty() && plan.turn_prefix_messages.is_empty() {
-        return Err(PrepareError::NoPlan { path: path.to_path_buf(), reason: NoPlan::TooSmall });
+        return Err(PrepareError::NoPlan {
+            path: path.to_path_buf(),
+            reason: NoPlan::TooSmall,
+        });
     }
-    Ok(Prepared { transcript, plan, expect })
+    Ok(Prepared {
+        transcript,
+        plan,
+        expect,
+    })
 }
 
 /// Decodes the messages the model will summarize.
-pub fn summary_input(t: &Transcript, plan: &CompactionPlan, instructions: Option<String>) -> SummaryInput {
+pub fn summary_input(
+    t: &Transcript,
+    plan: &CompactionPlan,
+    instructions: Option<String>,
+) -> SummaryInput {
     let msgs = |idx: &[u32]| -> Vec<Value> {
         idx.iter()
             .filter_map(|&i| t.entry_json(i).ok())
@@ -98,7 +122,8 @@ pub fn summary_input(t: &Transcript, plan: &CompactionPlan, instructions: Option
 /// Estimated context size once the compaction is in place: the summary plus every message from
 /// the first kept entry on (pure estimates: kept usage figures predate the compaction).
 pub fn tokens_after(t: &Transcript, plan: &CompactionPlan, summary: &str) -> u64 {
-    let summary_tokens = tokens::estimate_message(&json!({"role": "compactionSummary", "summary": summary}));
+    let summary_tokens =
+        tokens::estimate_message(&json!({"role": "compactionSummary", "summary": summary}));
     let kept: u64 = plan.path[plan.cut.first_kept..]
         .iter()
         .filter(|&&i| t.entries[i as usize].kind != EntryKind::Compaction)
@@ -111,7 +136,12 @@ pub fn tokens_after(t: &Transcript, plan: &CompactionPlan, summary: &str) -> u64
 pub fn new_entry_id(t: &Transcript) -> String {
     for _ in 0..100 {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-        if t.index_of_id(&id).is_none() && !t.entries.iter().any(|e| e.id.as_deref() == Some(id.as_str())) {
+        if t.index_of_id(&id).is_none()
+            && !t
+                .entries
+                .iter()
+                .any(|e| e.id.as_deref() == Some(id.as_str()))
+        {
             return id;
         }
     }
@@ -119,26 +149,47 @@ pub fn new_entry_id(t: &Transcript) -> String {
 }
 
 pub fn iso_now() -> String {
-    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+    chrono::Utc::now()
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 /// The compaction line, in pi's key order. v1 files (no ids) get the legacy
 /// `firstKeptEntryIndex` form, which pi's migration resolves when it loads the file.
-pub fn entry_line(t: &Transcript, plan: &CompactionPlan, id: &str, timestamp: &str, summary: &str) -> Vec<u8> {
+pub fn entry_line(
+    t: &Transcript,
+    plan: &CompactionPlan,
+    id: &str,
+    timestamp: &str,
+    summary: &str,
+) -> Vec<u8> {
     let mut m = Map::new();
     m.insert("type".into(), "compaction".into());
     let details = json!({"readFiles": plan.read_files, "modifiedFiles": plan.modified_files});
     if t.version >= 2 {
         m.insert("id".into(), id.into());
-        m.insert("parentId".into(), t.entry_id(plan.leaf).map(Value::from).unwrap_or(Value::Null));
+        m.insert(
+            "parentId".into(),
+            t.entry_id(plan.leaf)
+                .map(Value::from)
+                .unwrap_or(Value::Null),
+        );
         m.insert("timestamp".into(), timestamp.into());
         m.insert("summary".into(), summary.into());
-        m.insert("firstKeptEntryId".into(), t.entry_id(plan.first_kept_entry).map(Value::from).unwrap_or(Value::Null));
+        m.insert(
+            "firstKeptEntryId".into(),
+            t.entry_id(plan.first_kept_entry)
+                .map(Value::from)
+                .unwrap_or(Value::Null),
+        );
     } else {
         m.insert("timestamp".into(), timestamp.into());
         m.insert("summary".into(), summary.into());
         // The legacy index counts the header as entry 0.
-        m.insert("firstKeptEntryIndex".into(), (plan.first_kept_entry as u64 + 1).into());
+        m.insert(
+            "firstKeptEntryIndex".into(),
+            (plan.first_kept_entry as u64 + 1).into(),
+        );
     }
     m.insert("tokensBefore".into(), plan.tokens_before.into());
     m.insert("details".into(), details);
@@ -161,7 +212,9 @@ pub enum CompactCommitError {
     #[error(transparent)]
     Transcript(CommitError),
     /// The transcript has the compaction; the store row could not be updated.
-    #[error("compaction appended to {transcript} (entry {entry}), but the session store was not updated: {source}")]
+    #[error(
+        "compaction appended to {transcript} (entry {entry}), but the session store was not updated: {source}"
+    )]
     Store {
         transcript: PathBuf,
         entry: String,
@@ -180,13 +233,21 @@ impl CompactCommitError {
 }
 
 /// Appends the compaction entry carrying exactly `summary`, then updates the store row.
-pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Result<Committed, CompactCommitError> {
+pub fn commit(
+    p: &Prepared,
+    summary: &str,
+    session: Option<&SessionRef>,
+) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);
     let line = entry_line(t, &p.plan, &id, &iso_now(), summary);
     commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
     let tokens_after = tokens_after(t, &p.plan, summary);
-    let entry_id = if t.version >= 2 { Some(id.clone()) } else { None };
+    let entry_id = if t.version >= 2 {
+        Some(id.clone())
+    } else {
+        None
+    };
     let mut store_updated = false;
     if let Some(s) = session {
         let now = chrono::Utc::now().timestamp_millis();
@@ -194,10 +255,18 @@ pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Resu
             commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
             commit::compaction_patch(&s.store_path, e, tokens_after, now)
         })
-        .map_err(|source| CompactCommitError::Store { transcript: t.path().to_path_buf(), entry: id.clone(), source })?;
+        .map_err(|source| CompactCommitError::Store {
+            transcript: t.path().to_path_buf(),
+            entry: id.clone(),
+            source,
+        })?;
         store_updated = true;
     }
-    Ok(Committed { entry_id, tokens_after, store_updated })
+    Ok(Committed {
+        entry_id,
+        tokens_after,
+        store_updated,
+    })
 }
 
 /// The context messages after a commit, for checks and previews.

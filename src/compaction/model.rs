@@ -2,7 +2,9 @@
 //! engine's requests through `llm::complete`, reporting progress and honouring cancel.
 
 use crate::llm::{self, CancellationToken, ChatRequest, ClientOptions, ModelEndpoint, Progress};
-use crate::summary::{self, Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest};
+use crate::summary::{
+    self, Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest,
+};
 use std::future::Future;
 
 /// What generation is doing now (for a progress line).
@@ -12,7 +14,11 @@ pub enum GenProgress {
     Call { call: usize, label: String },
     /// Characters of the current answer received so far, and output tokens when reported.
     Delta { chars: usize, tokens: Option<u64> },
-    Retrying { attempt: u32, after_ms: u64, reason: String },
+    Retrying {
+        attempt: u32,
+        after_ms: u64,
+        reason: String,
+    },
 }
 
 pub struct LlmSummarizer<'a> {
@@ -26,25 +32,70 @@ pub struct LlmSummarizer<'a> {
 }
 
 impl<'a> LlmSummarizer<'a> {
-    pub fn new(endpoint: &'a ModelEndpoint, options: ClientOptions, cancel: CancellationToken, on_progress: Box<dyn FnMut(GenProgress) + Send + 'a>) -> Self {
-        LlmSummarizer { endpoint, options, cancel, on_progress, warnings: Vec::new(), calls: 0 }
+    pub fn new(
+        endpoint: &'a ModelEndpoint,
+        options: ClientOptions,
+        cancel: CancellationToken,
+        on_progress: Box<dyn FnMut(GenProgress) + Send + 'a>,
+    ) -> Self {
+        LlmSummarizer {
+            endpoint,
+            options,
+            cancel,
+            on_progress,
+            warnings: Vec::new(),
+            calls: 0,
+        }
     }
 }
 
 impl Summarizer for LlmSummarizer<'_> {
     #[allow(clippy::manual_async_fn)] // the trait promises a Send future; `async fn` cannot say so
-    fn complete(&mut self, req: SummaryRequest) -> impl Future<Output = Result<String, SummaryError>> + Send {
+    fn complete(
+        &mut self,
+        req: SummaryRequest,
+    ) -> impl Future<Output = Result<String, SummaryError>> + Send {
         async move {
             self.calls += 1;
-            (self.on_progress)(GenProgress::Call { call: self.calls, label: req.label.clone() });
-            let chat = ChatRequest { system: req.system, user: req.user, max_tokens: req.max_tokens, reasoning: req.reasoning };
+            (self.on_progress)(GenProgress::Call {
+                call: self.calls,
+                label: req.label.clone(),
+            });
+            let chat = ChatRequest {
+                system: req.system,
+                user: req.user,
+                max_tokens: req.max_tokens,
+                reasoning: req.reasoning,
+            };
             let on_progress = &mut self.on_progress;
             let mut progress = |p: Progress| match p {
-                Progress::Delta { chars_so_far, output_tokens_so_far } => (on_progress)(GenProgress::Delta { chars: chars_so_far, tokens: output_tokens_so_far }),
-                Progress::Retrying { attempt, after_ms, reason } => (on_progress)(GenProgress::Retrying { attempt, after_ms, reason }),
+                Progress::Delta {
+                    chars_so_far,
+                    output_tokens_so_far,
+                } => (on_progress)(GenProgress::Delta {
+                    chars: chars_so_far,
+                    tokens: output_tokens_so_far,
+                }),
+                Progress::Retrying {
+                    attempt,
+                    after_ms,
+                    reason,
+                } => (on_progress)(GenProgress::Retrying {
+                    attempt,
+                    after_ms,
+                    reason,
+                }),
                 Progress::Started { .. } => {}
             };
-            match llm::complete(self.endpoint, &chat, &self.options, self.cancel.clone(), &mut progress).await {
+            match llm::complete(
+                self.endpoint,
+                &chat,
+                &self.options,
+                self.cancel.clone(),
+                &mut progress,
+            )
+            .await
+            {
                 Ok(r) => {
                     if r.hit_max_tokens() {
                         self.warnings.push(format!("{}: the answer stopped at the output limit ({} tokens); read the end of the summary before committing", req.label, req.max_tokens));
@@ -52,13 +103,20 @@ impl Summarizer for LlmSummarizer<'_> {
                     Ok(r.text)
                 }
                 Err(llm::LlmError::Cancelled) => Err(SummaryError::Cancelled),
-                Err(e) => Err(SummaryError::Model { label: req.label, message: e.to_string() }),
+                Err(e) => Err(SummaryError::Model {
+                    label: req.label,
+                    message: e.to_string(),
+                }),
             }
         }
     }
 }
 
 /// Generates the summary text for a prepared compaction.
-pub async fn generate(summarizer: &mut LlmSummarizer<'_>, budget: Budget, input: &SummaryInput) -> Result<SummaryOutput, SummaryError> {
+pub async fn generate(
+    summarizer: &mut LlmSummarizer<'_>,
+    budget: Budget,
+    input: &SummaryInput,
+) -> Result<SummaryOutput, SummaryError> {
     summary::summarize(summarizer, budget, input).await
 }

@@ -25,12 +25,12 @@
 //! file mode; when clawtop runs as root, new ones are given the workspace's owner so the
 //! agent can keep writing them.
 
+use super::FlushError;
 use super::prompts::is_no_reply;
 use super::workspace::{is_valid_date, target_path};
-use super::FlushError;
+use crate::commit::PatchOp;
 use crate::commit::{self, CommitError};
 use crate::compaction::SessionRef;
-use crate::commit::PatchOp;
 use serde::Serialize;
 use serde_json::Value;
 use std::fs::{self, File, OpenOptions};
@@ -85,19 +85,34 @@ fn io_err(path: &Path, op: &'static str) -> impl FnOnce(io::Error) -> FlushError
 }
 
 fn fsync_dir(dir: &Path) -> Result<(), FlushError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir, "fsync directory"))
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_err(dir, "fsync directory"))
 }
 
 fn probe_writable(dir: &Path) -> io::Result<()> {
     let id = uuid::Uuid::new_v4().simple().to_string();
-    let probe = dir.join(format!(".clawtop-write-probe-{}-{}", std::process::id(), &id[..8]));
-    OpenOptions::new().write(true).create_new(true).mode(0o600).open(&probe)?;
+    let probe = dir.join(format!(
+        ".clawtop-write-probe-{}-{}",
+        std::process::id(),
+        &id[..8]
+    ));
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&probe)?;
     fs::remove_file(&probe)
 }
 
 /// Step 1: everything that can be checked without writing. Returns whether the notes
 /// will be written.
-fn preflight(workspace: &Path, date: &str, notes: &str, no_reply: bool) -> Result<bool, FlushError> {
+fn preflight(
+    workspace: &Path,
+    date: &str,
+    notes: &str,
+    no_reply: bool,
+) -> Result<bool, FlushError> {
     if !is_valid_date(date) {
         return Err(FlushError::InvalidDate(date.to_string()));
     }
@@ -111,35 +126,73 @@ fn preflight(workspace: &Path, date: &str, notes: &str, no_reply: bool) -> Resul
 
     match fs::metadata(workspace) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return Err(FlushError::WorkspaceMissing { path: workspace.to_path_buf() });
+            return Err(FlushError::WorkspaceMissing {
+                path: workspace.to_path_buf(),
+            });
         }
-        Err(e) => return Err(FlushError::WorkspaceReadOnly { path: workspace.to_path_buf(), source: e }),
-        Ok(m) if !m.is_dir() => return Err(FlushError::WorkspaceNotDir { path: workspace.to_path_buf() }),
+        Err(e) => {
+            return Err(FlushError::WorkspaceReadOnly {
+                path: workspace.to_path_buf(),
+                source: e,
+            });
+        }
+        Ok(m) if !m.is_dir() => {
+            return Err(FlushError::WorkspaceNotDir {
+                path: workspace.to_path_buf(),
+            });
+        }
         Ok(_) => {}
     }
-    probe_writable(workspace).map_err(|source| FlushError::WorkspaceReadOnly { path: workspace.to_path_buf(), source })?;
+    probe_writable(workspace).map_err(|source| FlushError::WorkspaceReadOnly {
+        path: workspace.to_path_buf(),
+        source,
+    })?;
 
     if write {
         let memory = workspace.join("memory");
         match fs::metadata(&memory) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(FlushError::Io { path: memory, op: "stat", source: e }),
+            Err(e) => {
+                return Err(FlushError::Io {
+                    path: memory,
+                    op: "stat",
+                    source: e,
+                });
+            }
             Ok(m) if !m.is_dir() => {
-                return Err(FlushError::Target { path: memory, reason: "exists but is not a directory".into() });
+                return Err(FlushError::Target {
+                    path: memory,
+                    reason: "exists but is not a directory".into(),
+                });
             }
             Ok(_) => {
-                probe_writable(&memory).map_err(|source| FlushError::WorkspaceReadOnly { path: memory.clone(), source })?;
+                probe_writable(&memory).map_err(|source| FlushError::WorkspaceReadOnly {
+                    path: memory.clone(),
+                    source,
+                })?;
             }
         }
         let target = target_path(workspace, date);
         match fs::symlink_metadata(&target) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(FlushError::Io { path: target, op: "stat", source: e }),
+            Err(e) => {
+                return Err(FlushError::Io {
+                    path: target,
+                    op: "stat",
+                    source: e,
+                });
+            }
             Ok(m) if m.file_type().is_symlink() => {
-                return Err(FlushError::Target { path: target, reason: "is a symbolic link; clawtop does not write through links".into() });
+                return Err(FlushError::Target {
+                    path: target,
+                    reason: "is a symbolic link; clawtop does not write through links".into(),
+                });
             }
             Ok(m) if !m.file_type().is_file() => {
-                return Err(FlushError::Target { path: target, reason: "exists but is not a regular file".into() });
+                return Err(FlushError::Target {
+                    path: target,
+                    reason: "exists but is not a regular file".into(),
+                });
             }
             Ok(_) => {}
         }
@@ -187,12 +240,20 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
             true
         }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists && memory.is_dir() => false,
-        Err(e) => return Err(FlushError::Io { path: memory, op: "create directory", source: e }),
+        Err(e) => {
+            return Err(FlushError::Io {
+                path: memory,
+                op: "create directory",
+                source: e,
+            });
+        }
     };
     let target = target_path(workspace, date);
     let open = |create_new: bool| -> io::Result<File> {
         let mut o = OpenOptions::new();
-        o.read(true).append(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
+        o.read(true)
+            .append(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
         if create_new {
             o.create_new(true);
         }
@@ -200,9 +261,15 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
     };
     let (file, created_file) = match open(true) {
         Ok(f) => (f, true),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => (open(false).map_err(io_err(&target, "open"))?, false),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            (open(false).map_err(io_err(&target, "open"))?, false)
+        }
         Err(e) => {
-            let err = FlushError::Io { path: target.clone(), op: "create", source: e };
+            let err = FlushError::Io {
+                path: target.clone(),
+                op: "create",
+                source: e,
+            };
             if created_dir {
                 let _ = fs::remove_dir(&memory);
             }
@@ -218,9 +285,15 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
         }
         err
     };
-    let meta = file.metadata().map_err(io_err(&target, "stat")).map_err(undo_create)?;
+    let meta = file
+        .metadata()
+        .map_err(io_err(&target, "stat"))
+        .map_err(undo_create)?;
     if !meta.file_type().is_file() {
-        return Err(FlushError::Target { path: target.clone(), reason: "is not a regular file".into() });
+        return Err(FlushError::Target {
+            path: target.clone(),
+            reason: "is not a regular file".into(),
+        });
     }
     let old_len = meta.len();
     let mut tail = [0u8; 2];
@@ -229,10 +302,13 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
         .map_err(io_err(&target, "read end of file"))?;
     let (sep_len, bytes) = append_bytes(old_len, &tail[..tail_len], notes);
 
-    let written = (&file).write_all(&bytes).map_err(io_err(&target, "append")).and_then(|()| {
-        commit::test_step("flush-appended");
-        file.sync_all().map_err(io_err(&target, "fsync"))
-    });
+    let written = (&file)
+        .write_all(&bytes)
+        .map_err(io_err(&target, "append"))
+        .and_then(|()| {
+            commit::test_step("flush-appended");
+            file.sync_all().map_err(io_err(&target, "fsync"))
+        });
     if let Err(e) = written {
         // Undo a partial append; the file was ours alone for these microseconds at best,
         // so only cut what is beyond the old length.
@@ -241,7 +317,14 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
         return Err(undo_create(e));
     }
     drop(file);
-    let a = Appended { target, old_len, bytes, sep_len, created_file, created_dir };
+    let a = Appended {
+        target,
+        old_len,
+        bytes,
+        sep_len,
+        created_file,
+        created_dir,
+    };
     if created_file {
         give_to_owner(&a.target, owner);
         // The new name must be durable before the store says the flush happened.
@@ -256,7 +339,11 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
 /// Undo an append whose store update failed, if the file still ends with exactly our bytes.
 fn roll_back(a: &Appended) -> bool {
     let undo = || -> io::Result<bool> {
-        let f = OpenOptions::new().read(true).write(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&a.target)?;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&a.target)?;
         let len = f.metadata()?.len();
         if len != a.old_len + a.bytes.len() as u64 {
             return Ok(false);
@@ -297,7 +384,11 @@ pub fn commit_flush(
     let target = target_path(workspace, date);
 
     let Some(s) = store else {
-        let a = if write { Some(append_notes(workspace, date, notes)?) } else { None };
+        let a = if write {
+            Some(append_notes(workspace, date, notes)?)
+        } else {
+            None
+        };
         return Ok(committed(target, a.as_ref()));
     };
 
@@ -309,20 +400,26 @@ pub fn commit_flush(
         commit::require_string_field(&s.store_path, entry, "sessionId", &s.session_id)?;
         let ops = commit::flush_patch(&s.store_path, entry, now)?;
         let value = |name: &str| {
-            ops.iter().find(|(k, _)| k == name).and_then(|(_, op)| match op {
-                PatchOp::Set(v) => Some(v.clone()),
-                PatchOp::Remove => None,
-            })
+            ops.iter()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, op)| match op {
+                    PatchOp::Set(v) => Some(v.clone()),
+                    PatchOp::Remove => None,
+                })
         };
         let at = value("memoryFlushAt").as_ref().and_then(Value::as_i64);
-        let count = value("memoryFlushCompactionCount").as_ref().and_then(Value::as_u64);
+        let count = value("memoryFlushCompactionCount")
+            .as_ref()
+            .and_then(Value::as_u64);
         written = at.zip(count);
         if write {
             match append_notes(workspace, date, notes) {
                 Ok(a) => appended = Some(a),
                 Err(e) => {
                     append_error = Some(e);
-                    return Err(CommitError::Refused { reason: "memory append failed".into() });
+                    return Err(CommitError::Refused {
+                        reason: "memory append failed".into(),
+                    });
                 }
             }
         }
@@ -342,7 +439,11 @@ pub fn commit_flush(
             }
             match appended {
                 None => Err(FlushError::Store(source)),
-                Some(a) => Err(FlushError::StoreAfterAppend { target, rolled_back: roll_back(&a), source }),
+                Some(a) => Err(FlushError::StoreAfterAppend {
+                    target,
+                    rolled_back: roll_back(&a),
+                    source,
+                }),
             }
         }
     }
@@ -398,7 +499,12 @@ mod tests {
 
         // Someone wrote after us: our notes stay, nothing is cut.
         let a = append_notes(ws, date, "- a").expect("append");
-        OpenOptions::new().append(true).open(&target).expect("open").write_all(b"theirs\n").expect("write");
+        OpenOptions::new()
+            .append(true)
+            .open(&target)
+            .expect("open")
+            .write_all(b"theirs\n")
+            .expect("write");
         assert!(!roll_back(&a));
         assert_eq!(fs::read(&target).expect("read"), b"x\n\n- a\ntheirs\n");
     }

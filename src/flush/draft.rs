@@ -20,9 +20,9 @@
 //! 1.2 safety factor), the oldest messages are left out and both the request and the draft
 //! say so.
 
+use super::FlushError;
 use super::prompts::{FlushPrompts, is_no_reply};
 use super::workspace::target_path;
-use super::FlushError;
 use crate::context;
 use crate::jsjson::{ceil_div4, utf16_len};
 use crate::llm::{self, CancellationToken, ChatRequest, ClientOptions, ModelEndpoint, Progress};
@@ -65,7 +65,12 @@ impl FlushRequest {
 
     /// The request as the model layer takes it (no reasoning: notes need none).
     pub fn chat(&self) -> ChatRequest {
-        ChatRequest { system: self.system.clone(), user: self.user.clone(), max_tokens: self.max_tokens, reasoning: false }
+        ChatRequest {
+            system: self.system.clone(),
+            user: self.user.clone(),
+            max_tokens: self.max_tokens,
+            reasoning: false,
+        }
     }
 }
 
@@ -143,25 +148,39 @@ pub fn build_request(
     let instructions = clean_instructions(instructions);
     // serialize() joins the parts of all messages with "\n\n"; serializing one message at a
     // time and joining the non-empty results the same way gives the same text.
-    let parts: Vec<String> = messages.iter().map(|m| serialize(std::slice::from_ref(m))).collect();
+    let parts: Vec<String> = messages
+        .iter()
+        .map(|m| serialize(std::slice::from_ref(m)))
+        .collect();
     let overhead = estimate_text(&prompts.system)
         + estimate_text(&prompts.prompt)
         + instructions.map(estimate_text).unwrap_or(0)
         + FRAMING_TOKENS;
-    let available = context_window.saturating_sub(max_tokens).saturating_sub(overhead);
+    let available = context_window
+        .saturating_sub(max_tokens)
+        .saturating_sub(overhead);
     let budget = (available as f64 / SAFETY_MARGIN).floor() as u64;
 
     let mut start = messages.len();
     let mut used = 0u64;
     for (i, p) in parts.iter().enumerate().rev() {
-        let t = if p.is_empty() { 0 } else { estimate_text(p) + 1 };
+        let t = if p.is_empty() {
+            0
+        } else {
+            estimate_text(p) + 1
+        };
         if used + t > budget {
             break;
         }
         used += t;
         start = i;
     }
-    let conversation = parts[start..].iter().filter(|p| !p.is_empty()).cloned().collect::<Vec<_>>().join("\n\n");
+    let conversation = parts[start..]
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n\n");
 
     let mut user = String::new();
     let omitted = start;
@@ -195,7 +214,11 @@ fn unwrap_fence(s: &str) -> Option<&str> {
     let t = s.trim();
     let rest = t.strip_prefix("```")?;
     let (info, body) = rest.split_once('\n')?;
-    if !info.trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if !info
+        .trim()
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         return None;
     }
     let body = body.strip_suffix("```")?;
@@ -220,15 +243,25 @@ pub fn interpret_reply(reply: &str) -> (String, bool, Vec<String>) {
         body = inner;
     }
     let body = body.trim_end();
-    let start = body.char_indices().find(|&(_, c)| !c.is_whitespace()).map_or(body.len(), |(i, _)| i);
+    let start = body
+        .char_indices()
+        .find(|&(_, c)| !c.is_whitespace())
+        .map_or(body.len(), |(i, _)| i);
     let start = body[..start].rfind('\n').map_or(0, |n| n + 1);
     let notes = body[start..].to_string();
     if notes.is_empty() {
         warnings.push("the model answered with nothing; treated as NO_REPLY".to_string());
         return (notes, true, warnings);
     }
-    if notes.trim_start().get(..8).is_some_and(|p| p.eq_ignore_ascii_case("NO_REPLY")) {
-        warnings.push("the answer starts with NO_REPLY but says more; review it before committing".to_string());
+    if notes
+        .trim_start()
+        .get(..8)
+        .is_some_and(|p| p.eq_ignore_ascii_case("NO_REPLY"))
+    {
+        warnings.push(
+            "the answer starts with NO_REPLY but says more; review it before committing"
+                .to_string(),
+        );
     }
     (notes, false, warnings)
 }
@@ -247,7 +280,10 @@ pub fn read_existing(target: &Path, warnings: &mut Vec<String>) -> String {
         }
     };
     if !meta.file_type().is_file() {
-        warnings.push(format!("{}: not a regular file; the commit will refuse to write it", target.display()));
+        warnings.push(format!(
+            "{}: not a regular file; the commit will refuse to write it",
+            target.display()
+        ));
         return String::new();
     }
     let mut read = || -> std::io::Result<String> {
@@ -286,9 +322,22 @@ pub async fn generate(
     cancel: CancellationToken,
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<FlushDraft, FlushError> {
-    let window = spec.context_window.or(ep.context_window).filter(|w| *w > 0).unwrap_or(DEFAULT_CONTEXT_WINDOW);
-    let max_tokens = ep.max_tokens.filter(|m| *m > 0).map_or(NOTES_MAX_TOKENS, |m| m.min(NOTES_MAX_TOKENS));
-    let request = build_request(messages, &spec.prompts, spec.instructions.as_deref(), window, max_tokens);
+    let window = spec
+        .context_window
+        .or(ep.context_window)
+        .filter(|w| *w > 0)
+        .unwrap_or(DEFAULT_CONTEXT_WINDOW);
+    let max_tokens = ep
+        .max_tokens
+        .filter(|m| *m > 0)
+        .map_or(NOTES_MAX_TOKENS, |m| m.min(NOTES_MAX_TOKENS));
+    let request = build_request(
+        messages,
+        &spec.prompts,
+        spec.instructions.as_deref(),
+        window,
+        max_tokens,
+    );
     let mut warnings = Vec::new();
     if request.omitted_messages() > 0 {
         warnings.push(format!(
@@ -297,7 +346,10 @@ pub async fn generate(
         ));
     }
     if request.included_messages == 0 && request.total_messages > 0 {
-        warnings.push("not even the last message fit the model's window; the model saw no conversation".to_string());
+        warnings.push(
+            "not even the last message fit the model's window; the model saw no conversation"
+                .to_string(),
+        );
     }
     let target = spec.target();
     let existing = read_existing(&target, &mut warnings);
@@ -336,7 +388,9 @@ mod tests {
     use serde_json::json;
 
     fn msgs(n: usize, len: usize) -> Vec<Value> {
-        (0..n).map(|i| json!({"role": "user", "content": format!("m{i} {}", "x".repeat(len))})).collect()
+        (0..n)
+            .map(|i| json!({"role": "user", "content": format!("m{i} {}", "x".repeat(len))}))
+            .collect()
     }
 
     #[test]
@@ -367,7 +421,11 @@ mod tests {
         let p = resolve_prompts(&json!({}), "2026-11-21");
         let m = msgs(100, 4000); // ~1000 tokens each
         let r = build_request(&m, &p, None, 20_000, 4096);
-        assert!(r.included_messages > 0 && r.included_messages < 100, "{}", r.included_messages);
+        assert!(
+            r.included_messages > 0 && r.included_messages < 100,
+            "{}",
+            r.included_messages
+        );
         assert!(r.user.starts_with(&format!(
             "Note: the conversation below is cut to its most recent {} of 100 messages",
             r.included_messages
@@ -383,9 +441,15 @@ mod tests {
 
     #[test]
     fn replies() {
-        assert_eq!(interpret_reply(" NO_REPLY. "), (String::new(), true, vec![]));
+        assert_eq!(
+            interpret_reply(" NO_REPLY. "),
+            (String::new(), true, vec![])
+        );
         let (n, nr, w) = interpret_reply("\n\n  - fact one\n- fact two\n\n");
-        assert_eq!((n.as_str(), nr, w.len()), ("  - fact one\n- fact two", false, 0));
+        assert_eq!(
+            (n.as_str(), nr, w.len()),
+            ("  - fact one\n- fact two", false, 0)
+        );
         let (n, nr, w) = interpret_reply("```markdown\n## Notes\n- a\n```\n");
         assert_eq!((n.as_str(), nr, w.len()), ("## Notes\n- a", false, 1));
         let (n, nr, _) = interpret_reply("```\n- a\n```\ntext\n```\nb\n```");

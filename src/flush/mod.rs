@@ -32,11 +32,12 @@ use std::path::PathBuf;
 
 pub use commit::{FlushCommitted, append_bytes, commit_flush, separator};
 pub use draft::{
-    FlushDraft, FlushRequest, FlushSpec, NOTES_MAX_TOKENS, build_request, context_messages, generate, interpret_reply,
-    read_existing,
+    FlushDraft, FlushRequest, FlushSpec, NOTES_MAX_TOKENS, build_request, context_messages,
+    generate, interpret_reply, read_existing,
 };
 pub use prompts::{
-    DEFAULT_PROMPT_2026_2_26, DEFAULT_SYSTEM_PROMPT_2026_2_26, FlushPrompts, PromptSource, is_no_reply, resolve_prompts,
+    DEFAULT_PROMPT_2026_2_26, DEFAULT_SYSTEM_PROMPT_2026_2_26, FlushPrompts, PromptSource,
+    is_no_reply, resolve_prompts,
 };
 pub use workspace::{is_valid_date, target_path, today, workspace_for};
 
@@ -111,7 +112,11 @@ impl FlushError {
     pub fn exit_code(&self) -> i32 {
         match self {
             FlushError::Store(e) => e.exit_code(),
-            FlushError::StoreAfterAppend { rolled_back: true, source, .. } => source.exit_code(),
+            FlushError::StoreAfterAppend {
+                rolled_back: true,
+                source,
+                ..
+            } => source.exit_code(),
             FlushError::Target { .. } | FlushError::Refused { .. } => 3,
             FlushError::InvalidDate(_) => 2,
             _ => 1,
@@ -142,14 +147,29 @@ pub struct FlushGate {
 }
 
 fn as_count(v: Option<&Value>) -> Option<u64> {
-    v.and_then(|v| v.as_u64().or_else(|| v.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)))
+    v.and_then(|v| {
+        v.as_u64().or_else(|| {
+            v.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| f as u64)
+        })
+    })
 }
 
 impl FlushGate {
     /// `entry` is the session's store entry; `flush_line`, `used`, `used_source` as the
     /// thresholds computed them.
-    pub fn new(config: &Value, entry: &Value, flush_line: Option<u64>, used: Option<u64>, used_source: &str) -> Self {
-        let enabled = config.pointer("/agents/defaults/compaction/memoryFlush/enabled").and_then(Value::as_bool) != Some(false);
+    pub fn new(
+        config: &Value,
+        entry: &Value,
+        flush_line: Option<u64>,
+        used: Option<u64>,
+        used_source: &str,
+    ) -> Self {
+        let enabled = config
+            .pointer("/agents/defaults/compaction/memoryFlush/enabled")
+            .and_then(Value::as_bool)
+            != Some(false);
         let compaction_count = as_count(entry.get("compactionCount")).unwrap_or(0);
         let mfcc = as_count(entry.get("memoryFlushCompactionCount"));
         let flushed_this_cycle = mfcc == Some(compaction_count);
@@ -175,9 +195,17 @@ impl FlushGate {
             out.push("memoryFlush.enabled is false: OpenClaw never flushes this agent (a flush on demand still works)".into());
         }
         match (self.used, self.flush_line) {
-            (Some(u), Some(l)) if u >= l => out.push(format!("used {u} ({}) ≥ flush line {l}", self.used_source)),
-            (Some(u), Some(l)) => out.push(format!("used {u} ({}) < flush line {l}: not near compaction yet", self.used_source)),
-            (None, _) => out.push(format!("used tokens unknown ({}): OpenClaw would estimate them on the next turn", self.used_source)),
+            (Some(u), Some(l)) if u >= l => {
+                out.push(format!("used {u} ({}) ≥ flush line {l}", self.used_source))
+            }
+            (Some(u), Some(l)) => out.push(format!(
+                "used {u} ({}) < flush line {l}: not near compaction yet",
+                self.used_source
+            )),
+            (None, _) => out.push(format!(
+                "used tokens unknown ({}): OpenClaw would estimate them on the next turn",
+                self.used_source
+            )),
             (Some(u), None) => out.push(format!("used {u} ({}), no flush line", self.used_source)),
         }
         match self.memory_flush_compaction_count {
@@ -191,7 +219,11 @@ impl FlushGate {
             )),
             None => out.push(format!("never flushed (no memoryFlushCompactionCount); compactionCount {}", self.compaction_count)),
         }
-        out.push(if self.due { "flush due".into() } else { "flush not due".into() });
+        out.push(if self.due {
+            "flush due".into()
+        } else {
+            "flush not due".into()
+        });
         out
     }
 }
@@ -250,25 +282,39 @@ mod tests {
         let e = json!({"compactionCount": 12, "memoryFlushCompactionCount": 11});
         let g = FlushGate::new(&cfg, &e, Some(24_000), Some(75_943), "fresh");
         assert!(g.due && !g.flushed_this_cycle);
-        let e = json!({"compactionCount": 12, "memoryFlushCompactionCount": 12, "memoryFlushAt": 5});
+        let e =
+            json!({"compactionCount": 12, "memoryFlushCompactionCount": 12, "memoryFlushAt": 5});
         let g = FlushGate::new(&cfg, &e, Some(24_000), Some(75_943), "fresh");
         assert!(!g.due && g.flushed_this_cycle && g.memory_flush_at == Some(5));
         assert!(g.reasons().iter().any(|r| r.contains("already flushed")));
         // compactionCount absent counts as 0.
-        let g = FlushGate::new(&cfg, &json!({"memoryFlushCompactionCount": 0}), Some(10), Some(5), "legacy");
+        let g = FlushGate::new(
+            &cfg,
+            &json!({"memoryFlushCompactionCount": 0}),
+            Some(10),
+            Some(5),
+            "legacy",
+        );
         assert!(g.flushed_this_cycle && !g.due);
         let g = FlushGate::new(&cfg, &json!({}), Some(10), None, "unknown");
         assert!(!g.flushed_this_cycle && !g.due);
-        let off = json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": false}}}}});
+        let off =
+            json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"enabled": false}}}}});
         let g = FlushGate::new(&off, &json!({}), Some(10), Some(50), "fresh");
         assert!(!g.enabled && !g.due && g.flush_line.is_none());
     }
 
     #[test]
     fn exit_codes() {
-        assert_eq!(FlushError::WorkspaceMissing { path: "/x".into() }.exit_code(), 1);
+        assert_eq!(
+            FlushError::WorkspaceMissing { path: "/x".into() }.exit_code(),
+            1
+        );
         assert_eq!(FlushError::Refused { reason: "r".into() }.exit_code(), 3);
-        let busy = CommitError::Busy { pid: Some(1), lock_path: "/x.lock".into() };
+        let busy = CommitError::Busy {
+            pid: Some(1),
+            lock_path: "/x.lock".into(),
+        };
         assert_eq!(FlushError::Store(busy).exit_code(), 3);
         assert_eq!(FlushError::Model(LlmError::Cancelled).exit_code(), 1);
     }

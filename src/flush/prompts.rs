@@ -28,7 +28,8 @@ pub const DATE_PLACEHOLDER: &str = "YYYY-MM-DD";
 
 /// Appended (after a blank line) to a configured prompt that does not mention `NO_REPLY`.
 /// clawtop's wording.
-pub const NO_REPLY_HINT: &str = "If there is nothing worth storing, answer with exactly NO_REPLY and nothing else.";
+pub const NO_REPLY_HINT: &str =
+    "If there is nothing worth storing, answer with exactly NO_REPLY and nothing else.";
 
 /// Config paths, for display.
 pub const CONFIG_PROMPT_PATH: &str = "agents.defaults.compaction.memoryFlush.prompt";
@@ -87,7 +88,10 @@ pub fn clawtop_note(date: &str) -> String {
 }
 
 fn configured<'a>(config: &'a Value, pointer: &str) -> Option<&'a str> {
-    config.pointer(pointer).and_then(Value::as_str).filter(|s| !s.trim().is_empty())
+    config
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
 }
 
 /// `ensureNoReplyHint`: append the hint after a blank line unless `NO_REPLY` already occurs.
@@ -107,13 +111,23 @@ pub fn resolve_prompts(config: &Value, date: &str) -> FlushPrompts {
         Some(s) => (s.to_string(), PromptSource::Config),
         None => (default.to_string(), PromptSource::Default),
     };
-    let (system, system_source) =
-        pick("/agents/defaults/compaction/memoryFlush/systemPrompt", DEFAULT_SYSTEM_PROMPT_2026_2_26);
-    let (prompt, prompt_source) = pick("/agents/defaults/compaction/memoryFlush/prompt", DEFAULT_PROMPT_2026_2_26);
+    let (system, system_source) = pick(
+        "/agents/defaults/compaction/memoryFlush/systemPrompt",
+        DEFAULT_SYSTEM_PROMPT_2026_2_26,
+    );
+    let (prompt, prompt_source) = pick(
+        "/agents/defaults/compaction/memoryFlush/prompt",
+        DEFAULT_PROMPT_2026_2_26,
+    );
     let system = ensure_no_reply_hint(system.replace(DATE_PLACEHOLDER, date));
     let prompt = ensure_no_reply_hint(prompt.replace(DATE_PLACEHOLDER, date));
     let system = format!("{}\n\n{}", system.trim_end(), clawtop_note(date));
-    FlushPrompts { system, prompt, system_source, prompt_source }
+    FlushPrompts {
+        system,
+        prompt,
+        system_source,
+        prompt_source,
+    }
 }
 
 /// Characters stripped from both ends before the silent-token test (OpenClaw strips edge
@@ -122,7 +136,24 @@ fn is_edge_punct(c: char) -> bool {
     c.is_ascii_punctuation()
         || matches!(
             c,
-            '…' | '“' | '”' | '‘' | '’' | '«' | '»' | '‹' | '›' | '—' | '–' | '¡' | '¿' | '。' | '、' | '！' | '？' | '．' | '，'
+            '…' | '“'
+                | '”'
+                | '‘'
+                | '’'
+                | '«'
+                | '»'
+                | '‹'
+                | '›'
+                | '—'
+                | '–'
+                | '¡'
+                | '¿'
+                | '。'
+                | '、'
+                | '！'
+                | '？'
+                | '．'
+                | '，'
         )
 }
 
@@ -193,8 +224,17 @@ mod tests {
         let p = resolve_prompts(&cfg, "2027-01-02");
         assert_eq!(p.prompt_source, PromptSource::Config);
         assert_eq!(p.system_source, PromptSource::Config);
-        assert_eq!(p.prompt, format!("Write 2027-01-02 notes to memory/2027-01-02.md.\n\n{NO_REPLY_HINT}"));
-        assert_eq!(p.system, format!("Flush now. NO_REPLY if idle.\n\n{}", clawtop_note("2027-01-02")));
+        assert_eq!(
+            p.prompt,
+            format!("Write 2027-01-02 notes to memory/2027-01-02.md.\n\n{NO_REPLY_HINT}")
+        );
+        assert_eq!(
+            p.system,
+            format!(
+                "Flush now. NO_REPLY if idle.\n\n{}",
+                clawtop_note("2027-01-02")
+            )
+        );
         // Blank config values fall back to the defaults.
         let cfg = json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"prompt": "  ", "systemPrompt": 7}}}}});
         let p = resolve_prompts(&cfg, "2027-01-02");
@@ -204,10 +244,30 @@ mod tests {
 
     #[test]
     fn silent_reply_cases() {
-        for yes in ["NO_REPLY", " no_reply. ", "NO_REPLY NO_REPLY", "\n NO_REPLY\n", "`NO_REPLY`", "**NO_REPLY**", "\"NO_REPLY\"", "No_Reply!", "{\"action\":\"NO_REPLY\"}"] {
+        for yes in [
+            "NO_REPLY",
+            " no_reply. ",
+            "NO_REPLY NO_REPLY",
+            "\n NO_REPLY\n",
+            "`NO_REPLY`",
+            "**NO_REPLY**",
+            "\"NO_REPLY\"",
+            "No_Reply!",
+            "{\"action\":\"NO_REPLY\"}",
+        ] {
             assert!(is_no_reply(yes), "{yes:?}");
         }
-        for no in ["NO_REPLY but here is a note", "NO_REPLY but...", "", "  ", "NO_REPLYX", "- fact\nNO_REPLY", "NO_REPLY. NO_REPLY", "{\"action\":\"reply\"}", "NO REPLY"] {
+        for no in [
+            "NO_REPLY but here is a note",
+            "NO_REPLY but...",
+            "",
+            "  ",
+            "NO_REPLYX",
+            "- fact\nNO_REPLY",
+            "NO_REPLY. NO_REPLY",
+            "{\"action\":\"reply\"}",
+            "NO REPLY",
+        ] {
             assert!(!is_no_reply(no), "{no:?}");
         }
     }

@@ -15,7 +15,13 @@ fn normalize_agent_id(id: &str) -> String {
     id.trim()
         .to_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(64)
         .collect()
 }
@@ -38,14 +44,33 @@ pub fn expand_tilde(s: &str, home: &Path) -> PathBuf {
 /// is applied by the caller ([`SOURCE_FLAG`]).
 ///
 /// Not modelled: `OPENCLAW_PROFILE`, which makes OpenClaw's default `<state>/workspace-<profile>`.
-pub fn workspace_for(config: &Value, state_dir: &Path, agent_id: &str, home: &Path) -> (PathBuf, &'static str) {
+pub fn workspace_for(
+    config: &Value,
+    state_dir: &Path,
+    agent_id: &str,
+    home: &Path,
+) -> (PathBuf, &'static str) {
     let want = normalize_agent_id(agent_id);
-    let non_blank = |v: Option<&Value>| v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
-    let from_list = config.pointer("/agents/list").and_then(Value::as_array).and_then(|list| {
-        list.iter()
-            .find(|a| a.get("id").and_then(Value::as_str).map(normalize_agent_id).as_deref() == Some(want.as_str()))
-            .and_then(|a| non_blank(a.get("workspace")))
-    });
+    let non_blank = |v: Option<&Value>| {
+        v.and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    let from_list = config
+        .pointer("/agents/list")
+        .and_then(Value::as_array)
+        .and_then(|list| {
+            list.iter()
+                .find(|a| {
+                    a.get("id")
+                        .and_then(Value::as_str)
+                        .map(normalize_agent_id)
+                        .as_deref()
+                        == Some(want.as_str())
+                })
+                .and_then(|a| non_blank(a.get("workspace")))
+        });
     let (raw, source) = match from_list {
         Some(w) => (w, SOURCE_AGENT_LIST),
         None => match non_blank(config.pointer("/agents/defaults/workspace")) {
@@ -54,7 +79,14 @@ pub fn workspace_for(config: &Value, state_dir: &Path, agent_id: &str, home: &Pa
         },
     };
     let p = expand_tilde(&raw, home);
-    (if p.is_absolute() { p } else { state_dir.join(p) }, source)
+    (
+        if p.is_absolute() {
+            p
+        } else {
+            state_dir.join(p)
+        },
+        source,
+    )
 }
 
 /// `<workspace>/memory/<date>.md`.
@@ -68,7 +100,9 @@ pub fn is_valid_date(date: &str) -> bool {
     b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && b.iter().enumerate().all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
         && chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").is_ok()
 }
 
@@ -90,11 +124,32 @@ mod tests {
             "defaults": {"workspace": "~/.openclaw/workspace"},
             "list": [{"id": "Ops", "workspace": "/srv/ops-ws"}, {"id": "rel", "workspace": "ws-rel"}, {"id": "blank", "workspace": " "}]
         }});
-        assert_eq!(workspace_for(&cfg, state, "ops", home), (PathBuf::from("/srv/ops-ws"), SOURCE_AGENT_LIST));
-        assert_eq!(workspace_for(&cfg, state, "rel", home), (state.join("ws-rel"), SOURCE_AGENT_LIST));
-        assert_eq!(workspace_for(&cfg, state, "blank", home), (PathBuf::from("/home/op/.openclaw/workspace"), SOURCE_DEFAULTS));
-        assert_eq!(workspace_for(&cfg, state, "main", home), (PathBuf::from("/home/op/.openclaw/workspace"), SOURCE_DEFAULTS));
-        assert_eq!(workspace_for(&json!({}), state, "main", home), (state.join("workspace"), SOURCE_DEFAULT));
+        assert_eq!(
+            workspace_for(&cfg, state, "ops", home),
+            (PathBuf::from("/srv/ops-ws"), SOURCE_AGENT_LIST)
+        );
+        assert_eq!(
+            workspace_for(&cfg, state, "rel", home),
+            (state.join("ws-rel"), SOURCE_AGENT_LIST)
+        );
+        assert_eq!(
+            workspace_for(&cfg, state, "blank", home),
+            (
+                PathBuf::from("/home/op/.openclaw/workspace"),
+                SOURCE_DEFAULTS
+            )
+        );
+        assert_eq!(
+            workspace_for(&cfg, state, "main", home),
+            (
+                PathBuf::from("/home/op/.openclaw/workspace"),
+                SOURCE_DEFAULTS
+            )
+        );
+        assert_eq!(
+            workspace_for(&json!({}), state, "main", home),
+            (state.join("workspace"), SOURCE_DEFAULT)
+        );
         assert_eq!(expand_tilde("~", home), PathBuf::from("/home/op"));
         assert_eq!(expand_tilde("~other/x", home), PathBuf::from("~other/x"));
     }
@@ -102,10 +157,20 @@ mod tests {
     #[test]
     fn dates() {
         assert!(is_valid_date("2026-11-21"));
-        for bad in ["2026-13-01", "2026-1-01", "../../x.md", "2026-11-21/..", "２０２６-11-21", ""] {
+        for bad in [
+            "2026-13-01",
+            "2026-1-01",
+            "../../x.md",
+            "2026-11-21/..",
+            "２０２６-11-21",
+            "",
+        ] {
             assert!(!is_valid_date(bad), "{bad:?}");
         }
         assert!(is_valid_date(&today()));
-        assert_eq!(target_path(Path::new("/w"), "2026-11-21"), PathBuf::from("/w/memory/2026-11-21.md"));
+        assert_eq!(
+            target_path(Path::new("/w"), "2026-11-21"),
+            PathBuf::from("/w/memory/2026-11-21.md")
+        );
     }
 }

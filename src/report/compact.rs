@@ -26,7 +26,11 @@ pub struct PlanReport {
 }
 
 /// Plans a compaction of `t` (ids are null for v1 files, whose ids pi regenerates).
-pub fn build(t: &Transcript, session_key: Option<&str>, keep: (u64, Source)) -> Result<(PlanReport, CompactionPlan), plan::NoPlan> {
+pub fn build(
+    t: &Transcript,
+    session_key: Option<&str>,
+    keep: (u64, Source),
+) -> Result<(PlanReport, CompactionPlan), plan::NoPlan> {
     let p = plan::prepare(t, keep.0)?;
     let r = PlanReport {
         session_key: session_key.map(str::to_string),
@@ -55,21 +59,60 @@ pub fn render(r: &PlanReport) -> String {
         None => format!("entry {idx} (no ids: v1 file)"),
     };
     let mut out = String::new();
-    let who = r.session_key.as_deref().map(clean).unwrap_or_else(|| "bare transcript".into());
-    out.push_str(&format!("Compaction plan for {who} (dry run: no model called, nothing written)\n"));
-    out.push_str(&format!("  transcript:            {}\n", clean(&r.transcript)));
-    out.push_str(&format!("  leaf:                  {}\n", id(&r.leaf_id, r.leaf_index)));
-    out.push_str(&format!("  first kept entry:      {}\n", id(&r.first_kept_entry_id, r.first_kept_entry_index)));
-    out.push_str(&format!("  tokens before:         {}\n", thousands(r.tokens_before)));
-    out.push_str(&format!("  messages to summarize: {}\n", r.messages_to_summarize));
-    let split = if r.is_split_turn { " (the cut splits a turn; its prefix is summarized separately)" } else { "" };
-    out.push_str(&format!("  turn prefix messages:  {}{split}\n", r.turn_prefix_messages));
+    let who = r
+        .session_key
+        .as_deref()
+        .map(clean)
+        .unwrap_or_else(|| "bare transcript".into());
+    out.push_str(&format!(
+        "Compaction plan for {who} (dry run: no model called, nothing written)\n"
+    ));
+    out.push_str(&format!(
+        "  transcript:            {}\n",
+        clean(&r.transcript)
+    ));
+    out.push_str(&format!(
+        "  leaf:                  {}\n",
+        id(&r.leaf_id, r.leaf_index)
+    ));
+    out.push_str(&format!(
+        "  first kept entry:      {}\n",
+        id(&r.first_kept_entry_id, r.first_kept_entry_index)
+    ));
+    out.push_str(&format!(
+        "  tokens before:         {}\n",
+        thousands(r.tokens_before)
+    ));
+    out.push_str(&format!(
+        "  messages to summarize: {}\n",
+        r.messages_to_summarize
+    ));
+    let split = if r.is_split_turn {
+        " (the cut splits a turn; its prefix is summarized separately)"
+    } else {
+        ""
+    };
+    out.push_str(&format!(
+        "  turn prefix messages:  {}{split}\n",
+        r.turn_prefix_messages
+    ));
     out.push_str(&format!(
         "  previous summary:      {}\n",
-        if r.has_previous_summary { "yes (the new summary updates it)" } else { "no" }
+        if r.has_previous_summary {
+            "yes (the new summary updates it)"
+        } else {
+            "no"
+        }
     ));
-    out.push_str(&format!("  keepRecentTokens:      {} [{}]\n", thousands(r.keep_recent_tokens), r.keep_recent_tokens_source.name()));
-    for (label, files) in [("read files", &r.read_files), ("modified files", &r.modified_files)] {
+    out.push_str(&format!(
+        "  keepRecentTokens:      {} [{}]\n",
+        thousands(r.keep_recent_tokens),
+        r.keep_recent_tokens_source.name()
+    ));
+    for (label, files) in [
+        ("read files", &r.read_files),
+        ("modified files", &r.modified_files),
+    ] {
         out.push_str(&format!("  {label} ({}):\n", files.len()));
         for f in files {
             out.push_str(&format!("    {}\n", clean(f)));

@@ -27,23 +27,42 @@ pub struct EntryJson {
 /// OpenClaw's silent reply: the whole text is `NO_REPLY` (repeated), case-insensitive.
 pub fn is_silent_reply(text: &str) -> bool {
     let mut words = text.split_whitespace().peekable();
-    words.peek().is_some() && words.all(|w| w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '_').eq_ignore_ascii_case("NO_REPLY"))
+    words.peek().is_some()
+        && words.all(|w| {
+            w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '_')
+                .eq_ignore_ascii_case("NO_REPLY")
+        })
 }
 
 fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option<String>) {
     let meta = &t.entries[idx as usize];
-    let ty = v.and_then(|v| v.get("type")).and_then(Value::as_str).map(str::to_string);
-    let role = v.and_then(|v| v.pointer("/message/role")).and_then(Value::as_str).map(str::to_string);
+    let ty = v
+        .and_then(|v| v.get("type"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let role = v
+        .and_then(|v| v.pointer("/message/role"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     match meta.kind {
-        EntryKind::Message(_) => (ty.unwrap_or_else(|| "message".into()), role.or_else(|| Some(meta.kind.name().into()))),
-        EntryKind::Unknown => (ty.or_else(|| meta.raw_type.as_deref().map(str::to_string)).unwrap_or_else(|| "unknown".into()), role),
+        EntryKind::Message(_) => (
+            ty.unwrap_or_else(|| "message".into()),
+            role.or_else(|| Some(meta.kind.name().into())),
+        ),
+        EntryKind::Unknown => (
+            ty.or_else(|| meta.raw_type.as_deref().map(str::to_string))
+                .unwrap_or_else(|| "unknown".into()),
+            role,
+        ),
         k => (ty.unwrap_or_else(|| k.name().into()), None),
     }
 }
 
 /// True for an assistant message whose text is only `NO_REPLY`.
 pub fn silent_turn(v: &Value) -> bool {
-    let Some(m) = v.get("message") else { return false };
+    let Some(m) = v.get("message") else {
+        return false;
+    };
     if m.get("role").and_then(Value::as_str) != Some("assistant") {
         return false;
     }
@@ -60,15 +79,26 @@ fn content_text(c: Option<&Value>, all: bool) -> String {
             for b in blocks {
                 let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
                 match ty {
-                    "text" => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                    "text" => parts.push(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    ),
                     _ if !all => {}
-                    "thinking" => parts.push(format!("(thinking) {}", b.get("thinking").and_then(Value::as_str).unwrap_or(""))),
+                    "thinking" => parts.push(format!(
+                        "(thinking) {}",
+                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
+                    )),
                     "toolCall" => parts.push(format!(
                         "(tool call) {} {}",
                         b.get("name").and_then(Value::as_str).unwrap_or("?"),
                         b.get("arguments").map(Value::to_string).unwrap_or_default()
                     )),
-                    "image" => parts.push(format!("(image {})", b.get("mimeType").and_then(Value::as_str).unwrap_or(""))),
+                    "image" => parts.push(format!(
+                        "(image {})",
+                        b.get("mimeType").and_then(Value::as_str).unwrap_or("")
+                    )),
                     other => parts.push(format!("({other} block)")),
                 }
             }
@@ -90,11 +120,22 @@ pub fn entry_body(t: &Transcript, idx: u32, v: &Value) -> String {
             let m = v.get("message").cloned().unwrap_or(Value::Null);
             match m.get("role").and_then(Value::as_str).unwrap_or("") {
                 "toolResult" => {
-                    let err = if m.get("isError").and_then(Value::as_bool) == Some(true) { ", error" } else { "" };
-                    format!("(result of {}{err}) {}", s(&m, "toolName"), content_text(m.get("content"), true))
+                    let err = if m.get("isError").and_then(Value::as_bool) == Some(true) {
+                        ", error"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "(result of {}{err}) {}",
+                        s(&m, "toolName"),
+                        content_text(m.get("content"), true)
+                    )
                 }
                 "bashExecution" => {
-                    let code = m.get("exitCode").map(Value::to_string).unwrap_or_else(|| "?".into());
+                    let code = m
+                        .get("exitCode")
+                        .map(Value::to_string)
+                        .unwrap_or_else(|| "?".into());
                     format!("$ {}\n{}\n(exit {code})", s(&m, "command"), s(&m, "output"))
                 }
                 "branchSummary" | "compactionSummary" => s(&m, "summary").to_string(),
@@ -103,13 +144,24 @@ pub fn entry_body(t: &Transcript, idx: u32, v: &Value) -> String {
         }
         EntryKind::Compaction => s(v, "summary").to_string(),
         EntryKind::BranchSummary => s(v, "summary").to_string(),
-        EntryKind::CustomMessage => format!("({}) {}", s(v, "customType"), content_text(v.get("content"), true)),
-        EntryKind::Custom => format!("({}) {}", s(v, "customType"), v.get("data").map(Value::to_string).unwrap_or_default()),
+        EntryKind::CustomMessage => format!(
+            "({}) {}",
+            s(v, "customType"),
+            content_text(v.get("content"), true)
+        ),
+        EntryKind::Custom => format!(
+            "({}) {}",
+            s(v, "customType"),
+            v.get("data").map(Value::to_string).unwrap_or_default()
+        ),
         EntryKind::ModelChange => format!("model -> {}/{}", s(v, "provider"), s(v, "modelId")),
         EntryKind::ThinkingLevelChange => format!("thinking level -> {}", s(v, "thinkingLevel")),
         EntryKind::Label => format!("label {:?} on {}", s(v, "label"), s(v, "targetId")),
         EntryKind::SessionInfo => format!("session name {:?}", s(v, "name")),
-        EntryKind::Unknown => t.raw_line(idx).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e.to_string()),
+        EntryKind::Unknown => t
+            .raw_line(idx)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_else(|e| e.to_string()),
     }
 }
 
@@ -125,14 +177,25 @@ pub fn render_text(t: &Transcript) -> String {
             None => ty,
         };
         let est = tokens::estimate_entry(t, idx, MessageView::Context);
-        let mut head = format!("[{idx}] {} {} ~{est} tok (line {})", t.display_id(idx), what, meta.line);
+        let mut head = format!(
+            "[{idx}] {} {} ~{est} tok (line {})",
+            t.display_id(idx),
+            what,
+            meta.line
+        );
         let body = match &v {
             Ok(v) => {
                 if meta.kind == EntryKind::Compaction {
-                    let fk = v.get("firstKeptEntryId").and_then(Value::as_str).map(str::to_string).or_else(|| t.first_kept_of(idx, v).map(|i| t.display_id(i)));
+                    let fk = v
+                        .get("firstKeptEntryId")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .or_else(|| t.first_kept_of(idx, v).map(|i| t.display_id(i)));
                     head.push_str(&format!(
                         "  tokensBefore {}  firstKeptEntryId {}",
-                        v.get("tokensBefore").map(Value::to_string).unwrap_or_else(|| "?".into()),
+                        v.get("tokensBefore")
+                            .map(Value::to_string)
+                            .unwrap_or_else(|| "?".into()),
                         fk.unwrap_or_else(|| "?".into())
                     ));
                 }
@@ -166,7 +229,13 @@ pub fn to_json(t: &Transcript) -> Vec<EntryJson> {
             let meta = &t.entries[idx as usize];
             let v = t.entry_json(idx);
             let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
-            let parent_id = meta.parent_id.as_deref().map(str::to_string).or_else(|| if t.version < 2 { meta.parent.map(|p| t.display_id(p)) } else { None });
+            let parent_id = meta.parent_id.as_deref().map(str::to_string).or_else(|| {
+                if t.version < 2 {
+                    meta.parent.map(|p| t.display_id(p))
+                } else {
+                    None
+                }
+            });
             let (entry, error) = match v {
                 Ok(v) => (Some(v), None),
                 Err(e) => (None, Some(e.to_string())),

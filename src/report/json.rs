@@ -15,7 +15,11 @@ fn must_escape(c: char) -> bool {
 }
 
 impl Formatter for SafeFormatter<'_> {
-    fn write_string_fragment<W: ?Sized + Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if must_escape(c) {
@@ -58,7 +62,8 @@ impl Formatter for SafeFormatter<'_> {
 /// Pretty JSON (2-space indent) with terminal-unsafe characters escaped, plus a newline.
 pub fn to_string<T: Serialize>(v: &T) -> String {
     let mut buf = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut buf, SafeFormatter(PrettyFormatter::new()));
     if let Err(e) = v.serialize(&mut ser) {
         // Serializing our own structs and decoded JSON cannot fail; keep the output valid anyway.
         return format!("{{\"error\": {:?}}}\n", e.to_string());

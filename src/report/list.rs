@@ -33,20 +33,35 @@ pub fn build(host: &Host, agent: Option<&str>) -> ListReport {
     }
     if let Some(a) = agent {
         if host.agent(a).is_none() {
-            report.errors.push(format!("no agent {:?} in {}", crate::sanitize::one_line(a), host.state_dir.display()));
+            report.errors.push(format!(
+                "no agent {:?} in {}",
+                crate::sanitize::one_line(a),
+                host.state_dir.display()
+            ));
             return report;
         }
     }
     let t0 = std::time::Instant::now();
     let loaded = host.load_sessions(agent);
-    tracing::debug!(sessions = loaded.sessions.len(), ms = t0.elapsed().as_millis() as u64, "stores read");
+    tracing::debug!(
+        sessions = loaded.sessions.len(),
+        ms = t0.elapsed().as_millis() as u64,
+        "stores read"
+    );
     report.warnings.extend(loaded.warnings);
-    report.errors.extend(loaded.errors.iter().map(|e| crate::sanitize::one_line(&e.to_string())));
+    report.errors.extend(
+        loaded
+            .errors
+            .iter()
+            .map(|e| crate::sanitize::one_line(&e.to_string())),
+    );
     let mut numbers = Numbers::new(host);
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let (t, _) = numbers.session(s, &mut warnings);
-        report.sessions.push(SessionRow::from_session(s, &t, warnings));
+        report
+            .sessions
+            .push(SessionRow::from_session(s, &t, warnings));
     }
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
@@ -58,7 +73,10 @@ const WIDTH: usize = 80;
 pub fn render(r: &ListReport, now_ms: i64) -> String {
     let mut out = String::new();
     if r.era == "sqlite" {
-        out.push_str(&format!("state dir: {}\nera: sqlite\n", ascii(&r.state_dir)));
+        out.push_str(&format!(
+            "state dir: {}\nera: sqlite\n",
+            ascii(&r.state_dir)
+        ));
         out.push_str("no sessions listed: this host keeps its sessions in SQLite (OpenClaw >= 2026.7.2), which clawtop cannot read yet.\n");
         return out;
     }
@@ -66,7 +84,13 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
         out.push_str(&format!("no sessions in {}\n", ascii(&r.state_dir)));
         return out;
     }
-    let agent_w = r.sessions.iter().map(|s| s.agent_id.as_deref().map_or(1, |a| a.len())).max().unwrap_or(5).clamp(5, 10);
+    let agent_w = r
+        .sessions
+        .iter()
+        .map(|s| s.agent_id.as_deref().map_or(1, |a| a.len()))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 10);
     // Fixed columns: model 12, age 4, used/window 11, % 5, status 11, compactions 3, 7 gaps.
     let (model_w, age_w, used_w, pct_w, status_w, comp_w) = (12, 4, 11, 5, 11, 3);
     let key_w = WIDTH - agent_w - model_w - age_w - used_w - pct_w - status_w - comp_w - 7;
@@ -88,7 +112,9 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
             (Some(u), _) => compact_number(u),
         };
         let pct = match s.used {
-            Some(u) if s.window > 0 => format!("{}%", (u as f64 * 100.0 / s.window as f64).round() as u64),
+            Some(u) if s.window > 0 => {
+                format!("{}%", (u as f64 * 100.0 / s.window as f64).round() as u64)
+            }
             _ => "?".into(),
         };
         out.push_str(&row([
@@ -99,7 +125,10 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
             rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
             rcell(&pct, pct_w),
             cell(s.status.name(), status_w),
-            rcell(&s.compaction_count.map_or("-".into(), |c| c.to_string()), comp_w),
+            rcell(
+                &s.compaction_count.map_or("-".into(), |c| c.to_string()),
+                comp_w,
+            ),
         ]));
     }
     out.push_str("~ estimated from the transcript, ? unknown; CMP = compactionCount\n");

@@ -9,7 +9,9 @@ pub mod show;
 pub mod text;
 
 use crate::store::{Host, Session};
-use crate::thresholds::{self, Catalog, Counters, Settings, Source, Status, Thresholds, UsedSource};
+use crate::thresholds::{
+    self, Catalog, Counters, Settings, Source, Status, Thresholds, UsedSource,
+};
 use crate::tokens::ContextEstimate;
 use crate::transcript::{EntryKind, Transcript, Warning};
 use serde::Serialize;
@@ -29,20 +31,35 @@ pub struct Numbers<'h> {
 
 impl<'h> Numbers<'h> {
     pub fn new(host: &'h Host) -> Numbers<'h> {
-        let config_label = host.config_path.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "config".into());
-        Numbers { host, settings: Settings::from_config(&host.config), config_label, models_json: HashMap::new(), estimates: HashMap::new() }
+        let config_label = host
+            .config_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into());
+        Numbers {
+            host,
+            settings: Settings::from_config(&host.config),
+            config_label,
+            models_json: HashMap::new(),
+            estimates: HashMap::new(),
+        }
     }
 
     /// Numbers of a session. The transcript is opened only when `used` has to be estimated;
     /// its problems are added to `warnings`.
-    pub fn session(&mut self, s: &Session, warnings: &mut Vec<String>) -> (Thresholds, Option<ContextEstimate>) {
+    pub fn session(
+        &mut self,
+        s: &Session,
+        warnings: &mut Vec<String>,
+    ) -> (Thresholds, Option<ContextEstimate>) {
         let mut est = None;
         let mut cache = std::mem::take(&mut self.estimates);
         let t = self.session_with(s, || {
             let path = s.transcript.as_deref()?;
             let (e, ws) = cache.entry(path.to_path_buf()).or_insert_with(|| {
                 let mut ws = Vec::new();
-                let e = open_transcript(path, &mut ws).and_then(|t| crate::context::current_tokens(&t));
+                let e =
+                    open_transcript(path, &mut ws).and_then(|t| crate::context::current_tokens(&t));
                 (e, ws)
             });
             warnings.extend(ws.iter().cloned());
@@ -54,21 +71,37 @@ impl<'h> Numbers<'h> {
     }
 
     /// Numbers of a session with a caller-supplied estimator (called only when needed).
-    pub fn session_with(&mut self, s: &Session, estimate: impl FnOnce() -> Option<u64>) -> Thresholds {
+    pub fn session_with(
+        &mut self,
+        s: &Session,
+        estimate: impl FnOnce() -> Option<u64>,
+    ) -> Thresholds {
         let host = self.host;
         let mj = self
             .models_json
             .entry(s.agent_id.clone())
-            .or_insert_with(|| host.models_json(&s.agent_id).map(|(p, v)| (p.display().to_string(), v)));
+            .or_insert_with(|| {
+                host.models_json(&s.agent_id)
+                    .map(|(p, v)| (p.display().to_string(), v))
+            });
         let mut catalogs = Vec::new();
         if let Some(m) = host.config.get("models") {
-            catalogs.push(Catalog { value: m, label: &self.config_label });
+            catalogs.push(Catalog {
+                value: m,
+                label: &self.config_label,
+            });
         }
         if let Some((label, v)) = mj.as_ref() {
             catalogs.push(Catalog { value: v, label });
         }
         let e = &s.entry;
-        let window = thresholds::resolve_window(e.context_tokens(), &self.settings, &catalogs, e.model_provider.as_deref(), e.model.as_deref());
+        let window = thresholds::resolve_window(
+            e.context_tokens(),
+            &self.settings,
+            &catalogs,
+            e.model_provider.as_deref(),
+            e.model.as_deref(),
+        );
         let counters = Counters::from_entry(e);
         let used = thresholds::resolve_used(&counters, estimate);
         thresholds::compute(window, used, &self.settings, &counters)
@@ -92,17 +125,28 @@ pub fn open_transcript(path: &Path, warnings: &mut Vec<String>) -> Option<Transc
 pub fn push_transcript_warnings(t: &Transcript, warnings: &mut Vec<String>) {
     let mut ws = t.all_warnings();
     if t.is_empty() && ws.is_empty() {
-        ws.push(Warning { line: 0, message: "transcript has no entries".into() });
+        ws.push(Warning {
+            line: 0,
+            message: "transcript has no entries".into(),
+        });
     }
     for e in t.entries.iter() {
         if e.kind == EntryKind::Unknown {
             let ty = e.raw_type.as_deref().unwrap_or("?");
-            ws.push(Warning { line: e.line, message: format!("unknown entry type {ty:?}; shown raw, not part of the model context") });
+            ws.push(Warning {
+                line: e.line,
+                message: format!(
+                    "unknown entry type {ty:?}; shown raw, not part of the model context"
+                ),
+            });
         }
     }
     ws.sort_by_key(|w| w.line);
     for w in ws {
-        warnings.push(crate::sanitize::one_line(&format!("{}: {w}", t.path().display())));
+        warnings.push(crate::sanitize::one_line(&format!(
+            "{}: {w}",
+            t.path().display()
+        )));
     }
 }
 

@@ -3,7 +3,9 @@
 use super::entries::{self, EntryJson};
 use super::{Numbers, SessionRow, push_transcript_warnings};
 use crate::store::Session;
-use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource, Window, thousands};
+use crate::thresholds::{
+    self, Counters, Settings, Source, Thresholds, UsedSource, Window, thousands,
+};
 use crate::tokens::ContextEstimate;
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
@@ -65,11 +67,17 @@ fn used_detail(t: &Thresholds, est: Option<&ContextEstimate>) -> String {
             ),
             None => "transcript estimate".into(),
         },
-        UsedSource::Unknown => "no fresh totalTokens and no assistant usage since the last compaction".into(),
+        UsedSource::Unknown => {
+            "no fresh totalTokens and no assistant usage since the last compaction".into()
+        }
     }
 }
 
-fn sources(t: &Thresholds, est: Option<&ContextEstimate>, found_by: Option<&'static str>) -> Sources {
+fn sources(
+    t: &Thresholds,
+    est: Option<&ContextEstimate>,
+    found_by: Option<&'static str>,
+) -> Sources {
     Sources {
         window_detail: t.window_detail.clone(),
         used_detail: used_detail(t, est),
@@ -95,14 +103,25 @@ pub fn transcript_info(t: &Transcript) -> TranscriptInfo {
         leaf_id: t.leaf().and_then(|l| t.entry_id(l)).map(str::to_string),
         leaf_index: t.leaf(),
         active_branch_length: t.active_branch().len(),
-        compactions: t.entries.iter().filter(|e| e.kind == EntryKind::Compaction).count(),
+        compactions: t
+            .entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Compaction)
+            .count(),
     }
 }
 
 /// A session of a host. Returns the opened transcript too (for `--entries` text).
-pub fn for_session(numbers: &mut Numbers<'_>, s: &Session, with_entries: bool) -> (ShowReport, Option<Transcript>) {
+pub fn for_session(
+    numbers: &mut Numbers<'_>,
+    s: &Session,
+    with_entries: bool,
+) -> (ShowReport, Option<Transcript>) {
     let mut warnings = s.warnings.clone();
-    let t = s.transcript.as_deref().and_then(|p| super::open_transcript(p, &mut warnings));
+    let t = s
+        .transcript
+        .as_deref()
+        .and_then(|p| super::open_transcript(p, &mut warnings));
     let mut est = None;
     let th = numbers.session_with(s, || {
         est = t.as_ref().and_then(crate::context::current_tokens);
@@ -112,21 +131,37 @@ pub fn for_session(numbers: &mut Numbers<'_>, s: &Session, with_entries: bool) -
         sources: sources(&th, est.as_ref(), Some(s.transcript_how.describe())),
         row: SessionRow::from_session(s, &th, warnings),
         transcript_info: t.as_ref().map(transcript_info),
-        entries: if with_entries { t.as_ref().map(entries::to_json) } else { None },
+        entries: if with_entries {
+            t.as_ref().map(entries::to_json)
+        } else {
+            None
+        },
     };
     (report, t)
 }
 
 /// A bare transcript file: window 200000 unless `--window`, used from the transcript.
-pub fn for_file(path: &Path, window: Option<u64>, with_entries: bool) -> Result<(ShowReport, Transcript), String> {
+pub fn for_file(
+    path: &Path,
+    window: Option<u64>,
+    with_entries: bool,
+) -> Result<(ShowReport, Transcript), String> {
     let t = Transcript::open(path).map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
     let est = crate::context::current_tokens(&t);
     let settings = Settings::from_config(&Value::Object(Default::default()));
     let window = match window {
-        Some(n) => Window { tokens: n, source: Source::Flag, detail: "--window".into() },
-        None => Window { tokens: thresholds::DEFAULT_WINDOW, source: Source::Default, detail: "default 200000 (bare file; use --window)".into() },
+        Some(n) => Window {
+            tokens: n,
+            source: Source::Flag,
+            detail: "--window".into(),
+        },
+        None => Window {
+            tokens: thresholds::DEFAULT_WINDOW,
+            source: Source::Default,
+            detail: "default 200000 (bare file; use --window)".into(),
+        },
     };
     let used = match est {
         Some(e) => (Some(e.tokens), UsedSource::Estimated),
@@ -146,7 +181,11 @@ pub fn for_file(path: &Path, window: Option<u64>, with_entries: bool) -> Result<
         sources: sources(&th, est.as_ref(), None),
         row,
         transcript_info: Some(transcript_info(&t)),
-        entries: if with_entries { Some(entries::to_json(&t)) } else { None },
+        entries: if with_entries {
+            Some(entries::to_json(&t))
+        } else {
+            None
+        },
     };
     Ok((report, t))
 }
@@ -169,19 +208,41 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         add("agent", clean(a));
     }
     add("session id", clean(&opt(row.session_id.as_deref())));
-    let found = src.transcript_found_by.map(|h| format!("  (via {h})")).unwrap_or_default();
-    add("transcript", format!("{}{}", clean(&opt(row.transcript.as_deref())), found));
+    let found = src
+        .transcript_found_by
+        .map(|h| format!("  (via {h})"))
+        .unwrap_or_default();
+    add(
+        "transcript",
+        format!("{}{}", clean(&opt(row.transcript.as_deref())), found),
+    );
     let model = match (&row.model_provider, &row.model) {
         (Some(p), Some(m)) => format!("{p}/{m}"),
         (None, Some(m)) => m.clone(),
         _ => "-".into(),
     };
     add("model", clean(&model));
-    add("window", format!("{}  from {}", thousands(row.window), clean(&src.window_detail)));
+    add(
+        "window",
+        format!(
+            "{}  from {}",
+            thousands(row.window),
+            clean(&src.window_detail)
+        ),
+    );
     let used = match row.used {
         Some(u) => {
-            let pct = if row.window > 0 { format!(" ({:.1}% of window)", u as f64 * 100.0 / row.window as f64) } else { String::new() };
-            format!("{}{pct}  {}: {}", thousands(u), row.used_source.name(), src.used_detail)
+            let pct = if row.window > 0 {
+                format!(" ({:.1}% of window)", u as f64 * 100.0 / row.window as f64)
+            } else {
+                String::new()
+            };
+            format!(
+                "{}{pct}  {}: {}",
+                thousands(u),
+                row.used_source.name(),
+                src.used_detail
+            )
         }
         None => format!("unknown  ({})", src.used_detail),
     };
@@ -197,7 +258,10 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             src.reserve_tokens_floor_source.name()
         ),
     );
-    add("compact line", format!("{}  = window - reserve", thousands(row.compact_at)));
+    add(
+        "compact line",
+        format!("{}  = window - reserve", thousands(row.compact_at)),
+    );
     add(
         "flush line",
         match row.flush_at {
@@ -207,12 +271,18 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
                 thousands(src.soft_threshold_tokens),
                 src.soft_threshold_tokens_source.name()
             ),
-            None => format!("none  (memoryFlush.enabled false [{}])", src.flush_enabled_source.name()),
+            None => format!(
+                "none  (memoryFlush.enabled false [{}])",
+                src.flush_enabled_source.name()
+            ),
         },
     );
     add("compactions", opt(row.compaction_count));
     add("memoryFlushAt", opt(row.memory_flush_at));
-    add("memoryFlushCompactionCount", opt(row.memory_flush_compaction_count));
+    add(
+        "memoryFlushCompactionCount",
+        opt(row.memory_flush_compaction_count),
+    );
     add("status", row.status.name().to_string());
     add("flush", row.flush_reason.clone());
     if let Some(i) = &r.transcript_info {
@@ -225,7 +295,10 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
                 thousands(i.file_len),
                 i.active_branch_length,
                 i.compactions,
-                clean(&opt(i.leaf_id.as_deref().or(i.leaf_index.map(|_| "(no ids)"))))
+                clean(&opt(i
+                    .leaf_id
+                    .as_deref()
+                    .or(i.leaf_index.map(|_| "(no ids)"))))
             ),
         );
     }

@@ -14,7 +14,9 @@ pub fn compact_number(n: u64) -> String {
 
 /// Age of an epoch-ms timestamp relative to `now_ms`: `45s`, `12m`, `3h`, `5d`, `-` if unknown.
 pub fn age(updated_at_ms: Option<i64>, now_ms: i64) -> String {
-    let Some(t) = updated_at_ms.filter(|&t| t > 0) else { return "-".into() };
+    let Some(t) = updated_at_ms.filter(|&t| t > 0) else {
+        return "-".into();
+    };
     let s = (now_ms - t) / 1000;
     match s {
         i64::MIN..=-1 => "now".into(),
@@ -85,7 +87,15 @@ pub fn rcell(s: &str, w: usize) -> String {
 /// ASCII-only rendering for the list table (keys and models may be any Unicode; the
 /// table promises plain ASCII so it lines up in every terminal and log).
 pub fn ascii(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_graphic() || c == ' ' { c } else { '?' }).collect()
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -105,8 +115,14 @@ mod tests {
 
     #[test]
     fn shorten() {
-        assert_eq!(shorten_middle("agent:main:telegram:direct:12345", 12), "agent:~12345");
-        assert_eq!(width(&shorten_middle("agent:main:telegram:direct:12345", 12)), 12);
+        assert_eq!(
+            shorten_middle("agent:main:telegram:direct:12345", 12),
+            "agent:~12345"
+        );
+        assert_eq!(
+            width(&shorten_middle("agent:main:telegram:direct:12345", 12)),
+            12
+        );
         assert_eq!(cell("ab", 4), "ab  ");
         assert_eq!(rcell("ab", 4), "  ab");
     }

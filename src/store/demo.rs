@@ -15,7 +15,11 @@ pub struct DemoDir {
 
 impl DemoDir {
     pub fn extract() -> std::io::Result<DemoDir> {
-        let root = std::env::temp_dir().join(format!("clawtop-demo-{}-{}", std::process::id(), uuid::Uuid::new_v4().simple()));
+        let root = std::env::temp_dir().join(format!(
+            "clawtop-demo-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4().simple()
+        ));
         std::fs::create_dir_all(&root)?;
         let d = DemoDir { root };
         let state = d.state_dir();

@@ -21,13 +21,20 @@ const SCAN: u64 = 1 << 20;
 /// Why a SQLite file marks era B, or None.
 pub fn sqlite_era_b(path: &Path) -> Option<String> {
     let mut head = Vec::new();
-    std::fs::File::open(path).ok()?.take(SCAN).read_to_end(&mut head).ok()?;
+    std::fs::File::open(path)
+        .ok()?
+        .take(SCAN)
+        .read_to_end(&mut head)
+        .ok()?;
     if head.len() < 100 || &head[..16] != MAGIC {
         return None;
     }
     let uv = u32::from_be_bytes([head[60], head[61], head[62], head[63]]);
     if uv >= 4 {
-        return Some(format!("{} has user_version {uv} (sessions moved to SQLite at schema 4)", path.display()));
+        return Some(format!(
+            "{} has user_version {uv} (sessions moved to SQLite at schema 4)",
+            path.display()
+        ));
     }
     if memmem::find(&head, b"session_nodes").is_some() {
         return Some(format!("{} has a session_nodes table", path.display()));
@@ -35,7 +42,8 @@ pub fn sqlite_era_b(path: &Path) -> Option<String> {
     let wal = path.with_file_name(format!("{}-wal", path.file_name()?.to_string_lossy()));
     let mut w = Vec::new();
     if let Ok(f) = std::fs::File::open(&wal) {
-        if f.take(SCAN).read_to_end(&mut w).is_ok() && memmem::find(&w, b"session_nodes").is_some() {
+        if f.take(SCAN).read_to_end(&mut w).is_ok() && memmem::find(&w, b"session_nodes").is_some()
+        {
             return Some(format!("{} mentions a session_nodes table", wal.display()));
         }
     }
@@ -68,7 +76,11 @@ mod tests {
         std::fs::write(&p, fake_sqlite(1, b"CREATE TABLE session_nodes(")).unwrap();
         assert!(sqlite_era_b(&p).unwrap().contains("session_nodes"));
         std::fs::write(&p, fake_sqlite(1, b"")).unwrap();
-        std::fs::write(d.join("openclaw-agent.sqlite-wal"), b"....CREATE TABLE session_nodes").unwrap();
+        std::fs::write(
+            d.join("openclaw-agent.sqlite-wal"),
+            b"....CREATE TABLE session_nodes",
+        )
+        .unwrap();
         assert!(sqlite_era_b(&p).unwrap().contains("-wal"));
         std::fs::write(&p, b"not sqlite at all, user_version irrelevant......................................................................").unwrap();
         assert!(sqlite_era_b(&p).is_none());

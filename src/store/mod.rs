@@ -39,7 +39,10 @@ fn fmt_looked(l: &[Looked]) -> String {
     if l.is_empty() {
         return "nowhere".into();
     }
-    l.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    l.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Storage era of a host (reference §1).
@@ -117,30 +120,66 @@ pub fn normalize_agent_id(id: &str) -> Option<String> {
         .trim()
         .to_lowercase()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
         .take(64)
         .collect();
-    if s.is_empty() || !s.as_bytes()[0].is_ascii_alphanumeric() { None } else { Some(s) }
+    if s.is_empty() || !s.as_bytes()[0].is_ascii_alphanumeric() {
+        None
+    } else {
+        Some(s)
+    }
 }
 
 impl Host {
     /// Resolves the state dir and config per SPEC §2 and discovers agents and the era.
     pub fn open(opts: &Options, env: &Env) -> Result<Host, StoreError> {
         let (state_dir, state_source, looked) = resolve::resolve_state_dir(opts, env)?;
-        let (config_path, config_source, config) = resolve::resolve_config(opts, env, &state_dir, state_source)?;
+        let (config_path, config_source, config) =
+            resolve::resolve_config(opts, env, &state_dir, state_source)?;
         let home = env.effective_home().map(Path::to_path_buf);
-        Ok(Self::assemble(state_dir, state_source, looked, config_path, config_source, config, home, None))
+        Ok(Self::assemble(
+            state_dir,
+            state_source,
+            looked,
+            config_path,
+            config_source,
+            config,
+            home,
+            None,
+        ))
     }
 
     /// The embedded demo host, extracted to a private temp dir (read-only use).
     pub fn demo() -> Result<Host, StoreError> {
         let d = demo::DemoDir::extract().map_err(|e| StoreError::Demo(e.to_string()))?;
         let state_dir = d.state_dir();
-        let (config_path, config_source, config) =
-            resolve::resolve_config(&Options::default(), &Env::default(), &state_dir, StateDirSource::Demo)?;
+        let (config_path, config_source, config) = resolve::resolve_config(
+            &Options::default(),
+            &Env::default(),
+            &state_dir,
+            StateDirSource::Demo,
+        )?;
         let home = Some(d.home());
-        let looked = vec![Looked { path: state_dir.clone(), source: StateDirSource::Demo }];
-        let mut h = Self::assemble(state_dir, StateDirSource::Demo, looked, config_path, config_source, config, home, Some(d));
+        let looked = vec![Looked {
+            path: state_dir.clone(),
+            source: StateDirSource::Demo,
+        }];
+        let mut h = Self::assemble(
+            state_dir,
+            StateDirSource::Demo,
+            looked,
+            config_path,
+            config_source,
+            config,
+            home,
+            Some(d),
+        );
         h.is_demo = true;
         Ok(h)
     }
@@ -163,20 +202,27 @@ impl Host {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let p = e.path();
-                if p.join("sessions/sessions.json").is_file() || p.join("agent/openclaw-agent.sqlite").is_file() {
+                if p.join("sessions/sessions.json").is_file()
+                    || p.join("agent/openclaw-agent.sqlite").is_file()
+                {
                     ids.push((name, false));
                 }
             }
         }
         if let Some(list) = config.pointer("/agents/list").and_then(Value::as_array) {
             for a in list {
-                let Some(raw) = a.get("id").and_then(Value::as_str) else { continue };
+                let Some(raw) = a.get("id").and_then(Value::as_str) else {
+                    continue;
+                };
                 match normalize_agent_id(raw) {
                     Some(id) => match ids.iter_mut().find(|(i, _)| *i == id) {
                         Some(slot) => slot.1 = true,
                         None => ids.push((id, true)),
                     },
-                    None => warnings.push(format!("config agents.list has an unusable agent id {:?}; ignored", crate::sanitize::one_line(raw))),
+                    None => warnings.push(format!(
+                        "config agents.list has an unusable agent id {:?}; ignored",
+                        crate::sanitize::one_line(raw)
+                    )),
                 }
             }
         }
@@ -197,10 +243,23 @@ impl Host {
                     (Ok(a), Some(b)) => a.starts_with(b),
                     _ => false,
                 };
-                Agent { has_store: store_path.is_file(), id, dir, sessions_dir, store_path, in_config, era_b, sessions_inside }
+                Agent {
+                    has_store: store_path.is_file(),
+                    id,
+                    dir,
+                    sessions_dir,
+                    store_path,
+                    in_config,
+                    era_b,
+                    sessions_inside,
+                }
             })
             .collect();
-        let era = if era_evidence.is_empty() { Era::File } else { Era::Sqlite };
+        let era = if era_evidence.is_empty() {
+            Era::File
+        } else {
+            Era::Sqlite
+        };
         Host {
             canonical_state,
             state_dir,
@@ -246,7 +305,10 @@ impl Host {
             let items = match parsed {
                 Ok(items) => items,
                 Err(message) => {
-                    out.errors.push(StoreError::Store { path: a.store_path.clone(), message });
+                    out.errors.push(StoreError::Store {
+                        path: a.store_path.clone(),
+                        message,
+                    });
                     continue;
                 }
             };
@@ -255,7 +317,14 @@ impl Host {
                     Ok(entry) => {
                         let mut warnings = Vec::new();
                         let (transcript, how) = self.transcript_for(a, &entry, &mut warnings);
-                        out.sessions.push(Session { agent_id: a.id.clone(), key: item.key, entry, transcript, transcript_how: how, warnings });
+                        out.sessions.push(Session {
+                            agent_id: a.id.clone(),
+                            key: item.key,
+                            entry,
+                            transcript,
+                            transcript_how: how,
+                            warnings,
+                        });
                     }
                     Err(why) => out.warnings.push(format!(
                         "{}: entry {:?} {why}",
@@ -272,12 +341,21 @@ impl Host {
     /// the agent's sessions dir; else `<sessions>/<sessionId>.jsonl`. A path outside the state
     /// dir is never read. An absolute path of the form `…/agents/<id>/sessions/<file>` from
     /// another machine is remapped quietly (as OpenClaw does); any other outside path warns.
-    pub fn transcript_for(&self, agent: &Agent, entry: &StoreEntry, warnings: &mut Vec<String>) -> (Option<PathBuf>, TranscriptHow) {
+    pub fn transcript_for(
+        &self,
+        agent: &Agent,
+        entry: &StoreEntry,
+        warnings: &mut Vec<String>,
+    ) -> (Option<PathBuf>, TranscriptHow) {
         let sdir = &agent.sessions_dir;
         let mut basename: Option<String> = None;
         if let Some(sf) = &entry.session_file {
             let raw = Path::new(sf);
-            let joined = if raw.is_absolute() { raw.to_path_buf() } else { sdir.join(raw) };
+            let joined = if raw.is_absolute() {
+                raw.to_path_buf()
+            } else {
+                sdir.join(raw)
+            };
             let norm = normalize(&joined);
             basename = norm.file_name().map(|n| n.to_string_lossy().into_owned());
             if norm.starts_with(normalize(&self.state_dir)) {
@@ -327,16 +405,31 @@ impl Host {
     /// `agents.defaults.workspace`, else `<state>/workspace`. `~` expands against the host's
     /// home; a relative path is taken relative to the state dir.
     pub fn workspace_for(&self, agent_id: &str) -> (PathBuf, WorkspaceSource) {
-        let from_list = self.config.pointer("/agents/list").and_then(Value::as_array).and_then(|l| {
-            l.iter()
-                .find(|a| a.get("id").and_then(Value::as_str).and_then(normalize_agent_id).as_deref() == Some(agent_id))
-                .and_then(|a| a.get("workspace"))
-                .and_then(Value::as_str)
-                .filter(|s| !s.trim().is_empty())
-        });
+        let from_list = self
+            .config
+            .pointer("/agents/list")
+            .and_then(Value::as_array)
+            .and_then(|l| {
+                l.iter()
+                    .find(|a| {
+                        a.get("id")
+                            .and_then(Value::as_str)
+                            .and_then(normalize_agent_id)
+                            .as_deref()
+                            == Some(agent_id)
+                    })
+                    .and_then(|a| a.get("workspace"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+            });
         let (raw, source) = match from_list {
             Some(w) => (Some(w), WorkspaceSource::AgentList),
-            None => match self.config.pointer("/agents/defaults/workspace").and_then(Value::as_str).filter(|s| !s.trim().is_empty()) {
+            None => match self
+                .config
+                .pointer("/agents/defaults/workspace")
+                .and_then(Value::as_str)
+                .filter(|s| !s.trim().is_empty())
+            {
                 Some(w) => (Some(w), WorkspaceSource::Defaults),
                 None => (None, WorkspaceSource::Default),
             },
@@ -344,7 +437,14 @@ impl Host {
         match raw {
             Some(w) => {
                 let p = resolve::expand_tilde(w.trim(), self.home.as_deref());
-                (if p.is_absolute() { p } else { self.state_dir.join(p) }, source)
+                (
+                    if p.is_absolute() {
+                        p
+                    } else {
+                        self.state_dir.join(p)
+                    },
+                    source,
+                )
             }
             None => (self.state_dir.join("workspace"), source),
         }
@@ -431,7 +531,12 @@ fn normalize(p: &Path) -> PathBuf {
 
 /// `…/agents/<agent>/sessions/<file>`: a transcript path written on another machine.
 fn looks_remappable(p: &Path, agent_id: &str) -> bool {
-    let comps: Vec<_> = p.components().rev().take(4).map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let comps: Vec<_> = p
+        .components()
+        .rev()
+        .take(4)
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
     comps.len() == 4 && comps[1] == "sessions" && comps[2] == agent_id && comps[3] == "agents"
 }
 
@@ -448,13 +553,22 @@ mod tests {
 
     #[test]
     fn remappable_shape() {
-        assert!(looks_remappable(Path::new("/home/op/.openclaw/agents/main/sessions/x.jsonl"), "main"));
+        assert!(looks_remappable(
+            Path::new("/home/op/.openclaw/agents/main/sessions/x.jsonl"),
+            "main"
+        ));
         assert!(!looks_remappable(Path::new("/etc/passwd"), "main"));
-        assert!(!looks_remappable(Path::new("/x/agents/other/sessions/x.jsonl"), "main"));
+        assert!(!looks_remappable(
+            Path::new("/x/agents/other/sessions/x.jsonl"),
+            "main"
+        ));
     }
 
     #[test]
     fn normalize_dots() {
-        assert_eq!(normalize(Path::new("/a/b/../../etc/x")), PathBuf::from("/etc/x"));
+        assert_eq!(
+            normalize(Path::new("/a/b/../../etc/x")),
+            PathBuf::from("/etc/x")
+        );
     }
 }

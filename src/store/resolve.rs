@@ -22,8 +22,11 @@ impl Env {
     pub fn from_process() -> Env {
         // OpenClaw trims these and treats blank as unset.
         let var = |k: &str| std::env::var_os(k).filter(|v| !v.to_string_lossy().trim().is_empty());
-        let home = var("HOME").or_else(|| var("USERPROFILE")).map(PathBuf::from);
-        let expand = |v: std::ffi::OsString| expand_tilde(v.to_string_lossy().trim(), home.as_deref());
+        let home = var("HOME")
+            .or_else(|| var("USERPROFILE"))
+            .map(PathBuf::from);
+        let expand =
+            |v: std::ffi::OsString| expand_tilde(v.to_string_lossy().trim(), home.as_deref());
         Env {
             openclaw_home: var("OPENCLAW_HOME").map(expand),
             state_dir: var("OPENCLAW_STATE_DIR").map(expand),
@@ -99,7 +102,9 @@ impl std::fmt::Display for Looked {
 pub fn valid_profile(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// State dir resolution, in order: `--state-dir`, `--profile NAME` (`<home>/.openclaw-NAME`,
@@ -107,18 +112,39 @@ pub fn valid_profile(name: &str) -> bool {
 /// `OPENCLAW_STATE_DIR`, `$OPENCLAW_HOME/.openclaw`, `$HOME/.openclaw`, then legacy
 /// `.clawdbot` under the same homes. An explicitly named dir (flag, profile, env) must exist:
 /// falling through to another host would show the operator the wrong data.
-pub fn resolve_state_dir(opts: &Options, env: &Env) -> Result<(PathBuf, StateDirSource, Vec<Looked>), StoreError> {
+pub fn resolve_state_dir(
+    opts: &Options,
+    env: &Env,
+) -> Result<(PathBuf, StateDirSource, Vec<Looked>), StoreError> {
     let explicit = if let Some(d) = &opts.state_dir {
-        Some((expand_tilde(&d.to_string_lossy(), env.home.as_deref()), StateDirSource::Flag))
+        Some((
+            expand_tilde(&d.to_string_lossy(), env.home.as_deref()),
+            StateDirSource::Flag,
+        ))
     } else if let Some(p) = &opts.profile {
-        let home = env.effective_home().ok_or_else(|| StoreError::NoStateDir { looked: Vec::new(), note: "HOME is not set".into() })?;
+        let home = env.effective_home().ok_or_else(|| StoreError::NoStateDir {
+            looked: Vec::new(),
+            note: "HOME is not set".into(),
+        })?;
         Some((home.join(format!(".openclaw-{p}")), StateDirSource::Profile))
     } else {
-        env.state_dir.clone().map(|d| (d, StateDirSource::EnvStateDir))
+        env.state_dir
+            .clone()
+            .map(|d| (d, StateDirSource::EnvStateDir))
     };
     if let Some((dir, source)) = explicit {
-        let looked = vec![Looked { path: dir.clone(), source }];
-        return if dir.is_dir() { Ok((dir, source, looked)) } else { Err(StoreError::StateDirMissing { path: dir, from: source }) };
+        let looked = vec![Looked {
+            path: dir.clone(),
+            source,
+        }];
+        return if dir.is_dir() {
+            Ok((dir, source, looked))
+        } else {
+            Err(StoreError::StateDirMissing {
+                path: dir,
+                from: source,
+            })
+        };
     }
     let mut candidates: Vec<Looked> = Vec::new();
     let mut push = |path: PathBuf, source| {
@@ -143,8 +169,15 @@ pub fn resolve_state_dir(opts: &Options, env: &Env) -> Result<(PathBuf, StateDir
             return Ok((c.path.clone(), c.source, candidates.clone()));
         }
     }
-    let note = if candidates.is_empty() { "neither HOME nor OPENCLAW_HOME is set".to_string() } else { String::new() };
-    Err(StoreError::NoStateDir { looked: candidates, note })
+    let note = if candidates.is_empty() {
+        "neither HOME nor OPENCLAW_HOME is set".to_string()
+    } else {
+        String::new()
+    };
+    Err(StoreError::NoStateDir {
+        looked: candidates,
+        note,
+    })
 }
 
 impl ConfigSource {
@@ -176,13 +209,23 @@ pub enum ConfigSource {
 /// Config resolution: `--config`, the profile dir's `openclaw.json` (a profile sets
 /// `OPENCLAW_CONFIG_PATH` in OpenClaw), `OPENCLAW_CONFIG_PATH`, `<state>/openclaw.json`, legacy
 /// `<state>/clawdbot.json`. Explicitly named files must exist; a missing default is `{}`.
-pub fn resolve_config(opts: &Options, env: &Env, state_dir: &Path, state_source: StateDirSource) -> Result<(Option<PathBuf>, ConfigSource, Value), StoreError> {
+pub fn resolve_config(
+    opts: &Options,
+    env: &Env,
+    state_dir: &Path,
+    state_source: StateDirSource,
+) -> Result<(Option<PathBuf>, ConfigSource, Value), StoreError> {
     let explicit = if let Some(c) = &opts.config {
-        Some((expand_tilde(&c.to_string_lossy(), env.home.as_deref()), ConfigSource::Flag))
+        Some((
+            expand_tilde(&c.to_string_lossy(), env.home.as_deref()),
+            ConfigSource::Flag,
+        ))
     } else if state_source == StateDirSource::Profile {
         None
     } else {
-        env.config_path.clone().map(|c| (c, ConfigSource::EnvConfigPath))
+        env.config_path
+            .clone()
+            .map(|c| (c, ConfigSource::EnvConfigPath))
     };
     if let Some((path, source)) = explicit {
         if !path.is_file() {
@@ -191,8 +234,15 @@ pub fn resolve_config(opts: &Options, env: &Env, state_dir: &Path, state_source:
         let v = load_config(&path)?;
         return Ok((Some(path), source, v));
     }
-    let main_source = if state_source == StateDirSource::Profile { ConfigSource::Profile } else { ConfigSource::StateDir };
-    for (name, source) in [("openclaw.json", main_source), ("clawdbot.json", ConfigSource::Legacy)] {
+    let main_source = if state_source == StateDirSource::Profile {
+        ConfigSource::Profile
+    } else {
+        ConfigSource::StateDir
+    };
+    for (name, source) in [
+        ("openclaw.json", main_source),
+        ("clawdbot.json", ConfigSource::Legacy),
+    ] {
         let path = state_dir.join(name);
         if path.is_file() {
             let v = load_config(&path)?;
@@ -204,14 +254,23 @@ pub fn resolve_config(opts: &Options, env: &Env, state_dir: &Path, state_source:
 
 /// Reads an `openclaw.json` (JSON5). The top level must be an object.
 pub fn load_config(path: &Path) -> Result<Value, StoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StoreError::ConfigRead { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| StoreError::ConfigRead {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    let v: Value = json5::from_str(text).map_err(|e| StoreError::ConfigParse { path: path.to_path_buf(), message: one_line_error(&e.to_string()) })?;
+    let v: Value = json5::from_str(text).map_err(|e| StoreError::ConfigParse {
+        path: path.to_path_buf(),
+        message: one_line_error(&e.to_string()),
+    })?;
     if !v.is_object() {
-        return Err(StoreError::ConfigParse { path: path.to_path_buf(), message: format!("top level is {}, expected an object", json_kind(&v)) });
+        return Err(StoreError::ConfigParse {
+            path: path.to_path_buf(),
+            message: format!("top level is {}, expected an object", json_kind(&v)),
+        });
     }
     Ok(v)
 }
@@ -247,53 +306,136 @@ mod tests {
         let h = tmp("order");
         let oh = h.join("oh");
         std::fs::create_dir_all(h.join(".clawdbot")).unwrap();
-        let env = Env { home: Some(h.clone()), openclaw_home: Some(oh.clone()), ..Default::default() };
+        let env = Env {
+            home: Some(h.clone()),
+            openclaw_home: Some(oh.clone()),
+            ..Default::default()
+        };
         let (d, s, looked) = resolve_state_dir(&Options::default(), &env).unwrap();
         assert_eq!((d, s), (h.join(".clawdbot"), StateDirSource::Legacy));
         assert_eq!(looked[0].path, oh.join(".openclaw"));
         std::fs::create_dir_all(h.join(".openclaw")).unwrap();
-        assert_eq!(resolve_state_dir(&Options::default(), &env).unwrap().1, StateDirSource::Home);
+        assert_eq!(
+            resolve_state_dir(&Options::default(), &env).unwrap().1,
+            StateDirSource::Home
+        );
         std::fs::create_dir_all(oh.join(".openclaw")).unwrap();
-        assert_eq!(resolve_state_dir(&Options::default(), &env).unwrap().1, StateDirSource::OpenclawHome);
-        let env2 = Env { state_dir: Some(h.join(".clawdbot")), ..env.clone() };
-        assert_eq!(resolve_state_dir(&Options::default(), &env2).unwrap().1, StateDirSource::EnvStateDir);
+        assert_eq!(
+            resolve_state_dir(&Options::default(), &env).unwrap().1,
+            StateDirSource::OpenclawHome
+        );
+        let env2 = Env {
+            state_dir: Some(h.join(".clawdbot")),
+            ..env.clone()
+        };
+        assert_eq!(
+            resolve_state_dir(&Options::default(), &env2).unwrap().1,
+            StateDirSource::EnvStateDir
+        );
         std::fs::create_dir_all(oh.join(".openclaw-work")).unwrap();
-        let p = Options { profile: Some("work".into()), ..Default::default() };
-        assert_eq!(resolve_state_dir(&p, &env2).unwrap().0, oh.join(".openclaw-work"));
-        let f = Options { state_dir: Some(h.join(".openclaw")), profile: Some("work".into()), ..Default::default() };
-        assert_eq!(resolve_state_dir(&f, &env2).unwrap().1, StateDirSource::Flag);
-        let missing = Options { state_dir: Some(h.join("nope")), ..Default::default() };
-        assert!(matches!(resolve_state_dir(&missing, &env2), Err(StoreError::StateDirMissing { .. })));
+        let p = Options {
+            profile: Some("work".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            resolve_state_dir(&p, &env2).unwrap().0,
+            oh.join(".openclaw-work")
+        );
+        let f = Options {
+            state_dir: Some(h.join(".openclaw")),
+            profile: Some("work".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            resolve_state_dir(&f, &env2).unwrap().1,
+            StateDirSource::Flag
+        );
+        let missing = Options {
+            state_dir: Some(h.join("nope")),
+            ..Default::default()
+        };
+        assert!(matches!(
+            resolve_state_dir(&missing, &env2),
+            Err(StoreError::StateDirMissing { .. })
+        ));
     }
 
     #[test]
     fn nothing_found_lists_places() {
         let h = tmp("none");
-        let env = Env { home: Some(h.clone()), ..Default::default() };
-        let e = resolve_state_dir(&Options::default(), &env).unwrap_err().to_string();
+        let env = Env {
+            home: Some(h.clone()),
+            ..Default::default()
+        };
+        let e = resolve_state_dir(&Options::default(), &env)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(".openclaw") && e.contains(".clawdbot"), "{e}");
     }
 
     #[test]
     fn config_json5_missing_and_broken() {
         let d = tmp("cfg");
-        let (p, s, v) = resolve_config(&Options::default(), &Env::default(), &d, StateDirSource::Flag).unwrap();
-        assert_eq!((p, s, v), (None, ConfigSource::None, Value::Object(Default::default())));
-        std::fs::write(d.join("openclaw.json"), "// c\n{ agents: { defaults: { contextTokens: 1000, } } }").unwrap();
-        let (_, s, v) = resolve_config(&Options::default(), &Env::default(), &d, StateDirSource::Flag).unwrap();
+        let (p, s, v) = resolve_config(
+            &Options::default(),
+            &Env::default(),
+            &d,
+            StateDirSource::Flag,
+        )
+        .unwrap();
+        assert_eq!(
+            (p, s, v),
+            (None, ConfigSource::None, Value::Object(Default::default()))
+        );
+        std::fs::write(
+            d.join("openclaw.json"),
+            "// c\n{ agents: { defaults: { contextTokens: 1000, } } }",
+        )
+        .unwrap();
+        let (_, s, v) = resolve_config(
+            &Options::default(),
+            &Env::default(),
+            &d,
+            StateDirSource::Flag,
+        )
+        .unwrap();
         assert_eq!(s, ConfigSource::StateDir);
         assert_eq!(v["agents"]["defaults"]["contextTokens"], 1000);
         std::fs::write(d.join("openclaw.json"), "{ agents: ").unwrap();
-        let e = resolve_config(&Options::default(), &Env::default(), &d, StateDirSource::Flag).unwrap_err().to_string();
+        let e = resolve_config(
+            &Options::default(),
+            &Env::default(),
+            &d,
+            StateDirSource::Flag,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("openclaw.json"), "{e}");
         std::fs::write(d.join("openclaw.json"), "[1]").unwrap();
-        assert!(resolve_config(&Options::default(), &Env::default(), &d, StateDirSource::Flag).is_err());
+        assert!(
+            resolve_config(
+                &Options::default(),
+                &Env::default(),
+                &d,
+                StateDirSource::Flag
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn tilde() {
-        assert_eq!(expand_tilde("~/x", Some(Path::new("/h"))), PathBuf::from("/h/x"));
-        assert_eq!(expand_tilde("~", Some(Path::new("/h"))), PathBuf::from("/h"));
-        assert_eq!(expand_tilde("/a/~", Some(Path::new("/h"))), PathBuf::from("/a/~"));
+        assert_eq!(
+            expand_tilde("~/x", Some(Path::new("/h"))),
+            PathBuf::from("/h/x")
+        );
+        assert_eq!(
+            expand_tilde("~", Some(Path::new("/h"))),
+            PathBuf::from("/h")
+        );
+        assert_eq!(
+            expand_tilde("/a/~", Some(Path::new("/h"))),
+            PathBuf::from("/a/~")
+        );
     }
 }

@@ -6,8 +6,8 @@
 //! A malformed *file* is an error; a malformed *entry* is a warning and the entry is skipped
 //! (OpenClaw drops such entries on load too).
 
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::fmt;
@@ -36,10 +36,15 @@ impl StoreEntry {
     }
     /// `Some(b)` only for a real boolean; anything else counts as absent.
     pub fn total_tokens_fresh(&self) -> Option<bool> {
-        self.total_tokens_fresh_raw.as_ref().and_then(Value::as_bool)
+        self.total_tokens_fresh_raw
+            .as_ref()
+            .and_then(Value::as_bool)
     }
     pub fn context_tokens(&self) -> Option<u64> {
-        self.context_tokens_raw.as_ref().and_then(non_negative).filter(|&n| n > 0)
+        self.context_tokens_raw
+            .as_ref()
+            .and_then(non_negative)
+            .filter(|&n| n > 0)
     }
 }
 
@@ -49,7 +54,11 @@ pub fn non_negative(v: &Value) -> Option<u64> {
         return Some(n);
     }
     let f = v.as_f64()?;
-    if f.is_finite() && (0.0..9.0e15).contains(&f) { Some(f.floor() as u64) } else { None }
+    if f.is_finite() && (0.0..9.0e15).contains(&f) {
+        Some(f.floor() as u64)
+    } else {
+        None
+    }
 }
 
 fn integer(v: &Value) -> Option<i64> {
@@ -57,7 +66,11 @@ fn integer(v: &Value) -> Option<i64> {
         return Some(n);
     }
     let f = v.as_f64()?;
-    if f.is_finite() && f.abs() < 9.0e15 { Some(f.floor() as i64) } else { None }
+    if f.is_finite() && f.abs() < 9.0e15 {
+        Some(f.floor() as i64)
+    } else {
+        None
+    }
 }
 
 /// One key of the store and what was made of its value.
@@ -74,7 +87,8 @@ pub fn safe_session_id(id: &str) -> bool {
     !b.is_empty()
         && b.len() <= 255
         && b[0].is_ascii_alphanumeric()
-        && b.iter().all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'@' | b'-'))
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b':' | b'@' | b'-'))
 }
 
 /// Parses a whole store. Errors name no file; the caller adds it.
@@ -88,7 +102,11 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
     de.end().map_err(|e| e.to_string())?;
     let items = match top {
         Top::Map(items) => items,
-        Top::Other(kind) => return Err(format!("top level is {kind}, expected an object keyed by session key")),
+        Top::Other(kind) => {
+            return Err(format!(
+                "top level is {kind}, expected an object keyed by session key"
+            ));
+        }
     };
     // JSON.parse semantics for duplicate keys: the last value wins, at the first position.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -145,7 +163,11 @@ impl Fields {
         let session_id = match self.session_id {
             None | Some(Value::Null) => return Err("has no sessionId; skipped".into()),
             Some(Value::String(s)) if safe_session_id(&s) => s,
-            Some(Value::String(s)) => return Err(format!("has an unsafe sessionId {s:?} (OpenClaw drops it); skipped")),
+            Some(Value::String(s)) => {
+                return Err(format!(
+                    "has an unsafe sessionId {s:?} (OpenClaw drops it); skipped"
+                ));
+            }
             Some(_) => return Err("has a sessionId that is not a string; skipped".into()),
         };
         let string = |v: Option<Value>| match v {
@@ -163,7 +185,10 @@ impl Fields {
             context_tokens_raw: self.context_tokens,
             compaction_count: self.compaction_count.as_ref().and_then(non_negative),
             memory_flush_at: self.memory_flush_at.as_ref().and_then(integer),
-            memory_flush_compaction_count: self.memory_flush_compaction_count.as_ref().and_then(non_negative),
+            memory_flush_compaction_count: self
+                .memory_flush_compaction_count
+                .as_ref()
+                .and_then(non_negative),
         })
     }
 }
@@ -347,7 +372,8 @@ mod tests {
 
     #[test]
     fn duplicate_keys_last_wins() {
-        let v = parse(br#"{"k":{"sessionId":"a"},"j":{"sessionId":"b"},"k":{"sessionId":"c"}}"#).unwrap();
+        let v = parse(br#"{"k":{"sessionId":"a"},"j":{"sessionId":"b"},"k":{"sessionId":"c"}}"#)
+            .unwrap();
         assert_eq!(v.len(), 2);
         assert_eq!(v[0].entry.as_ref().unwrap().session_id, "c");
     }

@@ -7,4 +7,6 @@ pub mod sections;
 pub mod serialize;
 pub mod staged;
 
-pub use staged::{summarize, Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest};
+pub use staged::{
+    Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest, summarize,
+};

@@ -108,7 +108,12 @@ pub const TURN_CONTEXT_JOIN: &str = "\n\n---\n\n**Turn Context (split turn):**\n
 pub const NO_PRIOR_HISTORY: &str = "No prior history.";
 
 /// The user text of one summarization request.
-pub fn user_text(serialized: &str, previous: Option<&str>, base: &str, instructions: Option<&str>) -> String {
+pub fn user_text(
+    serialized: &str,
+    previous: Option<&str>,
+    base: &str,
+    instructions: Option<&str>,
+) -> String {
     let mut t = format!("<conversation>\n{serialized}\n</conversation>\n\n");
     if let Some(p) = previous {
         t.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));

@@ -35,14 +35,28 @@ pub fn tool_failures(messages: &[Value]) -> Vec<ToolFailure> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for m in messages {
-        if m.get("role").and_then(Value::as_str) != Some("toolResult") || m.get("isError") != Some(&Value::Bool(true)) {
+        if m.get("role").and_then(Value::as_str) != Some("toolResult")
+            || m.get("isError") != Some(&Value::Bool(true))
+        {
             continue;
         }
-        let Some(id) = m.get("toolCallId").and_then(Value::as_str).filter(|s| !s.is_empty()) else { continue };
+        let Some(id) = m
+            .get("toolCallId")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+        else {
+            continue;
+        };
         if !seen.insert(id.to_string()) {
             continue;
         }
-        let tool = m.get("toolName").and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).unwrap_or("tool").to_string();
+        let tool = m
+            .get("toolName")
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .unwrap_or("tool")
+            .to_string();
         let text = match m.get("content") {
             Some(Value::Array(blocks)) => blocks
                 .iter()
@@ -56,10 +70,17 @@ pub fn tool_failures(messages: &[Value]) -> Vec<ToolFailure> {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
         let details = m.get("details");
         let mut meta = Vec::new();
-        if let Some(s) = details.and_then(|d| d.get("status")).and_then(Value::as_str) {
+        if let Some(s) = details
+            .and_then(|d| d.get("status"))
+            .and_then(Value::as_str)
+        {
             meta.push(format!("status={s}"));
         }
-        if let Some(c) = details.and_then(|d| d.get("exitCode")).and_then(Value::as_f64).filter(|c| c.is_finite()) {
+        if let Some(c) = details
+            .and_then(|d| d.get("exitCode"))
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite())
+        {
             meta.push(format!("exitCode={}", crate::jsjson::js_number(c)));
         }
         let meta = meta.join(" ");
@@ -73,7 +94,11 @@ pub fn tool_failures(messages: &[Value]) -> Vec<ToolFailure> {
         if utf16_len(&summary) > MAX_TOOL_FAILURE_CHARS {
             summary = format!("{}...", cut_utf16(&summary, MAX_TOOL_FAILURE_CHARS - 3));
         }
-        out.push(ToolFailure { tool, meta, summary });
+        out.push(ToolFailure {
+            tool,
+            meta,
+            summary,
+        });
     }
     out
 }
@@ -87,11 +112,18 @@ pub fn tool_failures_section(failures: &[ToolFailure]) -> String {
         .iter()
         .take(MAX_TOOL_FAILURES)
         .map(|f| {
-            if f.meta.is_empty() { format!("- {}: {}", f.tool, f.summary) } else { format!("- {} ({}): {}", f.tool, f.meta, f.summary) }
+            if f.meta.is_empty() {
+                format!("- {}: {}", f.tool, f.summary)
+            } else {
+                format!("- {} ({}): {}", f.tool, f.meta, f.summary)
+            }
         })
         .collect();
     if failures.len() > MAX_TOOL_FAILURES {
-        lines.push(format!("- ...and {} more", failures.len() - MAX_TOOL_FAILURES));
+        lines.push(format!(
+            "- ...and {} more",
+            failures.len() - MAX_TOOL_FAILURES
+        ));
     }
     format!("\n\n## Tool Failures\n{}", lines.join("\n"))
 }
@@ -103,9 +135,16 @@ pub fn file_operations_section(read: &[String], modified: &[String]) -> String {
         sections.push(format!("<read-files>\n{}\n</read-files>", read.join("\n")));
     }
     if !modified.is_empty() {
-        sections.push(format!("<modified-files>\n{}\n</modified-files>", modified.join("\n")));
+        sections.push(format!(
+            "<modified-files>\n{}\n</modified-files>",
+            modified.join("\n")
+        ));
     }
-    if sections.is_empty() { String::new() } else { format!("\n\n{}", sections.join("\n\n")) }
+    if sections.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{}", sections.join("\n\n"))
+    }
 }
 
 #[cfg(test)]
@@ -119,9 +158,16 @@ mod tests {
 
     #[test]
     fn nine_failures_list_eight_and_more() {
-        let msgs: Vec<Value> = (0..9).map(|i| fail(&format!("c{i}"), &format!("boom {i}"))).collect();
+        let msgs: Vec<Value> = (0..9)
+            .map(|i| fail(&format!("c{i}"), &format!("boom {i}")))
+            .collect();
         let s = tool_failures_section(&tool_failures(&msgs));
-        assert_eq!(s.lines().filter(|l| l.starts_with("- exec (exitCode=1): boom")).count(), 8);
+        assert_eq!(
+            s.lines()
+                .filter(|l| l.starts_with("- exec (exitCode=1): boom"))
+                .count(),
+            8
+        );
         assert!(s.ends_with("- ...and 1 more"));
         assert_eq!(tool_failures_section(&[]), "");
     }
@@ -129,7 +175,11 @@ mod tests {
     #[test]
     fn failures_are_capped_and_deduplicated() {
         let long = "x ".repeat(400);
-        let msgs = vec![fail("a", &long), fail("a", "again"), json!({"role":"toolResult","toolCallId":"b","isError":false,"content":[]})];
+        let msgs = vec![
+            fail("a", &long),
+            fail("a", "again"),
+            json!({"role":"toolResult","toolCallId":"b","isError":false,"content":[]}),
+        ];
         let f = tool_failures(&msgs);
         assert_eq!(f.len(), 1);
         assert_eq!(utf16_len(&f[0].summary), 240);

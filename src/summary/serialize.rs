@@ -42,11 +42,19 @@ pub fn to_llm(m: &Value) -> Option<Value> {
             }
             if m.get("cancelled").and_then(Value::as_bool) == Some(true) {
                 t.push_str("\n\n(command cancelled)");
-            } else if let Some(code) = m.get("exitCode").and_then(Value::as_i64).filter(|c| *c != 0) {
+            } else if let Some(code) = m
+                .get("exitCode")
+                .and_then(Value::as_i64)
+                .filter(|c| *c != 0)
+            {
                 t.push_str(&format!("\n\nCommand exited with code {code}"));
             }
             if m.get("truncated").and_then(Value::as_bool) == Some(true) {
-                if let Some(p) = m.get("fullOutputPath").and_then(Value::as_str).filter(|p| !p.is_empty()) {
+                if let Some(p) = m
+                    .get("fullOutputPath")
+                    .and_then(Value::as_str)
+                    .filter(|p| !p.is_empty())
+                {
                     t.push_str(&format!("\n\n[Output truncated. Full output: {p}]"));
                 }
             }
@@ -97,15 +105,22 @@ pub fn serialize(messages: &[Value]) -> String {
             }
             "assistant" => {
                 let (mut thinking, mut text, mut calls) = (Vec::new(), Vec::new(), Vec::new());
-                for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+                for b in m
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     match b.get("type").and_then(Value::as_str) {
                         Some("thinking") => thinking.push(s(b, "thinking").to_string()),
                         Some("text") => text.push(s(b, "text").to_string()),
                         Some("toolCall") => {
                             let args = match b.get("arguments") {
-                                Some(Value::Object(a)) => {
-                                    a.iter().map(|(k, v)| format!("{k}={}", stringify(v))).collect::<Vec<_>>().join(", ")
-                                }
+                                Some(Value::Object(a)) => a
+                                    .iter()
+                                    .map(|(k, v)| format!("{k}={}", stringify(v)))
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
                                 _ => String::new(),
                             };
                             calls.push(format!("{}({args})", s(b, "name")));
@@ -173,10 +188,19 @@ mod tests {
     fn long_tool_results_are_cut() {
         let r = json!({"role":"toolResult","content":[{"type":"text","text":"x".repeat(5000)}]});
         let out = serialize(&[r]);
-        assert_eq!(out, format!("[Tool result]: {}\n\n[... 3000 more characters truncated]", "x".repeat(2000)));
+        assert_eq!(
+            out,
+            format!(
+                "[Tool result]: {}\n\n[... 3000 more characters truncated]",
+                "x".repeat(2000)
+            )
+        );
         assert_eq!(out.len(), 2053);
         let r = json!({"role":"toolResult","content":[{"type":"text","text":"x".repeat(1500)}]});
-        assert_eq!(serialize(&[r]), format!("[Tool result]: {}", "x".repeat(1500)));
+        assert_eq!(
+            serialize(&[r]),
+            format!("[Tool result]: {}", "x".repeat(1500))
+        );
         let u = json!({"role":"user","content":"y".repeat(5000)});
         assert_eq!(serialize(&[u]).len(), 5000 + 8);
     }

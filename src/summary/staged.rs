@@ -41,7 +41,10 @@ pub enum SummaryError {
 
 /// Something that answers one summarization request with text.
 pub trait Summarizer {
-    fn complete(&mut self, req: SummaryRequest) -> impl Future<Output = Result<String, SummaryError>> + Send;
+    fn complete(
+        &mut self,
+        req: SummaryRequest,
+    ) -> impl Future<Output = Result<String, SummaryError>> + Send;
 }
 
 /// Sizes the summarization works within.
@@ -85,7 +88,8 @@ pub fn adaptive_chunk_ratio(msgs: &[Value], context_window: u64) -> f64 {
     let avg = estimate(msgs) as f64 / msgs.len() as f64;
     let avg_ratio = avg * SAFETY_MARGIN / context_window as f64;
     if avg_ratio > 0.1 {
-        MIN_CHUNK_RATIO.max(BASE_CHUNK_RATIO - (2.0 * avg_ratio).min(BASE_CHUNK_RATIO - MIN_CHUNK_RATIO))
+        MIN_CHUNK_RATIO
+            .max(BASE_CHUNK_RATIO - (2.0 * avg_ratio).min(BASE_CHUNK_RATIO - MIN_CHUNK_RATIO))
     } else {
         BASE_CHUNK_RATIO
     }
@@ -94,7 +98,9 @@ pub fn adaptive_chunk_ratio(msgs: &[Value], context_window: u64) -> f64 {
 /// Largest chunk (in estimated tokens) one request may carry.
 pub fn max_chunk_tokens(msgs: &[Value], context_window: u64) -> u64 {
     let ratio = adaptive_chunk_ratio(msgs, context_window);
-    ((context_window as f64 * ratio).floor() as u64).saturating_sub(OVERHEAD_TOKENS).max(1)
+    ((context_window as f64 * ratio).floor() as u64)
+        .saturating_sub(OVERHEAD_TOKENS)
+        .max(1)
 }
 
 /// `splitMessagesByTokenShare(msgs, parts)`.
@@ -163,11 +169,26 @@ struct Run<'a, S: Summarizer> {
 }
 
 impl<S: Summarizer> Run<'_, S> {
-    async fn call(&mut self, msgs: &[Value], previous: Option<&str>, instructions: Option<&str>, mode: Mode, label: String) -> Result<String, SummaryError> {
+    async fn call(
+        &mut self,
+        msgs: &[Value],
+        previous: Option<&str>,
+        instructions: Option<&str>,
+        mode: Mode,
+        label: String,
+    ) -> Result<String, SummaryError> {
         let serialized = serialize(msgs);
         let (base, max_tokens, reasoning) = match mode {
-            Mode::History if previous.is_some() => (prompts::UPDATE, self.budget.reserve_tokens * 8 / 10, self.budget.reasoning),
-            Mode::History => (prompts::INITIAL, self.budget.reserve_tokens * 8 / 10, self.budget.reasoning),
+            Mode::History if previous.is_some() => (
+                prompts::UPDATE,
+                self.budget.reserve_tokens * 8 / 10,
+                self.budget.reasoning,
+            ),
+            Mode::History => (
+                prompts::INITIAL,
+                self.budget.reserve_tokens * 8 / 10,
+                self.budget.reasoning,
+            ),
             Mode::TurnPrefix => (prompts::TURN_PREFIX, self.budget.reserve_tokens / 2, false),
         };
         let req = SummaryRequest {
@@ -186,31 +207,58 @@ impl<S: Summarizer> Run<'_, S> {
     }
 
     /// Summarize chunk after chunk, each call updating the running summary.
-    async fn chunks(&mut self, msgs: &[Value], max_chunk: u64, previous: Option<String>, instructions: Option<&str>, mode: Mode, what: &str) -> Result<String, SummaryError> {
+    async fn chunks(
+        &mut self,
+        msgs: &[Value],
+        max_chunk: u64,
+        previous: Option<String>,
+        instructions: Option<&str>,
+        mode: Mode,
+        what: &str,
+    ) -> Result<String, SummaryError> {
         let chunks = chunk_by_max_tokens(msgs, max_chunk);
         let n = chunks.len();
         let mut summary = previous;
         for (i, c) in chunks.iter().enumerate() {
-            let label = if n > 1 { format!("{what}, chunk {} of {n}", i + 1) } else { what.to_string() };
-            summary = Some(self.call(c, summary.as_deref(), instructions, mode, label).await?);
+            let label = if n > 1 {
+                format!("{what}, chunk {} of {n}", i + 1)
+            } else {
+                what.to_string()
+            };
+            summary = Some(
+                self.call(c, summary.as_deref(), instructions, mode, label)
+                    .await?,
+            );
         }
         Ok(summary.unwrap_or_else(|| prompts::NO_PRIOR_HISTORY.to_string()))
     }
 
     /// One request when the messages fit; otherwise two parts summarized separately, merged.
-    async fn stages(&mut self, msgs: &[Value], previous: Option<String>, instructions: Option<&str>, mode: Mode, what: &str) -> Result<String, SummaryError> {
+    async fn stages(
+        &mut self,
+        msgs: &[Value],
+        previous: Option<String>,
+        instructions: Option<&str>,
+        mode: Mode,
+        what: &str,
+    ) -> Result<String, SummaryError> {
         if msgs.is_empty() {
             return Ok(previous.unwrap_or_else(|| prompts::NO_PRIOR_HISTORY.to_string()));
         }
         // A single message bigger than half the window cannot be summarized in one request;
         // it is named in a note instead (OpenClaw does this only after a failed attempt).
         let limit = self.budget.context_window as f64 * 0.5;
-        let (small, big): (Vec<&Value>, Vec<&Value>) = msgs.iter().partition(|m| (estimate_message(m) as f64) * SAFETY_MARGIN <= limit);
+        let (small, big): (Vec<&Value>, Vec<&Value>) = msgs
+            .iter()
+            .partition(|m| (estimate_message(m) as f64) * SAFETY_MARGIN <= limit);
         let notes: Vec<String> = big
             .iter()
             .map(|m| {
                 let role = m.get("role").and_then(Value::as_str).unwrap_or("message");
-                format!("[Large {role} (~{}K tokens) omitted from summary]", (estimate_message(m) as f64 / 1000.0).round())
+                format!(
+                    "[Large {role} (~{}K tokens) omitted from summary]",
+                    (estimate_message(m) as f64 / 1000.0).round()
+                )
             })
             .collect();
         let msgs: Vec<Value> = small.into_iter().cloned().collect();
@@ -219,48 +267,108 @@ impl<S: Summarizer> Run<'_, S> {
         let text = if msgs.is_empty() {
             previous.unwrap_or_else(|| prompts::NO_PRIOR_HISTORY.to_string())
         } else if msgs.len() < MIN_MESSAGES_FOR_SPLIT || total <= max_chunk {
-            self.chunks(&msgs, max_chunk, previous, instructions, mode, what).await?
+            self.chunks(&msgs, max_chunk, previous, instructions, mode, what)
+                .await?
         } else {
             let parts = split_by_token_share(&msgs, 2);
             let n = parts.len();
             let mut partials = Vec::new();
             for (i, p) in parts.iter().enumerate() {
                 let label = format!("{what}, part {} of {n}", i + 1);
-                partials.push(self.chunks(p, max_chunk, None, instructions, mode, &label).await?);
+                partials.push(
+                    self.chunks(p, max_chunk, None, instructions, mode, &label)
+                        .await?,
+                );
             }
             if partials.len() == 1 {
                 partials.remove(0)
             } else {
-                let merge_msgs: Vec<Value> = partials.into_iter().map(|p| serde_json::json!({"role": "user", "content": p})).collect();
+                let merge_msgs: Vec<Value> = partials
+                    .into_iter()
+                    .map(|p| serde_json::json!({"role": "user", "content": p}))
+                    .collect();
                 let merge_instr = match instructions.map(str::trim).filter(|s| !s.is_empty()) {
                     Some(i) => format!("{}\n\n{i}", prompts::MERGE),
                     None => prompts::MERGE.to_string(),
                 };
-                self.chunks(&merge_msgs, max_chunk, previous, Some(&merge_instr), mode, &format!("{what}, merge")).await?
+                self.chunks(
+                    &merge_msgs,
+                    max_chunk,
+                    previous,
+                    Some(&merge_instr),
+                    mode,
+                    &format!("{what}, merge"),
+                )
+                .await?
             }
         };
-        Ok(if notes.is_empty() { text } else { format!("{text}\n\n{}", notes.join("\n")) })
+        Ok(if notes.is_empty() {
+            text
+        } else {
+            format!("{text}\n\n{}", notes.join("\n"))
+        })
     }
 }
 
 /// The full compaction summary: history (staged when needed), the split-turn prefix, tool
 /// failures and file lists.
-pub async fn summarize<S: Summarizer>(model: &mut S, budget: Budget, input: &SummaryInput) -> Result<SummaryOutput, SummaryError> {
-    let mut run = Run { model, budget, calls: 0 };
-    let instr = input.instructions.as_deref().map(str::trim).filter(|s| !s.is_empty());
+pub async fn summarize<S: Summarizer>(
+    model: &mut S,
+    budget: Budget,
+    input: &SummaryInput,
+) -> Result<SummaryOutput, SummaryError> {
+    let mut run = Run {
+        model,
+        budget,
+        calls: 0,
+    };
+    let instr = input
+        .instructions
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty());
     // With nothing older than the split turn, the previous summary is carried over as is
     // (pi would drop it; OpenClaw keeps it, and losing it would lose history).
-    let history = run.stages(&input.messages_to_summarize, input.previous_summary.clone(), instr, Mode::History, "history").await?;
+    let history = run
+        .stages(
+            &input.messages_to_summarize,
+            input.previous_summary.clone(),
+            instr,
+            Mode::History,
+            "history",
+        )
+        .await?;
     let mut summary = history;
     if input.is_split_turn && !input.turn_prefix_messages.is_empty() {
-        let prefix = run.stages(&input.turn_prefix_messages, None, None, Mode::TurnPrefix, "turn prefix").await?;
+        let prefix = run
+            .stages(
+                &input.turn_prefix_messages,
+                None,
+                None,
+                Mode::TurnPrefix,
+                "turn prefix",
+            )
+            .await?;
         summary.push_str(prompts::TURN_CONTEXT_JOIN);
         summary.push_str(&prefix);
     }
-    let all: Vec<Value> = input.messages_to_summarize.iter().chain(&input.turn_prefix_messages).cloned().collect();
-    summary.push_str(&sections::tool_failures_section(&sections::tool_failures(&all)));
-    summary.push_str(&sections::file_operations_section(&input.read_files, &input.modified_files));
-    Ok(SummaryOutput { summary, calls: run.calls })
+    let all: Vec<Value> = input
+        .messages_to_summarize
+        .iter()
+        .chain(&input.turn_prefix_messages)
+        .cloned()
+        .collect();
+    summary.push_str(&sections::tool_failures_section(&sections::tool_failures(
+        &all,
+    )));
+    summary.push_str(&sections::file_operations_section(
+        &input.read_files,
+        &input.modified_files,
+    ));
+    Ok(SummaryOutput {
+        summary,
+        calls: run.calls,
+    })
 }
 
 #[cfg(test)]
@@ -275,13 +383,19 @@ mod tests {
     }
 
     impl Summarizer for Fake {
-        fn complete(&mut self, req: SummaryRequest) -> impl Future<Output = Result<String, SummaryError>> + Send {
+        fn complete(
+            &mut self,
+            req: SummaryRequest,
+        ) -> impl Future<Output = Result<String, SummaryError>> + Send {
             self.seen.push(req.clone());
             let n = self.seen.len();
             let fail = self.fail_at == Some(n);
             async move {
                 if fail {
-                    Err(SummaryError::Model { label: req.label, message: "HTTP 500".into() })
+                    Err(SummaryError::Model {
+                        label: req.label,
+                        message: "HTTP 500".into(),
+                    })
                 } else {
                     Ok(format!("S{n}"))
                 }
@@ -294,37 +408,66 @@ mod tests {
     }
 
     fn block_on<F: Future>(f: F) -> F::Output {
-        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(f)
     }
 
     #[test]
     fn token_share_and_chunk_vectors() {
         // reference §7.5: 4 users of 1000 tokens, 2 parts → [[1,2],[3,4]].
-        let msgs: Vec<Value> = (1..=4).map(|i| json!({"role":"user","content":"x".repeat(4000),"timestamp":i})).collect();
+        let msgs: Vec<Value> = (1..=4)
+            .map(|i| json!({"role":"user","content":"x".repeat(4000),"timestamp":i}))
+            .collect();
         let parts = split_by_token_share(&msgs, 2);
         assert_eq!(parts.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2]);
         // [100,100,500,100] tokens, max 200 → effective 166 → every message alone.
         let sizes = [100, 100, 500, 100];
-        let msgs: Vec<Value> = sizes.iter().map(|t| json!({"role":"user","content":"x".repeat(t * 4)})).collect();
+        let msgs: Vec<Value> = sizes
+            .iter()
+            .map(|t| json!({"role":"user","content":"x".repeat(t * 4)}))
+            .collect();
         assert_eq!(chunk_by_max_tokens(&msgs, 200).len(), 4);
         // Adaptive ratio vectors, window 200000.
         let one = |t: usize| vec![json!({"role":"user","content":"x".repeat(t * 4)})];
         assert_eq!(adaptive_chunk_ratio(&one(10000), 200000), 0.4);
-        assert_eq!(adaptive_chunk_ratio(&one(20000), 200000), 0.16000000000000003);
-        assert_eq!(adaptive_chunk_ratio(&one(25000), 200000), 0.15000000000000002);
+        assert_eq!(
+            adaptive_chunk_ratio(&one(20000), 200000),
+            0.16000000000000003
+        );
+        assert_eq!(
+            adaptive_chunk_ratio(&one(25000), 200000),
+            0.15000000000000002
+        );
     }
 
     #[test]
     fn small_history_is_one_request_with_instructions_and_previous_summary() {
-        let mut fake = Fake { seen: vec![], fail_at: None };
+        let mut fake = Fake {
+            seen: vec![],
+            fail_at: None,
+        };
         let input = SummaryInput {
-            messages_to_summarize: vec![user(1, 10), json!({"role":"assistant","content":[{"type":"text","text":"ok"}]})],
+            messages_to_summarize: vec![
+                user(1, 10),
+                json!({"role":"assistant","content":[{"type":"text","text":"ok"}]}),
+            ],
             previous_summary: Some("## Goal\nold".into()),
             instructions: Some("keep PR numbers".into()),
             read_files: vec!["a.rs".into()],
             ..Default::default()
         };
-        let out = block_on(summarize(&mut fake, Budget { context_window: 200000, reserve_tokens: 20000, reasoning: false }, &input)).unwrap();
+        let out = block_on(summarize(
+            &mut fake,
+            Budget {
+                context_window: 200000,
+                reserve_tokens: 20000,
+                reasoning: false,
+            },
+            &input,
+        ))
+        .unwrap();
         assert_eq!(out.calls, 1);
         assert_eq!(out.summary, "S1\n\n<read-files>\na.rs\n</read-files>");
         let req = &fake.seen[0];
@@ -336,17 +479,35 @@ mod tests {
 
     #[test]
     fn split_turn_adds_prefix_section() {
-        let mut fake = Fake { seen: vec![], fail_at: None };
+        let mut fake = Fake {
+            seen: vec![],
+            fail_at: None,
+        };
         let input = SummaryInput {
             messages_to_summarize: vec![user(1, 10)],
             turn_prefix_messages: vec![user(2, 10)],
             is_split_turn: true,
             ..Default::default()
         };
-        let out = block_on(summarize(&mut fake, Budget { context_window: 200000, reserve_tokens: 16384, reasoning: true }, &input)).unwrap();
-        assert_eq!(out.summary, "S1\n\n---\n\n**Turn Context (split turn):**\n\nS2");
+        let out = block_on(summarize(
+            &mut fake,
+            Budget {
+                context_window: 200000,
+                reserve_tokens: 16384,
+                reasoning: true,
+            },
+            &input,
+        ))
+        .unwrap();
+        assert_eq!(
+            out.summary,
+            "S1\n\n---\n\n**Turn Context (split turn):**\n\nS2"
+        );
         assert!(fake.seen[1].user.contains(prompts::TURN_PREFIX));
-        assert!(!fake.seen[1].reasoning, "turn prefix never asks for reasoning");
+        assert!(
+            !fake.seen[1].reasoning,
+            "turn prefix never asks for reasoning"
+        );
         assert!(fake.seen[0].reasoning);
         assert_eq!(fake.seen[1].max_tokens, 8192);
     }
@@ -354,9 +515,24 @@ mod tests {
     #[test]
     fn oversized_history_is_staged_then_merged() {
         // Window 20000: max chunk = 20000*ratio - 4096; 8 messages of 2000 tokens do not fit.
-        let mut fake = Fake { seen: vec![], fail_at: None };
-        let input = SummaryInput { messages_to_summarize: (0..8).map(|i| user(i, 8000)).collect(), ..Default::default() };
-        let out = block_on(summarize(&mut fake, Budget { context_window: 20000, reserve_tokens: 4000, reasoning: false }, &input)).unwrap();
+        let mut fake = Fake {
+            seen: vec![],
+            fail_at: None,
+        };
+        let input = SummaryInput {
+            messages_to_summarize: (0..8).map(|i| user(i, 8000)).collect(),
+            ..Default::default()
+        };
+        let out = block_on(summarize(
+            &mut fake,
+            Budget {
+                context_window: 20000,
+                reserve_tokens: 4000,
+                reasoning: false,
+            },
+            &input,
+        ))
+        .unwrap();
         assert!(out.calls >= 3, "parts + merge, got {}", out.calls);
         let last = fake.seen.last().unwrap();
         assert!(last.label.contains("merge"));
@@ -366,9 +542,24 @@ mod tests {
 
     #[test]
     fn model_failure_is_an_error_not_a_summary() {
-        let mut fake = Fake { seen: vec![], fail_at: Some(1) };
-        let input = SummaryInput { messages_to_summarize: vec![user(1, 10)], ..Default::default() };
-        let err = block_on(summarize(&mut fake, Budget { context_window: 200000, reserve_tokens: 16384, reasoning: false }, &input)).unwrap_err();
+        let mut fake = Fake {
+            seen: vec![],
+            fail_at: Some(1),
+        };
+        let input = SummaryInput {
+            messages_to_summarize: vec![user(1, 10)],
+            ..Default::default()
+        };
+        let err = block_on(summarize(
+            &mut fake,
+            Budget {
+                context_window: 200000,
+                reserve_tokens: 16384,
+                reasoning: false,
+            },
+            &input,
+        ))
+        .unwrap_err();
         assert!(err.to_string().contains("HTTP 500"));
     }
 }

@@ -120,7 +120,11 @@ pub enum TranscriptError {
         source: std::io::Error,
     },
     #[error("{path}: line {line}: {message}")]
-    Entry { path: PathBuf, line: u32, message: String },
+    Entry {
+        path: PathBuf,
+        line: u32,
+        message: String,
+    },
 }
 
 /// The header line (`{"type":"session",...}`).
@@ -168,7 +172,10 @@ impl fmt::Debug for Transcript {
 impl Transcript {
     /// Opens and indexes `path` (read-only; nothing is written).
     pub fn open(path: &Path) -> Result<Transcript, TranscriptError> {
-        let io = |source| TranscriptError::Io { path: path.to_path_buf(), source };
+        let io = |source| TranscriptError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let file = std::fs::File::open(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         if meta.is_dir() {
@@ -176,7 +183,12 @@ impl Transcript {
         }
         let mut reader = std::io::BufReader::with_capacity(0, &file);
         let (scan, len) = parse::scan_reader(&mut reader).map_err(io)?;
-        Ok(Self::finish(path.to_path_buf(), Source::File(file), scan, len))
+        Ok(Self::finish(
+            path.to_path_buf(),
+            Source::File(file),
+            scan,
+            len,
+        ))
     }
 
     /// Indexes an in-memory transcript (tests, demo data).
@@ -216,11 +228,16 @@ impl Transcript {
                     let prev_line = self.entries[prev as usize].line;
                     self.warnings.push(Warning {
                         line: e.line,
-                        message: format!("duplicate id {id:?} (also on line {prev_line}); the later entry wins"),
+                        message: format!(
+                            "duplicate id {id:?} (also on line {prev_line}); the later entry wins"
+                        ),
                     });
                 }
             } else {
-                self.warnings.push(Warning { line: e.line, message: "entry has no id".into() });
+                self.warnings.push(Warning {
+                    line: e.line,
+                    message: "entry has no id".into(),
+                });
             }
         }
         let mut unresolved = Vec::new();
@@ -229,12 +246,18 @@ impl Transcript {
                 None | Some("") => None,
                 Some(pid) => match self.by_id.get(pid) {
                     Some(&p) if p as usize == i => {
-                        unresolved.push((self.entries[i].line, format!("entry is its own parent ({pid:?})")));
+                        unresolved.push((
+                            self.entries[i].line,
+                            format!("entry is its own parent ({pid:?})"),
+                        ));
                         None
                     }
                     Some(&p) => Some(p),
                     None => {
-                        unresolved.push((self.entries[i].line, format!("parentId {pid:?} not found; entry starts a new root")));
+                        unresolved.push((
+                            self.entries[i].line,
+                            format!("parentId {pid:?} not found; entry starts a new root"),
+                        ));
                         None
                     }
                 },
@@ -260,7 +283,11 @@ impl Transcript {
 
     /// The leaf: the last entry in file order (pi's rule after loading).
     pub fn leaf(&self) -> Option<u32> {
-        if self.entries.is_empty() { None } else { Some(self.entries.len() as u32 - 1) }
+        if self.entries.is_empty() {
+            None
+        } else {
+            Some(self.entries.len() as u32 - 1)
+        }
     }
 
     /// Id of an entry as a reader should cite it: the written id, or `#<index>` for v1 files.
@@ -290,11 +317,17 @@ impl Transcript {
     pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
         match &self.source {
-            Source::Mem(v) => Ok(std::borrow::Cow::Borrowed(&v[e.offset as usize..e.offset as usize + e.len as usize])),
+            Source::Mem(v) => Ok(std::borrow::Cow::Borrowed(
+                &v[e.offset as usize..e.offset as usize + e.len as usize],
+            )),
             Source::File(f) => {
                 use std::os::unix::fs::FileExt;
                 let mut buf = vec![0u8; e.len as usize];
-                f.read_exact_at(&mut buf, e.offset).map_err(|source| TranscriptError::Io { path: self.path.clone(), source })?;
+                f.read_exact_at(&mut buf, e.offset)
+                    .map_err(|source| TranscriptError::Io {
+                        path: self.path.clone(),
+                        source,
+                    })?;
                 Ok(std::borrow::Cow::Owned(buf))
             }
         }
@@ -382,7 +415,11 @@ impl Transcript {
             // The legacy index counts file entries including the header at 0. Entries after
             // the compaction had no id yet when pi migrated, so they resolve to nothing.
             let target = (fki as usize).checked_sub(1)?;
-            return if target <= idx as usize && target < self.entries.len() { Some(target as u32) } else { None };
+            return if target <= idx as usize && target < self.entries.len() {
+                Some(target as u32)
+            } else {
+                None
+            };
         }
         let id = compaction.get("firstKeptEntryId")?.as_str()?;
         self.by_id.get(id).copied()

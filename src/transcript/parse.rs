@@ -1,8 +1,8 @@
 //! Line scanning: envelope-only decoding of every line, full decoding on demand.
 
 use super::{EntryKind, EntryMeta, Header, Role, Warning};
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
@@ -102,7 +102,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
                         a.next_value::<IgnoredAny>()?;
                     }
                 }
-                Ok(MessageHead { present: true, role })
+                Ok(MessageHead {
+                    present: true,
+                    role,
+                })
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_element::<IgnoredAny>()?.is_some() {}
@@ -189,18 +192,32 @@ pub(super) struct Scanner {
 
 impl Scanner {
     pub fn new() -> Scanner {
-        Scanner { out: Scan { header: None, entries: Vec::new(), warnings: Vec::new() }, line_no: 0, first_valid: true }
+        Scanner {
+            out: Scan {
+                header: None,
+                entries: Vec::new(),
+                warnings: Vec::new(),
+            },
+            line_no: 0,
+            first_valid: true,
+        }
     }
 
     pub fn finish(mut self, total_len: u64) -> Scan {
         if total_len == 0 {
-            self.out.warnings.push(Warning { line: 0, message: "empty file".into() });
+            self.out.warnings.push(Warning {
+                line: 0,
+                message: "empty file".into(),
+            });
         }
         self.out
     }
 
     fn warn(&mut self, message: String) {
-        self.out.warnings.push(Warning { line: self.line_no, message });
+        self.out.warnings.push(Warning {
+            line: self.line_no,
+            message,
+        });
     }
 
     /// One line without its `\n`; `offset` is its position in the file; `last` is true for a
@@ -233,12 +250,21 @@ impl Scanner {
                 }
                 h
             }
-            Err(e) if { lossy = repair(trimmed); lossy.is_some() } => {
+            Err(e)
+                if {
+                    lossy = repair(trimmed);
+                    lossy.is_some()
+                } =>
+            {
                 // JavaScript parses these lines; so does clawtop (see `repair`).
                 let fixed = lossy.as_deref().unwrap_or_default();
                 match serde_json::from_slice::<LineHead>(fixed) {
                     Ok(h) => {
-                        let what = if std::str::from_utf8(trimmed).is_err() { "invalid UTF-8" } else { "lone UTF-16 surrogate escape" };
+                        let what = if std::str::from_utf8(trimmed).is_err() {
+                            "invalid UTF-8"
+                        } else {
+                            "lone UTF-16 surrogate escape"
+                        };
                         self.warn(format!("{what} replaced with U+FFFD"));
                         h
                     }
@@ -250,7 +276,10 @@ impl Scanner {
             }
             Err(e) => {
                 let msg = if last && e.is_eof() {
-                    format!("skipped: last line is incomplete (truncated write?) ({})", short_err(&e))
+                    format!(
+                        "skipped: last line is incomplete (truncated write?) ({})",
+                        short_err(&e)
+                    )
                 } else if e.is_data() {
                     "skipped: not a JSON object".to_string()
                 } else {
@@ -263,9 +292,17 @@ impl Scanner {
         let ty = head.ty.0.as_deref();
         if ty == Some("session") {
             if self.first_valid {
-                let version = head.version.and_then(|v| v.0).filter(|v| *v >= 1.0 && v.fract() == 0.0).map(|v| v as u32).unwrap_or(1);
+                let version = head
+                    .version
+                    .and_then(|v| v.0)
+                    .filter(|v| *v >= 1.0 && v.fract() == 0.0)
+                    .map(|v| v as u32)
+                    .unwrap_or(1);
                 if head.id.0.is_none() {
-                    self.warn("session header has no string id; pi would treat this file as invalid".into());
+                    self.warn(
+                        "session header has no string id; pi would treat this file as invalid"
+                            .into(),
+                    );
                 }
                 self.out.header = Some(Header {
                     line: self.line_no,
@@ -293,7 +330,11 @@ impl Scanner {
             offset: off,
             len: len as u32,
             kind,
-            raw_type: if kind == EntryKind::Unknown { Some(ty.unwrap_or("(no type)").into()) } else { None },
+            raw_type: if kind == EntryKind::Unknown {
+                Some(ty.unwrap_or("(no type)").into())
+            } else {
+                None
+            },
             id: head.id.0.map(|c| c.into()),
             parent: None,
             parent_id: head.parent_id.0.map(|c| c.into()),
@@ -358,7 +399,11 @@ pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, 
 fn trim_ws(b: &[u8]) -> &[u8] {
     let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let s = b.iter().position(|c| !is_ws(c)).unwrap_or(b.len());
-    let e = b.iter().rposition(|c| !is_ws(c)).map(|i| i + 1).unwrap_or(s);
+    let e = b
+        .iter()
+        .rposition(|c| !is_ws(c))
+        .map(|i| i + 1)
+        .unwrap_or(s);
     &b[s..e.max(s)]
 }
 
@@ -392,7 +437,11 @@ pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
             if b[i + 1] == b'u' {
                 if let Some(u) = hex(i + 2) {
                     if (0xD800..0xDC00).contains(&u) {
-                        let low = if b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') { hex(i + 8) } else { None };
+                        let low = if b.get(i + 6) == Some(&b'\\') && b.get(i + 7) == Some(&b'u') {
+                            hex(i + 8)
+                        } else {
+                            None
+                        };
                         if low.is_some_and(|l| (0xDC00..0xE000).contains(&l)) {
                             out.extend_from_slice(&b[i..i + 12]);
                             i += 12;

@@ -68,18 +68,46 @@ pub enum Action {
     ConfirmNo,
     // --- results and environment
     SessionsLoaded(Result<SessionsSnapshot, String>),
-    TranscriptLoaded { generation: u64, result: Result<Box<LoadedTranscript>, String> },
-    RowsDecoded { generation: u64, rows: Vec<EntryRow> },
-    DetailLoaded { generation: u64, idx: u32, title: String, body: String },
+    TranscriptLoaded {
+        generation: u64,
+        result: Result<Box<LoadedTranscript>, String>,
+    },
+    RowsDecoded {
+        generation: u64,
+        rows: Vec<EntryRow>,
+    },
+    DetailLoaded {
+        generation: u64,
+        idx: u32,
+        title: String,
+        body: String,
+    },
     /// Watched files changed size or mtime.
     FilesChanged(Vec<PathBuf>),
     Error(String),
-    DialogPrepared { dialog: u64, result: Result<Box<Prep>, String> },
-    GenProgress { dialog: u64, generation: u64, event: GenProgress, elapsed_ms: u64 },
-    GenDone { dialog: u64, generation: u64, result: Result<Generated, GenFailure> },
+    DialogPrepared {
+        dialog: u64,
+        result: Result<Box<Prep>, String>,
+    },
+    GenProgress {
+        dialog: u64,
+        generation: u64,
+        event: GenProgress,
+        elapsed_ms: u64,
+    },
+    GenDone {
+        dialog: u64,
+        generation: u64,
+        result: Result<Generated, GenFailure>,
+    },
     /// A commit finished: Ok(what was written) or Err(why nothing (or not all) was written).
-    Committed { dialog: u64, result: Result<String, String> },
+    Committed {
+        dialog: u64,
+        result: Result<String, String>,
+    },
     /// Clock tick (ages are computed from this, never from the system clock in draw).
-    Tick { now_ms: i64 },
+    Tick {
+        now_ms: i64,
+    },
     Resize(u16, u16),
 }

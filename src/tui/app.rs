@@ -1,31 +1,46 @@
 //! The app loop: actions in, `update`, effects out, draw when something changed.
 
+use crate::tui::TuiLaunch;
 use crate::tui::action::Action;
 use crate::tui::draw;
-use crate::tui::effects::{run_blocking, Effect, EffectCtx};
+use crate::tui::effects::{Effect, EffectCtx, run_blocking};
 use crate::tui::state::AppState;
 use crate::tui::terminal::{self, Guard};
 use crate::tui::update::{open_session, update};
-use crate::tui::TuiLaunch;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// Initial state and effects for a launch (also used by tests).
-pub fn init(launch: &TuiLaunch, now_ms: i64, size: (u16, u16)) -> (AppState, Vec<Effect>, EffectCtx) {
+pub fn init(
+    launch: &TuiLaunch,
+    now_ms: i64,
+    size: (u16, u16),
+) -> (AppState, Vec<Effect>, EffectCtx) {
     let mut state = AppState::new(now_ms, size);
     state.demo = launch.demo;
     state.no_color = launch.no_color;
-    let ctx = EffectCtx { loader: launch.loader.clone(), demo: launch.demo, demo_now_ms: now_ms, host: launch.host.clone(), ..EffectCtx::default() };
+    let ctx = EffectCtx {
+        loader: launch.loader.clone(),
+        demo: launch.demo,
+        demo_now_ms: now_ms,
+        host: launch.host.clone(),
+        ..EffectCtx::default()
+    };
     let mut fx = Vec::new();
     match &launch.file {
         Some(file) => {
             state.bare_file = true;
             state.stack.clear();
-            open_session(&mut state, crate::tui::store_adapter::bare_row(None), file.clone(), &mut fx);
+            open_session(
+                &mut state,
+                crate::tui::store_adapter::bare_row(None),
+                file.clone(),
+                &mut fx,
+            );
         }
         None => fx.push(Effect::LoadSessions),
     }
@@ -45,11 +60,19 @@ impl Runner {
                 Effect::Watch(paths) => {
                     self.watch.send_replace(paths);
                 }
-                Effect::Generate { dialog, generation, model, cancel, job } => {
+                Effect::Generate {
+                    dialog,
+                    generation,
+                    model,
+                    cancel,
+                    job,
+                } => {
                     // Network: an async task; progress and the result come back as actions.
                     let tx = self.tx.clone();
                     let opts = self.ctx.client.clone();
-                    tokio::spawn(crate::tui::effects::run_generation(dialog, generation, *model, cancel, *job, opts, tx));
+                    tokio::spawn(crate::tui::effects::run_generation(
+                        dialog, generation, *model, cancel, *job, opts, tx,
+                    ));
                 }
                 other => {
                     let tx = self.tx.clone();
@@ -67,7 +90,11 @@ impl Runner {
 }
 
 /// Polls size and mtime of the watched files every second; reports changes.
-fn spawn_watcher(mut paths: watch::Receiver<Vec<PathBuf>>, tx: UnboundedSender<Action>, cancel: CancellationToken) {
+fn spawn_watcher(
+    mut paths: watch::Receiver<Vec<PathBuf>>,
+    tx: UnboundedSender<Action>,
+    cancel: CancellationToken,
+) {
     tokio::spawn(async move {
         let mut seen: HashMap<PathBuf, Option<(u64, Option<SystemTime>)>> = HashMap::new();
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -81,7 +108,10 @@ fn spawn_watcher(mut paths: watch::Receiver<Vec<PathBuf>>, tx: UnboundedSender<A
             seen.retain(|p, _| list.contains(p));
             let mut changed = Vec::new();
             for p in list {
-                let now = tokio::fs::metadata(&p).await.ok().map(|m| (m.len(), m.modified().ok()));
+                let now = tokio::fs::metadata(&p)
+                    .await
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok()));
                 match seen.insert(p.clone(), now) {
                     Some(prev) if prev != now => changed.push(p),
                     _ => {}
@@ -96,7 +126,9 @@ fn spawn_watcher(mut paths: watch::Receiver<Vec<PathBuf>>, tx: UnboundedSender<A
 
 pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
     let mut term = terminal::enter(launch.mouse)?;
-    let _guard = Guard { mouse: launch.mouse };
+    let _guard = Guard {
+        mouse: launch.mouse,
+    };
     let size = term.size()?;
     let now = chrono::Utc::now().timestamp_millis();
     let (mut state, initial, ctx) = init(&launch, now, (size.width, size.height));
@@ -105,21 +137,34 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
     let (watch_tx, watch_rx) = watch::channel(Vec::new());
     terminal::spawn_events(tx.clone(), cancel.clone());
     spawn_watcher(watch_rx, tx.clone(), cancel.clone());
-    let runner = Runner { tx, ctx, watch: watch_tx };
+    let runner = Runner {
+        tx,
+        ctx,
+        watch: watch_tx,
+    };
     runner.run(initial);
     let mut dirty = true;
     let mut draw_failures = 0;
     loop {
         if dirty {
             // Synchronized update: the terminal shows the frame at once, which matters over ssh.
-            let _ = crossterm::execute!(std::io::stdout(), crossterm::terminal::BeginSynchronizedUpdate);
+            let _ = crossterm::execute!(
+                std::io::stdout(),
+                crossterm::terminal::BeginSynchronizedUpdate
+            );
             let res = term.draw(|f| draw::draw(f, &state));
-            let _ = crossterm::execute!(std::io::stdout(), crossterm::terminal::EndSynchronizedUpdate);
+            let _ = crossterm::execute!(
+                std::io::stdout(),
+                crossterm::terminal::EndSynchronizedUpdate
+            );
             match res {
                 Ok(_) => draw_failures = 0,
                 Err(e) if draw_failures == 0 => {
                     draw_failures += 1;
-                    runner.run(update(&mut state, Action::Error(format!("drawing failed: {e}"))));
+                    runner.run(update(
+                        &mut state,
+                        Action::Error(format!("drawing failed: {e}")),
+                    ));
                 }
                 Err(e) => {
                     cancel.cancel();

@@ -129,7 +129,10 @@ pub struct ModelInfo {
 impl ModelInfo {
     /// `provider/model @ base_url`.
     pub fn label(&self) -> String {
-        format!("{}/{} @ {}", self.endpoint.provider, self.endpoint.model, self.endpoint.base_url)
+        format!(
+            "{}/{} @ {}",
+            self.endpoint.provider, self.endpoint.model, self.endpoint.base_url
+        )
     }
 }
 
@@ -218,7 +221,8 @@ pub struct GenState {
 
 impl GenState {
     pub fn elapsed_ms(&self, now_ms: i64) -> u64 {
-        self.elapsed_ms.max((now_ms - self.started_ms).max(0) as u64)
+        self.elapsed_ms
+            .max((now_ms - self.started_ms).max(0) as u64)
     }
 }
 
@@ -290,7 +294,11 @@ pub fn strip_controls(s: &str) -> String {
 }
 
 fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
-    let lines: Vec<String> = if text.is_empty() { vec![String::new()] } else { text.split('\n').map(str::to_string).collect() };
+    let lines: Vec<String> = if text.is_empty() {
+        vec![String::new()]
+    } else {
+        text.split('\n').map(str::to_string).collect()
+    };
     let mut t = TextArea::new(lines);
     t.set_wrap_mode(WrapMode::WordOrGlyph);
     t.set_cursor_line_style(Style::new());
@@ -304,9 +312,17 @@ pub fn text_of(t: &TextArea<'_>) -> String {
 }
 
 impl Dialog {
-    pub fn new(id: u64, kind: DialogKind, who: String, transcript: PathBuf, no_color: bool) -> Dialog {
+    pub fn new(
+        id: u64,
+        kind: DialogKind,
+        who: String,
+        transcript: PathBuf,
+        no_color: bool,
+    ) -> Dialog {
         let placeholder = match kind {
-            DialogKind::Compact => "Optional: what the summary must keep (e.g. the open PR numbers)",
+            DialogKind::Compact => {
+                "Optional: what the summary must keep (e.g. the open PR numbers)"
+            }
             DialogKind::Flush => "Optional: what the notes must cover",
         };
         let mut d = Dialog {
@@ -334,7 +350,9 @@ impl Dialog {
 
     pub fn buttons(&self) -> &'static [Button] {
         match self.phase {
-            Phase::Preview | Phase::Committing => &[Button::Commit, Button::Regenerate, Button::Discard],
+            Phase::Preview | Phase::Committing => {
+                &[Button::Commit, Button::Regenerate, Button::Discard]
+            }
             _ => &[Button::Generate, Button::Close],
         }
     }
@@ -346,8 +364,10 @@ impl Dialog {
         let text_focus = self.focus == Focus::Text;
         let edit = matches!(self.phase, Phase::Edit | Phase::Preparing);
         let preview = self.phase == Phase::Preview;
-        self.instructions.set_cursor_style(if text_focus && edit { on } else { off });
-        self.preview.set_cursor_style(if text_focus && preview { on } else { off });
+        self.instructions
+            .set_cursor_style(if text_focus && edit { on } else { off });
+        self.preview
+            .set_cursor_style(if text_focus && preview { on } else { off });
     }
 
     pub fn instructions_text(&self) -> Option<String> {
@@ -360,7 +380,8 @@ impl Dialog {
 pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
     if !state.bare_file && v.row.store_path.is_none() {
-        state.status.info = Some("This row has no session store behind it (demo data): nothing to compact.".into());
+        state.status.info =
+            Some("This row has no session store behind it (demo data): nothing to compact.".into());
         return;
     }
     if v.loaded.is_none() {
@@ -371,20 +392,39 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let id = state.next_generation;
     state.next_generation += 1;
     let who = who_of(state.bare_file, &row, &path);
-    state.dialog = Some(Dialog::new(id, DialogKind::Compact, who, path.clone(), state.no_color));
+    state.dialog = Some(Dialog::new(
+        id,
+        DialogKind::Compact,
+        who,
+        path.clone(),
+        state.no_color,
+    ));
     let session = if state.bare_file {
         None
     } else {
-        row.store_path.clone().map(|store_path| SessionRef { store_path, session_key: row.session_key.clone(), session_id: row.session_id.clone() })
+        row.store_path.clone().map(|store_path| SessionRef {
+            store_path,
+            session_key: row.session_key.clone(),
+            session_id: row.session_id.clone(),
+        })
     };
-    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Compact, transcript: path, row, session })));
+    fx.push(Effect::Prepare(Box::new(PrepareRequest {
+        dialog: id,
+        kind: DialogKind::Compact,
+        transcript: path,
+        row,
+        session,
+    })));
 }
 
 /// Opens the Flush dialog for the Session screen's session or the selected Sessions row.
 pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     use crate::tui::state::Screen;
     if state.bare_file {
-        state.status.info = Some("A bare transcript has no session store and no workspace: nothing to flush into.".into());
+        state.status.info = Some(
+            "A bare transcript has no session store and no workspace: nothing to flush into."
+                .into(),
+        );
         return;
     }
     let (row, path) = match state.screen() {
@@ -398,24 +438,46 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         },
     };
     if row.store_path.is_none() {
-        state.status.info = Some("This row has no session store behind it (demo data): nothing to flush.".into());
+        state.status.info =
+            Some("This row has no session store behind it (demo data): nothing to flush.".into());
         return;
     }
     if path.as_os_str().is_empty() {
-        state.status.error = Some(format!("No transcript file for {}.", crate::sanitize::one_line(&row.session_key)));
+        state.status.error = Some(format!(
+            "No transcript file for {}.",
+            crate::sanitize::one_line(&row.session_key)
+        ));
         return;
     }
     let id = state.next_generation;
     state.next_generation += 1;
     let who = who_of(false, &row, &path);
-    state.dialog = Some(Dialog::new(id, DialogKind::Flush, who, path.clone(), state.no_color));
-    let session = row.store_path.clone().map(|store_path| SessionRef { store_path, session_key: row.session_key.clone(), session_id: row.session_id.clone() });
-    fx.push(Effect::Prepare(Box::new(PrepareRequest { dialog: id, kind: DialogKind::Flush, transcript: path, row, session })));
+    state.dialog = Some(Dialog::new(
+        id,
+        DialogKind::Flush,
+        who,
+        path.clone(),
+        state.no_color,
+    ));
+    let session = row.store_path.clone().map(|store_path| SessionRef {
+        store_path,
+        session_key: row.session_key.clone(),
+        session_id: row.session_id.clone(),
+    });
+    fx.push(Effect::Prepare(Box::new(PrepareRequest {
+        dialog: id,
+        kind: DialogKind::Flush,
+        transcript: path,
+        row,
+        session,
+    })));
 }
 
 fn who_of(bare: bool, row: &crate::tui::model::SessionRow, path: &std::path::Path) -> String {
     if bare {
-        path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()
+        path.file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default()
     } else {
         format!("{} · {}", row.agent_id, row.session_key)
     }
@@ -423,20 +485,43 @@ fn who_of(bare: bool, row: &crate::tui::model::SessionRow, path: &std::path::Pat
 
 /// Builds the confirmation of a compaction commit of `text`.
 pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
-    let bytes = c.line_overhead + crate::jsjson::stringify(&serde_json::Value::String(text.to_string())).len() - 2 + 1;
-    let summary_tokens = crate::tokens::estimate_message(&serde_json::json!({"role": "compactionSummary", "summary": text}));
+    let bytes = c.line_overhead
+        + crate::jsjson::stringify(&serde_json::Value::String(text.to_string())).len()
+        - 2
+        + 1;
+    let summary_tokens = crate::tokens::estimate_message(
+        &serde_json::json!({"role": "compactionSummary", "summary": text}),
+    );
     let after = c.kept_tokens + summary_tokens;
     let mut lines = vec![
-        format!("Append 1 compaction entry ({} bytes) to {},", thousands(bytes as u64), c.transcript.display()),
+        format!(
+            "Append 1 compaction entry ({} bytes) to {},",
+            thousands(bytes as u64),
+            c.transcript.display()
+        ),
         format!("parent {}, keeping from {}.", c.leaf_id, c.first_kept_id),
     ];
     match &c.session {
         Some(s) => {
             let cc = c.compaction_count.unwrap_or(0);
-            lines.push(format!("Update {} entry {}:", s.store_path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(), s.session_key));
-            lines.push(format!("compactionCount {cc}→{}, totalTokens→{} (fresh).", cc + 1, thousands(after)));
+            lines.push(format!(
+                "Update {} entry {}:",
+                s.store_path
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                s.session_key
+            ));
+            lines.push(format!(
+                "compactionCount {cc}→{}, totalTokens→{} (fresh).",
+                cc + 1,
+                thousands(after)
+            ));
         }
-        None => lines.push(format!("Bare file: the transcript only (context after ≈{} tokens).", thousands(after))),
+        None => lines.push(format!(
+            "Bare file: the transcript only (context after ≈{} tokens).",
+            thousands(after)
+        )),
     }
     lines
 }
@@ -447,7 +532,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         Action::OpenCompact => open_compact(state, fx),
         Action::OpenFlush => open_flush(state, fx),
         Action::DialogPrepared { dialog, result } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
             match result {
                 Ok(prep) => {
                     if let Prep::Compact(c) = prep.as_ref() {
@@ -468,7 +555,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             d.restyle();
         }
         Action::DialogInput(key) => {
-            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
             if d.focus != Focus::Text {
                 return true;
             }
@@ -483,18 +572,32 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::DialogFocus => {
-            let Some(d) = state.dialog.as_mut() else { return true };
-            d.focus = if d.focus == Focus::Text { Focus::Buttons } else { Focus::Text };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            d.focus = if d.focus == Focus::Text {
+                Focus::Buttons
+            } else {
+                Focus::Text
+            };
             d.button = 0;
             d.restyle();
         }
         Action::DialogButtonNext | Action::DialogButtonPrev => {
-            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
             let n = d.buttons().len();
-            d.button = if matches!(action, Action::DialogButtonNext) { (d.button + 1) % n } else { (d.button + n - 1) % n };
+            d.button = if matches!(action, Action::DialogButtonNext) {
+                (d.button + 1) % n
+            } else {
+                (d.button + n - 1) % n
+            };
         }
         Action::DialogPress => {
-            let Some(d) = state.dialog.as_ref() else { return true };
+            let Some(d) = state.dialog.as_ref() else {
+                return true;
+            };
             let b = d.buttons().get(d.button).copied();
             let next = match b {
                 Some(Button::Generate) => Action::DialogGenerate,
@@ -508,7 +611,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         }
         Action::DialogGenerate => generate(state, fx),
         Action::DialogCancel => {
-            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
             if d.phase == Phase::Generating {
                 if let Some(g) = d.running.take() {
                     fx.push(Effect::Cancel(g.cancel));
@@ -517,11 +622,23 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.focus = Focus::Text;
                 d.error = None;
                 d.restyle();
-                state.status.info = Some("Generation cancelled; nothing written. Instructions kept.".into());
+                state.status.info =
+                    Some("Generation cancelled; nothing written. Instructions kept.".into());
             }
         }
-        Action::GenProgress { dialog, generation, event, elapsed_ms } => {
-            let Some(g) = state.dialog.as_mut().filter(|d| d.id == *dialog).and_then(|d| d.running.as_mut()).filter(|g| g.id == *generation) else {
+        Action::GenProgress {
+            dialog,
+            generation,
+            event,
+            elapsed_ms,
+        } => {
+            let Some(g) = state
+                .dialog
+                .as_mut()
+                .filter(|d| d.id == *dialog)
+                .and_then(|d| d.running.as_mut())
+                .filter(|g| g.id == *generation)
+            else {
                 return true;
             };
             g.elapsed_ms = g.elapsed_ms.max(*elapsed_ms);
@@ -538,14 +655,28 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     g.tokens = *tokens;
                     g.retry = None;
                 }
-                GenProgress::Retrying { attempt, after_ms, reason } => {
-                    g.retry = Some(format!("attempt {attempt} failed ({reason}); retrying in {:.1}s", *after_ms as f64 / 1000.0));
+                GenProgress::Retrying {
+                    attempt,
+                    after_ms,
+                    reason,
+                } => {
+                    g.retry = Some(format!(
+                        "attempt {attempt} failed ({reason}); retrying in {:.1}s",
+                        *after_ms as f64 / 1000.0
+                    ));
                 }
             }
         }
-        Action::GenDone { dialog, generation, result } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
-            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating {
+        Action::GenDone {
+            dialog,
+            generation,
+            result,
+        } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating
+            {
                 return true;
             }
             d.running = None;
@@ -574,7 +705,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             d.restyle();
         }
         Action::DialogRegenerate => {
-            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
             if d.phase == Phase::Preview {
                 d.phase = Phase::Edit;
                 d.focus = Focus::Text;
@@ -585,13 +718,19 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::DialogDiscard => {
-            if state.dialog.as_ref().is_some_and(|d| d.phase == Phase::Preview) {
+            if state
+                .dialog
+                .as_ref()
+                .is_some_and(|d| d.phase == Phase::Preview)
+            {
                 state.dialog = None;
                 state.status.info = Some("Discarded; nothing written.".into());
             }
         }
         Action::DialogClose => {
-            let Some(d) = state.dialog.as_ref() else { return true };
+            let Some(d) = state.dialog.as_ref() else {
+                return true;
+            };
             match d.phase {
                 Phase::Generating => return update(state, &Action::DialogCancel, fx),
                 Phase::Committing => {}
@@ -604,7 +743,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::DialogCommit => {
-            let Some(d) = state.dialog.as_mut() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
             if d.phase != Phase::Preview {
                 return true;
             }
@@ -628,20 +769,36 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::ConfirmYes => {
-            let Some(d) = state.dialog.as_mut() else { return true };
-            let Some(p) = d.confirm.take() else { return true };
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let Some(p) = d.confirm.take() else {
+                return true;
+            };
             let job = match &d.prep {
-                Some(Prep::Compact(c)) => CommitJob::Compact { prepared: c.prepared.clone(), text: p.text, session: c.session.clone() },
-                Some(Prep::Flush(f)) => CommitJob::Flush { prep: f.clone(), text: p.text },
+                Some(Prep::Compact(c)) => CommitJob::Compact {
+                    prepared: c.prepared.clone(),
+                    text: p.text,
+                    session: c.session.clone(),
+                },
+                Some(Prep::Flush(f)) => CommitJob::Flush {
+                    prep: f.clone(),
+                    text: p.text,
+                },
                 None => return true,
             };
             d.phase = Phase::Committing;
             d.error = None;
             d.restyle();
-            fx.push(Effect::Commit { dialog: d.id, job: Box::new(job) });
+            fx.push(Effect::Commit {
+                dialog: d.id,
+                job: Box::new(job),
+            });
         }
         Action::Committed { dialog, result } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else { return true };
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
             match result {
                 Ok(msg) => {
                     state.dialog = None;
@@ -671,18 +828,28 @@ fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
         v.generation = state.next_generation;
         state.next_generation += 1;
         v.loading = true;
-        fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation, keep_recent_tokens: v.row.keep_recent_tokens });
+        fx.push(Effect::OpenTranscript {
+            path: v.path.clone(),
+            generation: v.generation,
+            keep_recent_tokens: v.row.keep_recent_tokens,
+        });
     }
 }
 
 fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     let now = state.now_ms;
-    let Some(d) = state.dialog.as_mut() else { return };
+    let Some(d) = state.dialog.as_mut() else {
+        return;
+    };
     if d.phase != Phase::Edit {
         return;
     }
     let Some(prep) = d.prep.clone() else {
-        d.error = Some(d.prep_error.clone().unwrap_or_else(|| "The plan is not ready.".into()));
+        d.error = Some(
+            d.prep_error
+                .clone()
+                .unwrap_or_else(|| "The plan is not ready.".into()),
+        );
         return;
     };
     let model = match prep.model() {
@@ -712,10 +879,22 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     d.restyle();
     let instructions = d.instructions_text();
     let job = match prep {
-        Prep::Compact(c) => GenJob::Compact { prepared: c.prepared.clone(), instructions },
-        Prep::Flush(f) => GenJob::Flush { prep: f, instructions },
+        Prep::Compact(c) => GenJob::Compact {
+            prepared: c.prepared.clone(),
+            instructions,
+        },
+        Prep::Flush(f) => GenJob::Flush {
+            prep: f,
+            instructions,
+        },
     };
-    fx.push(Effect::Generate { dialog: d.id, generation: gen_id, model: Box::new(model), cancel, job: Box::new(job) });
+    fx.push(Effect::Generate {
+        dialog: d.id,
+        generation: gen_id,
+        model: Box::new(model),
+        cancel,
+        job: Box::new(job),
+    });
 }
 
 #[cfg(test)]
@@ -724,6 +903,9 @@ mod tests {
 
     #[test]
     fn strip_controls_keeps_text_and_newlines() {
-        assert_eq!(strip_controls("a\u{1b}[31mb\r\n\tc\u{7}\u{9b}\u{202e}d"), "a[31mb\n    cd");
+        assert_eq!(
+            strip_controls("a\u{1b}[31mb\r\n\tc\u{7}\u{9b}\u{202e}d"),
+            "a[31mb\n    cd"
+        );
     }
 }

@@ -9,7 +9,9 @@ use crate::store::Host;
 use crate::summary::{Budget, SummaryError};
 use crate::transcript::{EntryKind, Role, Transcript};
 use crate::tui::action::Action;
-use crate::tui::dialog::{CompactPrep, DialogKind, FlushPrep, GenFailure, Generated, ModelInfo, Prep, Shared};
+use crate::tui::dialog::{
+    CompactPrep, DialogKind, FlushPrep, GenFailure, Generated, ModelInfo, Prep, Shared,
+};
 use crate::tui::model::{SessionLoader, SessionRow};
 use crate::tui::rows;
 use crate::tui::state::AppState;
@@ -22,9 +24,21 @@ use tokio::sync::mpsc::UnboundedSender;
 
 pub enum Effect {
     LoadSessions,
-    OpenTranscript { path: PathBuf, generation: u64, keep_recent_tokens: u64 },
-    DecodeRows { transcript: Arc<Transcript>, generation: u64, indices: Vec<u32> },
-    DecodeDetail { transcript: Arc<Transcript>, generation: u64, idx: u32 },
+    OpenTranscript {
+        path: PathBuf,
+        generation: u64,
+        keep_recent_tokens: u64,
+    },
+    DecodeRows {
+        transcript: Arc<Transcript>,
+        generation: u64,
+        indices: Vec<u32>,
+    },
+    DecodeDetail {
+        transcript: Arc<Transcript>,
+        generation: u64,
+        idx: u32,
+    },
     /// Replace the set of files the watcher polls.
     Watch(Vec<PathBuf>),
     /// Plan a compaction or a flush for a dialog (disk: transcript, config, workspace file).
@@ -32,9 +46,18 @@ pub enum Effect {
     /// Ask the model (async, network). Not run by [`run_blocking`]: the app spawns
     /// [`run_generation`] in a tokio task; headless tests feed its actions themselves or
     /// run [`run_generation`] against the fake model.
-    Generate { dialog: u64, generation: u64, model: Box<ModelInfo>, cancel: CancellationToken, job: Box<GenJob> },
+    Generate {
+        dialog: u64,
+        generation: u64,
+        model: Box<ModelInfo>,
+        cancel: CancellationToken,
+        job: Box<GenJob>,
+    },
     /// Write exactly the previewed text (disk, `spawn_blocking` in the app).
-    Commit { dialog: u64, job: Box<CommitJob> },
+    Commit {
+        dialog: u64,
+        job: Box<CommitJob>,
+    },
     /// Cancel a running generation.
     Cancel(CancellationToken),
 }
@@ -53,15 +76,28 @@ pub struct PrepareRequest {
 /// What to generate.
 #[derive(Debug, Clone)]
 pub enum GenJob {
-    Compact { prepared: Shared<Prepared>, instructions: Option<String> },
-    Flush { prep: Box<FlushPrep>, instructions: Option<String> },
+    Compact {
+        prepared: Shared<Prepared>,
+        instructions: Option<String>,
+    },
+    Flush {
+        prep: Box<FlushPrep>,
+        instructions: Option<String>,
+    },
 }
 
 /// What to commit (the text is the preview at the moment of confirming).
 #[derive(Debug, Clone)]
 pub enum CommitJob {
-    Compact { prepared: Shared<Prepared>, text: String, session: Option<SessionRef> },
-    Flush { prep: Box<FlushPrep>, text: String },
+    Compact {
+        prepared: Shared<Prepared>,
+        text: String,
+        session: Option<SessionRef>,
+    },
+    Flush {
+        prep: Box<FlushPrep>,
+        text: String,
+    },
 }
 
 impl Effect {
@@ -75,12 +111,25 @@ impl std::fmt::Debug for Effect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Effect::LoadSessions => write!(f, "LoadSessions"),
-            Effect::OpenTranscript { path, generation, .. } => write!(f, "OpenTranscript({}, gen {generation})", path.display()),
-            Effect::DecodeRows { generation, indices, .. } => write!(f, "DecodeRows(gen {generation}, {} rows)", indices.len()),
-            Effect::DecodeDetail { generation, idx, .. } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
+            Effect::OpenTranscript {
+                path, generation, ..
+            } => write!(f, "OpenTranscript({}, gen {generation})", path.display()),
+            Effect::DecodeRows {
+                generation,
+                indices,
+                ..
+            } => write!(f, "DecodeRows(gen {generation}, {} rows)", indices.len()),
+            Effect::DecodeDetail {
+                generation, idx, ..
+            } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
             Effect::Watch(p) => write!(f, "Watch({} files)", p.len()),
             Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.transcript.display()),
-            Effect::Generate { dialog, generation, job, .. } => {
+            Effect::Generate {
+                dialog,
+                generation,
+                job,
+                ..
+            } => {
                 let kind = match job.as_ref() {
                     GenJob::Compact { .. } => "compact",
                     GenJob::Flush { .. } => "flush",
@@ -88,8 +137,12 @@ impl std::fmt::Debug for Effect {
                 write!(f, "Generate({kind}, dialog {dialog}, gen {generation})")
             }
             Effect::Commit { dialog, job } => match job.as_ref() {
-                CommitJob::Compact { text, .. } => write!(f, "Commit(compact, dialog {dialog}, {} bytes)", text.len()),
-                CommitJob::Flush { text, .. } => write!(f, "Commit(flush, dialog {dialog}, {} bytes)", text.len()),
+                CommitJob::Compact { text, .. } => {
+                    write!(f, "Commit(compact, dialog {dialog}, {} bytes)", text.len())
+                }
+                CommitJob::Flush { text, .. } => {
+                    write!(f, "Commit(flush, dialog {dialog}, {} bytes)", text.len())
+                }
             },
             Effect::Cancel(_) => write!(f, "Cancel"),
         }
@@ -124,11 +177,13 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             // The built-in rows only when nobody supplied a loader (the store's demo host is a
             // real loader with real transcripts).
             if ctx.demo && ctx.loader.is_none() {
-                return Some(Action::SessionsLoaded(Ok(crate::tui::model::SessionsSnapshot {
-                    rows: crate::tui::model::demo_rows(ctx.demo_now_ms),
-                    label: "demo data".into(),
-                    ..Default::default()
-                })));
+                return Some(Action::SessionsLoaded(Ok(
+                    crate::tui::model::SessionsSnapshot {
+                        rows: crate::tui::model::demo_rows(ctx.demo_now_ms),
+                        label: "demo data".into(),
+                        ..Default::default()
+                    },
+                )));
             }
             let loader = ctx.loader.as_ref()?;
             // A panicking loader must not take the UI down with it.
@@ -136,23 +191,47 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
-        Effect::OpenTranscript { path, generation, keep_recent_tokens } => {
+        Effect::OpenTranscript {
+            path,
+            generation,
+            keep_recent_tokens,
+        } => {
             let result = rows::load_transcript(&path, keep_recent_tokens).map(Box::new);
             Some(Action::TranscriptLoaded { generation, result })
         }
-        Effect::DecodeRows { transcript, generation, indices } => {
-            let rows = indices.into_iter().filter(|&i| (i as usize) < transcript.len()).map(|i| rows::decode_row(&transcript, i)).collect();
+        Effect::DecodeRows {
+            transcript,
+            generation,
+            indices,
+        } => {
+            let rows = indices
+                .into_iter()
+                .filter(|&i| (i as usize) < transcript.len())
+                .map(|i| rows::decode_row(&transcript, i))
+                .collect();
             Some(Action::RowsDecoded { generation, rows })
         }
-        Effect::DecodeDetail { transcript, generation, idx } => {
+        Effect::DecodeDetail {
+            transcript,
+            generation,
+            idx,
+        } => {
             if idx as usize >= transcript.len() {
                 return None;
             }
             let (title, body) = rows::detail_text(&transcript, idx);
-            Some(Action::DetailLoaded { generation, idx, title, body })
+            Some(Action::DetailLoaded {
+                generation,
+                idx,
+                title,
+                body,
+            })
         }
         Effect::Prepare(req) => Some(prepare(&req, ctx)),
-        Effect::Commit { dialog, job } => Some(Action::Committed { dialog, result: commit(*job) }),
+        Effect::Commit { dialog, job } => Some(Action::Committed {
+            dialog,
+            result: commit(*job),
+        }),
         Effect::Cancel(token) => {
             token.cancel();
             None
@@ -164,18 +243,43 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
 /// Resolves the endpoint of the session's model (SPEC §8) and the summarizer budget:
 /// context window = the model's catalog window, else the session window; reserve = the
 /// session's effective reserve.
-pub fn resolve_model(ctx: &EffectCtx, agent_id: &str, provider: Option<&str>, model: Option<&str>, window: u64, reserve: u64) -> Result<ModelInfo, String> {
+pub fn resolve_model(
+    ctx: &EffectCtx,
+    agent_id: &str,
+    provider: Option<&str>,
+    model: Option<&str>,
+    window: u64,
+    reserve: u64,
+) -> Result<ModelInfo, String> {
     let null = serde_json::Value::Null;
     let config = ctx.host.as_ref().map(|h| &h.config).unwrap_or(&null);
-    let agent_models = ctx.host.as_ref().and_then(|h| h.models_json(agent_id)).map(|(_, v)| v);
+    let agent_models = ctx
+        .host
+        .as_ref()
+        .and_then(|h| h.models_json(agent_id))
+        .map(|(_, v)| v);
     let env = |k: &str| match &ctx.env {
         Some(f) => f(k),
         None => std::env::var(k).ok(),
     };
-    let ep = crate::llm::resolve_endpoint(config, agent_models.as_ref(), provider, model, &crate::llm::ModelOverrides::default(), &env)
-        .map_err(|e| e.to_string())?;
-    let budget = Budget { context_window: ep.context_window.unwrap_or(window), reserve_tokens: reserve, reasoning: ep.reasoning };
-    Ok(ModelInfo { endpoint: ep, budget })
+    let ep = crate::llm::resolve_endpoint(
+        config,
+        agent_models.as_ref(),
+        provider,
+        model,
+        &crate::llm::ModelOverrides::default(),
+        &env,
+    )
+    .map_err(|e| e.to_string())?;
+    let budget = Budget {
+        context_window: ep.context_window.unwrap_or(window),
+        reserve_tokens: reserve,
+        reasoning: ep.reasoning,
+    };
+    Ok(ModelInfo {
+        endpoint: ep,
+        budget,
+    })
 }
 
 /// Provider and model of the last assistant message (bare transcripts have no store row).
@@ -198,43 +302,75 @@ fn transcript_model(t: &Transcript, path: &[u32]) -> (Option<String>, Option<Str
 
 fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
     let result = match req.kind {
-        DialogKind::Compact => prepare_compact(req, ctx).map(|c| Box::new(Prep::Compact(Box::new(c)))),
-        DialogKind::Flush => crate::tui::flush_ui::prepare(req, ctx).map(|f| Box::new(Prep::Flush(Box::new(f)))),
+        DialogKind::Compact => {
+            prepare_compact(req, ctx).map(|c| Box::new(Prep::Compact(Box::new(c))))
+        }
+        DialogKind::Flush => {
+            crate::tui::flush_ui::prepare(req, ctx).map(|f| Box::new(Prep::Flush(Box::new(f))))
+        }
     };
-    Action::DialogPrepared { dialog: req.dialog, result }
+    Action::DialogPrepared {
+        dialog: req.dialog,
+        result,
+    }
 }
 
 fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep, String> {
     let row = &req.row;
-    let keep = if row.keep_recent_tokens == 0 { crate::plan::DEFAULT_KEEP_RECENT_TOKENS } else { row.keep_recent_tokens };
+    let keep = if row.keep_recent_tokens == 0 {
+        crate::plan::DEFAULT_KEEP_RECENT_TOKENS
+    } else {
+        row.keep_recent_tokens
+    };
     let p = crate::compaction::prepare(&req.transcript, keep).map_err(|e| match e {
         crate::compaction::PrepareError::NoPlan { reason, .. } => {
             let r = reason.to_string();
             // NoPlan's wording already starts with "nothing to compact" for some reasons.
-            if r.starts_with("nothing to compact") { format!("N{}.", &r[1..]) } else { format!("Nothing to compact: {r}.") }
+            if r.starts_with("nothing to compact") {
+                format!("N{}.", &r[1..])
+            } else {
+                format!("Nothing to compact: {r}.")
+            }
         }
         e => format!("Cannot plan a compaction: {e}"),
     })?;
     let t = &p.transcript;
     let plan = &p.plan;
     let kept = &plan.path[plan.cut.first_kept..];
-    let kept_messages = kept.iter().filter(|&&i| matches!(t.entries[i as usize].kind, EntryKind::Message(_))).count();
-    let kept_tokens = crate::compaction::tokens_after(t, plan, "")
-        .saturating_sub(crate::tokens::estimate_message(&serde_json::json!({"role": "compactionSummary", "summary": ""})));
+    let kept_messages = kept
+        .iter()
+        .filter(|&&i| matches!(t.entries[i as usize].kind, EntryKind::Message(_)))
+        .count();
+    let kept_tokens = crate::compaction::tokens_after(t, plan, "").saturating_sub(
+        crate::tokens::estimate_message(
+            &serde_json::json!({"role": "compactionSummary", "summary": ""}),
+        ),
+    );
     let (provider, model) = match (&row.model_provider, &row.model_id) {
         (None, None) if req.session.is_none() => transcript_model(t, &plan.path),
         (p, m) => (p.clone(), m.clone()),
     };
-    let model = resolve_model(ctx, &row.agent_id, provider.as_deref(), model.as_deref(), row.window, row.reserve);
+    let model = resolve_model(
+        ctx,
+        &row.agent_id,
+        provider.as_deref(),
+        model.as_deref(),
+        row.window,
+        row.reserve,
+    );
     let custom_instructions = ctx
         .host
         .as_ref()
-        .and_then(|h| h.config.pointer("/agents/defaults/compaction/customInstructions"))
+        .and_then(|h| {
+            h.config
+                .pointer("/agents/defaults/compaction/customInstructions")
+        })
         .and_then(|v| v.as_str())
         .filter(|s| !s.trim().is_empty())
         .map(str::to_string);
     // Same id and timestamp widths as the real commit, so the byte count is exact.
-    let line_overhead = crate::compaction::entry_line(t, plan, "00000000", &crate::compaction::iso_now(), "").len();
+    let line_overhead =
+        crate::compaction::entry_line(t, plan, "00000000", &crate::compaction::iso_now(), "").len();
     Ok(CompactPrep {
         transcript: req.transcript.clone(),
         messages: plan.messages_to_summarize.len(),
@@ -246,7 +382,12 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
         kept_messages,
         kept_tokens,
         tokens_before: plan.tokens_before,
-        previous_summary: plan.previous_summary.as_deref().map(|s| s.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string()),
+        previous_summary: plan.previous_summary.as_deref().map(|s| {
+            s.lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .to_string()
+        }),
         read_files: plan.read_files.len(),
         modified_files: plan.modified_files.len(),
         keep_recent_tokens: keep,
@@ -261,19 +402,36 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
 
 fn commit(job: CommitJob) -> Result<String, String> {
     match job {
-        CommitJob::Compact { prepared, text, session } => {
+        CommitJob::Compact {
+            prepared,
+            text,
+            session,
+        } => {
             let p = &prepared;
             match crate::compaction::commit(p, &text, session.as_ref()) {
                 Ok(c) => {
-                    let id = c.entry_id.clone().unwrap_or_else(|| "(v1 file: pi assigns the id)".into());
+                    let id = c
+                        .entry_id
+                        .clone()
+                        .unwrap_or_else(|| "(v1 file: pi assigns the id)".into());
                     let store = match (&session, c.store_updated) {
-                        (Some(s), true) => format!("; {} updated", crate::sanitize::one_line(&s.session_key)),
+                        (Some(s), true) => {
+                            format!("; {} updated", crate::sanitize::one_line(&s.session_key))
+                        }
                         _ => String::new(),
                     };
-                    Ok(format!("Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.", text.len(), crate::tui::model::thousands(c.tokens_after)))
+                    Ok(format!(
+                        "Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.",
+                        text.len(),
+                        crate::tui::model::thousands(c.tokens_after)
+                    ))
                 }
-                Err(e) if e.exit_code() == 3 => Err(format!("Commit refused, nothing written: {e}")),
-                Err(e @ crate::compaction::CompactCommitError::Store { .. }) => Err(format!("Partly committed: {e}")),
+                Err(e) if e.exit_code() == 3 => {
+                    Err(format!("Commit refused, nothing written: {e}"))
+                }
+                Err(e @ crate::compaction::CompactCommitError::Store { .. }) => {
+                    Err(format!("Partly committed: {e}"))
+                }
                 Err(e) => Err(format!("Commit failed, nothing written: {e}")),
             }
         }
@@ -283,7 +441,15 @@ fn commit(job: CommitJob) -> Result<String, String> {
 
 /// Runs a generation to its end, reporting through `tx`: `GenProgress` (Delta reports at most
 /// every 100 ms, so ≤ 10 redraws a second however fast the model streams) and one `GenDone`.
-pub async fn run_generation(dialog: u64, generation: u64, model: ModelInfo, cancel: CancellationToken, job: GenJob, options: ClientOptions, tx: UnboundedSender<Action>) {
+pub async fn run_generation(
+    dialog: u64,
+    generation: u64,
+    model: ModelInfo,
+    cancel: CancellationToken,
+    job: GenJob,
+    options: ClientOptions,
+    tx: UnboundedSender<Action>,
+) {
     let start = Instant::now();
     let progress_tx = tx.clone();
     let mut last_delta: Option<Instant> = None;
@@ -294,21 +460,45 @@ pub async fn run_generation(dialog: u64, generation: u64, model: ModelInfo, canc
             }
             last_delta = Some(Instant::now());
         }
-        let _ = progress_tx.send(Action::GenProgress { dialog, generation, event, elapsed_ms: start.elapsed().as_millis() as u64 });
+        let _ = progress_tx.send(Action::GenProgress {
+            dialog,
+            generation,
+            event,
+            elapsed_ms: start.elapsed().as_millis() as u64,
+        });
     };
     let result = match job {
-        GenJob::Compact { prepared, instructions } => {
+        GenJob::Compact {
+            prepared,
+            instructions,
+        } => {
             // Decoding the messages reads the transcript: off the async threads.
             let p = prepared.clone();
-            let input = tokio::task::spawn_blocking(move || crate::compaction::summary_input(&p.transcript, &p.plan, instructions)).await;
+            let input = tokio::task::spawn_blocking(move || {
+                crate::compaction::summary_input(&p.transcript, &p.plan, instructions)
+            })
+            .await;
             match input {
-                Err(e) => Err(GenFailure::Failed(format!("reading the transcript failed: {e}"))),
+                Err(e) => Err(GenFailure::Failed(format!(
+                    "reading the transcript failed: {e}"
+                ))),
                 Ok(input) => {
-                    let mut s = LlmSummarizer::new(&model.endpoint, options, cancel.clone(), Box::new(on_progress));
+                    let mut s = LlmSummarizer::new(
+                        &model.endpoint,
+                        options,
+                        cancel.clone(),
+                        Box::new(on_progress),
+                    );
                     let r = crate::compaction::model::generate(&mut s, model.budget, &input).await;
                     let warnings = std::mem::take(&mut s.warnings);
                     match r {
-                        Ok(o) => Ok(Generated { text: o.summary, calls: o.calls, warnings, no_reply: false, current: None }),
+                        Ok(o) => Ok(Generated {
+                            text: o.summary,
+                            calls: o.calls,
+                            warnings,
+                            no_reply: false,
+                            current: None,
+                        }),
                         Err(SummaryError::Cancelled) => Err(GenFailure::Cancelled),
                         Err(e) => Err(GenFailure::Failed(e.to_string())),
                     }
@@ -316,11 +506,27 @@ pub async fn run_generation(dialog: u64, generation: u64, model: ModelInfo, canc
             }
         }
         GenJob::Flush { prep, instructions } => {
-            crate::tui::flush_ui::generate(&prep, instructions, &model, options, cancel.clone(), Box::new(on_progress)).await
+            crate::tui::flush_ui::generate(
+                &prep,
+                instructions,
+                &model,
+                options,
+                cancel.clone(),
+                Box::new(on_progress),
+            )
+            .await
         }
     };
-    let result = if cancel.is_cancelled() { Err(GenFailure::Cancelled) } else { result };
-    let _ = tx.send(Action::GenDone { dialog, generation, result });
+    let result = if cancel.is_cancelled() {
+        Err(GenFailure::Cancelled)
+    } else {
+        result
+    };
+    let _ = tx.send(Action::GenDone {
+        dialog,
+        generation,
+        result,
+    });
 }
 
 /// Headless driver: applies `action` and then every effect it causes, synchronously, until
@@ -331,7 +537,11 @@ pub fn drive(state: &mut AppState, ctx: &EffectCtx, action: Action) -> Vec<Strin
 
 /// Like [`drive`], and also hands back the async effects (generation) unrun, so a test can
 /// run them ([`run_generation`]) or answer them with actions of its own.
-pub fn drive_collect(state: &mut AppState, ctx: &EffectCtx, action: Action) -> (Vec<String>, Vec<Effect>) {
+pub fn drive_collect(
+    state: &mut AppState,
+    ctx: &EffectCtx,
+    action: Action,
+) -> (Vec<String>, Vec<Effect>) {
     let mut ran = Vec::new();
     let mut pending = Vec::new();
     let mut queue: VecDeque<Action> = VecDeque::from([action]);

@@ -7,7 +7,7 @@ use crate::flush::{self, FlushGate, FlushPrompts, FlushSpec};
 use crate::llm::{CancellationToken, ClientOptions, Progress};
 use crate::transcript::Transcript;
 use crate::tui::dialog::{FlushPrep, GenFailure, Generated, ModelInfo};
-use crate::tui::effects::{resolve_model, EffectCtx, PrepareRequest};
+use crate::tui::effects::{EffectCtx, PrepareRequest, resolve_model};
 use crate::tui::model::thousands;
 use std::path::PathBuf;
 
@@ -19,7 +19,9 @@ pub fn is_no_reply(text: &str) -> bool {
 /// Length and last two bytes of the target (the separator before the notes depends on them).
 fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(target) else { return (0, Vec::new()) };
+    let Ok(mut f) = std::fs::File::open(target) else {
+        return (0, Vec::new());
+    };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let mut tail = Vec::new();
     if len > 0 && f.seek(SeekFrom::Start(len.saturating_sub(2))).is_ok() {
@@ -29,13 +31,20 @@ fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
 }
 
 pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, String> {
-    let host = ctx.host.as_ref().ok_or("No store host: a memory flush needs the session store and the agent workspace.")?;
-    let session = req.session.clone().ok_or("No session store row: nothing to record the flush in.")?;
+    let host = ctx
+        .host
+        .as_ref()
+        .ok_or("No store host: a memory flush needs the session store and the agent workspace.")?;
+    let session = req
+        .session
+        .clone()
+        .ok_or("No session store row: nothing to record the flush in.")?;
     let row = &req.row;
     let date = flush::today();
     let prompts = flush::resolve_prompts(&host.config, &date);
     let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-    let (workspace, workspace_source) = flush::workspace_for(&host.config, &host.state_dir, &row.agent_id, &home);
+    let (workspace, workspace_source) =
+        flush::workspace_for(&host.config, &host.state_dir, &row.agent_id, &home);
     let target = flush::target_path(&workspace, &date);
     let mut warnings = Vec::new();
     if !workspace.is_dir() {
@@ -44,15 +53,32 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
             workspace.display()
         ));
     }
-    let existing = if target.exists() { Some(flush::read_existing(&target, &mut warnings)) } else { None };
+    let existing = if target.exists() {
+        Some(flush::read_existing(&target, &mut warnings))
+    } else {
+        None
+    };
     let (current_len, current_tail) = tail_of(&target);
     let entry = serde_json::json!({
         "compactionCount": row.compaction_count,
         "memoryFlushCompactionCount": row.memory_flush_compaction_count,
         "memoryFlushAt": row.memory_flush_at,
     });
-    let gate = FlushGate::new(&host.config, &entry, row.flush_at, row.used, row.used_source.name());
-    let model = resolve_model(ctx, &row.agent_id, row.model_provider.as_deref(), row.model_id.as_deref(), row.window, row.reserve);
+    let gate = FlushGate::new(
+        &host.config,
+        &entry,
+        row.flush_at,
+        row.used,
+        row.used_source.name(),
+    );
+    let model = resolve_model(
+        ctx,
+        &row.agent_id,
+        row.model_provider.as_deref(),
+        row.model_id.as_deref(),
+        row.window,
+        row.reserve,
+    );
     Ok(FlushPrep {
         gate,
         prompts,
@@ -72,7 +98,10 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
 }
 
 pub fn prompt_sources(p: &FlushPrompts) -> (String, String) {
-    (FlushPrompts::describe(p.system_source, true), FlushPrompts::describe(p.prompt_source, false))
+    (
+        FlushPrompts::describe(p.system_source, true),
+        FlushPrompts::describe(p.prompt_source, false),
+    )
 }
 
 /// The confirmation of a flush commit of `text`.
@@ -83,12 +112,28 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
         lines.push(format!("{} stays as it is.", f.target.display()));
     } else {
         let (_, bytes) = flush::append_bytes(f.current_len, &f.current_tail, text);
-        let create = if f.current.is_none() { " (created)" } else { "" };
-        lines.push(format!("Append {} bytes to {}{create}.", thousands(bytes.len() as u64), f.target.display()));
+        let create = if f.current.is_none() {
+            " (created)"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "Append {} bytes to {}{create}.",
+            thousands(bytes.len() as u64),
+            f.target.display()
+        ));
     }
-    let store = f.session.store_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let store = f
+        .session
+        .store_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     lines.push(format!("Update {store} entry {}:", f.session.session_key));
-    lines.push(format!("memoryFlushAt = now, memoryFlushCompactionCount = {}.", f.gate.compaction_count));
+    lines.push(format!(
+        "memoryFlushAt = now, memoryFlushCompactionCount = {}.",
+        f.gate.compaction_count
+    ));
     lines
 }
 
@@ -102,10 +147,12 @@ pub async fn generate(
     mut on_progress: Box<dyn FnMut(GenProgress) + Send>,
 ) -> Result<Generated, GenFailure> {
     let path = f.transcript.clone();
-    let messages = tokio::task::spawn_blocking(move || Transcript::open(&path).map(|t| flush::context_messages(&t)))
-        .await
-        .map_err(|e| GenFailure::Failed(format!("reading the transcript failed: {e}")))?
-        .map_err(|e| GenFailure::Failed(e.to_string()))?;
+    let messages = tokio::task::spawn_blocking(move || {
+        Transcript::open(&path).map(|t| flush::context_messages(&t))
+    })
+    .await
+    .map_err(|e| GenFailure::Failed(format!("reading the transcript failed: {e}")))?
+    .map_err(|e| GenFailure::Failed(e.to_string()))?;
     let spec = FlushSpec {
         session_key: f.session.session_key.clone(),
         workspace: f.workspace.clone(),
@@ -114,13 +161,39 @@ pub async fn generate(
         instructions,
         context_window: Some(model.endpoint.context_window.unwrap_or(f.window)),
     };
-    on_progress(GenProgress::Call { call: 1, label: "memory notes".into() });
+    on_progress(GenProgress::Call {
+        call: 1,
+        label: "memory notes".into(),
+    });
     let mut progress = |p: Progress| match p {
-        Progress::Delta { chars_so_far, output_tokens_so_far } => on_progress(GenProgress::Delta { chars: chars_so_far, tokens: output_tokens_so_far }),
-        Progress::Retrying { attempt, after_ms, reason } => on_progress(GenProgress::Retrying { attempt, after_ms, reason }),
+        Progress::Delta {
+            chars_so_far,
+            output_tokens_so_far,
+        } => on_progress(GenProgress::Delta {
+            chars: chars_so_far,
+            tokens: output_tokens_so_far,
+        }),
+        Progress::Retrying {
+            attempt,
+            after_ms,
+            reason,
+        } => on_progress(GenProgress::Retrying {
+            attempt,
+            after_ms,
+            reason,
+        }),
         Progress::Started { .. } => {}
     };
-    match flush::generate(&spec, &messages, &model.endpoint, &options, cancel, &mut progress).await {
+    match flush::generate(
+        &spec,
+        &messages,
+        &model.endpoint,
+        &options,
+        cancel,
+        &mut progress,
+    )
+    .await
+    {
         Ok(d) => Ok(Generated {
             text: if d.no_reply { String::new() } else { d.notes },
             calls: 1,
@@ -128,7 +201,9 @@ pub async fn generate(
             no_reply: d.no_reply,
             current: Some(d.existing),
         }),
-        Err(flush::FlushError::Model(crate::llm::LlmError::Cancelled)) => Err(GenFailure::Cancelled),
+        Err(flush::FlushError::Model(crate::llm::LlmError::Cancelled)) => {
+            Err(GenFailure::Cancelled)
+        }
         Err(e) => Err(GenFailure::Failed(e.to_string())),
     }
 }
@@ -138,13 +213,18 @@ pub fn commit(f: &FlushPrep, text: &str) -> Result<String, String> {
     let notes = if no_reply { "" } else { text };
     match flush::commit_flush(&f.workspace, &f.date, notes, no_reply, Some(&f.session)) {
         Ok(c) => Ok(if no_reply {
-            format!("Flush recorded (NO_REPLY, no notes written) for {}.", crate::sanitize::one_line(&f.session.session_key))
+            format!(
+                "Flush recorded (NO_REPLY, no notes written) for {}.",
+                crate::sanitize::one_line(&f.session.session_key)
+            )
         } else {
             format!(
                 "Appended {} bytes to {}; memoryFlushCompactionCount {} recorded.",
                 thousands(c.appended_bytes),
                 c.target.display(),
-                c.memory_flush_compaction_count.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
+                c.memory_flush_compaction_count
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "-".into())
             )
         }),
         Err(e) if e.exit_code() == 3 => Err(format!("Flush refused, nothing written: {e}")),

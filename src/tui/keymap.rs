@@ -38,8 +38,12 @@ impl Mode {
             Mode::Session => "Session",
             Mode::Detail => "Entry detail",
             Mode::Summaries => "Summaries",
-            Mode::DialogEdit => "Compact / Flush dialog: instructions editor (other keys edit the text)",
-            Mode::DialogPreview => "Compact / Flush dialog: editable preview (other keys edit the text)",
+            Mode::DialogEdit => {
+                "Compact / Flush dialog: instructions editor (other keys edit the text)"
+            }
+            Mode::DialogPreview => {
+                "Compact / Flush dialog: editable preview (other keys edit the text)"
+            }
             Mode::DialogButtons => "Compact / Flush dialog: buttons",
             Mode::Generating => "Compact / Flush dialog: generating",
             Mode::Confirm => "Commit confirmation",
@@ -82,7 +86,11 @@ pub struct Binding {
 impl Binding {
     /// "↑/k", "Ctrl-c", ...
     pub fn keys_label(&self) -> String {
-        self.keys.iter().map(|&(c, m)| key_label(c, m)).collect::<Vec<_>>().join("/")
+        self.keys
+            .iter()
+            .map(|&(c, m)| key_label(c, m))
+            .collect::<Vec<_>>()
+            .join("/")
     }
 }
 
@@ -106,19 +114,47 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
         KeyCode::Char(c) => c.to_string(),
         other => format!("{other:?}"),
     };
-    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{}", base.to_uppercase()) } else { base }
+    if mods.contains(KeyModifiers::CONTROL) {
+        format!("Ctrl-{}", base.to_uppercase())
+    } else {
+        base
+    }
 }
 
 const NONE: KeyModifiers = KeyModifiers::NONE;
 const CTRL: KeyModifiers = KeyModifiers::CONTROL;
 
 /// A binding with modifiers per key (Ctrl-G, F5, ...).
-fn bm(mode: Mode, keys: &[(KeyCode, KeyModifiers)], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
-    Binding { mode, keys: keys.to_vec(), action, help, hint }
+fn bm(
+    mode: Mode,
+    keys: &[(KeyCode, KeyModifiers)],
+    action: Action,
+    help: &'static str,
+    hint: Option<&'static str>,
+) -> Binding {
+    Binding {
+        mode,
+        keys: keys.to_vec(),
+        action,
+        help,
+        hint,
+    }
 }
 
-fn b(mode: Mode, keys: &[KeyCode], action: Action, help: &'static str, hint: Option<&'static str>) -> Binding {
-    Binding { mode, keys: keys.iter().map(|&k| (k, NONE)).collect(), action, help, hint }
+fn b(
+    mode: Mode,
+    keys: &[KeyCode],
+    action: Action,
+    help: &'static str,
+    hint: Option<&'static str>,
+) -> Binding {
+    Binding {
+        mode,
+        keys: keys.iter().map(|&k| (k, NONE)).collect(),
+        action,
+        help,
+        hint,
+    }
 }
 
 fn movement(mode: Mode, what: &'static str) -> Vec<Binding> {
@@ -131,7 +167,13 @@ fn movement(mode: Mode, what: &'static str) -> Vec<Binding> {
         b(mode, &[Up, Char('k')], Action::Up, up, None),
         b(mode, &[Down, Char('j')], Action::Down, down, None),
         b(mode, &[PageUp, Char('b')], Action::PageUp, "page up", None),
-        b(mode, &[PageDown, Char(' ')], Action::PageDown, "page down", None),
+        b(
+            mode,
+            &[PageDown, Char(' ')],
+            Action::PageDown,
+            "page down",
+            None,
+        ),
         b(mode, &[Home, Char('g')], Action::Top, "first", None),
         b(mode, &[End, Char('G')], Action::Bottom, "last", None),
     ]
@@ -141,67 +183,337 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     use KeyCode::*;
     let mut v = Vec::new();
     // Sessions
-    v.push(b(Mode::Sessions, &[Enter], Action::Open, "open session", Some("open")));
+    v.push(b(
+        Mode::Sessions,
+        &[Enter],
+        Action::Open,
+        "open session",
+        Some("open"),
+    ));
     v.extend(movement(Mode::Sessions, "select"));
-    v.push(b(Mode::Sessions, &[Char('s')], Action::CycleSort, "cycle sort: pressure, updated, agent/key", Some("sort")));
-    v.push(b(Mode::Sessions, &[Char('/')], Action::StartFilter, "filter (type to narrow, Enter keeps, Esc clears)", Some("filter")));
-    v.push(b(Mode::Sessions, &[Esc], Action::ClearFilter, "clear filter", None));
-    v.push(b(Mode::Sessions, &[Char('r')], Action::Refresh, "reload now", None));
-    v.push(b(Mode::Sessions, &[Char('f')], Action::OpenFlush, "memory flush of the selected session", Some("flush")));
-    v.push(b(Mode::Sessions, &[Char('q')], Action::Close, "quit", Some("quit")));
+    v.push(b(
+        Mode::Sessions,
+        &[Char('s')],
+        Action::CycleSort,
+        "cycle sort: pressure, updated, agent/key",
+        Some("sort"),
+    ));
+    v.push(b(
+        Mode::Sessions,
+        &[Char('/')],
+        Action::StartFilter,
+        "filter (type to narrow, Enter keeps, Esc clears)",
+        Some("filter"),
+    ));
+    v.push(b(
+        Mode::Sessions,
+        &[Esc],
+        Action::ClearFilter,
+        "clear filter",
+        None,
+    ));
+    v.push(b(
+        Mode::Sessions,
+        &[Char('r')],
+        Action::Refresh,
+        "reload now",
+        None,
+    ));
+    v.push(b(
+        Mode::Sessions,
+        &[Char('f')],
+        Action::OpenFlush,
+        "memory flush of the selected session",
+        Some("flush"),
+    ));
+    v.push(b(
+        Mode::Sessions,
+        &[Char('q')],
+        Action::Close,
+        "quit",
+        Some("quit"),
+    ));
     // Filter typing: other printable keys are typed (see `lookup`).
-    v.push(b(Mode::Filter, &[Enter], Action::AcceptFilter, "keep filter", Some("keep")));
-    v.push(b(Mode::Filter, &[Esc], Action::ClearFilter, "clear filter", Some("clear")));
-    v.push(b(Mode::Filter, &[Backspace], Action::FilterBackspace, "delete a character", None));
+    v.push(b(
+        Mode::Filter,
+        &[Enter],
+        Action::AcceptFilter,
+        "keep filter",
+        Some("keep"),
+    ));
+    v.push(b(
+        Mode::Filter,
+        &[Esc],
+        Action::ClearFilter,
+        "clear filter",
+        Some("clear"),
+    ));
+    v.push(b(
+        Mode::Filter,
+        &[Backspace],
+        Action::FilterBackspace,
+        "delete a character",
+        None,
+    ));
     v.push(b(Mode::Filter, &[Up], Action::Up, "previous", None));
     v.push(b(Mode::Filter, &[Down], Action::Down, "next", None));
     // Session
-    v.push(b(Mode::Session, &[Enter, Char('e')], Action::Open, "expand entry (full text, scrollable)", Some("expand")));
+    v.push(b(
+        Mode::Session,
+        &[Enter, Char('e')],
+        Action::Open,
+        "expand entry (full text, scrollable)",
+        Some("expand"),
+    ));
     v.extend(movement(Mode::Session, "select"));
-    v.push(b(Mode::Session, &[Char('c')], Action::OpenCompact, "compact this session (plan, preview, commit)", Some("compact")));
-    v.push(b(Mode::Session, &[Char('f')], Action::OpenFlush, "memory flush of this session", Some("flush")));
-    v.push(b(Mode::Session, &[Char('n'), Char(']')], Action::NextCompaction, "next compaction entry", Some("next compaction")));
-    v.push(b(Mode::Session, &[Char('N'), Char('[')], Action::PrevCompaction, "previous compaction entry", None));
-    v.push(b(Mode::Session, &[Char('x')], Action::JumpToCut, "jump to where the next compaction would cut", Some("cut")));
-    v.push(b(Mode::Session, &[Char('S')], Action::ShowSummaries, "all compaction summaries", Some("summaries")));
-    v.push(b(Mode::Session, &[Char('q')], Action::Close, "back (quit on the first screen)", Some("back")));
+    v.push(b(
+        Mode::Session,
+        &[Char('c')],
+        Action::OpenCompact,
+        "compact this session (plan, preview, commit)",
+        Some("compact"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('f')],
+        Action::OpenFlush,
+        "memory flush of this session",
+        Some("flush"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('n'), Char(']')],
+        Action::NextCompaction,
+        "next compaction entry",
+        Some("next compaction"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('N'), Char('[')],
+        Action::PrevCompaction,
+        "previous compaction entry",
+        None,
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('x')],
+        Action::JumpToCut,
+        "jump to where the next compaction would cut",
+        Some("cut"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('S')],
+        Action::ShowSummaries,
+        "all compaction summaries",
+        Some("summaries"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('q')],
+        Action::Close,
+        "back (quit on the first screen)",
+        Some("back"),
+    ));
     v.push(b(Mode::Session, &[Esc], Action::Back, "back", None));
     // Detail
     v.extend(movement(Mode::Detail, "scroll"));
-    v.push(b(Mode::Detail, &[Enter, Esc, Char('q'), Char('e')], Action::Back, "close", Some("close")));
+    v.push(b(
+        Mode::Detail,
+        &[Enter, Esc, Char('q'), Char('e')],
+        Action::Back,
+        "close",
+        Some("close"),
+    ));
     // Summaries
-    v.push(b(Mode::Summaries, &[Char('n'), Tab], Action::NextCompaction, "next compaction", Some("next compaction")));
-    v.push(b(Mode::Summaries, &[Char('p'), BackTab], Action::PrevCompaction, "previous compaction", Some("prev")));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('n'), Tab],
+        Action::NextCompaction,
+        "next compaction",
+        Some("next compaction"),
+    ));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('p'), BackTab],
+        Action::PrevCompaction,
+        "previous compaction",
+        Some("prev"),
+    ));
     v.extend(movement(Mode::Summaries, "scroll"));
-    v.push(b(Mode::Summaries, &[Char('q'), Esc], Action::Back, "back to the session", Some("back")));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('q'), Esc],
+        Action::Back,
+        "back to the session",
+        Some("back"),
+    ));
     // Dialogs. Text areas take every other key; commands are Ctrl letters the editor does not
     // use (G, O) and function keys, which all reach the program over ssh (no Ctrl-S/Ctrl-Q:
     // terminals may eat them for flow control).
-    v.push(bm(Mode::DialogEdit, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogGenerate, "generate with these instructions", Some("generate")));
-    v.push(b(Mode::DialogEdit, &[Tab], Action::DialogFocus, "focus the buttons", Some("buttons")));
-    v.push(b(Mode::DialogEdit, &[Esc], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
-    v.push(bm(Mode::DialogPreview, &[(Char('o'), CTRL), (F(2), NONE)], Action::DialogCommit, "commit… (asks for confirmation first)", Some("commit")));
-    v.push(bm(Mode::DialogPreview, &[(Char('g'), CTRL), (F(5), NONE)], Action::DialogRegenerate, "back to the instructions, generate again", Some("regenerate")));
-    v.push(b(Mode::DialogPreview, &[F(8)], Action::DialogDiscard, "discard the result, close (nothing written)", Some("discard")));
-    v.push(b(Mode::DialogPreview, &[Tab, Esc], Action::DialogFocus, "focus the buttons", Some("buttons")));
-    v.push(b(Mode::DialogButtons, &[Right, Char('l')], Action::DialogButtonNext, "next button", None));
-    v.push(b(Mode::DialogButtons, &[Left, Char('h')], Action::DialogButtonPrev, "previous button", None));
-    v.push(b(Mode::DialogButtons, &[Enter, Char(' ')], Action::DialogPress, "press the selected button", Some("press")));
-    v.push(b(Mode::DialogButtons, &[Char('g')], Action::DialogGenerate, "generate", None));
-    v.push(b(Mode::DialogButtons, &[Char('c')], Action::DialogCommit, "commit… (preview only; asks first)", None));
-    v.push(b(Mode::DialogButtons, &[Char('r')], Action::DialogRegenerate, "regenerate (preview only)", None));
-    v.push(b(Mode::DialogButtons, &[Char('d')], Action::DialogDiscard, "discard (preview only; nothing written)", None));
-    v.push(b(Mode::DialogButtons, &[Tab, Esc], Action::DialogFocus, "back to the text", Some("text")));
-    v.push(b(Mode::DialogButtons, &[Char('q')], Action::DialogClose, "close the dialog (nothing written)", Some("close")));
-    v.push(b(Mode::Generating, &[Esc], Action::DialogCancel, "cancel generation, back to the instructions", Some("cancel")));
-    v.push(b(Mode::Confirm, &[Char('y'), Enter], Action::ConfirmYes, "write it", Some("write")));
-    v.push(b(Mode::Confirm, &[Char('n'), Esc], Action::ConfirmNo, "back to the preview (nothing written)", Some("back")));
+    v.push(bm(
+        Mode::DialogEdit,
+        &[(Char('g'), CTRL), (F(5), NONE)],
+        Action::DialogGenerate,
+        "generate with these instructions",
+        Some("generate"),
+    ));
+    v.push(b(
+        Mode::DialogEdit,
+        &[Tab],
+        Action::DialogFocus,
+        "focus the buttons",
+        Some("buttons"),
+    ));
+    v.push(b(
+        Mode::DialogEdit,
+        &[Esc],
+        Action::DialogClose,
+        "close the dialog (nothing written)",
+        Some("close"),
+    ));
+    v.push(bm(
+        Mode::DialogPreview,
+        &[(Char('o'), CTRL), (F(2), NONE)],
+        Action::DialogCommit,
+        "commit… (asks for confirmation first)",
+        Some("commit"),
+    ));
+    v.push(bm(
+        Mode::DialogPreview,
+        &[(Char('g'), CTRL), (F(5), NONE)],
+        Action::DialogRegenerate,
+        "back to the instructions, generate again",
+        Some("regenerate"),
+    ));
+    v.push(b(
+        Mode::DialogPreview,
+        &[F(8)],
+        Action::DialogDiscard,
+        "discard the result, close (nothing written)",
+        Some("discard"),
+    ));
+    v.push(b(
+        Mode::DialogPreview,
+        &[Tab, Esc],
+        Action::DialogFocus,
+        "focus the buttons",
+        Some("buttons"),
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Right, Char('l')],
+        Action::DialogButtonNext,
+        "next button",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Left, Char('h')],
+        Action::DialogButtonPrev,
+        "previous button",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Enter, Char(' ')],
+        Action::DialogPress,
+        "press the selected button",
+        Some("press"),
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('g')],
+        Action::DialogGenerate,
+        "generate",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('c')],
+        Action::DialogCommit,
+        "commit… (preview only; asks first)",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('r')],
+        Action::DialogRegenerate,
+        "regenerate (preview only)",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('d')],
+        Action::DialogDiscard,
+        "discard (preview only; nothing written)",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Tab, Esc],
+        Action::DialogFocus,
+        "back to the text",
+        Some("text"),
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('q')],
+        Action::DialogClose,
+        "close the dialog (nothing written)",
+        Some("close"),
+    ));
+    v.push(b(
+        Mode::Generating,
+        &[Esc],
+        Action::DialogCancel,
+        "cancel generation, back to the instructions",
+        Some("cancel"),
+    ));
+    v.push(b(
+        Mode::Confirm,
+        &[Char('y'), Enter],
+        Action::ConfirmYes,
+        "write it",
+        Some("write"),
+    ));
+    v.push(b(
+        Mode::Confirm,
+        &[Char('n'), Esc],
+        Action::ConfirmNo,
+        "back to the preview (nothing written)",
+        Some("back"),
+    ));
     // Help
-    v.push(b(Mode::Help, &[Up, Char('k')], Action::Up, "scroll up", None));
-    v.push(b(Mode::Help, &[Down, Char('j')], Action::Down, "scroll down", None));
-    v.push(b(Mode::Help, &[Char('?'), Esc, Char('q')], Action::Back, "close help", Some("close")));
+    v.push(b(
+        Mode::Help,
+        &[Up, Char('k')],
+        Action::Up,
+        "scroll up",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
+        &[Down, Char('j')],
+        Action::Down,
+        "scroll down",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
+        &[Char('?'), Esc, Char('q')],
+        Action::Back,
+        "close help",
+        Some("close"),
+    ));
     // Global
-    v.push(b(Mode::Global, &[Char('?')], Action::ToggleHelp, "help", Some("help")));
+    v.push(b(
+        Mode::Global,
+        &[Char('?')],
+        Action::ToggleHelp,
+        "help",
+        Some("help"),
+    ));
     v.push(Binding {
         mode: Mode::Global,
         keys: vec![(Char('c'), KeyModifiers::CONTROL)],
@@ -219,7 +531,9 @@ pub fn bindings() -> &'static [Binding] {
 /// Bindings shown for a mode (its own, then the global ones).
 pub fn for_mode(mode: Mode) -> impl Iterator<Item = &'static Binding> {
     let global = !mode.typing();
-    bindings().iter().filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
+    bindings()
+        .iter()
+        .filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
 }
 
 fn matches(code: KeyCode, mods: KeyModifiers, key: &KeyEvent) -> bool {
@@ -233,13 +547,20 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
         return None;
     }
-    let find = |m: Mode| bindings().iter().find(|b| b.mode == m && b.keys.iter().any(|&(c, mo)| matches(c, mo, key)));
+    let find = |m: Mode| {
+        bindings()
+            .iter()
+            .find(|b| b.mode == m && b.keys.iter().any(|&(c, mo)| matches(c, mo, key)))
+    };
     if let Some(b) = find(mode) {
         return Some(b.action.clone());
     }
     if mode == Mode::Filter {
         if let KeyCode::Char(c) = key.code {
-            if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) {
+            if !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
                 return Some(Action::FilterChar(c));
             }
         }
@@ -276,7 +597,11 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for b in bindings().iter().filter(|b| b.mode == mode) {
                 for k in &b.keys {
-                    assert!(seen.insert(*k), "{mode:?}: {} bound twice", key_label(k.0, k.1));
+                    assert!(
+                        seen.insert(*k),
+                        "{mode:?}: {} bound twice",
+                        key_label(k.0, k.1)
+                    );
                 }
             }
         }
@@ -285,21 +610,51 @@ mod tests {
     #[test]
     fn filter_mode_types_characters() {
         let k = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
-        assert!(matches!(lookup(Mode::Filter, &k('q')), Some(Action::FilterChar('q'))));
-        assert!(matches!(lookup(Mode::Filter, &k('?')), Some(Action::FilterChar('?'))));
-        assert!(matches!(lookup(Mode::Sessions, &k('?')), Some(Action::ToggleHelp)));
-        assert!(matches!(lookup(Mode::Session, &k('S')), Some(Action::ShowSummaries)));
+        assert!(matches!(
+            lookup(Mode::Filter, &k('q')),
+            Some(Action::FilterChar('q'))
+        ));
+        assert!(matches!(
+            lookup(Mode::Filter, &k('?')),
+            Some(Action::FilterChar('?'))
+        ));
+        assert!(matches!(
+            lookup(Mode::Sessions, &k('?')),
+            Some(Action::ToggleHelp)
+        ));
+        assert!(matches!(
+            lookup(Mode::Session, &k('S')),
+            Some(Action::ShowSummaries)
+        ));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert!(matches!(lookup(Mode::Filter, &ctrl_c), Some(Action::Quit)));
         assert!(matches!(lookup(Mode::Session, &ctrl_c), Some(Action::Quit)));
         // Plain `c` in the Session mode opens the Compact dialog, not quit; `n` jumps.
-        assert!(matches!(lookup(Mode::Session, &k('c')), Some(Action::OpenCompact)));
-        assert!(matches!(lookup(Mode::Session, &k('n')), Some(Action::NextCompaction)));
+        assert!(matches!(
+            lookup(Mode::Session, &k('c')),
+            Some(Action::OpenCompact)
+        ));
+        assert!(matches!(
+            lookup(Mode::Session, &k('n')),
+            Some(Action::NextCompaction)
+        ));
         // In the dialog editors every plain key is typed, `?` and `q` included.
-        assert!(matches!(lookup(Mode::DialogEdit, &k('q')), Some(Action::DialogInput(_))));
-        assert!(matches!(lookup(Mode::DialogPreview, &k('?')), Some(Action::DialogInput(_))));
-        assert!(matches!(lookup(Mode::DialogEdit, &ctrl_c), Some(Action::Quit)));
+        assert!(matches!(
+            lookup(Mode::DialogEdit, &k('q')),
+            Some(Action::DialogInput(_))
+        ));
+        assert!(matches!(
+            lookup(Mode::DialogPreview, &k('?')),
+            Some(Action::DialogInput(_))
+        ));
+        assert!(matches!(
+            lookup(Mode::DialogEdit, &ctrl_c),
+            Some(Action::Quit)
+        ));
         let ctrl_g = KeyEvent::new(KeyCode::Char('g'), KeyModifiers::CONTROL);
-        assert!(matches!(lookup(Mode::DialogEdit, &ctrl_g), Some(Action::DialogGenerate)));
+        assert!(matches!(
+            lookup(Mode::DialogEdit, &ctrl_g),
+            Some(Action::DialogGenerate)
+        ));
     }
 }

@@ -56,6 +56,9 @@ impl TuiLaunch {
 
 /// Runs the TUI until the operator quits. Blocks; builds its own tokio runtime.
 pub fn run(launch: TuiLaunch) -> anyhow::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
     rt.block_on(app::run(launch))
 }

@@ -72,28 +72,51 @@ pub const DEFAULT_SOFT_THRESHOLD: u64 = 4_000;
 impl SessionRow {
     /// A row with default thresholds for `window` (reserve = max(16384, floor 20000), flush line
     /// = window − 20000 − 4000), status and reason derived. Sources say "default".
-    pub fn with_defaults(agent_id: &str, session_key: &str, window: u64, used: Option<u64>, used_source: Provenance) -> SessionRow {
+    pub fn with_defaults(
+        agent_id: &str,
+        session_key: &str,
+        window: u64,
+        used: Option<u64>,
+        used_source: Provenance,
+    ) -> SessionRow {
         let reserve = DEFAULT_RESERVE_TOKENS.max(DEFAULT_RESERVE_FLOOR);
         let mut row = SessionRow {
             agent_id: agent_id.into(),
             session_key: session_key.into(),
             window,
             used,
-            used_source: if used.is_some() { used_source } else { Provenance::Unknown },
+            used_source: if used.is_some() {
+                used_source
+            } else {
+                Provenance::Unknown
+            },
             reserve,
             compact_at: window.saturating_sub(reserve),
-            flush_at: Some(window.saturating_sub(DEFAULT_RESERVE_FLOOR).saturating_sub(DEFAULT_SOFT_THRESHOLD)),
+            flush_at: Some(
+                window
+                    .saturating_sub(DEFAULT_RESERVE_FLOOR)
+                    .saturating_sub(DEFAULT_SOFT_THRESHOLD),
+            ),
             sources: NumberSources {
                 used: match used_source {
                     Provenance::Fresh => "entry totalTokens (totalTokensFresh: true)".into(),
                     Provenance::Legacy => "entry totalTokens (no freshness flag)".into(),
-                    Provenance::Estimated => "transcript estimate (last usage + later messages)".into(),
-                    Provenance::Unknown => "no fresh totalTokens, no usable transcript usage".into(),
+                    Provenance::Estimated => {
+                        "transcript estimate (last usage + later messages)".into()
+                    }
+                    Provenance::Unknown => {
+                        "no fresh totalTokens, no usable transcript usage".into()
+                    }
                 },
-                window: if window == DEFAULT_WINDOW { "default 200000".into() } else { "entry contextTokens".into() },
+                window: if window == DEFAULT_WINDOW {
+                    "default 200000".into()
+                } else {
+                    "entry contextTokens".into()
+                },
                 reserve: "default max(reserveTokens 16384, reserveTokensFloor 20000)".into(),
                 compact_at: "window − reserve".into(),
-                flush_at: "window − reserveTokensFloor 20000 − softThresholdTokens 4000 (defaults)".into(),
+                flush_at: "window − reserveTokensFloor 20000 − softThresholdTokens 4000 (defaults)"
+                    .into(),
             },
             keep_recent_tokens: crate::plan::DEFAULT_KEEP_RECENT_TOKENS,
             ..SessionRow::default()
@@ -106,7 +129,13 @@ impl SessionRow {
     pub fn derive(&mut self) {
         self.flushed_this_cycle = self.memory_flush_compaction_count.is_some()
             && self.memory_flush_compaction_count == Some(self.compaction_count.unwrap_or(0));
-        self.status = status_of(self.used, self.window, self.compact_at, self.flush_at, self.flushed_this_cycle);
+        self.status = status_of(
+            self.used,
+            self.window,
+            self.compact_at,
+            self.flush_at,
+            self.flushed_this_cycle,
+        );
         self.flush_reason = reason(self);
     }
 
@@ -121,14 +150,26 @@ impl SessionRow {
 }
 
 /// SPEC §3 status from the numbers.
-pub fn status_of(used: Option<u64>, window: u64, compact_at: u64, flush_at: Option<u64>, flushed: bool) -> Status {
-    let Some(used) = used else { return Status::Unknown };
+pub fn status_of(
+    used: Option<u64>,
+    window: u64,
+    compact_at: u64,
+    flush_at: Option<u64>,
+    flushed: bool,
+) -> Status {
+    let Some(used) = used else {
+        return Status::Unknown;
+    };
     if used >= window {
         Status::Over
     } else if used >= compact_at {
         Status::CompactDue
     } else if flush_at.is_some_and(|f| used >= f) {
-        if flushed { Status::Flushed } else { Status::FlushDue }
+        if flushed {
+            Status::Flushed
+        } else {
+            Status::FlushDue
+        }
     } else {
         Status::Ok
     }
@@ -155,10 +196,16 @@ fn reason(row: &SessionRow) -> String {
     let Some(used) = row.used else {
         return "No token count: the store has no fresh totalTokens and the transcript has no usable assistant usage, so clawtop cannot tell whether a flush is due.".into();
     };
-    let pct = if row.window > 0 { used as f64 * 100.0 / row.window as f64 } else { 0.0 };
+    let pct = if row.window > 0 {
+        used as f64 * 100.0 / row.window as f64
+    } else {
+        0.0
+    };
     let flush = match row.flush_at {
         None => "Memory flush is disabled in config.".to_string(),
-        Some(_) if row.flushed_this_cycle => format!("Memory was already flushed in {}.", cycle(row)),
+        Some(_) if row.flushed_this_cycle => {
+            format!("Memory was already flushed in {}.", cycle(row))
+        }
         Some(f) if used >= f => format!("No memory flush yet in {}.", cycle(row)),
         Some(f) => format!("Flush line {} not reached.", thousands(f)),
     };
@@ -188,7 +235,12 @@ fn reason(row: &SessionRow) -> String {
             row.memory_flush_compaction_count.unwrap_or(0)
         ),
         Status::Ok => match row.flush_at {
-            Some(f) => format!("Used {} is below the flush line {} ({} to go).", thousands(used), thousands(f), thousands(f - used)),
+            Some(f) => format!(
+                "Used {} is below the flush line {} ({} to go).",
+                thousands(used),
+                thousands(f),
+                thousands(f - used)
+            ),
             None => format!(
                 "Used {} is below the compaction line {}; memory flush is disabled in config.",
                 thousands(used),
@@ -217,7 +269,15 @@ pub type SessionLoader = Arc<dyn Fn() -> anyhow::Result<SessionsSnapshot> + Send
 
 /// Fixed demo data (`--demo`): one row per status, clearly bannered as demo.
 pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
-    let mk = |agent: &str, key: &str, model: &str, used: Option<u64>, prov: Provenance, window: u64, cc: u64, flushed: Option<u64>, age_s: i64| {
+    let mk = |agent: &str,
+              key: &str,
+              model: &str,
+              used: Option<u64>,
+              prov: Provenance,
+              window: u64,
+              cc: u64,
+              flushed: Option<u64>,
+              age_s: i64| {
         let mut r = SessionRow::with_defaults(agent, key, window, used, prov);
         r.session_id = format!("demo-{agent}-{cc}");
         r.model = Some(model.into());
@@ -228,12 +288,72 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
         r
     };
     vec![
-        mk("main", "agent:main:main", "claude-sonnet-4-5", Some(41_200), Provenance::Fresh, 200_000, 0, None, 42),
-        mk("main", "agent:main:telegram:direct:55512345", "claude-sonnet-4-5", Some(181_500), Provenance::Fresh, 200_000, 3, Some(2), 310),
-        mk("ops", "agent:ops:discord:channel:1234567890123", "gpt-5.1", Some(178_000), Provenance::Legacy, 200_000, 5, None, 3_600),
-        mk("ops", "agent:ops:cron:nightly-backup", "gpt-5.1", Some(177_100), Provenance::Estimated, 200_000, 7, Some(7), 86_400),
-        mk("research", "agent:research:main", "qwen3-coder", Some(41_000), Provenance::Fresh, 32_768, 12, Some(11), 5),
-        mk("research", "agent:research:subagent:7f3e", "qwen3-coder", None, Provenance::Unknown, 128_000, 0, None, 600_000),
+        mk(
+            "main",
+            "agent:main:main",
+            "claude-sonnet-4-5",
+            Some(41_200),
+            Provenance::Fresh,
+            200_000,
+            0,
+            None,
+            42,
+        ),
+        mk(
+            "main",
+            "agent:main:telegram:direct:55512345",
+            "claude-sonnet-4-5",
+            Some(181_500),
+            Provenance::Fresh,
+            200_000,
+            3,
+            Some(2),
+            310,
+        ),
+        mk(
+            "ops",
+            "agent:ops:discord:channel:1234567890123",
+            "gpt-5.1",
+            Some(178_000),
+            Provenance::Legacy,
+            200_000,
+            5,
+            None,
+            3_600,
+        ),
+        mk(
+            "ops",
+            "agent:ops:cron:nightly-backup",
+            "gpt-5.1",
+            Some(177_100),
+            Provenance::Estimated,
+            200_000,
+            7,
+            Some(7),
+            86_400,
+        ),
+        mk(
+            "research",
+            "agent:research:main",
+            "qwen3-coder",
+            Some(41_000),
+            Provenance::Fresh,
+            32_768,
+            12,
+            Some(11),
+            5,
+        ),
+        mk(
+            "research",
+            "agent:research:subagent:7f3e",
+            "qwen3-coder",
+            None,
+            Provenance::Unknown,
+            128_000,
+            0,
+            None,
+            600_000,
+        ),
     ]
 }
 
@@ -262,7 +382,11 @@ mod tests {
         x.compaction_count = None;
         x.derive();
         assert!(x.flushed_this_cycle);
-        assert!(r(Some(176_000), 2, Some(1)).flush_reason.contains("no memory flush yet in compaction cycle 2"));
+        assert!(
+            r(Some(176_000), 2, Some(1))
+                .flush_reason
+                .contains("no memory flush yet in compaction cycle 2")
+        );
         assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

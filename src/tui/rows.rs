@@ -78,14 +78,21 @@ pub struct LoadedTranscript {
 }
 
 /// Opens and indexes a transcript and computes the per-file facts. Blocking.
-pub fn load_transcript(path: &std::path::Path, keep_recent_tokens: u64) -> Result<LoadedTranscript, String> {
+pub fn load_transcript(
+    path: &std::path::Path,
+    keep_recent_tokens: u64,
+) -> Result<LoadedTranscript, String> {
     let t = Transcript::open(path).map_err(|e| one_line(&e.to_string()))?;
     Ok(analyze(path.to_path_buf(), Arc::new(t), keep_recent_tokens))
 }
 
 /// The per-file facts for an already indexed transcript.
 pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
-    let keep = if keep_recent_tokens == 0 { plan::DEFAULT_KEEP_RECENT_TOKENS } else { keep_recent_tokens };
+    let keep = if keep_recent_tokens == 0 {
+        plan::DEFAULT_KEEP_RECENT_TOKENS
+    } else {
+        keep_recent_tokens
+    };
     let mut on_branch = vec![false; t.len()];
     for i in t.active_branch() {
         on_branch[i as usize] = true;
@@ -106,8 +113,22 @@ pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> Lo
     }
     let next_cut = plan::next_cut_entry(&t, keep);
     let current_tokens = crate::context::current_tokens(&t).map(|c| c.tokens);
-    let warnings = t.all_warnings().iter().map(|w| one_line(&w.to_string())).collect();
-    LoadedTranscript { path, transcript: t, on_branch, next_cut, keep_recent_tokens: keep, kept_from, summaries, current_tokens, warnings }
+    let warnings = t
+        .all_warnings()
+        .iter()
+        .map(|w| one_line(&w.to_string()))
+        .collect();
+    LoadedTranscript {
+        path,
+        transcript: t,
+        on_branch,
+        next_cut,
+        keep_recent_tokens: keep,
+        kept_from,
+        summaries,
+        current_tokens,
+        warnings,
+    }
 }
 
 fn str_list(v: Option<&Value>) -> Vec<String> {
@@ -116,7 +137,13 @@ fn str_list(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn summary_card(t: &Transcript, idx: u32, v: &Value, first_kept_idx: Option<u32>, on_branch: bool) -> SummaryCard {
+fn summary_card(
+    t: &Transcript,
+    idx: u32,
+    v: &Value,
+    first_kept_idx: Option<u32>,
+    on_branch: bool,
+) -> SummaryCard {
     let details = v.get("details");
     SummaryCard {
         idx,
@@ -138,7 +165,10 @@ fn first_kept_label(t: &Transcript, v: &Value) -> Option<String> {
         return Some(one_line(id));
     }
     // v1 files: legacy index, shown as pi's migration would resolve it.
-    v.get("firstKeptEntryIndex").and_then(Value::as_u64).map(|i| format!("index {i}")).filter(|_| t.version < 2)
+    v.get("firstKeptEntryIndex")
+        .and_then(Value::as_u64)
+        .map(|i| format!("index {i}"))
+        .filter(|_| t.version < 2)
 }
 
 /// Cuts a sanitized single-line string to about `n` chars (on a char boundary).
@@ -177,7 +207,12 @@ fn content_text(content: Option<&Value>) -> String {
             let mut parts = Vec::new();
             for b in blocks {
                 match b.get("type").and_then(Value::as_str) {
-                    Some("text") => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                    Some("text") => parts.push(
+                        b.get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    ),
                     Some("image") => parts.push("[image]".into()),
                     Some(other) => parts.push(format!("[{other}]")),
                     None => {}
@@ -197,7 +232,11 @@ fn assistant_text(m: &Value) -> Option<String> {
         .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
         .filter_map(|b| b.get("text").and_then(Value::as_str))
         .collect();
-    if texts.is_empty() { None } else { Some(texts.concat()) }
+    if texts.is_empty() {
+        None
+    } else {
+        Some(texts.concat())
+    }
 }
 
 /// `NO_REPLY` (any case, surrounding whitespace ignored) as the only assistant text.
@@ -210,14 +249,22 @@ fn assistant_preview(m: &Value) -> String {
     if let Some(blocks) = m.get("content").and_then(Value::as_array) {
         for b in blocks {
             match b.get("type").and_then(Value::as_str) {
-                Some("text") => parts.push(b.get("text").and_then(Value::as_str).unwrap_or("").to_string()),
+                Some("text") => parts.push(
+                    b.get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                ),
                 Some("thinking") => {
                     let th = b.get("thinking").and_then(Value::as_str).unwrap_or("");
                     parts.push(format!("(thinking) {}", clip(th, 60)));
                 }
                 Some("toolCall") => {
                     let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
-                    let args = b.get("arguments").map(|a| clip(&a.to_string(), 80)).unwrap_or_default();
+                    let args = b
+                        .get("arguments")
+                        .map(|a| clip(&a.to_string(), 80))
+                        .unwrap_or_default();
                     parts.push(format!("→ {name} {args}"));
                 }
                 Some(other) => parts.push(format!("[{other}]")),
@@ -230,7 +277,11 @@ fn assistant_preview(m: &Value) -> String {
     }
     if parts.is_empty() {
         let stop = m.get("stopReason").and_then(Value::as_str).unwrap_or("");
-        return format!("(empty{}{})", if stop.is_empty() { "" } else { ", stop " }, stop);
+        return format!(
+            "(empty{}{})",
+            if stop.is_empty() { "" } else { ", stop " },
+            stop
+        );
     }
     parts.join(" · ")
 }
@@ -238,7 +289,11 @@ fn assistant_preview(m: &Value) -> String {
 /// Decodes one entry into a list row. Blocking (reads the mapped file).
 pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
     let meta = &t.entries[idx as usize];
-    let mut row = EntryRow { idx, label: kind_label(meta.kind, meta.raw_type.as_deref()), ..EntryRow::default() };
+    let mut row = EntryRow {
+        idx,
+        label: kind_label(meta.kind, meta.raw_type.as_deref()),
+        ..EntryRow::default()
+    };
     let v = match t.entry_json(idx) {
         Ok(v) => v,
         Err(e) => {
@@ -255,7 +310,10 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
                 Role::User => content_text(m.get("content")),
                 Role::Assistant => {
                     row.silent_flush = is_silent_flush(&m);
-                    row.error = matches!(m.get("stopReason").and_then(Value::as_str), Some("error") | Some("aborted"));
+                    row.error = matches!(
+                        m.get("stopReason").and_then(Value::as_str),
+                        Some("error") | Some("aborted")
+                    );
                     assistant_preview(&m)
                 }
                 Role::ToolResult => {
@@ -271,7 +329,9 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
                     let out = m.get("output").and_then(Value::as_str).unwrap_or("");
                     let tail = match code {
                         Some(c) => format!(" → exit {c}"),
-                        None if m.get("cancelled").and_then(Value::as_bool) == Some(true) => " → cancelled".into(),
+                        None if m.get("cancelled").and_then(Value::as_bool) == Some(true) => {
+                            " → cancelled".into()
+                        }
                         None => String::new(),
                     };
                     format!("$ {cmd}{tail} {out}")
@@ -280,7 +340,11 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
                     let ct = m.get("customType").and_then(Value::as_str).unwrap_or("");
                     format!("[{ct}] {}", content_text(m.get("content")))
                 }
-                Role::BranchSummary | Role::CompactionSummary => m.get("summary").and_then(Value::as_str).unwrap_or("").to_string(),
+                Role::BranchSummary | Role::CompactionSummary => m
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
                 Role::Other => clip(&m.to_string(), PREVIEW_CHARS),
             }
         }
@@ -295,27 +359,48 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
         }
         EntryKind::BranchSummary => format!("from {}: {}", s("fromId"), s("summary")),
         EntryKind::CustomMessage => {
-            let hidden = if v.get("display").and_then(Value::as_bool) == Some(false) { " (hidden)" } else { "" };
-            format!("[{}]{hidden} {}", s("customType"), content_text(v.get("content")))
+            let hidden = if v.get("display").and_then(Value::as_bool) == Some(false) {
+                " (hidden)"
+            } else {
+                ""
+            };
+            format!(
+                "[{}]{hidden} {}",
+                s("customType"),
+                content_text(v.get("content"))
+            )
         }
         EntryKind::Custom => {
-            let data = v.get("data").map(|d| clip(&d.to_string(), PREVIEW_CHARS)).unwrap_or_default();
+            let data = v
+                .get("data")
+                .map(|d| clip(&d.to_string(), PREVIEW_CHARS))
+                .unwrap_or_default();
             format!("[{}] {data}", s("customType"))
         }
         EntryKind::ModelChange => format!("model → {}/{}", s("provider"), s("modelId")),
         EntryKind::ThinkingLevelChange => format!("thinking level → {}", s("thinkingLevel")),
         EntryKind::Label => {
-            let label = v.get("label").and_then(Value::as_str).unwrap_or("(cleared)");
+            let label = v
+                .get("label")
+                .and_then(Value::as_str)
+                .unwrap_or("(cleared)");
             format!("label {} = {label}", s("targetId"))
         }
         EntryKind::SessionInfo => format!("session name: {}", s("name")),
-        EntryKind::Unknown => clip(&t.raw_line(idx).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_else(|e| e.to_string()), PREVIEW_CHARS * 2),
+        EntryKind::Unknown => clip(
+            &t.raw_line(idx)
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_else(|e| e.to_string()),
+            PREVIEW_CHARS * 2,
+        ),
     };
     row.preview = squash(&preview);
     row.tokens = if meta.kind == EntryKind::Compaction {
         tokens::estimate_message(&tokens::compaction_summary_message(&v))
     } else {
-        tokens::message_of_entry(&v, MessageView::Context).map(|m| tokens::estimate_message(&m)).unwrap_or(0)
+        tokens::message_of_entry(&v, MessageView::Context)
+            .map(|m| tokens::estimate_message(&m))
+            .unwrap_or(0)
     };
     row
 }
@@ -378,14 +463,26 @@ pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
                 Some(Value::Array(blocks)) => {
                     for b in blocks {
                         match b.get("type").and_then(Value::as_str) {
-                            Some("text") => push("── text", b.get("text").and_then(Value::as_str).unwrap_or("")),
-                            Some("thinking") => push("── thinking", b.get("thinking").and_then(Value::as_str).unwrap_or("")),
+                            Some("text") => push(
+                                "── text",
+                                b.get("text").and_then(Value::as_str).unwrap_or(""),
+                            ),
+                            Some("thinking") => push(
+                                "── thinking",
+                                b.get("thinking").and_then(Value::as_str).unwrap_or(""),
+                            ),
                             Some("toolCall") => {
                                 let name = b.get("name").and_then(Value::as_str).unwrap_or("?");
                                 let id = b.get("id").and_then(Value::as_str).unwrap_or("");
-                                push(&format!("── tool call {name} ({id})"), &b.get("arguments").map(pretty).unwrap_or_default());
+                                push(
+                                    &format!("── tool call {name} ({id})"),
+                                    &b.get("arguments").map(pretty).unwrap_or_default(),
+                                );
                             }
-                            Some("image") => push("── image", b.get("mimeType").and_then(Value::as_str).unwrap_or("")),
+                            Some("image") => push(
+                                "── image",
+                                b.get("mimeType").and_then(Value::as_str).unwrap_or(""),
+                            ),
                             _ => push("── block", &pretty(b)),
                         }
                     }
@@ -394,7 +491,10 @@ pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
             }
             if let Some(cmd) = m.get("command").and_then(Value::as_str) {
                 push("── command", cmd);
-                push("── output", m.get("output").and_then(Value::as_str).unwrap_or(""));
+                push(
+                    "── output",
+                    m.get("output").and_then(Value::as_str).unwrap_or(""),
+                );
             }
             let mut meta_fields = serde_json::Map::new();
             if let Some(o) = m.as_object() {
@@ -407,7 +507,10 @@ pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
             push("── fields", &pretty(&Value::Object(meta_fields)));
         }
         (EntryKind::Compaction | EntryKind::BranchSummary, _) => {
-            push("── summary", v.get("summary").and_then(Value::as_str).unwrap_or(""));
+            push(
+                "── summary",
+                v.get("summary").and_then(Value::as_str).unwrap_or(""),
+            );
             let mut rest = v.clone();
             if let Some(o) = rest.as_object_mut() {
                 o.remove("summary");
@@ -419,10 +522,16 @@ pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
     // Bound what a single popup holds; the file itself is the place for 100 MB tool outputs.
     const MAX_DETAIL: usize = 512 * 1024;
     if out.len() > MAX_DETAIL {
-        let cut = (0..=MAX_DETAIL).rev().find(|&i| out.is_char_boundary(i)).unwrap_or(0);
+        let cut = (0..=MAX_DETAIL)
+            .rev()
+            .find(|&i| out.is_char_boundary(i))
+            .unwrap_or(0);
         let more = out.len() - cut;
         out.truncate(cut);
-        out.push_str(&format!("\n\n… {more} more bytes not shown (see line {} of the file)", meta.line));
+        out.push_str(&format!(
+            "\n\n… {more} more bytes not shown (see line {} of the file)",
+            meta.line
+        ));
     }
     (one_line(&title), for_terminal(&out, true))
 }

@@ -71,9 +71,15 @@ impl SessionsState {
             .enumerate()
             .filter(|(_, r)| {
                 needle.is_empty()
-                    || [r.agent_id.as_str(), &r.session_key, &r.session_id, r.model.as_deref().unwrap_or(""), r.status.name()]
-                        .iter()
-                        .any(|f| f.to_lowercase().contains(&needle))
+                    || [
+                        r.agent_id.as_str(),
+                        &r.session_key,
+                        &r.session_id,
+                        r.model.as_deref().unwrap_or(""),
+                        r.status.name(),
+                    ]
+                    .iter()
+                    .any(|f| f.to_lowercase().contains(&needle))
             })
             .map(|(i, _)| i)
             .collect()
@@ -92,7 +98,10 @@ impl SessionsState {
                 fb.total_cmp(&fa).then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Updated => self.rows.sort_by(|a, b| {
-                b.updated_at_ms.unwrap_or(i64::MIN).cmp(&a.updated_at_ms.unwrap_or(i64::MIN)).then_with(|| key(a).cmp(&key(b)))
+                b.updated_at_ms
+                    .unwrap_or(i64::MIN)
+                    .cmp(&a.updated_at_ms.unwrap_or(i64::MIN))
+                    .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Name => self.rows.sort_by_key(key),
         }
@@ -136,7 +145,10 @@ pub struct SessionView {
 
 impl SessionView {
     pub fn len(&self) -> u32 {
-        self.loaded.as_ref().map(|l| l.transcript.len() as u32).unwrap_or(0)
+        self.loaded
+            .as_ref()
+            .map(|l| l.transcript.len() as u32)
+            .unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -148,8 +160,14 @@ impl SessionView {
     /// alone, so scrolling never decodes to lay out.
     pub fn entry_height(&self, idx: u32) -> usize {
         let Some(l) = &self.loaded else { return 1 };
-        let Some(meta) = l.transcript.entries.get(idx as usize) else { return 1 };
-        let mut h = if meta.kind == EntryKind::Compaction { 3 } else { 1 };
+        let Some(meta) = l.transcript.entries.get(idx as usize) else {
+            return 1;
+        };
+        let mut h = if meta.kind == EntryKind::Compaction {
+            3
+        } else {
+            1
+        };
         if l.next_cut == Some(idx) {
             h += 1;
         }
@@ -256,7 +274,9 @@ impl AppState {
         match self.screen() {
             Screen::Sessions if self.sessions.filtering => Mode::Filter,
             Screen::Sessions => Mode::Sessions,
-            Screen::Session if self.session.as_ref().is_some_and(|s| s.detail.is_some()) => Mode::Detail,
+            Screen::Session if self.session.as_ref().is_some_and(|s| s.detail.is_some()) => {
+                Mode::Detail
+            }
             Screen::Session => Mode::Session,
             Screen::Summaries => Mode::Summaries,
         }
@@ -264,10 +284,22 @@ impl AppState {
 
     /// Count of rows per status, for the title.
     pub fn status_counts(&self) -> Vec<(Status, usize)> {
-        let order = [Status::Over, Status::CompactDue, Status::FlushDue, Status::Flushed, Status::Ok, Status::Unknown];
+        let order = [
+            Status::Over,
+            Status::CompactDue,
+            Status::FlushDue,
+            Status::Flushed,
+            Status::Ok,
+            Status::Unknown,
+        ];
         order
             .iter()
-            .map(|&s| (s, self.sessions.rows.iter().filter(|r| r.status == s).count()))
+            .map(|&s| {
+                (
+                    s,
+                    self.sessions.rows.iter().filter(|r| r.status == s).count(),
+                )
+            })
             .filter(|(_, n)| *n > 0)
             .collect()
     }
@@ -300,6 +332,8 @@ pub mod layout {
     }
 
     pub fn summaries_body(size: (u16, u16), count: usize) -> usize {
-        size.1.saturating_sub(1 + summaries_list(count) + 2 + 2 + 1).max(1) as usize
+        size.1
+            .saturating_sub(1 + summaries_list(count) + 2 + 2 + 1)
+            .max(1) as usize
     }
 }

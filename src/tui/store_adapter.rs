@@ -4,8 +4,8 @@
 use crate::report::Numbers;
 use crate::store::{Host, Session};
 use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
-use crate::tui::model::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use crate::tui::TuiLaunch;
+use crate::tui::model::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
 
 fn src(s: Source) -> &'static str {
@@ -22,16 +22,37 @@ fn src(s: Source) -> &'static str {
 pub fn numbers_row(t: &Thresholds) -> SessionRow {
     let used = match t.used_source {
         UsedSource::Fresh => "entry totalTokens (totalTokensFresh: true)".to_string(),
-        UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: older OpenClaw)".to_string(),
-        UsedSource::Estimated => "transcript estimate: last assistant usage + later messages".to_string(),
-        UsedSource::Unknown => "no fresh totalTokens and no assistant usage in the transcript".to_string(),
+        UsedSource::Legacy => {
+            "entry totalTokens (no totalTokensFresh flag: older OpenClaw)".to_string()
+        }
+        UsedSource::Estimated => {
+            "transcript estimate: last assistant usage + later messages".to_string()
+        }
+        UsedSource::Unknown => {
+            "no fresh totalTokens and no assistant usage in the transcript".to_string()
+        }
     };
     let rt = t.reserve_tokens;
     let fl = t.reserve_floor;
     // The winning setting first (long source lines get cut at the right edge), then the other.
-    let (win, lose) = if t.reserve_from == "reserveTokensFloor" { (fl, rt) } else { (rt, fl) };
-    let other = if t.reserve_from == "reserveTokensFloor" { "reserveTokens" } else { "reserveTokensFloor" };
-    let reserve = format!("{} {} [{}], larger than {other} {} [{}]", t.reserve_from, win.value, src(win.source), lose.value, src(lose.source));
+    let (win, lose) = if t.reserve_from == "reserveTokensFloor" {
+        (fl, rt)
+    } else {
+        (rt, fl)
+    };
+    let other = if t.reserve_from == "reserveTokensFloor" {
+        "reserveTokens"
+    } else {
+        "reserveTokensFloor"
+    };
+    let reserve = format!(
+        "{} {} [{}], larger than {other} {} [{}]",
+        t.reserve_from,
+        win.value,
+        src(win.source),
+        lose.value,
+        src(lose.source)
+    );
     let flush_at = if t.flush_enabled.value {
         format!(
             "window − reserveTokensFloor {} [{}] − softThresholdTokens {} [{}]",
@@ -41,7 +62,10 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
             src(t.soft_threshold.source)
         )
     } else {
-        format!("off: memoryFlush.enabled false [{}]", src(t.flush_enabled.source))
+        format!(
+            "off: memoryFlush.enabled false [{}]",
+            src(t.flush_enabled.source)
+        )
     };
     SessionRow {
         used: t.used,
@@ -96,7 +120,12 @@ pub fn bare_row(estimate: Option<u64>) -> SessionRow {
     let settings = Settings::from_config(&serde_json::Value::Null);
     let window = thresholds::resolve_window(None, &settings, &[], None, None);
     let used = thresholds::resolve_used(&Counters::default(), || estimate);
-    let mut row = numbers_row(&thresholds::compute(window, used, &settings, &Counters::default()));
+    let mut row = numbers_row(&thresholds::compute(
+        window,
+        used,
+        &settings,
+        &Counters::default(),
+    ));
     row.sources.window = "default 200000 (bare file: no store entry)".into();
     row.keep_recent_tokens = settings.keep_recent_tokens.value;
     row
@@ -131,7 +160,12 @@ pub fn snapshot(host: &Host, agent: Option<&str>) -> SessionsSnapshot {
         .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
         .map(|a| a.store_path.clone())
         .collect();
-    SessionsSnapshot { rows, watch, label: host.state_dir.display().to_string(), warnings }
+    SessionsSnapshot {
+        rows,
+        watch,
+        label: host.state_dir.display().to_string(),
+        warnings,
+    }
 }
 
 /// A loader over a resolved host.

@@ -3,13 +3,18 @@
 //! events and a clock tick into actions.
 
 use crate::tui::action::Action;
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers, MouseEventKind};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers,
+    MouseEventKind,
+};
 use crossterm::execute;
-use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
 use futures::StreamExt;
-use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
-use std::io::{stdout, Stdout};
+use ratatui::backend::CrosstermBackend;
+use std::io::{Stdout, stdout};
 use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -60,7 +65,10 @@ fn now_ms() -> i64 {
 }
 
 /// Forwards terminal events and a 1 s tick as actions until cancelled.
-pub fn spawn_events(tx: UnboundedSender<Action>, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
+pub fn spawn_events(
+    tx: UnboundedSender<Action>,
+    cancel: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut events = EventStream::new();
         let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -90,8 +98,13 @@ fn map_event(ev: Event) -> Option<Action> {
         Event::Resize(w, h) => Some(Action::Resize(w, h)),
         // Only with --mouse: the wheel scrolls like the arrow keys.
         Event::Mouse(m) => match m.kind {
-            MouseEventKind::ScrollUp => Some(Action::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE))),
-            MouseEventKind::ScrollDown => Some(Action::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))),
+            MouseEventKind::ScrollUp => {
+                Some(Action::Key(KeyEvent::new(KeyCode::Up, KeyModifiers::NONE)))
+            }
+            MouseEventKind::ScrollDown => Some(Action::Key(KeyEvent::new(
+                KeyCode::Down,
+                KeyModifiers::NONE,
+            ))),
             _ => None,
         },
         _ => None,

@@ -8,7 +8,7 @@ use crate::tui::action::Action;
 use crate::tui::effects::Effect;
 use crate::tui::keymap;
 use crate::tui::model::Provenance;
-use crate::tui::state::{layout, AppState, Detail, Screen, SessionView};
+use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
 
 /// Extra entries decoded above and below the visible ones, in screens. The cache never holds
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
@@ -34,12 +34,18 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Quit => state.should_quit = true,
         Action::ToggleHelp => state.help = if state.help.is_some() { None } else { Some(0) },
         Action::Back | Action::Close => back(state, matches!(action, Action::Close)),
-        Action::Up | Action::Down | Action::PageUp | Action::PageDown | Action::Top | Action::Bottom => {
-            move_cursor(state, &action, &mut fx)
-        }
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom => move_cursor(state, &action, &mut fx),
         Action::Open => open(state, &mut fx),
         Action::CycleSort => {
-            let key = state.sessions.selected_row().map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            let key = state
+                .sessions
+                .selected_row()
+                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
             state.sessions.sort = state.sessions.sort.next();
             state.sessions.sort_rows();
             reselect(state, key);
@@ -66,16 +72,27 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 match &v.loaded {
                     Some(l) if !l.summaries.is_empty() => {
                         // Start at the compaction at or before the selected entry.
-                        let sel = l.summaries.iter().rposition(|c| c.idx <= v.selected).unwrap_or(0);
-                        state.summaries = crate::tui::state::SummariesState { selected: sel, scroll: 0 };
+                        let sel = l
+                            .summaries
+                            .iter()
+                            .rposition(|c| c.idx <= v.selected)
+                            .unwrap_or(0);
+                        state.summaries = crate::tui::state::SummariesState {
+                            selected: sel,
+                            scroll: 0,
+                        };
                         state.stack.push(Screen::Summaries);
                     }
-                    Some(_) => state.status.info = Some("This session has no compaction entries.".into()),
+                    Some(_) => {
+                        state.status.info = Some("This session has no compaction entries.".into())
+                    }
                     None => {}
                 }
             }
         }
-        Action::NextCompaction | Action::PrevCompaction => jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx),
+        Action::NextCompaction | Action::PrevCompaction => {
+            jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx)
+        }
         Action::JumpToCut => {
             if let Some(v) = state.session.as_mut() {
                 match v.loaded.as_ref().and_then(|l| l.next_cut) {
@@ -85,13 +102,20 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                         scroll_into_view(v, h);
                         fx.extend(ensure_window(v, h));
                     }
-                    None => state.status.info = Some("No cut point: the session is too small or already compacted.".into()),
+                    None => {
+                        state.status.info = Some(
+                            "No cut point: the session is too small or already compacted.".into(),
+                        )
+                    }
                 }
             }
         }
         Action::Refresh => fx.push(Effect::LoadSessions),
         Action::SessionsLoaded(Ok(snap)) => {
-            let key = state.sessions.selected_row().map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            let key = state
+                .sessions
+                .selected_row()
+                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
             state.sessions.loaded = true;
@@ -100,7 +124,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             // The open Session screen shows the store's figures too: keep them current
             // (after a commit, or when OpenClaw updates the store).
             if let Some(v) = state.session.as_mut() {
-                if let Some(r) = state.sessions.rows.iter().find(|r| r.agent_id == v.row.agent_id && r.session_key == v.row.session_key) {
+                if let Some(r) =
+                    state.sessions.rows.iter().find(|r| {
+                        r.agent_id == v.row.agent_id && r.session_key == v.row.session_key
+                    })
+                {
                     v.row = r.clone();
                 }
             }
@@ -116,9 +144,15 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.loaded = true;
             state.status.error = Some(one_line(&e));
         }
-        Action::TranscriptLoaded { generation, result } => transcript_loaded(state, generation, result, &mut fx),
+        Action::TranscriptLoaded { generation, result } => {
+            transcript_loaded(state, generation, result, &mut fx)
+        }
         Action::RowsDecoded { generation, rows } => {
-            if let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) {
+            if let Some(v) = state
+                .session
+                .as_mut()
+                .filter(|v| v.generation == generation)
+            {
                 v.decoded_total += rows.len() as u64;
                 for r in rows {
                     v.requested.remove(&r.idx);
@@ -130,10 +164,22 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 v.cache.retain(|&i, _| i >= lo && i < hi);
             }
         }
-        Action::DetailLoaded { generation, idx, title, body } => {
-            if let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) {
+        Action::DetailLoaded {
+            generation,
+            idx,
+            title,
+            body,
+        } => {
+            if let Some(v) = state
+                .session
+                .as_mut()
+                .filter(|v| v.generation == generation)
+            {
                 if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
-                    d.wrapped = crate::tui::draw::wrap(&body, crate::tui::draw::session::detail_width(state.size));
+                    d.wrapped = crate::tui::draw::wrap(
+                        &body,
+                        crate::tui::draw::session::detail_width(state.size),
+                    );
                     d.lines = d.wrapped.len();
                     d.title = title;
                     d.body = body;
@@ -150,7 +196,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                     v.generation = state.next_generation;
                     state.next_generation += 1;
                     v.loading = true;
-                    fx.push(Effect::OpenTranscript { path: v.path.clone(), generation: v.generation, keep_recent_tokens: v.row.keep_recent_tokens });
+                    fx.push(Effect::OpenTranscript {
+                        path: v.path.clone(),
+                        generation: v.generation,
+                        keep_recent_tokens: v.row.keep_recent_tokens,
+                    });
                 }
             }
         }
@@ -184,7 +234,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 scroll_into_view(v, lh);
                 fx.extend(ensure_window(v, lh));
                 if let Some(d) = v.detail.as_mut() {
-                    d.wrapped = crate::tui::draw::wrap(&d.body, crate::tui::draw::session::detail_width(state.size));
+                    d.wrapped = crate::tui::draw::wrap(
+                        &d.body,
+                        crate::tui::draw::session::detail_width(state.size),
+                    );
                     d.lines = d.wrapped.len();
                 }
             }
@@ -225,7 +278,9 @@ fn back(state: &mut AppState, may_quit: bool) {
 fn reselect(state: &mut AppState, key: Option<(String, String)>) {
     if let Some((agent, skey)) = key {
         let vis = state.sessions.visible();
-        if let Some(pos) = vis.iter().position(|&i| state.sessions.rows[i].agent_id == agent && state.sessions.rows[i].session_key == skey) {
+        if let Some(pos) = vis.iter().position(|&i| {
+            state.sessions.rows[i].agent_id == agent && state.sessions.rows[i].session_key == skey
+        }) {
             state.sessions.selected = pos;
         }
     }
@@ -291,17 +346,29 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
             }
         }
         crate::tui::keymap::Mode::Summaries => {
-            let count = state.session.as_ref().and_then(|v| v.loaded.as_ref()).map(|l| l.summaries.len()).unwrap_or(0);
+            let count = state
+                .session
+                .as_ref()
+                .and_then(|v| v.loaded.as_ref())
+                .map(|l| l.summaries.len())
+                .unwrap_or(0);
             let page = layout::summaries_body(state.size, count);
             let lines = state
                 .session
                 .as_ref()
                 .and_then(|v| v.loaded.as_ref())
                 .and_then(|l| l.summaries.get(state.summaries.selected))
-                .map(|c| crate::tui::draw::summaries::body_lines(c, crate::tui::draw::summaries::body_width(state.size.0)).len())
+                .map(|c| {
+                    crate::tui::draw::summaries::body_lines(
+                        c,
+                        crate::tui::draw::summaries::body_width(state.size.0),
+                    )
+                    .len()
+                })
                 .unwrap_or(0);
             let max = lines.saturating_sub(page);
-            state.summaries.scroll = step(state.summaries.scroll as usize, max + 1, action, page) as u16;
+            state.summaries.scroll =
+                step(state.summaries.scroll as usize, max + 1, action, page) as u16;
         }
         crate::tui::keymap::Mode::Global
         | crate::tui::keymap::Mode::DialogEdit
@@ -315,36 +382,66 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
 fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
     match state.mode() {
         crate::tui::keymap::Mode::Sessions => {
-            let Some(row) = state.sessions.selected_row().cloned() else { return };
+            let Some(row) = state.sessions.selected_row().cloned() else {
+                return;
+            };
             let Some(path) = row.transcript.clone() else {
-                state.status.error = Some(format!("No transcript file for {}.", one_line(&row.session_key)));
+                state.status.error = Some(format!(
+                    "No transcript file for {}.",
+                    one_line(&row.session_key)
+                ));
                 return;
             };
             open_session(state, row, path, fx);
         }
         crate::tui::keymap::Mode::Session => {
-            let Some(v) = state.session.as_mut() else { return };
+            let Some(v) = state.session.as_mut() else {
+                return;
+            };
             let Some(l) = &v.loaded else { return };
             if v.selected >= v.len() {
                 return;
             }
-            v.detail = Some(Detail { idx: v.selected, loading: true, ..Detail::default() });
-            fx.push(Effect::DecodeDetail { transcript: l.transcript.clone(), generation: v.generation, idx: v.selected });
+            v.detail = Some(Detail {
+                idx: v.selected,
+                loading: true,
+                ..Detail::default()
+            });
+            fx.push(Effect::DecodeDetail {
+                transcript: l.transcript.clone(),
+                generation: v.generation,
+                idx: v.selected,
+            });
         }
         _ => {}
     }
 }
 
 /// Pushes the Session screen for `row` and asks for its transcript.
-pub fn open_session(state: &mut AppState, row: crate::tui::model::SessionRow, path: std::path::PathBuf, fx: &mut Vec<Effect>) {
+pub fn open_session(
+    state: &mut AppState,
+    row: crate::tui::model::SessionRow,
+    path: std::path::PathBuf,
+    fx: &mut Vec<Effect>,
+) {
     let generation = state.next_generation;
     state.next_generation += 1;
     let keep_recent_tokens = row.keep_recent_tokens;
-    state.session = Some(SessionView { row, path: path.clone(), generation, loading: true, ..SessionView::default() });
+    state.session = Some(SessionView {
+        row,
+        path: path.clone(),
+        generation,
+        loading: true,
+        ..SessionView::default()
+    });
     if state.screen() != Screen::Session {
         state.stack.push(Screen::Session);
     }
-    fx.push(Effect::OpenTranscript { path, generation, keep_recent_tokens });
+    fx.push(Effect::OpenTranscript {
+        path,
+        generation,
+        keep_recent_tokens,
+    });
     fx.push(watch_effect(state));
 }
 
@@ -356,7 +453,13 @@ fn transcript_loaded(
 ) {
     let h = layout::session_list(state.size);
     let bare = state.bare_file;
-    let Some(v) = state.session.as_mut().filter(|v| v.generation == generation) else { return };
+    let Some(v) = state
+        .session
+        .as_mut()
+        .filter(|v| v.generation == generation)
+    else {
+        return;
+    };
     v.loading = false;
     match result {
         Err(e) => {
@@ -378,7 +481,11 @@ fn transcript_loaded(
                 }
             }
             if let Some(w) = l.warnings.first() {
-                let more = if l.warnings.len() > 1 { format!(" (+{} more)", l.warnings.len() - 1) } else { String::new() };
+                let more = if l.warnings.len() > 1 {
+                    format!(" (+{} more)", l.warnings.len() - 1)
+                } else {
+                    String::new()
+                };
                 state.status.info = Some(format!("{w}{more}"));
             }
             v.error = None;
@@ -447,7 +554,10 @@ pub fn scroll_into_view(v: &mut SessionView, height: usize) {
 fn window(v: &SessionView, height: usize) -> (u32, u32) {
     let vis = v.visible_range(height);
     let margin = (height * WINDOW_MARGIN) as u32;
-    (vis.start.saturating_sub(margin), (vis.end + margin).min(v.len()))
+    (
+        vis.start.saturating_sub(margin),
+        (vis.end + margin).min(v.len()),
+    )
 }
 
 /// Evicts rows outside the window and asks for the missing ones.
@@ -458,19 +568,29 @@ pub fn ensure_window(v: &mut SessionView, height: usize) -> Option<Effect> {
     v.requested.retain(|&i| i >= lo && i < hi);
     // Visible rows first so they arrive first.
     let vis = v.visible_range(height);
-    let mut want: Vec<u32> = vis.clone().chain(lo..vis.start).chain(vis.end..hi).collect();
+    let mut want: Vec<u32> = vis
+        .clone()
+        .chain(lo..vis.start)
+        .chain(vis.end..hi)
+        .collect();
     want.retain(|i| !v.cache.contains_key(i) && !v.requested.contains(i));
     if want.is_empty() {
         return None;
     }
     v.requested.extend(want.iter().copied());
-    Some(Effect::DecodeRows { transcript: l.transcript.clone(), generation: v.generation, indices: want })
+    Some(Effect::DecodeRows {
+        transcript: l.transcript.clone(),
+        generation: v.generation,
+        indices: want,
+    })
 }
 
 fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {
     let screen = state.screen();
     let h = layout::session_list(state.size);
-    let Some(v) = state.session.as_mut() else { return };
+    let Some(v) = state.session.as_mut() else {
+        return;
+    };
     let Some(l) = v.loaded.as_ref() else { return };
     let n = l.summaries.len();
     if n == 0 {
@@ -479,16 +599,30 @@ fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {
     }
     if screen == Screen::Summaries {
         let s = &mut state.summaries;
-        s.selected = if forward { (s.selected + 1) % n } else { (s.selected + n - 1) % n };
+        s.selected = if forward {
+            (s.selected + 1) % n
+        } else {
+            (s.selected + n - 1) % n
+        };
         s.scroll = 0;
         return;
     }
     let idxs: Vec<u32> = l.summaries.iter().map(|c| c.idx).collect();
-    debug_assert!(idxs.iter().all(|&i| l.transcript.entries[i as usize].kind == EntryKind::Compaction));
+    debug_assert!(
+        idxs.iter()
+            .all(|&i| l.transcript.entries[i as usize].kind == EntryKind::Compaction)
+    );
     let target = if forward {
-        idxs.iter().copied().find(|&i| i > v.selected).or(idxs.first().copied())
+        idxs.iter()
+            .copied()
+            .find(|&i| i > v.selected)
+            .or(idxs.first().copied())
     } else {
-        idxs.iter().rev().copied().find(|&i| i < v.selected).or(idxs.last().copied())
+        idxs.iter()
+            .rev()
+            .copied()
+            .find(|&i| i < v.selected)
+            .or(idxs.last().copied())
     };
     if let Some(t) = target {
         v.selected = t;

@@ -46,7 +46,9 @@ pub struct Home {
 
 impl Home {
     pub fn empty() -> Home {
-        Home { dir: tempfile::tempdir().unwrap() }
+        Home {
+            dir: tempfile::tempdir().unwrap(),
+        }
     }
     pub fn host_a() -> Home {
         let h = Home::empty();
@@ -66,7 +68,8 @@ impl Home {
         self.sessions_dir().join("sessions.json")
     }
     pub fn transcript(&self) -> PathBuf {
-        self.sessions_dir().join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl")
+        self.sessions_dir()
+            .join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl")
     }
     pub fn run(&self, args: &[&str]) -> Out {
         run_with(self.path(), args, &[])
@@ -87,20 +90,34 @@ impl Out {
         String::from_utf8_lossy(&self.stdout).into_owned()
     }
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", self.text(), self.stderr))
+        serde_json::from_slice(&self.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", self.text(), self.stderr))
     }
     /// No panic, and the code is the expected one.
     pub fn expect(&self, code: i32) -> &Self {
         assert_ne!(self.code, 101, "panicked: {}", self.stderr);
-        assert!(!self.stderr.contains("panicked"), "panicked: {}", self.stderr);
-        assert_eq!(self.code, code, "stdout: {}\nstderr: {}", self.text(), self.stderr);
+        assert!(
+            !self.stderr.contains("panicked"),
+            "panicked: {}",
+            self.stderr
+        );
+        assert_eq!(
+            self.code,
+            code,
+            "stdout: {}\nstderr: {}",
+            self.text(),
+            self.stderr
+        );
         self
     }
 }
 
 pub fn run_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     let mut c = Command::new(env!("CARGO_BIN_EXE_clawtop"));
-    c.args(args).current_dir(home).env("HOME", home).env("XDG_STATE_HOME", home.join(".xdg-state"));
+    c.args(args)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("XDG_STATE_HOME", home.join(".xdg-state"));
     for (k, _) in std::env::vars() {
         if k.starts_with("OPENCLAW_") || k.starts_with("CLAWDBOT_") {
             c.env_remove(k);
@@ -110,7 +127,11 @@ pub fn run_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
         c.env(k, v);
     }
     let o: Output = c.output().unwrap();
-    Out { code: o.status.code().unwrap_or(-1), stdout: o.stdout, stderr: String::from_utf8_lossy(&o.stderr).into_owned() }
+    Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: o.stdout,
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
 }
 
 /// Bytes and mtimes of every file under `dir`.
@@ -132,7 +153,8 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, SystemTime)> {
     m
 }
 
-pub const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}"#;
+pub const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/x"}"#;
 
 pub fn user(id: &str, parent: Option<&str>, text: &str) -> String {
     serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-01T00:00:01.000Z",
@@ -150,8 +172,13 @@ pub fn assistant(id: &str, parent: &str, text: &str, input: u64) -> String {
 
 /// Points host-a's `fake` provider (config and models.json) at a fake model server.
 pub fn point_fake_provider(h: &Home, base: &str) {
-    for f in [h.state().join("openclaw.json"), h.state().join("agents/main/agent/models.json")] {
-        let s = std::fs::read_to_string(&f).unwrap().replace("http://127.0.0.1:18999/v1", &format!("{base}/v1"));
+    for f in [
+        h.state().join("openclaw.json"),
+        h.state().join("agents/main/agent/models.json"),
+    ] {
+        let s = std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("http://127.0.0.1:18999/v1", &format!("{base}/v1"));
         std::fs::write(&f, s).unwrap();
     }
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-pub const FIXTURE_SESSIONS: &str = "/work/shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions";
+pub const FIXTURE_SESSIONS: &str =
+    "/work/shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions";
 pub const TRANSCRIPT_NAME: &str = "eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
 pub const SESSION_KEY: &str = "agent:main:main";
 
@@ -69,14 +70,17 @@ pub fn now_iso() -> String {
 }
 
 pub fn iso_ago(secs: i64) -> String {
-    (chrono::Utc::now() - chrono::Duration::seconds(secs)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    (chrono::Utc::now() - chrono::Duration::seconds(secs))
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// The lock file of `target`, as OpenClaw names it.
 pub fn lock_of(target: &Path) -> PathBuf {
     let mut name = target.file_name().expect("name").to_os_string();
     name.push(".lock");
-    fs::canonicalize(target.parent().expect("parent")).expect("realpath").join(name)
+    fs::canonicalize(target.parent().expect("parent"))
+        .expect("realpath")
+        .join(name)
 }
 
 /// A pid that certainly belonged to a process that has exited and been reaped.
@@ -92,7 +96,12 @@ pub struct Sleeper(pub std::process::Child);
 
 impl Sleeper {
     pub fn new() -> Sleeper {
-        Sleeper(Command::new("sleep").arg("60").spawn().expect("spawn sleep"))
+        Sleeper(
+            Command::new("sleep")
+                .arg("60")
+                .spawn()
+                .expect("spawn sleep"),
+        )
     }
     pub fn pid(&self) -> i64 {
         self.0.id() as i64
@@ -108,6 +117,10 @@ impl Drop for Sleeper {
 
 /// Move a file's mtime into the past.
 pub fn age_mtime(path: &Path, secs: u64) {
-    let f = fs::OpenOptions::new().write(true).open(path).expect("open for set_modified");
-    f.set_modified(SystemTime::now() - Duration::from_secs(secs)).expect("set_modified");
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .expect("open for set_modified");
+    f.set_modified(SystemTime::now() - Duration::from_secs(secs))
+        .expect("set_modified");
 }

@@ -1,16 +1,16 @@
 //! Shared helpers for the tui_* integration tests.
 #![allow(dead_code)]
 
+use clawtop::tui::TuiLaunch;
 use clawtop::tui::action::Action;
 use clawtop::tui::app;
-use clawtop::tui::effects::{drive, EffectCtx};
+use clawtop::tui::effects::{EffectCtx, drive};
 use clawtop::tui::model::{Provenance, SessionLoader, SessionRow, SessionsSnapshot};
 use clawtop::tui::state::AppState;
-use clawtop::tui::TuiLaunch;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
-use ratatui::Terminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,13 +18,20 @@ use std::sync::Arc;
 pub const NOW_MS: i64 = 1_795_234_950_000;
 
 pub const HOST_A: &str = "/work/shared/fixtures/openclaw-2026.2.26/host-a";
-pub const HOST_A_TRANSCRIPT: &str = "agents/main/sessions/eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
+pub const HOST_A_TRANSCRIPT: &str =
+    "agents/main/sessions/eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
 pub const LARGE: &str = "/work/shared/fixtures/pi/large-session.jsonl";
 
 fn fixture(path: &str) -> PathBuf {
     // Allow running from a checkout that vendors the fixtures next to the crate.
     let p = PathBuf::from(path);
-    if p.exists() { p } else { PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(p.strip_prefix("/work/shared/fixtures/").unwrap_or(&p)) }
+    if p.exists() {
+        p
+    } else {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(p.strip_prefix("/work/shared/fixtures/").unwrap_or(&p))
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -59,7 +66,10 @@ pub fn large_session() -> (tempfile::TempDir, PathBuf) {
 /// contextTokens 48000, totalTokens 75943 fresh, compactionCount 12.
 pub fn host_a_row(transcript: &Path) -> SessionRow {
     let state_dir = transcript.ancestors().nth(4).expect("state dir");
-    let opts = clawtop::store::Options { state_dir: Some(state_dir.to_path_buf()), ..Default::default() };
+    let opts = clawtop::store::Options {
+        state_dir: Some(state_dir.to_path_buf()),
+        ..Default::default()
+    };
     let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
     let mut snap = clawtop::tui::store_adapter::snapshot(&host, None);
     assert_eq!(snap.rows.len(), 1, "{:?}", snap.warnings);
@@ -68,7 +78,15 @@ pub fn host_a_row(transcript: &Path) -> SessionRow {
 
 /// One row per status: ok, flush-due, flushed, compact-due, over (>100 %), unknown.
 pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
-    let mk = |agent: &str, key: &str, model: &str, window: u64, used: Option<u64>, prov: Provenance, cc: u64, flushed: Option<u64>, age_s: i64| {
+    let mk = |agent: &str,
+              key: &str,
+              model: &str,
+              window: u64,
+              used: Option<u64>,
+              prov: Provenance,
+              cc: u64,
+              flushed: Option<u64>,
+              age_s: i64| {
         let mut r = SessionRow::with_defaults(agent, key, window, used, prov);
         r.session_id = format!("{agent}-{cc}");
         r.model = Some(model.into());
@@ -81,17 +99,84 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
         r
     };
     vec![
-        mk("main", "agent:main:main", "claude-sonnet-4-5", 200_000, Some(41_200), Provenance::Fresh, 0, None, 42),
-        mk("main", "agent:main:telegram:direct:55512345", "claude-sonnet-4-5", 200_000, Some(177_500), Provenance::Fresh, 3, Some(2), 310),
-        mk("ops", "agent:ops:cron:nightly-backup", "gpt-5.1", 200_000, Some(177_100), Provenance::Estimated, 7, Some(7), 86_400),
-        mk("ops", "agent:ops:discord:channel:1234567890123", "gpt-5.1", 200_000, Some(185_000), Provenance::Legacy, 5, None, 3_600),
-        mk("research", "agent:research:main", "qwen3-coder", 32_768, Some(41_000), Provenance::Fresh, 12, Some(11), 5),
-        mk("research", "agent:research:subagent:7f3e", "qwen3-coder", 128_000, None, Provenance::Unknown, 0, None, 600_000),
+        mk(
+            "main",
+            "agent:main:main",
+            "claude-sonnet-4-5",
+            200_000,
+            Some(41_200),
+            Provenance::Fresh,
+            0,
+            None,
+            42,
+        ),
+        mk(
+            "main",
+            "agent:main:telegram:direct:55512345",
+            "claude-sonnet-4-5",
+            200_000,
+            Some(177_500),
+            Provenance::Fresh,
+            3,
+            Some(2),
+            310,
+        ),
+        mk(
+            "ops",
+            "agent:ops:cron:nightly-backup",
+            "gpt-5.1",
+            200_000,
+            Some(177_100),
+            Provenance::Estimated,
+            7,
+            Some(7),
+            86_400,
+        ),
+        mk(
+            "ops",
+            "agent:ops:discord:channel:1234567890123",
+            "gpt-5.1",
+            200_000,
+            Some(185_000),
+            Provenance::Legacy,
+            5,
+            None,
+            3_600,
+        ),
+        mk(
+            "research",
+            "agent:research:main",
+            "qwen3-coder",
+            32_768,
+            Some(41_000),
+            Provenance::Fresh,
+            12,
+            Some(11),
+            5,
+        ),
+        mk(
+            "research",
+            "agent:research:subagent:7f3e",
+            "qwen3-coder",
+            128_000,
+            None,
+            Provenance::Unknown,
+            0,
+            None,
+            600_000,
+        ),
     ]
 }
 
 pub fn loader(rows: Vec<SessionRow>, watch: Vec<PathBuf>) -> SessionLoader {
-    Arc::new(move || Ok(SessionsSnapshot { rows: rows.clone(), watch: watch.clone(), label: "/srv/openclaw".into(), warnings: vec![] }))
+    Arc::new(move || {
+        Ok(SessionsSnapshot {
+            rows: rows.clone(),
+            watch: watch.clone(),
+            label: "/srv/openclaw".into(),
+            warnings: vec![],
+        })
+    })
 }
 
 /// Starts the app headless (initial effects run synchronously).
@@ -107,11 +192,23 @@ pub fn start(launch: TuiLaunch, size: (u16, u16)) -> (AppState, EffectCtx) {
 }
 
 pub fn sessions_app(rows: Vec<SessionRow>, size: (u16, u16)) -> (AppState, EffectCtx) {
-    start(TuiLaunch { loader: Some(loader(rows, vec![])), ..TuiLaunch::default() }, size)
+    start(
+        TuiLaunch {
+            loader: Some(loader(rows, vec![])),
+            ..TuiLaunch::default()
+        },
+        size,
+    )
 }
 
 pub fn file_app(path: &Path, size: (u16, u16)) -> (AppState, EffectCtx) {
-    start(TuiLaunch { file: Some(path.to_path_buf()), ..TuiLaunch::default() }, size)
+    start(
+        TuiLaunch {
+            file: Some(path.to_path_buf()),
+            ..TuiLaunch::default()
+        },
+        size,
+    )
 }
 
 pub fn key(code: KeyCode) -> Action {
@@ -132,7 +229,8 @@ pub fn press(state: &mut AppState, ctx: &EffectCtx, actions: &[Action]) {
 pub fn render(state: &AppState) -> Buffer {
     let (w, h) = state.size;
     let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
-    term.draw(|f| clawtop::tui::draw::draw(f, state)).expect("draw");
+    term.draw(|f| clawtop::tui::draw::draw(f, state))
+        .expect("draw");
     term.backend().buffer().clone()
 }
 
@@ -157,7 +255,9 @@ pub fn screen(state: &AppState) -> String {
 /// host-a copied into a temp dir with its workspace pointed into the copy (a flush must never
 /// write the real `~/.openclaw`) and, when given, the `fake` provider's baseUrl pointed at a
 /// fake model server (config and the agent's models.json both name it).
-pub fn host_a_host(base_url: Option<&str>) -> (tempfile::TempDir, PathBuf, Arc<clawtop::store::Host>) {
+pub fn host_a_host(
+    base_url: Option<&str>,
+) -> (tempfile::TempDir, PathBuf, Arc<clawtop::store::Host>) {
     let (dir, t) = host_a();
     let cfg = dir.path().join("openclaw.json");
     let ws = dir.path().join("workspace");
@@ -165,24 +265,43 @@ pub fn host_a_host(base_url: Option<&str>) -> (tempfile::TempDir, PathBuf, Arc<c
         .expect("config")
         .replace("~/.openclaw/workspace", &ws.display().to_string())
         // host-a's context since its last compaction is small: keep less so there is a plan.
-        .replace(r#"compaction: { mode: "safeguard" }"#, r#"compaction: { mode: "safeguard", keepRecentTokens: 1000 }"#);
-    assert!(text.contains("keepRecentTokens: 1000"), "host-a config changed shape");
+        .replace(
+            r#"compaction: { mode: "safeguard" }"#,
+            r#"compaction: { mode: "safeguard", keepRecentTokens: 1000 }"#,
+        );
+    assert!(
+        text.contains("keepRecentTokens: 1000"),
+        "host-a config changed shape"
+    );
     let models = dir.path().join("agents/main/agent/models.json");
     if let Some(url) = base_url {
         text = text.replace("http://127.0.0.1:18999", url);
-        let m = std::fs::read_to_string(&models).expect("models.json").replace("http://127.0.0.1:18999", url);
+        let m = std::fs::read_to_string(&models)
+            .expect("models.json")
+            .replace("http://127.0.0.1:18999", url);
         std::fs::write(&models, m).expect("write models.json");
     }
     std::fs::write(&cfg, text).expect("write config");
-    let opts = clawtop::store::Options { state_dir: Some(dir.path().to_path_buf()), ..Default::default() };
-    let host = Arc::new(clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host"));
+    let opts = clawtop::store::Options {
+        state_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let host =
+        Arc::new(clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host"));
     (dir, t, host)
 }
 
 /// The app on a host-a copy (the real host behind the loader, so the dialogs see its config).
 pub fn host_app(host: Arc<clawtop::store::Host>, size: (u16, u16)) -> (AppState, EffectCtx) {
     let loader = clawtop::tui::store_adapter::host_loader(host.clone(), None);
-    let (state, mut ctx) = start(TuiLaunch { loader: Some(loader), host: Some(host), ..TuiLaunch::default() }, size);
+    let (state, mut ctx) = start(
+        TuiLaunch {
+            loader: Some(loader),
+            host: Some(host),
+            ..TuiLaunch::default()
+        },
+        size,
+    );
     // No API keys from the test process's environment.
     ctx.env = Some(Arc::new(|_: &str| None));
     (state, ctx)
@@ -194,6 +313,14 @@ pub fn ctrl(c: char) -> Action {
 
 pub fn type_str(state: &mut AppState, ctx: &EffectCtx, s: &str) {
     for c in s.chars() {
-        drive(state, ctx, if c == '\n' { key(KeyCode::Enter) } else { ch(c) });
+        drive(
+            state,
+            ctx,
+            if c == '\n' {
+                key(KeyCode::Enter)
+            } else {
+                ch(c)
+            },
+        );
     }
 }

@@ -24,10 +24,10 @@ use crate::tui::dialog::{CompactPrep, Dialog, DialogKind, FlushPrep, Focus, Phas
 use crate::tui::flush_ui;
 use crate::tui::model::thousands;
 use crate::tui::state::AppState;
+use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use ratatui::Frame;
 
 /// Width from which the Flush preview shows notes and current file side by side.
 pub const SIDE_BY_SIDE: u16 = 100;
@@ -36,7 +36,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let Some(d) = &state.dialog else { return };
     frame.render_widget(Clear, area);
     let title = format!(" {} · {} ", d.kind.name(), one_line(&d.who));
-    let block = Block::default().borders(Borders::ALL).border_style(t.title()).title(Span::styled(truncate(&title, area.width.saturating_sub(4) as usize), t.bold()));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.title())
+        .title(Span::styled(
+            truncate(&title, area.width.saturating_sub(4) as usize),
+            t.bold(),
+        ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let w = inner.width as usize;
@@ -44,7 +50,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let mut top: Vec<Line> = Vec::new();
     let preview_phase = matches!(d.phase, Phase::Preview | Phase::Committing);
     match (&d.prep, &d.prep_error) {
-        (_, Some(e)) => top.push(Line::from(Span::styled(truncate(&format!("✖ {}", one_line(e)), w), t.error()))),
+        (_, Some(e)) => top.push(Line::from(Span::styled(
+            truncate(&format!("✖ {}", one_line(e)), w),
+            t.error(),
+        ))),
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
         (Some(Prep::Compact(c)), None) => top.extend(compact_plan(c, preview_phase, w, t)),
         (Some(Prep::Flush(f)), None) => top.extend(flush_plan(f, preview_phase, w, t)),
@@ -56,9 +65,14 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     }
     if preview_phase {
         for warn in &d.warnings {
-            top.push(Line::from(Span::styled(truncate(&format!("⚠ {}", one_line(warn)), w), t.info())));
+            top.push(Line::from(Span::styled(
+                truncate(&format!("⚠ {}", one_line(warn)), w),
+                t.info(),
+            )));
         }
-        if d.kind == DialogKind::Flush && flush_ui::is_no_reply(&crate::tui::dialog::text_of(&d.preview)) {
+        if d.kind == DialogKind::Flush
+            && flush_ui::is_no_reply(&crate::tui::dialog::text_of(&d.preview))
+        {
             top.push(Line::from(Span::styled(
                 truncate("NO_REPLY — nothing worth keeping: commit records the flush without writing notes", w),
                 t.marker(),
@@ -66,42 +80,82 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         }
     }
     let top_h = (top.len() as u16).min(inner.height.saturating_sub(4));
-    let [top_area, main, footer] = Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1), Constraint::Length(1)]).areas(inner);
+    let [top_area, main, footer] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
     frame.render_widget(Paragraph::new(top), top_area);
 
     if preview_phase {
         draw_preview(frame, main, d, t);
     } else {
         let focused = d.focus == Focus::Text && d.phase != Phase::Generating;
-        let title = if focused { " Instructions (editing) " } else { " Instructions " };
+        let title = if focused {
+            " Instructions (editing) "
+        } else {
+            " Instructions "
+        };
         text_box(frame, main, &d.instructions, title, focused, t);
     }
-    frame.buffer_mut().set_line(footer.x, footer.y, &footer_line(state, d, w, t), footer.width);
+    frame.buffer_mut().set_line(
+        footer.x,
+        footer.y,
+        &footer_line(state, d, w, t),
+        footer.width,
+    );
 
     if let Some(p) = &d.confirm {
         draw_confirm(frame, area, d, p, t);
     }
 }
 
-fn text_box(frame: &mut Frame, area: Rect, ta: &ratatui_textarea::TextArea<'static>, title: &str, focused: bool, t: Theme) {
+fn text_box(
+    frame: &mut Frame,
+    area: Rect,
+    ta: &ratatui_textarea::TextArea<'static>,
+    title: &str,
+    focused: bool,
+    t: Theme,
+) {
     let style = if focused { t.title() } else { t.dim() };
-    let block = Block::default().borders(Borders::ALL).border_style(style).title(Span::styled(title.to_string(), if focused { t.bold() } else { t.plain() }));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(style)
+        .title(Span::styled(
+            title.to_string(),
+            if focused { t.bold() } else { t.plain() },
+        ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     frame.render_widget(ta, inner);
 }
 
 fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
-    Line::from(vec![Span::styled(format!("{label:<10} "), t.bold()), Span::raw(truncate(&value, w.saturating_sub(11)))])
+    Line::from(vec![
+        Span::styled(format!("{label:<10} "), t.bold()),
+        Span::raw(truncate(&value, w.saturating_sub(11))),
+    ])
 }
 
 /// `provider/model @ base_url`, and where the key comes from on its own line (never the key).
-fn model_lines(m: &Result<crate::tui::dialog::ModelInfo, String>, w: usize, t: Theme) -> Vec<Line<'static>> {
+fn model_lines(
+    m: &Result<crate::tui::dialog::ModelInfo, String>,
+    w: usize,
+    t: Theme,
+) -> Vec<Line<'static>> {
     match m {
-        Ok(m) => vec![kv("model", one_line(&m.label()), w, t), kv("key", one_line(&m.endpoint.key_source), w, t)],
+        Ok(m) => vec![
+            kv("model", one_line(&m.label()), w, t),
+            kv("key", one_line(&m.endpoint.key_source), w, t),
+        ],
         Err(e) => vec![Line::from(vec![
             Span::styled(format!("{:<10} ", "model"), t.bold()),
-            Span::styled(truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)), t.error()),
+            Span::styled(
+                truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)),
+                t.error(),
+            ),
         ])],
     }
 }
@@ -122,13 +176,26 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             t,
         )];
     }
-    let split = if c.split_turn { " (split turn)" } else { " (no split turn)" };
+    let split = if c.split_turn {
+        " (split turn)"
+    } else {
+        " (no split turn)"
+    };
     let prev = match &c.previous_summary {
         Some(first) => format!("yes, updated: \"{}\"", one_line(first)),
         None => "none".into(),
     };
     let mut out = vec![
-        kv("summarize", format!("{} + {}{split}", super::plural(c.messages as usize, "message"), super::plural(c.turn_prefix as usize, "turn-prefix message")), w, t),
+        kv(
+            "summarize",
+            format!(
+                "{} + {}{split}",
+                super::plural(c.messages as usize, "message"),
+                super::plural(c.turn_prefix as usize, "turn-prefix message")
+            ),
+            w,
+            t,
+        ),
         kv(
             "keep",
             format!(
@@ -142,8 +209,24 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             w,
             t,
         ),
-        kv("before", format!("tokensBefore {} · previous summary {prev}", thousands(c.tokens_before)), w, t),
-        kv("files", format!("{} read, {} modified (listed after the summary)", c.read_files, c.modified_files), w, t),
+        kv(
+            "before",
+            format!(
+                "tokensBefore {} · previous summary {prev}",
+                thousands(c.tokens_before)
+            ),
+            w,
+            t,
+        ),
+        kv(
+            "files",
+            format!(
+                "{} read, {} modified (listed after the summary)",
+                c.read_files, c.modified_files
+            ),
+            w,
+            t,
+        ),
     ];
     out.extend(model_lines(&c.model, w, t));
     out
@@ -152,23 +235,61 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
 fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
     let target = f.target.display().to_string();
     if short {
-        return vec![kv("target", format!("{} · {}", one_line(&target), if f.gate.due { "flush due" } else { "flush not due" }), w, t)];
+        return vec![kv(
+            "target",
+            format!(
+                "{} · {}",
+                one_line(&target),
+                if f.gate.due {
+                    "flush due"
+                } else {
+                    "flush not due"
+                }
+            ),
+            w,
+            t,
+        )];
     }
     let reasons = f.gate.reasons();
     let (sys_src, prompt_src) = flush_ui::prompt_sources(&f.prompts);
     let first = |s: &str| one_line(s.lines().find(|l| !l.trim().is_empty()).unwrap_or(""));
     let exists = match &f.current {
-        Some(_) => format!("exists, {} bytes: notes are appended", thousands(f.current_len)),
+        Some(_) => format!(
+            "exists, {} bytes: notes are appended",
+            thousands(f.current_len)
+        ),
         None => "new file".into(),
     };
     // One fact per line: why a flush is (not) due, as OpenClaw decides it.
-    let mut out: Vec<Line<'static>> = reasons.iter().enumerate().map(|(i, r)| kv(if i == 0 { "why" } else { "" }, one_line(r), w, t)).collect();
-    out.push(kv("system", format!("{sys_src}: \"{}\"", first(&f.prompts.system)), w, t));
-    out.push(kv("prompt", format!("{prompt_src}: \"{}\"", first(&f.prompts.prompt)), w, t));
-    out.push(kv("target", format!("{} ({exists})", one_line(&target)), w, t));
+    let mut out: Vec<Line<'static>> = reasons
+        .iter()
+        .enumerate()
+        .map(|(i, r)| kv(if i == 0 { "why" } else { "" }, one_line(r), w, t))
+        .collect();
+    out.push(kv(
+        "system",
+        format!("{sys_src}: \"{}\"", first(&f.prompts.system)),
+        w,
+        t,
+    ));
+    out.push(kv(
+        "prompt",
+        format!("{prompt_src}: \"{}\"", first(&f.prompts.prompt)),
+        w,
+        t,
+    ));
+    out.push(kv(
+        "target",
+        format!("{} ({exists})", one_line(&target)),
+        w,
+        t,
+    ));
     out.extend(model_lines(&f.model, w, t));
     for warn in &f.warnings {
-        out.push(Line::from(Span::styled(truncate(&format!("⚠ {}", one_line(warn)), w), t.info())));
+        out.push(Line::from(Span::styled(
+            truncate(&format!("⚠ {}", one_line(warn)), w),
+            t.info(),
+        )));
     }
     out
 }
@@ -178,7 +299,11 @@ fn draw_preview(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
     let text = crate::tui::dialog::text_of(&d.preview);
     let title = format!(
         " {} (editable{}) · {} chars ",
-        if d.kind == DialogKind::Compact { "Summary" } else { "Notes to append" },
+        if d.kind == DialogKind::Compact {
+            "Summary"
+        } else {
+            "Notes to append"
+        },
         if focused { ", editing" } else { "" },
         thousands(text.chars().count() as u64)
     );
@@ -187,25 +312,43 @@ fn draw_preview(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
         return;
     };
     let (notes, current) = if area.width >= SIDE_BY_SIDE {
-        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(area);
+        let [a, b] = Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)])
+            .areas(area);
         (a, b)
     } else {
-        let [a, b] = Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+        let [a, b] =
+            Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
         (a, b)
     };
     text_box(frame, notes, &d.preview, &title, focused, t);
-    let name = f.target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let block = Block::default().borders(Borders::ALL).border_style(t.dim()).title(format!(" Current memory/{} (end) ", one_line(&name)));
+    let name = f
+        .target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.dim())
+        .title(format!(" Current memory/{} (end) ", one_line(&name)));
     let inner = block.inner(current);
     frame.render_widget(block, current);
     let lines: Vec<Line> = match &f.current {
-        None => vec![Line::from(Span::styled("(does not exist yet: the commit creates it)", t.dim()))],
+        None => vec![Line::from(Span::styled(
+            "(does not exist yet: the commit creates it)",
+            t.dim(),
+        ))],
         Some(c) if c.is_empty() => vec![Line::from(Span::styled("(empty)", t.dim()))],
         Some(c) => {
             // The end of the file is where the notes go: show its last lines.
-            let wrapped = wrap(&for_terminal(c.trim_end_matches('\n'), true), inner.width as usize);
+            let wrapped = wrap(
+                &for_terminal(c.trim_end_matches('\n'), true),
+                inner.width as usize,
+            );
             let h = inner.height as usize;
-            wrapped[wrapped.len().saturating_sub(h)..].iter().map(|l| Line::from(l.clone())).collect()
+            wrapped[wrapped.len().saturating_sub(h)..]
+                .iter()
+                .map(|l| Line::from(l.clone()))
+                .collect()
         }
     };
     frame.render_widget(Paragraph::new(lines), inner);
@@ -214,14 +357,23 @@ fn draw_preview(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
 fn footer_line(state: &AppState, d: &Dialog, w: usize, t: Theme) -> Line<'static> {
     match d.phase {
         Phase::Generating => {
-            let Some(g) = &d.running else { return Line::default() };
+            let Some(g) = &d.running else {
+                return Line::default();
+            };
             let secs = g.elapsed_ms(state.now_ms) / 1000;
             let tokens = match g.tokens {
                 Some(n) => format!("{} tokens", thousands(n)),
                 None => format!("≈{} tokens", thousands(g.chars as u64 / 4)),
             };
-            let call = if g.call > 0 { format!("call {} · {}", g.call, one_line(&g.label)) } else { one_line(&g.label) };
-            let mut s = format!("⟳ {call} · {} chars {tokens} · {secs}s · Esc cancels", thousands(g.chars as u64));
+            let call = if g.call > 0 {
+                format!("call {} · {}", g.call, one_line(&g.label))
+            } else {
+                one_line(&g.label)
+            };
+            let mut s = format!(
+                "⟳ {call} · {} chars {tokens} · {secs}s · Esc cancels",
+                thousands(g.chars as u64)
+            );
             if let Some(r) = &g.retry {
                 s = format!("⟳ {call} · {} · {secs}s · Esc cancels", one_line(r));
             }
@@ -243,11 +395,20 @@ fn footer_line(state: &AppState, d: &Dialog, w: usize, t: Theme) -> Line<'static
     }
 }
 
-fn draw_confirm(frame: &mut Frame, area: Rect, d: &Dialog, p: &crate::tui::dialog::PendingCommit, t: Theme) {
+fn draw_confirm(
+    frame: &mut Frame,
+    area: Rect,
+    d: &Dialog,
+    p: &crate::tui::dialog::PendingCommit,
+    t: Theme,
+) {
     let w = area.width.saturating_sub(4).min(90);
     let inner_w = w.saturating_sub(2) as usize;
     let mut lines: Vec<Line> = Vec::new();
-    lines.push(Line::from(Span::styled(truncate(&one_line(&d.who), inner_w), t.bold())));
+    lines.push(Line::from(Span::styled(
+        truncate(&one_line(&d.who), inner_w),
+        t.bold(),
+    )));
     for l in &p.lines {
         for x in wrap(&one_line(l), inner_w) {
             lines.push(Line::from(x));
@@ -255,13 +416,28 @@ fn draw_confirm(frame: &mut Frame, area: Rect, d: &Dialog, p: &crate::tui::dialo
     }
     let text_lines: Vec<&str> = p.text.lines().collect();
     if !p.text.trim().is_empty() {
-        lines.push(Line::from(Span::styled(format!("The {} as previewed ({} lines), begins:", d.kind.product(), text_lines.len()), t.dim())));
+        lines.push(Line::from(Span::styled(
+            format!(
+                "The {} as previewed ({} lines), begins:",
+                d.kind.product(),
+                text_lines.len()
+            ),
+            t.dim(),
+        )));
         for l in text_lines.iter().take(3) {
-            lines.push(Line::from(Span::raw(truncate(&format!("  {}", one_line(l)), inner_w))));
+            lines.push(Line::from(Span::raw(truncate(
+                &format!("  {}", one_line(l)),
+                inner_w,
+            ))));
         }
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(vec![Span::styled("y/Enter", t.bold()), Span::raw(" write · "), Span::styled("n/Esc", t.bold()), Span::raw(" back to the preview")]));
+    lines.push(Line::from(vec![
+        Span::styled("y/Enter", t.bold()),
+        Span::raw(" write · "),
+        Span::styled("n/Esc", t.bold()),
+        Span::raw(" back to the preview"),
+    ]));
     let h = (lines.len() as u16 + 2).min(area.height);
     let popup = centered(area, w, h);
     frame.render_widget(Clear, popup);
@@ -269,6 +445,9 @@ fn draw_confirm(frame: &mut Frame, area: Rect, d: &Dialog, p: &crate::tui::dialo
         DialogKind::Compact => " Commit this compaction? ",
         DialogKind::Flush => " Commit this memory flush? ",
     };
-    let block = Block::default().borders(Borders::ALL).border_style(t.marker()).title(Span::styled(title, t.bold()));
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.marker())
+        .title(Span::styled(title, t.bold()));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

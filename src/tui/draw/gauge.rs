@@ -48,7 +48,10 @@ impl Widget for ThresholdGauge<'_> {
         let fill_style = t.status(r.status);
         let compact = cell(r.compact_at, r.window, n);
         // Distinct cells even when the lines are close.
-        let flush = r.flush_at.map(|f| cell(f, r.window, n)).map(|f| if f == compact { f.saturating_sub(1) } else { f });
+        let flush = r
+            .flush_at
+            .map(|f| cell(f, r.window, n))
+            .map(|f| if f == compact { f.saturating_sub(1) } else { f });
         let filled = r.used.map(|u| {
             if u >= r.window {
                 n
@@ -73,7 +76,9 @@ impl Widget for ThresholdGauge<'_> {
                     None if i == n / 2 => Span::styled("?", t.bold()),
                     None => Span::styled(HATCH, t.dim()),
                 },
-                Some(_) if over && i == n - 1 => Span::styled(OVER, fill_style.add_modifier(Modifier::BOLD)),
+                Some(_) if over && i == n - 1 => {
+                    Span::styled(OVER, fill_style.add_modifier(Modifier::BOLD))
+                }
                 Some(f) if i < f => match tick {
                     // A tick inside the fill shows as a notch in reverse video.
                     Some(g) => Span::styled(g, fill_style.add_modifier(Modifier::REVERSED)),
@@ -124,8 +129,14 @@ mod tests {
     fn draw(row: &SessionRow, width: u16) -> String {
         let area = Rect::new(0, 0, width, 1);
         let mut buf = Buffer::empty(area);
-        ThresholdGauge { row, theme: Theme::new(true) }.render(area, &mut buf);
-        (0..width).map(|x| buf[(x, 0)].symbol().to_string()).collect()
+        ThresholdGauge {
+            row,
+            theme: Theme::new(true),
+        }
+        .render(area, &mut buf);
+        (0..width)
+            .map(|x| buf[(x, 0)].symbol().to_string())
+            .collect()
     }
 
     #[test]
@@ -137,7 +148,10 @@ mod tests {
         assert!(s.ends_with("▶▏") && !s.contains(EMPTY), "{s}");
         let unknown = SessionRow::with_defaults("a", "k", 200_000, None, Provenance::Unknown);
         let s = draw(&unknown, 22);
-        assert!(s.contains('?') && s.contains(HATCH) && !s.contains(FILL) && !s.contains(EMPTY), "{s}");
+        assert!(
+            s.contains('?') && s.contains(HATCH) && !s.contains(FILL) && !s.contains(EMPTY),
+            "{s}"
+        );
         assert_eq!(percent(&over), "125%");
         assert_eq!(percent(&unknown).trim(), "?");
     }

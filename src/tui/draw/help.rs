@@ -4,16 +4,19 @@ use super::theme::Theme;
 use super::{centered, pad};
 use crate::tui::keymap::{self, Mode};
 use crate::tui::state::AppState;
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use ratatui::Frame;
 
 /// Every help line: a title per mode, then "keys  description" per binding.
 pub fn help_lines() -> Vec<(bool, String)> {
     let mut out = Vec::new();
     for mode in Mode::ALL {
-        let bs: Vec<_> = keymap::bindings().iter().filter(|b| b.mode == mode).collect();
+        let bs: Vec<_> = keymap::bindings()
+            .iter()
+            .filter(|b| b.mode == mode)
+            .collect();
         if bs.is_empty() {
             continue;
         }
@@ -25,7 +28,14 @@ pub fn help_lines() -> Vec<(bool, String)> {
             out.push((false, format!("  {} {}", pad(&b.keys_label(), 20), b.help)));
         }
         if mode == Mode::Filter {
-            out.push((false, format!("  {} {}", pad("(any character)", 20), "type into the filter")));
+            out.push((
+                false,
+                format!(
+                    "  {} {}",
+                    pad("(any character)", 20),
+                    "type into the filter"
+                ),
+            ));
         }
     }
     out
@@ -42,7 +52,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .into_iter()
         .skip(scroll)
         .take(h)
-        .map(|(head, s)| if head { Line::from(Span::styled(s, t.header())) } else { Line::from(s) })
+        .map(|(head, s)| {
+            if head {
+                Line::from(Span::styled(s, t.header()))
+            } else {
+                Line::from(s)
+            }
+        })
         .collect();
     let block = Block::default()
         .borders(Borders::ALL)

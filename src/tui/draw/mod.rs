@@ -10,8 +10,8 @@ pub mod summaries;
 pub mod theme;
 
 use crate::tui::state::{AppState, Screen};
-use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
 use theme::Theme;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
@@ -34,7 +34,8 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 /// ```
 pub fn draw(frame: &mut Frame, state: &AppState) {
     let theme = Theme::new(state.no_color);
-    let [body, status_area] = Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(frame.area());
+    let [body, status_area] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(1)]).areas(frame.area());
     match state.screen() {
         Screen::Sessions => sessions::draw(frame, body, state, theme),
         Screen::Session => session::draw(frame, body, state, theme),
@@ -51,7 +52,11 @@ pub fn draw(frame: &mut Frame, state: &AppState) {
 
 /// "1 compaction", "3 compactions".
 pub fn plural(n: usize, word: &str) -> String {
-    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }
 
 /// Like [`plural`], "no …s" when unknown or zero.
@@ -67,7 +72,11 @@ pub fn compact_num(n: u64) -> String {
     if n < 1000 {
         n.to_string()
     } else if n < 1_000_000 {
-        if n % 1000 == 0 { format!("{}k", n / 1000) } else { format!("{:.1}k", n as f64 / 1000.0) }
+        if n % 1000 == 0 {
+            format!("{}k", n / 1000)
+        } else {
+            format!("{:.1}k", n as f64 / 1000.0)
+        }
     } else {
         format!("{:.1}M", n as f64 / 1_000_000.0)
     }
@@ -75,7 +84,9 @@ pub fn compact_num(n: u64) -> String {
 
 /// Age of `then` relative to `now` (both ms): `42s`, `5m`, `3h`, `2d`; `—` when unknown.
 pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
-    let Some(then) = then_ms else { return "—".into() };
+    let Some(then) = then_ms else {
+        return "—".into();
+    };
     let s = (now_ms - then).max(0) / 1000;
     match s {
         s if s < 60 => format!("{s}s"),
@@ -199,7 +210,12 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
-    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
 }
 
 #[cfg(test)]
@@ -213,7 +229,10 @@ mod tests {
         assert_eq!(compact_num(950), "950");
         assert_eq!(age(100_000, Some(40_000)), "1m");
         assert_eq!(age(0, None), "—");
-        assert_eq!(shorten_middle("agent:main:telegram:direct:55512345", 20), "agent:main…:55512345");
+        assert_eq!(
+            shorten_middle("agent:main:telegram:direct:55512345", 20),
+            "agent:main…:55512345"
+        );
         assert_eq!(truncate("abcdef", 4), "abc…");
         assert_eq!(wrap("aaa bbb ccc", 7), vec!["aaa ", "bbb ccc"]);
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);

@@ -23,12 +23,12 @@ use super::{compact_num, pad, rpad, truncate, wrap};
 use crate::sanitize::one_line;
 use crate::tui::model::thousands;
 use crate::tui::rows::kind_label;
-use crate::tui::state::{layout, AppState, SessionView};
+use crate::tui::state::{AppState, SessionView, layout};
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
-use ratatui::Frame;
 
 /// Number column width in the header.
 const NUM_W: usize = 9;
@@ -40,12 +40,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width;
     let mut y = area.y;
     // Title.
-    let file = v.path.file_name().map(|f| one_line(&f.to_string_lossy())).unwrap_or_default();
-    let mut title = vec![Span::styled(if state.bare_file { "File " } else { "Session " }, t.title())];
+    let file = v
+        .path
+        .file_name()
+        .map(|f| one_line(&f.to_string_lossy()))
+        .unwrap_or_default();
+    let mut title = vec![Span::styled(
+        if state.bare_file { "File " } else { "Session " },
+        t.title(),
+    )];
     if state.bare_file {
         title.push(Span::styled(file, t.bold()));
     } else {
-        title.push(Span::styled(format!("{} · {}", one_line(&r.agent_id), one_line(&r.session_key)), t.bold()));
+        title.push(Span::styled(
+            format!("{} · {}", one_line(&r.agent_id), one_line(&r.session_key)),
+            t.bold(),
+        ));
         if let Some(m) = &r.model {
             title.push(Span::raw(format!(" · {}", one_line(m))));
         }
@@ -55,18 +65,40 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     buf.set_line(area.x, y, &Line::from(title), w);
     if state.demo {
         let banner = " DEMO DATA ";
-        buf.set_string(area.x + w.saturating_sub(banner.len() as u16), y, banner, t.banner());
+        buf.set_string(
+            area.x + w.saturating_sub(banner.len() as u16),
+            y,
+            banner,
+            t.banner(),
+        );
     }
     y += 1;
     let used = match r.used {
-        Some(u) => format!("{} {} {}", rpad(&thousands(u), NUM_W), crate::tui::model::provenance_marker(r.used_source), r.used_source.name()),
+        Some(u) => format!(
+            "{} {} {}",
+            rpad(&thousands(u), NUM_W),
+            crate::tui::model::provenance_marker(r.used_source),
+            r.used_source.name()
+        ),
         None => format!("{} ? unknown", rpad("?", NUM_W)),
     };
     let lines: [(&str, String, &str); 5] = [
         ("used     ", used, &r.sources.used),
-        ("window   ", rpad(&thousands(r.window), NUM_W), &r.sources.window),
-        ("reserve  ", rpad(&thousands(r.reserve), NUM_W), &r.sources.reserve),
-        ("compact ┃", rpad(&thousands(r.compact_at), NUM_W), &r.sources.compact_at),
+        (
+            "window   ",
+            rpad(&thousands(r.window), NUM_W),
+            &r.sources.window,
+        ),
+        (
+            "reserve  ",
+            rpad(&thousands(r.reserve), NUM_W),
+            &r.sources.reserve,
+        ),
+        (
+            "compact ┃",
+            rpad(&thousands(r.compact_at), NUM_W),
+            &r.sources.compact_at,
+        ),
         (
             "flush   │",
             match r.flush_at {
@@ -93,14 +125,30 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (Some(_), false) => "last flush in an earlier cycle".to_string(),
         (None, false) => "never flushed".to_string(),
     };
-    let lead = format!("{} · {} · {flush_state} · ", r.status.name().to_uppercase(), super::plural_or(r.compaction_count, "compaction"));
+    let lead = format!(
+        "{} · {} · {flush_state} · ",
+        r.status.name().to_uppercase(),
+        super::plural_or(r.compaction_count, "compaction")
+    );
     let text = format!("{lead}{}", one_line(&r.flush_reason));
     let wrapped = wrap(&text, w as usize);
     for (i, l) in wrapped.iter().take(2).enumerate() {
-        let l = if i == 1 && wrapped.len() > 2 { truncate(&format!("{l} …"), w as usize) } else { l.clone() };
+        let l = if i == 1 && wrapped.len() > 2 {
+            truncate(&format!("{l} …"), w as usize)
+        } else {
+            l.clone()
+        };
         if i == 0 && l.len() >= lead.len() && l.starts_with(&lead) {
             let (a, b) = l.split_at(lead.len());
-            buf.set_line(area.x, y, &Line::from(vec![Span::styled(a.to_string(), t.status(r.status)), Span::raw(b.to_string())]), w);
+            buf.set_line(
+                area.x,
+                y,
+                &Line::from(vec![
+                    Span::styled(a.to_string(), t.status(r.status)),
+                    Span::raw(b.to_string()),
+                ]),
+                w,
+            );
         } else {
             buf.set_string(area.x, y, l, t.plain());
         }
@@ -109,10 +157,25 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     y = area.y + 8;
     // Gauge across the width, percentage at the end.
     let gw = w.saturating_sub(6);
-    frame.render_widget(ThresholdGauge { row: r, theme: t }, Rect { x: area.x, y, width: gw, height: 1 });
-    frame.buffer_mut().set_string(area.x + gw + 1, y, gauge::percent(r), t.status(r.status));
+    frame.render_widget(
+        ThresholdGauge { row: r, theme: t },
+        Rect {
+            x: area.x,
+            y,
+            width: gw,
+            height: 1,
+        },
+    );
+    frame
+        .buffer_mut()
+        .set_string(area.x + gw + 1, y, gauge::percent(r), t.status(r.status));
     y += 1;
-    let list_area = Rect { x: area.x, y, width: w, height: area.bottom().saturating_sub(y) };
+    let list_area = Rect {
+        x: area.x,
+        y,
+        width: w,
+        height: area.bottom().saturating_sub(y),
+    };
     draw_list(frame, list_area, state, v, t);
     if let Some(d) = &v.detail {
         draw_detail(frame, area, state, d, t);
@@ -133,10 +196,21 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
     let tr = &l.transcript;
     block = block.title(Line::from(vec![
         Span::styled(" transcript ", t.bold()),
-        Span::raw(format!("· {} entries · v{} · {} ", tr.len(), tr.version, super::plural(l.summaries.len(), "compaction"))),
+        Span::raw(format!(
+            "· {} entries · v{} · {} ",
+            tr.len(),
+            tr.version,
+            super::plural(l.summaries.len(), "compaction")
+        )),
     ]));
     if let Some(cut) = l.next_cut {
-        block = block.title(Line::from(Span::styled(format!(" ✂ next cut {} ", one_line(&tr.display_id(cut))), t.marker())).right_aligned());
+        block = block.title(
+            Line::from(Span::styled(
+                format!(" ✂ next cut {} ", one_line(&tr.display_id(cut))),
+                t.marker(),
+            ))
+            .right_aligned(),
+        );
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -146,7 +220,12 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
     let bottom = inner.y + height as u16;
     let mut put = |frame: &mut Frame, line: Line, style: Style| {
         if y < bottom {
-            let row = Rect { x: inner.x, y, width: inner.width, height: 1 };
+            let row = Rect {
+                x: inner.x,
+                y,
+                width: inner.width,
+                height: 1,
+            };
             frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
             if style != Style::default() {
                 frame.buffer_mut().set_style(row, style);
@@ -164,14 +243,28 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
                 thousands(l.keep_recent_tokens),
                 "┄".repeat(iw)
             );
-            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.marker())), Style::default());
+            put(
+                frame,
+                Line::from(Span::styled(clip_fill(&text, iw), t.marker())),
+                Style::default(),
+            );
         }
         if let Some(&c) = l.kept_from.get(&idx) {
-            let text = format!(" ┄┄ kept from here by compaction {} {}", one_line(&tr.display_id(c)), "┄".repeat(iw));
-            put(frame, Line::from(Span::styled(clip_fill(&text, iw), t.compaction())), Style::default());
+            let text = format!(
+                " ┄┄ kept from here by compaction {} {}",
+                one_line(&tr.display_id(c)),
+                "┄".repeat(iw)
+            );
+            put(
+                frame,
+                Line::from(Span::styled(clip_fill(&text, iw), t.compaction())),
+                Style::default(),
+            );
         }
         let row = v.cache.get(&idx);
-        let label = row.map(|r| r.label.clone()).unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
+        let label = row
+            .map(|r| r.label.clone())
+            .unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
         let flag = match row {
             Some(r) if r.silent_flush => "∅",
             Some(r) if r.error => "!",
@@ -180,25 +273,77 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
         };
         let gutter = Span::styled(if on_branch { "▌" } else { " " }, t.branch());
         let base = if on_branch { Style::default() } else { t.dim() };
-        let sel = if idx == v.selected { t.selected() } else { Style::default() };
-        let tokens = row.map(|r| if r.tokens > 0 { compact_num(r.tokens) } else { String::new() }).unwrap_or_default();
+        let sel = if idx == v.selected {
+            t.selected()
+        } else {
+            Style::default()
+        };
+        let tokens = row
+            .map(|r| {
+                if r.tokens > 0 {
+                    compact_num(r.tokens)
+                } else {
+                    String::new()
+                }
+            })
+            .unwrap_or_default();
         let head_w = 1 + 1 + 1 + 8 + 1 + 11 + 1 + 5 + 1;
         let pw = iw.saturating_sub(head_w);
         if let Some(card) = row.and_then(|r| r.card.as_ref()) {
-            let before = card.tokens_before.map(thousands).unwrap_or_else(|| "?".into());
+            let before = card
+                .tokens_before
+                .map(thousands)
+                .unwrap_or_else(|| "?".into());
             let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
-            let head = format!(" {} COMPACTION · tokensBefore {before} · kept from {kept} ", pad(&id, 8));
+            let head = format!(
+                " {} COMPACTION · tokensBefore {before} · kept from {kept} ",
+                pad(&id, 8)
+            );
             let fill = "━".repeat(iw.saturating_sub(head.chars().count() + 2));
-            put(frame, Line::from(vec![gutter.clone(), Span::styled(flag, t.compaction()), Span::styled(format!("{head}{fill}"), t.compaction())]), sel);
-            let files = l.summaries.iter().find(|c| c.idx == idx).map(|c| (c.read_files.len(), c.modified_files.len())).unwrap_or((0, 0));
-            put(frame, Line::from(vec![gutter.clone(), Span::styled(truncate(&format!("  │ {}", card.summary_head), iw - 1), base)]), sel);
-            let foot = format!("  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries", compact_num(row.map(|r| r.tokens).unwrap_or(0)), files.0, files.1);
-            put(frame, Line::from(vec![gutter, Span::styled(truncate(&foot, iw - 1), t.dim())]), sel);
+            put(
+                frame,
+                Line::from(vec![
+                    gutter.clone(),
+                    Span::styled(flag, t.compaction()),
+                    Span::styled(format!("{head}{fill}"), t.compaction()),
+                ]),
+                sel,
+            );
+            let files = l
+                .summaries
+                .iter()
+                .find(|c| c.idx == idx)
+                .map(|c| (c.read_files.len(), c.modified_files.len()))
+                .unwrap_or((0, 0));
+            put(
+                frame,
+                Line::from(vec![
+                    gutter.clone(),
+                    Span::styled(
+                        truncate(&format!("  │ {}", card.summary_head), iw - 1),
+                        base,
+                    ),
+                ]),
+                sel,
+            );
+            let foot = format!(
+                "  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries",
+                compact_num(row.map(|r| r.tokens).unwrap_or(0)),
+                files.0,
+                files.1
+            );
+            put(
+                frame,
+                Line::from(vec![gutter, Span::styled(truncate(&foot, iw - 1), t.dim())]),
+                sel,
+            );
             continue;
         }
         let preview = match row {
             None => "…".to_string(),
-            Some(r) if r.silent_flush => format!("silent memory-flush turn (NO_REPLY) · {}", r.preview),
+            Some(r) if r.silent_flush => {
+                format!("silent memory-flush turn (NO_REPLY) · {}", r.preview)
+            }
             Some(r) => r.preview.clone(),
         };
         let mut spans = vec![
@@ -207,7 +352,10 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
             Span::raw(" "),
             Span::styled(pad(&id, 8), t.dim()),
             Span::raw(" "),
-            Span::styled(pad(&label, 11), if on_branch { t.role(&label) } else { t.dim() }),
+            Span::styled(
+                pad(&label, 11),
+                if on_branch { t.role(&label) } else { t.dim() },
+            ),
             Span::raw(" "),
             Span::styled(rpad(&tokens, 5), t.dim()),
             Span::raw(" "),
@@ -224,26 +372,59 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
         put(frame, Line::from(spans), sel);
     }
     if tr.is_empty() {
-        frame.buffer_mut().set_string(inner.x + 1, inner.y, "This transcript has no entries.", t.dim());
+        frame.buffer_mut().set_string(
+            inner.x + 1,
+            inner.y,
+            "This transcript has no entries.",
+            t.dim(),
+        );
     }
 }
 
-fn draw_detail(frame: &mut Frame, area: Rect, state: &AppState, d: &crate::tui::state::Detail, t: Theme) {
+fn draw_detail(
+    frame: &mut Frame,
+    area: Rect,
+    state: &AppState,
+    d: &crate::tui::state::Detail,
+    t: Theme,
+) {
     // Full width below the title: the header underneath would only be confusing fragments.
-    let popup = Rect { x: area.x, y: area.y + 1, width: area.width, height: area.height.saturating_sub(1) };
+    let popup = Rect {
+        x: area.x,
+        y: area.y + 1,
+        width: area.width,
+        height: area.height.saturating_sub(1),
+    };
     frame.render_widget(Clear, popup);
-    let title = if d.loading { " loading… ".to_string() } else { format!(" {} ", d.title) };
+    let title = if d.loading {
+        " loading… ".to_string()
+    } else {
+        format!(" {} ", d.title)
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.title())
         .title(Span::styled(title, t.bold()))
-        .title_bottom(Line::from(format!(" {}/{} lines · Esc close ", (d.scroll as usize + 1).min(d.lines.max(1)), d.lines)).right_aligned());
+        .title_bottom(
+            Line::from(format!(
+                " {}/{} lines · Esc close ",
+                (d.scroll as usize + 1).min(d.lines.max(1)),
+                d.lines
+            ))
+            .right_aligned(),
+        );
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
     // `update` wrapped the body to this width; only the visible slice is drawn.
     let _ = state;
     let h = inner.height as usize;
-    let text: Vec<Line> = d.wrapped.iter().skip(d.scroll as usize).take(h).map(|l| Line::from(l.as_str())).collect();
+    let text: Vec<Line> = d
+        .wrapped
+        .iter()
+        .skip(d.scroll as usize)
+        .take(h)
+        .map(|l| Line::from(l.as_str()))
+        .collect();
     frame.render_widget(Paragraph::new(text), inner);
 }
 

@@ -13,10 +13,10 @@ use super::theme::Theme;
 use super::{age, compact_num, pad, rpad, shorten_middle};
 use crate::sanitize::one_line;
 use crate::tui::model::SessionRow;
-use crate::tui::state::{layout, AppState};
+use crate::tui::state::{AppState, layout};
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::Frame;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Col {
@@ -65,8 +65,26 @@ impl Col {
 /// Columns in display order with widths for `width` columns. Columns are dropped in this
 /// order when space runs out; the gauge never is.
 pub fn columns(width: usize) -> Vec<(Col, usize)> {
-    const ORDER: [Col; 9] = [Col::Agent, Col::Key, Col::Model, Col::Age, Col::Used, Col::Gauge, Col::Pct, Col::Cmp, Col::State];
-    const DROP: [Col; 7] = [Col::Model, Col::Cmp, Col::Age, Col::Agent, Col::State, Col::Pct, Col::Used];
+    const ORDER: [Col; 9] = [
+        Col::Agent,
+        Col::Key,
+        Col::Model,
+        Col::Age,
+        Col::Used,
+        Col::Gauge,
+        Col::Pct,
+        Col::Cmp,
+        Col::State,
+    ];
+    const DROP: [Col; 7] = [
+        Col::Model,
+        Col::Cmp,
+        Col::Age,
+        Col::Agent,
+        Col::State,
+        Col::Pct,
+        Col::Used,
+    ];
     let mut cols: Vec<Col> = ORDER.to_vec();
     let need = |cols: &[Col]| cols.iter().map(|c| c.min()).sum::<usize>() + cols.len() - 1 + 1;
     for d in DROP {
@@ -78,7 +96,15 @@ pub fn columns(width: usize) -> Vec<(Col, usize)> {
     let mut widths: Vec<(Col, usize)> = cols.iter().map(|&c| (c, c.min())).collect();
     let mut spare = width.saturating_sub(need(&cols));
     // Spare space: key up to 40, model up to 20, agent up to 12, then the gauge.
-    for (col, cap) in [(Col::Key, 18usize), (Col::Gauge, 20), (Col::Key, 36), (Col::Model, 20), (Col::Agent, 12), (Col::Gauge, 60), (Col::Key, 60)] {
+    for (col, cap) in [
+        (Col::Key, 18usize),
+        (Col::Gauge, 20),
+        (Col::Key, 36),
+        (Col::Model, 20),
+        (Col::Agent, 12),
+        (Col::Gauge, 60),
+        (Col::Key, 60),
+    ] {
         if let Some(w) = widths.iter_mut().find(|(c, _)| *c == col) {
             let add = spare.min(cap.saturating_sub(w.1));
             w.1 += add;
@@ -99,7 +125,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     // Title line.
     let mut title = vec![
         Span::styled("clawtop", t.title()),
-        Span::raw(format!(" · {} · sort {}", super::plural(s.rows.len(), "session"), s.sort.name())),
+        Span::raw(format!(
+            " · {} · sort {}",
+            super::plural(s.rows.len(), "session"),
+            s.sort.name()
+        )),
     ];
     for (st, n) in state.status_counts() {
         title.push(Span::raw(" · "));
@@ -131,7 +161,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         if i > 0 {
             head.push(' ');
         }
-        head.push_str(&if matches!(c, Col::Pct | Col::Cmp | Col::Used) { rpad(c.title(), *w) } else { pad(c.title(), *w) });
+        head.push_str(&if matches!(c, Col::Pct | Col::Cmp | Col::Used) {
+            rpad(c.title(), *w)
+        } else {
+            pad(c.title(), *w)
+        });
     }
     buf.set_string(area.x, y + 2, pad(&head, width), t.header());
     let visible = s.visible();
@@ -150,11 +184,32 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     for (line, &ri) in visible.iter().skip(s.offset).take(rows_h).enumerate() {
         let row = &s.rows[ri];
         let selected = s.offset + line == s.selected;
-        draw_row(frame, Rect { x: area.x, y: y + 3 + line as u16, width: area.width, height: 1 }, row, &cols, state.now_ms, selected, t);
+        draw_row(
+            frame,
+            Rect {
+                x: area.x,
+                y: y + 3 + line as u16,
+                width: area.width,
+                height: 1,
+            },
+            row,
+            &cols,
+            state.now_ms,
+            selected,
+            t,
+        );
     }
 }
 
-fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)], now_ms: i64, selected: bool, t: Theme) {
+fn draw_row(
+    frame: &mut Frame,
+    area: Rect,
+    r: &SessionRow,
+    cols: &[(Col, usize)],
+    now_ms: i64,
+    selected: bool,
+    t: Theme,
+) {
     let buf = frame.buffer_mut();
     let mut x = area.x + 1;
     let agent_shown = cols.iter().any(|(c, _)| *c == Col::Agent);
@@ -163,7 +218,12 @@ fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)]
         if i > 0 {
             x += 1;
         }
-        let cell = Rect { x, y: area.y, width: w as u16, height: 1 };
+        let cell = Rect {
+            x,
+            y: area.y,
+            width: w as u16,
+            height: 1,
+        };
         let (text, style) = match c {
             Col::Agent => (pad(&one_line(&r.agent_id), w), t.plain()),
             Col::Key => {
@@ -175,11 +235,24 @@ fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)]
                 };
                 (pad(&shorten_middle(&one_line(key), w), w), t.bold())
             }
-            Col::Model => (pad(&one_line(r.model.as_deref().unwrap_or("—")), w), t.dim()),
+            Col::Model => (
+                pad(&one_line(r.model.as_deref().unwrap_or("—")), w),
+                t.dim(),
+            ),
             Col::Age => (rpad(&age(now_ms, r.updated_at_ms), w), t.dim()),
             Col::Used => {
                 let used = r.used.map(compact_num).unwrap_or_else(|| "?".into());
-                (rpad(&format!("{used}/{} {}", compact_num(r.window), crate::tui::model::provenance_marker(r.used_source)), w), t.plain())
+                (
+                    rpad(
+                        &format!(
+                            "{used}/{} {}",
+                            compact_num(r.window),
+                            crate::tui::model::provenance_marker(r.used_source)
+                        ),
+                        w,
+                    ),
+                    t.plain(),
+                )
             }
             Col::Gauge => {
                 frame.render_widget(ThresholdGauge { row: r, theme: t }, cell);
@@ -187,7 +260,15 @@ fn draw_row(frame: &mut Frame, area: Rect, r: &SessionRow, cols: &[(Col, usize)]
                 continue;
             }
             Col::Pct => (rpad(gauge::percent(r).trim(), w), t.status(r.status)),
-            Col::Cmp => (rpad(&r.compaction_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into()), w), t.plain()),
+            Col::Cmp => (
+                rpad(
+                    &r.compaction_count
+                        .map(|n| n.to_string())
+                        .unwrap_or_else(|| "—".into()),
+                    w,
+                ),
+                t.plain(),
+            ),
             Col::State => (pad(r.status.name(), w), t.status(r.status)),
         };
         frame.buffer_mut().set_string(x, area.y, text, style);

@@ -20,11 +20,11 @@ use super::{truncate, wrap};
 use crate::sanitize::one_line;
 use crate::tui::model::thousands;
 use crate::tui::rows::SummaryCard;
-use crate::tui::state::{layout, AppState};
+use crate::tui::state::{AppState, layout};
+use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
-use ratatui::Frame;
 
 /// Inner width of the summary body for a terminal width.
 pub fn body_width(cols: u16) -> usize {
@@ -33,7 +33,13 @@ pub fn body_width(cols: u16) -> usize {
 
 /// The lines of one compaction's body: fields, then the summary text, wrapped to `width`.
 pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
-    let list = |v: &[String]| if v.is_empty() { "—".to_string() } else { v.join(", ") };
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "—".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
     let mut text = format!(
         "tokensBefore      {}\nfirstKeptEntryId  {}\nreadFiles         {}\nmodifiedFiles     {}\n",
         c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
@@ -57,10 +63,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let Some(l) = &v.loaded else { return };
     let cards = &l.summaries;
     let list_h = layout::summaries_list(cards.len());
-    let [title_area, list_area, body_area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Length(list_h + 2), Constraint::Fill(1)]).areas(area);
+    let [title_area, list_area, body_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(list_h + 2),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
     let who = if state.bare_file {
-        v.path.file_name().map(|f| one_line(&f.to_string_lossy())).unwrap_or_default()
+        v.path
+            .file_name()
+            .map(|f| one_line(&f.to_string_lossy()))
+            .unwrap_or_default()
     } else {
         one_line(&v.row.session_key)
     };
@@ -94,11 +107,27 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
                 if c.on_branch { "" } else { " · off branch" }
             );
             let text = truncate(&text, list_area.width.saturating_sub(2) as usize);
-            if i == sel { Line::styled(text, t.selected()) } else { Line::styled(text, if c.on_branch { t.plain() } else { t.dim() }) }
+            if i == sel {
+                Line::styled(text, t.selected())
+            } else {
+                Line::styled(text, if c.on_branch { t.plain() } else { t.dim() })
+            }
         })
         .collect();
-    let list = if cards.is_empty() { vec![Line::styled("No compactions in this session.", t.dim())] } else { lines };
-    frame.render_widget(Paragraph::new(list).block(Block::default().borders(Borders::ALL).border_style(t.dim()).title(" compactions ")), list_area);
+    let list = if cards.is_empty() {
+        vec![Line::styled("No compactions in this session.", t.dim())]
+    } else {
+        lines
+    };
+    frame.render_widget(
+        Paragraph::new(list).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(t.dim())
+                .title(" compactions "),
+        ),
+        list_area,
+    );
     let Some(card) = cards.get(sel) else { return };
     let body = body_lines(card, body_width(area.width));
     let h = body_area.height.saturating_sub(2) as usize;
@@ -106,8 +135,24 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.dim())
-        .title(Span::styled(format!(" compaction {} ", card.id), t.compaction()))
-        .title(Line::from(format!(" {}-{}/{} lines ", (scroll + 1).min(body.len()), (scroll + h).min(body.len()), body.len())).right_aligned());
-    let text: Vec<Line> = body.into_iter().skip(scroll).take(h).map(Line::from).collect();
+        .title(Span::styled(
+            format!(" compaction {} ", card.id),
+            t.compaction(),
+        ))
+        .title(
+            Line::from(format!(
+                " {}-{}/{} lines ",
+                (scroll + 1).min(body.len()),
+                (scroll + h).min(body.len()),
+                body.len()
+            ))
+            .right_aligned(),
+        );
+    let text: Vec<Line> = body
+        .into_iter()
+        .skip(scroll)
+        .take(h)
+        .map(Line::from)
+        .collect();
     frame.render_widget(Paragraph::new(text).block(block), body_area);
 }

@@ -15,7 +15,11 @@ impl Theme {
     }
 
     fn fg(&self, c: Color) -> Style {
-        if self.color { Style::new().fg(c) } else { Style::new() }
+        if self.color {
+            Style::new().fg(c)
+        } else {
+            Style::new()
+        }
     }
 
     pub fn plain(&self) -> Style {
@@ -35,7 +39,11 @@ impl Theme {
     }
 
     pub fn dim(&self) -> Style {
-        if self.color { Style::new().fg(Color::DarkGray) } else { Style::new().add_modifier(Modifier::DIM) }
+        if self.color {
+            Style::new().fg(Color::DarkGray)
+        } else {
+            Style::new().add_modifier(Modifier::DIM)
+        }
     }
 
     pub fn selected(&self) -> Style {
@@ -56,7 +64,10 @@ impl Theme {
 
     pub fn banner(&self) -> Style {
         if self.color {
-            Style::new().fg(Color::Black).bg(Color::Yellow).add_modifier(Modifier::BOLD)
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD)
         } else {
             Style::new().add_modifier(Modifier::BOLD | Modifier::REVERSED)
         }
