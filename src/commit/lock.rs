@@ -44,6 +44,9 @@ pub struct LockOptions {
     pub wait: Duration,
 }
 
+/// A `stale_after` that no real lock age reaches (~3,000 years; small enough for chrono).
+pub const LIVE_HOLDER_NEVER_EXPIRES: Duration = Duration::from_secs(100_000_000_000);
+
 impl LockOptions {
     /// `sessions.json.lock` as OpenClaw ≤ 2026.4 uses it: stale after 30 s; we wait up
     /// to 5 s (OpenClaw waits 10 s; its writers hold the lock for milliseconds).
@@ -54,11 +57,14 @@ impl LockOptions {
         }
     }
 
-    /// `<transcript>.jsonl.lock`: OpenClaw's default staleMs (30 min); never wait,
-    /// because a live holder is an agent turn and we must refuse.
+    /// `<transcript>.jsonl.lock`: never wait, and never take it from a live holder however
+    /// old the lock is. A live holder is an agent turn (2026.2.26 holds the lock for the
+    /// whole run, which can outlast OpenClaw's 30 min staleMs); appending under it would
+    /// leave our entry off the branch OpenClaw keeps writing to. Dead, zombie and recycled
+    /// pids are still reclaimed at once.
     pub fn transcript() -> Self {
         LockOptions {
-            stale_after: Duration::from_secs(30 * 60),
+            stale_after: LIVE_HOLDER_NEVER_EXPIRES,
             wait: Duration::ZERO,
         }
     }

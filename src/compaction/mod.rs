@@ -209,64 +209,112 @@ pub struct Committed {
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompactCommitError {
+    /// Refused or failed before anything reached the transcript (or the append was undone).
     #[error(transparent)]
     Transcript(CommitError),
-    /// The transcript has the compaction; the store row could not be updated.
-    #[error(
-        "compaction appended to {transcript} (entry {entry}), but the session store was not updated: {source}"
-    )]
+    /// The transcript got the compaction but the store write failed afterwards; the append
+    /// was undone when the file still ended with exactly our bytes (`rolled_back`).
+    #[error("{}", store_message(.transcript, .entry, *.rolled_back, .source))]
     Store {
         transcript: PathBuf,
         entry: String,
+        rolled_back: bool,
         #[source]
         source: CommitError,
     },
+}
+
+fn store_message(transcript: &Path, entry: &str, rolled_back: bool, source: &CommitError) -> String {
+    if rolled_back {
+        format!("the session store could not be updated ({source}); the compaction entry was removed again from {}, nothing changed", transcript.display())
+    } else {
+        format!(
+            "compaction appended to {} (entry {entry}), but the session store was not updated: {source}",
+            transcript.display()
+        )
+    }
 }
 
 impl CompactCommitError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CompactCommitError::Transcript(e) => e.exit_code(),
+            CompactCommitError::Store { rolled_back: true, source, .. } => source.exit_code(),
             CompactCommitError::Store { .. } => 1,
         }
     }
 }
 
+/// Undoes our append when the file still ends with exactly the bytes we wrote.
+fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
+    use std::os::unix::fs::FileExt;
+    let undo = || -> std::io::Result<bool> {
+        let f = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+        if f.metadata()?.len() != out.new_len {
+            return Ok(false);
+        }
+        let mut now = vec![0u8; out.bytes_written as usize];
+        f.read_exact_at(&mut now, out.offset)?;
+        // What we wrote: an optional leading newline, the line, a newline.
+        let ours = now.strip_prefix(b"\n").filter(|_| now.len() == line.len() + 2).unwrap_or(&now);
+        if ours.strip_suffix(b"\n") != Some(line) {
+            return Ok(false);
+        }
+        f.set_len(out.offset)?;
+        f.sync_all()?;
+        Ok(true)
+    };
+    undo().unwrap_or(false)
+}
+
 /// Appends the compaction entry carrying exactly `summary`, then updates the store row.
-pub fn commit(
-    p: &Prepared,
-    summary: &str,
-    session: Option<&SessionRef>,
-) -> Result<Committed, CompactCommitError> {
+///
+/// With a store, everything happens under `sessions.json.lock`: the row is checked first
+/// (same sessionId, patch computable), then the transcript is appended, then the store is
+/// written. So a store problem found up front writes nothing, and a store write that fails
+/// after the append removes the appended line again when nobody wrote after it.
+pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);
     let line = entry_line(t, &p.plan, &id, &iso_now(), summary);
-    commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
     let tokens_after = tokens_after(t, &p.plan, summary);
-    let entry_id = if t.version >= 2 {
-        Some(id.clone())
-    } else {
-        None
+    let entry_id = if t.version >= 2 { Some(id.clone()) } else { None };
+    let Some(s) = session else {
+        commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
+        return Ok(Committed { entry_id, tokens_after, store_updated: false });
     };
-    let mut store_updated = false;
-    if let Some(s) = session {
-        let now = chrono::Utc::now().timestamp_millis();
-        commit::patch_store_entry(&s.store_path, &s.session_key, |e| {
-            commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
-            commit::compaction_patch(&s.store_path, e, tokens_after, now)
-        })
-        .map_err(|source| CompactCommitError::Store {
-            transcript: t.path().to_path_buf(),
-            entry: id.clone(),
-            source,
-        })?;
-        store_updated = true;
+    let now = chrono::Utc::now().timestamp_millis();
+    let mut appended: Option<commit::AppendOutcome> = None;
+    let mut append_error: Option<CommitError> = None;
+    let result = commit::patch_store_entry(&s.store_path, &s.session_key, |e| {
+        commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
+        let ops = commit::compaction_patch(&s.store_path, e, tokens_after, now)?;
+        match commit::append_line(t.path(), &p.expect, &line) {
+            Ok(o) => appended = Some(o),
+            Err(err) => {
+                append_error = Some(err);
+                return Err(CommitError::Refused { reason: "transcript append failed".into() });
+            }
+        }
+        Ok(ops)
+    });
+    match result {
+        Ok(_) => Ok(Committed { entry_id, tokens_after, store_updated: true }),
+        Err(source) => {
+            if let Some(err) = append_error {
+                return Err(CompactCommitError::Transcript(err));
+            }
+            match appended {
+                None => Err(CompactCommitError::Transcript(source)),
+                Some(o) => Err(CompactCommitError::Store {
+                    transcript: t.path().to_path_buf(),
+                    entry: id,
+                    rolled_back: undo_append(t.path(), &o, &line),
+                    source,
+                }),
+            }
+        }
     }
-    Ok(Committed {
-        entry_id,
-        tokens_after,
-        store_updated,
-    })
 }
 
 /// The context messages after a commit, for checks and previews.
