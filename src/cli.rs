@@ -125,8 +125,12 @@ pub struct CompactArgs {
     #[arg(long, value_name = "F", requires = "expect_leaf", conflicts_with_all = ["instructions", "instructions_file"])]
     pub summary_file: Option<PathBuf>,
     /// The leafId printed with the preview; refused if the transcript moved since.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", requires = "summary_file")]
     pub expect_leaf: Option<String>,
+    /// The firstKeptEntryId printed with the preview; refused if the cut moved since
+    /// (e.g. another --keep-recent-tokens or config).
+    #[arg(long, value_name = "ID", requires = "summary_file")]
+    pub expect_first_kept: Option<String>,
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -530,6 +534,7 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
                 instructions,
                 summary_file: a.summary_file.clone(),
                 expect_leaf: a.expect_leaf.clone(),
+                expect_first_kept: a.expect_first_kept.clone(),
                 yes: a.yes,
                 json: a.json,
                 window: crate::thresholds::DEFAULT_WINDOW,
@@ -574,6 +579,7 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
                 instructions,
                 summary_file: a.summary_file.clone(),
                 expect_leaf: a.expect_leaf.clone(),
+                expect_first_kept: a.expect_first_kept.clone(),
                 yes: a.yes,
                 json: a.json,
                 window: th.window,

@@ -5,6 +5,7 @@
 use super::{Exit, ModelSetup};
 use crate::compaction::{self, SessionRef, model::LlmSummarizer};
 use crate::llm::{CancellationToken, ClientOptions};
+use crate::sanitize;
 use crate::report::compact as plan_report;
 use crate::summary::{Budget, SummaryError};
 use crate::thresholds::Source;
@@ -18,6 +19,7 @@ pub struct CompactJob {
     pub instructions: Option<String>,
     pub summary_file: Option<PathBuf>,
     pub expect_leaf: Option<String>,
+    pub expect_first_kept: Option<String>,
     pub yes: bool,
     pub json: bool,
     /// Window and reserve of the session (the summarizer's budget when the catalog is silent).
@@ -65,12 +67,25 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                 ),
             ));
         }
+        let kept_display = t.display_id(prepared.plan.first_kept_entry);
+        if let Some(fk) = &job.expect_first_kept {
+            if fk != &kept_display && Some(fk.as_str()) != t.entry_id(prepared.plan.first_kept_entry) {
+                return Err((
+                    Exit::REFUSED,
+                    format!(
+                        "the cut moved since the preview: it now keeps from {kept_display}, the summary was made for a cut at {fk} (check --keep-recent-tokens)"
+                    ),
+                ));
+            }
+        }
         let text = std::fs::read_to_string(f).map_err(|e| {
             (
                 Exit::FAILED,
                 format!("cannot read summary file {}: {e}", f.display()),
             )
         })?;
+        // Saving the preview (or an editor) ends the file with a newline the summary lacks.
+        let text = text.strip_suffix('\n').map(str::to_string).unwrap_or(text);
         if text.trim().is_empty() {
             return Err((
                 Exit::FAILED,
@@ -165,33 +180,40 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
             .as_ref()
             .map(|s| s.session_key.clone())
             .unwrap_or_else(|| job.transcript.display().to_string());
-        println!("{}", crate::sanitize::for_terminal(&summary, true));
-        println!();
+        super::print_text(&summary);
         match &committed {
             Some(c) => println!(
                 "Committed: compaction entry {} appended to {}{}; context now ≈{} tokens (was {}).",
                 c.entry_id
                     .clone()
                     .unwrap_or_else(|| "(v1: id assigned by pi on load)".into()),
-                job.transcript.display(),
+                sanitize::one_line(&job.transcript.display().to_string()),
                 if c.store_updated {
-                    format!(", sessions.json entry {who} updated")
+                    format!(", sessions.json entry {} updated", sanitize::one_line(&who))
                 } else {
                     String::new()
                 },
                 tokens_after,
                 report.tokens_before
             ),
-            None => println!(
-                "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; context would be ≈{} tokens (now {}).\n\
-                 Commit it with --yes, or save it, edit it and commit with: --summary-file FILE --expect-leaf {} --yes",
-                report.messages_to_summarize,
-                report.turn_prefix_messages,
-                t.display_id(prepared.plan.first_kept_entry),
-                tokens_after,
-                report.tokens_before,
-                leaf_display
-            ),
+            None => {
+                // The footer goes to stderr so `> summary.md` captures only the summary.
+                eprintln!(
+                    "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; context would be ≈{} tokens (now {}).\n\
+                     To commit exactly this text, save it (stdout) to FILE, edit it if you like, and run:\n  \
+                     clawtop compact {} --summary-file FILE --expect-leaf {} --expect-first-kept {} --keep-recent-tokens {} --yes\n\
+                     (--yes without --summary-file asks the model again and commits that new answer.)",
+                    report.messages_to_summarize,
+                    report.turn_prefix_messages,
+                    sanitize::one_line(&t.display_id(prepared.plan.first_kept_entry)),
+                    tokens_after,
+                    report.tokens_before,
+                    sanitize::one_line(&who),
+                    sanitize::one_line(&leaf_display),
+                    sanitize::one_line(&t.display_id(prepared.plan.first_kept_entry)),
+                    job.keep.0,
+                );
+            }
         }
     }
     Ok(())

@@ -83,7 +83,15 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                 format!("cannot read notes file {}: {e}", f.display()),
             )
         })?;
-        let no_reply = flush::is_no_reply(&text) || text.trim().is_empty();
+        // Only an explicit NO_REPLY records a flush without notes: an empty file is far
+        // more likely a mistake, and recording it would switch off OpenClaw's own flush.
+        if text.trim().is_empty() {
+            return Err((
+                Exit::FAILED,
+                format!("notes file {} is empty (write NO_REPLY to record a flush without notes)", f.display()),
+            ));
+        }
+        let no_reply = flush::is_no_reply(&text);
         (
             if no_reply { String::new() } else { text },
             no_reply,
@@ -181,7 +189,14 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
 
     let committed = if job.yes {
         Some(
-            flush::commit_flush(&job.workspace, &date, &notes, no_reply, Some(&job.session))
+            flush::commit_flush_for_cycle(
+                &job.workspace,
+                &date,
+                &notes,
+                no_reply,
+                Some(&job.session),
+                Some(job.gate.compaction_count),
+            )
                 .map_err(|e| (e.exit_code(), e.to_string()))?,
         )
     } else {
@@ -203,13 +218,12 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
         if no_reply {
-            println!("NO_REPLY: the model found nothing worth keeping.");
+            eprintln!("NO_REPLY: the model found nothing worth keeping.");
         } else {
-            println!("{}", sanitize::for_terminal(&notes, true));
+            super::print_text(&notes);
         }
-        println!();
         match &committed {
-            Some(c) => println!(
+            Some(c) => eprintln!(
                 "Committed: {} bytes appended to {}; memoryFlushAt {} and memoryFlushCompactionCount {} recorded for {}.",
                 c.appended_bytes,
                 c.target.display(),
@@ -221,9 +235,14 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                     .unwrap_or_else(|| "-".into()),
                 sanitize::one_line(&job.session.session_key)
             ),
-            None => println!(
-                "Preview only: nothing written. Target {}.\nCommit it with --yes, or save it, edit it and commit with: --notes-file FILE --yes",
-                target.display()
+            // The footer goes to stderr so `> notes.md` captures only the notes.
+            None => eprintln!(
+                "Preview only: nothing written. Target {}.\n\
+                 To commit exactly these notes, save them (stdout) to FILE, edit them if you like, and run:\n  \
+                 clawtop flush {} --notes-file FILE --yes\n\
+                 (--yes without --notes-file asks the model again and commits that new answer.)",
+                target.display(),
+                sanitize::one_line(&job.session.session_key)
             ),
         }
     }

@@ -84,3 +84,17 @@ pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {
         let _ = e.flush();
     })
 }
+
+/// Prints a preview (summary or notes) to stdout: neutralised when stdout is a terminal,
+/// byte-exact when it is redirected, so a saved preview is exactly what `--summary-file` /
+/// `--notes-file` will commit.
+pub fn print_text(text: &str) {
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        println!("{}", crate::sanitize::for_terminal(text, true));
+    } else {
+        print!("{text}");
+        if !text.ends_with('\n') {
+            println!();
+        }
+    }
+}

@@ -380,6 +380,21 @@ pub fn commit_flush(
     no_reply: bool,
     store: Option<&SessionRef>,
 ) -> Result<FlushCommitted, FlushError> {
+    commit_flush_for_cycle(workspace, date, notes, no_reply, store, None)
+}
+
+/// [`commit_flush`] that also refuses (exit 3) when the row's `compactionCount` is no longer
+/// `expected_compaction_count`, the cycle the notes were drafted in. Otherwise a compaction
+/// that ran between preview and commit would have its new cycle marked as flushed, and
+/// OpenClaw would skip the flush that cycle needs.
+pub fn commit_flush_for_cycle(
+    workspace: &Path,
+    date: &str,
+    notes: &str,
+    no_reply: bool,
+    store: Option<&SessionRef>,
+    expected_compaction_count: Option<u64>,
+) -> Result<FlushCommitted, FlushError> {
     let write = preflight(workspace, date, notes, no_reply)?;
     let target = target_path(workspace, date);
 
@@ -398,6 +413,17 @@ pub fn commit_flush(
     let now = chrono::Utc::now().timestamp_millis();
     let result = commit::patch_store_entry(&s.store_path, &s.session_key, |entry| {
         commit::require_string_field(&s.store_path, entry, "sessionId", &s.session_id)?;
+        if let Some(expected) = expected_compaction_count {
+            let current = entry.get("compactionCount").and_then(Value::as_u64).unwrap_or(0);
+            if current != expected {
+                return Err(CommitError::Changed {
+                    path: s.store_path.clone(),
+                    reason: format!(
+                        "compactionCount is {current}, the notes were drafted at {expected}: a compaction ran since; draft the notes again"
+                    ),
+                });
+            }
+        }
         let ops = commit::flush_patch(&s.store_path, entry, now)?;
         let value = |name: &str| {
             ops.iter()
