@@ -273,24 +273,87 @@ async fn bare_v1_file_with_flags() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_edited_summary_is_refused_when_the_cut_moved() {
     let h = Home::host_a();
-    let dry = cli_support::run_async(&h, &["compact", "agent:main:main", "--dry-run", "--json", "--keep-recent-tokens", "2000"]).await;
+    let dry = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--dry-run",
+            "--json",
+            "--keep-recent-tokens",
+            "2000",
+        ],
+    )
+    .await;
     dry.expect(0);
     let v = dry.json();
-    let (leaf, kept) = (v["leafId"].as_str().unwrap().to_string(), v["firstKeptEntryId"].as_str().unwrap().to_string());
+    let (leaf, kept) = (
+        v["leafId"].as_str().unwrap().to_string(),
+        v["firstKeptEntryId"].as_str().unwrap().to_string(),
+    );
     let f = h.path().join("summary.md");
     std::fs::write(&f, "## Goal\nedited\n").unwrap();
     let before = std::fs::read(h.transcript()).unwrap();
     // Same leaf, but another keepRecentTokens moves the cut: the summary no longer fits it.
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--expect-first-kept", &kept, "--keep-recent-tokens", "3000", "--yes"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--summary-file",
+            f.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--expect-first-kept",
+            &kept,
+            "--keep-recent-tokens",
+            "3000",
+            "--yes",
+        ],
+    )
+    .await;
     o.expect(3);
     assert!(o.stderr.contains("cut moved"), "{}", o.stderr);
     assert_eq!(std::fs::read(h.transcript()).unwrap(), before);
     // --expect-leaf only makes sense with --summary-file.
-    cli_support::run_async(&h, &["compact", "agent:main:main", "--expect-leaf", &leaf, "--yes"]).await.expect(2);
+    cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--expect-leaf",
+            &leaf,
+            "--yes",
+        ],
+    )
+    .await
+    .expect(2);
     // The matching cut commits; the file's trailing newline is not part of the summary.
-    let o = cli_support::run_async(&h, &["compact", "agent:main:main", "--summary-file", f.to_str().unwrap(), "--expect-leaf", &leaf, "--expect-first-kept", &kept, "--keep-recent-tokens", "2000", "--yes", "--json"]).await;
+    let o = cli_support::run_async(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--summary-file",
+            f.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--expect-first-kept",
+            &kept,
+            "--keep-recent-tokens",
+            "2000",
+            "--yes",
+            "--json",
+        ],
+    )
+    .await;
     o.expect(0);
-    let last = std::fs::read_to_string(h.transcript()).unwrap().lines().last().unwrap().to_string();
+    let last = std::fs::read_to_string(h.transcript())
+        .unwrap()
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(entry["summary"], "## Goal\nedited");
 }

@@ -246,15 +246,32 @@ fn a_store_problem_found_under_the_lock_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let sessions = root().join("../shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions");
     let store = copy_to(dir.path(), &sessions.join("sessions.json"));
-    let file = copy_to(dir.path(), &sessions.join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl"));
+    let file = copy_to(
+        dir.path(),
+        &sessions.join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl"),
+    );
     let p = compaction::prepare(&file, 2000).unwrap();
-    let rotated = std::fs::read_to_string(&store).unwrap().replace("\"adhoc-1\"", "\"adhoc-2\"");
+    let rotated = std::fs::read_to_string(&store)
+        .unwrap()
+        .replace("\"adhoc-1\"", "\"adhoc-2\"");
     std::fs::write(&store, &rotated).unwrap();
     let before = std::fs::read(&file).unwrap();
-    let s = SessionRef { store_path: store.clone(), session_key: "agent:main:main".into(), session_id: "adhoc-1".into() };
+    let s = SessionRef {
+        store_path: store.clone(),
+        session_key: "agent:main:main".into(),
+        session_id: "adhoc-1".into(),
+    };
     let err = compaction::commit(&p, "summary", Some(&s)).unwrap_err();
     assert_eq!(err.exit_code(), 3, "{err}");
-    assert_eq!(std::fs::read(&file).unwrap(), before, "transcript untouched");
-    assert_eq!(std::fs::read_to_string(&store).unwrap(), rotated, "store untouched");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "transcript untouched"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&store).unwrap(),
+        rotated,
+        "store untouched"
+    );
     assert!(!dir.path().join("sessions.json.lock").exists());
 }

@@ -371,12 +371,32 @@ fn a_compaction_between_preview_and_commit_is_refused() {
     // recording the flush would mark the new cycle as flushed. Refused, nothing written.
     let h = Host::new();
     let store_before = h.store_bytes();
-    let err = clawtop::flush::commit_flush_for_cycle(&h.workspace(), DATE, "- note", false, Some(&h.session()), Some(11))
-        .expect_err("refused");
+    let err = clawtop::flush::commit_flush_for_cycle(
+        &h.workspace(),
+        DATE,
+        "- note",
+        false,
+        Some(&h.session()),
+        Some(11),
+    )
+    .expect_err("refused");
     assert_eq!(err.exit_code(), 3, "{err}");
     assert!(err.to_string().contains("compactionCount is 12"), "{err}");
     assert_eq!(h.store_bytes(), store_before);
-    assert!(!h.workspace().join("memory").join(format!("{DATE}.md")).exists());
+    assert!(
+        !h.workspace()
+            .join("memory")
+            .join(format!("{DATE}.md"))
+            .exists()
+    );
     // The cycle it was drafted in: accepted.
-    clawtop::flush::commit_flush_for_cycle(&h.workspace(), DATE, "- note", false, Some(&h.session()), Some(12)).expect("commit");
+    clawtop::flush::commit_flush_for_cycle(
+        &h.workspace(),
+        DATE,
+        "- note",
+        false,
+        Some(&h.session()),
+        Some(12),
+    )
+    .expect("commit");
 }

@@ -5,8 +5,8 @@
 use super::{Exit, ModelSetup};
 use crate::compaction::{self, SessionRef, model::LlmSummarizer};
 use crate::llm::{CancellationToken, ClientOptions};
-use crate::sanitize;
 use crate::report::compact as plan_report;
+use crate::sanitize;
 use crate::summary::{Budget, SummaryError};
 use crate::thresholds::Source;
 use serde_json::{Value, json};
@@ -69,7 +69,9 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
         }
         let kept_display = t.display_id(prepared.plan.first_kept_entry);
         if let Some(fk) = &job.expect_first_kept {
-            if fk != &kept_display && Some(fk.as_str()) != t.entry_id(prepared.plan.first_kept_entry) {
+            if fk != &kept_display
+                && Some(fk.as_str()) != t.entry_id(prepared.plan.first_kept_entry)
+            {
                 return Err((
                     Exit::REFUSED,
                     format!(

@@ -88,7 +88,10 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         if text.trim().is_empty() {
             return Err((
                 Exit::FAILED,
-                format!("notes file {} is empty (write NO_REPLY to record a flush without notes)", f.display()),
+                format!(
+                    "notes file {} is empty (write NO_REPLY to record a flush without notes)",
+                    f.display()
+                ),
             ));
         }
         let no_reply = flush::is_no_reply(&text);
@@ -197,7 +200,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                 Some(&job.session),
                 Some(job.gate.compaction_count),
             )
-                .map_err(|e| (e.exit_code(), e.to_string()))?,
+            .map_err(|e| (e.exit_code(), e.to_string()))?,
         )
     } else {
         None

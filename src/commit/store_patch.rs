@@ -106,7 +106,8 @@ where
     test_step("store-temp-synced");
 
     // A writer that ignores the lock (OpenClaw ≥ 2026.5) may have replaced the store
-    // since we read it; renaming now would silently discard its write.
+    // since we read it; renaming now would discard its write. This check narrows the
+    // window to the microseconds between it and the rename; it cannot close it.
     let now = fs::metadata(store_path).map_err(|e| CommitError::io(store_path, "stat store", e))?;
     if !same_file_state(&before, &now) {
         return Err(CommitError::changed(
@@ -116,8 +117,14 @@ where
     }
     tmp.rename_over(store_path)?;
     test_step("store-renamed");
-    fsync_dir(dir)?;
-    guard.release()?;
+    // The new store is in place: neither a directory fsync failure nor a lock we could not
+    // remove turns that into a failure the caller would try to undo.
+    if let Err(e) = fsync_dir(dir) {
+        tracing::warn!("session store directory not synced: {e}");
+    }
+    if let Err(e) = guard.release() {
+        tracing::warn!("session store lock not released: {e}");
+    }
     Ok(PatchOutcome::Written)
 }
 

@@ -224,9 +224,17 @@ pub enum CompactCommitError {
     },
 }
 
-fn store_message(transcript: &Path, entry: &str, rolled_back: bool, source: &CommitError) -> String {
+fn store_message(
+    transcript: &Path,
+    entry: &str,
+    rolled_back: bool,
+    source: &CommitError,
+) -> String {
     if rolled_back {
-        format!("the session store could not be updated ({source}); the compaction entry was removed again from {}, nothing changed", transcript.display())
+        format!(
+            "the session store could not be updated ({source}); the compaction entry was removed again from {}, nothing changed",
+            transcript.display()
+        )
     } else {
         format!(
             "compaction appended to {} (entry {entry}), but the session store was not updated: {source}",
@@ -239,7 +247,11 @@ impl CompactCommitError {
     pub fn exit_code(&self) -> i32 {
         match self {
             CompactCommitError::Transcript(e) => e.exit_code(),
-            CompactCommitError::Store { rolled_back: true, source, .. } => source.exit_code(),
+            CompactCommitError::Store {
+                rolled_back: true,
+                source,
+                ..
+            } => source.exit_code(),
             CompactCommitError::Store { .. } => 1,
         }
     }
@@ -249,14 +261,20 @@ impl CompactCommitError {
 fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
     use std::os::unix::fs::FileExt;
     let undo = || -> std::io::Result<bool> {
-        let f = std::fs::OpenOptions::new().read(true).write(true).open(path)?;
+        let f = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)?;
         if f.metadata()?.len() != out.new_len {
             return Ok(false);
         }
         let mut now = vec![0u8; out.bytes_written as usize];
         f.read_exact_at(&mut now, out.offset)?;
         // What we wrote: an optional leading newline, the line, a newline.
-        let ours = now.strip_prefix(b"\n").filter(|_| now.len() == line.len() + 2).unwrap_or(&now);
+        let ours = now
+            .strip_prefix(b"\n")
+            .filter(|_| now.len() == line.len() + 2)
+            .unwrap_or(&now);
         if ours.strip_suffix(b"\n") != Some(line) {
             return Ok(false);
         }
@@ -273,15 +291,27 @@ fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
 /// (same sessionId, patch computable), then the transcript is appended, then the store is
 /// written. So a store problem found up front writes nothing, and a store write that fails
 /// after the append removes the appended line again when nobody wrote after it.
-pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Result<Committed, CompactCommitError> {
+pub fn commit(
+    p: &Prepared,
+    summary: &str,
+    session: Option<&SessionRef>,
+) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);
     let line = entry_line(t, &p.plan, &id, &iso_now(), summary);
     let tokens_after = tokens_after(t, &p.plan, summary);
-    let entry_id = if t.version >= 2 { Some(id.clone()) } else { None };
+    let entry_id = if t.version >= 2 {
+        Some(id.clone())
+    } else {
+        None
+    };
     let Some(s) = session else {
         commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
-        return Ok(Committed { entry_id, tokens_after, store_updated: false });
+        return Ok(Committed {
+            entry_id,
+            tokens_after,
+            store_updated: false,
+        });
     };
     let now = chrono::Utc::now().timestamp_millis();
     let mut appended: Option<commit::AppendOutcome> = None;
@@ -293,13 +323,19 @@ pub fn commit(p: &Prepared, summary: &str, session: Option<&SessionRef>) -> Resu
             Ok(o) => appended = Some(o),
             Err(err) => {
                 append_error = Some(err);
-                return Err(CommitError::Refused { reason: "transcript append failed".into() });
+                return Err(CommitError::Refused {
+                    reason: "transcript append failed".into(),
+                });
             }
         }
         Ok(ops)
     });
     match result {
-        Ok(_) => Ok(Committed { entry_id, tokens_after, store_updated: true }),
+        Ok(_) => Ok(Committed {
+            entry_id,
+            tokens_after,
+            store_updated: true,
+        }),
         Err(source) => {
             if let Some(err) = append_error {
                 return Err(CompactCommitError::Transcript(err));

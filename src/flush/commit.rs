@@ -414,7 +414,10 @@ pub fn commit_flush_for_cycle(
     let result = commit::patch_store_entry(&s.store_path, &s.session_key, |entry| {
         commit::require_string_field(&s.store_path, entry, "sessionId", &s.session_id)?;
         if let Some(expected) = expected_compaction_count {
-            let current = entry.get("compactionCount").and_then(Value::as_u64).unwrap_or(0);
+            let current = entry
+                .get("compactionCount")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
             if current != expected {
                 return Err(CommitError::Changed {
                     path: s.store_path.clone(),

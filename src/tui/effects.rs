@@ -429,9 +429,11 @@ fn commit(job: CommitJob) -> Result<String, String> {
                 Err(e) if e.exit_code() == 3 => {
                     Err(format!("Commit refused, nothing written: {e}"))
                 }
-                Err(e @ crate::compaction::CompactCommitError::Store { rolled_back: false, .. }) => {
-                    Err(format!("Partly committed: {e}"))
-                }
+                Err(
+                    e @ crate::compaction::CompactCommitError::Store {
+                        rolled_back: false, ..
+                    },
+                ) => Err(format!("Partly committed: {e}")),
                 Err(e) => Err(format!("Commit failed, nothing written: {e}")),
             }
         }

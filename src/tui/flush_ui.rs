@@ -211,7 +211,14 @@ pub async fn generate(
 pub fn commit(f: &FlushPrep, text: &str) -> Result<String, String> {
     let no_reply = is_no_reply(text);
     let notes = if no_reply { "" } else { text };
-    match flush::commit_flush_for_cycle(&f.workspace, &f.date, notes, no_reply, Some(&f.session), Some(f.gate.compaction_count)) {
+    match flush::commit_flush_for_cycle(
+        &f.workspace,
+        &f.date,
+        notes,
+        no_reply,
+        Some(&f.session),
+        Some(f.gate.compaction_count),
+    ) {
         Ok(c) => Ok(if no_reply {
             format!(
                 "Flush recorded (NO_REPLY, no notes written) for {}.",
