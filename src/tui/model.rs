@@ -175,18 +175,7 @@ pub fn status_of(
     }
 }
 
-/// `12,345` style thousands separators.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::thresholds::thousands;
 
 fn cycle(row: &SessionRow) -> String {
     format!("compaction cycle {}", row.compaction_count.unwrap_or(0))
