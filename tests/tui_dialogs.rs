@@ -292,6 +292,16 @@ fn esc_cancels_generation_back_to_the_editor() {
     assert_eq!(d.phase, Phase::Edit);
     assert!(d.error.as_deref().unwrap_or("").contains("HTTP 500"));
     assert_eq!(std::fs::read(&t).unwrap(), before);
+    // A reflex Esc in the editor does not throw the typed instructions away: it moves to
+    // the buttons; closing is explicit (q there).
+    drive(&mut state, &ctx, key(KeyCode::Esc));
+    let d = state
+        .dialog
+        .as_ref()
+        .expect("Esc does not close from the editor");
+    assert_eq!(d.instructions_text().as_deref(), Some("focus on tests"));
+    drive(&mut state, &ctx, ch('q'));
+    assert!(state.dialog.is_none(), "q on the buttons closes");
 }
 
 #[test]

@@ -358,19 +358,14 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "generate with these instructions",
         Some("generate"),
     ));
+    // Esc does not close from the editor: a reflex Esc must not throw away typed
+    // instructions. Close from the buttons (q, or the Close button).
     v.push(b(
         Mode::DialogEdit,
-        &[Tab],
+        &[Tab, Esc],
         Action::DialogFocus,
-        "focus the buttons",
+        "focus the buttons (close from there)",
         Some("buttons"),
-    ));
-    v.push(b(
-        Mode::DialogEdit,
-        &[Esc],
-        Action::DialogClose,
-        "close the dialog (nothing written)",
-        Some("close"),
     ));
     v.push(bm(
         Mode::DialogPreview,
