@@ -316,28 +316,6 @@ pub(crate) fn quote_units(out: &mut String, units: &[u16]) {
     out.push('"');
 }
 
-pub(crate) fn quote_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        push_char_escaped(out, c);
-    }
-    out.push('"');
-}
-
-fn push_char_escaped(out: &mut String, c: char) {
-    match c {
-        '"' => out.push_str("\\\""),
-        '\\' => out.push_str("\\\\"),
-        '\u{08}' => out.push_str("\\b"),
-        '\u{0c}' => out.push_str("\\f"),
-        '\n' => out.push_str("\\n"),
-        '\r' => out.push_str("\\r"),
-        '\t' => out.push_str("\\t"),
-        c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-        c => out.push(c),
-    }
-}
-
 /// Raw string body → canonical `JSON.stringify` literal. Fast path: a body with no
 /// escapes and no characters that need one is already canonical.
 pub(crate) fn quote_raw(out: &mut String, raw: &str) {
@@ -474,19 +452,9 @@ pub(crate) fn write_value(out: &mut String, v: &serde_json::Value, depth: usize)
     }
 }
 
-fn write_number(out: &mut String, n: &serde_json::Number) {
-    if let Some(u) = n.as_u64() {
-        out.push_str(&u.to_string());
-    } else if let Some(i) = n.as_i64() {
-        out.push_str(&i.to_string());
-    } else if let Some(f) = n.as_f64() {
-        out.push_str(&js_number(f));
-    } else {
-        out.push_str("null");
-    }
-}
-
-use crate::jsjson::js_number;
+use crate::jsjson::{
+    write_char_escaped as push_char_escaped, write_number, write_string as quote_str,
+};
 
 /// Lossy serde_json view of a parsed value, for callers' read-only checks.
 pub(crate) fn to_serde(node: &Node<'_>) -> serde_json::Value {
@@ -596,7 +564,7 @@ mod tests {
             (1795234943664.0, "1795234943664"),
         ];
         for (f, want) in cases {
-            assert_eq!(js_number(f), want, "{f}");
+            assert_eq!(crate::jsjson::js_number(f), want, "{f}");
         }
     }
 
