@@ -42,12 +42,12 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
     let prepared = compaction::prepare(&job.transcript, job.keep.0)
         .map_err(|e| (e.exit_code(), e.to_string()))?;
     let t = &prepared.transcript;
-    let (report, _) = plan_report::build(
+    let report = plan_report::from_plan(
         t,
         job.session.as_ref().map(|s| s.session_key.as_str()),
-        job.keep,
-    )
-    .map_err(|e| (Exit::FAILED, format!("{}: {e}", job.transcript.display())))?;
+        job.keep.1,
+        &prepared.plan,
+    );
     let leaf_display = t.display_id(prepared.plan.leaf);
 
     let (summary, provider, model, warnings) = if let Some(f) = &job.summary_file {

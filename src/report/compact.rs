@@ -32,7 +32,17 @@ pub fn build(
     keep: (u64, Source),
 ) -> Result<(PlanReport, CompactionPlan), plan::NoPlan> {
     let p = plan::prepare(t, keep.0)?;
-    let r = PlanReport {
+    Ok((from_plan(t, session_key, keep.1, &p), p))
+}
+
+/// The report of a plan already made on `t`.
+pub fn from_plan(
+    t: &Transcript,
+    session_key: Option<&str>,
+    keep_source: Source,
+    p: &CompactionPlan,
+) -> PlanReport {
+    PlanReport {
         session_key: session_key.map(str::to_string),
         transcript: t.path().display().to_string(),
         leaf_id: t.entry_id(p.leaf).map(str::to_string),
@@ -47,9 +57,8 @@ pub fn build(
         read_files: p.read_files.clone(),
         modified_files: p.modified_files.clone(),
         keep_recent_tokens: p.keep_recent_tokens,
-        keep_recent_tokens_source: keep.1,
-    };
-    Ok((r, p))
+        keep_recent_tokens_source: keep_source,
+    }
 }
 
 pub fn render(r: &PlanReport) -> String {
