@@ -65,7 +65,7 @@ fn keep_recent_from_config() {
 fn dry_run_json_large_pi_session_v1() {
     let h = Home::empty();
     let f = h.path().join("large-session.jsonl");
-    std::fs::copy(shared().join("pi/large-session.jsonl"), &f).unwrap();
+    std::fs::copy(fixture("pi/large-session.jsonl"), &f).unwrap();
     let before = std::fs::read(&f).unwrap();
     let o = h.run(&["compact", f.to_str().unwrap(), "--dry-run", "--json"]);
     o.expect(0);

@@ -229,7 +229,7 @@ async fn model_failure_writes_nothing() {
 async fn bare_v1_file_with_flags() {
     let h = Home::empty();
     let f = h.path().join("large-session.jsonl");
-    std::fs::copy(cli_support::shared().join("pi/large-session.jsonl"), &f).unwrap();
+    std::fs::copy(cli_support::fixture("pi/large-session.jsonl"), &f).unwrap();
     let fake = FakeModel::start().await;
     for _ in 0..4 {
         fake.push(Reply::text("## Goal\nsummary"));

@@ -93,7 +93,7 @@ fn show_bare_file_defaults_and_window_flag() {
     assert_eq!(o.json()["status"], "over");
     // Also the pi v1 fixture (copied) and through `show FILE` without a state dir.
     let g = h.path().join("before-compaction.jsonl");
-    std::fs::copy(shared().join("pi/before-compaction.jsonl"), &g).unwrap();
+    std::fs::copy(fixture("pi/before-compaction.jsonl"), &g).unwrap();
     let bytes = std::fs::read(&g).unwrap();
     h.run(&["show", g.to_str().unwrap(), "--entries"]).expect(0);
     assert_eq!(std::fs::read(&g).unwrap(), bytes);

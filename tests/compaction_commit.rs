@@ -7,6 +7,10 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+use fixtures::fixture;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -120,12 +124,12 @@ fn commit_and_check(file: &Path, keep: u64, session: Option<&SessionRef>) -> com
 #[test]
 fn commit_on_v1_and_v3_transcripts_reads_back_in_pi() {
     let dir = tempfile::tempdir().unwrap();
-    let shared = root().join("../shared/fixtures/pi");
+    let pi = fixture(fixtures::PI);
     for (name, keep) in [
         ("large-session.jsonl", 20000),
         ("before-compaction.jsonl", 8000),
     ] {
-        let f = copy_to(dir.path(), &shared.join(name));
+        let f = copy_to(dir.path(), &pi.join(name));
         let done = commit_and_check(&f, keep, None);
         assert!(
             done.entry_id.is_none(),
@@ -140,10 +144,7 @@ fn commit_on_v1_and_v3_transcripts_reads_back_in_pi() {
         "v3-settings-before-user.jsonl",
         "v3-labels-session-info.jsonl",
     ] {
-        let f = copy_to(
-            dir.path(),
-            &root().join("tests/fixtures/transcripts").join(name),
-        );
+        let f = copy_to(dir.path(), &fixture(fixtures::TRANSCRIPTS).join(name));
         let done = commit_and_check(&f, 2000, None);
         assert_eq!(done.entry_id.as_ref().map(String::len), Some(8));
     }
@@ -152,7 +153,7 @@ fn commit_on_v1_and_v3_transcripts_reads_back_in_pi() {
 #[test]
 fn commit_on_host_a_updates_transcript_and_store() {
     let dir = tempfile::tempdir().unwrap();
-    let sessions = root().join("../shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions");
+    let sessions = fixture(fixtures::HOST_A_SESSIONS);
     let store = copy_to(dir.path(), &sessions.join("sessions.json"));
     let file = copy_to(
         dir.path(),
@@ -189,10 +190,7 @@ fn commit_on_host_a_updates_transcript_and_store() {
 #[test]
 fn commit_refuses_when_the_transcript_moved() {
     let dir = tempfile::tempdir().unwrap();
-    let f = copy_to(
-        dir.path(),
-        &root().join("tests/fixtures/transcripts/v3-two-compactions.jsonl"),
-    );
+    let f = copy_to(dir.path(), &fixture("transcripts/v3-two-compactions.jsonl"));
     let p = compaction::prepare(&f, 2000).unwrap();
     // OpenClaw appends a turn after the preview was made.
     let mut bytes = std::fs::read(&f).unwrap();
@@ -207,10 +205,7 @@ fn commit_refuses_when_the_transcript_moved() {
 #[test]
 fn commit_refuses_a_live_lock() {
     let dir = tempfile::tempdir().unwrap();
-    let f = copy_to(
-        dir.path(),
-        &root().join("tests/fixtures/transcripts/v3-branched.jsonl"),
-    );
+    let f = copy_to(dir.path(), &fixture("transcripts/v3-branched.jsonl"));
     let p = compaction::prepare(&f, 2000).unwrap();
     let mut child = Command::new("sleep").arg("30").spawn().unwrap();
     let lock = dir.path().join("v3-branched.jsonl.lock");
@@ -244,7 +239,7 @@ fn a_store_problem_found_under_the_lock_writes_nothing() {
     // The store row moved on (OpenClaw rotated the session) after the preview: refused
     // before the transcript is touched, so no half commit is left behind.
     let dir = tempfile::tempdir().unwrap();
-    let sessions = root().join("../shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions");
+    let sessions = fixture(fixtures::HOST_A_SESSIONS);
     let store = copy_to(dir.path(), &sessions.join("sessions.json"));
     let file = copy_to(
         dir.path(),

@@ -8,6 +8,8 @@
 #[path = "support/commit_util.rs"]
 #[allow(dead_code)]
 mod commit_util;
+#[path = "support/fixtures.rs"]
+mod fixtures;
 
 use clawtop::compaction::{self, SessionRef};
 use serde_json::Value;
@@ -22,19 +24,9 @@ const SUMMARY: &str =
     "## Goal\nKeep the deployment plan on track.\n\n## Critical Context\n- PR #4411";
 const TRANSCRIPT: &str = "eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
 
-fn shared() -> PathBuf {
-    let mut d = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    loop {
-        if d.join("shared/fixtures").is_dir() {
-            return d.join("shared/fixtures");
-        }
-        assert!(d.pop(), "shared/fixtures not found above the crate");
-    }
-}
-
 fn fixture() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let src = shared().join("openclaw-2026.2.26/host-a/agents/main/sessions");
+    let src = fixtures::fixture(fixtures::HOST_A_SESSIONS);
     for f in ["sessions.json", TRANSCRIPT] {
         std::fs::write(dir.path().join(f), std::fs::read(src.join(f)).unwrap()).unwrap();
     }

@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::fake_model::{FakeModel, Reply};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+#[path = "support/fixtures.rs"]
+mod fixtures;
+use fixtures::fixture;
 
 fn copy(dir: &Path, src: &Path) -> PathBuf {
     let dst = dir.join(src.file_name().unwrap());
@@ -37,10 +37,7 @@ fn quick() -> ClientOptions {
 async fn request_carries_instructions_conversation_and_previous_summary() {
     let dir = tempfile::tempdir().unwrap();
     // Two compactions: the plan has a previous summary to update.
-    let f = copy(
-        dir.path(),
-        &root().join("tests/fixtures/transcripts/v3-two-compactions.jsonl"),
-    );
+    let f = copy(dir.path(), &fixture("transcripts/v3-two-compactions.jsonl"));
     let p = compaction::prepare(&f, 500).unwrap();
     let prev = p.plan.previous_summary.clone().expect("previous summary");
     let input = compaction::summary_input(
@@ -109,10 +106,7 @@ async fn request_carries_instructions_conversation_and_previous_summary() {
 #[tokio::test]
 async fn model_failure_is_an_error_and_the_file_is_untouched() {
     let dir = tempfile::tempdir().unwrap();
-    let f = copy(
-        dir.path(),
-        &root().join("../shared/fixtures/pi/large-session.jsonl"),
-    );
+    let f = copy(dir.path(), &fixture("pi/large-session.jsonl"));
     let before = std::fs::read(&f).unwrap();
     let p = compaction::prepare(&f, 20000).unwrap();
     let input = compaction::summary_input(&p.transcript, &p.plan, None);
@@ -141,10 +135,7 @@ async fn model_failure_is_an_error_and_the_file_is_untouched() {
 #[tokio::test]
 async fn cancel_stops_generation() {
     let dir = tempfile::tempdir().unwrap();
-    let f = copy(
-        dir.path(),
-        &root().join("tests/fixtures/transcripts/v3-branched.jsonl"),
-    );
+    let f = copy(dir.path(), &fixture("transcripts/v3-branched.jsonl"));
     let p = compaction::prepare(&f, 2000).unwrap();
     let input = compaction::summary_input(&p.transcript, &p.plan, None);
     let fake = FakeModel::start().await;

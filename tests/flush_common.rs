@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use clawtop::compaction::SessionRef;
 use serde_json::Value;
 
-pub const HOST_A: &str = "/work/shared/fixtures/openclaw-2026.2.26/host-a";
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
 pub const SESSION_KEY: &str = "agent:main:main";
 pub const SESSION_ID: &str = "adhoc-1";
 pub const TRANSCRIPT_NAME: &str = "eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
@@ -38,7 +40,10 @@ fn copy_tree(from: &Path, to: &Path) {
 impl Host {
     pub fn new() -> Host {
         let home = tempfile::tempdir().expect("tempdir");
-        copy_tree(Path::new(HOST_A), &home.path().join(".openclaw"));
+        copy_tree(
+            &fixtures::fixture(fixtures::HOST_A),
+            &home.path().join(".openclaw"),
+        );
         fs::set_permissions(
             home.path()
                 .join(".openclaw/agents/main/sessions/sessions.json"),

@@ -12,6 +12,9 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
 const KEEPS: [u64; 5] = [2000, 8000, 20000, 50000, 100000];
 
 fn root() -> PathBuf {
@@ -20,11 +23,10 @@ fn root() -> PathBuf {
 
 fn fixture_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let shared = root().join("../shared/fixtures");
     for dir in [
-        shared.join("pi"),
-        shared.join("openclaw-2026.2.26/host-a/agents/main/sessions"),
-        root().join("tests/fixtures/transcripts"),
+        fixtures::fixture(fixtures::PI),
+        fixtures::fixture(fixtures::HOST_A_SESSIONS),
+        fixtures::fixture(fixtures::TRANSCRIPTS),
     ] {
         let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("fixtures missing at {}: {e}", dir.display()))
@@ -36,7 +38,7 @@ fn fixture_files() -> Vec<PathBuf> {
     }
     assert!(
         files.len() >= 10,
-        "expected the shared and project fixtures, found {}",
+        "expected the pi, host-a and edge-case fixtures, found {}",
         files.len()
     );
     files

@@ -3,10 +3,11 @@ use clawtop::plan;
 use clawtop::transcript::Transcript;
 use std::path::PathBuf;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
+
 fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/pi")
-        .join(name)
+    fixtures::fixture(fixtures::PI).join(name)
 }
 
 #[test]

@@ -391,12 +391,7 @@ fn model_output_is_stripped_of_control_characters() {
 fn compact_a_bare_transcript_file() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("v3-two-compactions.jsonl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/transcripts/v3-two-compactions.jsonl"),
-        &f,
-    )
-    .unwrap();
+    std::fs::copy(fixture("transcripts/v3-two-compactions.jsonl"), &f).unwrap();
     let (mut state, ctx) = file_app(&f, SMALL);
     // Keep less so this small file has something to summarize.
     state.session.as_mut().unwrap().row.keep_recent_tokens = 200;

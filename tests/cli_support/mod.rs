@@ -6,21 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::SystemTime;
 
-/// `shared/fixtures`, found from the crate upwards (worktrees live deeper than the main
-/// checkout), or from `CLAWTOP_SHARED`.
-pub fn shared() -> PathBuf {
-    if let Some(p) = std::env::var_os("CLAWTOP_SHARED") {
-        return PathBuf::from(p).join("fixtures");
-    }
-    let start = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    for dir in start.ancestors() {
-        let p = dir.join("shared/fixtures");
-        if p.is_dir() {
-            return p;
-        }
-    }
-    panic!("shared/fixtures not found above {}", start.display());
-}
+#[path = "../support/fixtures.rs"]
+pub mod fixtures;
+pub use fixtures::fixture;
 
 pub fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
@@ -52,7 +40,7 @@ impl Home {
     }
     pub fn host_a() -> Home {
         let h = Home::empty();
-        copy_dir(&shared().join("openclaw-2026.2.26/host-a"), &h.state());
+        copy_dir(&fixture(fixtures::HOST_A), &h.state());
         h
     }
     pub fn path(&self) -> &Path {

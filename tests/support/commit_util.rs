@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-pub const FIXTURE_SESSIONS: &str =
-    "/work/shared/fixtures/openclaw-2026.2.26/host-a/agents/main/sessions";
+#[path = "fixtures.rs"]
+mod fixtures;
+
 pub const TRANSCRIPT_NAME: &str = "eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
 pub const SESSION_KEY: &str = "agent:main:main";
 
@@ -21,7 +22,8 @@ impl Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         for name in ["sessions.json", TRANSCRIPT_NAME] {
             let to = dir.path().join(name);
-            fs::copy(Path::new(FIXTURE_SESSIONS).join(name), &to).expect("copy fixture");
+            fs::copy(fixtures::fixture(fixtures::HOST_A_SESSIONS).join(name), &to)
+                .expect("copy fixture");
             set_mode(&to, 0o600);
         }
         Fixture { dir }

@@ -17,22 +17,13 @@ use std::sync::Arc;
 /// Fixed "now" (just after the host-a fixture's last update) so ages are deterministic.
 pub const NOW_MS: i64 = 1_795_234_950_000;
 
-pub const HOST_A: &str = "/work/shared/fixtures/openclaw-2026.2.26/host-a";
+#[path = "../support/fixtures.rs"]
+pub mod fixtures;
+pub use fixtures::fixture;
+
 pub const HOST_A_TRANSCRIPT: &str =
     "agents/main/sessions/eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
-pub const LARGE: &str = "/work/shared/fixtures/pi/large-session.jsonl";
-
-fn fixture(path: &str) -> PathBuf {
-    // Allow running from a checkout that vendors the fixtures next to the crate.
-    let p = PathBuf::from(path);
-    if p.exists() {
-        p
-    } else {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(p.strip_prefix("/work/shared/fixtures/").unwrap_or(&p))
-    }
-}
+pub const LARGE: &str = "pi/large-session.jsonl";
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -50,7 +41,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// host-a copied into a temp dir (the TUI never writes, but tests must not risk the fixture).
 pub fn host_a() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
-    copy_dir(&fixture(HOST_A), dir.path());
+    copy_dir(&fixture(fixtures::HOST_A), dir.path());
     let t = dir.path().join(HOST_A_TRANSCRIPT);
     (dir, t)
 }
