@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use clawtop::compaction::SessionRef;
+use clawtop::commit::StoreRow;
 use serde_json::Value;
 
 pub const HOST_A: &str = "/work/shared/fixtures/openclaw-2026.2.26/host-a";
@@ -76,8 +76,8 @@ impl Host {
     pub fn target(&self) -> PathBuf {
         self.memory().join(format!("{DATE}.md"))
     }
-    pub fn session(&self) -> SessionRef {
-        SessionRef {
+    pub fn session(&self) -> StoreRow {
+        StoreRow {
             store_path: self.store(),
             session_key: SESSION_KEY.into(),
             session_id: SESSION_ID.into(),
