@@ -51,7 +51,7 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
     );
     let leaf_display = t.display_id(prepared.plan.leaf);
 
-    let (summary, provider, model, warnings) = if let Some(f) = &job.summary_file {
+    let (summary, provider, model, warnings, requests) = if let Some(f) = &job.summary_file {
         // An edited preview: only valid on the transcript state it was made for.
         let Some(expected) = &job.expect_leaf else {
             return Err((
@@ -95,7 +95,7 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                 format!("summary file {} is empty", f.display()),
             ));
         }
-        (text, None, None, Vec::new())
+        (text, None, None, Vec::new(), None)
     } else {
         let ep = job.model.endpoint().map_err(|e| (Exit::FAILED, e))?;
         let input = compaction::summary_input(t, &prepared.plan, job.instructions.clone());
@@ -137,11 +137,13 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                 format!("summary failed, nothing written: {e}"),
             ),
         })?;
+        let requests = Some(out.requests.clone());
         (
             out.summary,
             Some(ep.provider.clone()),
             Some(ep.model.clone()),
             warnings,
+            requests,
         )
     };
     for w in &warnings {
@@ -175,6 +177,18 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                 json!(committed.as_ref().map(|c| c.store_updated).unwrap_or(false)),
             );
             m.insert("warnings".into(), json!(warnings));
+            // How many summarization requests were made and whether each carried the
+            // operator's instructions (null for an edited preview: no model was asked).
+            m.insert("requests".into(), json!(requests.as_ref().map(Vec::len)));
+            m.insert(
+                "requestsWithInstructions".into(),
+                json!(
+                    requests
+                        .as_ref()
+                        .map(|r| r.iter().filter(|r| r.carried_instructions).count())
+                ),
+            );
+            m.insert("requestDetails".into(), json!(requests));
         }
         println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
@@ -200,6 +214,23 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
                 report.tokens_before
             ),
             None => {
+                if let Some(r) = &requests {
+                    let with = r.iter().filter(|r| r.carried_instructions).count();
+                    eprintln!(
+                        "{} model request{}; {}",
+                        r.len(),
+                        if r.len() == 1 { "" } else { "s" },
+                        if job
+                            .instructions
+                            .as_deref()
+                            .is_some_and(|i| !i.trim().is_empty())
+                        {
+                            format!("{with} of {} carried your instructions", r.len())
+                        } else {
+                            "no instructions given".to_string()
+                        }
+                    );
+                }
                 // The footer goes to stderr so `> summary.md` captures only the summary.
                 eprintln!(
                     "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; context would be ≈{} tokens (now {}).\n\

@@ -8,5 +8,6 @@ pub mod serialize;
 pub mod staged;
 
 pub use staged::{
-    Budget, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest, summarize,
+    Budget, RequestNote, Summarizer, SummaryError, SummaryInput, SummaryOutput, SummaryRequest,
+    summarize,
 };

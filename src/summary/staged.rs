@@ -74,6 +74,28 @@ pub struct SummaryInput {
 pub struct SummaryOutput {
     pub summary: String,
     pub calls: usize,
+    /// Every request made, in order, and whether it carried the operator's instructions.
+    pub requests: Vec<RequestNote>,
+}
+
+impl SummaryOutput {
+    /// How many requests carried the operator's instructions.
+    pub fn requests_with_instructions(&self) -> usize {
+        self.requests
+            .iter()
+            .filter(|r| r.carried_instructions)
+            .count()
+    }
+}
+
+/// One summarization request as the preview reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestNote {
+    /// "history", "history, part 1 of 2", "history, merge", "turn prefix", ...
+    pub label: String,
+    /// The operator's instructions were in the request text (false when there were none).
+    pub carried_instructions: bool,
 }
 
 fn estimate(msgs: &[Value]) -> u64 {
@@ -166,6 +188,9 @@ struct Run<'a, S: Summarizer> {
     model: &'a mut S,
     budget: Budget,
     calls: usize,
+    requests: Vec<RequestNote>,
+    /// The operator's instructions (trimmed, non-empty), checked against every request.
+    operator_instructions: Option<String>,
 }
 
 impl<S: Summarizer> Run<'_, S> {
@@ -199,6 +224,13 @@ impl<S: Summarizer> Run<'_, S> {
             label: label.clone(),
         };
         self.calls += 1;
+        self.requests.push(RequestNote {
+            label: label.clone(),
+            carried_instructions: self
+                .operator_instructions
+                .as_deref()
+                .is_some_and(|i| req.user.contains(i)),
+        });
         let text = self.model.complete(req).await?;
         if text.trim().is_empty() {
             return Err(SummaryError::Empty(label));
@@ -317,16 +349,18 @@ pub async fn summarize<S: Summarizer>(
     budget: Budget,
     input: &SummaryInput,
 ) -> Result<SummaryOutput, SummaryError> {
-    let mut run = Run {
-        model,
-        budget,
-        calls: 0,
-    };
     let instr = input
         .instructions
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
+    let mut run = Run {
+        model,
+        budget,
+        calls: 0,
+        requests: Vec::new(),
+        operator_instructions: instr.map(str::to_string),
+    };
     // With nothing older than the split turn, the previous summary is carried over as is
     // (pi would drop it; OpenClaw keeps it, and losing it would lose history).
     let history = run
@@ -340,16 +374,26 @@ pub async fn summarize<S: Summarizer>(
         .await?;
     let mut summary = history;
     if input.is_split_turn && !input.turn_prefix_messages.is_empty() {
+        // The operator's instructions go to the turn-prefix request too (pi and OpenClaw send
+        // them only with the history): on a plan that is only a split turn, this is the one
+        // request the model sees.
         let prefix = run
             .stages(
                 &input.turn_prefix_messages,
                 None,
-                None,
+                instr,
                 Mode::TurnPrefix,
                 "turn prefix",
             )
             .await?;
-        summary.push_str(prompts::TURN_CONTEXT_JOIN);
+        let nothing_before =
+            input.messages_to_summarize.is_empty() && input.previous_summary.is_none();
+        if nothing_before {
+            // No "No prior history." placeholder in front of the only summary there is.
+            summary = prompts::TURN_CONTEXT_JOIN.trim_start().to_string();
+        } else {
+            summary.push_str(prompts::TURN_CONTEXT_JOIN);
+        }
         summary.push_str(&prefix);
     }
     let all: Vec<Value> = input
@@ -368,6 +412,7 @@ pub async fn summarize<S: Summarizer>(
     Ok(SummaryOutput {
         summary,
         calls: run.calls,
+        requests: run.requests,
     })
 }
 

@@ -8,6 +8,7 @@ mod bad_input;
 mod compact;
 mod compact_model;
 mod flush_model;
+mod instructions;
 mod list;
 mod show;
 mod state;
