@@ -467,18 +467,30 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     let mut warnings = Vec::new();
     crate::numbers::push_transcript_warnings(&t, &mut warnings);
     let keep = keep_recent(a.keep_recent_tokens, source);
+    let session = match &target {
+        Target::Session { session, .. } => Some(session.as_ref()),
+        Target::File(_) => None,
+    };
+    let (diag, busy) = crate::report::diagnosis::for_target(source, session, &t, keep.0);
     match compact::build(&t, key, keep) {
         Ok((r, _)) => {
             if a.json {
-                out(&json::to_string(&r));
+                out(&json::to_string(&compact::DryRun {
+                    plan: r,
+                    busy,
+                    diagnosis: diag,
+                }));
             } else {
                 out(&compact::render(&r));
+                out(&compact::render_diagnosis(&diag, busy.as_ref()));
             }
             warn_all(&warnings);
             EXIT_OK
         }
         Err(why) => {
             warn_all(&warnings);
+            // No plan, but the operator still gets the figures and what to do instead.
+            eprint!("{}", compact::render_diagnosis(&diag, busy.as_ref()));
             fail(&format!("{}: {why}", t.path().display()))
         }
     }

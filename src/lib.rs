@@ -16,6 +16,7 @@ pub(crate) mod commands;
 pub mod commit;
 pub mod compaction;
 pub mod context;
+pub mod diagnosis;
 pub mod flush;
 pub(crate) mod jsjson;
 pub mod llm;

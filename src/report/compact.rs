@@ -25,6 +25,41 @@ pub struct PlanReport {
     pub keep_recent_tokens_source: Source,
 }
 
+/// `compact --dry-run --json`: the plan, whether a turn is running, and the diagnosis.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DryRun {
+    #[serde(flatten)]
+    pub plan: PlanReport,
+    pub busy: Option<crate::diagnosis::Busy>,
+    #[serde(flatten)]
+    pub diagnosis: crate::diagnosis::Diagnosis,
+}
+
+/// The diagnosis under the plan, in the plan's two-space style.
+pub fn render_diagnosis(
+    d: &crate::diagnosis::Diagnosis,
+    busy: Option<&crate::diagnosis::Busy>,
+) -> String {
+    let mut lines = super::diagnosis::lines(d);
+    if let Some(b) = busy {
+        lines.push((
+            "busy".into(),
+            format!(
+                "an OpenClaw turn is running (pid {}); compact and flush refuse until it ends",
+                b.pid.map(|p| p.to_string()).unwrap_or_else(|| "-".into())
+            ),
+        ));
+    }
+    let kw = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0) + 1;
+    let mut out = String::new();
+    for (k, v) in lines {
+        let k = if k.is_empty() { k } else { format!("{k}:") };
+        out.push_str(&format!("  {k:<kw$}  {v}\n"));
+    }
+    out
+}
+
 /// Plans a compaction of `t` (ids are null for v1 files, whose ids pi regenerates).
 pub fn build(
     t: &Transcript,

@@ -54,9 +54,9 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let (t, _) = numbers.session(s, &mut warnings);
-        report
-            .sessions
-            .push(SessionRow::from_session(s, &t, warnings));
+        let mut row = SessionRow::from_session(s, &t, warnings);
+        row.busy = crate::diagnosis::busy::of_session(source, s);
+        report.sessions.push(row);
     }
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report

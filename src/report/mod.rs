@@ -2,6 +2,7 @@
 //! plain text, over the numbers of [`crate::numbers`].
 
 pub mod compact;
+pub mod diagnosis;
 pub mod entries;
 pub mod json;
 pub mod list;
@@ -36,6 +37,8 @@ pub struct SessionRow {
     pub flushed_this_cycle: bool,
     pub status: Status,
     pub flush_reason: String,
+    /// A live OpenClaw turn holding `<transcript>.lock`, or null.
+    pub busy: Option<crate::diagnosis::Busy>,
     pub total_tokens: Option<Value>,
     pub total_tokens_fresh: Option<Value>,
     pub context_tokens: Option<Value>,
@@ -84,6 +87,7 @@ impl SessionRow {
             flushed_this_cycle: t.flushed_this_cycle,
             status: t.status,
             flush_reason: t.flush_reason.clone(),
+            busy: None,
             total_tokens: None,
             total_tokens_fresh: None,
             context_tokens: None,

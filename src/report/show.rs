@@ -52,6 +52,10 @@ pub struct ShowReport {
     pub row: SessionRow,
     pub sources: Sources,
     pub transcript_info: Option<TranscriptInfo>,
+    /// The figures reconciled, the overhead, the outlook of a compaction and the breakdown
+    /// (flattened: `transcriptContext`, `usedCheck`, ...); None without a transcript.
+    #[serde(flatten)]
+    pub diagnosis: Option<crate::diagnosis::Diagnosis>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<EntryJson>>,
 }
@@ -128,10 +132,17 @@ pub fn for_session(
         est = t.as_ref().and_then(crate::context::current_tokens);
         est.map(|e| e.tokens)
     });
+    let keep = numbers.settings.keep_recent_tokens.value;
+    let diagnosis = t
+        .as_ref()
+        .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
+    let mut row = SessionRow::from_session(s, &th, warnings);
+    row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     let report = ShowReport {
         sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
-        row: SessionRow::from_session(s, &th, warnings),
+        row,
         transcript_info: t.as_ref().map(transcript_info),
+        diagnosis,
         entries: if with_entries {
             t.as_ref().map(entries::to_json)
         } else {
@@ -153,6 +164,40 @@ pub fn for_file(
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
     let est = crate::context::current_tokens(&t);
+    let (th, settings) = bare_thresholds(est, window);
+    let ctx_model = crate::context::build(&t, t.leaf()).model;
+    let mut row = SessionRow::numbers(&th);
+    row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
+    row.transcript = Some(file.label());
+    if let Some((p, m)) = ctx_model {
+        row.model = Some(m).filter(|m| !m.is_empty());
+        row.model_provider = Some(p).filter(|p| !p.is_empty());
+    }
+    row.warnings = warnings;
+    let diagnosis = Some(super::diagnosis::for_file(
+        &t,
+        &th,
+        settings.keep_recent_tokens.value,
+    ));
+    let report = ShowReport {
+        sources: sources(&th, est.as_ref(), None),
+        row,
+        transcript_info: Some(transcript_info(&t)),
+        diagnosis,
+        entries: if with_entries {
+            Some(entries::to_json(&t))
+        } else {
+            None
+        },
+    };
+    Ok((report, t))
+}
+
+/// Thresholds of a bare transcript: window 200000 unless `--window`, used from the transcript.
+pub fn bare_thresholds(
+    est: Option<ContextEstimate>,
+    window: Option<u64>,
+) -> (Thresholds, Settings) {
     let settings = Settings::from_config(&Value::Object(Default::default()));
     let window = match window {
         Some(n) => Window {
@@ -171,26 +216,7 @@ pub fn for_file(
         None => (None, UsedSource::Unknown),
     };
     let th = thresholds::compute(window, used, &settings, &Counters::default());
-    let ctx_model = crate::context::build(&t, t.leaf()).model;
-    let mut row = SessionRow::numbers(&th);
-    row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
-    row.transcript = Some(file.label());
-    if let Some((p, m)) = ctx_model {
-        row.model = Some(m).filter(|m| !m.is_empty());
-        row.model_provider = Some(p).filter(|p| !p.is_empty());
-    }
-    row.warnings = warnings;
-    let report = ShowReport {
-        sources: sources(&th, est.as_ref(), None),
-        row,
-        transcript_info: Some(transcript_info(&t)),
-        entries: if with_entries {
-            Some(entries::to_json(&t))
-        } else {
-            None
-        },
-    };
-    Ok((report, t))
+    (th, settings)
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -304,6 +330,19 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
                     .or(i.leaf_index.map(|_| "(no ids)"))))
             ),
         );
+    }
+    if let Some(d) = &r.diagnosis {
+        lines.extend(super::diagnosis::lines(d));
+    }
+    if let Some(b) = &row.busy {
+        lines.push((
+            "busy".into(),
+            format!(
+                "an OpenClaw turn is running (pid {}, since {})",
+                opt(b.pid),
+                clean(&opt(b.created_at.as_deref()))
+            ),
+        ));
     }
     let kw = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();

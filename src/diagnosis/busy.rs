@@ -1,0 +1,61 @@
+//! Is an OpenClaw turn running on a session right now? A live holder of `<transcript>.lock`
+//! (read with the commit code's own judgement: live pid, not a zombie, not recycled) is one.
+//! Shown in the list and refused before any model request; the commit checks again.
+
+use crate::commit::lock::{self, LIVE_HOLDER_NEVER_EXPIRES, LockStatus};
+use crate::source::{LocalWriter, Operation, Session, SessionSource, Writer};
+use serde::Serialize;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Busy {
+    pub pid: Option<i32>,
+    /// When the holder took the lock (ISO 8601), as it wrote it.
+    pub created_at: Option<String>,
+}
+
+/// The live holder of the transcript's lock; None when free, stale or unreadable.
+pub fn busy(transcript: &Path) -> Option<Busy> {
+    match lock::status(transcript, LIVE_HOLDER_NEVER_EXPIRES) {
+        Ok(LockStatus::Held(h)) => Some(Busy {
+            pid: h.pid,
+            created_at: h
+                .created_at
+                .map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+        }),
+        _ => None,
+    }
+}
+
+/// The live holder of a session's transcript lock, where the source has a transcript file.
+pub fn of_session(source: &dyn SessionSource, s: &Session) -> Option<Busy> {
+    match source.writer(&s.reference, Operation::Compact) {
+        Writer::Local(LocalWriter {
+            transcript: Some(p),
+            ..
+        }) => busy(&p),
+        _ => None,
+    }
+}
+
+impl Busy {
+    /// "a running OpenClaw turn (pid 4242, since 2026-11-21T04:22:23.600Z) holds <lock>".
+    pub fn describe(&self, transcript: &Path) -> String {
+        let lock = lock::lock_path_for(transcript)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| format!("{}.lock", transcript.display()));
+        let pid = self
+            .pid
+            .map(|p| format!("pid {p}"))
+            .unwrap_or_else(|| "a process being created".into());
+        let since = self
+            .created_at
+            .as_deref()
+            .map(|c| format!(", since {c}"))
+            .unwrap_or_default();
+        crate::sanitize::one_line(&format!(
+            "the session is busy: an OpenClaw turn ({pid}{since}) holds {lock}; try again when it has finished"
+        ))
+    }
+}

@@ -1,0 +1,116 @@
+//! What an operator needs to act on a session, computed once for every front-end (`show`,
+//! `compact --dry-run`, the TUI): the "now" figures reconciled ([`used_check`]), the
+//! overhead outside the transcript ([`overhead`]), whether compaction can help and what to do
+//! instead ([`outlook`]), what the context is made of ([`breakdown`]), and whether a turn is
+//! running ([`busy`]). No terminal code, no model calls; the only I/O is reading the
+//! transcript, the workspace's bootstrap files and the lock file.
+//!
+//! Order matters: the overhead needs the transcript's last call; the outlook needs the
+//! overhead (it does not shrink with compaction); the advice needs both.
+
+pub mod breakdown;
+pub mod busy;
+pub mod outlook;
+pub mod overhead;
+pub mod used_check;
+
+use crate::thresholds::Thresholds;
+use crate::transcript::Transcript;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::Path;
+
+pub use busy::{Busy, busy};
+pub use used_check::{StoreFigure, TranscriptContext, UsedCheck};
+
+/// "1.6 s", "3 min", "2 h".
+pub fn duration_words(ms: i64) -> String {
+    let ms = ms.max(0);
+    if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{} min", ms / 60_000)
+    } else {
+        format!("{} h", ms / 3_600_000)
+    }
+}
+
+/// The session-level figures `show --json` and `compact --dry-run --json` carry (camelCase,
+/// flattened into those documents).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    pub transcript_context: TranscriptContext,
+    pub used_check: UsedCheck,
+    pub used_check_reason: String,
+    pub overhead_tokens: Option<u64>,
+    pub overhead: Option<overhead::Overhead>,
+    pub summary_allowance: outlook::SummaryAllowance,
+    /// At the keepRecentTokens in effect.
+    pub compaction_at_keep: Option<outlook::AtKeep>,
+    pub expected_tokens_after: Option<u64>,
+    pub compaction_can_help: bool,
+    pub suggested_keep_recent_tokens: Option<u64>,
+    pub suggested: Option<outlook::AtKeep>,
+    pub advice: Vec<String>,
+    pub context_breakdown: breakdown::Breakdown,
+}
+
+/// What the diagnosis is computed from, besides the transcript.
+pub struct Inputs<'a> {
+    pub session_key: Option<&'a str>,
+    pub store: StoreFigure,
+    pub thresholds: &'a Thresholds,
+    pub keep_recent_tokens: u64,
+    pub workspace: Option<&'a Path>,
+    /// The store entry's `systemPromptReport`, when it has one.
+    pub prompt_report: Option<&'a Value>,
+    pub bootstrap_max_chars: u64,
+}
+
+pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
+    let th = i.thresholds;
+    let tc = used_check::transcript_context(t);
+    let (used_check, used_check_reason) = used_check::check(t, &tc, i.store);
+    let oh = overhead::measure(t, i.workspace, i.prompt_report, i.bootstrap_max_chars);
+    let prev_summary = crate::plan::prepare(t, i.keep_recent_tokens)
+        .ok()
+        .and_then(|p| p.previous_summary);
+    let allowance = outlook::summary_allowance(prev_summary.as_deref());
+    let oh_tokens = oh.as_ref().map(|o| o.tokens);
+    let current = outlook::at_keep(t, i.keep_recent_tokens, oh_tokens, allowance.tokens);
+    let expected = current.as_ref().and_then(|c| c.expected_tokens_after);
+    let can_help = current
+        .as_ref()
+        .is_some_and(|c| c.summarizes() && expected.is_some_and(|e| e < th.compact_at));
+    let suggested =
+        oh_tokens.and_then(|o| outlook::suggested_keep(t, o, allowance.tokens, th.compact_at));
+    let advice = outlook::advice(&outlook::AdviceInputs {
+        session: i.session_key,
+        keep: i.keep_recent_tokens,
+        current: current.as_ref(),
+        can_help,
+        suggested: suggested.as_ref(),
+        overhead: oh.as_ref(),
+        compact_at: th.compact_at,
+        reserve: th.reserve,
+        window: th.window,
+    });
+    let context_breakdown =
+        breakdown::breakdown(t, oh.as_ref(), th.window, th.flush_at, th.compact_at);
+    Diagnosis {
+        transcript_context: tc,
+        used_check,
+        used_check_reason,
+        overhead_tokens: oh_tokens,
+        overhead: oh,
+        summary_allowance: allowance,
+        compaction_at_keep: current,
+        expected_tokens_after: expected,
+        compaction_can_help: can_help,
+        suggested_keep_recent_tokens: suggested.as_ref().map(|s| s.keep_recent_tokens),
+        suggested,
+        advice,
+        context_breakdown,
+    }
+}
