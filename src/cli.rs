@@ -550,6 +550,11 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
     let Some(transcript) = local.transcript.clone() else {
         return fail(&format!("session {reference} has no transcript"));
     };
+    // Refused before any model request: a running turn would make the paid summary
+    // uncommittable (the commit checks the lock again).
+    if let Some(b) = crate::diagnosis::busy(&transcript) {
+        return refuse(&b.describe());
+    }
     let job = match target {
         Target::File(_) => {
             let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
@@ -638,6 +643,12 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
         }
         _ => None,
     };
+    // A running turn: refused before the model drafts notes it would then miss.
+    if !a.dry_run {
+        if let Some(b) = crate::diagnosis::busy::of_session(source.as_ref(), session) {
+            return refuse(&b.describe());
+        }
+    }
     let overrides = match model_overrides(&a.model) {
         Ok(o) => o,
         Err(e) => return usage(&e),

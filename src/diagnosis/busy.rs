@@ -13,12 +13,18 @@ pub struct Busy {
     pub pid: Option<i32>,
     /// When the holder took the lock (ISO 8601), as it wrote it.
     pub created_at: Option<String>,
+    /// The lock file, for messages.
+    #[serde(skip)]
+    pub lock: String,
 }
 
 /// The live holder of the transcript's lock; None when free, stale or unreadable.
 pub fn busy(transcript: &Path) -> Option<Busy> {
     match lock::status(transcript, LIVE_HOLDER_NEVER_EXPIRES) {
         Ok(LockStatus::Held(h)) => Some(Busy {
+            lock: lock::lock_path_for(transcript)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| format!("{}.lock", transcript.display())),
             pid: h.pid,
             created_at: h
                 .created_at
@@ -41,10 +47,8 @@ pub fn of_session(source: &dyn SessionSource, s: &Session) -> Option<Busy> {
 
 impl Busy {
     /// "a running OpenClaw turn (pid 4242, since 2026-11-21T04:22:23.600Z) holds <lock>".
-    pub fn describe(&self, transcript: &Path) -> String {
-        let lock = lock::lock_path_for(transcript)
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|_| format!("{}.lock", transcript.display()));
+    pub fn describe(&self) -> String {
+        let lock = &self.lock;
         let pid = self
             .pid
             .map(|p| format!("pid {p}"))

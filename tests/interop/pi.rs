@@ -121,6 +121,26 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             msgs.len()
         ));
     }
+    // Issue 8 item 2: the "transcriptContext" clawtop shows is pi's estimateContextTokens of
+    // the active branch's context, figure for figure.
+    let tc = clawtop::diagnosis::used_check::transcript_context(&t);
+    for (what, ours, theirs) in [
+        ("tokens", tc.tokens, &pc["tokens"]),
+        ("usageTokens", tc.usage_tokens, &pc["usageTokens"]),
+        ("trailingTokens", tc.trailing_tokens, &pc["trailingTokens"]),
+    ] {
+        if theirs.as_u64() != Some(ours) {
+            err(format!(
+                "transcriptContext.{what}: pi {theirs} clawtop {ours}"
+            ));
+        }
+    }
+    if pc["lastUsageIndex"].is_null() != tc.entry_id.is_none() && t.version >= 2 {
+        err(format!(
+            "transcriptContext.entryId: pi lastUsageIndex {} clawtop {:?}",
+            pc["lastUsageIndex"], tc.entry_id
+        ));
+    }
     let sum: u64 = msgs.iter().map(tokens::estimate_message).sum();
     if pc["estimateSum"].as_u64() != Some(sum) {
         err(format!(
