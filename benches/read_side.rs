@@ -121,7 +121,11 @@ fn bench_store(c: &mut Criterion) {
     g.bench_function("list (open + figures for every session)", |b| {
         b.iter(|| {
             let host = open_host(&state);
-            black_box(clawtop::report::list::build(host.as_ref(), None).sessions.len())
+            black_box(
+                clawtop::report::list::build(host.as_ref(), None)
+                    .sessions
+                    .len(),
+            )
         })
     });
     g.bench_function("list --json (serialized)", |b| {

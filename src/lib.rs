@@ -6,7 +6,9 @@
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
-//! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
+//! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
+//! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
+//!   `cli` with `commands`
 
 pub mod cli;
 pub mod commands;
@@ -27,3 +29,4 @@ pub mod thresholds;
 pub mod tokens;
 pub mod transcript;
 pub mod tui;
+pub mod usecase;
