@@ -9,7 +9,7 @@ use crate::llm::{self, ModelEndpoint, ModelOverrides};
 use serde_json::Value;
 use std::io::Write;
 
-/// Process exit codes (SPEC §5).
+/// Process exit codes (docs/interface.md §1).
 pub struct Exit;
 impl Exit {
     pub const OK: i32 = 0;
@@ -18,7 +18,7 @@ impl Exit {
     pub const REFUSED: i32 = 3;
 }
 
-/// Everything needed to find the model endpoint of a session (SPEC §8).
+/// Everything needed to find the model endpoint of a session (docs/models.md).
 #[derive(Debug, Clone, Default)]
 pub struct ModelSetup {
     pub config: Value,

@@ -19,7 +19,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Computes §3 numbers for the sessions of one host, caching config and model catalogs.
+/// Computes the numbers (docs/numbers.md) for the sessions of one host, caching config and model
+/// catalogs.
 pub struct Numbers<'h> {
     pub host: &'h Host,
     pub settings: Settings,

@@ -4,7 +4,7 @@
 //! lines with memchr and decodes only each line's envelope (`type`, `id`, `parentId`,
 //! `message.role`). Full entries are decoded on demand with [`Transcript::entry_json`].
 //!
-//! Reading follows pi (reference/compaction-algorithm.md §1): lines that are not JSON are
+//! Reading follows pi (docs/formats.md §2): lines that are not JSON are
 //! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.

@@ -240,7 +240,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
     }
 }
 
-/// Resolves the endpoint of the session's model (SPEC §8) and the summarizer budget:
+/// Resolves the endpoint of the session's model (docs/models.md) and the summarizer budget:
 /// context window = the model's catalog window, else the session window; reserve = the
 /// session's effective reserve.
 pub fn resolve_model(
