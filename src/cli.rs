@@ -1,4 +1,4 @@
-//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
 //! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
