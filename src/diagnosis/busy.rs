@@ -3,7 +3,7 @@
 //! Shown in the list and refused before any model request; the commit checks again.
 
 use crate::commit::lock::{self, LIVE_HOLDER_NEVER_EXPIRES, LockStatus};
-use crate::source::{LocalWriter, Operation, Session, SessionSource, Writer};
+use crate::source::{LocalWriter, Operation, Session, SessionHandle, SessionSource, Writer};
 use serde::Serialize;
 use std::path::Path;
 
@@ -37,6 +37,17 @@ pub fn busy(transcript: &Path) -> Option<Busy> {
 /// The live holder of a session's transcript lock, where the source has a transcript file.
 pub fn of_session(source: &dyn SessionSource, s: &Session) -> Option<Busy> {
     match source.writer(&s.reference, Operation::Compact) {
+        Writer::Local(LocalWriter {
+            transcript: Some(p),
+            ..
+        }) => busy(&p),
+        _ => None,
+    }
+}
+
+/// [`of_session`] for a session named by its handle.
+pub fn of_handle(h: &SessionHandle) -> Option<Busy> {
+    match h.writer(Operation::Compact) {
         Writer::Local(LocalWriter {
             transcript: Some(p),
             ..

@@ -14,11 +14,10 @@ pub fn for_session(
     th: &Thresholds,
     keep: u64,
 ) -> Diagnosis {
-    let (workspace, store_path) = match source.writer(&s.reference, Operation::Flush) {
-        Writer::Local(LocalWriter {
-            workspace, store, ..
-        }) => (workspace.map(|w| w.0), store.map(|r| r.store_path)),
-        _ => (None, None),
+    let workspace = source.workspace(s.agent_id()).map(|w| w.0);
+    let store_path = match source.writer(&s.reference, Operation::Flush) {
+        Writer::Local(LocalWriter { store, .. }) => store.map(|r| r.store_path),
+        _ => None,
     };
     let report = store_path.and_then(|p| overhead::read_prompt_report(&p, s.key()));
     diagnosis::diagnose(
