@@ -227,7 +227,7 @@ pub fn advice(a: &AdviceInputs<'_>) -> Vec<String> {
     }
     if let Some(o) = a.overhead {
         let mut files: Vec<_> = o.parts.iter().filter(|p| p.name != REST).collect();
-        files.sort_by(|x, y| y.tokens.cmp(&x.tokens));
+        files.sort_by_key(|p| std::cmp::Reverse(p.tokens));
         if !files.is_empty() {
             let total: u64 = files.iter().map(|p| p.tokens).sum();
             let top: Vec<String> = files

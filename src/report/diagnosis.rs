@@ -63,6 +63,28 @@ pub fn for_target(
     }
 }
 
+/// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
+/// one, else as a bare transcript. Disk I/O (the store listing, workspace files, the lock).
+pub fn for_handle(
+    h: &crate::source::SessionHandle,
+    t: &Transcript,
+    keep: u64,
+) -> (Option<Diagnosis>, Option<diagnosis::Busy>) {
+    let source = h.source.as_ref();
+    let r = &h.session;
+    let listed = if r.agent_id.is_empty() {
+        None
+    } else {
+        source
+            .list(Some(&r.agent_id))
+            .sessions
+            .into_iter()
+            .find(|s| s.reference == *r)
+    };
+    let (d, busy) = for_target(source, listed.as_ref(), t, keep);
+    (Some(d), busy)
+}
+
 /// A bare transcript: no store, no workspace.
 pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
     diagnosis::diagnose(

@@ -40,6 +40,8 @@ pub enum Action {
     NextCompaction,
     PrevCompaction,
     JumpToCut,
+    /// Session screen: the context view (what the context is made of, figures, advice).
+    ShowContext,
     // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,

@@ -303,6 +303,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Session,
+        &[Char('i')],
+        Action::ShowContext,
+        "context view: what the context holds, figures, advice",
+        Some("context"),
+    ));
+    v.push(b(
+        Mode::Session,
         &[Char('S')],
         Action::ShowSummaries,
         "all compaction summaries",

@@ -14,6 +14,7 @@
 
 pub mod action;
 pub mod app;
+pub mod context_view;
 pub mod dialog;
 pub mod draw;
 pub mod effects;

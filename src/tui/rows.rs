@@ -73,6 +73,13 @@ pub struct LoadedTranscript {
     pub current_tokens: Option<u64>,
     /// Sanitized warnings (malformed lines, broken parents, ...).
     pub warnings: Vec<String>,
+    /// The figures reconciled, the overhead, whether compaction can help, the breakdown
+    /// (computed with the transcript, off the render path); None for a transcript alone.
+    pub diagnosis: Option<Box<crate::diagnosis::Diagnosis>>,
+    /// A live OpenClaw turn holding the transcript lock when it was read.
+    pub busy: Option<crate::diagnosis::Busy>,
+    /// Why nothing can be written here (None: the source offers a writer).
+    pub read_only: Option<String>,
 }
 
 /// Opens a session's transcript through its source and computes the per-file facts. Blocking.
@@ -83,7 +90,16 @@ pub fn load_transcript(
     let t = session
         .open_transcript()
         .map_err(|e| one_line(&e.to_string()))?;
-    Ok(analyze(Arc::new(t), keep_recent_tokens))
+    let mut l = analyze(Arc::new(t), keep_recent_tokens);
+    let (d, busy) =
+        crate::report::diagnosis::for_handle(session, &l.transcript, l.keep_recent_tokens);
+    l.diagnosis = d.map(Box::new);
+    l.busy = busy;
+    l.read_only = match session.writer(crate::source::Operation::Compact) {
+        crate::source::Writer::ReadOnly(why) => Some(one_line(&why)),
+        _ => None,
+    };
+    Ok(l)
 }
 
 /// The per-file facts for an already indexed transcript.
@@ -127,6 +143,9 @@ pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript 
         summaries,
         current_tokens,
         warnings,
+        diagnosis: None,
+        busy: None,
+        read_only: None,
     }
 }
 

@@ -90,6 +90,35 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 }
             }
         }
+        Action::ShowContext => {
+            let width = crate::tui::draw::session::detail_width(state.size);
+            if let Some(v) = state.session.as_mut() {
+                match v
+                    .loaded
+                    .as_ref()
+                    .map(|l| (l.diagnosis.as_deref(), l.busy.as_ref()))
+                {
+                    Some((Some(d), busy)) => {
+                        let body = crate::tui::context_view::body(d, busy, width);
+                        let wrapped = crate::tui::draw::wrap(&body, width);
+                        v.detail = Some(Detail {
+                            // Not an entry: no decode answer can replace it.
+                            idx: u32::MAX,
+                            title: "context · figures · advice".into(),
+                            lines: wrapped.len(),
+                            wrapped,
+                            body,
+                            scroll: 0,
+                            loading: false,
+                        });
+                    }
+                    Some((None, _)) => {
+                        state.status.info = Some("No figures for this transcript.".into())
+                    }
+                    None => {}
+                }
+            }
+        }
         Action::NextCompaction | Action::PrevCompaction => {
             jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx)
         }

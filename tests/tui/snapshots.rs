@@ -170,3 +170,72 @@ fn error_on_status_line() {
         "{s}"
     );
 }
+
+/// Issue 8 items 2, 3, 6: the context view (key `i`) on a writable host-a copy: the stacked
+/// bar against the window with both lines, the breakdown, the figures reconciled and the
+/// advice; item 7: the title says read-only only where nothing can be written.
+#[test]
+fn context_view_host_a() {
+    for (size, name) in [
+        (SMALL, "context_host_a_80x24"),
+        (BIG, "context_host_a_120x40"),
+    ] {
+        let (dir, _t, host) = host_a_host(None);
+        let (mut state, ctx) = host_app(host, size);
+        press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+        let s = screen(&state);
+        let title = s.lines().next().unwrap_or("");
+        assert!(
+            !title.contains("read-only"),
+            "host-a can be written: {title}"
+        );
+        assert!(
+            s.contains("compactions (1 in the transcript)") || s.contains("(1 in the transcript)"),
+            "one compaction count, store and transcript side by side: {s}"
+        );
+        press(&mut state, &ctx, &[ch('i')]);
+        let s = screen(&state).replace(&dir.path().display().to_string(), "<state>");
+        for want in ["▓", "┃", "│", "context · figures · advice"] {
+            assert!(s.contains(want), "{want:?} missing:\n{s}");
+        }
+        let body = &state
+            .session
+            .as_ref()
+            .unwrap()
+            .detail
+            .as_ref()
+            .unwrap()
+            .body;
+        for want in [
+            "run-sum",
+            "37,937 (e8b04775) + 38,006 (0d090fcc)",
+            "transcript context: 40,378",
+            "overhead: ",
+            "expected after: ",
+            "verdict: ",
+            "advice: ",
+            "system prompt and tools",
+            "AGENTS.md",
+        ] {
+            assert!(body.contains(want), "{want:?} missing:\n{body}");
+        }
+        assert_snapshot!(name, s);
+    }
+}
+
+#[test]
+fn demo_session_says_read_only() {
+    let (mut state, ctx) = start(
+        clawtop::tui::TuiLaunch {
+            demo: true,
+            ..Default::default()
+        },
+        SMALL,
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    let s = screen(&state);
+    let title = s.lines().next().unwrap_or("");
+    if state.session.as_ref().is_some_and(|v| v.loaded.is_some()) {
+        assert!(title.contains("read-only"), "{s}");
+    }
+}

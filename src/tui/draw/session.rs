@@ -57,7 +57,21 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         }
         title.push(Span::styled(format!(" · {file}"), t.dim()));
     }
-    title.push(Span::styled(" · read-only", t.dim()));
+    // "read-only" only where the source offers no writer (docs/interface.md §2).
+    if let Some(l) = &v.loaded {
+        if l.read_only.is_some() {
+            title.push(Span::styled(" · read-only", t.dim()));
+        }
+        if let Some(b) = &l.busy {
+            title.push(Span::styled(
+                format!(
+                    " · BUSY pid {}",
+                    b.pid.map(|p| p.to_string()).unwrap_or_else(|| "?".into())
+                ),
+                t.status(crate::thresholds::Status::Over),
+            ));
+        }
+    }
     buf.set_line(area.x, y, &Line::from(title), w);
     if state.demo {
         let banner = " DEMO DATA ";
@@ -121,10 +135,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (Some(_), false) => "last flush in an earlier cycle".to_string(),
         (None, false) => "never flushed".to_string(),
     };
+    // One compaction count per screen: the store's counter, with the transcript's entries
+    // beside it when they differ; a bare file has only the transcript's.
+    let entries = v.loaded.as_ref().map(|l| l.summaries.len());
+    let count = match (r.compaction_count, entries) {
+        (Some(n), Some(e)) if e as u64 != n => format!(
+            "{} ({} in the transcript)",
+            super::plural_or(Some(n), "compaction"),
+            e
+        ),
+        (Some(n), _) => super::plural_or(Some(n), "compaction"),
+        (None, Some(e)) => super::plural_or(Some(e as u64), "compaction"),
+        (None, None) => super::plural_or(None, "compaction"),
+    };
     let lead = format!(
-        "{} · {} · {flush_state} · ",
+        "{} · {count} · {flush_state} · ",
         r.status.name().to_uppercase(),
-        super::plural_or(r.compaction_count, "compaction")
     );
     let text = format!("{lead}{}", one_line(&r.flush_reason));
     let wrapped = wrap(&text, w as usize);
@@ -192,12 +218,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
     let tr = &l.transcript;
     block = block.title(Line::from(vec![
         Span::styled(" transcript ", t.bold()),
-        Span::raw(format!(
-            "· {} entries · v{} · {} ",
-            tr.len(),
-            tr.version,
-            super::plural(l.summaries.len(), "compaction")
-        )),
+        Span::raw(format!("· {} entries · v{} ", tr.len(), tr.version)),
     ]));
     if let Some(cut) = l.next_cut {
         block = block.title(
