@@ -152,3 +152,15 @@ pub(crate) fn parent_dir(path: &Path) -> &Path {
         _ => Path::new("."),
     }
 }
+
+/// Permission bits of a store file; a store commit leaves it 0600 (OpenClaw's mode), so the
+/// confirmation names a change when this differs.
+pub fn store_mode(path: &std::path::Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
+}
+
+/// The mode a store commit leaves.
+pub const STORE_MODE: u32 = 0o600;

@@ -229,19 +229,30 @@ impl FlushGate {
         if !self.enabled {
             out.push("memoryFlush.enabled is false: OpenClaw never flushes this agent (a flush on demand still works)".into());
         }
+        // Every number formatted as everywhere else (thousands separators).
+        let n = crate::thresholds::thousands;
         match (self.used, self.flush_line) {
-            (Some(u), Some(l)) if u >= l => {
-                out.push(format!("used {u} ({}) ≥ flush line {l}", self.used_source))
-            }
+            (Some(u), Some(l)) if u >= l => out.push(format!(
+                "used {} ({}) ≥ flush line {}",
+                n(u),
+                self.used_source,
+                n(l)
+            )),
             (Some(u), Some(l)) => out.push(format!(
-                "used {u} ({}) < flush line {l}: not near compaction yet",
-                self.used_source
+                "used {} ({}) < flush line {}: not near compaction yet",
+                n(u),
+                self.used_source,
+                n(l)
             )),
             (None, _) => out.push(format!(
                 "used tokens unknown ({}): OpenClaw would estimate them on the next turn",
                 self.used_source
             )),
-            (Some(u), None) => out.push(format!("used {u} ({}), no flush line", self.used_source)),
+            (Some(u), None) => out.push(format!(
+                "used {} ({}), no flush line",
+                n(u),
+                self.used_source
+            )),
         }
         match self.memory_flush_compaction_count {
             Some(m) if self.flushed_this_cycle => out.push(format!(

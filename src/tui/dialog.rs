@@ -450,10 +450,17 @@ pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
                 s.session_key
             ));
             lines.push(format!(
-                "compactionCount {cc}→{}, totalTokens→{} (fresh).",
+                "set compactionCount {cc}→{}, totalTokens→{}, totalTokensFresh→true, updatedAt→now;",
                 cc + 1,
                 thousands(after)
             ));
+            lines.push("clear inputTokens, outputTokens, cacheRead, cacheWrite.".into());
+            if let Some(m) = c.store_mode.filter(|&m| m != crate::commit::STORE_MODE) {
+                lines.push(format!(
+                    "File mode {m:04o}→{:04o} (the store is rewritten as OpenClaw writes it).",
+                    crate::commit::STORE_MODE
+                ));
+            }
         }
         None => lines.push(format!(
             "Bare file: the transcript only (context after ≈{} tokens).",

@@ -40,9 +40,15 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
             .unwrap_or_default();
         lines.push(format!("Update {file} entry {}:", store.session_key));
         lines.push(format!(
-            "memoryFlushAt = now, memoryFlushCompactionCount = {}.",
+            "set memoryFlushAt→now, memoryFlushCompactionCount→{}.",
             f.gate.compaction_count
         ));
+        if let Some(m) = f.store_mode.filter(|&m| m != crate::commit::STORE_MODE) {
+            lines.push(format!(
+                "File mode {m:04o}→{:04o} (the store is rewritten as OpenClaw writes it).",
+                crate::commit::STORE_MODE
+            ));
+        }
     }
     lines
 }

@@ -439,7 +439,7 @@ pub fn kind_label(kind: EntryKind, raw_type: Option<&str>) -> String {
         EntryKind::CustomMessage => "custom msg".into(),
         EntryKind::Custom => "custom".into(),
         EntryKind::ModelChange => "model".into(),
-        EntryKind::ThinkingLevelChange => "thinking".into(),
+        EntryKind::ThinkingLevelChange => "think-level".into(),
         EntryKind::Label => "label".into(),
         EntryKind::SessionInfo => "session".into(),
         EntryKind::Unknown => clip(&format!("?{}", one_line(raw_type.unwrap_or(""))), 12),

@@ -48,6 +48,8 @@ pub struct Prepared {
     pub compaction_count: Option<u64>,
     /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
     pub line_overhead: usize,
+    /// Mode bits of the store file now (a commit rewrites it 0600).
+    pub store_mode: Option<u32>,
     pub warnings: Vec<String>,
 }
 
@@ -146,7 +148,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
     Ok(Prepared {
         session: session.clone(),
         transcript: path,
-        store: writer.store,
+        store: writer.store.clone(),
         messages: plan.messages_to_summarize.len(),
         turn_prefix: plan.turn_prefix_messages.len(),
         split_turn: plan.cut.is_split_turn,
@@ -170,6 +172,10 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         default_instructions: default_instructions(session.source.config()),
         compaction_count: entry.and_then(|e| e.compaction_count),
         line_overhead,
+        store_mode: writer
+            .store
+            .as_ref()
+            .and_then(|s| crate::commit::store_mode(&s.store_path)),
         warnings: subject.warnings,
         prepared: Arc::new(p),
     })

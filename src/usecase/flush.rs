@@ -30,6 +30,8 @@ pub struct Prepared {
     pub model: Result<ModelInfo, String>,
     /// The store row the flush is recorded in.
     pub store: Option<StoreRow>,
+    /// Mode bits of the store file now (a commit rewrites it 0600).
+    pub store_mode: Option<u32>,
     /// Why nothing can be committed here (a read-only host); a dry run still explains.
     pub read_only: Option<String>,
     /// The session has a transcript to draft from.
@@ -130,6 +132,9 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         date,
         window: subject.numbers.window,
         model,
+        store_mode: store
+            .as_ref()
+            .and_then(|s| crate::commit::store_mode(&s.store_path)),
         store,
         read_only,
         has_transcript: listed.transcript.is_some(),

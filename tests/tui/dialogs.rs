@@ -209,6 +209,15 @@ fn compact_open_edit_generate_preview_edit_commit() {
             all.contains("Append 1 compaction entry (") && all.contains("compactionCount 12→13"),
             "{all}"
         );
+        // Issue 8 item 7: every field that changes, the cleared ones, updatedAt and the mode.
+        for want in [
+            "totalTokensFresh→true",
+            "updatedAt→now",
+            "clear inputTokens, outputTokens, cacheRead, cacheWrite",
+            "File mode 0644→0600",
+        ] {
+            assert!(all.contains(want), "{want:?} missing: {all}");
+        }
         assert_snapshot!("compact_confirm_80x24", scrub(screen(&state), dir.path()));
         let s = screen(&state);
         assert!(s.contains("EDITED by the operator"));
@@ -493,7 +502,10 @@ fn flush_dialog_preview_and_commit() {
         let p = state.dialog.as_ref().unwrap().confirm.clone().unwrap();
         let all = p.lines.join(" ");
         assert!(
-            all.contains("memoryFlushCompactionCount = 12")
+            all.contains("memoryFlushCompactionCount→12")
+                && all.contains("memoryFlushAt→now")
+                // host-a's store is 0644; the commit leaves it 0600: the confirmation says so.
+                && all.contains("File mode 0644→0600")
                 && all.contains(&target.display().to_string()),
             "{all}"
         );
