@@ -45,6 +45,9 @@ pub enum Action {
     // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,
+    /// Compact dialog (buttons, before generating): keep more / fewer recent tokens.
+    DialogKeepMore,
+    DialogKeepLess,
     /// Session screen / Sessions list: open the Flush dialog.
     OpenFlush,
     /// A key typed into the focused text area (instructions or preview).

@@ -208,7 +208,12 @@ pub struct Dialog {
     /// Last failure (generation, commit), shown in the dialog.
     pub error: Option<String>,
     pub no_color: bool,
+    /// keepRecentTokens the operator chose in the dialog (None: the session's).
+    pub keep: Option<u64>,
 }
+
+/// Step of the dialog's keepRecentTokens keys.
+pub const KEEP_STEP: u64 = 1_000;
 
 /// Removes control characters from model output before it goes into the editable preview:
 /// `\n` stays, `\t` becomes four spaces, `\r`, ESC, every other C0/C1 control, DEL and the
@@ -273,6 +278,7 @@ impl Dialog {
             prep_error: None,
             running: None,
             next_gen: 1,
+            keep: None,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -474,11 +480,49 @@ pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
 pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bool {
     match action {
         Action::OpenCompact => open_compact(state, fx),
+        Action::DialogKeepMore | Action::DialogKeepLess => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            // Only while nothing was generated: a summary belongs to the cut it was made for.
+            if d.kind != DialogKind::Compact || d.phase != Phase::Edit {
+                return true;
+            }
+            let shown = match &d.prep {
+                Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
+                _ => None,
+            };
+            let Some(now) = d.keep.or(shown) else {
+                return true;
+            };
+            let next = if matches!(action, Action::DialogKeepMore) {
+                now.saturating_add(KEEP_STEP)
+            } else {
+                now.saturating_sub(KEEP_STEP).max(KEEP_STEP)
+            };
+            if next != now {
+                d.keep = Some(next);
+                fx.push(Effect::Prepare(Box::new(PrepareRequest {
+                    dialog: d.id,
+                    kind: DialogKind::Compact,
+                    session: d.session.clone(),
+                    keep_recent_tokens: next,
+                })));
+            }
+        }
         Action::OpenFlush => open_flush(state, fx),
         Action::DialogPrepared { dialog, result } => {
             let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
                 return true;
             };
+            // An answer for a keepRecentTokens the operator has since changed is dropped.
+            if let (Some(k), Ok(p)) = (d.keep, result) {
+                if let Prep::Compact(c) = p.as_ref() {
+                    if c.keep_recent_tokens != k {
+                        return true;
+                    }
+                }
+            }
             match result {
                 Ok(prep) => {
                     if let Prep::Compact(c) = prep.as_ref() {
@@ -491,7 +535,18 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.prep = Some(prep.as_ref().clone());
                     d.prep_error = None;
                 }
-                Err(e) => d.prep_error = Some(e.to_string()),
+                Err(e) => {
+                    if let Some(k) = d.keep {
+                        // The plan shown must be the one for the value on screen.
+                        d.prep = None;
+                        d.prep_error = Some(format!(
+                            "keepRecentTokens {}: {e} (- keeps less)",
+                            thousands(k)
+                        ));
+                    } else {
+                        d.prep_error = Some(e.to_string());
+                    }
+                }
             }
             if d.phase == Phase::Preparing {
                 d.phase = Phase::Edit;

@@ -425,6 +425,20 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::DialogButtons,
+        &[Char('+'), Char('=')],
+        Action::DialogKeepMore,
+        "keepRecentTokens +1,000 (compact)",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Char('-')],
+        Action::DialogKeepLess,
+        "keepRecentTokens -1,000 (compact)",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogButtons,
         &[Char('g')],
         Action::DialogGenerate,
         "generate",

@@ -236,6 +236,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         // Handled by `dialog::update` above.
         Action::OpenCompact
         | Action::OpenFlush
+        | Action::DialogKeepMore
+        | Action::DialogKeepLess
         | Action::DialogInput(_)
         | Action::DialogFocus
         | Action::DialogButtonNext

@@ -50,6 +50,9 @@ pub struct Prepared {
     pub line_overhead: usize,
     /// Mode bits of the store file now (a commit rewrites it 0600).
     pub store_mode: Option<u32>,
+    /// Whether this compaction can bring the session under its compaction line, with the
+    /// expected size after and the advice (docs: issue 8); computed at this keepRecentTokens.
+    pub outlook: Option<Box<crate::diagnosis::Diagnosis>>,
     pub warnings: Vec<String>,
 }
 
@@ -67,6 +70,14 @@ impl fmt::Debug for Prepared {
 impl Prepared {
     pub fn transcript(&self) -> &Transcript {
         &self.prepared.transcript
+    }
+
+    /// The session's compaction line (from the outlook's breakdown; 0 when unknown).
+    pub fn compact_line(&self) -> u64 {
+        self.outlook
+            .as_ref()
+            .map(|d| d.context_breakdown.compact_at)
+            .unwrap_or(0)
     }
 }
 
@@ -172,6 +183,15 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         default_instructions: default_instructions(session.source.config()),
         compaction_count: entry.and_then(|e| e.compaction_count),
         line_overhead,
+        outlook: Some(Box::new(
+            crate::report::diagnosis::for_target(
+                session.source.as_ref(),
+                subject.session.as_ref(),
+                t,
+                keep.value,
+            )
+            .0,
+        )),
         store_mode: writer
             .store
             .as_ref()

@@ -635,3 +635,50 @@ fn end_to_end_generation_with_the_fake_model() {
     assert!(state.dialog.is_none(), "{:?}", state.status);
     assert_eq!(last_entry(&t)["summary"].as_str(), Some(text.as_str()));
 }
+
+/// Issue 8 items 3 and 4: the Compact dialog says whether this compaction lands under the
+/// compaction line, and +/- change keepRecentTokens with the plan and the expected size
+/// re-prepared as the operator presses them.
+#[test]
+fn compact_dialog_keep_recent_tokens_and_expected_size() {
+    let (dir, _t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, SMALL);
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    let prep = |state: &AppState| match &state.dialog.as_ref().unwrap().prep {
+        Some(Prep::Compact(c)) => c.clone(),
+        _ => panic!("no compact plan"),
+    };
+    let c = prep(&state);
+    assert_eq!(c.keep_recent_tokens, 1000, "host_a_host configures 1,000");
+    let o = c.outlook.as_ref().expect("outlook");
+    assert!(o.compaction_can_help, "keep 1,000 lands under the line");
+    let s = scrub(screen(&state), dir.path());
+    assert!(s.contains("≈17,346, under 28,000 (overhead 13,973)"), "{s}");
+    assert_snapshot!("compact_dialog_outlook_80x24", s);
+
+    drive(&mut state, &ctx, key(KeyCode::Tab));
+    drive(&mut state, &ctx, ch('+'));
+    let c = prep(&state);
+    assert_eq!(c.keep_recent_tokens, 2000, "re-prepared at the new value");
+    assert!(c.outlook.is_some());
+    for _ in 0..4 {
+        drive(&mut state, &ctx, ch('+'));
+    }
+    // 6,000 keeps everything since the last compaction (~4.8k): no plan, and no stale one.
+    let d = state.dialog.as_ref().unwrap();
+    assert!(d.prep.is_none(), "the 2,000 plan must not stay on screen");
+    let err = d.prep_error.clone().unwrap();
+    assert!(
+        err.contains("keepRecentTokens 6,000") && err.contains("nothing to compact"),
+        "{err}"
+    );
+    let s = scrub(screen(&state), dir.path());
+    assert!(s.contains("keepRecentTokens 6,000"), "{s}");
+    for _ in 0..3 {
+        drive(&mut state, &ctx, ch('-'));
+    }
+    let c = prep(&state);
+    assert_eq!(c.keep_recent_tokens, 3000);
+    assert!(c.messages + c.turn_prefix > 0);
+}

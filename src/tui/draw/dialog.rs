@@ -199,12 +199,12 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
         kv(
             "keep",
             format!(
-                "from {}: {}, {}, ≈{} tokens (keepRecentTokens {})",
+                "keepRecentTokens {}: from {}, {}, {}, ≈{} tokens",
+                thousands(c.keep_recent_tokens),
                 one_line(&c.first_kept_id),
                 super::plural(c.kept_messages, "message"),
                 super::plural(c.kept_entries, "entry").replace("entrys", "entries"),
-                thousands(c.kept_tokens),
-                thousands(c.keep_recent_tokens)
+                thousands(c.kept_tokens)
             ),
             w,
             t,
@@ -228,6 +228,31 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             t,
         ),
     ];
+    if let Some(d) = &c.outlook {
+        let line = c.compact_line();
+        // Short enough for 80 columns: the verdict first, the details in the context view.
+        let verdict = match (d.expected_tokens_after, d.compaction_can_help) {
+            (Some(e), true) => format!(
+                "≈{}, under {} (overhead {})",
+                thousands(e),
+                thousands(line),
+                d.overhead_tokens
+                    .map(thousands)
+                    .unwrap_or_else(|| "?".into()),
+            ),
+            (e, false) => format!(
+                "{}not under {}{}",
+                e.map(|e| format!("≈{}, ", thousands(e)))
+                    .unwrap_or_default(),
+                thousands(line),
+                d.suggested_keep_recent_tokens
+                    .map(|k| format!(" · try keepRecentTokens ≤ {} (+/-)", thousands(k)))
+                    .unwrap_or_else(|| " at any keepRecentTokens".into())
+            ),
+            (None, true) => "lands under the compaction line".into(),
+        };
+        out.push(kv("after", verdict, w, t));
+    }
     out.extend(model_lines(&c.model, w, t));
     out
 }
