@@ -12,6 +12,7 @@ pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod flush;
+pub mod gateway;
 pub mod jsjson;
 pub mod llm;
 pub mod plan;

@@ -182,7 +182,13 @@ impl RealGateway {
         );
         let mut cmd = Command::new(node_bin_dir().join("node"));
         cmd.arg(openclaw_entry())
-            .args(["gateway", "run", "--port", &self.port.to_string(), "--verbose"])
+            .args([
+                "gateway",
+                "run",
+                "--port",
+                &self.port.to_string(),
+                "--verbose",
+            ])
             .current_dir(d)
             .env_clear()
             .env("PATH", path)
@@ -208,7 +214,11 @@ impl RealGateway {
         let mut child = cmd.spawn().expect("spawn the OpenClaw gateway");
         let t0 = Instant::now();
         loop {
-            if self.log().lines().any(|l| l.trim_end().ends_with("[gateway] ready")) {
+            if self
+                .log()
+                .lines()
+                .any(|l| l.trim_end().ends_with("[gateway] ready"))
+            {
                 break;
             }
             if let Some(status) = child.try_wait().unwrap() {
