@@ -57,7 +57,7 @@ fn openclaw_entry() -> PathBuf {
 
 /// The 2026.9.6 fixture (read-only; always copied before use).
 pub fn host_f_fixture() -> PathBuf {
-    repo_root().join("tests/fixtures/openclaw-2026.9.6/host-f")
+    super::fixtures::fixture("openclaw-2026.9.6/host-f")
 }
 
 /// Panics with the fix when the install is missing.
