@@ -62,6 +62,28 @@ fn compaction_count(gw: &RealGateway, agent: &str, key: &str) -> i64 {
         .unwrap_or(0)
 }
 
+/// Runs the clawtop binary (off the async workers, so the fake model keeps answering).
+async fn clawtop(gw: &RealGateway, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_clawtop"));
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", gw.dir().join("home"))
+        .env("CLAWTOP_CONFIG_DIR", gw.dir().join("clawtop-config"))
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 async fn next_matching(
     rx: &mut mpsc::Receiver<LiveEvent>,
     within: Duration,
@@ -303,6 +325,16 @@ async fn real_gateway_scenario() {
         .unwrap_err();
     assert!(matches!(e, GatewayError::ActiveRun { .. }), "{e:?}");
     assert_eq!(compaction_rows(&gw, "ops", DRILL_ID), rows_before);
+    let state = gw.state_dir().display().to_string();
+    let (code, out, err) = clawtop(
+        &gw,
+        &["--state-dir", &state, "compact", DRILL, "--yes"],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 3, "the CLI refuses during an active run: {out}{err}");
+    assert!(err.contains("active run"), "{err}");
+    assert_eq!(compaction_rows(&gw, "ops", DRILL_ID), rows_before);
     fake.set_fallback(Reply::text(SUMMARY));
     wait_until(Duration::from_secs(90), "the turn ends", || {
         let c = &client;
@@ -310,7 +342,108 @@ async fn real_gateway_scenario() {
     })
     .await;
 
-    // 9. The gateway restarts: the open client learns it is gone, the watcher reports it and
+    // 9. The CLI. On the SQLite host itself: the gateway's address and token come from
+    //    OpenClaw's own config (gateway.port / gateway.auth.token of the copy).
+    let incident_id = "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93";
+    let rows_before = compaction_rows(&gw, "main", incident_id);
+    let (code, out, err) = clawtop(&gw, &["--state-dir", &state, "compact", INCIDENT], &[]).await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Nothing was sent"), "{out}");
+    assert_eq!(compaction_rows(&gw, "main", incident_id), rows_before);
+    let (code, out, err) = clawtop(
+        &gw,
+        &["--state-dir", &state, "compact", INCIDENT, "--yes"],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Compacted agent:main:incident-7") && out.contains("FAKE-SUMMARY-OK"),
+        "{out}"
+    );
+    assert_eq!(compaction_rows(&gw, "main", incident_id), rows_before + 1);
+    assert!(!out.contains(gw.token()) && !err.contains(gw.token()));
+    // A host reached by address (as through a tunnel), token from the environment, with
+    // instructions, JSON out.
+    let url = gw.url();
+    let asked_before = fake.requests().len();
+    let (code, out, err) = clawtop(
+        &gw,
+        &[
+            "compact",
+            OPS_MAIN,
+            "--gateway",
+            &url,
+            "--instructions",
+            "Mention ticket ZX-77.",
+            "--yes",
+            "--json",
+        ],
+        &[("OPENCLAW_GATEWAY_TOKEN", gw.token())],
+    )
+    .await;
+    assert_eq!(code, 0, "{out}{err}");
+    let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["compacted"], true, "{v}");
+    assert!(
+        fake.requests()[asked_before..]
+            .iter()
+            .any(|r| r.raw_body.contains("ZX-77"))
+    );
+    // Wrong token from a file; over-long instructions; a flag that only applies locally.
+    let tok = gw.dir().join("wrong.token");
+    std::fs::write(&tok, "not-the-token-987654\n").unwrap();
+    let tok = tok.display().to_string();
+    let (code, out, err) = clawtop(
+        &gw,
+        &[
+            "compact",
+            OPS_MAIN,
+            "--gateway",
+            &url,
+            "--gateway-token-file",
+            &tok,
+            "--yes",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("token mismatch") && !err.contains("not-the-token-987654"),
+        "{err}"
+    );
+    let long = "y".repeat(801);
+    let (code, _, err) = clawtop(
+        &gw,
+        &[
+            "compact",
+            OPS_MAIN,
+            "--gateway",
+            &url,
+            "--instructions",
+            &long,
+            "--yes",
+        ],
+        &[("OPENCLAW_GATEWAY_TOKEN", gw.token())],
+    )
+    .await;
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("801") && err.contains("800"), "{err}");
+    let (code, _, err) = clawtop(
+        &gw,
+        &["compact", OPS_MAIN, "--gateway", &url, "--dry-run"],
+        &[],
+    )
+    .await;
+    assert_eq!(code, 2, "{err}");
+    let paired = sqlite_query(
+        &gw.state_dir().join("state/openclaw.sqlite"),
+        "SELECT count(*) FROM device_pairing_paired",
+    );
+    assert_eq!(paired[0][0], 1, "the CLI reused the same device identity");
+
+    // 10. The gateway restarts: the open client learns it is gone, the watcher reports it and
     //    reconnects by itself, and the same identity is accepted again.
     gw.restart().await;
     assert!(
