@@ -18,8 +18,9 @@
 //! off the update check (`update.checkOnStart`, `OPENCLAW_NO_AUTO_UPDATE`), the remote model
 //! catalog (`models.catalogRefresh.enabled`, which otherwise fetches catalog.openclaw.ai), mDNS
 //! (`discovery.mdns.mode`, `OPENCLAW_DISABLE_BONJOUR`), channels, cron and the canvas host, and
-//! sends the file log (default `/tmp/openclaw/…`) into the temp dir. `HOME`, `TMPDIR` and the XDG
-//! dirs point into the temp dir too (OpenClaw keeps a cache snapshot there).
+//! sends the file log (by default under the system temp dir, `openclaw/`) into the test temp
+//! dir. `HOME`, `TMPDIR` and the XDG dirs point into the temp dir too (OpenClaw keeps a cache
+//! snapshot there).
 //! `NODE_DISABLE_COMPILE_CACHE=1` stops the launcher from re-spawning itself into a child we
 //! would not hold the pid of, so SIGTERM to our child stops the gateway and its spawn broker.
 #![allow(dead_code)]
