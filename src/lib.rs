@@ -2,7 +2,9 @@
 //!
 //! Layering (see README "Architecture"):
 //! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `summary`, `flush`
+//!   `store`, `thresholds`, `numbers`, `summary`, `flush`
+//! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
+//!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
 //!   `gateway` (OpenClaw Gateway client: handshake, sessions, compaction, live events)
 //! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
@@ -19,9 +21,11 @@ pub mod flush;
 pub mod gateway;
 pub(crate) mod jsjson;
 pub mod llm;
+pub mod numbers;
 pub mod plan;
 pub mod report;
 pub(crate) mod sanitize;
+pub mod source;
 pub mod store;
 pub mod summary;
 pub mod thresholds;
