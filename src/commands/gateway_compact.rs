@@ -1,27 +1,16 @@
-//! `clawtop compact KEY [--instructions …] --yes` on a host whose sessions only OpenClaw's
-//! Gateway may change (a SQLite host, or one reached with `--gateway` through a tunnel).
-//!
-//! Order, and why:
-//! 1. Without `--yes` nothing is sent: the command says what it would ask the gateway to do
-//!    and that OpenClaw writes its own summary (there is no preview to edit on such a host).
-//! 2. The instructions are checked against OpenClaw's 800-character cap before connecting.
-//! 3. Connect with clawtop's own device identity; read the session's row (`sessions.list`)
-//!    for the "before" figures; refuse (exit 3) while a run is active, sending nothing.
-//! 4. `sessions.compact` without instructions, `/compact <instructions>` with them; wait for
-//!    the result (bounded; on timeout say that OpenClaw may still finish).
-//! 5. Read the row again and report before → after, and the summary when the gateway returns
-//!    one (`sessions.compact` does; `/compact` only returns its status notice).
+//! `clawtop compact KEY [--instructions …] [--yes]` through OpenClaw's Gateway: renders
+//! [`crate::usecase::gateway_compact`]. Without `--yes` nothing is sent; the command says what it
+//! would ask and that OpenClaw writes its own summary (no preview to edit on such a host).
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::Exit;
-use crate::gateway::{
-    CompactOutcome, DeviceIdentity, GatewayClient, GatewayError, GatewayTarget, SessionRow,
-    Timeouts, identity, ops,
-};
+use crate::gateway::{CompactOutcome, GatewayTarget, SessionRow};
 use crate::sanitize;
+use crate::thresholds::thousands;
+use crate::usecase::Exit;
+use crate::usecase::gateway_compact::{self, GatewayCompaction};
 
 pub struct GatewayCompactJob {
     pub target: GatewayTarget,
@@ -33,52 +22,25 @@ pub struct GatewayCompactJob {
     pub wait: Duration,
 }
 
-/// Exit code for a gateway failure.
-pub fn exit_code(e: &GatewayError) -> i32 {
-    match e {
-        GatewayError::ActiveRun { .. } => Exit::REFUSED,
-        GatewayError::InstructionsTooLong { .. } | GatewayError::BadUrl { .. } => Exit::USAGE,
-        _ => Exit::FAILED,
-    }
-}
-
 pub fn run(job: GatewayCompactJob) -> i32 {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("clawtop: cannot start the async runtime: {e}");
-            return Exit::FAILED;
-        }
+    let fail = |code: i32, msg: &str| {
+        eprintln!("clawtop: {}", sanitize::one_line(msg));
+        code
     };
-    match rt.block_on(run_inner(&job)) {
-        Ok(()) => Exit::OK,
-        Err((code, msg)) => {
-            eprintln!("clawtop: {}", sanitize::one_line(&msg));
-            code
-        }
-    }
-}
-
-async fn run_inner(job: &GatewayCompactJob) -> Result<(), (i32, String)> {
-    let fail = |e: GatewayError| (exit_code(&e), e.to_string());
-    let instructions = match &job.instructions {
-        Some(t) => Some(ops::check_instructions(t).map_err(fail)?.to_string()),
-        None => None,
-    }
-    .filter(|t| !t.is_empty());
+    let instructions = match gateway_compact::instructions(job.instructions.as_deref()) {
+        Ok(i) => i,
+        Err(e) => return fail(e.exit_code(), &e.to_string()),
+    };
     let how = match &instructions {
         Some(_) => "/compact with your instructions as focus text",
         None => "sessions.compact",
     };
+    let key = sanitize::one_line(&job.key);
     if !job.yes {
         let text = format!(
-            "Would ask the gateway at {} to compact {} ({how}). OpenClaw writes the summary with its own model; \
+            "Would ask the gateway at {} to compact {key} ({how}). OpenClaw writes the summary with its own model; \
              there is no preview to edit on this host. Nothing was sent; add --yes to run it.",
-            job.target.url,
-            sanitize::one_line(&job.key)
+            job.target.url
         );
         if job.json {
             println!(
@@ -88,98 +50,77 @@ async fn run_inner(job: &GatewayCompactJob) -> Result<(), (i32, String)> {
         } else {
             println!("{text}");
         }
-        return Ok(());
+        return Exit::OK;
     }
-    let dir = identity::config_dir().ok_or_else(|| {
-        (
-            Exit::FAILED,
-            "no config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR".into(),
-        )
-    })?;
-    let id = DeviceIdentity::load_or_create(&dir).map_err(fail)?;
-    let client = GatewayClient::connect(&job.target, &id, Timeouts::default())
-        .await
-        .map_err(fail)?;
-    let before = row(&client, &job.key).await?;
-    eprintln!(
-        "clawtop: compacting {} through the gateway at {} ({how}); waiting up to {}s for OpenClaw's summary",
-        sanitize::one_line(&job.key),
-        job.target.url,
-        job.wait.as_secs()
-    );
-    let outcome = match &instructions {
-        Some(t) => {
-            client
-                .compact_with_instructions(&job.key, t, job.wait)
-                .await
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            return fail(
+                Exit::FAILED,
+                &format!("cannot start the async runtime: {e}"),
+            );
         }
-        None => client.compact(&job.key).await,
-    }
-    .map_err(fail)?;
-    let after = row(&client, &job.key).await?;
-    client.close().await;
-    report(job, &before, &after, &outcome)
-}
-
-async fn row(client: &GatewayClient, key: &str) -> Result<SessionRow, (i32, String)> {
-    let rows = client
-        .sessions_list()
-        .await
-        .map_err(|e| (exit_code(&e), e.to_string()))?;
-    rows.into_iter().find(|r| r.key == key).ok_or_else(|| {
-        (
-            Exit::FAILED,
-            format!(
-                "unknown session {} on the gateway at {} (clawtop list shows the keys)",
-                sanitize::one_line(key),
-                client.url()
-            ),
+    };
+    let started = || {
+        eprintln!(
+            "clawtop: compacting {key} through the gateway at {} ({how}); waiting up to {}s for OpenClaw's summary",
+            job.target.url,
+            job.wait.as_secs()
         )
-    })
+    };
+    let done = rt.block_on(gateway_compact::compact(
+        &job.target,
+        &job.key,
+        instructions.as_deref(),
+        job.wait,
+        started,
+    ));
+    match done {
+        Ok(c) => render(&job, &c),
+        Err(e) => fail(e.exit_code(), &e.to_string()),
+    }
 }
 
 fn used(r: &SessionRow) -> String {
     match (r.total_tokens, r.total_tokens_fresh) {
-        (Some(t), Some(true)) => crate::thresholds::thousands(t),
-        (Some(t), _) => format!("{} (not fresh)", crate::thresholds::thousands(t)),
+        (Some(t), Some(true)) => thousands(t),
+        (Some(t), _) => format!("{} (not fresh)", thousands(t)),
         (None, _) => "unknown".into(),
     }
 }
 
-fn report(
-    job: &GatewayCompactJob,
-    before: &SessionRow,
-    after: &SessionRow,
-    outcome: &CompactOutcome,
-) -> Result<(), (i32, String)> {
-    let window = after
-        .context_tokens
-        .map(crate::thresholds::thousands)
-        .unwrap_or_else(|| "unknown".into());
-    match outcome {
+fn render(job: &GatewayCompactJob, c: &GatewayCompaction) -> i32 {
+    let key = sanitize::one_line(&job.key);
+    match &c.outcome {
         CompactOutcome::Compacted {
             summary, notice, ..
         } => {
             if job.json {
-                let v: Value = json!({
+                let v = json!({
                     "ok": true, "sent": true, "compacted": true, "gateway": job.target.url, "key": job.key,
-                    "before": {"totalTokens": before.total_tokens, "fresh": before.total_tokens_fresh},
-                    "after": {"totalTokens": after.total_tokens, "fresh": after.total_tokens_fresh},
-                    "contextTokens": after.context_tokens,
+                    "before": {"totalTokens": c.before.total_tokens, "fresh": c.before.total_tokens_fresh},
+                    "after": {"totalTokens": c.after.total_tokens, "fresh": c.after.total_tokens_fresh},
+                    "contextTokens": c.after.context_tokens,
                     "summary": summary, "notice": notice,
                 });
                 println!("{v}");
             } else {
+                let window = c
+                    .after
+                    .context_tokens
+                    .map(thousands)
+                    .unwrap_or_else(|| "unknown".into());
                 println!(
-                    "Compacted {} through the gateway at {}: used {} → {} of {}.",
-                    sanitize::one_line(&job.key),
+                    "Compacted {key} through the gateway at {}: used {} → {} of {window}.",
                     job.target.url,
-                    used(before),
-                    used(after),
-                    window
+                    used(&c.before),
+                    used(&c.after),
                 );
                 if let Some(n) = notice {
-                    println!("OpenClaw: {n}");
+                    println!("OpenClaw: {}", sanitize::one_line(n));
                 }
                 match summary {
                     Some(s) => {
@@ -190,7 +131,7 @@ fn report(
                     ),
                 }
             }
-            Ok(())
+            Exit::OK
         }
         CompactOutcome::NotCompacted { reason } => {
             if job.json {
@@ -199,10 +140,11 @@ fn report(
                     json!({"ok": false, "sent": true, "compacted": false, "gateway": job.target.url, "key": job.key, "reason": reason})
                 );
             }
-            Err((
-                Exit::FAILED,
-                format!("OpenClaw did not compact {}: {reason}", job.key),
-            ))
+            eprintln!(
+                "clawtop: OpenClaw did not compact {key}: {}",
+                sanitize::one_line(reason)
+            );
+            Exit::FAILED
         }
     }
 }

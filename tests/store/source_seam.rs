@@ -82,7 +82,7 @@ fn the_file_store_names_sessions_by_reference_and_offers_a_local_writer() {
     assert_eq!(store.session_key, "agent:main:main");
     assert_eq!(store.session_id, SESSION_ID);
     assert_eq!(
-        w.workspace.expect("workspace").0,
+        source.workspace("main").expect("workspace").0,
         dir.path().join("workspace")
     );
     // A reference from another source, or to a session that does not exist, opens nothing.
@@ -132,7 +132,7 @@ fn read_only_sources_say_why() {
     let Writer::Local(w) = f.writer(&r, Operation::Compact) else {
         panic!("bare files compact locally")
     };
-    assert!(w.store.is_none() && w.workspace.is_none());
+    assert!(w.store.is_none() && f.workspace("").is_none());
     assert!(
         matches!(f.writer(&r, Operation::Flush), Writer::ReadOnly(m) if m.contains("nothing to flush"))
     );
