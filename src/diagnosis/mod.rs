@@ -5,7 +5,7 @@
 //! running ([`busy`]). No terminal code, no model calls; the only I/O is reading the
 //! transcript, the workspace's bootstrap files and the lock file.
 //!
-//! Order matters: the overhead needs the transcript's last call; the outlook needs the
+//! The rules are in docs/diagnosis.md. Order matters: the overhead needs the transcript's last call; the outlook needs the
 //! overhead (it does not shrink with compaction); the advice needs both.
 
 pub mod breakdown;
