@@ -84,6 +84,9 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         (text, None, None, Vec::new(), None)
     } else {
         let model = p.model.clone().map_err(Problem::Failed)?;
+        if let Some(n) = &model.endpoint_note {
+            eprintln!("clawtop: note: {}", crate::sanitize::one_line(n));
+        }
         let instructions = usecase::compact::instructions(
             job.instructions.clone(),
             p.default_instructions.as_deref(),

@@ -65,7 +65,7 @@ use std::time::Duration;
 
 pub use client::complete;
 pub use error::LlmError;
-pub use resolve::{ModelOverrides, resolve_endpoint};
+pub use resolve::{ModelOverrides, base_url_disagreement, resolve_endpoint};
 pub use secret::Secret;
 pub use tokio_util::sync::CancellationToken;
 

@@ -580,6 +580,50 @@ fn u64_field(m: &Map<String, Value>, field: &str) -> Option<u64> {
         .filter(|n| *n > 0)
 }
 
+/// When `openclaw.json` (`models.providers.<p>.baseUrl`) and the agent's `models.json`
+/// (`providers.<p>.baseUrl`) disagree: which one `ep` uses and why, in words for the operator.
+pub fn base_url_disagreement(
+    config: &Value,
+    agent_models: Option<&Value>,
+    ep: &ModelEndpoint,
+) -> Option<String> {
+    let url_in = |providers: Option<&serde_json::Map<String, Value>>| {
+        find_key(providers, &ep.provider)
+            .and_then(|(_, m)| str_field(m, "baseUrl"))
+            .map(str::to_string)
+    };
+    let from_config = url_in(
+        config
+            .pointer("/models/providers")
+            .and_then(Value::as_object),
+    )?;
+    let from_agent = url_in(
+        agent_models
+            .and_then(|v| v.get("providers"))
+            .and_then(Value::as_object),
+    )?;
+    if from_config.trim_end_matches('/') == from_agent.trim_end_matches('/') {
+        return None;
+    }
+    let (used, other, why) = if ep.base_url == from_agent {
+        (
+            &from_agent,
+            format!(
+                "openclaw.json models.providers.{} says {from_config}",
+                ep.provider
+            ),
+            "the agent's models.json wins over openclaw.json, as in OpenClaw",
+        )
+    } else {
+        (
+            &from_config,
+            format!("models.json providers.{} says {from_agent}", ep.provider),
+            "the agent's models.json has no usable value",
+        )
+    };
+    Some(format!("endpoint {used} is used ({why}); {other}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

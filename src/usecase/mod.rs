@@ -111,6 +111,9 @@ impl Default for ModelChoice {
 pub struct ModelInfo {
     pub endpoint: ModelEndpoint,
     pub budget: Budget,
+    /// Set when `openclaw.json` and the agent's `models.json` name different base URLs for
+    /// the provider: which one is used and why (said before any request is sent).
+    pub endpoint_note: Option<String>,
 }
 
 impl ModelInfo {
@@ -151,9 +154,15 @@ pub fn resolve_model(
         reserve_tokens: subject.numbers.reserve,
         reasoning: ep.reasoning,
     };
+    let endpoint_note = if choice.overrides.base_url.is_some() {
+        None
+    } else {
+        llm::base_url_disagreement(source.config(), agent_models.as_ref(), &ep)
+    };
     Ok(ModelInfo {
         endpoint: ep,
         budget,
+        endpoint_note,
     })
 }
 

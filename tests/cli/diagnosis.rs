@@ -387,3 +387,37 @@ async fn busy_session_shows_and_is_refused_before_any_model_request() {
     let l = cli::run_async(&h, &["list", "--json"]).await;
     assert_eq!(l.json()["sessions"][0]["busy"], Value::Null);
 }
+
+/// Issue 8 item 4: when openclaw.json and the agent's models.json disagree on the endpoint,
+/// the operator is told which one is used and why before the request is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn disagreeing_endpoints_are_named_before_the_request() {
+    let h = Home::host_a();
+    let fake = FakeModel::start().await;
+    cli::point_fake_provider(&h, &fake.base_url());
+    // The config names another (unused) loopback port; models.json keeps the fake.
+    let cfg = h.state().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace(&format!("{}/v1", fake.base_url()), "http://127.0.0.1:9/v1");
+    std::fs::write(&cfg, text).unwrap();
+    fake.push(Reply::text("## Goal\nx"));
+    fake.push(Reply::text("## Goal\ny"));
+    let o = cli::run_async(
+        &h,
+        &["compact", KEY, "--keep-recent-tokens", "2000", "--json"],
+    )
+    .await;
+    o.expect(0);
+    assert!(
+        o.stderr
+            .contains("is used (the agent's models.json wins over openclaw.json")
+            && o.stderr.contains("http://127.0.0.1:9/v1"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        !fake.requests().is_empty(),
+        "the request went to models.json's endpoint"
+    );
+}

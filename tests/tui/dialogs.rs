@@ -425,6 +425,7 @@ fn compact_a_bare_transcript_file() {
             &|_| Some("k".into()),
         )
         .unwrap(),
+        endpoint_note: None,
         budget: clawtop::summary::Budget {
             context_window: 200_000,
             reserve_tokens: 20_000,

@@ -146,10 +146,16 @@ fn model_lines(
     t: Theme,
 ) -> Vec<Line<'static>> {
     match m {
-        Ok(m) => vec![
-            kv("model", one_line(&m.label()), w, t),
-            kv("key", one_line(&m.endpoint.key_source), w, t),
-        ],
+        Ok(m) => {
+            let mut v = vec![
+                kv("model", one_line(&m.label()), w, t),
+                kv("key", one_line(&m.endpoint.key_source), w, t),
+            ];
+            if let Some(n) = &m.endpoint_note {
+                v.push(kv("endpoint", one_line(n), w, t));
+            }
+            v
+        }
         Err(e) => vec![Line::from(vec![
             Span::styled(format!("{:<10} ", "model"), t.bold()),
             Span::styled(
