@@ -90,12 +90,59 @@ pub fn patch_store_entry_with<F>(
 where
     F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
 {
-    let guard = lock::acquire(store_path, &opts.lock)?;
+    let lock = StoreLock::acquire(store_path, opts)?;
+    let outcome = lock.patch_entry(session_key, build)?;
+    lock.release();
+    Ok(outcome)
+}
 
+/// `sessions.json.lock`, held across a patch and whatever the caller must still do when
+/// the patch fails (undo an append it made under the lock) before anyone else may write.
+#[derive(Debug)]
+pub struct StoreLock {
+    path: PathBuf,
+    guard: Option<lock::LockGuard>,
+}
+
+impl StoreLock {
+    pub fn acquire(store_path: &Path, opts: &StorePatchOptions) -> Result<StoreLock, CommitError> {
+        let guard = lock::acquire(store_path, &opts.lock)?;
+        Ok(StoreLock {
+            path: store_path.to_path_buf(),
+            guard: Some(guard),
+        })
+    }
+
+    /// Patch the entry `session_key` (see [`patch_store_entry`]); the lock stays held.
+    pub fn patch_entry<F>(&self, session_key: &str, build: F) -> Result<PatchOutcome, CommitError>
+    where
+        F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
+    {
+        patch_locked(&self.path, session_key, build)
+    }
+
+    /// Release the lock; a failure to remove it is only logged (the write, if any, stands).
+    pub fn release(mut self) {
+        if let Some(g) = self.guard.take() {
+            if let Err(e) = g.release() {
+                tracing::warn!("session store lock not released: {e}");
+            }
+        }
+    }
+}
+
+/// The patch itself; the caller holds `sessions.json.lock`.
+fn patch_locked<F>(
+    store_path: &Path,
+    session_key: &str,
+    build: F,
+) -> Result<PatchOutcome, CommitError>
+where
+    F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
+{
     let (text, before) = read_store(store_path)?;
     let new_text = splice_entry(store_path, &text, session_key, build)?;
     if new_text == text {
-        guard.release()?;
         return Ok(PatchOutcome::Unchanged);
     }
     test_step("store-patched");
@@ -117,13 +164,10 @@ where
     }
     tmp.rename_over(store_path)?;
     test_step("store-renamed");
-    // The new store is in place: neither a directory fsync failure nor a lock we could not
-    // remove turns that into a failure the caller would try to undo.
+    // The new store is in place: a directory fsync failure must not turn that into a
+    // failure the caller would try to undo.
     if let Err(e) = fsync_dir(dir) {
         tracing::warn!("session store directory not synced: {e}");
-    }
-    if let Err(e) = guard.release() {
-        tracing::warn!("session store lock not released: {e}");
     }
     Ok(PatchOutcome::Written)
 }

@@ -4,7 +4,7 @@
 
 pub mod model;
 
-use crate::commit::{self, CommitError, Expect};
+use crate::commit::{self, CommitError, Expect, LockOptions};
 use crate::context;
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
@@ -257,34 +257,6 @@ impl CompactCommitError {
     }
 }
 
-/// Undoes our append when the file still ends with exactly the bytes we wrote.
-fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
-    use std::os::unix::fs::FileExt;
-    let undo = || -> std::io::Result<bool> {
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)?;
-        if f.metadata()?.len() != out.new_len {
-            return Ok(false);
-        }
-        let mut now = vec![0u8; out.bytes_written as usize];
-        f.read_exact_at(&mut now, out.offset)?;
-        // What we wrote: an optional leading newline, the line, a newline.
-        let ours = now
-            .strip_prefix(b"\n")
-            .filter(|_| now.len() == line.len() + 2)
-            .unwrap_or(&now);
-        if ours.strip_suffix(b"\n") != Some(line) {
-            return Ok(false);
-        }
-        f.set_len(out.offset)?;
-        f.sync_all()?;
-        Ok(true)
-    };
-    undo().unwrap_or(false)
-}
-
 /// Appends the compaction entry carrying exactly `summary`, then updates the store row.
 ///
 /// With a store, everything happens under `sessions.json.lock`: the row is checked first
@@ -314,12 +286,14 @@ pub fn commit(
         });
     };
     let now = chrono::Utc::now().timestamp_millis();
-    let mut appended: Option<commit::AppendOutcome> = None;
+    let store_lock = commit::StoreLock::acquire(&s.store_path, &Default::default())
+        .map_err(CompactCommitError::Transcript)?;
+    let mut appended: Option<commit::HeldAppend> = None;
     let mut append_error: Option<CommitError> = None;
-    let result = commit::patch_store_entry(&s.store_path, &s.session_key, |e| {
+    let result = store_lock.patch_entry(&s.session_key, |e| {
         commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
         let ops = commit::compaction_patch(&s.store_path, e, tokens_after, now)?;
-        match commit::append_line(t.path(), &p.expect, &line) {
+        match commit::append_line_held(t.path(), &p.expect, &line, &LockOptions::transcript()) {
             Ok(o) => appended = Some(o),
             Err(err) => {
                 append_error = Some(err);
@@ -330,27 +304,37 @@ pub fn commit(
         }
         Ok(ops)
     });
-    match result {
-        Ok(_) => Ok(Committed {
-            entry_id,
-            tokens_after,
-            store_updated: true,
-        }),
+    // Both locks are still held here: whatever happens to the appended line happens before
+    // OpenClaw may append after it.
+    let out = match result {
+        Ok(_) => {
+            if let Some(a) = appended {
+                a.keep();
+            }
+            Ok(Committed {
+                entry_id,
+                tokens_after,
+                store_updated: true,
+            })
+        }
         Err(source) => {
             if let Some(err) = append_error {
-                return Err(CompactCommitError::Transcript(err));
-            }
-            match appended {
-                None => Err(CompactCommitError::Transcript(source)),
-                Some(o) => Err(CompactCommitError::Store {
-                    transcript: t.path().to_path_buf(),
-                    entry: id,
-                    rolled_back: undo_append(t.path(), &o, &line),
-                    source,
-                }),
+                Err(CompactCommitError::Transcript(err))
+            } else {
+                match appended {
+                    None => Err(CompactCommitError::Transcript(source)),
+                    Some(a) => Err(CompactCommitError::Store {
+                        transcript: t.path().to_path_buf(),
+                        entry: id,
+                        rolled_back: a.undo(),
+                        source,
+                    }),
+                }
             }
         }
-    }
+    };
+    store_lock.release();
+    out
 }
 
 /// The context messages after a commit, for checks and previews.

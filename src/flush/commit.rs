@@ -353,6 +353,7 @@ fn roll_back(a: &Appended) -> bool {
         if now != a.bytes {
             return Ok(false);
         }
+        commit::test_step("rollback-checked");
         if a.created_file && a.old_len == 0 {
             drop(f);
             fs::remove_file(&a.target)?;
@@ -411,7 +412,9 @@ pub fn commit_flush_for_cycle(
     let mut append_error: Option<FlushError> = None;
     let mut written: Option<(i64, u64)> = None;
     let now = chrono::Utc::now().timestamp_millis();
-    let result = commit::patch_store_entry(&s.store_path, &s.session_key, |entry| {
+    let store_lock = commit::StoreLock::acquire(&s.store_path, &Default::default())
+        .map_err(FlushError::Store)?;
+    let result = store_lock.patch_entry(&s.session_key, |entry| {
         commit::require_string_field(&s.store_path, entry, "sessionId", &s.session_id)?;
         if let Some(expected) = expected_compaction_count {
             let current = entry
@@ -454,7 +457,9 @@ pub fn commit_flush_for_cycle(
         }
         Ok(ops)
     });
-    match result {
+    // `sessions.json.lock` is still held: a failed store write undoes the notes before
+    // another clawtop may append to the same file.
+    let out = match result {
         Ok(_) => {
             let (at, count) = written.expect("flush_patch sets both fields");
             let mut c = committed(target, appended.as_ref());
@@ -464,18 +469,21 @@ pub fn commit_flush_for_cycle(
         }
         Err(source) => {
             if let Some(e) = append_error {
-                return Err(e);
-            }
-            match appended {
-                None => Err(FlushError::Store(source)),
-                Some(a) => Err(FlushError::StoreAfterAppend {
-                    target,
-                    rolled_back: roll_back(&a),
-                    source,
-                }),
+                Err(e)
+            } else {
+                match appended {
+                    None => Err(FlushError::Store(source)),
+                    Some(a) => Err(FlushError::StoreAfterAppend {
+                        target,
+                        rolled_back: roll_back(&a),
+                        source,
+                    }),
+                }
             }
         }
-    }
+    };
+    store_lock.release();
+    out
 }
 
 fn committed(target: PathBuf, a: Option<&Appended>) -> FlushCommitted {
