@@ -76,6 +76,12 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         return Ok(());
     }
 
+    // A turn in progress: committing is refused, so asking the model first would be waste.
+    if job.yes {
+        if let Some(t) = &job.transcript {
+            flush::refuse_if_turn_running(t).map_err(|e| (e.exit_code(), e.to_string()))?;
+        }
+    }
     let (notes, no_reply, provider, model) = if let Some(f) = &job.notes_file {
         let text = std::fs::read_to_string(f).map_err(|e| {
             (
@@ -192,7 +198,8 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
 
     let committed = if job.yes {
         Some(
-            flush::commit_flush_for_cycle(
+            flush::commit_flush_beside(
+                job.transcript.as_deref(),
                 &job.workspace,
                 &date,
                 &notes,

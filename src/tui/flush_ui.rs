@@ -211,7 +211,8 @@ pub async fn generate(
 pub fn commit(f: &FlushPrep, text: &str) -> Result<String, String> {
     let no_reply = is_no_reply(text);
     let notes = if no_reply { "" } else { text };
-    match flush::commit_flush_for_cycle(
+    match flush::commit_flush_beside(
+        Some(f.transcript.as_path()),
         &f.workspace,
         &f.date,
         notes,
