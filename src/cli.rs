@@ -239,6 +239,42 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// `<dir>/clawtop.log`, private to the user: the directory is created 0700 and the file
+/// 0600, and an existing log or directory of ours that is readable by others is narrowed to
+/// that (the log names hosts, sessions and workspaces).
+pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).ok()?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(_) => return None,
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    if meta.uid() == uid && meta.mode() & 0o077 != 0 {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir.join("clawtop.log"))
+        .ok()?;
+    let m = file.metadata().ok()?;
+    if m.uid() == uid && m.mode() & 0o077 != 0 {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
+    }
+    Some(file)
+}
+
 fn init_logging() {
     let dir = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
@@ -247,14 +283,7 @@ fn init_logging() {
     let Some(dir) = dir.map(|d| d.join("clawtop")) else {
         return;
     };
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("clawtop.log"))
-    else {
+    let Some(file) = open_private_log(&dir) else {
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG")

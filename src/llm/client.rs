@@ -93,7 +93,10 @@ impl Failure {
 }
 
 struct Prepared {
+    /// The URL requested; may carry credentials (userinfo, query) from the base URL.
     url: String,
+    /// The URL as errors and logs show it ([`super::secret::redact_url`]).
+    shown_url: String,
     headers: HeaderMap,
     body: Vec<u8>,
 }
@@ -121,7 +124,7 @@ pub async fn complete(
     loop {
         attempt += 1;
         progress(Progress::Started { attempt });
-        tracing::debug!(provider = %ep.provider, model = %ep.model, url = %prepared.url, attempt, "model request");
+        tracing::debug!(provider = %ep.provider, model = %ep.model, url = %prepared.shown_url, attempt, "model request");
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
@@ -229,7 +232,13 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
     }
     let body =
         serde_json::to_vec(&body).map_err(|e| invalid(format!("cannot encode request: {e}")))?;
-    Ok(Prepared { url, headers, body })
+    let shown_url = super::secret::redact_url(&url);
+    Ok(Prepared {
+        url,
+        shown_url,
+        headers,
+        body,
+    })
 }
 
 /// Clients are shared per (runtime, connect timeout, proxy use): building one loads the
@@ -313,9 +322,9 @@ async fn one_attempt(
     opts: &ClientOptions,
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<ChatResponse, Failure> {
-    let url = &p.url;
+    let url = &p.shown_url;
     let send = client
-        .post(url)
+        .post(&p.url)
         .headers(p.headers.clone())
         .body(p.body.clone())
         .send();
@@ -643,11 +652,9 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
+/// `text` without the key, any configured header value, or the base URL's credentials.
 fn scrub(ep: &ModelEndpoint, text: &str) -> String {
-    match &ep.api_key {
-        Some(key) => key.scrub(text),
-        None => text.to_string(),
-    }
+    super::secret::scrub_endpoint(ep, text)
 }
 
 /// An error with its causes ("error sending request: connection refused").

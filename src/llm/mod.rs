@@ -66,7 +66,7 @@ use std::time::Duration;
 pub use client::complete;
 pub use error::LlmError;
 pub use resolve::{ModelOverrides, resolve_endpoint};
-pub use secret::Secret;
+pub use secret::{Secret, redact_url, scrub_endpoint};
 pub use tokio_util::sync::CancellationToken;
 
 /// Wire protocol of an endpoint (OpenClaw's `api` value).
@@ -142,6 +142,13 @@ pub struct ModelEndpoint {
     pub key_source: String,
 }
 
+impl ModelEndpoint {
+    /// The base URL as it may be shown or logged: userinfo and query values as `***`.
+    pub fn shown_base_url(&self) -> String {
+        redact_url(&self.base_url)
+    }
+}
+
 impl fmt::Debug for ModelEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let header_names: Vec<String> = self
@@ -153,7 +160,7 @@ impl fmt::Debug for ModelEndpoint {
             .field("provider", &self.provider)
             .field("model", &self.model)
             .field("api", &self.api)
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.shown_base_url())
             .field("api_key", &self.api_key)
             .field("headers", &header_names)
             .field("reasoning", &self.reasoning)
