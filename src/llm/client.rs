@@ -121,6 +121,11 @@ pub async fn complete(
     let client = build_client(ep, opts, &prepared.url)?;
     let max_attempts = opts.max_attempts.max(1);
     let mut attempt = 0;
+    let deadline = tokio::time::Instant::now() + opts.generation_deadline;
+    let past_deadline = || LlmError::Deadline {
+        url: prepared.shown_url.clone(),
+        after: opts.generation_deadline,
+    };
     loop {
         attempt += 1;
         progress(Progress::Started { attempt });
@@ -128,6 +133,7 @@ pub async fn complete(
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(past_deadline()),
             r = one_attempt(&client, &prepared, ep, opts, &mut *progress) => r,
         };
         let failure = match outcome {
@@ -172,6 +178,7 @@ pub async fn complete(
         tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(past_deadline()),
             _ = tokio::time::sleep(delay) => {}
         }
     }
@@ -417,7 +424,22 @@ async fn one_attempt(
 
     let mut events = chunks.eventsource();
     let mut last = (0usize, None);
-    while let Some(item) = events.next().await {
+    // Only events with content count as progress: a server that sends nothing but
+    // keep-alive comments (which never surface as events) or pings hits the idle limit
+    // although its chunks keep the transport busy.
+    let mut quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+    loop {
+        let item = match tokio::time::timeout_at(quiet_until, events.next()).await {
+            Err(_) => {
+                return Err(Failure::fatal(LlmError::Timeout {
+                    url: url.clone(),
+                    phase: "with no content (only keep-alive comments or pings arrived)",
+                    after: opts.idle_timeout,
+                }));
+            }
+            Ok(None) => break,
+            Ok(Some(item)) => item,
+        };
         let event = match item {
             Ok(ev) => ev,
             Err(EventStreamError::Transport(e)) => {
@@ -440,6 +462,9 @@ async fn one_attempt(
                 }));
             }
         };
+        if event.event != "ping" && !event.data.trim().is_empty() {
+            quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+        }
         match asm.on_event(&event.event, &event.data) {
             Ok(Step::Done) => break,
             Ok(Step::Continue) => {}

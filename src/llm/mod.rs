@@ -227,8 +227,13 @@ impl ChatResponse {
 pub struct ClientOptions {
     /// TCP/TLS connect limit per attempt.
     pub connect_timeout: Duration,
-    /// Longest silence allowed while waiting for response headers and between body chunks.
+    /// Idle limit: longest wait for response headers, between body chunks, and between
+    /// stream events that carry content (keep-alive comments and pings are not progress).
     pub idle_timeout: Duration,
+    /// Generation deadline: the most one [`complete`] may take in total, retries included,
+    /// however steadily the server keeps streaming. Default 15 min, or
+    /// `CLAWTOP_GENERATION_DEADLINE_SECS`.
+    pub generation_deadline: Duration,
     /// Attempts in total (1 = no retry).
     pub max_attempts: u32,
     /// First retry delay; doubles each retry, with jitter, capped at `max_backoff`.
@@ -237,6 +242,20 @@ pub struct ClientOptions {
     /// A server's `retry-after` up to this long is honoured; a longer one ends the
     /// retries at once (waiting minutes in a TUI helps nobody).
     pub max_retry_after: Duration,
+}
+
+/// Default generation deadline: long enough for a 16k-token answer at ~20 tokens/s.
+pub const DEFAULT_GENERATION_DEADLINE: Duration = Duration::from_secs(15 * 60);
+/// Environment variable that overrides [`DEFAULT_GENERATION_DEADLINE`] (whole seconds > 0).
+pub const GENERATION_DEADLINE_ENV: &str = "CLAWTOP_GENERATION_DEADLINE_SECS";
+
+fn generation_deadline_from_env() -> Duration {
+    std::env::var(GENERATION_DEADLINE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_GENERATION_DEADLINE)
 }
 
 impl Default for ClientOptions {
@@ -248,6 +267,7 @@ impl Default for ClientOptions {
             base_backoff: Duration::from_millis(1000),
             max_backoff: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(60),
+            generation_deadline: generation_deadline_from_env(),
         }
     }
 }
