@@ -140,6 +140,7 @@ fn patch_locked<F>(
 where
     F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
 {
+    let target = write_target(store_path)?;
     let (text, before) = read_store(store_path)?;
     let new_text = splice_entry(store_path, &text, session_key, build)?;
     if new_text == text {
@@ -147,8 +148,8 @@ where
     }
     test_step("store-patched");
 
-    let dir = parent_dir(store_path);
-    let tmp = TempFile::create(dir, store_path)?;
+    let dir = parent_dir(&target);
+    let tmp = TempFile::create(dir, &target)?;
     tmp.write_all_sync(new_text.as_bytes(), &before)?;
     test_step("store-temp-synced");
 
@@ -162,7 +163,7 @@ where
             "session store changed while it was being patched (another writer); nothing written",
         ));
     }
-    tmp.rename_over(store_path)?;
+    tmp.rename_over(&target)?;
     test_step("store-renamed");
     // The new store is in place: a directory fsync failure must not turn that into a
     // failure the caller would try to undo.
@@ -170,6 +171,64 @@ where
         tracing::warn!("session store directory not synced: {e}");
     }
     Ok(PatchOutcome::Written)
+}
+
+/// The state dir a store belongs to: `<state>` for `<state>/agents/<id>/sessions/<file>`,
+/// else the store's own directory (a store configured elsewhere confines links to its dir).
+pub fn state_dir_of(store_path: &Path) -> PathBuf {
+    let name = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_os_string());
+    let mut up = store_path.ancestors();
+    let (_, sessions, _, agents, state) = (up.next(), up.next(), up.next(), up.next(), up.next());
+    match state {
+        Some(state)
+            if name(sessions).as_deref() == Some("sessions".as_ref())
+                && name(agents).as_deref() == Some("agents".as_ref()) =>
+        {
+            state.to_path_buf()
+        }
+        _ => parent_dir(store_path).to_path_buf(),
+    }
+}
+
+/// The file the new store replaces: `store_path` itself, or, when it is a symbolic link, the
+/// file it leads to if that is inside the store's state dir (the link stays a link, and the
+/// file OpenClaw reads through it gets the update). A link leading out of the state dir,
+/// or to something not a regular file, is refused.
+fn write_target(store_path: &Path) -> Result<PathBuf, CommitError> {
+    let meta = fs::symlink_metadata(store_path)
+        .map_err(|e| CommitError::io(store_path, "stat session store", e))?;
+    if !meta.file_type().is_symlink() {
+        return Ok(store_path.to_path_buf());
+    }
+    let refuse = |reason: String| CommitError::Refused {
+        reason: format!("{} is a symbolic link {reason}", store_path.display()),
+    };
+    let target = fs::canonicalize(store_path)
+        .map_err(|e| refuse(format!("that cannot be followed ({e}); nothing written")))?;
+    let state = state_dir_of(store_path);
+    let state_real =
+        fs::canonicalize(&state).map_err(|e| CommitError::io(&state, "resolve state dir", e))?;
+    if !target.starts_with(&state_real) {
+        return Err(refuse(format!(
+            "to {}, outside the state dir {}; clawtop writes through a link only when it stays inside the state dir; nothing written",
+            target.display(),
+            state.display()
+        )));
+    }
+    let tmeta =
+        fs::metadata(&target).map_err(|e| CommitError::io(&target, "stat link target", e))?;
+    if !tmeta.is_file() {
+        return Err(refuse(format!(
+            "to {}, which is not a regular file; nothing written",
+            target.display()
+        )));
+    }
+    tracing::info!(
+        link = %store_path.display(),
+        target = %target.display(),
+        "session store is a symbolic link inside the state dir; writing through to its target"
+    );
+    Ok(target)
 }
 
 fn same_file_state(a: &fs::Metadata, b: &fs::Metadata) -> bool {
