@@ -371,6 +371,9 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
             if let Some(e) = loaded.errors.first() {
                 return Err(fail(&e.to_string()));
             }
+            if let Some(why) = loaded.why_skipped(target) {
+                return Err(fail(why));
+            }
             Err(fail(&format!(
                 "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
                 host.state_dir.display(),

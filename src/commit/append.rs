@@ -161,7 +161,18 @@ pub fn append_line_held(
         .append(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| CommitError::io(path, "open transcript for append", e))?;
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                CommitError::Refused {
+                    reason: format!(
+                        "{} is a symbolic link; clawtop does not append through links",
+                        path.display()
+                    ),
+                }
+            } else {
+                CommitError::io(path, "open transcript for append", e)
+            }
+        })?;
     let meta = file
         .metadata()
         .map_err(|e| CommitError::io(path, "stat transcript", e))?;

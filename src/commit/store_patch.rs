@@ -149,6 +149,7 @@ where
     test_step("store-patched");
 
     let dir = parent_dir(&target);
+    remove_stale_temp_files(dir, &target);
     let tmp = TempFile::create(dir, &target)?;
     tmp.write_all_sync(new_text.as_bytes(), &before)?;
     test_step("store-temp-synced");
@@ -171,6 +172,64 @@ where
         tracing::warn!("session store directory not synced: {e}");
     }
     Ok(PatchOutcome::Written)
+}
+
+/// A temp file of ours is stale once its writer is gone and it is this old: a live writer
+/// renames its temp file within milliseconds, and the age guards against a pid that was
+/// reused or a clock step.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
+/// Remove `<store>.<pid>.<uuid>.tmp` files that a killed clawtop left beside the store:
+/// only names of exactly that shape, only when `pid` is not alive and the file is older
+/// than [`STALE_TEMP_AGE`]. Runs under `sessions.json.lock`; failures are only logged.
+fn remove_stale_temp_files(dir: &Path, store: &Path) {
+    let Some(base) = store.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{base}.");
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(mid) = name
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some((pid, id)) = mid.split_once('.') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        if pid <= 0 || uuid::Uuid::try_parse(id).is_err() {
+            continue;
+        }
+        if lock::pid_alive(pid) {
+            continue;
+        }
+        let Ok(meta) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE);
+        if meta.is_file() && old {
+            match fs::remove_file(e.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %e.path().display(), "removed a stale temp file left by an interrupted clawtop")
+                }
+                Err(err) => {
+                    tracing::warn!(file = %e.path().display(), error = %err, "stale temp file not removed")
+                }
+            }
+        }
+    }
 }
 
 /// The state dir a store belongs to: `<state>` for `<state>/agents/<id>/sessions/<file>`,
