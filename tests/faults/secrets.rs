@@ -2,17 +2,16 @@
 //! reach an error, the terminal or the log; the log is private to the user; a query
 //! string in `baseUrl` stays after the request path.
 
-mod cli_support;
-mod support;
+use crate::support::cli as cli_support;
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::fake_model::{FAKE_KEY, FakeModel, Reply};
 use clawtop::llm::{Api, CancellationToken, ChatRequest, ClientOptions, complete};
 use cli_support::Home;
-use support::fake_model::{FAKE_KEY, FakeModel, Reply};
 
 const URL_USER: &str = "opsuser-7f3a";
 const URL_PASS: &str = "URLPASS-s3cr3t-1111";

@@ -1,11 +1,10 @@
 //! Issue 12 item 10: `flush --yes` next to a running OpenClaw turn (a live holder of
 //! `<transcript>.lock`) is refused with exit 3 before any model call, and writes nothing.
 
-mod cli_support;
-mod support;
+use crate::support::cli as cli_support;
 
+use crate::support::fake_model::{FakeModel, Reply};
 use cli_support::{Home, snapshot};
-use support::fake_model::{FakeModel, Reply};
 
 fn hold_transcript_lock(h: &Home) {
     let mut lock = h.transcript().into_os_string();

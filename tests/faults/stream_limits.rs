@@ -3,13 +3,12 @@
 //! generation deadline, and each error says which limit was hit. Against the fake model
 //! server on 127.0.0.1.
 
-mod cli_support;
-mod support;
+use crate::support::cli as cli_support;
 
 use std::time::{Duration, Instant};
 
+use crate::support::fake_model::{FakeModel, Reply};
 use clawtop::llm::{Api, CancellationToken, ChatRequest, ClientOptions, LlmError, complete};
-use support::fake_model::{FakeModel, Reply};
 
 fn req() -> ChatRequest {
     ChatRequest {

@@ -2,7 +2,7 @@
 //! files (FIFO, directory, link to /dev/zero, link loop) are named in a warning and never
 //! block; an unsafe `sessionId` and a symlinked transcript say why everywhere.
 
-mod cli_support;
+use crate::support::cli as cli_support;
 
 use cli_support::{Home, Out};
 use std::path::Path;

@@ -3,9 +3,8 @@
 //! the test checks the locks are held, makes the store write fail, and checks the undo
 //! happens under the locks and only removes clawtop's own bytes.
 
-mod cli_support;
-#[path = "support/pause.rs"]
-mod pause;
+use crate::support::cli as cli_support;
+use crate::support::pause;
 
 use clawtop::commit::CommitError;
 use clawtop::commit::lock::{self, LockOptions};

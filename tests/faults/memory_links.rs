@@ -1,7 +1,7 @@
 //! Issue 12 item 2: the notes never land outside the workspace through a symlinked
 //! `<workspace>/memory`; a dangling `memory` link gets a clear message.
 
-mod cli_support;
+use crate::support::cli as cli_support;
 
 use cli_support::{Home, snapshot};
 
