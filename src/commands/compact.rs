@@ -144,7 +144,7 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
         )
     };
     for w in &warnings {
-        eprintln!("clawtop: warning: {w}");
+        eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
 
     let mut committed = None;
@@ -175,7 +175,7 @@ fn run_inner(job: &CompactJob) -> Result<(), (i32, String)> {
             );
             m.insert("warnings".into(), json!(warnings));
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print!("{}", crate::report::json::to_string(&v));
     } else {
         let who = job
             .session

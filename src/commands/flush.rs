@@ -51,7 +51,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                 "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
                 "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
             });
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            print!("{}", crate::report::json::to_string(&v));
         } else {
             println!(
                 "Memory flush for {} (dry run: no model called, nothing written)",
@@ -60,17 +60,18 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
             for r in job.gate.reasons() {
                 println!("  {}", sanitize::one_line(&r));
             }
+            // Prompts and the workspace come from the config: untrusted on a terminal.
             println!(
                 "  target: {} (workspace from {})",
-                target.display(),
+                sanitize::one_line(&target.display().to_string()),
                 job.workspace_source
             );
             println!(
                 "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
                 prompts.system_source.name(),
-                prompts.system,
+                sanitize::for_terminal(&prompts.system, true),
                 prompts.prompt_source.name(),
-                prompts.prompt
+                sanitize::for_terminal(&prompts.prompt, true)
             );
         }
         return Ok(());
@@ -225,7 +226,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
             "model": model,
             "warnings": warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print!("{}", crate::report::json::to_string(&v));
     } else {
         if no_reply {
             eprintln!("NO_REPLY: the model found nothing worth keeping.");
@@ -236,7 +237,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
             Some(c) => eprintln!(
                 "Committed: {} bytes appended to {}; memoryFlushAt {} and memoryFlushCompactionCount {} recorded for {}.",
                 c.appended_bytes,
-                c.target.display(),
+                sanitize::one_line(&c.target.display().to_string()),
                 c.memory_flush_at
                     .map(|v| v.to_string())
                     .unwrap_or_else(|| "-".into()),
@@ -251,7 +252,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                  To commit exactly these notes, save them (stdout) to FILE, edit them if you like, and run:\n  \
                  clawtop flush {} --notes-file FILE --yes\n\
                  (--yes without --notes-file asks the model again and commits that new answer.)",
-                target.display(),
+                sanitize::one_line(&target.display().to_string()),
                 sanitize::one_line(&job.session.session_key)
             ),
         }

@@ -11,3 +11,4 @@ mod rollback;
 mod secrets;
 mod store_link;
 mod stream_limits;
+mod terminal_text;
