@@ -759,6 +759,16 @@ fn run_tui(launch: Launch) -> i32 {
     }
     match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
         Ok(()) => 0,
+        Err(e)
+            if e.downcast_ref::<crate::tui::terminal::EndedBySignal>()
+                .is_some() =>
+        {
+            let sig = e
+                .downcast_ref::<crate::tui::terminal::EndedBySignal>()
+                .map_or(0, |s| s.0);
+            tracing::info!("{e}");
+            128 + sig
+        }
         Err(e) => {
             eprintln!("clawtop: {e:#}");
             EXIT_FAILED

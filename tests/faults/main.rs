@@ -9,6 +9,7 @@ mod leftovers;
 mod memory_links;
 mod rollback;
 mod secrets;
+mod signals;
 mod store_link;
 mod stream_limits;
 mod terminal_text;
