@@ -437,20 +437,35 @@ fn cmd_show(
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Entries are streamed to stdout, never collected: a transcript may be gigabytes.
     let (rep, transcript) = match &t {
-        Target::File(p) => match show::for_file(p, window, with_entries) {
+        Target::File(p) => match show::for_file(p, window, false) {
             Ok((r, t)) => (r, Some(t)),
             Err(e) => return fail(&e),
         },
         Target::Session { host, session } => {
             let mut numbers = report::Numbers::new(host);
-            show::for_session(&mut numbers, session, with_entries)
+            show::for_session(&mut numbers, session, false)
         }
     };
-    if as_json {
-        out(&json::to_string(&rep));
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if as_json {
+        if with_entries {
+            show::write_json(&rep, transcript.as_ref(), &mut stdout)
+        } else {
+            stdout.write_all(json::to_string(&rep).as_bytes())
+        }
     } else {
-        out(&show::render(&rep, transcript.as_ref(), with_entries));
+        show::write_text(&rep, transcript.as_ref(), with_entries, &mut stdout)
+    };
+    if let Err(e) = written.and_then(|()| stdout.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(&format!("writing output: {e}"));
+        }
+    }
+    drop(stdout);
+    if !as_json {
         warn_all(&rep.row.warnings);
     }
     EXIT_OK

@@ -83,6 +83,24 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
             reason: "the last entry has no id, so a compaction cannot name its parent".into(),
         });
     }
+    // An entry too large to decode cannot be sent to a model; summarizing around it would
+    // silently drop it from the history.
+    if let Some(&big) = plan
+        .messages_to_summarize
+        .iter()
+        .chain(&plan.turn_prefix_messages)
+        .find(|&&i| transcript.entries[i as usize].too_large.is_some())
+    {
+        let e = &transcript.entries[big as usize];
+        return Err(PrepareError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!(
+                "the entry on line {} ({} bytes) is too large to summarize; clawtop will not compact around it",
+                e.line,
+                e.too_large.as_ref().map_or(0, |b| b.len)
+            ),
+        });
+    }
     if plan.messages_to_summarize.is_empty() && plan.turn_prefix_messages.is_empty() {
         return Err(PrepareError::NoPlan {
             path: path.to_path_buf(),

@@ -91,6 +91,17 @@ pub struct EntryMeta {
     pub parent: Option<u32>,
     /// `parentId` as written, kept for display when it does not resolve.
     pub parent_id: Option<Box<str>>,
+    /// Set for a line over [`parse::LINE_MAX`]: indexed from its first bytes, never decoded.
+    pub too_large: Option<Box<TooLarge>>,
+}
+
+/// An entry too large to decode ([`parse::LINE_MAX`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge {
+    /// Its length in bytes.
+    pub len: u64,
+    /// Token estimate from a streaming count of its string characters (/ 4).
+    pub est_tokens: u64,
 }
 
 /// Something odd in the file that did not stop reading it.
@@ -313,9 +324,21 @@ impl Transcript {
         self.by_id.get(id).copied()
     }
 
-    /// Raw bytes of an entry's line (without the newline).
+    /// Raw bytes of an entry's line (without the newline). An entry over
+    /// [`parse::LINE_MAX`] is refused rather than read into memory.
     pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
+        if let Some(big) = &e.too_large {
+            return Err(TranscriptError::Entry {
+                path: self.path.clone(),
+                line: e.line,
+                message: format!(
+                    "entry is {} bytes, over the {} MiB clawtop decodes; not shown",
+                    big.len,
+                    parse::LINE_MAX >> 20
+                ),
+            });
+        }
         match &self.source {
             Source::Mem(v) => Ok(std::borrow::Cow::Borrowed(
                 &v[e.offset as usize..e.offset as usize + e.len as usize],

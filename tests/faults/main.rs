@@ -5,6 +5,7 @@
 mod support;
 
 mod flush_busy;
+mod large;
 mod leftovers;
 mod memory_links;
 mod rollback;
