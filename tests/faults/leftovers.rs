@@ -108,7 +108,8 @@ fn mkfifo(p: &Path) {
 
 #[test]
 fn odd_session_stores_are_named_in_a_warning_and_never_block() {
-    let cases: [(&str, fn(&Path), &str); 4] = [
+    type Make = fn(&Path);
+    let cases: [(&str, Make, &str); 4] = [
         ("fifo", mkfifo, "FIFO"),
         ("dir", |p| std::fs::create_dir(p).unwrap(), "directory"),
         (
