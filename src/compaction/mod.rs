@@ -5,7 +5,6 @@
 pub mod model;
 
 use crate::commit::{self, CommitError, Expect, LockOptions};
-use crate::context;
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
@@ -353,10 +352,4 @@ pub fn commit(
     };
     store_lock.release();
     out
-}
-
-/// The context messages after a commit, for checks and previews.
-pub fn context_after(t: &Transcript) -> Vec<Value> {
-    let ctx = context::build(t, t.leaf());
-    context::messages(t, &ctx)
 }
