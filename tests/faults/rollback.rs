@@ -13,7 +13,26 @@ use pause::Pause;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-fn spawn(h: &Home, args: &[&str], env: &[(String, String)]) -> Child {
+/// The paused child, killed if the test fails before letting it finish (it would otherwise
+/// wait at the pause point forever).
+struct Paused(Option<Child>);
+
+impl Paused {
+    fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn spawn(h: &Home, args: &[&str], env: &[(String, String)]) -> Paused {
     let mut c = Command::new(env!("CARGO_BIN_EXE_clawtop"));
     c.args(args)
         .current_dir(h.path())
@@ -30,7 +49,7 @@ fn spawn(h: &Home, args: &[&str], env: &[(String, String)]) -> Child {
     for (k, v) in env {
         c.env(k, v);
     }
-    c.spawn().unwrap()
+    Paused(Some(c.spawn().unwrap()))
 }
 
 fn lock_of(p: &Path) -> PathBuf {
@@ -52,8 +71,8 @@ fn touch_store(h: &Home) {
     std::fs::write(h.store(), bytes).unwrap();
 }
 
-fn finish(c: Child) -> (i32, String) {
-    let o = c.wait_with_output().unwrap();
+fn finish(mut c: Paused) -> (i32, String) {
+    let o = c.0.take().unwrap().wait_with_output().unwrap();
     (
         o.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&o.stderr).into_owned(),
