@@ -1,21 +1,21 @@
-//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
 //! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
 //! cause; results go to stdout. Nothing here writes to the state dir.
 
-use crate::report::{self, compact, json, list, show};
-use crate::store::{self, Era, Host, Launch, Session, StoreError};
+use crate::numbers::Numbers;
+use crate::report::{compact, json, list, show};
+use crate::source::transcript_file::TranscriptFile;
+use crate::source::{Session, SessionHandle, SessionSource, SourceHandle};
+use crate::store::{self, Host, Launch, StoreError};
 use crate::thresholds::{Settings, Source};
-use crate::transcript::Transcript;
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FAILED: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_REFUSED: i32 = 3;
+use crate::usecase::Exit;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -171,7 +171,7 @@ pub fn main() -> i32 {
         Err(e) => {
             let code = e.exit_code();
             let _ = e.print();
-            return if code == 0 { EXIT_OK } else { EXIT_USAGE };
+            return if code == 0 { Exit::OK } else { Exit::USAGE };
         }
     };
     tracing::info!(cmd = ?cli.cmd.as_ref().map(cmd_name), "start");
@@ -221,12 +221,12 @@ fn out(s: &str) {
 fn fail(msg: &str) -> i32 {
     eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
     tracing::warn!("{msg}");
-    EXIT_FAILED
+    Exit::FAILED
 }
 
 fn refuse(msg: &str) -> i32 {
     eprintln!("clawtop: refused: {}", crate::sanitize::one_line(msg));
-    EXIT_REFUSED
+    Exit::REFUSED
 }
 
 fn warn_all(ws: &[String]) {
@@ -312,44 +312,56 @@ fn open_host(g: &Global) -> Result<Host, StoreError> {
 /// A session of a host, or a bare transcript file.
 enum Target {
     Session {
-        host: Box<Host>,
+        source: SourceHandle,
         session: Box<Session>,
     },
-    File(PathBuf),
+    File(Arc<TranscriptFile>),
+}
+
+impl Target {
+    /// The session the use cases act on.
+    fn handle(&self) -> SessionHandle {
+        match self {
+            Target::Session { source, session } => {
+                SessionHandle::new(source.clone(), session.reference.clone())
+            }
+            Target::File(f) => SessionHandle::new(f.clone(), f.reference()),
+        }
+    }
 }
 
 /// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
 /// error, anything else is looked up as a session key, then as a sessionId.
-/// `era_b_code` is the exit code when the host is era B.
-fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i32> {
+/// `unreadable_code` is the exit code when the host's sessions cannot be read (era B).
+fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Target, i32> {
     if Path::new(target).is_file() {
-        return Ok(Target::File(PathBuf::from(target)));
+        return Ok(Target::File(Arc::new(TranscriptFile::new(target))));
     }
     if target.ends_with(".jsonl") {
         return Err(fail(&format!("transcript file {target} not found")));
     }
-    let host = match open_host(g) {
-        Ok(h) => h,
+    let source = match open_host(g) {
+        Ok(h) => crate::source::for_host(h),
         Err(e) => return Err(fail(&e.to_string())),
     };
-    if host.era == Era::Sqlite {
-        let msg = host.era_message();
-        return Err(if era_b_code == EXIT_REFUSED {
+    if let Some(msg) = source.unreadable() {
+        return Err(if unreadable_code == Exit::REFUSED {
             refuse(&msg)
         } else {
             fail(&msg)
         });
     }
     if let Some(a) = &g.agent {
-        if host.agent(a).is_none() {
-            return Err(fail(&format!(
-                "no agent {a:?} in {}",
-                host.state_dir.display()
-            )));
+        if !source.has_agent(a) {
+            return Err(fail(&format!("no agent {a:?} in {}", source.label())));
         }
     }
-    let loaded = host.load_sessions(g.agent.as_deref());
-    let by_key: Vec<&Session> = loaded.sessions.iter().filter(|s| s.key == target).collect();
+    let loaded = source.list(g.agent.as_deref());
+    let by_key: Vec<&Session> = loaded
+        .sessions
+        .iter()
+        .filter(|s| s.key() == target)
+        .collect();
     let matches = if by_key.is_empty() {
         loaded
             .sessions
@@ -363,27 +375,27 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
         1 => {
             let session = matches[0].clone();
             Ok(Target::Session {
-                host: Box::new(host),
+                source,
                 session: Box::new(session),
             })
         }
         0 => {
             if let Some(e) = loaded.errors.first() {
-                return Err(fail(&e.to_string()));
+                return Err(fail(e));
             }
             if let Some(why) = loaded.why_skipped(target) {
                 return Err(fail(why));
             }
             Err(fail(&format!(
                 "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
-                host.state_dir.display(),
+                source.label(),
                 loaded.sessions.len()
             )))
         }
         _ => {
             let agents: Vec<String> = matches
                 .iter()
-                .map(|s| format!("{}:{}", s.agent_id, s.key))
+                .map(|s| format!("{}:{}", s.agent_id(), s.key()))
                 .collect();
             Err(fail(&format!(
                 "{target:?} matches several sessions ({}); use --agent ID",
@@ -396,11 +408,11 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
 // ---------------------------------------------------------------- commands
 
 fn cmd_list(g: &Global, as_json: bool) -> i32 {
-    let host = match open_host(g) {
-        Ok(h) => h,
+    let source = match open_host(g) {
+        Ok(h) => crate::source::for_host(h),
         Err(e) => return fail(&e.to_string()),
     };
-    let r = list::build(&host, g.agent.as_deref());
+    let r = list::build(source.as_ref(), g.agent.as_deref());
     if as_json {
         out(&json::to_string(&r));
     } else {
@@ -420,9 +432,9 @@ fn cmd_list(g: &Global, as_json: bool) -> i32 {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
     if r.errors.is_empty() {
-        EXIT_OK
+        Exit::OK
     } else {
-        EXIT_FAILED
+        Exit::FAILED
     }
 }
 
@@ -433,18 +445,18 @@ fn cmd_show(
     with_entries: bool,
     window: Option<u64>,
 ) -> i32 {
-    let t = match resolve_target(g, target, EXIT_FAILED) {
+    let t = match resolve_target(g, target, Exit::FAILED) {
         Ok(t) => t,
         Err(code) => return code,
     };
     // Entries are streamed to stdout, never collected: a transcript may be gigabytes.
     let (rep, transcript) = match &t {
-        Target::File(p) => match show::for_file(p, window, false) {
+        Target::File(f) => match show::for_file(f, window, false) {
             Ok((r, t)) => (r, Some(t)),
             Err(e) => return fail(&e),
         },
-        Target::Session { host, session } => {
-            let mut numbers = report::Numbers::new(host);
+        Target::Session { source, session } => {
+            let mut numbers = Numbers::new(source.as_ref());
             show::for_session(&mut numbers, session, false)
         }
     };
@@ -468,54 +480,50 @@ fn cmd_show(
     if !as_json {
         warn_all(&rep.row.warnings);
     }
-    EXIT_OK
+    Exit::OK
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
-fn keep_recent(flag: Option<u64>, host: Option<&Host>) -> (u64, Source) {
+fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
     if let Some(n) = flag {
         return (n, Source::Flag);
     }
-    let cfg = host
-        .map(|h| h.config.clone())
-        .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
-    let s = Settings::from_config(&cfg).keep_recent_tokens;
+    let s = Settings::from_config(source.config()).keep_recent_tokens;
     (s.value, s.source)
 }
 
 fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
     if !a.dry_run {
-        if let Target::Session { host, .. } = &target {
-            if host.is_demo {
-                return refuse("the demo host is read-only");
-            }
-        }
         return compact_commit(&target, a);
     }
-    let (path, key, host) = match &target {
-        Target::File(p) => (p.clone(), None, None),
-        Target::Session { host, session } => match &session.transcript {
-            Some(p) => (p.clone(), Some(session.key.as_str()), Some(host.as_ref())),
-            None => {
+    let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
+        Target::File(f) => (f.as_ref(), f.reference(), None),
+        Target::Session { source, session } => {
+            if session.transcript.is_none() {
                 return fail(&format!(
                     "session {} has no transcript: {}",
-                    session.key,
+                    session.key(),
                     session.warnings.join("; ")
                 ));
             }
-        },
+            (
+                source.as_ref(),
+                session.reference.clone(),
+                Some(session.key()),
+            )
+        }
     };
-    let t = match Transcript::open(&path) {
+    let t = match source.open_transcript(&reference) {
         Ok(t) => t,
         Err(e) => return fail(&e.to_string()),
     };
     let mut warnings = Vec::new();
-    report::push_transcript_warnings(&t, &mut warnings);
-    let keep = keep_recent(a.keep_recent_tokens, host);
+    crate::numbers::push_transcript_warnings(&t, &mut warnings);
+    let keep = keep_recent(a.keep_recent_tokens, source);
     match compact::build(&t, key, keep) {
         Ok((r, _)) => {
             if a.json {
@@ -524,26 +532,30 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
                 out(&compact::render(&r));
             }
             warn_all(&warnings);
-            EXIT_OK
+            Exit::OK
         }
         Err(why) => {
             warn_all(&warnings);
-            fail(&format!("{}: {why}", path.display()))
+            fail(&format!("{}: {why}", t.path().display()))
         }
     }
 }
 
-fn model_overrides(m: &ModelFlags) -> Result<crate::llm::ModelOverrides, String> {
+/// The model flags and the process environment.
+fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
     let api = match m.api.as_deref() {
         Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
         None => None,
     };
-    Ok(crate::llm::ModelOverrides {
-        provider: m.provider.clone(),
-        model: m.model.clone(),
-        base_url: m.base_url.clone(),
-        api,
-        api_key_env: m.api_key_env.clone(),
+    Ok(crate::usecase::ModelChoice {
+        overrides: crate::llm::ModelOverrides {
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            base_url: m.base_url.clone(),
+            api,
+            api_key_env: m.api_key_env.clone(),
+        },
+        env: crate::usecase::process_env(),
     })
 }
 
@@ -562,95 +574,34 @@ fn read_instructions(
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
-    use crate::commands::{ModelSetup, compact};
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
-    let mut instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let job = match target {
-        Target::File(p) => {
-            let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
-            compact::CompactJob {
-                transcript: p.clone(),
-                session: None,
-                keep: keep_recent(a.keep_recent_tokens, None),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: crate::thresholds::DEFAULT_WINDOW,
-                reserve: settings
-                    .reserve_tokens
-                    .value
-                    .max(settings.reserve_floor.value),
-                model: ModelSetup {
-                    overrides,
-                    ..Default::default()
-                },
-            }
-        }
-        Target::Session { host, session } => {
-            let Some(path) = session.transcript.clone() else {
-                return fail(&format!(
-                    "session {} has no transcript: {}",
-                    session.key,
-                    session.warnings.join("; ")
-                ));
-            };
-            let Some(agent) = host.agent(&session.agent_id) else {
-                return fail(&format!("agent {} not found", session.agent_id));
-            };
-            let mut numbers = report::Numbers::new(host);
-            let th = numbers.session_with(session, || None);
-            if instructions.is_none() {
-                instructions = host
-                    .config
-                    .pointer("/agents/defaults/compaction/customInstructions")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string);
-            }
-            compact::CompactJob {
-                transcript: path,
-                session: Some(crate::compaction::SessionRef {
-                    store_path: agent.store_path.clone(),
-                    session_key: session.key.clone(),
-                    session_id: session.entry.session_id.clone(),
-                }),
-                keep: keep_recent(a.keep_recent_tokens, Some(host)),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: th.window,
-                reserve: th.reserve,
-                model: ModelSetup {
-                    config: host.config.clone(),
-                    agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
-                    session_provider: session.entry.model_provider.clone(),
-                    session_model: session.entry.model.clone(),
-                    overrides,
-                },
-            }
-        }
-    };
-    compact::run(job)
+    crate::commands::compact::run(crate::commands::compact::CompactJob {
+        session: target.handle(),
+        keep_recent_tokens: a.keep_recent_tokens,
+        instructions,
+        summary_file: a.summary_file.clone(),
+        expect_leaf: a.expect_leaf.clone(),
+        expect_first_kept: a.expect_first_kept.clone(),
+        yes: a.yes,
+        json: a.json,
+        model,
+    })
 }
 
 fn usage(msg: &str) -> i32 {
     eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
-    EXIT_USAGE
+    Exit::USAGE
 }
 
 fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -659,73 +610,23 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
-    use crate::commands::{ModelSetup, flush};
-    let Target::Session { host, session } = target else {
-        return usage("flush needs a session KEY: a bare transcript has no workspace or store");
-    };
-    if host.is_demo && !a.dry_run {
-        return refuse("the demo host is read-only");
-    }
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let Some(agent) = host.agent(&session.agent_id) else {
-        return fail(&format!("agent {} not found", session.agent_id));
-    };
-    let mut numbers = report::Numbers::new(host);
-    let mut warnings = Vec::new();
-    let (th, _) = numbers.session(session, &mut warnings);
-    let (workspace, workspace_source) = match &a.workspace {
-        Some(w) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
-        None => {
-            let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-            let (w, src) = crate::flush::workspace_for(
-                &host.config,
-                &host.state_dir,
-                &session.agent_id,
-                &home,
-            );
-            (w, src.to_string())
-        }
-    };
-    let e = &session.entry;
-    let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
-    let gate = crate::flush::FlushGate::new(
-        &host.config,
-        &entry,
-        th.flush_at,
-        th.used,
-        th.used_source.name(),
-    );
-    flush::run(flush::FlushJob {
-        session: crate::compaction::SessionRef {
-            store_path: agent.store_path.clone(),
-            session_key: session.key.clone(),
-            session_id: e.session_id.clone(),
-        },
-        transcript: session.transcript.clone(),
-        workspace,
-        workspace_source,
-        config: host.config.clone(),
+    crate::commands::flush::run(crate::commands::flush::FlushJob {
+        session: target.handle(),
+        workspace: a.workspace.clone(),
         instructions,
         notes_file: a.notes_file.clone(),
         dry_run: a.dry_run,
         yes: a.yes,
         json: a.json,
-        window: th.window,
-        gate,
-        model: ModelSetup {
-            config: host.config.clone(),
-            agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
-            session_provider: e.model_provider.clone(),
-            session_model: e.model.clone(),
-            overrides,
-        },
+        model,
     })
 }
 
@@ -770,7 +671,7 @@ fn run_tui(launch: Launch) -> i32 {
         eprintln!(
             "clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`"
         );
-        return EXIT_FAILED;
+        return Exit::FAILED;
     }
     match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
         Ok(()) => 0,
@@ -786,7 +687,7 @@ fn run_tui(launch: Launch) -> i32 {
         }
         Err(e) => {
             eprintln!("clawtop: {e:#}");
-            EXIT_FAILED
+            Exit::FAILED
         }
     }
 }

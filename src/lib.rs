@@ -2,9 +2,13 @@
 //!
 //! Layering (see README "Architecture"):
 //! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `summary`, `flush`
+//!   `store`, `thresholds`, `numbers`, `summary`, `flush`
+//! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
+//!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
-//! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
+//! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
+//! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
+//!   `cli` with `commands`
 //!
 //! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
 //! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
@@ -17,12 +21,15 @@ pub mod context;
 pub mod flush;
 pub(crate) mod jsjson;
 pub mod llm;
+pub mod numbers;
 pub mod plan;
 pub mod report;
 pub(crate) mod sanitize;
+pub mod source;
 pub mod store;
 pub mod summary;
 pub mod thresholds;
 pub mod tokens;
 pub mod transcript;
 pub mod tui;
+pub mod usecase;

@@ -1,10 +1,10 @@
 //! A compaction from plan to committed entry, shared by the CLI and the TUI:
 //! [`prepare`] (plan + the file state the preview was made on), [`summary_input`] (what the
-//! model is asked), then [`commit`] of exactly the previewed text (SPEC §6.4).
+//! model is asked), then [`commit`] of exactly the previewed text (docs/commit-protocol.md §2).
 
 pub mod model;
 
-use crate::commit::{self, CommitError, Expect, LockOptions};
+use crate::commit::{self, CommitError, Expect, LockOptions, StoreRow};
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
@@ -12,14 +12,6 @@ use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Transcript, TranscriptError};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
-
-/// The store row a transcript belongs to (absent for a bare transcript file).
-#[derive(Debug, Clone)]
-pub struct SessionRef {
-    pub store_path: PathBuf,
-    pub session_key: String,
-    pub session_id: String,
-}
 
 /// A plan plus the exact file state it was computed on.
 pub struct Prepared {
@@ -283,7 +275,7 @@ impl CompactCommitError {
 pub fn commit(
     p: &Prepared,
     summary: &str,
-    session: Option<&SessionRef>,
+    session: Option<&StoreRow>,
 ) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);

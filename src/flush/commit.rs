@@ -1,4 +1,4 @@
-//! Committing a flush (SPEC §7.3): append exactly the previewed notes to
+//! Committing a flush (docs/commit-protocol.md §3): append exactly the previewed notes to
 //! `<workspace>/memory/<date>.md`, then record the flush on the store entry.
 //!
 //! Order, and why:
@@ -29,8 +29,8 @@ use super::FlushError;
 use super::prompts::is_no_reply;
 use super::workspace::{is_valid_date, target_path};
 use crate::commit::PatchOp;
+use crate::commit::StoreRow;
 use crate::commit::{self, CommitError};
-use crate::compaction::SessionRef;
 use serde::Serialize;
 use serde_json::Value;
 use std::fs::{self, File, OpenOptions};
@@ -464,7 +464,7 @@ pub fn commit_flush(
     date: &str,
     notes: &str,
     no_reply: bool,
-    store: Option<&SessionRef>,
+    store: Option<&StoreRow>,
 ) -> Result<FlushCommitted, FlushError> {
     commit_flush_for_cycle(workspace, date, notes, no_reply, store, None)
 }
@@ -493,7 +493,7 @@ pub fn commit_flush_beside(
     date: &str,
     notes: &str,
     no_reply: bool,
-    store: Option<&SessionRef>,
+    store: Option<&StoreRow>,
     expected_compaction_count: Option<u64>,
 ) -> Result<FlushCommitted, FlushError> {
     let guard = match transcript {
@@ -528,7 +528,7 @@ pub fn commit_flush_for_cycle(
     date: &str,
     notes: &str,
     no_reply: bool,
-    store: Option<&SessionRef>,
+    store: Option<&StoreRow>,
     expected_compaction_count: Option<u64>,
 ) -> Result<FlushCommitted, FlushError> {
     let write = preflight(workspace, date, notes, no_reply)?;

@@ -5,6 +5,7 @@
 
 use crate::support::cli::{HEADER, Home, assistant, user};
 use clawtop::report::{json, show};
+use clawtop::source::transcript_file::TranscriptFile;
 use clawtop::transcript::Transcript;
 use std::io::Write;
 
@@ -116,9 +117,9 @@ fn streamed_show_entries_json_is_byte_identical_to_the_collected_form() {
         user("u2", Some("u1"), "a branch"),
     ];
     std::fs::write(&p, lines.join("\n") + "\n").unwrap();
-    let (collected, _) = show::for_file(&p, None, true).unwrap();
+    let (collected, _) = show::for_file(&TranscriptFile::new(&p), None, true).unwrap();
     let want = json::to_string(&collected);
-    let (head, t) = show::for_file(&p, None, false).unwrap();
+    let (head, t) = show::for_file(&TranscriptFile::new(&p), None, false).unwrap();
     let mut got = Vec::new();
     show::write_json(&head, Some(&t), &mut got).unwrap();
     assert_eq!(String::from_utf8(got).unwrap(), want);

@@ -1,5 +1,5 @@
-//! Session screen: the SPEC §3 numbers with their sources, the reason in plain words, a gauge,
-//! and the transcript as a viewport over the entry index.
+//! Session screen: the numbers (docs/numbers.md) with their sources, the reason in plain words, a
+//! gauge, and the transcript as a viewport over the entry index.
 //!
 //! ```text
 //! Session main · agent:main:main · fake-model · read-only
@@ -40,11 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width;
     let mut y = area.y;
     // Title.
-    let file = v
-        .path
-        .file_name()
-        .map(|f| one_line(&f.to_string_lossy()))
-        .unwrap_or_default();
+    let file = v.label_file_name();
     let mut title = vec![Span::styled(
         if state.bare_file { "File " } else { "Session " },
         t.title(),
