@@ -1,6 +1,9 @@
 //! The use-case layer the CLI and the TUI share: each former disagreement between the two
 //! front-ends, decided once and tested here.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 use clawtop::compaction::model::GenProgress;
 use clawtop::flush::FlushGate;
 use clawtop::llm::Progress;
@@ -11,12 +14,12 @@ use clawtop::usecase::{self, Exit, ModelChoice, Problem, Subject, compact, flush
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use support::fixtures;
 
 const SESSION_ID: &str = "97f75c20-5cc1-429c-a417-d0c0ee5fec68";
 
 fn fixture_transcript() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/transcripts/v3-two-compactions.jsonl")
+    fixtures::fixture("transcripts/v3-two-compactions.jsonl")
 }
 
 /// A one-agent file-backed host in `dir`: the fixture transcript, a store row with the given
