@@ -59,5 +59,9 @@ pub fn run(launch: TuiLaunch) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(app::run(launch))
+    let out = rt.block_on(app::run(launch));
+    // Blocking disk tasks still running hold the host (and a demo's temporary copy); give
+    // them a moment to finish so the copy is removed, without hanging on a stuck one.
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    out
 }
