@@ -9,19 +9,22 @@
 //! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
 //! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
 //!   `cli` with `commands`
+//!
+//! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
+//! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
 
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod flush;
-pub mod jsjson;
+pub(crate) mod jsjson;
 pub mod llm;
 pub mod numbers;
 pub mod plan;
 pub mod report;
-pub mod sanitize;
+pub(crate) mod sanitize;
 pub mod source;
 pub mod store;
 pub mod summary;
