@@ -487,7 +487,22 @@ fn transcript_loaded(
                     v.row.used = Some(t);
                     v.row.used_source = Provenance::Estimated;
                     v.row.sources.used = "transcript estimate (last usage + later messages)".into();
-                    v.row.derive();
+                    // The domain's rules on the row's own lines and counters.
+                    let r = &mut v.row;
+                    let counters = crate::thresholds::Counters {
+                        compaction_count: r.compaction_count,
+                        memory_flush_compaction_count: r.memory_flush_compaction_count,
+                        memory_flush_at: r.memory_flush_at,
+                        ..Default::default()
+                    };
+                    r.status = crate::thresholds::status_of(
+                        r.used,
+                        r.window,
+                        r.compact_at,
+                        r.flush_at,
+                        r.flushed_this_cycle,
+                    );
+                    r.flush_reason = crate::thresholds::flush_reason(r.flush_at, r.used, &counters);
                 }
             }
             if let Some(w) = l.warnings.first() {

@@ -141,12 +141,33 @@ mod tests {
 
     #[test]
     fn fill_ticks_over_and_unknown() {
-        let half = SessionRow::with_defaults("a", "k", 200_000, Some(100_000), Provenance::Fresh);
+        let half = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            Some(100_000),
+            Provenance::Fresh,
+            &Default::default(),
+        );
         assert_eq!(draw(&half, 22), "▕██████████░░░░░░░│┃░▏");
-        let over = SessionRow::with_defaults("a", "k", 200_000, Some(250_000), Provenance::Fresh);
+        let over = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            Some(250_000),
+            Provenance::Fresh,
+            &Default::default(),
+        );
         let s = draw(&over, 22);
         assert!(s.ends_with("▶▏") && !s.contains(EMPTY), "{s}");
-        let unknown = SessionRow::with_defaults("a", "k", 200_000, None, Provenance::Unknown);
+        let unknown = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            None,
+            Provenance::Unknown,
+            &Default::default(),
+        );
         let s = draw(&unknown, 22);
         assert!(
             s.contains('?') && s.contains(HATCH) && !s.contains(FILL) && !s.contains(EMPTY),
