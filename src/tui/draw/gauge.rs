@@ -96,10 +96,11 @@ impl Widget for ThresholdGauge<'_> {
     }
 }
 
-/// `87%`, `158%`, or `?` for unknown, right-aligned in 4 cells.
+/// `87%`, `158%` (OpenClaw's rounding, [`crate::format::percent`]), or `?` for unknown,
+/// right-aligned in 4 cells.
 pub fn percent(r: &SessionRow) -> String {
-    match r.fill() {
-        Some(f) => format!("{:>3.0}%", (f * 100.0).floor()),
+    match crate::format::percent(r.used, r.window) {
+        Some(p) => format!("{p:>3}%"),
         None => "   ?".into(),
     }
 }
