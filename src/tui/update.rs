@@ -7,8 +7,8 @@ use crate::transcript::EntryKind;
 use crate::tui::action::Action;
 use crate::tui::effects::Effect;
 use crate::tui::keymap;
-use crate::tui::model::Provenance;
 use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
+use crate::tui::view::Provenance;
 
 /// Extra entries decoded above and below the visible ones, in screens. The cache never holds
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
@@ -427,7 +427,7 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 /// Pushes the Session screen for `row` and asks for its transcript.
 pub fn open_session(
     state: &mut AppState,
-    row: crate::tui::model::SessionRow,
+    row: crate::tui::view::SessionRow,
     session: crate::source::SessionHandle,
     label: String,
     fx: &mut Vec<Effect>,

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::tui::draw::theme::Theme;
-use crate::tui::model::{SessionRow, Status};
+use crate::tui::view::{SessionRow, Status};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -125,7 +125,7 @@ pub fn legend(t: Theme) -> Line<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::model::Provenance;
+    use crate::tui::view::Provenance;
 
     fn draw(row: &SessionRow, width: u16) -> String {
         let area = Rect::new(0, 0, width, 1);

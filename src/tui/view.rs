@@ -1,6 +1,7 @@
-//! View-model of the Sessions screen: one [`SessionRow`] per session, already resolved to the
-//! SPEC §3 numbers with their sources. The TUI never reads the store itself; a
-//! [`SessionLoader`] (the seam) hands it rows, so tests and the demo can construct them.
+//! View-model of the Sessions screen (`view`: "model" in clawtop means the LLM): one
+//! [`SessionRow`] per session, carrying the numbers the domain computed (`crate::numbers`,
+//! `crate::thresholds`) with their sources; the TUI computes none of its own. Rows come from a
+//! [`SessionLoader`], so tests and the demo can construct them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
