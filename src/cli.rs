@@ -1,4 +1,4 @@
-//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes ([`crate::usecase::Exit`]): 0 ok, 1 failed, 2 usage (clap errors too), 3
 //! refused for safety (era B, demo data, a busy lock, a transcript or store row that changed

@@ -1,4 +1,4 @@
-//! Memory flush on demand (SPEC §7; reference/openclaw-store.md §2.3, §5.1, §6.1–§6.4).
+//! Memory flush on demand (docs/memory-flush.md).
 //!
 //! OpenClaw's own flush is a silent agentic turn in which the model writes
 //! `memory/<date>.md` with its tools. clawtop's flush gets the same outcome under the
@@ -125,7 +125,7 @@ impl FlushError {
 }
 
 /// Why a flush is or is not due, for the Flush dialog and `--json`. The flush line and the
-/// used figure come from the thresholds (SPEC §3); this adds the once-per-cycle rule.
+/// used figure come from the thresholds (docs/numbers.md); this adds the once-per-cycle rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FlushGate {

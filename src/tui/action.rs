@@ -40,7 +40,7 @@ pub enum Action {
     NextCompaction,
     PrevCompaction,
     JumpToCut,
-    // --- dialogs (SPEC §4.4)
+    // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,
     /// Session screen / Sessions list: open the Flush dialog.

@@ -1,4 +1,5 @@
-//! The Compact and Flush dialogs (SPEC §4.4): state, and the part of `update` that drives them.
+//! The Compact and Flush dialogs (docs/interface.md §2): state, and the part of `update` that
+//! drives them.
 //!
 //! One [`Dialog`] shape serves both operations:
 //!

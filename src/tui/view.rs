@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The TUI shows the domain's own provenance and status (SPEC §3).
+/// The TUI shows the domain's own provenance and status (docs/numbers.md §2, §5).
 pub use crate::thresholds::{Status, UsedSource as Provenance};
 
 /// One-cell marker drawn next to the used figure.
@@ -60,7 +60,7 @@ pub struct SessionRow {
     pub sources: NumberSources,
     /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
     pub keep_recent_tokens: u64,
-    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, SPEC §8).
+    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, docs/models.md).
     pub model_provider: Option<String>,
     pub model_id: Option<String>,
 }

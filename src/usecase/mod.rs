@@ -32,7 +32,7 @@ use crate::summary::Budget;
 use crate::thresholds::{self, Counters, Settings, Thresholds};
 use std::sync::Arc;
 
-/// Process exit codes (SPEC §5), defined once.
+/// Process exit codes (docs/interface.md §1), defined once.
 pub struct Exit;
 impl Exit {
     pub const OK: i32 = 0;
@@ -122,7 +122,7 @@ impl ModelInfo {
     }
 }
 
-/// Resolves the endpoint of the session's model (SPEC §8) and the summarizer budget: context
+/// Resolves the endpoint of the session's model (docs/models.md) and the summarizer budget: context
 /// window = the model's catalog window, else the session's window; reserve = the session's
 /// effective reserve.
 pub fn resolve_model(

@@ -2,6 +2,7 @@
 //! unreadable (era-B) host, and a second, in-memory source that the reports and the TUI use
 //! without any change to them (what a SQLite source will do).
 
+use crate::support::fixtures;
 use clawtop::source::transcript_file::TranscriptFile;
 use clawtop::source::{
     Changes, Listing, Operation, Session, SessionHandle, SessionRef, SessionSource, SourceError,
@@ -19,7 +20,7 @@ use std::sync::Arc;
 const SESSION_ID: &str = "97f75c20-5cc1-429c-a417-d0c0ee5fec68";
 
 fn fixture_transcript() -> PathBuf {
-    crate::support::fixtures::fixture("transcripts/v3-two-compactions.jsonl")
+    fixtures::fixture("transcripts/v3-two-compactions.jsonl")
 }
 
 /// A one-agent file-backed state dir: `sessions.json` (no fresh totalTokens, so `used` is
