@@ -1,8 +1,10 @@
 //! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
-//! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
-//! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
-//! cause; results go to stdout. Nothing here writes to the state dir.
+//! Exit codes ([`crate::usecase::Exit`]): 0 ok, 1 failed, 2 usage (clap errors too), 3
+//! refused for safety (era B, demo data, a busy lock, a transcript or store row that changed
+//! since the preview). Errors go to stderr as one line naming the file or cause; results go
+//! to stdout. This module only parses, resolves the session and renders: `compact` and
+//! `flush` write through the use cases ([`crate::usecase`], called by [`crate::commands`]).
 
 use crate::numbers::Numbers;
 use crate::report::{compact, json, list, show};
@@ -750,7 +752,7 @@ fn tui_default(g: &Global) -> i32 {
     })
 }
 
-/// Hands over to the TUI (wired by the TUI work).
+/// Hands over to the TUI (a terminal is required; scripts use `list` and `show`).
 fn run_tui(launch: Launch) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {

@@ -24,16 +24,6 @@ pub struct EntryJson {
     pub error: Option<String>,
 }
 
-/// OpenClaw's silent reply: the whole text is `NO_REPLY` (repeated), case-insensitive.
-pub fn is_silent_reply(text: &str) -> bool {
-    let mut words = text.split_whitespace().peekable();
-    words.peek().is_some()
-        && words.all(|w| {
-            w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '_')
-                .eq_ignore_ascii_case("NO_REPLY")
-        })
-}
-
 fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option<String>) {
     let meta = &t.entries[idx as usize];
     let ty = v
@@ -60,53 +50,33 @@ fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option
 
 /// True for an assistant message whose text is only `NO_REPLY`.
 pub fn silent_turn(v: &Value) -> bool {
-    let Some(m) = v.get("message") else {
-        return false;
-    };
-    if m.get("role").and_then(Value::as_str) != Some("assistant") {
-        return false;
-    }
-    let text = content_text(m.get("content"), false);
-    is_silent_reply(&text)
+    v.get("message")
+        .is_some_and(crate::transcript::content::is_silent_reply)
 }
 
 /// Text of a `content` field (string or blocks). With `all`, thinking and tool calls too.
 fn content_text(c: Option<&Value>, all: bool) -> String {
-    match c {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => {
-            let mut parts = Vec::new();
-            for b in blocks {
-                let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "text" => parts.push(
-                        b.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
-                    _ if !all => {}
-                    "thinking" => parts.push(format!(
-                        "(thinking) {}",
-                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
-                    )),
-                    "toolCall" => parts.push(format!(
-                        "(tool call) {} {}",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    )),
-                    "image" => parts.push(format!(
-                        "(image {})",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("")
-                    )),
-                    other => parts.push(format!("({other} block)")),
-                }
-            }
-            parts.join("\n")
+    crate::transcript::content::text(c, "\n", &|ty, b| {
+        if !all {
+            return None;
         }
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
+        Some(match ty {
+            "thinking" => format!(
+                "(thinking) {}",
+                b.get("thinking").and_then(Value::as_str).unwrap_or("")
+            ),
+            "toolCall" => format!(
+                "(tool call) {} {}",
+                b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                b.get("arguments").map(Value::to_string).unwrap_or_default()
+            ),
+            "image" => format!(
+                "(image {})",
+                b.get("mimeType").and_then(Value::as_str).unwrap_or("")
+            ),
+            other => format!("({other} block)"),
+        })
+    })
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -306,10 +276,10 @@ pub fn write_json_array(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn silent() {
+        // One NO_REPLY check for the transcript and the flush (crate::flush::is_no_reply).
+        let is_silent_reply = crate::flush::is_no_reply;
         assert!(is_silent_reply("NO_REPLY"));
         assert!(is_silent_reply("  no_reply NO_REPLY. "));
         assert!(!is_silent_reply(""));

@@ -105,7 +105,8 @@ pub struct Host {
     _demo: Option<demo::DemoDir>,
 }
 
-/// What the TUI is asked to open (wired by the TUI work).
+/// What the TUI is asked to open: a host (whose source `tui::TuiLaunch::from_store` builds)
+/// or a bare transcript file.
 #[derive(Debug)]
 pub struct Launch {
     pub host: Option<Host>,

@@ -11,6 +11,7 @@
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.
 
+pub mod content;
 pub(crate) mod parse;
 
 use serde_json::Value;

@@ -8,7 +8,7 @@
 //! - [`keymap`]: the (mode, key) → action table that also generates help and hints;
 //! - [`terminal`]: raw mode / alternate screen, panic hook, input task.
 //!
-//! Sessions are reached only through a [`model::SessionLoader`] (tests and the demo feed rows
+//! Sessions are reached only through a [`view::SessionLoader`] (tests and the demo feed rows
 //! they build themselves); transcripts and writers through the [`crate::source`] its snapshot
 //! names.
 
@@ -19,14 +19,14 @@ pub mod draw;
 pub mod effects;
 pub mod flush_ui;
 pub mod keymap;
-pub mod model;
 pub mod rows;
 pub mod state;
 pub mod store_adapter;
 pub mod terminal;
 pub mod update;
+pub mod view;
 
-pub use model::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+pub use view::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
 
 use std::path::PathBuf;
 
