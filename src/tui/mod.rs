@@ -44,6 +44,8 @@ pub struct TuiLaunch {
     pub mouse: bool,
     /// No colours at all; see [`TuiLaunch::no_color_from_env`].
     pub no_color: bool,
+    /// (agent, key) of a session to open as soon as the list is loaded (`clawtop KEY`).
+    pub open: Option<(String, String)>,
 }
 
 impl TuiLaunch {

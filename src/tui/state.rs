@@ -240,6 +240,8 @@ pub struct AppState {
     pub should_quit: bool,
     /// Generation counter for transcript opens.
     pub next_generation: u64,
+    /// (agent, key) to open when the sessions are first listed (`clawtop KEY`).
+    pub open_on_load: Option<(String, String)>,
 }
 
 impl AppState {
@@ -258,6 +260,7 @@ impl AppState {
             now_ms,
             size,
             should_quit: false,
+            open_on_load: None,
             next_generation: 1,
         }
     }

@@ -180,6 +180,7 @@ impl TuiLaunch {
             demo,
             mouse: false,
             no_color: TuiLaunch::no_color_from_env(),
+            open: None,
         }
     }
 }

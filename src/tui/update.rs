@@ -121,6 +121,15 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.loaded = true;
             state.sessions.sort_rows();
             reselect(state, key);
+            if let Some(want) = state.open_on_load.take() {
+                reselect(state, Some(want.clone()));
+                let picked = state.sessions.selected_row();
+                if picked.is_some_and(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1)) {
+                    open(state, &mut fx);
+                } else {
+                    state.status.error = Some(format!("No session {} listed.", one_line(&want.1)));
+                }
+            }
             // The open Session screen shows the store's figures too: keep them current
             // (after a commit, or when OpenClaw updates the store).
             if let Some(v) = state.session.as_mut() {
