@@ -8,6 +8,8 @@ mod bad_input;
 mod compact;
 mod compact_model;
 mod flush_model;
+mod keys;
 mod list;
+mod monitoring;
 mod show;
 mod state;

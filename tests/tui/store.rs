@@ -101,3 +101,41 @@ fn embedded_demo_host() {
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert!(state.status.error.is_none(), "{:?}", state.status.error);
 }
+
+/// `clawtop KEY`: the launch names a session; it opens once the list is loaded.
+#[test]
+fn launch_opens_the_named_session() {
+    let host = clawtop::store::Host::demo().expect("demo");
+    let h = clawtop::source::for_host(host);
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h.clone(), None)),
+            open: Some(("ops".into(), "agent:ops:main".into())),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().expect("session view");
+    assert_eq!(v.row.session_key, "agent:ops:main");
+    assert!(v.loaded.is_some());
+    // A key that is not listed leaves the list open and says so.
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h, None)),
+            open: Some(("ops".into(), "agent:ops:gone".into())),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Sessions);
+    assert!(
+        state
+            .status
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("agent:ops:gone")),
+        "{:?}",
+        state.status.error
+    );
+}
