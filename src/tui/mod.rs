@@ -20,6 +20,7 @@ pub mod effects;
 pub mod flush_ui;
 pub mod keymap;
 pub mod model;
+pub mod palette;
 pub mod rows;
 pub mod state;
 pub mod store_adapter;
