@@ -414,3 +414,16 @@ fn keymap_hints_come_from_the_table() {
         assert!(clawtop::tui::draw::status::hints(Mode::Session).contains(b.hint.unwrap_or("")));
     }
 }
+
+/// Every footer fits 80 columns and keeps `? help` when the mode has it.
+#[test]
+fn footers_fit_80_columns_with_help() {
+    use clawtop::tui::draw::status::fitted_hints;
+    for mode in [Mode::Sessions, Mode::Session, Mode::Summaries, Mode::Detail] {
+        for w in [40usize, 60, 80, 120] {
+            let h = fitted_hints(mode, w);
+            assert!(unicode_width::UnicodeWidthStr::width(h.as_str()) <= w, "{mode:?} {w}: {h}");
+            assert!(h.ends_with("? help"), "{mode:?} {w}: {h}");
+        }
+    }
+}
