@@ -221,6 +221,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Sessions,
+        &[Char('c')],
+        Action::OpenCompact,
+        "compact the selected session",
+        Some("compact"),
+    ));
+    v.push(b(
+        Mode::Sessions,
         &[Char('f')],
         Action::OpenFlush,
         "memory flush of the selected session",

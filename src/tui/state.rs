@@ -17,9 +17,9 @@ pub enum Screen {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortKey {
-    /// used / window, fullest first; unknown last.
+    /// What to act on first: over, compact-due, flush-due, then headroom to the next line.
     #[default]
-    Pressure,
+    Urgency,
     /// Most recently updated first.
     Updated,
     /// Agent, then session key.
@@ -29,15 +29,15 @@ pub enum SortKey {
 impl SortKey {
     pub fn next(self) -> SortKey {
         match self {
-            SortKey::Pressure => SortKey::Updated,
+            SortKey::Urgency => SortKey::Updated,
             SortKey::Updated => SortKey::Name,
-            SortKey::Name => SortKey::Pressure,
+            SortKey::Name => SortKey::Urgency,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            SortKey::Pressure => "pressure",
+            SortKey::Urgency => "act first",
             SortKey::Updated => "updated",
             SortKey::Name => "agent/key",
         }
@@ -59,6 +59,8 @@ pub struct SessionsState {
     pub offset: usize,
     pub loaded: bool,
     pub watch: Vec<PathBuf>,
+    /// When the rows were last read (ms since epoch), shown in the title.
+    pub refreshed_ms: Option<i64>,
 }
 
 impl SessionsState {
@@ -92,10 +94,10 @@ impl SessionsState {
     pub fn sort_rows(&mut self) {
         let key = |r: &SessionRow| (r.agent_id.clone(), r.session_key.clone());
         match self.sort {
-            SortKey::Pressure => self.rows.sort_by(|a, b| {
-                let fa = a.fill().unwrap_or(-1.0);
-                let fb = b.fill().unwrap_or(-1.0);
-                fb.total_cmp(&fa).then_with(|| key(a).cmp(&key(b)))
+            SortKey::Urgency => self.rows.sort_by(|a, b| {
+                a.urgency()
+                    .cmp(&b.urgency())
+                    .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Updated => self.rows.sort_by(|a, b| {
                 b.updated_at_ms
@@ -242,6 +244,8 @@ pub struct AppState {
     pub next_generation: u64,
     /// (agent, key) to open when the sessions are first listed (`clawtop KEY`).
     pub open_on_load: Option<(String, String)>,
+    /// `c` on the Sessions screen: open the Compact dialog once the transcript is loaded.
+    pub compact_on_load: bool,
 }
 
 impl AppState {
@@ -261,6 +265,7 @@ impl AppState {
             size,
             should_quit: false,
             open_on_load: None,
+            compact_on_load: false,
             next_generation: 1,
         }
     }

@@ -3,6 +3,7 @@
 //! events and a clock tick into actions.
 
 use crate::tui::action::Action;
+use crate::tui::palette::{self, Sgr16};
 use crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers,
     MouseEventKind,
@@ -13,7 +14,6 @@ use crossterm::terminal::{
 };
 use futures::StreamExt;
 use ratatui::Terminal;
-use crate::tui::palette::{self, Sgr16};
 use ratatui::backend::CrosstermBackend;
 use std::io::{Stdout, stdout};
 use std::time::Duration;

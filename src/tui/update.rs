@@ -16,6 +16,13 @@ pub const WINDOW_MARGIN: usize = 1;
 
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
+    if matches!(action, Action::OpenCompact) && state.screen() == Screen::Sessions {
+        // The Compact dialog needs the transcript (the plan): open the session, then the
+        // dialog once it is loaded.
+        open(state, &mut fx);
+        state.compact_on_load = state.screen() == Screen::Session;
+        return fx;
+    }
     if crate::tui::dialog::update(state, &action, &mut fx) {
         return fx;
     }
@@ -119,6 +126,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
             state.sessions.loaded = true;
+            state.sessions.refreshed_ms = Some(state.now_ms);
             state.sessions.sort_rows();
             reselect(state, key);
             if let Some(want) = state.open_on_load.take() {
@@ -401,14 +409,10 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
             let Some(row) = state.sessions.selected_row().cloned() else {
                 return;
             };
-            let (Some(session), Some(label)) = (row.session.clone(), row.transcript.clone()) else {
-                state.status.error = Some(format!(
-                    "No transcript file for {}.",
-                    one_line(&row.session_key)
-                ));
-                return;
-            };
-            open_session(state, row, session, label, fx);
+            match (row.session.clone(), row.transcript.clone()) {
+                (Some(session), Some(label)) => open_session(state, row, session, label, fx),
+                _ => open_numbers_only(state, row),
+            }
         }
         crate::tui::keymap::Mode::Session => {
             let Some(v) = state.session.as_mut() else {
@@ -434,6 +438,24 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 }
 
 /// Pushes the Session screen for `row` and asks for its transcript.
+/// A session without a transcript still has its numbers and the reason for its state:
+/// the Session screen opens on them, with no entries.
+fn open_numbers_only(state: &mut AppState, row: crate::tui::model::SessionRow) {
+    let generation = state.next_generation;
+    state.next_generation += 1;
+    let label = format!("{} (no transcript)", row.session_key);
+    state.session = Some(SessionView {
+        row,
+        session: None,
+        label,
+        watch: Vec::new(),
+        generation,
+        error: Some("No transcript: only the store's numbers are known.".into()),
+        ..SessionView::default()
+    });
+    state.stack.push(Screen::Session);
+}
+
 pub fn open_session(
     state: &mut AppState,
     row: crate::tui::model::SessionRow,
@@ -526,6 +548,9 @@ fn transcript_loaded(
             }
             scroll_into_view(v, h);
             fx.extend(ensure_window(v, h));
+            if std::mem::take(&mut state.compact_on_load) {
+                crate::tui::dialog::open_compact(state, fx);
+            }
         }
     }
 }

@@ -206,9 +206,18 @@ fn sixteen_colour_terminal_gets_no_256_colour_codes() {
         String::from_utf8_lossy(&v).into_owned()
     };
     let with_256 = bytes(false);
-    assert!(with_256.contains("38;5;"), "crossterm's own output uses 38;5;N");
+    assert!(
+        with_256.contains("38;5;"),
+        "crossterm's own output uses 38;5;N"
+    );
     let out = bytes(true);
     assert!(!out.contains("38;5;") && !out.contains("48;5;"), "{out:?}");
-    assert!(out.contains("\u{1b}[3") || out.contains("\u{1b}[9"), "{out:?}");
-    assert!(out.contains("flush-due") || out.contains("over"), "content kept");
+    assert!(
+        out.contains("\u{1b}[3") || out.contains("\u{1b}[9"),
+        "{out:?}"
+    );
+    assert!(
+        out.contains("flush-due") || out.contains("over"),
+        "content kept"
+    );
 }

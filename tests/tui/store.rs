@@ -139,3 +139,22 @@ fn launch_opens_the_named_session() {
         state.status.error
     );
 }
+
+/// `c` on the Sessions screen opens the session and then its Compact dialog, as `f` does.
+#[test]
+fn c_compacts_from_the_list() {
+    let (dir, _t) = host_a();
+    let h = clawtop::source::for_host(host(dir.path()));
+    let (mut state, ctx) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h, None)),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Sessions);
+    press(&mut state, &ctx, &[ch('c')]);
+    assert_eq!(state.screen(), Screen::Session);
+    let d = state.dialog.as_ref().expect("compact dialog open");
+    assert_eq!(d.kind, clawtop::tui::dialog::DialogKind::Compact);
+}

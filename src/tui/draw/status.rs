@@ -37,11 +37,14 @@ pub fn fitted_hints(mode: keymap::Mode, width: usize) -> String {
         })
         .collect();
     let help = all.iter().find(|(h, _)| *h).map(|(_, s)| s.clone());
-    let reserve = help.as_ref().map_or(0, |h| unicode_width::UnicodeWidthStr::width(h.as_str()) + 3);
+    let reserve = help
+        .as_ref()
+        .map_or(0, |h| unicode_width::UnicodeWidthStr::width(h.as_str()) + 3);
     let mut out: Vec<String> = Vec::new();
     let mut used = 0;
     for (_, s) in all.iter().filter(|(h, _)| !*h) {
-        let need = unicode_width::UnicodeWidthStr::width(s.as_str()) + if out.is_empty() { 0 } else { 3 };
+        let need =
+            unicode_width::UnicodeWidthStr::width(s.as_str()) + if out.is_empty() { 0 } else { 3 };
         if used + need + reserve > width {
             break;
         }
