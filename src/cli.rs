@@ -1,4 +1,4 @@
-//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
 //! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
@@ -9,17 +9,15 @@ use crate::report::check::{self, Problem};
 use crate::report::{compact, json, list, metrics, show};
 use crate::source::lookup::Lookup;
 use crate::source::transcript_file::TranscriptFile;
-use crate::source::{Operation, Session, SessionSource, SourceHandle, Writer};
+use crate::source::{Session, SessionHandle, SessionSource, SourceHandle};
 use crate::store::{self, Host, Launch, StoreError};
 use crate::thresholds::{Settings, Source};
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FAILED: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_REFUSED: i32 = 3;
+use crate::usecase::Exit;
 
 const AFTER_HELP: &str = "\
 A KEY names a session. Any of these work (the first that matches wins):
@@ -228,10 +226,10 @@ pub fn main() -> i32 {
         Err(e) => {
             let code = e.exit_code();
             if code != 0 && std::env::args().any(|a| a == "--json") {
-                json_error(&e.kind().to_string(), EXIT_USAGE);
+                json_error(&e.kind().to_string(), Exit::USAGE);
             }
             let _ = e.print();
-            return if code == 0 { EXIT_OK } else { EXIT_USAGE };
+            return if code == 0 { Exit::OK } else { Exit::USAGE };
         }
     };
     tracing::info!(cmd = ?cli.cmd.as_ref().map(cmd_name), "start");
@@ -304,26 +302,21 @@ fn json_error(msg: &str, code: i32) {
 
 /// One failure line on stderr (and the JSON error object on stdout under `--json`).
 pub(crate) fn report_error(msg: &str, code: i32) {
-    let prefix = if code == EXIT_REFUSED {
-        "refused: "
-    } else {
-        ""
-    };
-    eprintln!("clawtop: {prefix}{}", crate::sanitize::one_line(msg));
+    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
     if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
-        json_error(&format!("{prefix}{msg}"), code);
+        json_error(msg, code);
     }
 }
 
 fn fail(msg: &str) -> i32 {
     tracing::warn!("{msg}");
-    report_error(msg, EXIT_FAILED);
-    EXIT_FAILED
+    report_error(msg, Exit::FAILED);
+    Exit::FAILED
 }
 
 fn refuse(msg: &str) -> i32 {
-    report_error(msg, EXIT_REFUSED);
-    EXIT_REFUSED
+    report_error(&format!("refused: {msg}"), Exit::REFUSED);
+    Exit::REFUSED
 }
 
 fn warn_all(ws: &[String]) {
@@ -383,7 +376,19 @@ enum Target {
         source: SourceHandle,
         session: Box<Session>,
     },
-    File(TranscriptFile),
+    File(Arc<TranscriptFile>),
+}
+
+impl Target {
+    /// The session the use cases act on.
+    fn handle(&self) -> SessionHandle {
+        match self {
+            Target::Session { source, session } => {
+                SessionHandle::new(source.clone(), session.reference.clone())
+            }
+            Target::File(f) => SessionHandle::new(f.clone(), f.reference()),
+        }
+    }
 }
 
 /// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
@@ -391,7 +396,7 @@ enum Target {
 /// `unreadable_code` is the exit code when the host's sessions cannot be read (era B).
 fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Target, i32> {
     if Path::new(target).is_file() {
-        return Ok(Target::File(TranscriptFile::new(target)));
+        return Ok(Target::File(Arc::new(TranscriptFile::new(target))));
     }
     if target.ends_with(".jsonl") {
         return Err(fail(&format!("transcript file {target} not found")));
@@ -401,7 +406,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         Err(e) => return Err(fail(&e.to_string())),
     };
     if let Some(msg) = source.unreadable() {
-        return Err(if unreadable_code == EXIT_REFUSED {
+        return Err(if unreadable_code == Exit::REFUSED {
             refuse(&msg)
         } else {
             fail(&msg)
@@ -501,9 +506,9 @@ fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
     if r.errors.is_empty() {
-        EXIT_OK
+        Exit::OK
     } else {
-        EXIT_FAILED
+        Exit::FAILED
     }
 }
 
@@ -543,7 +548,7 @@ fn cmd_metrics(g: &Global) -> i32 {
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
-    EXIT_OK
+    Exit::OK
 }
 
 fn cmd_show(
@@ -553,7 +558,7 @@ fn cmd_show(
     with_entries: bool,
     window: Option<u64>,
 ) -> i32 {
-    let t = match resolve_target(g, target, EXIT_FAILED) {
+    let t = match resolve_target(g, target, Exit::FAILED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -573,7 +578,7 @@ fn cmd_show(
         out(&show::render(&rep, transcript.as_ref(), with_entries));
         warn_all(&rep.row.warnings);
     }
-    EXIT_OK
+    Exit::OK
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
@@ -586,7 +591,7 @@ fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
 }
 
 fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -594,7 +599,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         return compact_commit(&target, a);
     }
     let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
-        Target::File(f) => (f, f.reference(), None),
+        Target::File(f) => (f.as_ref(), f.reference(), None),
         Target::Session { source, session } => {
             if session.transcript.is_none() {
                 return fail(&format!(
@@ -625,7 +630,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
                 out(&compact::render(&r));
             }
             warn_all(&warnings);
-            EXIT_OK
+            Exit::OK
         }
         Err(why) => {
             warn_all(&warnings);
@@ -634,17 +639,21 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     }
 }
 
-fn model_overrides(m: &ModelFlags) -> Result<crate::llm::ModelOverrides, String> {
+/// The model flags and the process environment.
+fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
     let api = match m.api.as_deref() {
         Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
         None => None,
     };
-    Ok(crate::llm::ModelOverrides {
-        provider: m.provider.clone(),
-        model: m.model.clone(),
-        base_url: m.base_url.clone(),
-        api,
-        api_key_env: m.api_key_env.clone(),
+    Ok(crate::usecase::ModelChoice {
+        overrides: crate::llm::ModelOverrides {
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            base_url: m.base_url.clone(),
+            api,
+            api_key_env: m.api_key_env.clone(),
+        },
+        env: crate::usecase::process_env(),
     })
 }
 
@@ -663,97 +672,34 @@ fn read_instructions(
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
-    use crate::commands::{ModelSetup, compact};
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
-    let mut instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let (source, reference): (&dyn SessionSource, _) = match target {
-        Target::File(f) => (f, f.reference()),
-        Target::Session { source, session } => (source.as_ref(), session.reference.clone()),
-    };
-    let local = match source.writer(&reference, Operation::Compact) {
-        Writer::Local(w) => w,
-        Writer::ReadOnly(why) => return refuse(&why),
-        Writer::Remote { via, .. } => {
-            return refuse(&format!(
-                "this session is compacted through {via}, which clawtop cannot drive yet"
-            ));
-        }
-    };
-    let Some(transcript) = local.transcript.clone() else {
-        return fail(&format!("session {reference} has no transcript"));
-    };
-    let job = match target {
-        Target::File(_) => {
-            let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
-            compact::CompactJob {
-                transcript,
-                session: None,
-                keep: keep_recent(a.keep_recent_tokens, source),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: crate::thresholds::DEFAULT_WINDOW,
-                reserve: settings
-                    .reserve_tokens
-                    .value
-                    .max(settings.reserve_floor.value),
-                model: ModelSetup {
-                    overrides,
-                    ..Default::default()
-                },
-            }
-        }
-        Target::Session { source, session } => {
-            let mut numbers = Numbers::new(source.as_ref());
-            let th = numbers.session_with(session, || None);
-            if instructions.is_none() {
-                instructions = source
-                    .config()
-                    .pointer("/agents/defaults/compaction/customInstructions")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string);
-            }
-            compact::CompactJob {
-                transcript,
-                session: local.store.clone(),
-                keep: keep_recent(a.keep_recent_tokens, source.as_ref()),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: th.window,
-                reserve: th.reserve,
-                model: ModelSetup {
-                    config: source.config().clone(),
-                    agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
-                    session_provider: session.entry.model_provider.clone(),
-                    session_model: session.entry.model.clone(),
-                    overrides,
-                },
-            }
-        }
-    };
-    compact::run(job)
+    crate::commands::compact::run(crate::commands::compact::CompactJob {
+        session: target.handle(),
+        keep_recent_tokens: a.keep_recent_tokens,
+        instructions,
+        summary_file: a.summary_file.clone(),
+        expect_leaf: a.expect_leaf.clone(),
+        expect_first_kept: a.expect_first_kept.clone(),
+        yes: a.yes,
+        json: a.json,
+        model,
+    })
 }
 
 fn usage(msg: &str) -> i32 {
-    report_error(msg, EXIT_USAGE);
-    EXIT_USAGE
+    report_error(msg, Exit::USAGE);
+    Exit::USAGE
 }
 
 fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -762,88 +708,23 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
-    use crate::commands::{ModelSetup, flush};
-    let Target::Session { source, session } = target else {
-        return usage("flush needs a session KEY: a bare transcript has no workspace or store");
-    };
-    let local = match source.writer(&session.reference, Operation::Flush) {
-        Writer::Local(w) => Some(w),
-        Writer::ReadOnly(why) if !a.dry_run => return refuse(&why),
-        Writer::Remote { via, .. } if !a.dry_run => {
-            return refuse(&format!(
-                "this session's flush goes through {via}, which clawtop cannot drive yet"
-            ));
-        }
-        _ => None,
-    };
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let Some(store) = local.as_ref().and_then(|l| l.store.clone()).or_else(|| {
-        // A dry run on a read-only host still explains the gate; nothing is written.
-        a.dry_run.then(|| crate::commit::StoreRow {
-            store_path: PathBuf::new(),
-            session_key: session.key().to_string(),
-            session_id: session.entry.session_id.clone(),
-        })
-    }) else {
-        return fail(&format!(
-            "session {} has no store row to record a flush in",
-            session.reference
-        ));
-    };
-    let mut numbers = Numbers::new(source.as_ref());
-    let mut warnings = Vec::new();
-    let (th, _) = numbers.session(session, &mut warnings);
-    let (workspace, workspace_source) = match (
-        &a.workspace,
-        local.as_ref().and_then(|l| l.workspace.clone()),
-    ) {
-        (Some(w), _) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
-        (None, Some(w)) => w,
-        (None, None) => {
-            return fail(&format!(
-                "no workspace known for agent {}; use --workspace DIR",
-                session.agent_id()
-            ));
-        }
-    };
-    let e = &session.entry;
-    let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
-    let gate = crate::flush::FlushGate::new(
-        source.config(),
-        &entry,
-        th.flush_at,
-        th.used,
-        th.used_source.name(),
-    );
-    flush::run(flush::FlushJob {
-        session: store,
-        source: source.clone(),
-        reference: session.reference.clone(),
-        has_transcript: session.transcript.is_some(),
-        workspace,
-        workspace_source,
-        config: source.config().clone(),
+    crate::commands::flush::run(crate::commands::flush::FlushJob {
+        session: target.handle(),
+        workspace: a.workspace.clone(),
         instructions,
         notes_file: a.notes_file.clone(),
         dry_run: a.dry_run,
         yes: a.yes,
         json: a.json,
-        window: th.window,
-        gate,
-        model: ModelSetup {
-            config: source.config().clone(),
-            agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
-            session_provider: e.model_provider.clone(),
-            session_model: e.model.clone(),
-            overrides,
-        },
+        model,
     })
 }
 
@@ -961,7 +842,7 @@ fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
         eprintln!(
             "clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`"
         );
-        return EXIT_FAILED;
+        return Exit::FAILED;
     }
     let mut launch = crate::tui::TuiLaunch::from_store(launch);
     launch.open = open;
@@ -969,7 +850,7 @@ fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("clawtop: {e:#}");
-            EXIT_FAILED
+            Exit::FAILED
         }
     }
 }

@@ -6,7 +6,9 @@
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
-//! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
+//! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
+//! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
+//!   `cli` with `commands`
 //!
 //! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
 //! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
@@ -30,3 +32,4 @@ pub mod thresholds;
 pub mod tokens;
 pub mod transcript;
 pub mod tui;
+pub mod usecase;
