@@ -123,9 +123,60 @@ pub struct Detail {
     pub loading: bool,
 }
 
+/// What `n`/`N` look for on the Session screen.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Find {
+    #[default]
+    Compactions,
+    Errors,
+    ToolResults,
+    FlushTurns,
+    /// Text searched with `/` (case-insensitive, in the entry's JSON line).
+    Text(String),
+}
+
+impl Find {
+    pub fn name(&self) -> String {
+        match self {
+            Find::Compactions => "compactions".into(),
+            Find::Errors => "errors".into(),
+            Find::ToolResults => "tool results".into(),
+            Find::FlushTurns => "flush turns".into(),
+            Find::Text(t) => format!("\"{}\"", crate::sanitize::one_line(t)),
+        }
+    }
+
+    /// The next kind (a text search goes back to the first kind).
+    pub fn next_kind(&self) -> Find {
+        match self {
+            Find::Compactions => Find::Errors,
+            Find::Errors => Find::ToolResults,
+            Find::ToolResults => Find::FlushTurns,
+            Find::FlushTurns | Find::Text(_) => Find::Compactions,
+        }
+    }
+}
+
+/// The prompt open on the Session screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Search,
+    Jump,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
 /// The Session screen.
 #[derive(Debug, Clone, Default)]
 pub struct SessionView {
+    /// The search / jump prompt, while it is open (keys type into it).
+    pub prompt: Option<Prompt>,
+    /// What `n`/`N` find.
+    pub find: Find,
     pub row: SessionRow,
     /// The session shown; its transcript is opened through its source.
     pub session: Option<crate::source::SessionHandle>,
@@ -295,6 +346,9 @@ impl AppState {
         match self.screen() {
             Screen::Sessions if self.sessions.filtering => Mode::Filter,
             Screen::Sessions => Mode::Sessions,
+            Screen::Session if self.session.as_ref().is_some_and(|s| s.prompt.is_some()) => {
+                Mode::Prompt
+            }
             Screen::Session if self.session.as_ref().is_some_and(|s| s.detail.is_some()) => {
                 Mode::Detail
             }

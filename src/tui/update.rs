@@ -97,6 +97,71 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 }
             }
         }
+        Action::StartSearch | Action::StartJump => {
+            if let Some(v) = state.session.as_mut() {
+                v.prompt = Some(crate::tui::state::Prompt {
+                    kind: if matches!(action, Action::StartSearch) {
+                        crate::tui::state::PromptKind::Search
+                    } else {
+                        crate::tui::state::PromptKind::Jump
+                    },
+                    text: String::new(),
+                });
+            }
+        }
+        Action::PromptChar(c) => {
+            if let Some(p) = state.session.as_mut().and_then(|v| v.prompt.as_mut()) {
+                p.text.push(c);
+            }
+        }
+        Action::PromptBackspace => {
+            if let Some(p) = state.session.as_mut().and_then(|v| v.prompt.as_mut()) {
+                p.text.pop();
+            }
+        }
+        Action::PromptCancel => {
+            if let Some(v) = state.session.as_mut() {
+                v.prompt = None;
+            }
+        }
+        Action::PromptAccept => prompt_accept(state, &mut fx),
+        Action::CycleFindKind => {
+            if let Some(v) = state.session.as_mut() {
+                v.find = v.find.next_kind();
+                state.status.info = Some(format!("n / N find {}.", v.find.name()));
+            }
+        }
+        Action::FindNext | Action::FindPrev => {
+            let forward = matches!(action, Action::FindNext);
+            match state.session.as_ref().map(|v| v.find.clone()) {
+                // Compactions are known already (the summaries): no pass over the file.
+                Some(crate::tui::state::Find::Compactions) | None => {
+                    jump_compaction(state, forward, &mut fx)
+                }
+                Some(find) => find_effect(state, find, forward, &mut fx),
+            }
+        }
+        Action::Found {
+            generation,
+            idx,
+            what,
+        } => {
+            let h = layout::session_list(state.size);
+            if let Some(v) = state
+                .session
+                .as_mut()
+                .filter(|v| v.generation == generation)
+            {
+                match idx {
+                    Some(i) => {
+                        v.selected = i;
+                        scroll_into_view(v, h);
+                        fx.extend(ensure_window(v, h));
+                    }
+                    None => state.status.info = Some(format!("No entry matches {what}.")),
+                }
+            }
+        }
         Action::NextCompaction | Action::PrevCompaction => {
             jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx)
         }
@@ -399,7 +464,8 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
         | crate::tui::keymap::Mode::DialogPreview
         | crate::tui::keymap::Mode::DialogButtons
         | crate::tui::keymap::Mode::Generating
-        | crate::tui::keymap::Mode::Confirm => {}
+        | crate::tui::keymap::Mode::Confirm
+        | crate::tui::keymap::Mode::Prompt => {}
     }
 }
 
@@ -627,6 +693,75 @@ pub fn ensure_window(v: &mut SessionView, height: usize) -> Option<Effect> {
         generation: v.generation,
         indices: want,
     })
+}
+
+/// Starts a find from the selected entry (off the render path).
+fn find_effect(
+    state: &mut AppState,
+    find: crate::tui::state::Find,
+    forward: bool,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(v) = state.session.as_ref() else {
+        return;
+    };
+    let Some(l) = v.loaded.as_ref() else {
+        state.status.info = Some("The transcript is still loading.".into());
+        return;
+    };
+    fx.push(Effect::Find {
+        transcript: l.transcript.clone(),
+        generation: v.generation,
+        from: v.selected,
+        forward,
+        find,
+    });
+}
+
+/// Enter in the prompt: search for the text, or jump to `#N` / `N` (1-based index) or an
+/// entry id.
+fn prompt_accept(state: &mut AppState, fx: &mut Vec<Effect>) {
+    use crate::tui::state::{Find, PromptKind};
+    let h = layout::session_list(state.size);
+    let Some(v) = state.session.as_mut() else {
+        return;
+    };
+    let Some(p) = v.prompt.take() else { return };
+    let text = p.text.trim().to_string();
+    if text.is_empty() {
+        return;
+    }
+    match p.kind {
+        PromptKind::Search => {
+            v.find = Find::Text(text.clone());
+            find_effect(state, Find::Text(text), true, fx);
+        }
+        PromptKind::Jump => {
+            let Some(l) = v.loaded.as_ref() else { return };
+            let len = l.transcript.len() as u32;
+            let by_index = text
+                .strip_prefix('#')
+                .unwrap_or(&text)
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1 && n <= len)
+                .map(|n| n - 1);
+            match by_index.or_else(|| l.transcript.index_of_id(&text)) {
+                Some(i) => {
+                    v.selected = i;
+                    scroll_into_view(v, h);
+                    fx.extend(ensure_window(v, h));
+                }
+                None => {
+                    state.status.error = Some(format!(
+                        "No entry #{} or id {:?} (entries are #1 to #{len}).",
+                        one_line(&text),
+                        one_line(&text)
+                    ))
+                }
+            }
+        }
+    }
 }
 
 fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {

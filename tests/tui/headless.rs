@@ -520,3 +520,104 @@ fn markers_for_missing_transcript_and_locks() {
         "last refresh shown: {s}"
     );
 }
+
+/// `/` searches, `n`/`N` repeat, `t` changes the kind, `:` jumps; typed letters are text.
+#[test]
+fn session_search_kind_and_jump() {
+    let (_d, path) = large_session();
+    let (mut state, ctx) = file_app(&path, (120, 40));
+    let t = clawtop::transcript::Transcript::open(&path).unwrap();
+    let start = state.session.as_ref().unwrap().selected;
+    assert_eq!(start as usize, t.len() - 1, "opens at the tail");
+    // Independently: entries whose line mentions "packages", in file order.
+    let hits: Vec<u32> = (0..t.len() as u32)
+        .filter(|&i| {
+            String::from_utf8_lossy(&t.raw_line(i).unwrap())
+                .to_lowercase()
+                .contains("packages")
+        })
+        .collect();
+    assert!(hits.len() >= 2, "{hits:?}");
+    press(&mut state, &ctx, &[ch('/')]);
+    assert_eq!(state.mode(), Mode::Prompt);
+    // Command letters type into the prompt while it is open.
+    for c in "PaCkAgEs".chars() {
+        press(&mut state, &ctx, &[ch(c)]);
+    }
+    assert!(state.dialog.is_none());
+    assert_eq!(state.screen(), Screen::Session);
+    assert_eq!(
+        state
+            .session
+            .as_ref()
+            .unwrap()
+            .prompt
+            .as_ref()
+            .unwrap()
+            .text,
+        "PaCkAgEs"
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.mode(), Mode::Session);
+    let sel = |s: &clawtop::tui::state::AppState| s.session.as_ref().unwrap().selected;
+    // From the tail, forward wraps to the first hit.
+    assert_eq!(sel(&state), hits[0]);
+    press(&mut state, &ctx, &[ch('n')]);
+    assert_eq!(sel(&state), hits[1]);
+    press(&mut state, &ctx, &[ch('N')]);
+    assert_eq!(sel(&state), hits[0]);
+    // Esc closes the prompt without searching.
+    press(&mut state, &ctx, &[ch('/'), ch('q'), key(KeyCode::Esc)]);
+    assert_eq!(state.mode(), Mode::Session);
+    assert_eq!(sel(&state), hits[0]);
+    // Kinds: tool results.
+    // After a text search, t starts again at compactions: compactions, errors, tool results.
+    press(&mut state, &ctx, &[ch('t'), ch('t'), ch('t')]);
+    assert_eq!(
+        state.session.as_ref().unwrap().find,
+        clawtop::tui::state::Find::ToolResults
+    );
+    press(&mut state, &ctx, &[ch('n')]);
+    let i = sel(&state);
+    assert!(
+        matches!(
+            t.entries[i as usize].kind,
+            clawtop::transcript::EntryKind::Message(clawtop::transcript::Role::ToolResult)
+        ),
+        "#{i}"
+    );
+    assert!(i > hits[0]);
+    // Jump by index (1-based) and by id.
+    press(
+        &mut state,
+        &ctx,
+        &[ch(':'), ch('#'), ch('1'), key(KeyCode::Enter)],
+    );
+    assert_eq!(sel(&state), 0);
+    // By id, on a transcript whose entries have ids (host-a).
+    let (_h, host_t) = host_a();
+    let (mut state, ctx) = file_app(&host_t, (120, 40));
+    let t = clawtop::transcript::Transcript::open(&host_t).unwrap();
+    let with_id = (0..t.len() as u32 / 2)
+        .find(|&i| t.entry_id(i).is_some())
+        .expect("an entry with an id");
+    let id = t.entry_id(with_id).unwrap().to_string();
+    press(&mut state, &ctx, &[ch(':')]);
+    for c in id.chars() {
+        press(&mut state, &ctx, &[ch(c)]);
+    }
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(sel(&state), with_id);
+    press(&mut state, &ctx, &[ch(':'), ch('z'), key(KeyCode::Enter)]);
+    assert!(
+        state
+            .status
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("No entry"),
+        "{:?}",
+        state.status.error
+    );
+    assert_eq!(sel(&state), with_id);
+}

@@ -65,6 +65,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             Span::styled("▏", t.bold()),
             Span::styled("  Enter keep · Esc clear", t.dim()),
         ])
+    } else if let Some(p) = state
+        .session
+        .as_ref()
+        .and_then(|v| v.prompt.as_ref())
+        .filter(|_| state.screen() == crate::tui::state::Screen::Session)
+    {
+        let label = match p.kind {
+            crate::tui::state::PromptKind::Search => "/",
+            crate::tui::state::PromptKind::Jump => "jump to # or id: ",
+        };
+        Line::from(vec![
+            Span::styled(label, t.bold()),
+            Span::raw(one_line(&p.text)),
+            Span::styled("▏", t.bold()),
+            Span::styled("  Enter go · Esc cancel", t.dim()),
+        ])
     } else if let Some(e) = &state.status.error {
         Line::from(Span::styled(
             truncate(&format!("✖ {}", one_line(e)), w),
