@@ -813,11 +813,13 @@ fn open_target(g: &Global, target: &str) -> i32 {
 
 /// No subcommand: the TUI on the resolved host; the demo when no state dir exists at all.
 fn tui_default(g: &Global) -> i32 {
+    let mut notice = None;
     let host = match open_host(g) {
         Ok(h) => h,
         Err(StoreError::NoStateDir { looked, .. }) => {
             let places: Vec<String> = looked.iter().map(ToString::to_string).collect();
             tracing::info!("no state dir ({}); using the demo", places.join(", "));
+            notice = Some(first_run_notice(&places));
             match Host::demo() {
                 Ok(h) => h,
                 Err(e) => return fail(&e.to_string()),
@@ -825,18 +827,32 @@ fn tui_default(g: &Global) -> i32 {
         }
         Err(e) => return fail(&e.to_string()),
     };
-    run_tui(
+    run_tui_with(
         Launch {
             host: Some(host),
             file: None,
             agent: g.agent.clone(),
         },
         None,
+        notice,
+    )
+}
+
+/// What a first run without OpenClaw state says: where clawtop looked, that this is the demo,
+/// and how to point it at a real host.
+pub fn first_run_notice(looked: &[String]) -> String {
+    format!(
+        "DEMO data: no OpenClaw state found. Real host: clawtop --state-dir DIR (or OPENCLAW_STATE_DIR). Looked at {}.",
+        looked.join(", ")
     )
 }
 
 /// Hands over to the TUI; `open`: (agent, key) of the session to open once listed.
 fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
+    run_tui_with(launch, open, None)
+}
+
+fn run_tui_with(launch: Launch, open: Option<(String, String)>, notice: Option<String>) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
@@ -846,6 +862,7 @@ fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
     }
     let mut launch = crate::tui::TuiLaunch::from_store(launch);
     launch.open = open;
+    launch.notice = notice;
     match crate::tui::run(launch) {
         Ok(()) => 0,
         Err(e) => {

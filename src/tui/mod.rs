@@ -47,6 +47,8 @@ pub struct TuiLaunch {
     pub no_color: bool,
     /// (agent, key) of a session to open as soon as the list is loaded (`clawtop KEY`).
     pub open: Option<(String, String)>,
+    /// A line shown on the status line at start (the first-run demo explanation).
+    pub notice: Option<String>,
 }
 
 impl TuiLaunch {

@@ -185,6 +185,7 @@ impl TuiLaunch {
             mouse: false,
             no_color: TuiLaunch::no_color_from_env(),
             open: None,
+            notice: None,
         }
     }
 }

@@ -214,7 +214,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                     v.row = r.clone();
                 }
             }
-            if let Some(w) = snap.warnings.first() {
+            // An unread notice (the first-run line) stays until a key is pressed.
+            if let Some(w) = snap
+                .warnings
+                .first()
+                .filter(|_| state.status.info.is_none())
+            {
                 state.status.info = Some(one_line(w));
             }
             if snap.watch != state.sessions.watch {

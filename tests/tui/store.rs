@@ -158,3 +158,32 @@ fn c_compacts_from_the_list() {
     let d = state.dialog.as_ref().expect("compact dialog open");
     assert_eq!(d.kind, clawtop::tui::dialog::DialogKind::Compact);
 }
+
+/// The first run without OpenClaw state says where clawtop looked and how to point it at a
+/// real host, on the screen (not only the corner badge).
+#[test]
+fn first_run_demo_says_where_it_looked() {
+    let host = clawtop::store::Host::demo().expect("demo");
+    let notice = clawtop::cli::first_run_notice(&["/home/op/.openclaw (~/.openclaw)".into()]);
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(
+                clawtop::source::for_host(host),
+                None,
+            )),
+            demo: true,
+            notice: Some(notice),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    let s = screen(&state);
+    let last = s.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("DEMO data: no OpenClaw state found."),
+        "{s}"
+    );
+    assert!(last.contains("--state-dir DIR"), "{s}");
+    assert!(last.contains("Looked at /home/op/"), "{s}");
+    assert!(s.lines().next().unwrap().contains("DEMO DATA"), "{s}");
+}
