@@ -69,8 +69,10 @@ mod tests {
     use crate::source::SessionRef;
 
     fn session(agent: &str, key: &str, id: &str) -> Session {
-        let mut entry = crate::store::StoreEntry::default();
-        entry.session_id = id.into();
+        let entry = crate::store::StoreEntry {
+            session_id: id.into(),
+            ..Default::default()
+        };
         Session {
             reference: SessionRef {
                 source: "t".into(),
@@ -110,8 +112,8 @@ mod tests {
             l.find("9e08c").unwrap().key(),
             "agent:main:telegram:direct:1"
         );
-        assert_eq!(l.find("nope"), Err(Lookup::NotFound));
-        assert_eq!(l.find(""), Err(Lookup::NotFound));
+        assert!(matches!(l.find("nope"), Err(Lookup::NotFound)));
+        assert!(matches!(l.find(""), Err(Lookup::NotFound)));
     }
 
     #[test]
