@@ -67,6 +67,14 @@ pub struct Global {
     /// Use the built-in demo host (read-only).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Talk to this OpenClaw gateway (ws://HOST:PORT, e.g. the local end of an ssh tunnel)
+    /// instead of the local host; the token comes from OPENCLAW_GATEWAY_TOKEN or
+    /// --gateway-token-file, never from a flag.
+    #[arg(long, global = true, value_name = "ws://HOST:PORT")]
+    pub gateway: Option<String>,
+    /// File holding the gateway token (one line).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub gateway_token_file: Option<PathBuf>,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -258,6 +266,19 @@ fn cmd_name(c: &Cmd) -> &'static str {
 
 pub fn run(cli: Cli) -> i32 {
     let g = cli.global;
+    if g.gateway.is_some() && !matches!(cli.cmd, Some(Cmd::Compact(_))) {
+        // Listing, transcripts and the TUI over a tunnelled gateway are not wired yet; say so
+        // rather than silently showing the local host.
+        return usage(
+            "--gateway works with `compact` only so far (list, show and the TUI read the local host)",
+        );
+    }
+    if g.gateway_token_file.is_some()
+        && g.gateway.is_none()
+        && !matches!(cli.cmd, Some(Cmd::Compact(_)))
+    {
+        return usage("--gateway-token-file is used only by `compact` through a gateway");
+    }
     match cli.cmd {
         None => match cli.target {
             Some(t) => open_target(&g, &t),
@@ -591,6 +612,9 @@ fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
 }
 
 fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
+    if let Some(code) = compact_through_gateway(g, a) {
+        return code;
+    }
     let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
@@ -668,6 +692,68 @@ fn read_instructions(
             .map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
         (None, None) => Ok(None),
     }
+}
+
+/// `compact` on a host only OpenClaw's gateway may change: `--gateway URL` (a tunnelled host;
+/// no local state needed), or a local SQLite host (its gateway found from its config). `None`
+/// when the local paths apply (file-backed hosts, bare transcripts, `--dry-run` on a local host).
+fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
+    use crate::commands::gateway_compact::{self, GatewayCompactJob};
+    use crate::gateway::{GatewayEnv, Overrides, target};
+    let config = if g.gateway.is_some() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        if a.dry_run || Path::new(&a.target).is_file() || a.target.ends_with(".jsonl") {
+            return None;
+        }
+        // The seam's one era check decides; a SQLite host's sessions change only through
+        // its gateway, which its own config names.
+        match open_host(g).map(crate::source::for_host) {
+            Ok(source) if source.kind() == "sqlite" && !source.is_demo() => source.config().clone(),
+            _ => return None,
+        }
+    };
+    let local_only = [
+        (a.dry_run, "--dry-run"),
+        (a.summary_file.is_some(), "--summary-file"),
+        (a.expect_leaf.is_some(), "--expect-leaf"),
+        (a.expect_first_kept.is_some(), "--expect-first-kept"),
+        (a.keep_recent_tokens.is_some(), "--keep-recent-tokens"),
+        (
+            a.model.provider.is_some()
+                || a.model.model.is_some()
+                || a.model.base_url.is_some()
+                || a.model.api.is_some()
+                || a.model.api_key_env.is_some(),
+            "model flags",
+        ),
+    ];
+    if let Some((_, flag)) = local_only.iter().find(|(set, _)| *set) {
+        return Some(usage(&format!(
+            "{flag} does not apply through the gateway: OpenClaw plans and writes the summary with its own model \
+             (use --instructions to give it focus text)"
+        )));
+    }
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return Some(fail(&e)),
+    };
+    let overrides = Overrides {
+        url: g.gateway.clone(),
+        token_file: g.gateway_token_file.clone(),
+    };
+    let target = match target::resolve(&config, &GatewayEnv::from_process(), &overrides) {
+        Ok(t) => t,
+        Err(e) => return Some(fail(&e.to_string())),
+    };
+    Some(gateway_compact::run(GatewayCompactJob {
+        target,
+        key: a.target.clone(),
+        instructions,
+        yes: a.yes,
+        json: a.json,
+        wait: crate::gateway::ops::COMPACT_WAIT,
+    }))
 }
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.

@@ -4,6 +4,7 @@
 
 pub mod compact;
 pub mod flush;
+pub mod gateway_compact;
 
 use crate::compaction::model::GenProgress;
 use std::io::Write;

@@ -23,6 +23,7 @@
 
 pub mod compact;
 pub mod flush;
+pub mod gateway_compact;
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{self, ModelEndpoint, ModelOverrides};
