@@ -692,8 +692,18 @@ mod tests {
         ));
         assert!(matches!(
             lookup(Mode::Session, &k('n')),
-            Some(Action::NextCompaction)
+            Some(Action::FindNext)
         ));
+        // In the search / jump prompt every letter is text, `?` too; Ctrl-C still quits.
+        assert!(matches!(
+            lookup(Mode::Prompt, &k('c')),
+            Some(Action::PromptChar('c'))
+        ));
+        assert!(matches!(
+            lookup(Mode::Prompt, &k('?')),
+            Some(Action::PromptChar('?'))
+        ));
+        assert!(matches!(lookup(Mode::Prompt, &ctrl_c), Some(Action::Quit)));
         // In the dialog editors every plain key is typed, `?` and `q` included.
         assert!(matches!(
             lookup(Mode::DialogEdit, &k('q')),
