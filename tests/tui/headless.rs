@@ -5,9 +5,9 @@ use clawtop::tui::TuiLaunch;
 use clawtop::tui::action::Action;
 use clawtop::tui::effects::drive;
 use clawtop::tui::keymap::{self, Mode};
-use clawtop::tui::model::{SessionsSnapshot, Status};
 use clawtop::tui::state::{Screen, SortKey, layout};
 use clawtop::tui::update::WINDOW_MARGIN;
+use clawtop::tui::view::{SessionsSnapshot, Status};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -456,22 +456,23 @@ fn act_first_sort_and_headroom() {
     // 150k/200k ok sorts below 25.5k/48k flush-due (fuller by percent, but nothing is due).
     let mut rows = status_rows(None);
     rows.truncate(2);
-    let mut a = clawtop::tui::model::SessionRow::with_defaults(
+    let none = clawtop::thresholds::Counters::default();
+    let a = clawtop::tui::view::SessionRow::with_counters(
         "main",
         "agent:main:big",
         200_000,
         Some(150_000),
-        clawtop::tui::model::Provenance::Fresh,
+        clawtop::tui::view::Provenance::Fresh,
+        &none,
     );
-    a.derive();
-    let mut b = clawtop::tui::model::SessionRow::with_defaults(
+    let b = clawtop::tui::view::SessionRow::with_counters(
         "main",
         "agent:main:small",
         48_000,
         Some(25_500),
-        clawtop::tui::model::Provenance::Fresh,
+        clawtop::tui::view::Provenance::Fresh,
+        &none,
     );
-    b.derive();
     assert_eq!((a.status, b.status), (Status::Ok, Status::FlushDue));
     let (state, _) = sessions_app(vec![a.clone(), b.clone()], (120, 40));
     assert_eq!(state.sessions.rows[0].session_key, "agent:main:small");

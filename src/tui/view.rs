@@ -1,6 +1,7 @@
-//! View-model of the Sessions screen: one [`SessionRow`] per session, already resolved to the
-//! numbers (docs/numbers.md) with their sources. The TUI never reads the store itself; a
-//! [`SessionLoader`] (the seam) hands it rows, so tests and the demo can construct them.
+//! View-model of the Sessions screen (`view`: "model" in clawtop means the LLM): one
+//! [`SessionRow`] per session, carrying the numbers the domain computed (`crate::numbers`,
+//! `crate::thresholds`) with their sources; the TUI computes none of its own. Rows come from a
+//! [`SessionLoader`], so tests and the demo can construct them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -67,80 +68,35 @@ pub struct SessionRow {
     pub lock: Option<crate::commit::LockStatus>,
 }
 
-/// OpenClaw defaults (docs/numbers.md §3), used for bare files and for rows built in tests.
-pub const DEFAULT_WINDOW: u64 = 200_000;
-pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
-pub const DEFAULT_RESERVE_FLOOR: u64 = 20_000;
-pub const DEFAULT_SOFT_THRESHOLD: u64 = 4_000;
-
 impl SessionRow {
-    /// A row with default thresholds for `window` (reserve = max(16384, floor 20000), flush line
-    /// = window − 20000 − 4000), status and reason derived. Sources say "default".
-    pub fn with_defaults(
+    /// A row whose numbers the domain computes from `window`, `used` and the session's
+    /// counters with every setting at its default: the demo rows and rows built in tests
+    /// explain themselves exactly like rows read from a store.
+    pub fn with_counters(
         agent_id: &str,
         session_key: &str,
         window: u64,
         used: Option<u64>,
         used_source: Provenance,
+        counters: &crate::thresholds::Counters,
     ) -> SessionRow {
-        let reserve = DEFAULT_RESERVE_TOKENS.max(DEFAULT_RESERVE_FLOOR);
-        let mut row = SessionRow {
+        let settings = crate::thresholds::Settings::from_config(&serde_json::Value::Null);
+        let window = crate::thresholds::Window {
+            tokens: window,
+            source: crate::thresholds::Source::Entry,
+            detail: "entry contextTokens".into(),
+        };
+        let used = match used {
+            Some(u) => (Some(u), used_source),
+            None => (None, Provenance::Unknown),
+        };
+        let t = crate::thresholds::compute(window, used, &settings, counters);
+        SessionRow {
             agent_id: agent_id.into(),
             session_key: session_key.into(),
-            window,
-            used,
-            used_source: if used.is_some() {
-                used_source
-            } else {
-                Provenance::Unknown
-            },
-            reserve,
-            compact_at: window.saturating_sub(reserve),
-            flush_at: Some(
-                window
-                    .saturating_sub(DEFAULT_RESERVE_FLOOR)
-                    .saturating_sub(DEFAULT_SOFT_THRESHOLD),
-            ),
-            sources: NumberSources {
-                used: match used_source {
-                    Provenance::Fresh => "entry totalTokens (totalTokensFresh: true)".into(),
-                    Provenance::Legacy => "entry totalTokens (no freshness flag)".into(),
-                    Provenance::Estimated => {
-                        "transcript estimate (last usage + later messages)".into()
-                    }
-                    Provenance::Unknown => {
-                        "no fresh totalTokens, no usable transcript usage".into()
-                    }
-                },
-                window: if window == DEFAULT_WINDOW {
-                    "default 200000".into()
-                } else {
-                    "entry contextTokens".into()
-                },
-                reserve: "default max(reserveTokens 16384, reserveTokensFloor 20000)".into(),
-                compact_at: "window − reserve".into(),
-                flush_at: "window − reserveTokensFloor 20000 − softThresholdTokens 4000 (defaults)"
-                    .into(),
-            },
-            keep_recent_tokens: crate::plan::DEFAULT_KEEP_RECENT_TOKENS,
-            ..SessionRow::default()
-        };
-        row.derive();
-        row
-    }
-
-    /// Recomputes `flushed_this_cycle`, `status` and `flush_reason` from the numbers.
-    pub fn derive(&mut self) {
-        self.flushed_this_cycle = self.memory_flush_compaction_count.is_some()
-            && self.memory_flush_compaction_count == Some(self.compaction_count.unwrap_or(0));
-        self.status = status_of(
-            self.used,
-            self.window,
-            self.compact_at,
-            self.flush_at,
-            self.flushed_this_cycle,
-        );
-        self.flush_reason = reason(self);
+            keep_recent_tokens: settings.keep_recent_tokens.value,
+            ..crate::tui::store_adapter::numbers_row(&t)
+        }
     }
 
     /// used / window as a fraction; None when unknown.
@@ -183,96 +139,7 @@ impl SessionRow {
     }
 }
 
-/// Status from the numbers (docs/numbers.md §5).
-pub fn status_of(
-    used: Option<u64>,
-    window: u64,
-    compact_at: u64,
-    flush_at: Option<u64>,
-    flushed: bool,
-) -> Status {
-    let Some(used) = used else {
-        return Status::Unknown;
-    };
-    if used >= window {
-        Status::Over
-    } else if used >= compact_at {
-        Status::CompactDue
-    } else if flush_at.is_some_and(|f| used >= f) {
-        if flushed {
-            Status::Flushed
-        } else {
-            Status::FlushDue
-        }
-    } else {
-        Status::Ok
-    }
-}
-
 pub use crate::thresholds::thousands;
-
-fn cycle(row: &SessionRow) -> String {
-    format!("compaction cycle {}", row.compaction_count.unwrap_or(0))
-}
-
-fn reason(row: &SessionRow) -> String {
-    let Some(used) = row.used else {
-        return "No token count: the store has no fresh totalTokens and the transcript has no usable assistant usage, so clawtop cannot tell whether a flush is due.".into();
-    };
-    let pct = if row.window > 0 {
-        used as f64 * 100.0 / row.window as f64
-    } else {
-        0.0
-    };
-    let flush = match row.flush_at {
-        None => "Memory flush is disabled in config.".to_string(),
-        Some(_) if row.flushed_this_cycle => {
-            format!("Memory was already flushed in {}.", cycle(row))
-        }
-        Some(f) if used >= f => format!("No memory flush yet in {}.", cycle(row)),
-        Some(f) => format!("Flush line {} not reached.", thousands(f)),
-    };
-    match row.status {
-        Status::Over => format!(
-            "Used {} is over the {} window ({pct:.0} %): compaction is overdue. {flush}",
-            thousands(used),
-            thousands(row.window)
-        ),
-        Status::CompactDue => format!(
-            "Used {} ≥ compaction line {} (window − reserve {}): compaction runs before the next turn. {flush}",
-            thousands(used),
-            thousands(row.compact_at),
-            thousands(row.reserve)
-        ),
-        Status::FlushDue => format!(
-            "Used {} ≥ flush line {} and no memory flush yet in {}: a flush runs on the next turn.",
-            thousands(used),
-            thousands(row.flush_at.unwrap_or(0)),
-            cycle(row)
-        ),
-        Status::Flushed => format!(
-            "Used {} ≥ flush line {}, but memory was already flushed in {} (memoryFlushCompactionCount = {}): no second flush until the next compaction.",
-            thousands(used),
-            thousands(row.flush_at.unwrap_or(0)),
-            cycle(row),
-            row.memory_flush_compaction_count.unwrap_or(0)
-        ),
-        Status::Ok => match row.flush_at {
-            Some(f) => format!(
-                "Used {} is below the flush line {} ({} to go).",
-                thousands(used),
-                thousands(f),
-                thousands(f - used)
-            ),
-            None => format!(
-                "Used {} is below the compaction line {}; memory flush is disabled in config.",
-                thousands(used),
-                thousands(row.compact_at)
-            ),
-        },
-        Status::Unknown => flush,
-    }
-}
 
 /// What a loader returns.
 #[derive(Debug, Clone, Default)]
@@ -301,13 +168,15 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
               cc: u64,
               flushed: Option<u64>,
               age_s: i64| {
-        let mut r = SessionRow::with_defaults(agent, key, window, used, prov);
+        let counters = crate::thresholds::Counters {
+            compaction_count: Some(cc),
+            memory_flush_compaction_count: flushed,
+            ..Default::default()
+        };
+        let mut r = SessionRow::with_counters(agent, key, window, used, prov, &counters);
         r.session_id = format!("demo-{agent}-{cc}");
         r.model = Some(model.into());
         r.updated_at_ms = Some(now_ms - age_s * 1000);
-        r.compaction_count = Some(cc);
-        r.memory_flush_compaction_count = flushed;
-        r.derive();
         r
     };
     vec![
@@ -383,15 +252,17 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::thresholds::Counters;
 
     #[test]
-    fn statuses_and_reasons() {
+    fn rows_built_here_carry_the_domains_numbers() {
         let r = |used, cc, flushed| {
-            let mut r = SessionRow::with_defaults("a", "k", 200_000, used, Provenance::Fresh);
-            r.compaction_count = Some(cc);
-            r.memory_flush_compaction_count = flushed;
-            r.derive();
-            r
+            let c = Counters {
+                compaction_count: Some(cc),
+                memory_flush_compaction_count: flushed,
+                ..Default::default()
+            };
+            SessionRow::with_counters("a", "k", 200_000, used, Provenance::Fresh, &c)
         };
         assert_eq!(r(Some(10), 0, None).status, Status::Ok);
         assert_eq!(r(Some(176_000), 2, Some(1)).status, Status::FlushDue);
@@ -401,14 +272,17 @@ mod tests {
         assert_eq!(r(None, 0, None).status, Status::Unknown);
         assert_eq!(r(None, 0, None).used_source, Provenance::Unknown);
         // compactionCount absent counts as 0 for "flushed this cycle".
-        let mut x = r(Some(176_000), 0, Some(0));
-        x.compaction_count = None;
-        x.derive();
+        let c = Counters {
+            memory_flush_compaction_count: Some(0),
+            ..Default::default()
+        };
+        let x = SessionRow::with_counters("a", "k", 200_000, Some(176_000), Provenance::Fresh, &c);
         assert!(x.flushed_this_cycle);
+        // The reason is the domain's wording, the same as for a store row.
         assert!(
             r(Some(176_000), 2, Some(1))
                 .flush_reason
-                .contains("no memory flush yet in compaction cycle 2")
+                .starts_with("flush due: 176,000 used ≥ flush line 176,000")
         );
         assert_eq!(thousands(1_234_567), "1,234,567");
     }
