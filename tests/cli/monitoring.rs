@@ -19,8 +19,8 @@ fn check_grades_problems_with_nagios_codes() {
     assert_eq!(
         lines,
         vec![
-            "CRITICAL over agent:ops:main: 35k/32k used, over the window",
-            "CRITICAL stuck agent:ops:main: 35k/32k used after the last run; compaction did not bring it under the window",
+            "CRITICAL over agent:ops:main: 35k/33k used, over the window",
+            "CRITICAL stuck agent:ops:main: 35k/33k used after the last run; compaction did not bring it under the window",
             "WARNING flush-due agent:main:telegram:direct:12345: 177k used, flush line 176k",
             "WARNING compact-due agent:main:slack:channel:c07ops: 186k used, compaction line 180k",
         ],
