@@ -7,7 +7,9 @@
 //! `flush` write through the use cases ([`crate::usecase`], called by [`crate::commands`]).
 
 use crate::numbers::Numbers;
-use crate::report::{compact, json, list, show};
+use crate::report::check::{self, Problem};
+use crate::report::{compact, json, list, metrics, show};
+use crate::source::lookup::Lookup;
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionHandle, SessionSource, SourceHandle};
 use crate::store::{self, Host, Launch, StoreError};
@@ -19,18 +21,33 @@ use std::sync::Arc;
 
 use crate::usecase::Exit;
 
+const AFTER_HELP: &str = "\
+A KEY names a session. Any of these work (the first that matches wins):
+  agent:main:telegram:direct:12345   the full session key, as `clawtop list` prints it
+  telegram:direct:12345              the key without agent:<id>: (add --agent ID if two agents have it)
+  9e08b9f6-5a80-4ffe-82e5-668220e4656a  a sessionId
+  9e08b9f6                           an unambiguous prefix of a sessionId
+
+Examples:
+  clawtop                            the TUI on ~/.openclaw (the demo when there is none)
+  clawtop main --agent ops           the TUI, opened on agent ops's main session
+  clawtop list                       every session and how close it is to flush and compaction
+  clawtop check --crit over,stuck    one line per problem; Nagios exit codes 0/1/2/3
+  clawtop metrics > /var/lib/node_exporter/clawtop.prom";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "clawtop",
     version,
-    about = "Inspect and maintain OpenClaw agent sessions: thresholds, transcripts, compaction, memory flush"
+    about = "Inspect and maintain OpenClaw agent sessions: thresholds, transcripts, compaction, memory flush",
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
-    /// A pi transcript (FILE.jsonl) to open in the TUI.
-    #[arg(value_name = "FILE.jsonl")]
-    pub file: Option<PathBuf>,
+    /// A session KEY to open in the TUI (see below), or a pi transcript FILE.jsonl.
+    #[arg(value_name = "KEY|FILE.jsonl")]
+    pub target: Option<String>,
     #[command(subcommand)]
     pub cmd: Option<Cmd>,
 }
@@ -74,13 +91,23 @@ fn parse_profile(s: &str) -> Result<String, String> {
 pub enum Cmd {
     /// List sessions with their thresholds.
     List {
+        /// Machine-readable output (one object; key order is stable).
         #[arg(long)]
         json: bool,
+        /// Print every per-session warning (e.g. each missing transcript), not just counts.
+        #[arg(short, long)]
+        verbose: bool,
     },
+    /// Exit 0/1/2/3 (ok/warning/critical/unknown) with one line per problem, for cron and Nagios.
+    Check(CheckArgs),
+    /// Prometheus text exposition of every session's figures (node_exporter textfile collector).
+    Metrics,
     /// One session (KEY or SESSION_ID) or a transcript FILE: numbers, sources, entries.
     Show {
-        #[arg(value_name = "KEY|SESSION_ID|FILE")]
+        /// The session (a KEY, see `clawtop --help`) or a transcript file.
+        #[arg(value_name = "KEY|FILE")]
         target: String,
+        /// Machine-readable output.
         #[arg(long)]
         json: bool,
         /// Also print the transcript entries (active branch as text; all entries in JSON).
@@ -96,33 +123,56 @@ pub enum Cmd {
     Flush(FlushArgs),
     /// Open a bare transcript in the TUI.
     Open {
+        /// The transcript to open.
         #[arg(value_name = "FILE.jsonl")]
         file: PathBuf,
     },
 }
 
+#[derive(Debug, Args, Clone)]
+pub struct CheckArgs {
+    /// Problems graded WARNING (exit 1), comma-separated. Problems: over, stuck, compact-due,
+    /// flush-due, busy, busy-stale-lock, no-transcript, unknown.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
+          default_value = "flush-due,compact-due")]
+    pub warn: Vec<Problem>,
+    /// Problems graded CRITICAL (exit 2), comma-separated; wins over --warn.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
+          default_value = "over,stuck,busy-stale-lock")]
+    pub crit: Vec<Problem>,
+}
+
 #[derive(Debug, Args, Clone, Default)]
 pub struct ModelFlags {
+    /// Model provider (default: the session's, else the config's default model).
     #[arg(long)]
     pub provider: Option<String>,
+    /// Model id at that provider.
     #[arg(long)]
     pub model: Option<String>,
+    /// API base URL of the provider (default: from the config or models.json).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// Wire protocol of the endpoint.
     #[arg(long, value_parser = ["anthropic-messages", "openai-completions"])]
     pub api: Option<String>,
+    /// Environment variable holding the API key (its value is never printed).
     #[arg(long, value_name = "VAR")]
     pub api_key_env: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct CompactArgs {
+    /// The session (a KEY, see `clawtop --help`) or a transcript file.
     #[arg(value_name = "KEY|FILE")]
     pub target: String,
+    /// Extra instructions for the summary (default: compaction.customInstructions).
     #[arg(long, conflicts_with = "instructions_file")]
     pub instructions: Option<String>,
+    /// Read the instructions from this file.
     #[arg(long, value_name = "F")]
     pub instructions_file: Option<PathBuf>,
+    /// Tokens of recent history kept verbatim (default: config keepRecentTokens, else 20000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub keep_recent_tokens: Option<u64>,
     /// Print the plan; call no model, write nothing.
@@ -141,6 +191,7 @@ pub struct CompactArgs {
     /// (e.g. another --keep-recent-tokens or config).
     #[arg(long, value_name = "ID", requires = "summary_file")]
     pub expect_first_kept: Option<String>,
+    /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -149,10 +200,13 @@ pub struct CompactArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct FlushArgs {
+    /// The session (a KEY, see `clawtop --help`).
     #[arg(value_name = "KEY")]
     pub target: String,
+    /// Extra instructions for the notes.
     #[arg(long, conflicts_with = "instructions_file")]
     pub instructions: Option<String>,
+    /// Read the instructions from this file.
     #[arg(long, value_name = "F")]
     pub instructions_file: Option<PathBuf>,
     /// Show why a flush is (not) due, the prompts and the target; call no model.
@@ -167,6 +221,7 @@ pub struct FlushArgs {
     /// Workspace whose memory/ receives the notes (default: from the config).
     #[arg(long, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
+    /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
@@ -180,17 +235,30 @@ pub fn main() -> i32 {
         Ok(c) => c,
         Err(e) => {
             let code = e.exit_code();
+            if code != 0 && std::env::args().any(|a| a == "--json") {
+                json_error(&e.kind().to_string(), Exit::USAGE);
+            }
             let _ = e.print();
             return if code == 0 { Exit::OK } else { Exit::USAGE };
         }
     };
     tracing::info!(cmd = ?cli.cmd.as_ref().map(cmd_name), "start");
+    JSON_ERRORS.store(
+        matches!(
+            &cli.cmd,
+            Some(Cmd::List { json: true, .. } | Cmd::Show { json: true, .. })
+        ) || matches!(&cli.cmd, Some(Cmd::Compact(a)) if a.json)
+            || matches!(&cli.cmd, Some(Cmd::Flush(a)) if a.json),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     run(cli)
 }
 
 fn cmd_name(c: &Cmd) -> &'static str {
     match c {
         Cmd::List { .. } => "list",
+        Cmd::Check(_) => "check",
+        Cmd::Metrics => "metrics",
         Cmd::Show { .. } => "show",
         Cmd::Compact(_) => "compact",
         Cmd::Flush(_) => "flush",
@@ -214,13 +282,17 @@ pub fn run(cli: Cli) -> i32 {
         return usage("--gateway-token-file is used only by `compact` through a gateway");
     }
     match cli.cmd {
-        None => match cli.file {
-            Some(f) => open_file(&g, &f),
+        None => match cli.target {
+            Some(t) => open_target(&g, &t),
             None => tui_default(&g),
         },
-        Some(_) if cli.file.is_some() => fail("give either a FILE.jsonl or a subcommand, not both"),
+        Some(_) if cli.target.is_some() => {
+            usage("give either a KEY or FILE.jsonl, or a subcommand, not both")
+        }
         Some(Cmd::Open { file }) => open_file(&g, &file),
-        Some(Cmd::List { json }) => cmd_list(&g, json),
+        Some(Cmd::List { json, verbose }) => cmd_list(&g, json, verbose),
+        Some(Cmd::Check(a)) => cmd_check(&g, &a),
+        Some(Cmd::Metrics) => cmd_metrics(&g),
         Some(Cmd::Show {
             target,
             json,
@@ -241,14 +313,32 @@ fn out(s: &str) {
     let _ = o.flush();
 }
 
-fn fail(msg: &str) -> i32 {
+/// Set for a `--json` command: its failures also print a JSON error object on stdout.
+static JSON_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `{"error": …, "exitCode": …}` on stdout, so `… --json | jq` reads something on failure too.
+fn json_error(msg: &str, code: i32) {
+    out(&json::to_string(
+        &serde_json::json!({"error": crate::sanitize::one_line(msg), "exitCode": code}),
+    ));
+}
+
+/// One failure line on stderr (and the JSON error object on stdout under `--json`).
+pub(crate) fn report_error(msg: &str, code: i32) {
     eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
+    if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
+        json_error(msg, code);
+    }
+}
+
+fn fail(msg: &str) -> i32 {
     tracing::warn!("{msg}");
+    report_error(msg, Exit::FAILED);
     Exit::FAILED
 }
 
 fn refuse(msg: &str) -> i32 {
-    eprintln!("clawtop: refused: {}", crate::sanitize::one_line(msg));
+    report_error(&format!("refused: {msg}"), Exit::REFUSED);
     Exit::REFUSED
 }
 
@@ -380,29 +470,15 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         }
     }
     let loaded = source.list(g.agent.as_deref());
-    let by_key: Vec<&Session> = loaded
-        .sessions
-        .iter()
-        .filter(|s| s.key() == target)
-        .collect();
-    let matches = if by_key.is_empty() {
-        loaded
-            .sessions
-            .iter()
-            .filter(|s| s.entry.session_id == target)
-            .collect()
-    } else {
-        by_key
-    };
-    match matches.len() {
-        1 => {
-            let session = matches[0].clone();
+    match loaded.find(target) {
+        Ok(session) => {
+            let session = session.clone();
             Ok(Target::Session {
                 source,
                 session: Box::new(session),
             })
         }
-        0 => {
+        Err(Lookup::NotFound) => {
             if let Some(e) = loaded.errors.first() {
                 return Err(fail(e));
             }
@@ -410,44 +486,74 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
                 return Err(fail(why));
             }
             Err(fail(&format!(
-                "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
+                "no session with key, key without agent:<id>:, sessionId or sessionId prefix {target:?} in {} ({} sessions; see `clawtop list`)",
                 source.label(),
                 loaded.sessions.len()
             )))
         }
-        _ => {
-            let agents: Vec<String> = matches
-                .iter()
-                .map(|s| format!("{}:{}", s.agent_id(), s.key()))
-                .collect();
-            Err(fail(&format!(
-                "{target:?} matches several sessions ({}); use --agent ID",
-                agents.join(", ")
-            )))
-        }
+        Err(Lookup::Ambiguous(candidates)) => Err(fail(&format!(
+            "ambiguous: {target:?} matches {}; give the full key{}",
+            candidates.join(", "),
+            if g.agent.is_none() {
+                " or --agent ID"
+            } else {
+                ""
+            }
+        ))),
     }
 }
 
 // ---------------------------------------------------------------- commands
 
-fn cmd_list(g: &Global, as_json: bool) -> i32 {
-    let source = match open_host(g) {
-        Ok(h) => crate::source::for_host(h),
-        Err(e) => return fail(&e.to_string()),
-    };
+/// The columns `list` lays out: None when stdout is not a terminal (whole keys).
+fn list_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    let cols = crossterm::terminal::size().ok().map(|(w, _)| w as usize);
+    Some(
+        cols.or_else(|| std::env::var("COLUMNS").ok()?.parse().ok())
+            .unwrap_or(80),
+    )
+}
+
+/// The `list` report of the host: what `list`, `check` and `metrics` all read.
+fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
+    let source = crate::source::for_host(open_host(g).map_err(|e| e.to_string())?);
     let r = list::build(source.as_ref(), g.agent.as_deref());
+    Ok((source, r))
+}
+
+fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
+    let r = match list_report(g) {
+        Ok((_, r)) => r,
+        Err(e) => return fail(&e),
+    };
     if as_json {
         out(&json::to_string(&r));
     } else {
-        out(&list::render(&r, now_ms()));
+        out(&list::render(&r, now_ms(), list_width()));
         warn_all(&r.warnings);
+        // A missing transcript is common on a long-lived host (pruned files): counted once,
+        // listed with --verbose. Other warnings are rare and each one matters.
+        let mut missing = 0;
         for s in &r.sessions {
             let key = s.session_key.as_deref().unwrap_or("-");
-            warn_all(
-                &s.warnings
-                    .iter()
-                    .map(|w| format!("{key}: {w}"))
-                    .collect::<Vec<_>>(),
+            for w in &s.warnings {
+                if s.transcript.is_none() && w.starts_with("transcript not found") {
+                    missing += 1;
+                    if !verbose {
+                        continue;
+                    }
+                }
+                warn_all(&[format!("{key}: {w}")]);
+            }
+        }
+        if missing > 0 && !verbose {
+            let s = if missing == 1 { "" } else { "s" };
+            eprintln!(
+                "warning: {missing} transcript{s} not found (`clawtop list --verbose` lists them)"
             );
         }
     }
@@ -459,6 +565,45 @@ fn cmd_list(g: &Global, as_json: bool) -> i32 {
     } else {
         Exit::FAILED
     }
+}
+
+fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
+    let (source, r) = match list_report(g) {
+        Ok(x) => x,
+        Err(e) => {
+            out(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e)));
+            return check::UNKNOWN;
+        }
+    };
+    if let Some(why) = source.unreadable() {
+        out(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(&why)));
+        return check::UNKNOWN;
+    }
+    let wants_lock = a
+        .warn
+        .iter()
+        .chain(&a.crit)
+        .any(|p| matches!(p, Problem::Busy | Problem::BusyStaleLock));
+    let locks: Vec<_> = if wants_lock {
+        r.refs.iter().map(|s| source.lock(s)).collect()
+    } else {
+        Vec::new()
+    };
+    let (text, code) = check::run(&r, &locks, &a.warn, &a.crit);
+    out(&text);
+    code
+}
+
+fn cmd_metrics(g: &Global) -> i32 {
+    let r = match list_report(g) {
+        Ok((_, r)) => r,
+        Err(e) => return fail(&e),
+    };
+    out(&metrics::render(&r));
+    for e in &r.errors {
+        eprintln!("clawtop: {}", crate::sanitize::one_line(e));
+    }
+    Exit::OK
 }
 
 fn cmd_show(
@@ -696,7 +841,7 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
 }
 
 fn usage(msg: &str) -> i32 {
-    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
+    report_error(msg, Exit::USAGE);
     Exit::USAGE
 }
 
@@ -736,20 +881,92 @@ fn open_file(g: &Global, file: &Path) -> i32 {
     if !file.is_file() {
         return fail(&format!("transcript file {} not found", file.display()));
     }
-    run_tui(Launch {
-        host: None,
-        file: Some(file.to_path_buf()),
-        agent: g.agent.clone(),
-    })
+    run_tui(
+        Launch {
+            host: None,
+            file: Some(file.to_path_buf()),
+            agent: g.agent.clone(),
+        },
+        None,
+    )
+}
+
+const SUBCOMMANDS: [&str; 7] = [
+    "list", "check", "metrics", "show", "compact", "flush", "open",
+];
+
+/// The subcommand `word` is probably a typo of (`lsit` → `list`).
+fn suggest_subcommand(word: &str) -> Option<&'static str> {
+    SUBCOMMANDS
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), *c))
+        .filter(|(d, c)| *d <= 2 && *d < c.len())
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// `clawtop KEY` (or `clawtop FILE.jsonl`): the TUI opened on that session. A word that names
+/// no session but looks like a mistyped subcommand is a usage error with the suggestion.
+fn open_target(g: &Global, target: &str) -> i32 {
+    if Path::new(target).is_file() || target.ends_with(".jsonl") {
+        return open_file(g, Path::new(target));
+    }
+    let typo = |why: &str| -> i32 {
+        match suggest_subcommand(target) {
+            Some(c) => usage(&format!(
+                "unrecognized subcommand {target:?}; did you mean `clawtop {c}`? (`clawtop --help` lists the commands; a KEY opens a session)"
+            )),
+            None => fail(why),
+        }
+    };
+    let host = match open_host(g) {
+        Ok(h) => h,
+        Err(e) => return typo(&e.to_string()),
+    };
+    let source = crate::source::for_host(host);
+    if let Some(why) = source.unreadable() {
+        return typo(&why);
+    }
+    let loaded = source.list(g.agent.as_deref());
+    let open = match loaded.find(target) {
+        Ok(s) => (s.agent_id().to_string(), s.key().to_string()),
+        Err(Lookup::NotFound) => {
+            return typo(&format!(
+                "no session with key, key without agent:<id>:, sessionId or sessionId prefix {target:?} in {}, and no file of that name",
+                source.label()
+            ));
+        }
+        Err(Lookup::Ambiguous(c)) => {
+            return fail(&format!(
+                "ambiguous: {target:?} matches {}; give the full key or --agent ID",
+                c.join(", ")
+            ));
+        }
+    };
+    drop(loaded);
+    let host = match open_host(g) {
+        Ok(h) => h,
+        Err(e) => return fail(&e.to_string()),
+    };
+    run_tui(
+        Launch {
+            host: Some(host),
+            file: None,
+            agent: g.agent.clone(),
+        },
+        Some(open),
+    )
 }
 
 /// No subcommand: the TUI on the resolved host; the demo when no state dir exists at all.
 fn tui_default(g: &Global) -> i32 {
+    let mut notice = None;
     let host = match open_host(g) {
         Ok(h) => h,
         Err(StoreError::NoStateDir { looked, .. }) => {
             let places: Vec<String> = looked.iter().map(ToString::to_string).collect();
             tracing::info!("no state dir ({}); using the demo", places.join(", "));
+            notice = Some(first_run_notice(&places));
             match Host::demo() {
                 Ok(h) => h,
                 Err(e) => return fail(&e.to_string()),
@@ -757,15 +974,33 @@ fn tui_default(g: &Global) -> i32 {
         }
         Err(e) => return fail(&e.to_string()),
     };
-    run_tui(Launch {
-        host: Some(host),
-        file: None,
-        agent: g.agent.clone(),
-    })
+    run_tui_with(
+        Launch {
+            host: Some(host),
+            file: None,
+            agent: g.agent.clone(),
+        },
+        None,
+        notice,
+    )
 }
 
-/// Hands over to the TUI (a terminal is required; scripts use `list` and `show`).
-fn run_tui(launch: Launch) -> i32 {
+/// What a first run without OpenClaw state says: where clawtop looked, that this is the demo,
+/// and how to point it at a real host.
+pub fn first_run_notice(looked: &[String]) -> String {
+    format!(
+        "DEMO data: no OpenClaw state found. Real host: clawtop --state-dir DIR (or OPENCLAW_STATE_DIR). Looked at {}.",
+        looked.join(", ")
+    )
+}
+
+/// Hands over to the TUI (a terminal is required; scripts use `list` and `show`); `open`:
+/// (agent, key) of the session to open once listed.
+fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
+    run_tui_with(launch, open, None)
+}
+
+fn run_tui_with(launch: Launch, open: Option<(String, String)>, notice: Option<String>) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
@@ -773,7 +1008,10 @@ fn run_tui(launch: Launch) -> i32 {
         );
         return Exit::FAILED;
     }
-    match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
+    let mut launch = crate::tui::TuiLaunch::from_store(launch);
+    launch.open = open;
+    launch.notice = notice;
+    match crate::tui::run(launch) {
         Ok(()) => 0,
         Err(e)
             if e.downcast_ref::<crate::tui::terminal::EndedBySignal>()

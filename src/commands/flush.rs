@@ -25,7 +25,7 @@ pub fn run(job: FlushJob) -> i32 {
     match run_inner(&job) {
         Ok(()) => Exit::OK,
         Err(p) => {
-            eprintln!("clawtop: {}", sanitize::one_line(&p.to_string()));
+            crate::cli::report_error(&p.to_string(), p.exit_code());
             p.exit_code()
         }
     }

@@ -17,6 +17,9 @@ pub struct ListReport {
     /// Stores that could not be read (the command exits 1 when there are any).
     #[serde(skip)]
     pub errors: Vec<String>,
+    /// The reference of each row of `sessions` (same order), to ask the source more.
+    #[serde(skip)]
+    pub refs: Vec<crate::source::SessionRef>,
 }
 
 /// Reads every store (or one agent's) and computes the numbers of each session.
@@ -27,6 +30,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         sessions: Vec::new(),
         warnings: source.warnings(),
         errors: Vec::new(),
+        refs: Vec::new(),
     };
     if source.unreadable().is_some() {
         return report;
@@ -57,15 +61,19 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         let mut row = SessionRow::from_session(s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
         report.sessions.push(row);
+        report.refs.push(s.reference.clone());
     }
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
 }
 
-const WIDTH: usize = 80;
+/// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
+pub const MIN_WIDTH: usize = 80;
 
-/// The aligned text table: plain ASCII, at most 80 columns.
-pub fn render(r: &ListReport, now_ms: i64) -> String {
+/// The aligned text table, plain ASCII. `width`: the terminal's columns, keys and models
+/// shortened in the middle to fit; None (stdout is a pipe or a file): whole keys and models,
+/// so every printed key can be given back to `show`, `compact` and `flush`.
+pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     let mut out = String::new();
     if r.era == "sqlite" {
         out.push_str(&format!(
@@ -79,16 +87,41 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
         out.push_str(&format!("no sessions in {}\n", ascii(&r.state_dir)));
         return out;
     }
+    let keys: Vec<String> = r
+        .sessions
+        .iter()
+        .map(|s| ascii(s.session_key.as_deref().unwrap_or("-")))
+        .collect();
+    let models: Vec<String> = r
+        .sessions
+        .iter()
+        .map(|s| ascii(s.model.as_deref().unwrap_or("-")))
+        .collect();
+    let longest = |v: &[String], min: usize| v.iter().map(String::len).max().unwrap_or(0).max(min);
     let agent_w = r
         .sessions
         .iter()
         .map(|s| s.agent_id.as_deref().map_or(1, |a| a.len()))
         .max()
         .unwrap_or(5)
-        .clamp(5, 10);
-    // Fixed columns: model 12, age 4, used/window 11, % 5, status 11, compactions 3, 7 gaps.
-    let (model_w, age_w, used_w, pct_w, status_w, comp_w) = (12, 4, 11, 5, 11, 3);
-    let key_w = WIDTH - agent_w - model_w - age_w - used_w - pct_w - status_w - comp_w - 7;
+        .max(5);
+    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, 7 gaps.
+    let (age_w, used_w, pct_w, status_w, comp_w) = (4, 11, 5, 11, 3);
+    let fixed = age_w + used_w + pct_w + status_w + comp_w + 7;
+    let (agent_w, key_w, model_w) = match width {
+        None => (agent_w, longest(&keys, 3), longest(&models, 5)),
+        Some(w) => {
+            let agent_w = agent_w.min(10);
+            let room = w.max(MIN_WIDTH) - fixed - agent_w;
+            // Both whole when they fit; else models get up to a third of the room (at least
+            // 12) and keys the rest, any room a short column leaves going to the other.
+            let (key_need, model_need) = (longest(&keys, 3), longest(&models, 5));
+            let mut model_w = model_need.min((room / 3).max(12));
+            let key_w = key_need.min(room - model_w);
+            model_w = model_need.min(room - key_w);
+            (agent_w, key_w, model_w)
+        }
+    };
     let row = |cols: [String; 8]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
     out.push_str(&row([
         cell("AGENT", agent_w),
@@ -100,7 +133,7 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
         cell("STATUS", status_w),
         rcell("CMP", comp_w),
     ]));
-    for s in &r.sessions {
+    for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
             (None, _) => "?".to_string(),
             (Some(u), UsedSource::Estimated) => format!("~{}", compact_number(u)),
@@ -112,8 +145,8 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
         };
         out.push_str(&row([
             cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
-            cell(&ascii(s.session_key.as_deref().unwrap_or("-")), key_w),
-            cell(&ascii(s.model.as_deref().unwrap_or("-")), model_w),
+            cell(&keys[i], key_w),
+            cell(&models[i], model_w),
             rcell(&age(s.updated_at, now_ms), age_w),
             rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
             rcell(&pct, pct_w),

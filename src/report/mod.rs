@@ -1,11 +1,13 @@
 //! `list`, `show` and `compact --dry-run` as data (serde, camelCase, stable key order) and as
 //! plain text, over the numbers of [`crate::numbers`].
 
+pub mod check;
 pub mod compact;
 pub mod diagnosis;
 pub mod entries;
 pub mod json;
 pub mod list;
+pub mod metrics;
 pub mod show;
 pub mod text;
 

@@ -70,6 +70,13 @@ impl SessionSource for FileStore {
         self.host.state_dir.display().to_string()
     }
 
+    fn lock(&self, session: &SessionRef) -> Option<crate::commit::LockStatus> {
+        // OpenClaw's own rule for a transcript lock: a live pid younger than
+        // session.writeLock.staleMs (30 min by default) holds it; anything else is stale.
+        let path = self.transcript_path(session)?;
+        crate::commit::lock::status(&path, std::time::Duration::from_secs(1800)).ok()
+    }
+
     fn warnings(&self) -> Vec<String> {
         self.host.warnings.clone()
     }

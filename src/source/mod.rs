@@ -43,6 +43,7 @@
 //! tasks: `list` and `open_transcript` may do disk or network I/O, nothing else may.
 
 pub mod files;
+pub mod lookup;
 pub mod transcript_file;
 pub mod unreadable;
 
@@ -207,6 +208,11 @@ pub trait SessionSource: Send + Sync {
     /// Registers a callback for pushed changes; false when the source only supports polling.
     fn subscribe(&self, _on_change: Box<dyn Fn(Change) + Send + Sync>) -> bool {
         false
+    }
+    /// Whether someone holds the session's write lock right now. May stat a file; the
+    /// default (a source without locks it can see) is `None`.
+    fn lock(&self, _session: &SessionRef) -> Option<crate::commit::LockStatus> {
+        None
     }
     /// Who writes `op` for `session`. Must not block.
     fn writer(&self, session: &SessionRef, op: Operation) -> Writer;

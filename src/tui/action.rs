@@ -42,6 +42,26 @@ pub enum Action {
     JumpToCut,
     /// Session screen: the context view (what the context is made of, figures, advice).
     ShowContext,
+    /// Session: `/` opens the search prompt.
+    StartSearch,
+    /// Session: `:` opens the jump prompt (entry index or id).
+    StartJump,
+    /// Session: cycle what `n`/`N` look for among the entry kinds.
+    CycleFindKind,
+    /// Session: next / previous match of the current find (a kind or the searched text).
+    FindNext,
+    FindPrev,
+    /// Typing into the Session prompt: every printable key is text, never a command.
+    PromptChar(char),
+    PromptBackspace,
+    PromptAccept,
+    PromptCancel,
+    /// A find ran off the render path.
+    Found {
+        generation: u64,
+        idx: Option<u32>,
+        what: String,
+    },
     // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,

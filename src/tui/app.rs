@@ -23,6 +23,8 @@ pub fn init(
     let mut state = AppState::new(now_ms, size);
     state.demo = launch.demo;
     state.no_color = launch.no_color;
+    state.open_on_load = launch.open.clone();
+    state.status.info = launch.notice.clone();
     let ctx = EffectCtx {
         loader: launch.loader.clone(),
         demo: launch.demo,

@@ -38,6 +38,15 @@ pub enum Effect {
     },
     /// Replace the set of files the watcher polls.
     Watch(Vec<PathBuf>),
+    /// Look for the next (or previous) entry matching `find`, from `from` (exclusive),
+    /// wrapping around; a pass over the transcript, so never on the render path.
+    Find {
+        transcript: Arc<Transcript>,
+        generation: u64,
+        from: u32,
+        forward: bool,
+        find: crate::tui::state::Find,
+    },
     /// Plan a compaction or a flush for a dialog (disk: transcript, config, workspace file).
     Prepare(Box<PrepareRequest>),
     /// Ask the model (async, network). Not run by [`run_blocking`]: the app spawns
@@ -120,6 +129,18 @@ impl std::fmt::Debug for Effect {
                 generation, idx, ..
             } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
             Effect::Watch(p) => write!(f, "Watch({} files)", p.len()),
+            Effect::Find {
+                generation,
+                from,
+                forward,
+                find,
+                ..
+            } => write!(
+                f,
+                "Find({}, from #{from}, {}, gen {generation})",
+                find.name(),
+                if *forward { "forward" } else { "back" }
+            ),
             Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.session),
             Effect::Generate {
                 dialog,
@@ -195,6 +216,17 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
+        Effect::Find {
+            transcript,
+            generation,
+            from,
+            forward,
+            find,
+        } => Some(Action::Found {
+            generation,
+            idx: rows::find(&transcript, from, forward, &find),
+            what: find.name(),
+        }),
         Effect::OpenTranscript {
             session,
             generation,

@@ -15,6 +15,8 @@ pub enum Mode {
     Session,
     /// The expanded-entry popup on the Session screen.
     Detail,
+    /// Typing into the Session screen's search or jump prompt.
+    Prompt,
     Summaries,
     /// Compact/Flush dialog, typing into the instructions editor.
     DialogEdit,
@@ -37,6 +39,7 @@ impl Mode {
             Mode::Filter => "Filter (typing)",
             Mode::Session => "Session",
             Mode::Detail => "Entry detail",
+            Mode::Prompt => "Search / jump prompt (other keys type)",
             Mode::Summaries => "Summaries",
             Mode::DialogEdit => {
                 "Compact / Flush dialog: instructions editor (other keys edit the text)"
@@ -51,10 +54,11 @@ impl Mode {
         }
     }
 
-    pub const ALL: [Mode; 12] = [
+    pub const ALL: [Mode; 13] = [
         Mode::Sessions,
         Mode::Filter,
         Mode::Session,
+        Mode::Prompt,
         Mode::Detail,
         Mode::Summaries,
         Mode::DialogEdit,
@@ -68,7 +72,10 @@ impl Mode {
 
     /// Modes where unbound keys are typed into a text area (and `?` is a character).
     pub fn typing(self) -> bool {
-        matches!(self, Mode::Filter | Mode::DialogEdit | Mode::DialogPreview)
+        matches!(
+            self,
+            Mode::Filter | Mode::Prompt | Mode::DialogEdit | Mode::DialogPreview
+        )
     }
 }
 
@@ -221,6 +228,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Sessions,
+        &[Char('c')],
+        Action::OpenCompact,
+        "compact the selected session",
+        Some("compact"),
+    ));
+    v.push(b(
+        Mode::Sessions,
         &[Char('f')],
         Action::OpenFlush,
         "memory flush of the selected session",
@@ -282,17 +296,38 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Session,
+        &[Char('/')],
+        Action::StartSearch,
+        "search the transcript (then n / N)",
+        Some("search"),
+    ));
+    v.push(b(
+        Mode::Session,
         &[Char('n'), Char(']')],
-        Action::NextCompaction,
-        "next compaction entry",
-        Some("next compaction"),
+        Action::FindNext,
+        "next match: compaction, or what t / / chose",
+        Some("next"),
     ));
     v.push(b(
         Mode::Session,
         &[Char('N'), Char('[')],
-        Action::PrevCompaction,
-        "previous compaction entry",
+        Action::FindPrev,
+        "previous match",
         None,
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('t')],
+        Action::CycleFindKind,
+        "n / N find: compaction, error, tool, flush turn",
+        Some("kind"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char(':')],
+        Action::StartJump,
+        "jump to an entry index (#) or id",
+        Some("jump"),
     ));
     v.push(b(
         Mode::Session,
@@ -323,6 +358,28 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         Some("back"),
     ));
     v.push(b(Mode::Session, &[Esc], Action::Back, "back", None));
+    // Prompt (search / jump): letters are text here, never commands.
+    v.push(b(
+        Mode::Prompt,
+        &[Enter],
+        Action::PromptAccept,
+        "search / jump",
+        Some("go"),
+    ));
+    v.push(b(
+        Mode::Prompt,
+        &[Esc],
+        Action::PromptCancel,
+        "close the prompt",
+        Some("cancel"),
+    ));
+    v.push(b(
+        Mode::Prompt,
+        &[Backspace],
+        Action::PromptBackspace,
+        "delete a character",
+        None,
+    ));
     // Detail
     v.extend(movement(Mode::Detail, "scroll"));
     v.push(b(
@@ -571,13 +628,17 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
     if let Some(b) = find(mode) {
         return Some(b.action.clone());
     }
-    if mode == Mode::Filter {
+    if matches!(mode, Mode::Filter | Mode::Prompt) {
         if let KeyCode::Char(c) = key.code {
             if !key
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
             {
-                return Some(Action::FilterChar(c));
+                return Some(if mode == Mode::Filter {
+                    Action::FilterChar(c)
+                } else {
+                    Action::PromptChar(c)
+                });
             }
         }
     }
@@ -591,7 +652,7 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
     }
     let global = global?;
     // While typing, `?` is a character, not help.
-    if mode == Mode::Filter && global.action.is_help() {
+    if matches!(mode, Mode::Filter | Mode::Prompt) && global.action.is_help() {
         return None;
     }
     Some(global.action.clone())
@@ -652,8 +713,18 @@ mod tests {
         ));
         assert!(matches!(
             lookup(Mode::Session, &k('n')),
-            Some(Action::NextCompaction)
+            Some(Action::FindNext)
         ));
+        // In the search / jump prompt every letter is text, `?` too; Ctrl-C still quits.
+        assert!(matches!(
+            lookup(Mode::Prompt, &k('c')),
+            Some(Action::PromptChar('c'))
+        ));
+        assert!(matches!(
+            lookup(Mode::Prompt, &k('?')),
+            Some(Action::PromptChar('?'))
+        ));
+        assert!(matches!(lookup(Mode::Prompt, &ctrl_c), Some(Action::Quit)));
         // In the dialog editors every plain key is typed, `?` and `q` included.
         assert!(matches!(
             lookup(Mode::DialogEdit, &k('q')),

@@ -20,6 +20,7 @@ pub mod draw;
 pub mod effects;
 pub mod flush_ui;
 pub mod keymap;
+pub mod palette;
 pub mod rows;
 pub mod state;
 pub mod store_adapter;
@@ -45,6 +46,10 @@ pub struct TuiLaunch {
     pub mouse: bool,
     /// No colours at all; see [`TuiLaunch::no_color_from_env`].
     pub no_color: bool,
+    /// (agent, key) of a session to open as soon as the list is loaded (`clawtop KEY`).
+    pub open: Option<(String, String)>,
+    /// A line shown on the status line at start (the first-run demo explanation).
+    pub notice: Option<String>,
 }
 
 impl TuiLaunch {

@@ -274,6 +274,55 @@ fn assistant_preview(m: &Value) -> String {
 }
 
 /// Decodes one entry into a list row. Blocking (reads the mapped file).
+/// The next entry after `from` (or before it) that `find` matches, wrapping around once.
+pub fn find(
+    t: &Transcript,
+    from: u32,
+    forward: bool,
+    find: &crate::tui::state::Find,
+) -> Option<u32> {
+    use crate::tui::state::Find;
+    let n = t.len() as u32;
+    if n == 0 {
+        return None;
+    }
+    let needle = match find {
+        Find::Text(q) => Some(q.to_lowercase()),
+        _ => None,
+    };
+    let hit = |i: u32| -> bool {
+        match (find, &needle) {
+            (Find::Text(_), Some(q)) => t
+                .raw_line(i)
+                .map(|l| {
+                    String::from_utf8_lossy(&l)
+                        .to_lowercase()
+                        .contains(q.as_str())
+                })
+                .unwrap_or(false),
+            (Find::Compactions, _) => {
+                t.entries[i as usize].kind == crate::transcript::EntryKind::Compaction
+            }
+            (Find::Errors, _) => decode_row(t, i).error,
+            (Find::ToolResults, _) => matches!(
+                t.entries[i as usize].kind,
+                crate::transcript::EntryKind::Message(crate::transcript::Role::ToolResult)
+            ),
+            (Find::FlushTurns, _) => decode_row(t, i).silent_flush,
+            _ => false,
+        }
+    };
+    (1..=n)
+        .map(|k| {
+            if forward {
+                (from + k) % n
+            } else {
+                (from + n - k % n) % n
+            }
+        })
+        .find(|&i| hit(i))
+}
+
 pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
     let meta = &t.entries[idx as usize];
     let mut row = EntryRow {

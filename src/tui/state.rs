@@ -17,9 +17,9 @@ pub enum Screen {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SortKey {
-    /// used / window, fullest first; unknown last.
+    /// What to act on first: over, compact-due, flush-due, then headroom to the next line.
     #[default]
-    Pressure,
+    Urgency,
     /// Most recently updated first.
     Updated,
     /// Agent, then session key.
@@ -29,15 +29,15 @@ pub enum SortKey {
 impl SortKey {
     pub fn next(self) -> SortKey {
         match self {
-            SortKey::Pressure => SortKey::Updated,
+            SortKey::Urgency => SortKey::Updated,
             SortKey::Updated => SortKey::Name,
-            SortKey::Name => SortKey::Pressure,
+            SortKey::Name => SortKey::Urgency,
         }
     }
 
     pub fn name(self) -> &'static str {
         match self {
-            SortKey::Pressure => "pressure",
+            SortKey::Urgency => "act first",
             SortKey::Updated => "updated",
             SortKey::Name => "agent/key",
         }
@@ -59,6 +59,8 @@ pub struct SessionsState {
     pub offset: usize,
     pub loaded: bool,
     pub watch: Vec<PathBuf>,
+    /// When the rows were last read (ms since epoch), shown in the title.
+    pub refreshed_ms: Option<i64>,
 }
 
 impl SessionsState {
@@ -92,10 +94,10 @@ impl SessionsState {
     pub fn sort_rows(&mut self) {
         let key = |r: &SessionRow| (r.agent_id.clone(), r.session_key.clone());
         match self.sort {
-            SortKey::Pressure => self.rows.sort_by(|a, b| {
-                let fa = a.fill().unwrap_or(-1.0);
-                let fb = b.fill().unwrap_or(-1.0);
-                fb.total_cmp(&fa).then_with(|| key(a).cmp(&key(b)))
+            SortKey::Urgency => self.rows.sort_by(|a, b| {
+                a.urgency()
+                    .cmp(&b.urgency())
+                    .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Updated => self.rows.sort_by(|a, b| {
                 b.updated_at_ms
@@ -121,9 +123,60 @@ pub struct Detail {
     pub loading: bool,
 }
 
+/// What `n`/`N` look for on the Session screen.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Find {
+    #[default]
+    Compactions,
+    Errors,
+    ToolResults,
+    FlushTurns,
+    /// Text searched with `/` (case-insensitive, in the entry's JSON line).
+    Text(String),
+}
+
+impl Find {
+    pub fn name(&self) -> String {
+        match self {
+            Find::Compactions => "compactions".into(),
+            Find::Errors => "errors".into(),
+            Find::ToolResults => "tool results".into(),
+            Find::FlushTurns => "flush turns".into(),
+            Find::Text(t) => format!("\"{}\"", crate::sanitize::one_line(t)),
+        }
+    }
+
+    /// The next kind (a text search goes back to the first kind).
+    pub fn next_kind(&self) -> Find {
+        match self {
+            Find::Compactions => Find::Errors,
+            Find::Errors => Find::ToolResults,
+            Find::ToolResults => Find::FlushTurns,
+            Find::FlushTurns | Find::Text(_) => Find::Compactions,
+        }
+    }
+}
+
+/// The prompt open on the Session screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    Search,
+    Jump,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+}
+
 /// The Session screen.
 #[derive(Debug, Clone, Default)]
 pub struct SessionView {
+    /// The search / jump prompt, while it is open (keys type into it).
+    pub prompt: Option<Prompt>,
+    /// What `n`/`N` find.
+    pub find: Find,
     pub row: SessionRow,
     /// The session shown; its transcript is opened through its source.
     pub session: Option<crate::source::SessionHandle>,
@@ -240,6 +293,10 @@ pub struct AppState {
     pub should_quit: bool,
     /// Generation counter for transcript opens.
     pub next_generation: u64,
+    /// (agent, key) to open when the sessions are first listed (`clawtop KEY`).
+    pub open_on_load: Option<(String, String)>,
+    /// `c` on the Sessions screen: open the Compact dialog once the transcript is loaded.
+    pub compact_on_load: bool,
 }
 
 impl AppState {
@@ -258,6 +315,8 @@ impl AppState {
             now_ms,
             size,
             should_quit: false,
+            open_on_load: None,
+            compact_on_load: false,
             next_generation: 1,
         }
     }
@@ -287,6 +346,9 @@ impl AppState {
         match self.screen() {
             Screen::Sessions if self.sessions.filtering => Mode::Filter,
             Screen::Sessions => Mode::Sessions,
+            Screen::Session if self.session.as_ref().is_some_and(|s| s.prompt.is_some()) => {
+                Mode::Prompt
+            }
             Screen::Session if self.session.as_ref().is_some_and(|s| s.detail.is_some()) => {
                 Mode::Detail
             }

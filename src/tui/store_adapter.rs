@@ -149,7 +149,11 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     for s in &loaded.sessions {
         let mut w = Vec::new();
         let (t, _) = numbers.session(s, &mut w);
-        rows.push(row_from(source, s, &t, keep));
+        let mut row = row_from(source, s, &t, keep);
+        row.lock = source
+            .lock(&s.reference)
+            .filter(|l| *l != crate::commit::LockStatus::Free);
+        rows.push(row);
     }
     let watch = match source.changes(Watch::Sessions { agent }) {
         Changes::Poll(files) => files,
@@ -180,6 +184,8 @@ impl TuiLaunch {
             demo,
             mouse: false,
             no_color: TuiLaunch::no_color_from_env(),
+            open: None,
+            notice: None,
         }
     }
 }

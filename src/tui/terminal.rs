@@ -5,6 +5,7 @@
 //! actions.
 
 use crate::tui::action::Action;
+use crate::tui::palette::{self, Sgr16};
 use crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers,
     MouseEventKind,
@@ -21,7 +22,8 @@ use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+/// The terminal; frames go through [`Sgr16`] (16-colour codes when `TERM` lacks 256).
+pub type Term = Terminal<CrosstermBackend<Sgr16<Stdout>>>;
 
 /// Restores the terminal; safe to call more than once.
 pub fn restore(mouse: bool) {
@@ -46,7 +48,7 @@ pub fn enter(mouse: bool) -> anyhow::Result<Term> {
     if mouse {
         execute!(out, EnableMouseCapture)?;
     }
-    let mut term = Terminal::new(CrosstermBackend::new(out))?;
+    let mut term = Terminal::new(CrosstermBackend::new(Sgr16::new(out, !palette::from_env())))?;
     term.clear()?;
     Ok(term)
 }

@@ -16,6 +16,13 @@ pub const WINDOW_MARGIN: usize = 1;
 
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
+    if matches!(action, Action::OpenCompact) && state.screen() == Screen::Sessions {
+        // The Compact dialog needs the transcript (the plan): open the session, then the
+        // dialog once it is loaded.
+        open(state, &mut fx);
+        state.compact_on_load = state.screen() == Screen::Session;
+        return fx;
+    }
     if crate::tui::dialog::update(state, &action, &mut fx) {
         return fx;
     }
@@ -119,6 +126,71 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 }
             }
         }
+        Action::StartSearch | Action::StartJump => {
+            if let Some(v) = state.session.as_mut() {
+                v.prompt = Some(crate::tui::state::Prompt {
+                    kind: if matches!(action, Action::StartSearch) {
+                        crate::tui::state::PromptKind::Search
+                    } else {
+                        crate::tui::state::PromptKind::Jump
+                    },
+                    text: String::new(),
+                });
+            }
+        }
+        Action::PromptChar(c) => {
+            if let Some(p) = state.session.as_mut().and_then(|v| v.prompt.as_mut()) {
+                p.text.push(c);
+            }
+        }
+        Action::PromptBackspace => {
+            if let Some(p) = state.session.as_mut().and_then(|v| v.prompt.as_mut()) {
+                p.text.pop();
+            }
+        }
+        Action::PromptCancel => {
+            if let Some(v) = state.session.as_mut() {
+                v.prompt = None;
+            }
+        }
+        Action::PromptAccept => prompt_accept(state, &mut fx),
+        Action::CycleFindKind => {
+            if let Some(v) = state.session.as_mut() {
+                v.find = v.find.next_kind();
+                state.status.info = Some(format!("n / N find {}.", v.find.name()));
+            }
+        }
+        Action::FindNext | Action::FindPrev => {
+            let forward = matches!(action, Action::FindNext);
+            match state.session.as_ref().map(|v| v.find.clone()) {
+                // Compactions are known already (the summaries): no pass over the file.
+                Some(crate::tui::state::Find::Compactions) | None => {
+                    jump_compaction(state, forward, &mut fx)
+                }
+                Some(find) => find_effect(state, find, forward, &mut fx),
+            }
+        }
+        Action::Found {
+            generation,
+            idx,
+            what,
+        } => {
+            let h = layout::session_list(state.size);
+            if let Some(v) = state
+                .session
+                .as_mut()
+                .filter(|v| v.generation == generation)
+            {
+                match idx {
+                    Some(i) => {
+                        v.selected = i;
+                        scroll_into_view(v, h);
+                        fx.extend(ensure_window(v, h));
+                    }
+                    None => state.status.info = Some(format!("No entry matches {what}.")),
+                }
+            }
+        }
         Action::NextCompaction | Action::PrevCompaction => {
             jump_compaction(state, matches!(action, Action::NextCompaction), &mut fx)
         }
@@ -148,8 +220,18 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
             state.sessions.loaded = true;
+            state.sessions.refreshed_ms = Some(state.now_ms);
             state.sessions.sort_rows();
             reselect(state, key);
+            if let Some(want) = state.open_on_load.take() {
+                reselect(state, Some(want.clone()));
+                let picked = state.sessions.selected_row();
+                if picked.is_some_and(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1)) {
+                    open(state, &mut fx);
+                } else {
+                    state.status.error = Some(format!("No session {} listed.", one_line(&want.1)));
+                }
+            }
             // The open Session screen shows the store's figures too: keep them current
             // (after a commit, or when OpenClaw updates the store).
             if let Some(v) = state.session.as_mut() {
@@ -161,7 +243,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                     v.row = r.clone();
                 }
             }
-            if let Some(w) = snap.warnings.first() {
+            // An unread notice (the first-run line) stays until a key is pressed.
+            if let Some(w) = snap
+                .warnings
+                .first()
+                .filter(|_| state.status.info.is_none())
+            {
                 state.status.info = Some(one_line(w));
             }
             if snap.watch != state.sessions.watch {
@@ -413,7 +500,8 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
         | crate::tui::keymap::Mode::DialogPreview
         | crate::tui::keymap::Mode::DialogButtons
         | crate::tui::keymap::Mode::Generating
-        | crate::tui::keymap::Mode::Confirm => {}
+        | crate::tui::keymap::Mode::Confirm
+        | crate::tui::keymap::Mode::Prompt => {}
     }
 }
 
@@ -423,14 +511,10 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
             let Some(row) = state.sessions.selected_row().cloned() else {
                 return;
             };
-            let (Some(session), Some(label)) = (row.session.clone(), row.transcript.clone()) else {
-                state.status.error = Some(format!(
-                    "No transcript file for {}.",
-                    one_line(&row.session_key)
-                ));
-                return;
-            };
-            open_session(state, row, session, label, fx);
+            match (row.session.clone(), row.transcript.clone()) {
+                (Some(session), Some(label)) => open_session(state, row, session, label, fx),
+                _ => open_numbers_only(state, row),
+            }
         }
         crate::tui::keymap::Mode::Session => {
             let Some(v) = state.session.as_mut() else {
@@ -456,6 +540,24 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 }
 
 /// Pushes the Session screen for `row` and asks for its transcript.
+/// A session without a transcript still has its numbers and the reason for its state:
+/// the Session screen opens on them, with no entries.
+fn open_numbers_only(state: &mut AppState, row: crate::tui::view::SessionRow) {
+    let generation = state.next_generation;
+    state.next_generation += 1;
+    let label = format!("{} (no transcript)", row.session_key);
+    state.session = Some(SessionView {
+        row,
+        session: None,
+        label,
+        watch: Vec::new(),
+        generation,
+        error: Some("No transcript: only the store's numbers are known.".into()),
+        ..SessionView::default()
+    });
+    state.stack.push(Screen::Session);
+}
+
 pub fn open_session(
     state: &mut AppState,
     row: crate::tui::view::SessionRow,
@@ -563,6 +665,9 @@ fn transcript_loaded(
             }
             scroll_into_view(v, h);
             fx.extend(ensure_window(v, h));
+            if std::mem::take(&mut state.compact_on_load) {
+                crate::tui::dialog::open_compact(state, fx);
+            }
         }
     }
 }
@@ -639,6 +744,75 @@ pub fn ensure_window(v: &mut SessionView, height: usize) -> Option<Effect> {
         generation: v.generation,
         indices: want,
     })
+}
+
+/// Starts a find from the selected entry (off the render path).
+fn find_effect(
+    state: &mut AppState,
+    find: crate::tui::state::Find,
+    forward: bool,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(v) = state.session.as_ref() else {
+        return;
+    };
+    let Some(l) = v.loaded.as_ref() else {
+        state.status.info = Some("The transcript is still loading.".into());
+        return;
+    };
+    fx.push(Effect::Find {
+        transcript: l.transcript.clone(),
+        generation: v.generation,
+        from: v.selected,
+        forward,
+        find,
+    });
+}
+
+/// Enter in the prompt: search for the text, or jump to `#N` / `N` (1-based index) or an
+/// entry id.
+fn prompt_accept(state: &mut AppState, fx: &mut Vec<Effect>) {
+    use crate::tui::state::{Find, PromptKind};
+    let h = layout::session_list(state.size);
+    let Some(v) = state.session.as_mut() else {
+        return;
+    };
+    let Some(p) = v.prompt.take() else { return };
+    let text = p.text.trim().to_string();
+    if text.is_empty() {
+        return;
+    }
+    match p.kind {
+        PromptKind::Search => {
+            v.find = Find::Text(text.clone());
+            find_effect(state, Find::Text(text), true, fx);
+        }
+        PromptKind::Jump => {
+            let Some(l) = v.loaded.as_ref() else { return };
+            let len = l.transcript.len() as u32;
+            let by_index = text
+                .strip_prefix('#')
+                .unwrap_or(&text)
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1 && n <= len)
+                .map(|n| n - 1);
+            match by_index.or_else(|| l.transcript.index_of_id(&text)) {
+                Some(i) => {
+                    v.selected = i;
+                    scroll_into_view(v, h);
+                    fx.extend(ensure_window(v, h));
+                }
+                None => {
+                    state.status.error = Some(format!(
+                        "No entry #{} or id {:?} (entries are #1 to #{len}).",
+                        one_line(&text),
+                        one_line(&text)
+                    ))
+                }
+            }
+        }
+    }
 }
 
 fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {

@@ -63,6 +63,9 @@ pub struct SessionRow {
     /// Raw `modelProvider` and `model` of the entry (endpoint resolution, docs/models.md).
     pub model_provider: Option<String>,
     pub model_id: Option<String>,
+    /// The transcript's write lock as the source saw it at load time (None: none, or the
+    /// source cannot tell).
+    pub lock: Option<crate::commit::LockStatus>,
 }
 
 impl SessionRow {
@@ -97,6 +100,36 @@ impl SessionRow {
     }
 
     /// used / window as a fraction; None when unknown.
+    /// Signed tokens to the next line that matters, and its name: negative while below it
+    /// (`−1.2k to flush`), zero or positive once past (`+3.4k over compact`).
+    pub fn headroom(&self) -> Option<(i64, &'static str)> {
+        let used = self.used? as i64;
+        let (line, name) = match self.status {
+            Status::Over => (self.window, "window"),
+            Status::CompactDue | Status::FlushDue | Status::Flushed => (self.compact_at, "compact"),
+            Status::Ok => match self.flush_at {
+                Some(f) => (f, "flush"),
+                None => (self.compact_at, "compact"),
+            },
+            Status::Unknown => return None,
+        };
+        Some((used - line as i64, name))
+    }
+
+    /// What must be acted on first sorts first: over, compact-due, flush-due, the rest, and
+    /// sessions without a figure last; within a rank the nearest to (or furthest past) its
+    /// next line first.
+    pub fn urgency(&self) -> (u8, i64) {
+        let rank = match self.status {
+            Status::Over => 0,
+            Status::CompactDue => 1,
+            Status::FlushDue => 2,
+            Status::Ok | Status::Flushed => 3,
+            Status::Unknown => 4,
+        };
+        (rank, -self.headroom().map_or(i64::MIN + 1, |(h, _)| h))
+    }
+
     pub fn fill(&self) -> Option<f64> {
         let used = self.used?;
         if self.window == 0 {

@@ -77,7 +77,7 @@ fn list_json_host_a() {
 }
 
 #[test]
-fn list_text_fits_80_columns() {
+fn list_text_off_a_terminal_prints_whole_keys() {
     let h = Home::host_a();
     let o = h.run(&["list"]);
     o.expect(0);
@@ -86,15 +86,80 @@ fn list_text_fits_80_columns() {
         t.contains("agent:main:main") && t.contains("over") && t.contains("158%"),
         "{t}"
     );
-    for l in t.lines() {
-        assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
-    }
-    // Long keys and many agents (demo) still fit.
+    // The demo's long keys and models come out whole (stdout is a pipe here), so each
+    // printed key can be given back to `show`.
     let d = run_with(h.path(), &["--demo", "list"], &[]);
     d.expect(0);
-    for l in d.text().lines() {
+    let t = d.text();
+    for whole in [
+        "agent:main:whatsapp:direct:+15555550123",
+        "agent:ops:cron:nightly-report",
+        "claude-sonnet-4-5",
+    ] {
+        assert!(t.contains(whole), "{whole} cut: {t}");
+    }
+    for l in t.lines() {
+        assert!(l.is_ascii(), "{l:?}");
+    }
+    let key = t
+        .lines()
+        .find_map(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .filter(|k| k.contains("whatsapp"))
+        })
+        .unwrap();
+    run_with(h.path(), &["--demo", "show", key], &[]).expect(0);
+}
+
+#[test]
+fn list_text_uses_the_terminal_width() {
+    let h = Home::empty();
+    let v = run_with(h.path(), &["--demo", "list", "--json"], &[]).json();
+    // The same report `list` renders, laid out for 80 and 200 columns.
+    let r: clawtop::report::list::ListReport = {
+        let host = clawtop::store::Host::demo().unwrap();
+        let source = clawtop::source::for_host(host);
+        clawtop::report::list::build(source.as_ref(), None)
+    };
+    assert_eq!(r.sessions.len(), v["sessions"].as_array().unwrap().len());
+    let narrow = clawtop::report::list::render(&r, 0, Some(80));
+    for l in narrow.lines() {
         assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
     }
+    assert!(narrow.contains('~'), "80 columns must shorten: {narrow}");
+    let wide = clawtop::report::list::render(&r, 0, Some(200));
+    for l in wide.lines() {
+        assert!(l.len() <= 200, "{l:?}");
+    }
+    assert!(
+        wide.contains("agent:main:whatsapp:direct:+15555550123"),
+        "{wide}"
+    );
+    assert!(wide.contains("claude-sonnet-4-5"), "{wide}");
+}
+
+#[test]
+fn missing_transcripts_are_counted_once() {
+    let h = Home::empty();
+    let o = run_with(h.path(), &["--demo", "list"], &[]);
+    o.expect(0);
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert!(
+        lines.contains(&"warning: 1 transcript not found (`clawtop list --verbose` lists them)"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("looked for"), "{}", o.stderr);
+    let v = run_with(h.path(), &["--demo", "list", "--verbose"], &[]);
+    v.expect(0);
+    assert!(
+        v.stderr
+            .contains("agent:main:subagent:3b9e1d44: transcript not found (looked for"),
+        "{}",
+        v.stderr
+    );
+    assert!(!v.stderr.contains("1 transcript not found"), "{}", v.stderr);
 }
 
 #[test]

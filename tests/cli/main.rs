@@ -10,6 +10,8 @@ mod compact_model;
 mod diagnosis;
 mod flush_model;
 mod instructions;
+mod keys;
 mod list;
+mod monitoring;
 mod show;
 mod state;

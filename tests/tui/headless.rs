@@ -210,7 +210,7 @@ fn filter_by_typing() {
 #[test]
 fn sort_cycles_and_keeps_the_selection() {
     let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
-    assert_eq!(state.sessions.sort, SortKey::Pressure);
+    assert_eq!(state.sessions.sort, SortKey::Urgency);
     let order = |s: &clawtop::tui::state::AppState| {
         s.sessions
             .visible()
@@ -249,7 +249,7 @@ fn sort_cycles_and_keeps_the_selection() {
         Some("agent:main:main")
     );
     press(&mut state, &ctx, &[ch('s')]);
-    assert_eq!(state.sessions.sort, SortKey::Pressure);
+    assert_eq!(state.sessions.sort, SortKey::Urgency);
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn errors_go_to_the_status_line() {
     let last = s.lines().last().unwrap_or("");
     assert!(last.starts_with("✖ cannot read sessions.json"), "{s}");
     assert!(!last.contains('\x1b'));
-    // A session without a transcript: an error, no crash.
+    // A session without a transcript: its numbers and "why" still open (issue 9).
     let mut rows = status_rows(None);
     rows.truncate(1);
     drive(
@@ -305,15 +305,15 @@ fn errors_go_to_the_status_line() {
         })),
     );
     drive(&mut state, &ctx, key(KeyCode::Enter));
-    assert_eq!(state.screen(), Screen::Sessions);
+    assert_eq!(state.screen(), Screen::Session);
+    let s = screen(&state);
+    assert!(s.contains("No transcript"), "{s}");
     assert!(
-        state
-            .status
-            .error
-            .as_deref()
-            .unwrap_or("")
-            .contains("No transcript")
+        s.contains("window      200,000") && s.contains("flush line"),
+        "numbers and why: {s}"
     );
+    drive(&mut state, &ctx, key(KeyCode::Esc));
+    assert_eq!(state.screen(), Screen::Sessions);
     // A missing transcript file: the Session screen shows the error.
     let mut rows = status_rows(Some(std::path::Path::new("/nonexistent/x.jsonl")));
     rows.truncate(1);
@@ -413,4 +413,212 @@ fn keymap_hints_come_from_the_table() {
     for b in keymap::for_mode(Mode::Session).filter(|b| b.hint.is_some()) {
         assert!(clawtop::tui::draw::status::hints(Mode::Session).contains(b.hint.unwrap_or("")));
     }
+}
+
+/// Every footer fits 80 columns and keeps `? help` when the mode has it.
+#[test]
+fn footers_fit_80_columns_with_help() {
+    use clawtop::tui::draw::status::fitted_hints;
+    for mode in [Mode::Sessions, Mode::Session, Mode::Summaries, Mode::Detail] {
+        for w in [40usize, 60, 80, 120] {
+            let h = fitted_hints(mode, w);
+            assert!(
+                unicode_width::UnicodeWidthStr::width(h.as_str()) <= w,
+                "{mode:?} {w}: {h}"
+            );
+            assert!(h.ends_with("? help"), "{mode:?} {w}: {h}");
+        }
+    }
+}
+
+/// The default sort puts what must be acted on first, then the headroom to the next line.
+#[test]
+fn act_first_sort_and_headroom() {
+    let (state, _) = sessions_app(status_rows(None), (120, 40));
+    assert_eq!(state.sessions.sort, SortKey::Urgency);
+    let statuses: Vec<Status> = state
+        .sessions
+        .visible()
+        .iter()
+        .map(|&i| state.sessions.rows[i].status)
+        .collect();
+    assert_eq!(
+        statuses,
+        vec![
+            Status::Over,
+            Status::CompactDue,
+            Status::FlushDue,
+            Status::Flushed,
+            Status::Ok,
+            Status::Unknown
+        ]
+    );
+    // 150k/200k ok sorts below 25.5k/48k flush-due (fuller by percent, but nothing is due).
+    let mut rows = status_rows(None);
+    rows.truncate(2);
+    let none = clawtop::thresholds::Counters::default();
+    let a = clawtop::tui::view::SessionRow::with_counters(
+        "main",
+        "agent:main:big",
+        200_000,
+        Some(150_000),
+        clawtop::tui::view::Provenance::Fresh,
+        &none,
+    );
+    let b = clawtop::tui::view::SessionRow::with_counters(
+        "main",
+        "agent:main:small",
+        48_000,
+        Some(25_500),
+        clawtop::tui::view::Provenance::Fresh,
+        &none,
+    );
+    assert_eq!((a.status, b.status), (Status::Ok, Status::FlushDue));
+    let (state, _) = sessions_app(vec![a.clone(), b.clone()], (120, 40));
+    assert_eq!(state.sessions.rows[0].session_key, "agent:main:small");
+    assert_eq!(clawtop::tui::draw::sessions::headroom(&a), "−26k to flush");
+    assert_eq!(
+        clawtop::tui::draw::sessions::headroom(&b),
+        "−2.5k to compact"
+    );
+    let s = screen(&state);
+    assert!(s.contains("HEADROOM") && s.contains("−26k to flush"), "{s}");
+}
+
+/// Markers: no transcript, a live lock holder, a stale lock.
+#[test]
+fn markers_for_missing_transcript_and_locks() {
+    use clawtop::commit::{LockHolder, LockStatus, StaleReason};
+    let mut rows = status_rows(Some(std::path::Path::new("/x.jsonl")));
+    rows.truncate(3);
+    rows[0].transcript = None;
+    rows[1].lock = Some(LockStatus::Held(LockHolder {
+        pid: Some(1),
+        created_at: None,
+    }));
+    rows[2].lock = Some(LockStatus::Stale(
+        StaleReason::DeadPid,
+        LockHolder {
+            pid: Some(2),
+            created_at: None,
+        },
+    ));
+    let (state, _) = sessions_app(rows, (120, 40));
+    let s = screen(&state);
+    let line_of = |status: &str| {
+        s.lines()
+            .skip(3)
+            .find(|l| l.contains(&format!(" {status} ")))
+            .unwrap_or_else(|| panic!("{status}: {s}"))
+            .to_string()
+    };
+    // Sorted: flush-due (live lock), flushed (stale lock), ok (no transcript).
+    assert!(line_of("flush-due").contains('◐'), "{s}");
+    assert!(line_of("flushed").contains('✖'), "{s}");
+    assert!(line_of("ok").contains('∅'), "{s}");
+    assert!(
+        s.lines().next().unwrap().contains("read "),
+        "last refresh shown: {s}"
+    );
+}
+
+/// `/` searches, `n`/`N` repeat, `t` changes the kind, `:` jumps; typed letters are text.
+#[test]
+fn session_search_kind_and_jump() {
+    let (_d, path) = large_session();
+    let (mut state, ctx) = file_app(&path, (120, 40));
+    let t = clawtop::transcript::Transcript::open(&path).unwrap();
+    let start = state.session.as_ref().unwrap().selected;
+    assert_eq!(start as usize, t.len() - 1, "opens at the tail");
+    // Independently: entries whose line mentions "packages", in file order.
+    let hits: Vec<u32> = (0..t.len() as u32)
+        .filter(|&i| {
+            String::from_utf8_lossy(&t.raw_line(i).unwrap())
+                .to_lowercase()
+                .contains("packages")
+        })
+        .collect();
+    assert!(hits.len() >= 2, "{hits:?}");
+    press(&mut state, &ctx, &[ch('/')]);
+    assert_eq!(state.mode(), Mode::Prompt);
+    // Command letters type into the prompt while it is open.
+    for c in "PaCkAgEs".chars() {
+        press(&mut state, &ctx, &[ch(c)]);
+    }
+    assert!(state.dialog.is_none());
+    assert_eq!(state.screen(), Screen::Session);
+    assert_eq!(
+        state
+            .session
+            .as_ref()
+            .unwrap()
+            .prompt
+            .as_ref()
+            .unwrap()
+            .text,
+        "PaCkAgEs"
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.mode(), Mode::Session);
+    let sel = |s: &clawtop::tui::state::AppState| s.session.as_ref().unwrap().selected;
+    // From the tail, forward wraps to the first hit.
+    assert_eq!(sel(&state), hits[0]);
+    press(&mut state, &ctx, &[ch('n')]);
+    assert_eq!(sel(&state), hits[1]);
+    press(&mut state, &ctx, &[ch('N')]);
+    assert_eq!(sel(&state), hits[0]);
+    // Esc closes the prompt without searching.
+    press(&mut state, &ctx, &[ch('/'), ch('q'), key(KeyCode::Esc)]);
+    assert_eq!(state.mode(), Mode::Session);
+    assert_eq!(sel(&state), hits[0]);
+    // Kinds: tool results.
+    // After a text search, t starts again at compactions: compactions, errors, tool results.
+    press(&mut state, &ctx, &[ch('t'), ch('t'), ch('t')]);
+    assert_eq!(
+        state.session.as_ref().unwrap().find,
+        clawtop::tui::state::Find::ToolResults
+    );
+    press(&mut state, &ctx, &[ch('n')]);
+    let i = sel(&state);
+    assert!(
+        matches!(
+            t.entries[i as usize].kind,
+            clawtop::transcript::EntryKind::Message(clawtop::transcript::Role::ToolResult)
+        ),
+        "#{i}"
+    );
+    assert!(i > hits[0]);
+    // Jump by index (1-based) and by id.
+    press(
+        &mut state,
+        &ctx,
+        &[ch(':'), ch('#'), ch('1'), key(KeyCode::Enter)],
+    );
+    assert_eq!(sel(&state), 0);
+    // By id, on a transcript whose entries have ids (host-a).
+    let (_h, host_t) = host_a();
+    let (mut state, ctx) = file_app(&host_t, (120, 40));
+    let t = clawtop::transcript::Transcript::open(&host_t).unwrap();
+    let with_id = (0..t.len() as u32 / 2)
+        .find(|&i| t.entry_id(i).is_some())
+        .expect("an entry with an id");
+    let id = t.entry_id(with_id).unwrap().to_string();
+    press(&mut state, &ctx, &[ch(':')]);
+    for c in id.chars() {
+        press(&mut state, &ctx, &[ch(c)]);
+    }
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(sel(&state), with_id);
+    press(&mut state, &ctx, &[ch(':'), ch('z'), key(KeyCode::Enter)]);
+    assert!(
+        state
+            .status
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("No entry"),
+        "{:?}",
+        state.status.error
+    );
+    assert_eq!(sel(&state), with_id);
 }

@@ -239,3 +239,54 @@ fn demo_session_says_read_only() {
         assert!(title.contains("read-only"), "{s}");
     }
 }
+
+/// `TERM=xterm`/`linux`: the screen's bytes carry 16-colour SGR codes, never `38;5;N`.
+#[test]
+fn sixteen_colour_terminal_gets_no_256_colour_codes() {
+    use clawtop::tui::palette::Sgr16;
+    use ratatui::backend::CrosstermBackend;
+    let (state, _) = sessions_app(status_rows(None), SMALL);
+    #[derive(Clone, Default)]
+    struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let bytes = |sixteen: bool| {
+        use ratatui::backend::Backend;
+        let sink = Shared::default();
+        let mut backend = CrosstermBackend::new(Sgr16::new(sink.clone(), sixteen));
+        let buf = render(&state);
+        let w = buf.area.width;
+        let cells: Vec<(u16, u16, &ratatui::buffer::Cell)> = buf
+            .content
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ((i as u16) % w, (i as u16) / w, c))
+            .collect();
+        backend.draw(cells.into_iter()).expect("draw");
+        Backend::flush(&mut backend).expect("flush");
+        let v = sink.0.lock().unwrap().clone();
+        String::from_utf8_lossy(&v).into_owned()
+    };
+    let with_256 = bytes(false);
+    assert!(
+        with_256.contains("38;5;"),
+        "crossterm's own output uses 38;5;N"
+    );
+    let out = bytes(true);
+    assert!(!out.contains("38;5;") && !out.contains("48;5;"), "{out:?}");
+    assert!(
+        out.contains("\u{1b}[3") || out.contains("\u{1b}[9"),
+        "{out:?}"
+    );
+    assert!(
+        out.contains("flush-due") || out.contains("over"),
+        "content kept"
+    );
+}

@@ -101,3 +101,89 @@ fn embedded_demo_host() {
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert!(state.status.error.is_none(), "{:?}", state.status.error);
 }
+
+/// `clawtop KEY`: the launch names a session; it opens once the list is loaded.
+#[test]
+fn launch_opens_the_named_session() {
+    let host = clawtop::store::Host::demo().expect("demo");
+    let h = clawtop::source::for_host(host);
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h.clone(), None)),
+            open: Some(("ops".into(), "agent:ops:main".into())),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().expect("session view");
+    assert_eq!(v.row.session_key, "agent:ops:main");
+    assert!(v.loaded.is_some());
+    // A key that is not listed leaves the list open and says so.
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h, None)),
+            open: Some(("ops".into(), "agent:ops:gone".into())),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Sessions);
+    assert!(
+        state
+            .status
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("agent:ops:gone")),
+        "{:?}",
+        state.status.error
+    );
+}
+
+/// `c` on the Sessions screen opens the session and then its Compact dialog, as `f` does.
+#[test]
+fn c_compacts_from_the_list() {
+    let (dir, _t) = host_a();
+    let h = clawtop::source::for_host(host(dir.path()));
+    let (mut state, ctx) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(h, None)),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    assert_eq!(state.screen(), Screen::Sessions);
+    press(&mut state, &ctx, &[ch('c')]);
+    assert_eq!(state.screen(), Screen::Session);
+    let d = state.dialog.as_ref().expect("compact dialog open");
+    assert_eq!(d.kind, clawtop::tui::dialog::DialogKind::Compact);
+}
+
+/// The first run without OpenClaw state says where clawtop looked and how to point it at a
+/// real host, on the screen (not only the corner badge).
+#[test]
+fn first_run_demo_says_where_it_looked() {
+    let host = clawtop::store::Host::demo().expect("demo");
+    let notice = clawtop::cli::first_run_notice(&["/home/op/.openclaw (~/.openclaw)".into()]);
+    let (state, _) = start(
+        TuiLaunch {
+            loader: Some(store_adapter::host_loader(
+                clawtop::source::for_host(host),
+                None,
+            )),
+            demo: true,
+            notice: Some(notice),
+            ..TuiLaunch::default()
+        },
+        (120, 40),
+    );
+    let s = screen(&state);
+    let last = s.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("DEMO data: no OpenClaw state found."),
+        "{s}"
+    );
+    assert!(last.contains("--state-dir DIR"), "{s}");
+    assert!(last.contains("Looked at /home/op/"), "{s}");
+    assert!(s.lines().next().unwrap().contains("DEMO DATA"), "{s}");
+}

@@ -20,6 +20,8 @@ use ratatui::text::{Line, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Col {
+    /// Markers: `∅` no transcript, `◐` busy (a live lock holder), `✖` stale lock.
+    Mark,
     Agent,
     Key,
     Model,
@@ -29,11 +31,13 @@ pub enum Col {
     Pct,
     Cmp,
     State,
+    Headroom,
 }
 
 impl Col {
     fn title(self) -> &'static str {
         match self {
+            Col::Mark => " ",
             Col::Agent => "AGENT",
             Col::Key => "KEY",
             Col::Model => "MODEL",
@@ -43,12 +47,14 @@ impl Col {
             Col::Pct => "%",
             Col::Cmp => "CMP",
             Col::State => "STATE",
+            Col::Headroom => "HEADROOM",
         }
     }
 
     /// Minimum width.
     fn min(self) -> usize {
         match self {
+            Col::Mark => 1,
             Col::Agent => 8,
             Col::Key => 14,
             Col::Model => 14,
@@ -58,6 +64,7 @@ impl Col {
             Col::Pct => 4,
             Col::Cmp => 3,
             Col::State => 11,
+            Col::Headroom => 18,
         }
     }
 }
@@ -65,7 +72,8 @@ impl Col {
 /// Columns in display order with widths for `width` columns. Columns are dropped in this
 /// order when space runs out; the gauge never is.
 pub fn columns(width: usize) -> Vec<(Col, usize)> {
-    const ORDER: [Col; 9] = [
+    const ORDER: [Col; 11] = [
+        Col::Mark,
         Col::Agent,
         Col::Key,
         Col::Model,
@@ -75,14 +83,17 @@ pub fn columns(width: usize) -> Vec<(Col, usize)> {
         Col::Pct,
         Col::Cmp,
         Col::State,
+        Col::Headroom,
     ];
-    const DROP: [Col; 7] = [
+    // The headroom says what to do next (and, coloured, the state): it outlives age and state.
+    const DROP: [Col; 8] = [
         Col::Model,
         Col::Cmp,
         Col::Age,
-        Col::Agent,
         Col::State,
+        Col::Agent,
         Col::Pct,
+        Col::Headroom,
         Col::Used,
     ];
     let mut cols: Vec<Col> = ORDER.to_vec();
@@ -138,6 +149,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if !s.filter.is_empty() {
         title.push(Span::raw(format!(" · filter \"{}\"", one_line(&s.filter))));
     }
+    if let Some(ms) = s.refreshed_ms {
+        title.push(Span::styled(format!(" · read {}", clock(ms)), t.dim()));
+    }
     if !s.label.is_empty() {
         title.push(Span::styled(format!(" · {}", one_line(&s.label)), t.dim()));
     }
@@ -161,11 +175,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         if i > 0 {
             head.push(' ');
         }
-        head.push_str(&if matches!(c, Col::Pct | Col::Cmp | Col::Used) {
-            rpad(c.title(), *w)
-        } else {
-            pad(c.title(), *w)
-        });
+        head.push_str(
+            &if matches!(c, Col::Pct | Col::Cmp | Col::Used | Col::Headroom) {
+                rpad(c.title(), *w)
+            } else {
+                pad(c.title(), *w)
+            },
+        );
     }
     buf.set_string(area.x, y + 2, pad(&head, width), t.header());
     let visible = s.visible();
@@ -201,6 +217,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     }
 }
 
+/// `−1.2k to flush`, `+3.4k over compact`, `?`.
+pub fn headroom(r: &SessionRow) -> String {
+    match r.headroom() {
+        None => "?".into(),
+        Some((h, line)) if h < 0 => format!("−{} to {line}", compact_num(h.unsigned_abs())),
+        Some((h, line)) => format!("+{} over {line}", compact_num(h as u64)),
+    }
+}
+
+/// `14:03:27` (UTC) of an epoch-ms time.
+fn clock(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|d| d.format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
 fn draw_row(
     frame: &mut Frame,
     area: Rect,
@@ -225,6 +257,17 @@ fn draw_row(
             height: 1,
         };
         let (text, style) = match c {
+            Col::Mark => {
+                use crate::commit::LockStatus;
+                let (m, st) = match (&r.lock, r.transcript.is_some()) {
+                    (Some(LockStatus::Stale(..)), _) => ("✖", t.error()),
+                    (Some(LockStatus::Held(_)), _) => ("◐", t.marker()),
+                    (_, false) => ("∅", t.dim()),
+                    _ => (" ", t.plain()),
+                };
+                (m.to_string(), st)
+            }
+            Col::Headroom => (rpad(&headroom(r), w), t.status(r.status)),
             Col::Agent => (pad(&one_line(&r.agent_id), w), t.plain()),
             Col::Key => {
                 // With the agent column shown, "agent:<id>:" in front of the key is repetition.

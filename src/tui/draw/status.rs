@@ -22,6 +22,39 @@ pub fn hints(mode: keymap::Mode) -> String {
         .join(" · ")
 }
 
+/// The hints that fit in `width` columns: whole hints in keymap order, and `? help` last
+/// whenever the mode has it, so the way to every other key is never cut off.
+pub fn fitted_hints(mode: keymap::Mode, width: usize) -> String {
+    let all: Vec<(bool, String)> = keymap::for_mode(mode)
+        .filter(|b| mode != keymap::Mode::Help || b.mode == mode)
+        .filter_map(|b| {
+            b.hint.map(|h| {
+                (
+                    matches!(b.action, crate::tui::action::Action::ToggleHelp),
+                    format!("{} {h}", keymap::key_label(b.keys[0].0, b.keys[0].1)),
+                )
+            })
+        })
+        .collect();
+    let help = all.iter().find(|(h, _)| *h).map(|(_, s)| s.clone());
+    let reserve = help
+        .as_ref()
+        .map_or(0, |h| unicode_width::UnicodeWidthStr::width(h.as_str()) + 3);
+    let mut out: Vec<String> = Vec::new();
+    let mut used = 0;
+    for (_, s) in all.iter().filter(|(h, _)| !*h) {
+        let need =
+            unicode_width::UnicodeWidthStr::width(s.as_str()) + if out.is_empty() { 0 } else { 3 };
+        if used + need + reserve > width {
+            break;
+        }
+        used += need;
+        out.push(s.clone());
+    }
+    out.extend(help);
+    truncate(&out.join(" · "), width)
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width as usize;
     let line = if state.sessions.filtering && state.screen() == crate::tui::state::Screen::Sessions
@@ -32,6 +65,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             Span::styled("▏", t.bold()),
             Span::styled("  Enter keep · Esc clear", t.dim()),
         ])
+    } else if let Some(p) = state
+        .session
+        .as_ref()
+        .and_then(|v| v.prompt.as_ref())
+        .filter(|_| state.screen() == crate::tui::state::Screen::Session)
+    {
+        let label = match p.kind {
+            crate::tui::state::PromptKind::Search => "/",
+            crate::tui::state::PromptKind::Jump => "jump to # or id: ",
+        };
+        Line::from(vec![
+            Span::styled(label, t.bold()),
+            Span::raw(one_line(&p.text)),
+            Span::styled("▏", t.bold()),
+            Span::styled("  Enter go · Esc cancel", t.dim()),
+        ])
     } else if let Some(e) = &state.status.error {
         Line::from(Span::styled(
             truncate(&format!("✖ {}", one_line(e)), w),
@@ -40,7 +89,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     } else if let Some(i) = &state.status.info {
         Line::from(Span::styled(truncate(&one_line(i), w), t.info()))
     } else {
-        Line::from(Span::styled(truncate(&hints(state.mode()), w), t.dim()))
+        Line::from(Span::styled(fitted_hints(state.mode(), w), t.dim()))
     };
     frame
         .buffer_mut()

@@ -1,0 +1,122 @@
+//! `clawtop metrics`: the rows of a [`ListReport`] in the Prometheus text exposition format
+//! (version 0.0.4), for node_exporter's textfile collector or any scraper.
+//!
+//! Names follow the Prometheus conventions: a `clawtop_` prefix, snake_case, the base unit
+//! as suffix (`_tokens`), no `_total` on gauges. Sessions are identified by `agent`,
+//! `session_key` and `session_id` labels; where `used` came from is the `provenance` label
+//! of `clawtop_session_used_tokens` only, so the other series keep a stable identity when it
+//! changes. A figure that is unknown is left out (no sample), never written as 0.
+
+use super::list::ListReport;
+use crate::thresholds::Status;
+use std::fmt::Write;
+
+const STATUSES: [Status; 6] = [
+    Status::Ok,
+    Status::FlushDue,
+    Status::Flushed,
+    Status::CompactDue,
+    Status::Over,
+    Status::Unknown,
+];
+
+/// Label value escaping of the text format (`\\`, `\"`, `\n`). Other control characters, C1
+/// and bidi overrides are replaced: they are legal there but unsafe on a terminal.
+fn label_value(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => o.push_str("\\\\"),
+            '"' => o.push_str("\\\""),
+            '\n' => o.push_str("\\n"),
+            c if c.is_control()
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
+            {
+                o.push('\u{fffd}')
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+pub fn render(r: &ListReport) -> String {
+    let mut out = String::new();
+    type Get = fn(&super::SessionRow) -> Option<u64>;
+    let gauges: [(&str, &str, Get); 6] = [
+        (
+            "clawtop_session_used_tokens",
+            "Tokens in the session's context (provenance: fresh, legacy, estimated)",
+            |s| s.used,
+        ),
+        (
+            "clawtop_session_window_tokens",
+            "Context window of the session's model",
+            |s| Some(s.window),
+        ),
+        (
+            "clawtop_session_flush_line_tokens",
+            "Used tokens at which OpenClaw runs the memory flush (absent when flush is off)",
+            |s| s.flush_at,
+        ),
+        (
+            "clawtop_session_compaction_line_tokens",
+            "Used tokens at which OpenClaw compacts",
+            |s| Some(s.compact_at),
+        ),
+        (
+            "clawtop_session_compactions",
+            "compactionCount of the store entry",
+            |s| s.compaction_count,
+        ),
+        (
+            "clawtop_session_flushed_this_cycle",
+            "1 when the memory flush ran in the current compaction cycle",
+            |s| Some(s.flushed_this_cycle as u64),
+        ),
+    ];
+    for (name, help, get) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}.");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for s in &r.sessions {
+            let Some(v) = get(s) else { continue };
+            let mut labels = format!(
+                "agent=\"{}\",session_key=\"{}\",session_id=\"{}\"",
+                label_value(s.agent_id.as_deref().unwrap_or("")),
+                label_value(s.session_key.as_deref().unwrap_or("")),
+                label_value(s.session_id.as_deref().unwrap_or("")),
+            );
+            if name == "clawtop_session_used_tokens" {
+                let _ = write!(labels, ",provenance=\"{}\"", s.used_source.name());
+            }
+            let _ = writeln!(out, "{name}{{{labels}}} {v}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "# HELP clawtop_sessions Sessions by status (ok, flush-due, flushed, compact-due, over, unknown)."
+    );
+    let _ = writeln!(out, "# TYPE clawtop_sessions gauge");
+    for st in STATUSES {
+        let n = r.sessions.iter().filter(|s| s.status == st).count();
+        let _ = writeln!(out, "clawtop_sessions{{status=\"{}\"}} {n}", st.name());
+    }
+    let _ = writeln!(
+        out,
+        "# HELP clawtop_store_errors Session stores that could not be read."
+    );
+    let _ = writeln!(out, "# TYPE clawtop_store_errors gauge");
+    let _ = writeln!(out, "clawtop_store_errors {}", r.errors.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn label_values_escaped() {
+        assert_eq!(
+            super::label_value("a\"b\\c\nd\u{1b}e"),
+            "a\\\"b\\\\c\\nd\u{fffd}e"
+        );
+    }
+}
