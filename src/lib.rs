@@ -17,6 +17,7 @@ pub mod llm;
 pub mod plan;
 pub mod report;
 pub mod sanitize;
+pub mod sqlite;
 pub mod store;
 pub mod summary;
 pub mod thresholds;

@@ -1,0 +1,7 @@
+//! SQLite hosts (OpenClaw 2026.9.6): read-only access, the fixture's figures computed
+//! independently from its rows, and bad input.
+
+mod bad_input;
+mod common;
+mod fixture;
+mod read_only;
