@@ -749,17 +749,49 @@ mod tests {
         let old = compute(win(48000), fresh(29144), &s, &c);
         assert_eq!((old.compact_at, old.flush_at), (28000, Some(22000)));
         // W 200000: R 20000, C 180000, F 174000.
-        let t = compute_with(Rules::V2026_9, win(200000), fresh(174000), &s, &Counters::default());
-        assert_eq!((t.reserve, t.compact_at, t.flush_at), (20000, 180000, Some(174000)));
+        let t = compute_with(
+            Rules::V2026_9,
+            win(200000),
+            fresh(174000),
+            &s,
+            &Counters::default(),
+        );
+        assert_eq!(
+            (t.reserve, t.compact_at, t.flush_at),
+            (20000, 180000, Some(174000))
+        );
         assert_eq!(t.status, Status::FlushDue);
         // Soft capped at half of W − R: W 20000 → R 5000, C 15000, S min(6000, 7500)... and W 8000 → R 2000, C 6000, S 3000.
-        let t = compute_with(Rules::V2026_9, win(8000), fresh(0), &s, &Counters::default());
-        assert_eq!((t.reserve, t.compact_at, t.soft_threshold.value, t.flush_at), (2000, 6000, 3000, Some(3000)));
+        let t = compute_with(
+            Rules::V2026_9,
+            win(8000),
+            fresh(0),
+            &s,
+            &Counters::default(),
+        );
+        assert_eq!(
+            (t.reserve, t.compact_at, t.soft_threshold.value, t.flush_at),
+            (2000, 6000, 3000, Some(3000))
+        );
         // reserveTokens above the floor wins the max, then the window cap applies.
-        let big = Settings::from_config(&json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}));
-        let t = compute_with(Rules::V2026_9, win(200000), fresh(0), &big, &Counters::default());
+        let big = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}),
+        );
+        let t = compute_with(
+            Rules::V2026_9,
+            win(200000),
+            fresh(0),
+            &big,
+            &Counters::default(),
+        );
         assert_eq!((t.reserve, t.reserve_from), (30000, "reserveTokens"));
-        let t = compute_with(Rules::V2026_9, win(100000), fresh(0), &big, &Counters::default());
+        let t = compute_with(
+            Rules::V2026_9,
+            win(100000),
+            fresh(0),
+            &big,
+            &Counters::default(),
+        );
         assert_eq!((t.reserve, t.reserve_from), (25000, "window/4"));
         // Flushed this cycle, from memoryFlush; a failed flush says so.
         let c = Counters {

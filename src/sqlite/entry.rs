@@ -47,7 +47,8 @@ pub struct SessionRow {
 
 /// Reads the fields clawtop uses from one `entry_json`.
 pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
-    let v: Value = serde_json::from_str(json).map_err(|e| format!("entry_json is not JSON ({e})"))?;
+    let v: Value =
+        serde_json::from_str(json).map_err(|e| format!("entry_json is not JSON ({e})"))?;
     let Value::Object(o) = v else {
         return Err("entry_json is not a JSON object".into());
     };
@@ -67,8 +68,11 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
     };
     let int = |k: &str| {
         o.get(k).and_then(|v| {
-            v.as_i64()
-                .or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f.floor() as i64))
+            v.as_i64().or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.is_finite())
+                    .map(|f| f.floor() as i64)
+            })
         })
     };
     let memory_flush = match o.get("memoryFlush") {
@@ -157,7 +161,14 @@ mod tests {
         assert_eq!(e.memory_flush_compaction_count, Some(0));
         assert_eq!(e.memory_flush_at, None, "2026.9 has no flush time");
         assert_eq!(x.memory_flush.unwrap().kind, "succeeded");
-        assert_eq!((x.total_tokens_version, x.budget_reserve, x.budget_compact_at), (Some(1), Some(12000), Some(36000)));
+        assert_eq!(
+            (
+                x.total_tokens_version,
+                x.budget_reserve,
+                x.budget_compact_at
+            ),
+            (Some(1), Some(12000), Some(36000))
+        );
         assert!(parse_entry("{").unwrap_err().contains("not JSON"));
         assert!(parse_entry("[]").unwrap_err().contains("not a JSON object"));
         assert!(parse_entry("{}").unwrap_err().contains("no sessionId"));

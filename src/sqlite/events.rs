@@ -147,8 +147,12 @@ pub fn for_each(
     while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
         let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
         let n: Option<i64> = r.get(3).unwrap_or(None);
-        let j = r.get_ref(1).map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let z = r.get_ref(2).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let j = r
+            .get_ref(1)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let z = r
+            .get_ref(2)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
         let out = stored_of(seq, j, z, n).and_then(|s| decode(seq, s));
         each(seq, out);
     }
@@ -175,8 +179,12 @@ pub fn read_one(
         return Ok(None);
     };
     let n: Option<i64> = r.get(2).unwrap_or(None);
-    let j = r.get_ref(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
-    let z = r.get_ref(1).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let j = r
+        .get_ref(0)
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let z = r
+        .get_ref(1)
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     Ok(Some(stored_of(seq, j, z, n).and_then(|s| decode(seq, s))))
 }
 
@@ -190,22 +198,62 @@ mod tests {
         let frame = zstd::bulk::compress(text, 1).unwrap();
         let n = text.len() as i64;
         assert_eq!(
-            decode(5, Stored::Zstd { frame: &frame, utf8_bytes: n }).unwrap(),
+            decode(
+                5,
+                Stored::Zstd {
+                    frame: &frame,
+                    utf8_bytes: n
+                }
+            )
+            .unwrap(),
             text.to_vec()
         );
-        let e = decode(5, Stored::Zstd { frame: &frame, utf8_bytes: n - 3 }).unwrap_err();
+        let e = decode(
+            5,
+            Stored::Zstd {
+                frame: &frame,
+                utf8_bytes: n - 3,
+            },
+        )
+        .unwrap_err();
         assert!(matches!(e, RowError::Length { .. }), "{e}");
         assert!(e.to_string().contains("seq 5"));
-        let e = decode(5, Stored::Zstd { frame: &frame, utf8_bytes: n + 3 }).unwrap_err();
-        assert!(e.to_string().contains(&format!("decodes to {n} bytes")), "{e}");
+        let e = decode(
+            5,
+            Stored::Zstd {
+                frame: &frame,
+                utf8_bytes: n + 3,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("decodes to {n} bytes")),
+            "{e}"
+        );
         let mut bad = frame.clone();
         let mid = bad.len() / 2;
         bad[mid] ^= 0xff;
         bad.truncate(bad.len() - 2);
-        let e = decode(6, Stored::Zstd { frame: &bad, utf8_bytes: n }).unwrap_err();
-        assert!(matches!(e, RowError::Zstd { .. } | RowError::Length { .. }), "{e}");
+        let e = decode(
+            6,
+            Stored::Zstd {
+                frame: &bad,
+                utf8_bytes: n,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, RowError::Zstd { .. } | RowError::Length { .. }),
+            "{e}"
+        );
         assert!(matches!(
-            decode(7, Stored::Zstd { frame: &frame, utf8_bytes: 0 }),
+            decode(
+                7,
+                Stored::Zstd {
+                    frame: &frame,
+                    utf8_bytes: 0
+                }
+            ),
             Err(RowError::BadLength { .. })
         ));
     }

@@ -70,7 +70,12 @@ pub const KNOWN_AGENT_TABLES: &[&str] = &[
 pub const NEEDED_COLUMNS: &[(&str, &[&str])] = &[
     (
         "session_nodes",
-        &["session_key", "current_session_id", "entry_json", "updated_at"],
+        &[
+            "session_key",
+            "current_session_id",
+            "entry_json",
+            "updated_at",
+        ],
     ),
     (
         "transcript_events",
@@ -190,7 +195,10 @@ pub fn discover(state_dir: &Path) -> SqliteLayout {
             continue;
         };
         let p = Path::new(&rel);
-        if p.is_absolute() || p.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        if p.is_absolute()
+            || p.components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
             out.problems.push(format!(
                 "{}: agent_databases path {:?} of agent {id} is not inside the state dir; not read",
                 state_db.display(),
@@ -231,7 +239,10 @@ pub fn discover(state_dir: &Path) -> SqliteLayout {
 
 fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
     let path = state_dir.join(rel);
-    let legacy = state_dir.join("agents").join(id).join("sessions/sessions.json");
+    let legacy = state_dir
+        .join("agents")
+        .join(id)
+        .join("sessions/sessions.json");
     let mut a = AgentDb {
         agent_id: id.to_string(),
         path: path.clone(),

@@ -90,7 +90,15 @@ mod tests {
         assert!(Release::parse("2026.5.30-beta.1").unwrap() < Release::parse("2026.5.30").unwrap());
         assert!(Release::parse("2026.10.1").unwrap() > a);
         assert!(Release::parse("x.9.6").is_none());
-        assert_eq!(Rules::for_sqlite_host(Some("2026.9.6")), (Rules::V2026_9, None));
-        assert!(Rules::for_sqlite_host(Some("2026.7.2")).1.unwrap().contains("not observed"));
+        assert_eq!(
+            Rules::for_sqlite_host(Some("2026.9.6")),
+            (Rules::V2026_9, None)
+        );
+        assert!(
+            Rules::for_sqlite_host(Some("2026.7.2"))
+                .1
+                .unwrap()
+                .contains("not observed")
+        );
     }
 }

@@ -41,7 +41,8 @@ impl HostF {
         self.dir.path().join("state")
     }
     pub fn agent_db(&self, id: &str) -> PathBuf {
-        self.state().join(format!("agents/{id}/agent/openclaw-agent.sqlite"))
+        self.state()
+            .join(format!("agents/{id}/agent/openclaw-agent.sqlite"))
     }
     /// A read-write connection for setting up a case (the test's own writer).
     pub fn writer(&self, id: &str) -> rusqlite::Connection {
@@ -59,7 +60,14 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (bool, u64, u32, i64, i64, u64)
             let m = std::fs::symlink_metadata(e.path()).unwrap();
             out.insert(
                 e.path(),
-                (m.is_dir(), if m.is_dir() { 0 } else { m.size() }, m.mode(), m.mtime(), m.mtime_nsec(), m.ino()),
+                (
+                    m.is_dir(),
+                    if m.is_dir() { 0 } else { m.size() },
+                    m.mode(),
+                    m.mtime(),
+                    m.mtime_nsec(),
+                    m.ino(),
+                ),
             );
             if m.is_dir() {
                 walk(&e.path(), out);

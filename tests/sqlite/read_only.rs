@@ -39,14 +39,20 @@ fn checkpointed_host_read_leaves_no_trace() {
     assert_eq!(keys.len(), 3);
     assert_eq!(decoded, 61 + 14 + 10);
     assert_eq!(modes, vec![OpenMode::Immutable, OpenMode::Immutable]);
-    assert_eq!(snapshot(h.root()), before, "a file was created, removed or touched");
+    assert_eq!(
+        snapshot(h.root()),
+        before,
+        "a file was created, removed or touched"
+    );
     assert_eq!(contents(h.root()), bytes);
 }
 
 fn wal_writer(h: &HostF) -> rusqlite::Connection {
     let w = h.writer("ops");
     w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
-    let mode: String = w.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    let mode: String = w
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(mode, "wal");
     w.execute(
         "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 99999) WHERE session_key = 'agent:ops:main'",
@@ -65,17 +71,28 @@ fn live_wal_is_seen_without_touching_wal_or_shm() {
     let h = HostF::new();
     let w = wal_writer(&h);
     let wal = clawtop::sqlite::open::side(&h.agent_db("ops"), "-wal");
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the update sits in the WAL");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the update sits in the WAL"
+    );
     // The writer also holds an open, uncommitted transaction while clawtop reads.
     w.execute_batch("BEGIN IMMEDIATE; UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 11111) WHERE session_key = 'agent:ops:main';")
         .unwrap();
     let (before, bytes) = (snapshot(h.root()), contents(h.root()));
     let (keys, decoded, modes) = read_everything(&h.state());
-    assert_eq!(total_of(&keys, "agent:ops:main"), Some(99999), "committed WAL data seen, uncommitted not");
+    assert_eq!(
+        total_of(&keys, "agent:ops:main"),
+        Some(99999),
+        "committed WAL data seen, uncommitted not"
+    );
     assert_eq!(decoded, 85);
     assert_eq!(modes, vec![OpenMode::Immutable, OpenMode::WalReadOnlyShm]);
     assert_eq!(snapshot(h.root()), before);
-    assert_eq!(contents(h.root()), bytes, "-shm read marks are not written either");
+    assert_eq!(
+        contents(h.root()),
+        bytes,
+        "-shm read marks are not written either"
+    );
     w.execute_batch("ROLLBACK").unwrap();
 }
 
@@ -101,13 +118,20 @@ fn leftover_wal_is_seen_with_and_without_shm() {
     let wal = clawtop::sqlite::open::side(&db, "-wal");
     let shm = clawtop::sqlite::open::side(&db, "-shm");
     assert!(wal.exists() && shm.exists());
-    for (with_shm, mode) in [(true, OpenMode::WalReadOnlyShm), (false, OpenMode::PrivateCopy)] {
+    for (with_shm, mode) in [
+        (true, OpenMode::WalReadOnlyShm),
+        (false, OpenMode::PrivateCopy),
+    ] {
         if !with_shm {
             std::fs::remove_file(&shm).unwrap();
         }
         let (before, bytes) = (snapshot(h.root()), contents(h.root()));
         let (keys, _, modes) = read_everything(&h.state());
-        assert_eq!(total_of(&keys, "agent:ops:main"), Some(99999), "with -shm: {with_shm}");
+        assert_eq!(
+            total_of(&keys, "agent:ops:main"),
+            Some(99999),
+            "with -shm: {with_shm}"
+        );
         assert_eq!(modes[1], mode);
         assert_eq!(snapshot(h.root()), before, "with -shm: {with_shm}");
         assert_eq!(contents(h.root()), bytes);
@@ -120,7 +144,11 @@ fn leftover_wal_is_seen_with_and_without_shm() {
 fn child_reads_state_dir() {
     let state = std::env::var_os("CLAWTOP_TEST_STATE").expect("CLAWTOP_TEST_STATE");
     let (keys, decoded, modes) = read_everything(Path::new(&state));
-    println!("RESULT {} {decoded} {:?} {modes:?}", keys.len(), total_of(&keys, "agent:ops:main"));
+    println!(
+        "RESULT {} {decoded} {:?} {modes:?}",
+        keys.len(),
+        total_of(&keys, "agent:ops:main")
+    );
 }
 
 #[test]
@@ -149,18 +177,29 @@ fn unwritable_state_dir_is_read() {
     let is_root = unsafe { libc::geteuid() } == 0;
     let mut cmd = if is_root {
         let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]).arg(&exe);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(&exe);
         c
     } else {
         std::process::Command::new(&exe)
     };
     let out = cmd
-        .args(["--ignored", "--exact", "read_only::child_reads_state_dir", "--nocapture", "--test-threads=1"])
+        .args([
+            "--ignored",
+            "--exact",
+            "read_only::child_reads_state_dir",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("CLAWTOP_TEST_STATE", h.state())
         .output()
         .expect("run the reader");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         stdout.contains("RESULT 3 85 Some(99999) [Immutable, WalReadOnlyShm]"),
         "{stdout}"
@@ -197,5 +236,9 @@ fn plain_read_only_open_would_create_files() {
     drop(c);
     let after = snapshot(h.root());
     assert_ne!(after, before);
-    assert!(after.keys().any(|p| p.to_string_lossy().ends_with("openclaw-agent.sqlite-shm")));
+    assert!(
+        after
+            .keys()
+            .any(|p| p.to_string_lossy().ends_with("openclaw-agent.sqlite-shm"))
+    );
 }
