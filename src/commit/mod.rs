@@ -13,7 +13,7 @@
 //! Test hook: when the environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
 //! (to a number of microseconds, read once per process), the commit code sleeps that
 //! long between its steps (lock taken, file checked, bytes written, fsync, rename, ...).
-//! It exists only so the crash test (`tests/commit_crash.rs`) can SIGKILL a child
+//! It exists only so the crash test (`tests/commit/crash.rs`) can SIGKILL a child
 //! inside the critical section; it changes timing, never behaviour. Unset (the normal
 //! case), it costs one env lookup per process.
 

@@ -1,0 +1,140 @@
+//! `clawtop list` on a copy of host-a (and the demo).
+use crate::support::cli::*;
+
+#[test]
+fn list_json_host_a() {
+    let h = Home::host_a();
+    let before = snapshot(&h.state());
+    let o = h.run(&["list", "--json"]);
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["era"], "file");
+    assert_eq!(v["stateDir"], h.state().display().to_string());
+    let s = &v["sessions"][0];
+    assert_eq!(v["sessions"].as_array().unwrap().len(), 1);
+    assert_eq!(s["agentId"], "main");
+    assert_eq!(s["sessionKey"], "agent:main:main");
+    assert_eq!(s["sessionId"], "adhoc-1");
+    assert_eq!(
+        s["transcript"],
+        h.transcript().display().to_string(),
+        "sessionFile of another machine resolves by basename"
+    );
+    assert_eq!(s["model"], "fake-model");
+    assert_eq!(s["modelProvider"], "fake");
+    assert_eq!(s["window"], 48000);
+    assert_eq!(s["windowSource"], "entry");
+    assert_eq!(s["used"], 75943);
+    assert_eq!(s["usedSource"], "fresh");
+    assert_eq!(s["reserve"], 20000);
+    assert_eq!(s["compactAt"], 28000);
+    assert_eq!(s["flushAt"], 24000);
+    assert_eq!(s["compactionCount"], 12);
+    assert_eq!(s["memoryFlushAt"], serde_json::Value::Null);
+    assert_eq!(s["memoryFlushCompactionCount"], serde_json::Value::Null);
+    assert_eq!(s["flushedThisCycle"], false);
+    assert_eq!(s["status"], "over");
+    assert_eq!(s["totalTokens"], 75943);
+    assert_eq!(s["totalTokensFresh"], true);
+    assert_eq!(s["contextTokens"], 48000);
+    assert_eq!(s["updatedAt"], 1795234943664u64);
+    assert_eq!(s["warnings"].as_array().unwrap().len(), 0, "{s}");
+    // Stable key order.
+    let keys: Vec<&str> = s.as_object().unwrap().keys().map(String::as_str).collect();
+    let want = [
+        "agentId",
+        "sessionKey",
+        "sessionId",
+        "transcript",
+        "model",
+        "modelProvider",
+        "window",
+        "windowSource",
+        "used",
+        "usedSource",
+        "reserve",
+        "compactAt",
+        "flushAt",
+        "compactionCount",
+        "memoryFlushAt",
+        "memoryFlushCompactionCount",
+        "flushedThisCycle",
+        "status",
+    ];
+    assert_eq!(&keys[..want.len()], &want);
+    assert_eq!(
+        &keys[keys.len() - 5..],
+        &[
+            "totalTokens",
+            "totalTokensFresh",
+            "contextTokens",
+            "updatedAt",
+            "warnings"
+        ]
+    );
+    assert!(v["warnings"].as_array().unwrap().is_empty());
+    assert_eq!(before, snapshot(&h.state()), "list writes nothing");
+}
+
+#[test]
+fn list_text_fits_80_columns() {
+    let h = Home::host_a();
+    let o = h.run(&["list"]);
+    o.expect(0);
+    let t = o.text();
+    assert!(
+        t.contains("agent:main:main") && t.contains("over") && t.contains("158%"),
+        "{t}"
+    );
+    for l in t.lines() {
+        assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
+    }
+    // Long keys and many agents (demo) still fit.
+    let d = run_with(h.path(), &["--demo", "list"], &[]);
+    d.expect(0);
+    for l in d.text().lines() {
+        assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
+    }
+}
+
+#[test]
+fn list_agent_filter() {
+    let h = Home::host_a();
+    h.run(&["list", "--json", "--agent", "main"]).expect(0);
+    let o = h.run(&["list", "--agent", "nobody"]);
+    o.expect(1);
+    assert!(o.stderr.contains("nobody"), "{}", o.stderr);
+}
+
+#[test]
+fn demo_statuses() {
+    let h = Home::empty();
+    let o = h.run(&["--demo", "list", "--json"]);
+    o.expect(0);
+    let v = o.json();
+    let status = |k: &str| {
+        v["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["sessionKey"] == k)
+            .map(|s| s["status"].as_str().unwrap().to_string())
+    };
+    assert_eq!(status("agent:main:main").as_deref(), Some("ok"));
+    assert_eq!(status("agent:ops:main").as_deref(), Some("over"));
+    assert_eq!(
+        status("agent:ops:cron:nightly-report").as_deref(),
+        Some("unknown")
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let h = Home::host_a();
+    h.run(&["list", "--bogus"]).expect(2);
+    h.run(&["show"]).expect(2);
+    h.run(&["compact", "x", "--keep-recent-tokens", "zero"])
+        .expect(2);
+    h.run(&["--profile", "../x", "list"]).expect(2);
+    h.run(&["--help"]).expect(0);
+}

@@ -1,0 +1,13 @@
+//! The `clawtop` binary run as an operator would: list, show, compact, flush, state-dir
+//! resolution and bad input, on temp copies of host-a (and the fake model server).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bad_input;
+mod compact;
+mod compact_model;
+mod flush_model;
+mod list;
+mod show;
+mod state;

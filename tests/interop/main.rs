@@ -1,0 +1,6 @@
+//! clawtop against pi itself (the oracle, `interop/node_modules`).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod pi;

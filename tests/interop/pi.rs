@@ -1,0 +1,250 @@
+//! clawtop's figures against pi's own code (the oracle), on every fixture transcript.
+//!
+//! `node interop/pi_figures.mjs` runs pi-coding-agent 0.55.1 (installed by `.ci/run` with
+//! `npm ci --prefix interop`) on copies of the files. Positions are compared by index, since
+//! pi invents random ids for v1 files. This test fails (it does not skip) when pi is missing.
+
+use clawtop::context;
+use clawtop::plan;
+use clawtop::tokens::{self, MessageView};
+use clawtop::transcript::Transcript;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::fixtures;
+
+const KEEPS: [u64; 5] = [2000, 8000, 20000, 50000, 100000];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in [
+        fixtures::fixture(fixtures::PI),
+        fixtures::fixture(fixtures::HOST_A_SESSIONS),
+        fixtures::fixture(fixtures::TRANSCRIPTS),
+    ] {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("fixtures missing at {}: {e}", dir.display()))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        v.sort();
+        files.extend(v);
+    }
+    assert!(
+        files.len() >= 10,
+        "expected the pi, host-a and edge-case fixtures, found {}",
+        files.len()
+    );
+    files
+}
+
+fn pi_figures(files: &[PathBuf]) -> Value {
+    let keeps = KEEPS
+        .iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let out = Command::new("node")
+        .arg(root().join("interop/pi_figures.mjs"))
+        .arg("--keep")
+        .arg(&keeps)
+        .args(files)
+        .output()
+        .expect("node is required for the pi interop test (Node 20+)");
+    assert!(
+        out.status.success(),
+        "pi oracle failed (run `npm ci --prefix interop` first, as .ci/run does): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("pi oracle printed JSON")
+}
+
+fn opt_u64(v: &Value) -> Option<u64> {
+    v.as_u64()
+}
+
+fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let mut err = |what: String| errors.push(format!("{name}: {what}"));
+    let t = Transcript::open(path).unwrap();
+    let before = std::fs::read(path).unwrap();
+
+    if pi["entries"].as_u64() != Some(t.len() as u64) {
+        err(format!("entries: pi {} clawtop {}", pi["entries"], t.len()));
+        return;
+    }
+    if pi["leafIndex"].as_u64() != t.leaf().map(u64::from) {
+        err(format!(
+            "leaf: pi {} clawtop {:?}",
+            pi["leafIndex"],
+            t.leaf()
+        ));
+    }
+    let branch: Vec<u64> = t.active_branch().into_iter().map(u64::from).collect();
+    let pi_branch: Vec<u64> = pi["branch"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    if branch != pi_branch {
+        err(format!("branch: pi {pi_branch:?} clawtop {branch:?}"));
+    }
+    for rec in pi["perEntry"].as_array().unwrap() {
+        let i = rec["index"].as_u64().unwrap() as u32;
+        let kind = t.entries[i as usize].kind;
+        let ours = if tokens::kind_yields_message(kind, MessageView::Compaction) {
+            Some(tokens::estimate_entry(&t, i, MessageView::Compaction))
+        } else {
+            None
+        };
+        if opt_u64(&rec["estimate"]) != ours {
+            err(format!(
+                "entry {i} ({}) estimate: pi {} clawtop {ours:?}",
+                rec["type"], rec["estimate"]
+            ));
+        }
+    }
+    // The context the model sees and its token figures.
+    let ctx = context::build(&t, t.leaf());
+    let msgs = context::messages(&t, &ctx);
+    let pc = &pi["context"];
+    if pc["messages"].as_u64() != Some(msgs.len() as u64) {
+        err(format!(
+            "context messages: pi {} clawtop {}",
+            pc["messages"],
+            msgs.len()
+        ));
+    }
+    let sum: u64 = msgs.iter().map(tokens::estimate_message).sum();
+    if pc["estimateSum"].as_u64() != Some(sum) {
+        err(format!(
+            "context estimate sum: pi {} clawtop {sum}",
+            pc["estimateSum"]
+        ));
+    }
+    let full = tokens::estimate_context(&msgs);
+    let lazy = context::estimate(&t, &ctx);
+    if full != lazy {
+        err(format!(
+            "lazy context estimate {lazy:?} differs from full {full:?}"
+        ));
+    }
+    for (k, ours) in [
+        ("usageTokens", Some(full.usage_tokens)),
+        ("trailingTokens", Some(full.trailing_tokens)),
+        ("tokens", Some(full.tokens)),
+    ] {
+        if pc[k].as_u64() != ours {
+            err(format!("context {k}: pi {} clawtop {ours:?}", pc[k]));
+        }
+    }
+    if pc["lastUsageIndex"].as_u64() != full.last_usage_index.map(|x| x as u64) {
+        err(format!(
+            "lastUsageIndex: pi {} clawtop {:?}",
+            pc["lastUsageIndex"], full.last_usage_index
+        ));
+    }
+    if let Some(m) = pc["model"].as_object() {
+        let want = (
+            m["provider"].as_str().unwrap_or("").to_string(),
+            m["modelId"].as_str().unwrap_or("").to_string(),
+        );
+        if ctx.model.as_ref() != Some(&want) {
+            err(format!("model: pi {want:?} clawtop {:?}", ctx.model));
+        }
+    }
+    if pc["thinkingLevel"].as_str() != Some(ctx.thinking_level.as_str()) {
+        err(format!(
+            "thinking level: pi {} clawtop {}",
+            pc["thinkingLevel"], ctx.thinking_level
+        ));
+    }
+    // pi's footer figure (null after a compaction until a newer usage exists).
+    let usage = context::current_tokens(&t).map(|e| e.tokens);
+    if let Some(pi_usage) = pi.get("sessionContextUsageTokens") {
+        if pi_usage.as_u64().is_some() && pi_usage.as_u64() != usage && usage.is_some() {
+            err(format!(
+                "session context usage: pi {pi_usage} clawtop {usage:?}"
+            ));
+        }
+        if pi_usage.is_null() && usage.is_some() {
+            err(format!(
+                "session context usage: pi null (unknown) clawtop {usage:?}"
+            ));
+        }
+    }
+    // The compaction plan at every keepRecentTokens value.
+    for (k, pp) in KEEPS.iter().zip(pi["plans"].as_array().unwrap()) {
+        let ours = plan::prepare(&t, *k);
+        match (pp.is_null(), ours) {
+            (true, Err(_)) => {}
+            (true, Ok(p)) => err(format!(
+                "keep {k}: pi has no plan, clawtop cuts at {}",
+                p.first_kept_entry
+            )),
+            (false, Err(e)) => err(format!("keep {k}: pi plans, clawtop says {e}")),
+            (false, Ok(p)) => {
+                let turn_start = p.cut.turn_start.map(|s| p.path[s] as i64).unwrap_or(-1);
+                let got = serde_json::json!({
+                    "firstKeptIndex": p.first_kept_entry,
+                    "firstKeptPathIndex": p.cut.first_kept,
+                    "turnStartIndex": turn_start,
+                    "isSplitTurn": p.cut.is_split_turn,
+                    "tokensBefore": p.tokens_before,
+                    "messagesToSummarize": p.messages_to_summarize.len(),
+                    "turnPrefixMessages": p.turn_prefix_messages.len(),
+                    "hasPreviousSummary": p.previous_summary.is_some(),
+                    "readFiles": p.read_files,
+                    "modifiedFiles": p.modified_files,
+                });
+                for (key, v) in got.as_object().unwrap() {
+                    if &pp[key] != v {
+                        err(format!("keep {k} {key}: pi {} clawtop {v}", pp[key]));
+                    }
+                }
+                if t.version >= 2
+                    && pp["firstKeptEntryId"].as_str() != t.entry_id(p.first_kept_entry)
+                {
+                    err(format!(
+                        "keep {k} firstKeptEntryId: pi {} clawtop {:?}",
+                        pp["firstKeptEntryId"],
+                        t.entry_id(p.first_kept_entry)
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(
+        before,
+        std::fs::read(path).unwrap(),
+        "{name} was modified by reading it"
+    );
+}
+
+#[test]
+fn figures_equal_pi_on_every_fixture() {
+    let files = fixture_files();
+    let pi = pi_figures(&files);
+    let results = pi["files"].as_array().expect("files array");
+    assert_eq!(results.len(), files.len());
+    let mut errors = Vec::new();
+    for (path, rec) in files.iter().zip(results) {
+        if let Some(e) = rec.get("error") {
+            errors.push(format!("{}: pi failed: {e}", path.display()));
+            continue;
+        }
+        check_file(path, rec, &mut errors);
+    }
+    assert!(
+        errors.is_empty(),
+        "{} mismatches with pi:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+}

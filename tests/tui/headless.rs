@@ -1,0 +1,416 @@
+//! The app driven purely through `update` with effects run inline: no terminal, no sleeps.
+
+use crate::support::tui::*;
+use clawtop::tui::TuiLaunch;
+use clawtop::tui::action::Action;
+use clawtop::tui::effects::drive;
+use clawtop::tui::keymap::{self, Mode};
+use clawtop::tui::model::{SessionsSnapshot, Status};
+use clawtop::tui::state::{Screen, SortKey, layout};
+use clawtop::tui::update::WINDOW_MARGIN;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[test]
+fn statuses_of_constructed_rows() {
+    let got: Vec<Status> = status_rows(None).iter().map(|r| r.status).collect();
+    assert_eq!(
+        got,
+        [
+            Status::Ok,
+            Status::FlushDue,
+            Status::Flushed,
+            Status::CompactDue,
+            Status::Over,
+            Status::Unknown
+        ]
+    );
+}
+
+#[test]
+fn open_session_from_the_list_and_back() {
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], (80, 24));
+    assert_eq!(state.screen(), Screen::Sessions);
+    let ran = drive(&mut state, &ctx, key(KeyCode::Enter));
+    assert!(
+        ran.iter().any(|e| e.starts_with("OpenTranscript")),
+        "{ran:?}"
+    );
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().expect("session view");
+    let l = v.loaded.as_ref().expect("transcript loaded");
+    assert_eq!(l.transcript.len(), 40);
+    assert_eq!(l.summaries.len(), 1);
+    // Opens at the tail, with the visible rows decoded.
+    assert_eq!(v.selected, 39);
+    assert!(v.cache.contains_key(&39));
+    // Header numbers come from the row (the store), not from the transcript.
+    assert_eq!(v.row.used, Some(75_943));
+    assert_eq!(v.row.status, Status::Over);
+    // q goes back, a second q quits.
+    drive(&mut state, &ctx, ch('q'));
+    assert_eq!(state.screen(), Screen::Sessions);
+    assert!(state.session.is_none());
+    assert!(!state.should_quit);
+    drive(&mut state, &ctx, ch('q'));
+    assert!(state.should_quit);
+}
+
+#[test]
+fn scrolling_a_large_session_decodes_a_bounded_window() {
+    let (_dir, t) = large_session();
+    let size = (80, 24);
+    let (mut state, ctx) = file_app(&t, size);
+    let h = layout::session_list(size);
+    let bound = (1 + 2 * WINDOW_MARGIN) * h + 4;
+    let len = state.session.as_ref().map(|v| v.len()).unwrap_or(0);
+    assert!(len > 1000);
+    press(&mut state, &ctx, &[key(KeyCode::Home)]);
+    for _ in 0..30 {
+        press(&mut state, &ctx, &[key(KeyCode::PageDown)]);
+        let v = state.session.as_ref().expect("view");
+        assert!(v.cache.len() <= bound, "cache {} > {bound}", v.cache.len());
+        assert!(
+            v.visible_range(h).all(|i| v.cache.contains_key(&i)),
+            "visible rows decoded"
+        );
+    }
+    press(&mut state, &ctx, &[key(KeyCode::End)]);
+    let v = state.session.as_ref().expect("view");
+    assert_eq!(v.selected as usize, len as usize - 1);
+    assert!(v.cache.len() <= bound);
+    assert!(
+        v.cache.keys().all(|&i| i as usize + bound >= len as usize),
+        "only entries near the end are cached"
+    );
+    // Everything decoded over the whole walk: the initial tail, 30 pages, Home and End.
+    assert!(
+        v.decoded_total < (2 + 30 + 2) as u64 * bound as u64,
+        "decoded {}",
+        v.decoded_total
+    );
+    // Jump to top and back: still bounded.
+    press(&mut state, &ctx, &[key(KeyCode::Home), key(KeyCode::End)]);
+    let v = state.session.as_ref().expect("view");
+    assert!(v.cache.len() <= bound);
+    assert!(v.requested.is_empty());
+}
+
+#[test]
+fn session_navigation_keys() {
+    // `x` jumps to where the next compaction would cut (large-session has one at 20000).
+    let (_ldir, lt) = large_session();
+    let (mut state, ctx) = file_app(&lt, (80, 24));
+    let cut = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.next_cut)
+        .expect("cut");
+    assert_eq!(cut, 837, "pi's cut on large-session");
+    press(&mut state, &ctx, &[key(KeyCode::Home), ch('x')]);
+    assert_eq!(state.session.as_ref().map(|v| v.selected), Some(cut));
+
+    // host-a right after its compaction has nothing to summarize at 20000: no marker.
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = file_app(&t, (80, 24));
+    assert!(state.bare_file);
+    assert_eq!(
+        state
+            .session
+            .as_ref()
+            .and_then(|v| v.loaded.as_ref())
+            .and_then(|l| l.next_cut),
+        None
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Home), ch('n')]);
+    let v = state.session.as_ref().expect("view");
+    let comp = v.loaded.as_ref().map(|l| l.summaries[0].idx);
+    assert_eq!(Some(v.selected), comp);
+    // Expand, scroll, close.
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    let d = state
+        .session
+        .as_ref()
+        .and_then(|v| v.detail.as_ref())
+        .expect("detail");
+    assert!(!d.loading && d.body.contains("FAKE-SUMMARY"));
+    assert_eq!(state.mode(), Mode::Detail);
+    press(&mut state, &ctx, &[key(KeyCode::Down), key(KeyCode::Esc)]);
+    assert_eq!(state.mode(), Mode::Session);
+    // Summaries and back.
+    press(&mut state, &ctx, &[ch('S')]);
+    assert_eq!(state.screen(), Screen::Summaries);
+    press(
+        &mut state,
+        &ctx,
+        &[key(KeyCode::PageDown), ch('n'), key(KeyCode::Esc)],
+    );
+    assert_eq!(state.screen(), Screen::Session);
+    // Bare file: the Session screen is the first one; Esc stays, q quits.
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert!(!state.should_quit);
+    press(&mut state, &ctx, &[ch('q')]);
+    assert!(state.should_quit);
+}
+
+#[test]
+fn filter_by_typing() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
+    press(&mut state, &ctx, &[ch('/'), ch('o'), ch('p'), ch('s')]);
+    assert_eq!(state.mode(), Mode::Filter);
+    let keys: Vec<String> = state
+        .sessions
+        .visible()
+        .iter()
+        .map(|&i| state.sessions.rows[i].agent_id.clone())
+        .collect();
+    assert_eq!(keys, ["ops", "ops"]);
+    // `q` and `?` are typed while filtering, not commands.
+    press(&mut state, &ctx, &[ch('q'), ch('?')]);
+    assert!(!state.should_quit && state.help.is_none());
+    assert_eq!(state.sessions.filter, "opsq?");
+    assert!(screen(&state).contains("No session matches"));
+    press(
+        &mut state,
+        &ctx,
+        &[
+            key(KeyCode::Backspace),
+            key(KeyCode::Backspace),
+            key(KeyCode::Enter),
+        ],
+    );
+    assert_eq!(state.mode(), Mode::Sessions);
+    assert_eq!(state.sessions.visible().len(), 2);
+    // Filter by status name too.
+    press(
+        &mut state,
+        &ctx,
+        &[
+            key(KeyCode::Esc),
+            ch('/'),
+            ch('o'),
+            ch('v'),
+            ch('e'),
+            ch('r'),
+            key(KeyCode::Enter),
+        ],
+    );
+    assert_eq!(
+        state.sessions.selected_row().map(|r| r.status),
+        Some(Status::Over)
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert!(state.sessions.filter.is_empty());
+    assert_eq!(state.sessions.visible().len(), 6);
+}
+
+#[test]
+fn sort_cycles_and_keeps_the_selection() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
+    assert_eq!(state.sessions.sort, SortKey::Pressure);
+    let order = |s: &clawtop::tui::state::AppState| {
+        s.sessions
+            .visible()
+            .iter()
+            .map(|&i| s.sessions.rows[i].session_key.clone())
+            .collect::<Vec<_>>()
+    };
+    let pressure = order(&state);
+    assert_eq!(
+        pressure.first().map(String::as_str),
+        Some("agent:research:main"),
+        "over 100 % first"
+    );
+    assert_eq!(
+        pressure.last().map(String::as_str),
+        Some("agent:research:subagent:7f3e"),
+        "unknown last"
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    let selected = state.sessions.selected_row().map(|r| r.session_key.clone());
+    press(&mut state, &ctx, &[ch('s')]);
+    assert_eq!(state.sessions.sort, SortKey::Updated);
+    assert_eq!(
+        order(&state).first().map(String::as_str),
+        Some("agent:research:main"),
+        "5 s ago"
+    );
+    assert_eq!(
+        state.sessions.selected_row().map(|r| r.session_key.clone()),
+        selected
+    );
+    press(&mut state, &ctx, &[ch('s')]);
+    assert_eq!(state.sessions.sort, SortKey::Name);
+    assert_eq!(
+        order(&state).first().map(String::as_str),
+        Some("agent:main:main")
+    );
+    press(&mut state, &ctx, &[ch('s')]);
+    assert_eq!(state.sessions.sort, SortKey::Pressure);
+}
+
+#[test]
+fn help_lists_every_binding() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (120, 40));
+    press(&mut state, &ctx, &[ch('?')]);
+    assert_eq!(state.mode(), Mode::Help);
+    // Scroll through the overlay and collect what was on screen.
+    let mut seen = String::new();
+    for _ in 0..160 {
+        seen.push_str(&screen(&state));
+        press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    }
+    for b in keymap::bindings() {
+        let line = format!(
+            "{} {}",
+            clawtop::tui::draw::pad(&b.keys_label(), 20),
+            b.help
+        );
+        assert!(seen.contains(&line), "help misses {line:?}");
+    }
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert!(state.help.is_none());
+}
+
+#[test]
+fn errors_go_to_the_status_line() {
+    let failing: clawtop::tui::SessionLoader = Arc::new(|| {
+        Err(anyhow::anyhow!(
+            "cannot read sessions.json: unexpected end of input\x1b[2J"
+        ))
+    });
+    let (mut state, ctx) = start(
+        TuiLaunch {
+            loader: Some(failing),
+            ..TuiLaunch::default()
+        },
+        (80, 24),
+    );
+    let s = screen(&state);
+    let last = s.lines().last().unwrap_or("");
+    assert!(last.starts_with("✖ cannot read sessions.json"), "{s}");
+    assert!(!last.contains('\x1b'));
+    // A session without a transcript: an error, no crash.
+    let mut rows = status_rows(None);
+    rows.truncate(1);
+    drive(
+        &mut state,
+        &ctx,
+        Action::SessionsLoaded(Ok(SessionsSnapshot {
+            rows,
+            ..Default::default()
+        })),
+    );
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    assert_eq!(state.screen(), Screen::Sessions);
+    assert!(
+        state
+            .status
+            .error
+            .as_deref()
+            .unwrap_or("")
+            .contains("No transcript")
+    );
+    // A missing transcript file: the Session screen shows the error.
+    let mut rows = status_rows(Some(std::path::Path::new("/nonexistent/x.jsonl")));
+    rows.truncate(1);
+    drive(
+        &mut state,
+        &ctx,
+        Action::SessionsLoaded(Ok(SessionsSnapshot {
+            rows,
+            ..Default::default()
+        })),
+    );
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    assert_eq!(state.screen(), Screen::Session);
+    assert!(screen(&state).contains("cannot read transcript /nonexistent/x.jsonl"));
+    // The next key acknowledges the error.
+    drive(&mut state, &ctx, key(KeyCode::Up));
+    assert!(state.status.error.is_none());
+}
+
+#[test]
+fn quit_with_ctrl_c_anywhere() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
+    press(&mut state, &ctx, &[ch('/'), ch('x')]);
+    drive(
+        &mut state,
+        &ctx,
+        Action::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+    );
+    assert!(state.should_quit);
+}
+
+#[test]
+fn changed_files_reload() {
+    let (_dir, t) = host_a();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let store = t.with_file_name("sessions.json");
+    let (rows, watch, c) = (vec![host_a_row(&t)], vec![store.clone()], calls.clone());
+    let loader: clawtop::tui::SessionLoader = Arc::new(move || {
+        c.fetch_add(1, Ordering::SeqCst);
+        Ok(SessionsSnapshot {
+            rows: rows.clone(),
+            watch: watch.clone(),
+            ..Default::default()
+        })
+    });
+    let (mut state, ctx) = start(
+        TuiLaunch {
+            loader: Some(loader),
+            ..TuiLaunch::default()
+        },
+        (80, 24),
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    let ran = drive(&mut state, &ctx, Action::FilesChanged(vec![store.clone()]));
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "{ran:?}");
+    // Open the session; the transcript grows; the view reopens it and follows the tail.
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    let before = state.session.as_ref().map(|v| v.len()).unwrap_or(0);
+    let line = r#"{"type":"message","id":"ffff0001","parentId":"0d090fcc","timestamp":"2026-11-21T04:22:30.000Z","message":{"role":"assistant","content":[{"type":"text","text":" no_reply "}],"stopReason":"stop","timestamp":1795234950000}}"#;
+    let mut text = std::fs::read_to_string(&t).expect("read");
+    text.push_str(line);
+    text.push('\n');
+    std::fs::write(&t, text).expect("append");
+    let ran = drive(&mut state, &ctx, Action::FilesChanged(vec![t.clone()]));
+    assert!(
+        ran.iter().any(|e| e.starts_with("OpenTranscript")),
+        "{ran:?}"
+    );
+    let v = state.session.as_ref().expect("view");
+    assert_eq!(v.len(), before + 1);
+    assert_eq!(v.selected, before, "follows the tail");
+    let row = v.cache.get(&before).expect("new row decoded");
+    assert!(
+        row.silent_flush,
+        "NO_REPLY (any case, trimmed) is a silent flush turn"
+    );
+    assert!(screen(&state).contains("silent memory-flush turn"));
+}
+
+#[test]
+fn demo_mode_uses_fixed_rows() {
+    let (state, _) = start(
+        TuiLaunch {
+            demo: true,
+            ..TuiLaunch::default()
+        },
+        (80, 24),
+    );
+    assert!(state.demo);
+    assert_eq!(state.sessions.rows.len(), 6);
+}
+
+#[test]
+fn keymap_hints_come_from_the_table() {
+    let h = clawtop::tui::draw::status::hints(Mode::Sessions);
+    assert!(h.starts_with("Enter open"), "{h}");
+    for b in keymap::for_mode(Mode::Session).filter(|b| b.hint.is_some()) {
+        assert!(clawtop::tui::draw::status::hints(Mode::Session).contains(b.hint.unwrap_or("")));
+    }
+}

@@ -1,0 +1,11 @@
+//! The TUI headless: the driver, the dialogs, insta snapshots of every screen, the store
+//! adapter and terminal sanitising.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod dialogs;
+mod headless;
+mod sanitize;
+mod snapshots;
+mod store;

@@ -1,0 +1,172 @@
+//! Buffer snapshots of every screen at 80×24 and 120×40, from the fixtures.
+
+use crate::support::tui::*;
+use clawtop::tui::action::Action;
+use crossterm::event::KeyCode;
+use insta::assert_snapshot;
+use ratatui::style::Color;
+
+const SMALL: (u16, u16) = (80, 24);
+const BIG: (u16, u16) = (120, 40);
+
+#[test]
+fn sessions_screen() {
+    for (size, name) in [(SMALL, "sessions_80x24"), (BIG, "sessions_120x40")] {
+        let (state, _) = sessions_app(status_rows(None), size);
+        assert_snapshot!(name, screen(&state));
+    }
+}
+
+#[test]
+fn sessions_screen_narrow_keeps_gauge() {
+    let (state, _) = sessions_app(status_rows(None), (50, 12));
+    let s = screen(&state);
+    assert!(s.contains('▕') && s.contains('┃'), "{s}");
+    assert_snapshot!("sessions_50x12", s);
+}
+
+#[test]
+fn sessions_screen_demo_banner() {
+    let (state, _) = start(
+        clawtop::tui::TuiLaunch {
+            demo: true,
+            ..Default::default()
+        },
+        SMALL,
+    );
+    let s = screen(&state);
+    assert!(s.lines().next().unwrap_or("").contains("DEMO DATA"), "{s}");
+    assert_snapshot!("sessions_demo_80x24", s);
+}
+
+#[test]
+fn sessions_screen_no_color() {
+    let (mut state, _) = sessions_app(status_rows(None), SMALL);
+    state.no_color = true;
+    let buf = render(&state);
+    for cell in buf.content() {
+        assert!(
+            cell.fg == Color::Reset && cell.bg == Color::Reset,
+            "colour under NO_COLOR: {cell:?}"
+        );
+    }
+    assert_snapshot!("sessions_no_color_80x24", text(&buf));
+}
+
+#[test]
+fn session_screen_host_a() {
+    for (size, name) in [
+        (SMALL, "session_host_a_80x24"),
+        (BIG, "session_host_a_120x40"),
+    ] {
+        let (_dir, t) = host_a();
+        let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], size);
+        press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+        // Scroll so the compaction card and the kept boundary are on screen.
+        press(&mut state, &ctx, &[ch('n')]);
+        let s = screen(&state).replace(&t.display().to_string(), "<transcript>");
+        assert!(s.contains("COMPACTION"), "{s}");
+        assert_snapshot!(name, s);
+    }
+}
+
+#[test]
+fn session_screen_kept_boundary() {
+    // d0683268 (entry 8) is where the compaction keeps from: a marker line above it.
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], SMALL);
+    press(&mut state, &ctx, &[key(KeyCode::Enter), key(KeyCode::Home)]);
+    for _ in 0..8 {
+        press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    }
+    let s = screen(&state);
+    assert!(s.contains("kept from here by compaction 27ed3704"), "{s}");
+    assert_snapshot!("session_host_a_kept_boundary_80x24", s);
+}
+
+#[test]
+fn session_screen_no_color() {
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], SMALL);
+    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('n')]);
+    state.no_color = true;
+    let buf = render(&state);
+    assert!(
+        buf.content()
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
+    assert_snapshot!("session_host_a_no_color_80x24", text(&buf));
+}
+
+#[test]
+fn session_screen_large_bare_file() {
+    for (size, name) in [
+        (SMALL, "session_large_80x24"),
+        (BIG, "session_large_120x40"),
+    ] {
+        let (_dir, t) = large_session();
+        let (state, _) = file_app(&t, size);
+        assert_snapshot!(name, screen(&state));
+    }
+}
+
+#[test]
+fn session_screen_large_top() {
+    let (_dir, t) = large_session();
+    let (mut state, ctx) = file_app(&t, BIG);
+    press(&mut state, &ctx, &[key(KeyCode::Home)]);
+    assert_snapshot!("session_large_top_120x40", screen(&state));
+}
+
+#[test]
+fn entry_detail_popup() {
+    for (size, name) in [
+        (SMALL, "detail_host_a_80x24"),
+        (BIG, "detail_host_a_120x40"),
+    ] {
+        let (_dir, t) = host_a();
+        let (mut state, ctx) = file_app(&t, size);
+        press(&mut state, &ctx, &[key(KeyCode::Up), key(KeyCode::Enter)]);
+        assert_snapshot!(name, screen(&state));
+    }
+}
+
+#[test]
+fn summaries_screen() {
+    for (size, name) in [
+        (SMALL, "summaries_host_a_80x24"),
+        (BIG, "summaries_host_a_120x40"),
+    ] {
+        let (_dir, t) = host_a();
+        let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], size);
+        press(&mut state, &ctx, &[key(KeyCode::Enter), ch('S')]);
+        assert_snapshot!(name, screen(&state));
+    }
+}
+
+#[test]
+fn help_overlay() {
+    for (size, name) in [(SMALL, "help_80x24"), (BIG, "help_120x40")] {
+        let (mut state, ctx) = sessions_app(status_rows(None), size);
+        press(&mut state, &ctx, &[ch('?')]);
+        assert_snapshot!(name, screen(&state));
+    }
+}
+
+#[test]
+fn error_on_status_line() {
+    let (mut state, ctx) = sessions_app(status_rows(None), SMALL);
+    press(
+        &mut state,
+        &ctx,
+        &[Action::Error(
+            "cannot read /srv/openclaw/agents/x/sessions/sessions.json: permission denied".into(),
+        )],
+    );
+    let s = screen(&state);
+    assert!(
+        s.lines().last().unwrap_or("").starts_with("✖ cannot read"),
+        "{s}"
+    );
+}
