@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// `tests/fixtures/openclaw-2026.9.6/host-f` (see its README there).
 pub fn host_f() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openclaw-2026.9.6/host-f")
+    super::support::fixtures::fixture(super::support::fixtures::HOST_F)
 }
 
 pub fn copy_dir(src: &Path, dst: &Path) {
