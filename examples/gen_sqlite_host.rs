@@ -88,7 +88,10 @@ fn template_rows(c: &Connection, session_id: &str) -> Vec<Row> {
         let v: Value = serde_json::from_str(&json).unwrap();
         Row {
             id: v.get("id").and_then(Value::as_str).map(str::to_string),
-            parent: v.get("parentId").and_then(Value::as_str).map(str::to_string),
+            parent: v
+                .get("parentId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             ty: v["type"].as_str().unwrap_or("").to_string(),
             json,
             nav: n,
@@ -124,11 +127,27 @@ impl Writer<'_> {
                 enc.compress(json.as_bytes()).unwrap()
             };
             self.ins
-                .execute(params![sid, seq, None::<String>, self.now, frame, json.len() as i64, nav])
+                .execute(params![
+                    sid,
+                    seq,
+                    None::<String>,
+                    self.now,
+                    frame,
+                    json.len() as i64,
+                    nav
+                ])
                 .unwrap();
         } else {
             self.ins
-                .execute(params![sid, seq, json, self.now, None::<Vec<u8>>, None::<i64>, None::<String>])
+                .execute(params![
+                    sid,
+                    seq,
+                    json,
+                    self.now,
+                    None::<Vec<u8>>,
+                    None::<i64>,
+                    None::<String>
+                ])
                 .unwrap();
         }
         json.len()
@@ -170,7 +189,8 @@ fn main() {
         .unwrap();
     let big = template_rows(&c, "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93");
     let small = {
-        let ops = Connection::open(out.join("state/agents/ops/agent/openclaw-agent.sqlite")).unwrap();
+        let ops =
+            Connection::open(out.join("state/agents/ops/agent/openclaw-agent.sqlite")).unwrap();
         template_rows(&ops, "e050b933-502b-4898-9507-c451ca94449c")
     };
     let now = 1795457042282i64;
@@ -215,7 +235,8 @@ fn main() {
             if i % 13 == 0 {
                 o.remove("totalTokens");
             }
-            node.execute(params![key, sid, e.to_string(), updated]).unwrap();
+            node.execute(params![key, sid, e.to_string(), updated])
+                .unwrap();
             window.execute(params![sid, key, updated, updated]).unwrap();
         };
         for i in 0..n_sessions {
@@ -226,18 +247,33 @@ fn main() {
             map.insert("e050b933-502b-4898-9507-c451ca94449c".into(), sid.clone());
             for (j, r) in small.iter().enumerate() {
                 if let Some(id) = &r.id {
-                    map.entry(id.clone()).or_insert_with(|| uuid(&format!("row/{i}/{j}")));
+                    map.entry(id.clone())
+                        .or_insert_with(|| uuid(&format!("row/{i}/{j}")));
                 }
             }
             for (seq, r) in small.iter().enumerate() {
-                w.put(&sid, seq as i64, &remap(&r.json, &map), r.nav.as_deref().map(|n| remap(n, &map)).as_deref(), r.zstd);
+                w.put(
+                    &sid,
+                    seq as i64,
+                    &remap(&r.json, &map),
+                    r.nav.as_deref().map(|n| remap(n, &map)).as_deref(),
+                    r.zstd,
+                );
             }
         }
         // The huge transcript: header, then clones of incident-7's rows as one chain.
         let sid = uuid("huge");
         add_session("agent:main:huge", &sid, 2, now);
         let target = mb * 1_000_000;
-        let mut written = w.put(&sid, 0, &big[0].json.replace("f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93", &sid), None, false) as u64;
+        let mut written = w.put(
+            &sid,
+            0,
+            &big[0]
+                .json
+                .replace("f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93", &sid),
+            None,
+            false,
+        ) as u64;
         let mut seq = 1i64;
         let mut last: Option<String> = None;
         let mut k = 0u64;
@@ -260,9 +296,18 @@ fn main() {
                 let mut nav = r.nav.as_deref().map(|n| remap(n, &map));
                 let parent_in_clone = r.parent.as_ref().filter(|p| map.contains_key(*p));
                 let want_parent = match parent_in_clone {
-                    Some(p) if big.iter().any(|b| b.id.as_ref() == Some(p) && b.ty == "compaction") && k > 0 => {
+                    Some(p)
+                        if big
+                            .iter()
+                            .any(|b| b.id.as_ref() == Some(p) && b.ty == "compaction")
+                            && k > 0 =>
+                    {
                         // The skipped compaction's child hangs on the compaction's parent.
-                        let cp = big.iter().find(|b| b.ty == "compaction").and_then(|b| b.parent.clone()).unwrap();
+                        let cp = big
+                            .iter()
+                            .find(|b| b.ty == "compaction")
+                            .and_then(|b| b.parent.clone())
+                            .unwrap();
                         Some(map[&cp].clone())
                     }
                     Some(p) => Some(map[p].clone()),
@@ -270,13 +315,22 @@ fn main() {
                 };
                 let new_id = r.id.as_ref().map(|i| map[i].clone());
                 let mut v: Value = serde_json::from_str(&json).unwrap();
-                v["parentId"] = want_parent.clone().map(Value::String).unwrap_or(Value::Null);
+                v["parentId"] = want_parent
+                    .clone()
+                    .map(Value::String)
+                    .unwrap_or(Value::Null);
                 json = v.to_string();
                 if let Some(n) = nav.as_mut() {
                     let mut nv: Value = serde_json::from_str(n).unwrap();
                     for path in ["/report/entry", "/navigation", "/reset", "/model"] {
                         if let Some(o) = nv.pointer_mut(path).and_then(Value::as_object_mut) {
-                            o.insert("parentId".into(), want_parent.clone().map(Value::String).unwrap_or(Value::Null));
+                            o.insert(
+                                "parentId".into(),
+                                want_parent
+                                    .clone()
+                                    .map(Value::String)
+                                    .unwrap_or(Value::Null),
+                            );
                         }
                     }
                     *n = nv.to_string();
