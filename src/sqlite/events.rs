@@ -132,17 +132,27 @@ pub fn counts(db: &ReadOnlyDb, session_id: &str) -> Result<RowCounts, DbError> {
 pub fn for_each(
     db: &ReadOnlyDb,
     session_id: &str,
+    each: impl FnMut(i64, Result<Vec<u8>, RowError>),
+) -> Result<(), DbError> {
+    for_each_after(db, session_id, -1, each)
+}
+
+/// [`for_each`] over the rows with `seq > after` only (live refresh appends).
+pub fn for_each_after(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    after: i64,
     mut each: impl FnMut(i64, Result<Vec<u8>, RowError>),
 ) -> Result<(), DbError> {
     let mut st = db
         .conn()
         .prepare(
             "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
-             WHERE session_id = ?1 ORDER BY seq",
+             WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
         )
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     let mut rows = st
-        .query([session_id])
+        .query(rusqlite::params![session_id, after])
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
         let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
@@ -157,6 +167,19 @@ pub fn for_each(
         each(seq, out);
     }
     Ok(())
+}
+
+/// `transcript_rewrite_watermarks.generation`: changes when `seq` is renumbered (a `maxLines`
+/// trim), not on appends. None when the table or row is absent.
+pub fn rewrite_generation(db: &ReadOnlyDb, session_id: &str) -> Option<String> {
+    db.conn()
+        .query_row(
+            "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
+            [session_id],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
 }
 
 /// One row, decoded (None when no row has that `seq`).

@@ -13,6 +13,7 @@ pub mod events;
 pub mod host;
 pub mod open;
 pub mod version;
+pub mod watch;
 
 pub use host::{AgentDb, SqliteLayout, discover};
 pub use open::{DbError, OpenMode, ReadOnlyDb};

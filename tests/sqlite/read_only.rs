@@ -242,3 +242,37 @@ fn plain_read_only_open_would_create_files() {
             .any(|p| p.to_string_lossy().ends_with("openclaw-agent.sqlite-shm"))
     );
 }
+
+/// Live refresh: a commit in the WAL is noticed by a stat, and only the new rows are read.
+#[test]
+fn commits_are_noticed_and_only_new_rows_read() {
+    use clawtop::sqlite::watch::Watch;
+    let h = HostF::new();
+    let db = h.agent_db("ops");
+    let w = h.writer("ops");
+    w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    let mut watch = Watch::new([db.clone(), h.agent_db("main")]);
+    assert!(watch.changed().is_empty());
+    let sid = "d23fd5eb-104f-4895-97d4-898265597e9c";
+    let before = snapshot(h.root());
+    let r = ReadOnlyDb::open(&db).unwrap();
+    let mut last = -1;
+    events::for_each(&r, sid, |seq, _| last = seq).unwrap();
+    assert_eq!(last, 13);
+    drop(r);
+    assert!(watch.changed().is_empty(), "reading changes nothing");
+    assert_eq!(snapshot(h.root()), before);
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, '{\"type\":\"custom\",\"customType\":\"x\",\"id\":\"new-1\",\"parentId\":null}', 0)",
+        [sid],
+    )
+    .unwrap();
+    assert_eq!(watch.changed(), vec![db.clone()]);
+    assert!(watch.changed().is_empty());
+    let r = ReadOnlyDb::open(&db).unwrap();
+    let mut new = Vec::new();
+    events::for_each_after(&r, sid, last, |seq, b| new.push((seq, b.unwrap()))).unwrap();
+    assert_eq!(new.len(), 1);
+    assert_eq!(new[0].0, 14);
+    assert!(events::rewrite_generation(&r, sid).is_some());
+}
