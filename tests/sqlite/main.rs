@@ -8,3 +8,4 @@ mod bad_input;
 mod common;
 mod fixture;
 mod read_only;
+mod transcript;

@@ -1,0 +1,235 @@
+//! A session's transcript from `transcript_events`, as a [`Transcript`] that decodes rows on
+//! demand (reference/openclaw-2026.9.md §4).
+//!
+//! Indexing reads every row once but decodes none of the zstd ones: a zstd row carries
+//! `navigation_json`, an uncompressed projection whose `navigation` object has the envelope
+//! (`type`, `id`, `parentId`, `message.role`), and its frame header states the decoded size,
+//! which is checked against `event_utf8_bytes` here. A row whose size disagrees, whose
+//! projection is missing, or whose `event_json` is not JSON is skipped with a warning naming
+//! it, as an unreadable line of a file is. Full entries are fetched and decoded by `seq` when a
+//! screen or the plan asks for them, so memory is bounded by what is shown, not by the
+//! transcript's size.
+
+use super::events::{self, RowError};
+use super::open::{DbError, ReadOnlyDb};
+use crate::transcript::{RowFetch, Transcript, Warning};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The label a SQLite transcript is shown under: the database and the session id.
+pub fn label(db: &Path, session_id: &str) -> PathBuf {
+    PathBuf::from(format!("{}#transcript_events/{session_id}", db.display()))
+}
+
+struct DbRows {
+    db: Mutex<ReadOnlyDb>,
+    session_id: String,
+}
+
+impl RowFetch for DbRows {
+    fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+        let db = self
+            .db
+            .lock()
+            .map_err(|_| "database handle poisoned".to_string())?;
+        let out = events::read_one(&db, &self.session_id, seq as i64)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!("seq {seq}: row no longer exists (the transcript was rewritten; reload)")
+            })?
+            .map_err(|e| e.to_string());
+        if !db.check_unchanged() {
+            return Err(format!(
+                "{} changed while it was read; reload",
+                db.path.display()
+            ));
+        }
+        out
+    }
+}
+
+/// Size stated in a zstd frame header, if the header states one.
+fn frame_size(frame: &[u8]) -> Option<u64> {
+    match zstd::zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(n)) => Some(n),
+        _ => None,
+    }
+}
+
+/// What indexing learned: the transcript, and the counts of rows it saw.
+pub struct Opened {
+    pub transcript: Transcript,
+    pub rows: u64,
+    pub zstd_rows: u64,
+    pub max_seq: Option<i64>,
+}
+
+/// Opens `session_id`'s transcript in the agent database `path`.
+pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
+    let db = ReadOnlyDb::open(path)?;
+    let mut heads: Vec<(u64, Cow<'static, [u8]>)> = Vec::new();
+    let mut skipped: Vec<(usize, String)> = Vec::new();
+    let (mut rows, mut zstd_rows, mut total, mut max_seq) = (0u64, 0u64, 0u64, None);
+    {
+        let mut st = db
+            .conn()
+            .prepare(
+                "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
+                 FROM transcript_events WHERE session_id = ?1 ORDER BY seq",
+            )
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        let mut q = st
+            .query([session_id])
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        while let Some(r) = q.next().map_err(|e| DbError::from_sqlite(path, e))? {
+            let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(path, e))?;
+            rows += 1;
+            max_seq = Some(seq);
+            let ordinal = heads.len() + skipped.len() + 1;
+            let json = r.get_ref(1).map_err(|e| DbError::from_sqlite(path, e))?;
+            let frame = r.get_ref(3).map_err(|e| DbError::from_sqlite(path, e))?;
+            use rusqlite::types::ValueRef as V;
+            match (json, frame) {
+                (V::Text(t) | V::Blob(t), V::Null) => {
+                    total += t.len() as u64;
+                    heads.push((seq as u64, Cow::Owned(t.to_vec())));
+                }
+                (V::Null, V::Blob(f) | V::Text(f)) => {
+                    zstd_rows += 1;
+                    let want: Option<i64> = r.get(4).unwrap_or(None);
+                    let want = want.unwrap_or(-1);
+                    let stated = frame_size(f);
+                    if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
+                        let e = RowError::Length {
+                            seq,
+                            got: stated.map_or("?".into(), |n| n.to_string()),
+                            want,
+                        };
+                        skipped.push((ordinal, format!("skipped: {e}")));
+                        continue;
+                    }
+                    total += want as u64;
+                    let nav: Option<String> = r.get(2).unwrap_or(None);
+                    let head = nav
+                        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n).ok())
+                        .and_then(|mut v| v.get_mut("navigation").map(serde_json::Value::take))
+                        .filter(|n| n.get("type").is_some())
+                        .map(|n| serde_json::to_vec(&n).unwrap_or_default());
+                    match head {
+                        Some(h) => heads.push((seq as u64, Cow::Owned(h))),
+                        // No usable projection: decode this row to index it.
+                        None => match events::decode(
+                            seq,
+                            events::Stored::Zstd {
+                                frame: f,
+                                utf8_bytes: want,
+                            },
+                        ) {
+                            Ok(b) => heads.push((seq as u64, Cow::Owned(b))),
+                            Err(e) => skipped.push((ordinal, format!("skipped: {e}"))),
+                        },
+                    }
+                }
+                (V::Null, V::Null) => {
+                    skipped.push((ordinal, format!("skipped: {}", RowError::Empty { seq })))
+                }
+                _ => skipped.push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
+            }
+        }
+    }
+    let fetch = DbRows {
+        db: Mutex::new(db),
+        session_id: session_id.to_string(),
+    };
+    let mut t = Transcript::from_rows(label(path, session_id), heads, Box::new(fetch), total);
+    // Skipped rows were never handed to the indexer: line numbers of its warnings count the
+    // rows it saw, so they are renumbered to count every row.
+    if !skipped.is_empty() {
+        let gaps: std::collections::HashSet<usize> = skipped.iter().map(|(o, _)| *o).collect();
+        // real[k] is the row position of the k-th row the indexer saw.
+        let real: Vec<u32> = (1..=rows as usize)
+            .filter(|i| !gaps.contains(i))
+            .map(|i| i as u32)
+            .collect();
+        let fix = |l: &mut u32| {
+            if let Some(r) = (*l as usize).checked_sub(1).and_then(|k| real.get(k)) {
+                *l = *r;
+            }
+        };
+        for w in t.warnings.iter_mut() {
+            fix(&mut w.line);
+        }
+        for e in t.entries.iter_mut() {
+            fix(&mut e.line);
+        }
+        for (ordinal, message) in skipped {
+            t.warnings.push(Warning {
+                line: ordinal as u32,
+                message,
+            });
+        }
+        t.warnings.sort_by_key(|w| w.line);
+    }
+    Ok(Opened {
+        transcript: t,
+        rows,
+        zstd_rows,
+        max_seq,
+    })
+}
+
+/// A 2026.9 used figure taken from a transcript (reference/openclaw-2026.9.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptFromTranscript {
+    /// `usage.input + cacheRead + cacheWrite` of the last real model reply on the active
+    /// branch: what `totalTokens` (version 1) records.
+    LastCall(u64),
+    /// A compaction came after the last reply: its `tokensAfter`, which leaves out the system
+    /// prompt and tools (an under-count) until the next reply.
+    AfterCompaction(u64),
+}
+
+impl PromptFromTranscript {
+    pub fn tokens(self) -> u64 {
+        match self {
+            PromptFromTranscript::LastCall(n) | PromptFromTranscript::AfterCompaction(n) => n,
+        }
+    }
+}
+
+/// The prompt size of the last model call, the way OpenClaw 2026.9 records `totalTokens`:
+/// the gateway's `/compact` notice and aborted or failed replies are not calls that measured
+/// anything. None when the branch has neither a reply with usage nor a compaction.
+pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
+    use crate::transcript::{EntryKind, Role};
+    for &i in t.active_branch().iter().rev() {
+        match t.entries[i as usize].kind {
+            EntryKind::Compaction => {
+                let v = t.entry_json(i).ok()?;
+                return v
+                    .get("tokensAfter")
+                    .and_then(crate::store::sessions::non_negative)
+                    .map(PromptFromTranscript::AfterCompaction);
+            }
+            EntryKind::Message(Role::Assistant) => {
+                let Ok(v) = t.entry_json(i) else { continue };
+                let Some(m) = v.get("message") else { continue };
+                let Some(u) = crate::tokens::valid_usage(m) else {
+                    continue;
+                };
+                let n = |k: &str| {
+                    u.get(k)
+                        .and_then(crate::store::sessions::non_negative)
+                        .unwrap_or(0)
+                };
+                let p = n("input") + n("cacheRead") + n("cacheWrite");
+                if p > 0 {
+                    return Some(PromptFromTranscript::LastCall(p));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
