@@ -48,7 +48,23 @@ pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
                     want: utf8_bytes,
                 })?;
             // One byte of room beyond the promise tells "longer than said" from "as said".
-            match zstd::bulk::decompress(frame, want + 1) {
+            // A decoder context per thread is reused: setting one up costs more than
+            // decoding a typical row.
+            thread_local! {
+                static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            let res = DCTX.with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = zstd::bulk::Decompressor::new().ok();
+                }
+                match d.as_mut() {
+                    Some(d) => d.decompress(frame, want + 1),
+                    None => zstd::bulk::decompress(frame, want + 1),
+                }
+            });
+            match res {
                 Ok(out) if out.len() == want => Ok(out),
                 Ok(out) => Err(RowError::Length {
                     seq,

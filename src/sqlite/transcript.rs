@@ -57,6 +57,18 @@ fn frame_size(frame: &[u8]) -> Option<u64> {
     }
 }
 
+/// The `navigation` object of a `navigation_json`, borrowed, when it names a `type`.
+fn navigation_of(nav: &[u8]) -> Option<Vec<u8>> {
+    #[derive(serde::Deserialize)]
+    struct Nav<'a> {
+        #[serde(borrow)]
+        navigation: Option<&'a serde_json::value::RawValue>,
+    }
+    let n = serde_json::from_slice::<Nav>(nav).ok()?.navigation?;
+    let raw = n.get().as_bytes();
+    memchr::memmem::find(raw, b"\"type\"").map(|_| raw.to_vec())
+}
+
 /// What indexing learned: the transcript, and the counts of rows it saw.
 pub struct Opened {
     pub transcript: Transcript,
@@ -110,12 +122,10 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
                         continue;
                     }
                     total += want as u64;
-                    let nav: Option<String> = r.get(2).unwrap_or(None);
-                    let head = nav
-                        .and_then(|n| serde_json::from_str::<serde_json::Value>(&n).ok())
-                        .and_then(|mut v| v.get_mut("navigation").map(serde_json::Value::take))
-                        .filter(|n| n.get("type").is_some())
-                        .map(|n| serde_json::to_vec(&n).unwrap_or_default());
+                    let head = match r.get_ref(2) {
+                        Ok(V::Text(n)) => navigation_of(n),
+                        _ => None,
+                    };
                     match head {
                         Some(h) => heads.push((seq as u64, Cow::Owned(h))),
                         // No usable projection: decode this row to index it.
