@@ -12,6 +12,7 @@ pub mod entry;
 pub mod events;
 pub mod host;
 pub mod open;
+pub mod sessions;
 pub mod transcript;
 pub mod version;
 pub mod watch;
