@@ -5,18 +5,21 @@
 //!   `store`, `thresholds`, `summary`, `flush`
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
 //! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
+//!
+//! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
+//! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
 
 pub mod cli;
-pub mod commands;
+pub(crate) mod commands;
 pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod flush;
-pub mod jsjson;
+pub(crate) mod jsjson;
 pub mod llm;
 pub mod plan;
 pub mod report;
-pub mod sanitize;
+pub(crate) mod sanitize;
 pub mod sqlite;
 pub mod store;
 pub mod summary;

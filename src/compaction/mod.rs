@@ -5,7 +5,6 @@
 pub mod model;
 
 use crate::commit::{self, CommitError, Expect};
-use crate::context;
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
@@ -351,10 +350,4 @@ pub fn commit(
             }
         }
     }
-}
-
-/// The context messages after a commit, for checks and previews.
-pub fn context_after(t: &Transcript) -> Vec<Value> {
-    let ctx = context::build(t, t.leaf());
-    context::messages(t, &ctx)
 }

@@ -104,19 +104,6 @@ impl LlmError {
         }
         self
     }
-
-    /// True for errors caused by configuration (no network involved).
-    pub fn is_config(&self) -> bool {
-        matches!(
-            self,
-            LlmError::NoProvider { .. }
-                | LlmError::NoModel { .. }
-                | LlmError::UnknownProvider { .. }
-                | LlmError::UnsupportedApi { .. }
-                | LlmError::MissingKey { .. }
-                | LlmError::InvalidEndpoint { .. }
-        )
-    }
 }
 
 /// Make provider-supplied text safe to show: no control characters (terminal escapes),

@@ -401,55 +401,6 @@ impl Host {
         }
     }
 
-    /// Where the memory flush writes for `agent_id`: `agents.list[].workspace`, else
-    /// `agents.defaults.workspace`, else `<state>/workspace`. `~` expands against the host's
-    /// home; a relative path is taken relative to the state dir.
-    pub fn workspace_for(&self, agent_id: &str) -> (PathBuf, WorkspaceSource) {
-        let from_list = self
-            .config
-            .pointer("/agents/list")
-            .and_then(Value::as_array)
-            .and_then(|l| {
-                l.iter()
-                    .find(|a| {
-                        a.get("id")
-                            .and_then(Value::as_str)
-                            .and_then(normalize_agent_id)
-                            .as_deref()
-                            == Some(agent_id)
-                    })
-                    .and_then(|a| a.get("workspace"))
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.trim().is_empty())
-            });
-        let (raw, source) = match from_list {
-            Some(w) => (Some(w), WorkspaceSource::AgentList),
-            None => match self
-                .config
-                .pointer("/agents/defaults/workspace")
-                .and_then(Value::as_str)
-                .filter(|s| !s.trim().is_empty())
-            {
-                Some(w) => (Some(w), WorkspaceSource::Defaults),
-                None => (None, WorkspaceSource::Default),
-            },
-        };
-        match raw {
-            Some(w) => {
-                let p = resolve::expand_tilde(w.trim(), self.home.as_deref());
-                (
-                    if p.is_absolute() {
-                        p
-                    } else {
-                        self.state_dir.join(p)
-                    },
-                    source,
-                )
-            }
-            None => (self.state_dir.join("workspace"), source),
-        }
-    }
-
     /// `agents/<id>/agent/models.json`, if present and parseable.
     pub fn models_json(&self, agent_id: &str) -> Option<(PathBuf, Value)> {
         let p = self.agent(agent_id)?.dir.join("agent/models.json");
@@ -457,11 +408,6 @@ impl Host {
         let v: Value = serde_json::from_slice(&text).ok()?;
         Some((p, v))
     }
-}
-
-/// Where the memory flush of `agent_id` writes (see [`Host::workspace_for`]).
-pub fn workspace_for(host: &Host, agent_id: &str) -> (PathBuf, WorkspaceSource) {
-    host.workspace_for(agent_id)
 }
 
 /// How a transcript path was found.
@@ -483,14 +429,6 @@ impl TranscriptHow {
             TranscriptHow::Missing => "not found",
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum WorkspaceSource {
-    AgentList,
-    Defaults,
-    Default,
 }
 
 /// One session of a host.

@@ -28,6 +28,10 @@ pub fn expected(h: &HostF) -> BTreeMap<String, Expected> {
     let soft = cfg["agents"]["defaults"]["compaction"]["memoryFlush"]["softThresholdTokens"]
         .as_u64()
         .unwrap_or(4000);
+    // 2026.9 retired the setting; its default still enters the max.
+    let reserve_tokens = cfg["agents"]["defaults"]["compaction"]["reserveTokens"]
+        .as_u64()
+        .unwrap_or(16384);
     let mut out = BTreeMap::new();
     for agent in ["main", "ops"] {
         // A copy of the copy, so this plain open cannot disturb the host under test.
@@ -46,7 +50,7 @@ pub fn expected(h: &HostF) -> BTreeMap<String, Expected> {
         for (key, json) in rows {
             let e: Value = serde_json::from_str(&json).unwrap();
             let w = e["contextTokens"].as_u64().unwrap();
-            let r = (16384u64.max(20000)).min(w / 4);
+            let r = reserve_tokens.max(20000).min(w / 4);
             let c_line = w - r;
             let s = soft.min((w - r) / 2);
             let cc = e["compactionCount"].as_u64().unwrap_or(0);

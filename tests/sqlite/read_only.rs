@@ -7,7 +7,10 @@ use std::path::Path;
 
 /// Everything clawtop reads from a host: every session entry and every transcript row.
 /// Returns (key, totalTokens) pairs and the number of decoded rows.
-fn read_everything(state: &Path) -> (Vec<(String, Option<u64>)>, usize, Vec<OpenMode>) {
+/// (key, totalTokens) per session, rows decoded, the way each database was opened.
+type ReadAll = (Vec<(String, Option<u64>)>, usize, Vec<OpenMode>);
+
+fn read_everything(state: &Path) -> ReadAll {
     let layout = discover(state);
     assert!(layout.is_sqlite_host(), "{layout:?}");
     let mut keys = Vec::new();

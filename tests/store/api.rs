@@ -1,8 +1,6 @@
 //! The store API on a temp copy of host-a (no process environment involved).
 use crate::support::cli::*;
-use clawtop::store::{
-    self, Env, Era, Host, Options, StateDirSource, TranscriptHow, WorkspaceSource,
-};
+use clawtop::store::{self, Env, Era, Host, Options, StateDirSource, TranscriptHow};
 
 fn env_for(h: &Home) -> Env {
     Env {
@@ -40,12 +38,18 @@ fn host_a_opens_and_resolves() {
 
 #[test]
 fn workspace_resolution() {
+    use clawtop::flush::workspace::{SOURCE_AGENT_LIST, SOURCE_DEFAULT, SOURCE_DEFAULTS};
+    // The workspace a flush writes into, resolved from the host as the store opened it.
+    let workspace_for = |host: &Host, agent: &str| {
+        let home = host.home.as_deref().expect("home");
+        clawtop::flush::workspace_for(&host.config, &host.state_dir, agent, home)
+    };
     let h = Home::host_a();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
     // host-a: agents.defaults.workspace = "~/.openclaw/workspace"
     assert_eq!(
-        store::workspace_for(&host, "main"),
-        (h.state().join("workspace"), WorkspaceSource::Defaults)
+        workspace_for(&host, "main"),
+        (h.state().join("workspace"), SOURCE_DEFAULTS)
     );
     std::fs::write(
         h.state().join("openclaw.json"),
@@ -54,18 +58,18 @@ fn workspace_resolution() {
     .unwrap();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
     assert_eq!(
-        host.workspace_for("main"),
-        (h.path().join("ws-main"), WorkspaceSource::AgentList)
+        workspace_for(&host, "main"),
+        (h.path().join("ws-main"), SOURCE_AGENT_LIST)
     );
     assert_eq!(
-        host.workspace_for("other"),
-        (h.state().join("rel"), WorkspaceSource::Defaults)
+        workspace_for(&host, "other"),
+        (h.state().join("rel"), SOURCE_DEFAULTS)
     );
     std::fs::write(h.state().join("openclaw.json"), "{}").unwrap();
     let host = Host::open(&Options::default(), &env_for(&h)).unwrap();
     assert_eq!(
-        host.workspace_for("main"),
-        (h.state().join("workspace"), WorkspaceSource::Default)
+        workspace_for(&host, "main"),
+        (h.state().join("workspace"), SOURCE_DEFAULT)
     );
 }
 

@@ -190,8 +190,8 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             "summarize",
             format!(
                 "{} + {}{split}",
-                super::plural(c.messages as usize, "message"),
-                super::plural(c.turn_prefix as usize, "turn-prefix message")
+                super::plural(c.messages, "message"),
+                super::plural(c.turn_prefix, "turn-prefix message")
             ),
             w,
             t,
@@ -201,8 +201,8 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             format!(
                 "from {}: {}, {}, ≈{} tokens (keepRecentTokens {})",
                 one_line(&c.first_kept_id),
-                super::plural(c.kept_messages as usize, "message"),
-                super::plural(c.kept_entries as usize, "entry").replace("entrys", "entries"),
+                super::plural(c.kept_messages, "message"),
+                super::plural(c.kept_entries, "entry").replace("entrys", "entries"),
                 thousands(c.kept_tokens),
                 thousands(c.keep_recent_tokens)
             ),
