@@ -102,13 +102,15 @@ fn generate_store(dir: &Path) -> PathBuf {
     out
 }
 
-fn open_host(state: &Path) -> clawtop::store::Host {
+fn open_host(state: &Path) -> clawtop::source::SourceHandle {
     let opts = clawtop::store::Options {
         state_dir: Some(state.to_path_buf()),
         config: None,
         profile: None,
     };
-    clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap()
+    clawtop::source::for_host(
+        clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap(),
+    )
 }
 
 fn bench_store(c: &mut Criterion) {
@@ -119,20 +121,24 @@ fn bench_store(c: &mut Criterion) {
     g.bench_function("list (open + figures for every session)", |b| {
         b.iter(|| {
             let host = open_host(&state);
-            black_box(clawtop::report::list::build(&host, None).sessions.len())
+            black_box(
+                clawtop::report::list::build(host.as_ref(), None)
+                    .sessions
+                    .len(),
+            )
         })
     });
     g.bench_function("list --json (serialized)", |b| {
         b.iter(|| {
             let host = open_host(&state);
-            let r = clawtop::report::list::build(&host, None);
+            let r = clawtop::report::list::build(host.as_ref(), None);
             black_box(clawtop::report::json::to_string(&r).len())
         })
     });
     g.bench_function("TUI first frame (load, state, draw 120x40)", |b| {
         use clawtop::tui::{TuiLaunch, app, effects};
         b.iter(|| {
-            let host = std::sync::Arc::new(open_host(&state));
+            let host = open_host(&state);
             let launch = TuiLaunch {
                 loader: Some(clawtop::tui::store_adapter::host_loader(host, None)),
                 ..TuiLaunch::default()

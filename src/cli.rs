@@ -4,10 +4,12 @@
 //! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
 //! cause; results go to stdout. Nothing here writes to the state dir.
 
-use crate::report::{self, compact, json, list, show};
-use crate::store::{self, Era, Host, Launch, Session, StoreError};
+use crate::numbers::Numbers;
+use crate::report::{compact, json, list, show};
+use crate::source::transcript_file::TranscriptFile;
+use crate::source::{Operation, Session, SessionSource, SourceHandle, Writer};
+use crate::store::{self, Host, Launch, StoreError};
 use crate::thresholds::{Settings, Source};
-use crate::transcript::Transcript;
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -283,44 +285,44 @@ fn open_host(g: &Global) -> Result<Host, StoreError> {
 /// A session of a host, or a bare transcript file.
 enum Target {
     Session {
-        host: Box<Host>,
+        source: SourceHandle,
         session: Box<Session>,
     },
-    File(PathBuf),
+    File(TranscriptFile),
 }
 
 /// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
 /// error, anything else is looked up as a session key, then as a sessionId.
-/// `era_b_code` is the exit code when the host is era B.
-fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i32> {
+/// `unreadable_code` is the exit code when the host's sessions cannot be read (era B).
+fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Target, i32> {
     if Path::new(target).is_file() {
-        return Ok(Target::File(PathBuf::from(target)));
+        return Ok(Target::File(TranscriptFile::new(target)));
     }
     if target.ends_with(".jsonl") {
         return Err(fail(&format!("transcript file {target} not found")));
     }
-    let host = match open_host(g) {
-        Ok(h) => h,
+    let source = match open_host(g) {
+        Ok(h) => crate::source::for_host(h),
         Err(e) => return Err(fail(&e.to_string())),
     };
-    if host.era == Era::Sqlite {
-        let msg = host.era_message();
-        return Err(if era_b_code == EXIT_REFUSED {
+    if let Some(msg) = source.unreadable() {
+        return Err(if unreadable_code == EXIT_REFUSED {
             refuse(&msg)
         } else {
             fail(&msg)
         });
     }
     if let Some(a) = &g.agent {
-        if host.agent(a).is_none() {
-            return Err(fail(&format!(
-                "no agent {a:?} in {}",
-                host.state_dir.display()
-            )));
+        if !source.has_agent(a) {
+            return Err(fail(&format!("no agent {a:?} in {}", source.label())));
         }
     }
-    let loaded = host.load_sessions(g.agent.as_deref());
-    let by_key: Vec<&Session> = loaded.sessions.iter().filter(|s| s.key == target).collect();
+    let loaded = source.list(g.agent.as_deref());
+    let by_key: Vec<&Session> = loaded
+        .sessions
+        .iter()
+        .filter(|s| s.key() == target)
+        .collect();
     let matches = if by_key.is_empty() {
         loaded
             .sessions
@@ -334,24 +336,24 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
         1 => {
             let session = matches[0].clone();
             Ok(Target::Session {
-                host: Box::new(host),
+                source,
                 session: Box::new(session),
             })
         }
         0 => {
             if let Some(e) = loaded.errors.first() {
-                return Err(fail(&e.to_string()));
+                return Err(fail(e));
             }
             Err(fail(&format!(
                 "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
-                host.state_dir.display(),
+                source.label(),
                 loaded.sessions.len()
             )))
         }
         _ => {
             let agents: Vec<String> = matches
                 .iter()
-                .map(|s| format!("{}:{}", s.agent_id, s.key))
+                .map(|s| format!("{}:{}", s.agent_id(), s.key()))
                 .collect();
             Err(fail(&format!(
                 "{target:?} matches several sessions ({}); use --agent ID",
@@ -364,11 +366,11 @@ fn resolve_target(g: &Global, target: &str, era_b_code: i32) -> Result<Target, i
 // ---------------------------------------------------------------- commands
 
 fn cmd_list(g: &Global, as_json: bool) -> i32 {
-    let host = match open_host(g) {
-        Ok(h) => h,
+    let source = match open_host(g) {
+        Ok(h) => crate::source::for_host(h),
         Err(e) => return fail(&e.to_string()),
     };
-    let r = list::build(&host, g.agent.as_deref());
+    let r = list::build(source.as_ref(), g.agent.as_deref());
     if as_json {
         out(&json::to_string(&r));
     } else {
@@ -406,12 +408,12 @@ fn cmd_show(
         Err(code) => return code,
     };
     let (rep, transcript) = match &t {
-        Target::File(p) => match show::for_file(p, window, with_entries) {
+        Target::File(f) => match show::for_file(f, window, with_entries) {
             Ok((r, t)) => (r, Some(t)),
             Err(e) => return fail(&e),
         },
-        Target::Session { host, session } => {
-            let mut numbers = report::Numbers::new(host);
+        Target::Session { source, session } => {
+            let mut numbers = Numbers::new(source.as_ref());
             show::for_session(&mut numbers, session, with_entries)
         }
     };
@@ -425,14 +427,11 @@ fn cmd_show(
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
-fn keep_recent(flag: Option<u64>, host: Option<&Host>) -> (u64, Source) {
+fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
     if let Some(n) = flag {
         return (n, Source::Flag);
     }
-    let cfg = host
-        .map(|h| h.config.clone())
-        .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
-    let s = Settings::from_config(&cfg).keep_recent_tokens;
+    let s = Settings::from_config(source.config()).keep_recent_tokens;
     (s.value, s.source)
 }
 
@@ -442,33 +441,32 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         Err(code) => return code,
     };
     if !a.dry_run {
-        if let Target::Session { host, .. } = &target {
-            if host.is_demo {
-                return refuse("the demo host is read-only");
-            }
-        }
         return compact_commit(&target, a);
     }
-    let (path, key, host) = match &target {
-        Target::File(p) => (p.clone(), None, None),
-        Target::Session { host, session } => match &session.transcript {
-            Some(p) => (p.clone(), Some(session.key.as_str()), Some(host.as_ref())),
-            None => {
+    let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
+        Target::File(f) => (f, f.reference(), None),
+        Target::Session { source, session } => {
+            if session.transcript.is_none() {
                 return fail(&format!(
                     "session {} has no transcript: {}",
-                    session.key,
+                    session.key(),
                     session.warnings.join("; ")
                 ));
             }
-        },
+            (
+                source.as_ref(),
+                session.reference.clone(),
+                Some(session.key()),
+            )
+        }
     };
-    let t = match Transcript::open(&path) {
+    let t = match source.open_transcript(&reference) {
         Ok(t) => t,
         Err(e) => return fail(&e.to_string()),
     };
     let mut warnings = Vec::new();
-    report::push_transcript_warnings(&t, &mut warnings);
-    let keep = keep_recent(a.keep_recent_tokens, host);
+    crate::numbers::push_transcript_warnings(&t, &mut warnings);
+    let keep = keep_recent(a.keep_recent_tokens, source);
     match compact::build(&t, key, keep) {
         Ok((r, _)) => {
             if a.json {
@@ -481,7 +479,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         }
         Err(why) => {
             warn_all(&warnings);
-            fail(&format!("{}: {why}", path.display()))
+            fail(&format!("{}: {why}", t.path().display()))
         }
     }
 }
@@ -524,13 +522,29 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
+    let (source, reference): (&dyn SessionSource, _) = match target {
+        Target::File(f) => (f, f.reference()),
+        Target::Session { source, session } => (source.as_ref(), session.reference.clone()),
+    };
+    let local = match source.writer(&reference, Operation::Compact) {
+        Writer::Local(w) => w,
+        Writer::ReadOnly(why) => return refuse(&why),
+        Writer::Remote { via, .. } => {
+            return refuse(&format!(
+                "this session is compacted through {via}, which clawtop cannot drive yet"
+            ));
+        }
+    };
+    let Some(transcript) = local.transcript.clone() else {
+        return fail(&format!("session {reference} has no transcript"));
+    };
     let job = match target {
-        Target::File(p) => {
+        Target::File(_) => {
             let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
             compact::CompactJob {
-                transcript: p.clone(),
+                transcript,
                 session: None,
-                keep: keep_recent(a.keep_recent_tokens, None),
+                keep: keep_recent(a.keep_recent_tokens, source),
                 instructions,
                 summary_file: a.summary_file.clone(),
                 expect_leaf: a.expect_leaf.clone(),
@@ -548,34 +562,20 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
                 },
             }
         }
-        Target::Session { host, session } => {
-            let Some(path) = session.transcript.clone() else {
-                return fail(&format!(
-                    "session {} has no transcript: {}",
-                    session.key,
-                    session.warnings.join("; ")
-                ));
-            };
-            let Some(agent) = host.agent(&session.agent_id) else {
-                return fail(&format!("agent {} not found", session.agent_id));
-            };
-            let mut numbers = report::Numbers::new(host);
+        Target::Session { source, session } => {
+            let mut numbers = Numbers::new(source.as_ref());
             let th = numbers.session_with(session, || None);
             if instructions.is_none() {
-                instructions = host
-                    .config
+                instructions = source
+                    .config()
                     .pointer("/agents/defaults/compaction/customInstructions")
                     .and_then(|v| v.as_str())
                     .map(str::to_string);
             }
             compact::CompactJob {
-                transcript: path,
-                session: Some(crate::compaction::SessionRef {
-                    store_path: agent.store_path.clone(),
-                    session_key: session.key.clone(),
-                    session_id: session.entry.session_id.clone(),
-                }),
-                keep: keep_recent(a.keep_recent_tokens, Some(host)),
+                transcript,
+                session: local.store.clone(),
+                keep: keep_recent(a.keep_recent_tokens, source.as_ref()),
                 instructions,
                 summary_file: a.summary_file.clone(),
                 expect_leaf: a.expect_leaf.clone(),
@@ -585,8 +585,8 @@ fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
                 window: th.window,
                 reserve: th.reserve,
                 model: ModelSetup {
-                    config: host.config.clone(),
-                    agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
+                    config: source.config().clone(),
+                    agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
                     session_provider: session.entry.model_provider.clone(),
                     session_model: session.entry.model.clone(),
                     overrides,
@@ -613,12 +613,19 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
     use crate::commands::{ModelSetup, flush};
-    let Target::Session { host, session } = target else {
+    let Target::Session { source, session } = target else {
         return usage("flush needs a session KEY: a bare transcript has no workspace or store");
     };
-    if host.is_demo && !a.dry_run {
-        return refuse("the demo host is read-only");
-    }
+    let local = match source.writer(&session.reference, Operation::Flush) {
+        Writer::Local(w) => Some(w),
+        Writer::ReadOnly(why) if !a.dry_run => return refuse(&why),
+        Writer::Remote { via, .. } if !a.dry_run => {
+            return refuse(&format!(
+                "this session's flush goes through {via}, which clawtop cannot drive yet"
+            ));
+        }
+        _ => None,
+    };
     let overrides = match model_overrides(&a.model) {
         Ok(o) => o,
         Err(e) => return usage(&e),
@@ -627,44 +634,52 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let Some(agent) = host.agent(&session.agent_id) else {
-        return fail(&format!("agent {} not found", session.agent_id));
+    let Some(store) = local.as_ref().and_then(|l| l.store.clone()).or_else(|| {
+        // A dry run on a read-only host still explains the gate; nothing is written.
+        a.dry_run.then(|| crate::commit::StoreRow {
+            store_path: PathBuf::new(),
+            session_key: session.key().to_string(),
+            session_id: session.entry.session_id.clone(),
+        })
+    }) else {
+        return fail(&format!(
+            "session {} has no store row to record a flush in",
+            session.reference
+        ));
     };
-    let mut numbers = report::Numbers::new(host);
+    let mut numbers = Numbers::new(source.as_ref());
     let mut warnings = Vec::new();
     let (th, _) = numbers.session(session, &mut warnings);
-    let (workspace, workspace_source) = match &a.workspace {
-        Some(w) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
-        None => {
-            let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-            let (w, src) = crate::flush::workspace_for(
-                &host.config,
-                &host.state_dir,
-                &session.agent_id,
-                &home,
-            );
-            (w, src.to_string())
+    let (workspace, workspace_source) = match (
+        &a.workspace,
+        local.as_ref().and_then(|l| l.workspace.clone()),
+    ) {
+        (Some(w), _) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
+        (None, Some(w)) => w,
+        (None, None) => {
+            return fail(&format!(
+                "no workspace known for agent {}; use --workspace DIR",
+                session.agent_id()
+            ));
         }
     };
     let e = &session.entry;
     let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
     let gate = crate::flush::FlushGate::new(
-        &host.config,
+        source.config(),
         &entry,
         th.flush_at,
         th.used,
         th.used_source.name(),
     );
     flush::run(flush::FlushJob {
-        session: crate::compaction::SessionRef {
-            store_path: agent.store_path.clone(),
-            session_key: session.key.clone(),
-            session_id: e.session_id.clone(),
-        },
-        transcript: session.transcript.clone(),
+        session: store,
+        source: source.clone(),
+        reference: session.reference.clone(),
+        has_transcript: session.transcript.is_some(),
         workspace,
         workspace_source,
-        config: host.config.clone(),
+        config: source.config().clone(),
         instructions,
         notes_file: a.notes_file.clone(),
         dry_run: a.dry_run,
@@ -673,8 +688,8 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
         window: th.window,
         gate,
         model: ModelSetup {
-            config: host.config.clone(),
-            agent_models: host.models_json(&session.agent_id).map(|(_, v)| v),
+            config: source.config().clone(),
+            agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
             session_provider: e.model_provider.clone(),
             session_model: e.model.clone(),
             overrides,

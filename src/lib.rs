@@ -2,7 +2,9 @@
 //!
 //! Layering (see README "Architecture"):
 //! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `summary`, `flush`
+//!   `store`, `thresholds`, `numbers`, `summary`, `flush`
+//! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
+//!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
 //! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
 //!
@@ -17,9 +19,11 @@ pub mod context;
 pub mod flush;
 pub(crate) mod jsjson;
 pub mod llm;
+pub mod numbers;
 pub mod plan;
 pub mod report;
 pub(crate) mod sanitize;
+pub mod source;
 pub mod sqlite;
 pub mod store;
 pub mod summary;

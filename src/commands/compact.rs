@@ -3,7 +3,8 @@
 //! commits an edited preview, refused when the transcript moved.
 
 use super::{Exit, ModelSetup};
-use crate::compaction::{self, SessionRef, model::LlmSummarizer};
+use crate::commit::StoreRow;
+use crate::compaction::{self, model::LlmSummarizer};
 use crate::llm::{CancellationToken, ClientOptions};
 use crate::report::compact as plan_report;
 use crate::sanitize;
@@ -14,7 +15,7 @@ use std::path::PathBuf;
 
 pub struct CompactJob {
     pub transcript: PathBuf,
-    pub session: Option<SessionRef>,
+    pub session: Option<StoreRow>,
     pub keep: (u64, Source),
     pub instructions: Option<String>,
     pub summary_file: Option<PathBuf>,

@@ -3,17 +3,19 @@
 //! and records the flush in the store; `--notes-file F --yes` commits edited notes.
 
 use super::{Exit, ModelSetup};
-use crate::compaction::SessionRef;
+use crate::commit::StoreRow;
 use crate::flush::{self, FlushGate, FlushSpec};
 use crate::llm::{CancellationToken, ClientOptions, Progress};
 use crate::sanitize;
-use crate::transcript::Transcript;
+use crate::source::{SessionRef, SourceHandle};
 use serde_json::json;
 use std::path::PathBuf;
 
 pub struct FlushJob {
-    pub session: SessionRef,
-    pub transcript: Option<PathBuf>,
+    pub session: StoreRow,
+    pub source: SourceHandle,
+    pub reference: SessionRef,
+    pub has_transcript: bool,
     pub workspace: PathBuf,
     pub workspace_source: String,
     pub config: serde_json::Value,
@@ -102,14 +104,19 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
             None,
         )
     } else {
-        let path = job.transcript.as_ref().ok_or((
-            Exit::FAILED,
-            format!(
-                "session {} has no transcript to draft notes from",
-                job.session.session_key
-            ),
-        ))?;
-        let t = Transcript::open(path).map_err(|e| (Exit::FAILED, e.to_string()))?;
+        if !job.has_transcript {
+            return Err((
+                Exit::FAILED,
+                format!(
+                    "session {} has no transcript to draft notes from",
+                    job.session.session_key
+                ),
+            ));
+        }
+        let t = job
+            .source
+            .open_transcript(&job.reference)
+            .map_err(|e| (Exit::FAILED, e.to_string()))?;
         let messages = flush::context_messages(&t);
         let ep = job.model.endpoint().map_err(|e| (Exit::FAILED, e))?;
         let spec = FlushSpec {

@@ -34,6 +34,16 @@ pub use store_patch::{
     patch_store_entry_with, require_string_field,
 };
 
+/// One row of a file-backed session store: what a local commit updates next to the
+/// transcript or the memory file. The previewed `session_id` is checked under the lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreRow {
+    /// The agent's `sessions.json`.
+    pub store_path: PathBuf,
+    pub session_key: String,
+    pub session_id: String,
+}
+
 /// Errors of the write layer. Each names the file involved and the cause.
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {

@@ -4,7 +4,7 @@
 
 pub mod model;
 
-use crate::commit::{self, CommitError, Expect};
+use crate::commit::{self, CommitError, Expect, StoreRow};
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
@@ -12,14 +12,6 @@ use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Transcript, TranscriptError};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
-
-/// The store row a transcript belongs to (absent for a bare transcript file).
-#[derive(Debug, Clone)]
-pub struct SessionRef {
-    pub store_path: PathBuf,
-    pub session_key: String,
-    pub session_id: String,
-}
 
 /// A plan plus the exact file state it was computed on.
 pub struct Prepared {
@@ -293,7 +285,7 @@ fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
 pub fn commit(
     p: &Prepared,
     summary: &str,
-    session: Option<&SessionRef>,
+    session: Option<&StoreRow>,
 ) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);

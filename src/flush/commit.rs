@@ -29,8 +29,8 @@ use super::FlushError;
 use super::prompts::is_no_reply;
 use super::workspace::{is_valid_date, target_path};
 use crate::commit::PatchOp;
+use crate::commit::StoreRow;
 use crate::commit::{self, CommitError};
-use crate::compaction::SessionRef;
 use serde::Serialize;
 use serde_json::Value;
 use std::fs::{self, File, OpenOptions};
@@ -378,7 +378,7 @@ pub fn commit_flush(
     date: &str,
     notes: &str,
     no_reply: bool,
-    store: Option<&SessionRef>,
+    store: Option<&StoreRow>,
 ) -> Result<FlushCommitted, FlushError> {
     commit_flush_for_cycle(workspace, date, notes, no_reply, store, None)
 }
@@ -392,7 +392,7 @@ pub fn commit_flush_for_cycle(
     date: &str,
     notes: &str,
     no_reply: bool,
-    store: Option<&SessionRef>,
+    store: Option<&StoreRow>,
     expected_compaction_count: Option<u64>,
 ) -> Result<FlushCommitted, FlushError> {
     let write = preflight(workspace, date, notes, no_reply)?;

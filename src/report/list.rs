@@ -1,8 +1,9 @@
 //! `clawtop list`.
 
+use super::SessionRow;
 use super::text::{age, ascii, cell, compact_number, rcell};
-use super::{Numbers, SessionRow};
-use crate::store::{Era, Host};
+use crate::numbers::Numbers;
+use crate::source::SessionSource;
 use crate::thresholds::UsedSource;
 use serde::Serialize;
 
@@ -19,43 +20,37 @@ pub struct ListReport {
 }
 
 /// Reads every store (or one agent's) and computes the numbers of each session.
-pub fn build(host: &Host, agent: Option<&str>) -> ListReport {
+pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     let mut report = ListReport {
-        state_dir: host.state_dir.display().to_string(),
-        era: host.era.name(),
+        state_dir: source.label(),
+        era: source.kind(),
         sessions: Vec::new(),
-        warnings: host.warnings.clone(),
+        warnings: source.warnings(),
         errors: Vec::new(),
     };
-    if host.era == Era::Sqlite {
-        report.warnings.push(host.era_message());
+    if source.unreadable().is_some() {
         return report;
     }
     if let Some(a) = agent {
-        if host.agent(a).is_none() {
+        if !source.has_agent(a) {
             report.errors.push(format!(
                 "no agent {:?} in {}",
                 crate::sanitize::one_line(a),
-                host.state_dir.display()
+                source.label()
             ));
             return report;
         }
     }
     let t0 = std::time::Instant::now();
-    let loaded = host.load_sessions(agent);
+    let loaded = source.list(agent);
     tracing::debug!(
         sessions = loaded.sessions.len(),
         ms = t0.elapsed().as_millis() as u64,
         "stores read"
     );
     report.warnings.extend(loaded.warnings);
-    report.errors.extend(
-        loaded
-            .errors
-            .iter()
-            .map(|e| crate::sanitize::one_line(&e.to_string())),
-    );
-    let mut numbers = Numbers::new(host);
+    report.errors.extend(loaded.errors);
+    let mut numbers = Numbers::new(source);
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let (t, _) = numbers.session(s, &mut warnings);

@@ -1,8 +1,10 @@
 //! `clawtop show`: one session's numbers with their sources, optionally its entries.
 
+use super::SessionRow;
 use super::entries::{self, EntryJson};
-use super::{Numbers, SessionRow, push_transcript_warnings};
-use crate::store::Session;
+use crate::numbers::{Numbers, push_transcript_warnings};
+use crate::source::transcript_file::TranscriptFile;
+use crate::source::{Session, SessionSource};
 use crate::thresholds::{
     self, Counters, Settings, Source, Thresholds, UsedSource, Window, thousands,
 };
@@ -10,7 +12,6 @@ use crate::tokens::ContextEstimate;
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
 use serde_json::Value;
-use std::path::Path;
 
 /// Facts about the transcript file.
 #[derive(Debug, Clone, Serialize)]
@@ -118,17 +119,17 @@ pub fn for_session(
     with_entries: bool,
 ) -> (ShowReport, Option<Transcript>) {
     let mut warnings = s.warnings.clone();
-    let t = s
-        .transcript
-        .as_deref()
-        .and_then(|p| super::open_transcript(p, &mut warnings));
+    let t = match &s.transcript {
+        Some(_) => crate::numbers::open_transcript(numbers.source, s, &mut warnings),
+        None => None,
+    };
     let mut est = None;
     let th = numbers.session_with(s, || {
         est = t.as_ref().and_then(crate::context::current_tokens);
         est.map(|e| e.tokens)
     });
     let report = ShowReport {
-        sources: sources(&th, est.as_ref(), Some(s.transcript_how.describe())),
+        sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
         row: SessionRow::from_session(s, &th, warnings),
         transcript_info: t.as_ref().map(transcript_info),
         entries: if with_entries {
@@ -142,11 +143,13 @@ pub fn for_session(
 
 /// A bare transcript file: window 200000 unless `--window`, used from the transcript.
 pub fn for_file(
-    path: &Path,
+    file: &TranscriptFile,
     window: Option<u64>,
     with_entries: bool,
 ) -> Result<(ShowReport, Transcript), String> {
-    let t = Transcript::open(path).map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
+    let t = file
+        .open_transcript(&file.reference())
+        .map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
     let est = crate::context::current_tokens(&t);
@@ -171,7 +174,7 @@ pub fn for_file(
     let ctx_model = crate::context::build(&t, t.leaf()).model;
     let mut row = SessionRow::numbers(&th);
     row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
-    row.transcript = Some(path.display().to_string());
+    row.transcript = Some(file.label());
     if let Some((p, m)) = ctx_model {
         row.model = Some(m).filter(|m| !m.is_empty());
         row.model_provider = Some(p).filter(|p| !p.is_empty());

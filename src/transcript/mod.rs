@@ -1,8 +1,10 @@
 //! pi / OpenClaw JSONL transcripts, read lazily.
 //!
-//! A transcript can be hundreds of megabytes. Opening one memory-maps the file, indexes the
+//! A transcript can be hundreds of megabytes. Opening one streams the file once, indexes the
 //! lines with memchr and decodes only each line's envelope (`type`, `id`, `parentId`,
-//! `message.role`). Full entries are decoded on demand with [`Transcript::entry_json`].
+//! `message.role`); full entries are read back with positional reads and decoded on demand
+//! with [`Transcript::entry_json`]. A transcript can also be built from a sequence of
+//! entries ([`Transcript::from_entries`]: rows of a database), held in memory.
 //!
 //! Reading follows pi (reference/compaction-algorithm.md §1): lines that are not JSON are
 //! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,
@@ -138,7 +140,7 @@ pub struct Header {
 }
 
 /// Where entry bytes are read from on demand.
-enum Source {
+enum Backing {
     /// Positional reads keep memory flat for huge files and cannot fault the way a memory
     /// map does if another process truncates the file.
     File(std::fs::File),
@@ -156,7 +158,7 @@ pub trait RowFetch: Send + Sync {
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
     path: PathBuf,
-    source: Source,
+    backing: Backing,
     /// File length when opened (commit checks compare against it).
     pub file_len: u64,
     pub header: Option<Header>,
@@ -193,7 +195,7 @@ impl Transcript {
         let (scan, len) = parse::scan_reader(&mut reader).map_err(io)?;
         Ok(Self::finish(
             path.to_path_buf(),
-            Source::File(file),
+            Backing::File(file),
             scan,
             len,
         ))
@@ -203,7 +205,7 @@ impl Transcript {
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
         let scan = parse::scan(&bytes);
         let len = bytes.len() as u64;
-        Self::finish(path.into(), Source::Mem(bytes), scan, len)
+        Self::finish(path.into(), Backing::Mem(bytes), scan, len)
     }
 
     /// Indexes a transcript stored as rows: `heads` yields, in append order, each row's key
@@ -222,13 +224,39 @@ impl Transcript {
             sc.line(key, &head, false);
         }
         let scan = sc.finish(total_bytes);
-        Self::finish(label.into(), Source::Rows(fetch), scan, total_bytes)
+        Self::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
     }
 
-    fn finish(path: PathBuf, source: Source, scan: parse::Scan, file_len: u64) -> Transcript {
+    /// Builds a transcript from its entries in order, one JSON text each (the header first
+    /// when there is one), e.g. the decoded rows of a SQLite store. `label` names it in
+    /// messages (`<database>#<sessionId>`); entry "lines" are the 1-based positions. A text
+    /// with a raw line break is re-encoded compactly first, so each entry stays one line.
+    pub fn from_entries<I, S>(label: impl Into<PathBuf>, entries: I) -> Transcript
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut bytes = Vec::new();
+        for e in entries {
+            let e = e.as_ref();
+            if e.contains('\n') || e.contains('\r') {
+                match serde_json::from_str::<Value>(e) {
+                    Ok(v) => bytes.extend_from_slice(v.to_string().as_bytes()),
+                    // Not JSON: kept on one line so the scan reports it as that entry.
+                    Err(_) => bytes.extend_from_slice(e.replace(['\n', '\r'], " ").as_bytes()),
+                }
+            } else {
+                bytes.extend_from_slice(e.as_bytes());
+            }
+            bytes.push(b'\n');
+        }
+        Self::from_bytes(label, bytes)
+    }
+
+    fn finish(path: PathBuf, backing: Backing, scan: parse::Scan, file_len: u64) -> Transcript {
         let mut t = Transcript {
             path,
-            source,
+            backing,
             file_len,
             header: scan.header,
             version: 1,
@@ -343,11 +371,11 @@ impl Transcript {
     /// Raw bytes of an entry's line (without the newline).
     pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
-        match &self.source {
-            Source::Mem(v) => Ok(std::borrow::Cow::Borrowed(
+        match &self.backing {
+            Backing::Mem(v) => Ok(std::borrow::Cow::Borrowed(
                 &v[e.offset as usize..e.offset as usize + e.len as usize],
             )),
-            Source::File(f) => {
+            Backing::File(f) => {
                 use std::os::unix::fs::FileExt;
                 let mut buf = vec![0u8; e.len as usize];
                 f.read_exact_at(&mut buf, e.offset)
@@ -357,7 +385,7 @@ impl Transcript {
                     })?;
                 Ok(std::borrow::Cow::Owned(buf))
             }
-            Source::Rows(f) => f
+            Backing::Rows(f) => f
                 .fetch(e.offset)
                 .map(std::borrow::Cow::Owned)
                 .map_err(|message| TranscriptError::Entry {

@@ -27,7 +27,6 @@ pub fn init(
         loader: launch.loader.clone(),
         demo: launch.demo,
         demo_now_ms: now_ms,
-        host: launch.host.clone(),
         ..EffectCtx::default()
     };
     let mut fx = Vec::new();
@@ -35,12 +34,14 @@ pub fn init(
         Some(file) => {
             state.bare_file = true;
             state.stack.clear();
-            open_session(
-                &mut state,
-                crate::tui::store_adapter::bare_row(None),
-                file.clone(),
-                &mut fx,
-            );
+            let source = crate::source::transcript_file::TranscriptFile::new(file.clone());
+            let reference = source.reference();
+            let session = crate::source::SessionHandle::new(std::sync::Arc::new(source), reference);
+            let label = file.display().to_string();
+            let mut row = crate::tui::store_adapter::bare_row(None);
+            row.session = Some(session.clone());
+            row.transcript = Some(label.clone());
+            open_session(&mut state, row, session, label, &mut fx);
         }
         None => fx.push(Effect::LoadSessions),
     }

@@ -21,8 +21,9 @@
 //! control character and escape, so what the operator sees and edits is byte for byte what a
 //! commit writes.
 
+use crate::commit::StoreRow;
+use crate::compaction::Prepared;
 use crate::compaction::model::GenProgress;
-use crate::compaction::{Prepared, SessionRef};
 use crate::llm::{CancellationToken, ModelEndpoint};
 use crate::summary::Budget;
 use crate::tui::action::Action;
@@ -160,7 +161,8 @@ pub struct CompactPrep {
     pub model: Result<ModelInfo, String>,
     /// `agents.defaults.compaction.customInstructions`, when set.
     pub custom_instructions: Option<String>,
-    pub session: Option<SessionRef>,
+    /// The store row the commit updates (None: a bare transcript).
+    pub store: Option<StoreRow>,
     pub compaction_count: Option<u64>,
     /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
     pub line_overhead: usize,
@@ -181,10 +183,12 @@ pub struct FlushPrep {
     /// Last bytes of the target (the separator before the notes depends on them).
     pub current_tail: Vec<u8>,
     pub date: String,
-    pub transcript: PathBuf,
+    /// The session (the notes are drafted from its transcript).
+    pub session: crate::source::SessionHandle,
     pub window: u64,
     pub model: Result<ModelInfo, String>,
-    pub session: SessionRef,
+    /// The store row the flush is recorded in.
+    pub store: StoreRow,
     pub warnings: Vec<String>,
 }
 
@@ -258,7 +262,7 @@ pub struct Dialog {
     pub kind: DialogKind,
     /// Who: agent and session key, or the file name of a bare transcript (raw).
     pub who: String,
-    pub transcript: PathBuf,
+    pub session: crate::source::SessionHandle,
     pub phase: Phase,
     pub focus: Focus,
     pub button: usize,
@@ -316,7 +320,7 @@ impl Dialog {
         id: u64,
         kind: DialogKind,
         who: String,
-        transcript: PathBuf,
+        session: crate::source::SessionHandle,
         no_color: bool,
     ) -> Dialog {
         let placeholder = match kind {
@@ -329,7 +333,7 @@ impl Dialog {
             id,
             kind,
             who,
-            transcript,
+            session,
             phase: Phase::Preparing,
             focus: Focus::Text,
             button: 0,
@@ -376,111 +380,116 @@ impl Dialog {
     }
 }
 
+/// Asks the source who writes `op` for `session`. A dialog opens only on a local writer;
+/// otherwise the status line says why not.
+fn local_writer(
+    state: &mut AppState,
+    session: Option<&crate::source::SessionHandle>,
+    op: crate::source::Operation,
+) -> Option<crate::source::LocalWriter> {
+    use crate::source::Writer;
+    let what = match op {
+        crate::source::Operation::Compact => "compact",
+        crate::source::Operation::Flush => "flush",
+    };
+    let Some(session) = session else {
+        state.status.info = Some(format!(
+            "This row has no session store behind it (demo data): nothing to {what}."
+        ));
+        return None;
+    };
+    match session.writer(op) {
+        Writer::Local(w) => Some(w),
+        Writer::ReadOnly(why) => {
+            state.status.info = Some(format!("Cannot {what} here: {why}."));
+            None
+        }
+        Writer::Remote { via, note } => {
+            state.status.info = Some(format!(
+                "This session is written through {via}, which clawtop cannot drive yet ({note})."
+            ));
+            None
+        }
+    }
+}
+
 /// Opens the Compact dialog on the Session screen's session.
 pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
-    if !state.bare_file && v.row.store_path.is_none() {
-        state.status.info =
-            Some("This row has no session store behind it (demo data): nothing to compact.".into());
+    let (row, session, file) = (v.row.clone(), v.session.clone(), v.label_file_name());
+    let loaded = v.loaded.is_some();
+    let Some(writer) = local_writer(state, session.as_ref(), crate::source::Operation::Compact)
+    else {
         return;
-    }
-    if v.loaded.is_none() {
+    };
+    let Some(session) = session else { return };
+    if !loaded {
         state.status.info = Some("The transcript is still loading.".into());
         return;
     }
-    let (row, path) = (v.row.clone(), v.path.clone());
     let id = state.next_generation;
     state.next_generation += 1;
-    let who = who_of(state.bare_file, &row, &path);
+    let who = if state.bare_file { file } else { who_of(&row) };
     state.dialog = Some(Dialog::new(
         id,
         DialogKind::Compact,
         who,
-        path.clone(),
+        session.clone(),
         state.no_color,
     ));
-    let session = if state.bare_file {
-        None
-    } else {
-        row.store_path.clone().map(|store_path| SessionRef {
-            store_path,
-            session_key: row.session_key.clone(),
-            session_id: row.session_id.clone(),
-        })
-    };
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
         kind: DialogKind::Compact,
-        transcript: path,
-        row,
         session,
+        row,
+        writer,
     })));
 }
 
 /// Opens the Flush dialog for the Session screen's session or the selected Sessions row.
 pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     use crate::tui::state::Screen;
-    if state.bare_file {
-        state.status.info = Some(
-            "A bare transcript has no session store and no workspace: nothing to flush into."
-                .into(),
-        );
-        return;
-    }
-    let (row, path) = match state.screen() {
+    let row = match state.screen() {
         Screen::Session => match &state.session {
-            Some(v) => (v.row.clone(), v.path.clone()),
+            Some(v) => v.row.clone(),
             None => return,
         },
         _ => match state.sessions.selected_row() {
-            Some(r) => (r.clone(), r.transcript.clone().unwrap_or_default()),
+            Some(r) => r.clone(),
             None => return,
         },
     };
-    if row.store_path.is_none() {
-        state.status.info =
-            Some("This row has no session store behind it (demo data): nothing to flush.".into());
+    let Some(writer) = local_writer(state, row.session.as_ref(), crate::source::Operation::Flush)
+    else {
         return;
-    }
-    if path.as_os_str().is_empty() {
+    };
+    let Some(session) = row.session.clone().filter(|_| row.transcript.is_some()) else {
         state.status.error = Some(format!(
             "No transcript file for {}.",
             crate::sanitize::one_line(&row.session_key)
         ));
         return;
-    }
+    };
     let id = state.next_generation;
     state.next_generation += 1;
-    let who = who_of(false, &row, &path);
     state.dialog = Some(Dialog::new(
         id,
         DialogKind::Flush,
-        who,
-        path.clone(),
+        who_of(&row),
+        session.clone(),
         state.no_color,
     ));
-    let session = row.store_path.clone().map(|store_path| SessionRef {
-        store_path,
-        session_key: row.session_key.clone(),
-        session_id: row.session_id.clone(),
-    });
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
         kind: DialogKind::Flush,
-        transcript: path,
-        row,
         session,
+        row,
+        writer,
     })));
 }
 
-fn who_of(bare: bool, row: &crate::tui::model::SessionRow, path: &std::path::Path) -> String {
-    if bare {
-        path.file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    } else {
-        format!("{} · {}", row.agent_id, row.session_key)
-    }
+fn who_of(row: &crate::tui::model::SessionRow) -> String {
+    format!("{} · {}", row.agent_id, row.session_key)
 }
 
 /// Builds the confirmation of a compaction commit of `text`.
@@ -501,7 +510,7 @@ pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
         ),
         format!("parent {}, keeping from {}.", c.leaf_id, c.first_kept_id),
     ];
-    match &c.session {
+    match &c.store {
         Some(s) => {
             let cc = c.compaction_count.unwrap_or(0);
             lines.push(format!(
@@ -779,7 +788,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 Some(Prep::Compact(c)) => CommitJob::Compact {
                     prepared: c.prepared.clone(),
                     text: p.text,
-                    session: c.session.clone(),
+                    store: c.store.clone(),
                 },
                 Some(Prep::Flush(f)) => CommitJob::Flush {
                     prep: f.clone(),
@@ -828,11 +837,7 @@ fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
         v.generation = state.next_generation;
         state.next_generation += 1;
         v.loading = true;
-        fx.push(Effect::OpenTranscript {
-            path: v.path.clone(),
-            generation: v.generation,
-            keep_recent_tokens: v.row.keep_recent_tokens,
-        });
+        fx.extend(crate::tui::update::open_transcript_effect(v));
     }
 }
 

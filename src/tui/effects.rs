@@ -2,10 +2,11 @@
 //! task in the app; inline in tests via [`run_blocking`] / [`drive`]) and reports back as an
 //! [`Action`].
 
+use crate::commit::StoreRow;
+use crate::compaction::Prepared;
 use crate::compaction::model::{GenProgress, LlmSummarizer};
-use crate::compaction::{Prepared, SessionRef};
 use crate::llm::{CancellationToken, ClientOptions};
-use crate::store::Host;
+use crate::source::{LocalWriter, SessionHandle, SessionSource};
 use crate::summary::{Budget, SummaryError};
 use crate::transcript::{EntryKind, Role, Transcript};
 use crate::tui::action::Action;
@@ -25,7 +26,7 @@ use tokio::sync::mpsc::UnboundedSender;
 pub enum Effect {
     LoadSessions,
     OpenTranscript {
-        path: PathBuf,
+        session: SessionHandle,
         generation: u64,
         keep_recent_tokens: u64,
     },
@@ -67,10 +68,10 @@ pub enum Effect {
 pub struct PrepareRequest {
     pub dialog: u64,
     pub kind: DialogKind,
-    pub transcript: PathBuf,
+    pub session: SessionHandle,
     pub row: SessionRow,
-    /// None for a bare transcript (no store row to update).
-    pub session: Option<SessionRef>,
+    /// What the source offered to write with (asked when the dialog opened).
+    pub writer: LocalWriter,
 }
 
 /// What to generate.
@@ -92,7 +93,7 @@ pub enum CommitJob {
     Compact {
         prepared: Shared<Prepared>,
         text: String,
-        session: Option<SessionRef>,
+        store: Option<StoreRow>,
     },
     Flush {
         prep: Box<FlushPrep>,
@@ -112,8 +113,10 @@ impl std::fmt::Debug for Effect {
         match self {
             Effect::LoadSessions => write!(f, "LoadSessions"),
             Effect::OpenTranscript {
-                path, generation, ..
-            } => write!(f, "OpenTranscript({}, gen {generation})", path.display()),
+                session,
+                generation,
+                ..
+            } => write!(f, "OpenTranscript({session}, gen {generation})"),
             Effect::DecodeRows {
                 generation,
                 indices,
@@ -123,7 +126,7 @@ impl std::fmt::Debug for Effect {
                 generation, idx, ..
             } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
             Effect::Watch(p) => write!(f, "Watch({} files)", p.len()),
-            Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.transcript.display()),
+            Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.session),
             Effect::Generate {
                 dialog,
                 generation,
@@ -158,8 +161,6 @@ pub struct EffectCtx {
     pub demo: bool,
     /// "Now" for the demo rows' ages.
     pub demo_now_ms: i64,
-    /// The host (config, model catalogs, workspaces) for the dialogs; None for bare files.
-    pub host: Option<Arc<Host>>,
     /// Network behaviour of generation (tests shorten the retries).
     pub client: ClientOptions,
     /// Environment lookup for API keys (tests inject one; the app reads the process env).
@@ -192,11 +193,11 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
         Effect::OpenTranscript {
-            path,
+            session,
             generation,
             keep_recent_tokens,
         } => {
-            let result = rows::load_transcript(&path, keep_recent_tokens).map(Box::new);
+            let result = rows::load_transcript(&session, keep_recent_tokens).map(Box::new);
             Some(Action::TranscriptLoaded { generation, result })
         }
         Effect::DecodeRows {
@@ -245,19 +246,15 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
 /// session's effective reserve.
 pub fn resolve_model(
     ctx: &EffectCtx,
+    source: &dyn SessionSource,
     agent_id: &str,
     provider: Option<&str>,
     model: Option<&str>,
     window: u64,
     reserve: u64,
 ) -> Result<ModelInfo, String> {
-    let null = serde_json::Value::Null;
-    let config = ctx.host.as_ref().map(|h| &h.config).unwrap_or(&null);
-    let agent_models = ctx
-        .host
-        .as_ref()
-        .and_then(|h| h.models_json(agent_id))
-        .map(|(_, v)| v);
+    let config = source.config();
+    let agent_models = source.models_json(agent_id).map(|(_, v)| v);
     let env = |k: &str| match &ctx.env {
         Some(f) => f(k),
         None => std::env::var(k).ok(),
@@ -322,7 +319,13 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
     } else {
         row.keep_recent_tokens
     };
-    let p = crate::compaction::prepare(&req.transcript, keep).map_err(|e| match e {
+    let Some(path) = req.writer.transcript.as_ref() else {
+        return Err(format!(
+            "No transcript file to compact for {}.",
+            req.session
+        ));
+    };
+    let p = crate::compaction::prepare(path, keep).map_err(|e| match e {
         crate::compaction::PrepareError::NoPlan { reason, .. } => {
             let r = reason.to_string();
             // NoPlan's wording already starts with "nothing to compact" for some reasons.
@@ -347,24 +350,23 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
         ),
     );
     let (provider, model) = match (&row.model_provider, &row.model_id) {
-        (None, None) if req.session.is_none() => transcript_model(t, &plan.path),
+        (None, None) if req.writer.store.is_none() => transcript_model(t, &plan.path),
         (p, m) => (p.clone(), m.clone()),
     };
     let model = resolve_model(
         ctx,
+        req.session.source.as_ref(),
         &row.agent_id,
         provider.as_deref(),
         model.as_deref(),
         row.window,
         row.reserve,
     );
-    let custom_instructions = ctx
-        .host
-        .as_ref()
-        .and_then(|h| {
-            h.config
-                .pointer("/agents/defaults/compaction/customInstructions")
-        })
+    let custom_instructions = req
+        .session
+        .source
+        .config()
+        .pointer("/agents/defaults/compaction/customInstructions")
         .and_then(|v| v.as_str())
         .filter(|s| !s.trim().is_empty())
         .map(str::to_string);
@@ -372,7 +374,7 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
     let line_overhead =
         crate::compaction::entry_line(t, plan, "00000000", &crate::compaction::iso_now(), "").len();
     Ok(CompactPrep {
-        transcript: req.transcript.clone(),
+        transcript: path.clone(),
         messages: plan.messages_to_summarize.len(),
         turn_prefix: plan.turn_prefix_messages.len(),
         split_turn: plan.cut.is_split_turn,
@@ -393,7 +395,7 @@ fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep,
         keep_recent_tokens: keep,
         model,
         custom_instructions,
-        session: req.session.clone(),
+        store: req.writer.store.clone(),
         compaction_count: row.compaction_count,
         line_overhead,
         prepared: Shared(Arc::new(p)),
@@ -405,16 +407,16 @@ fn commit(job: CommitJob) -> Result<String, String> {
         CommitJob::Compact {
             prepared,
             text,
-            session,
+            store,
         } => {
             let p = &prepared;
-            match crate::compaction::commit(p, &text, session.as_ref()) {
+            match crate::compaction::commit(p, &text, store.as_ref()) {
                 Ok(c) => {
                     let id = c
                         .entry_id
                         .clone()
                         .unwrap_or_else(|| "(v1 file: pi assigns the id)".into());
-                    let store = match (&session, c.store_updated) {
+                    let store = match (&store, c.store_updated) {
                         (Some(s), true) => {
                             format!("; {} updated", crate::sanitize::one_line(&s.session_key))
                         }

@@ -5,11 +5,9 @@
 use crate::compaction::model::GenProgress;
 use crate::flush::{self, FlushGate, FlushPrompts, FlushSpec};
 use crate::llm::{CancellationToken, ClientOptions, Progress};
-use crate::transcript::Transcript;
 use crate::tui::dialog::{FlushPrep, GenFailure, Generated, ModelInfo};
 use crate::tui::effects::{EffectCtx, PrepareRequest, resolve_model};
 use crate::tui::model::thousands;
-use std::path::PathBuf;
 
 /// Blank notes or a `NO_REPLY` answer: the commit records the flush without writing notes.
 pub fn is_no_reply(text: &str) -> bool {
@@ -31,20 +29,20 @@ fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
 }
 
 pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, String> {
-    let host = ctx
-        .host
-        .as_ref()
-        .ok_or("No store host: a memory flush needs the session store and the agent workspace.")?;
-    let session = req
-        .session
+    let (workspace, workspace_source) = req
+        .writer
+        .workspace
+        .clone()
+        .ok_or("No workspace: a memory flush needs the agent workspace.")?;
+    let store = req
+        .writer
+        .store
         .clone()
         .ok_or("No session store row: nothing to record the flush in.")?;
+    let config = req.session.source.config();
     let row = &req.row;
     let date = flush::today();
-    let prompts = flush::resolve_prompts(&host.config, &date);
-    let home = host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-    let (workspace, workspace_source) =
-        flush::workspace_for(&host.config, &host.state_dir, &row.agent_id, &home);
+    let prompts = flush::resolve_prompts(config, &date);
     let target = flush::target_path(&workspace, &date);
     let mut warnings = Vec::new();
     if !workspace.is_dir() {
@@ -65,7 +63,7 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
         "memoryFlushAt": row.memory_flush_at,
     });
     let gate = FlushGate::new(
-        &host.config,
+        config,
         &entry,
         row.flush_at,
         row.used,
@@ -73,6 +71,7 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
     );
     let model = resolve_model(
         ctx,
+        req.session.source.as_ref(),
         &row.agent_id,
         row.model_provider.as_deref(),
         row.model_id.as_deref(),
@@ -83,16 +82,16 @@ pub fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Result<FlushPrep, Strin
         gate,
         prompts,
         workspace,
-        workspace_source: workspace_source.to_string(),
+        workspace_source,
         target,
         current: existing,
         current_len,
         current_tail,
         date,
-        transcript: req.transcript.clone(),
+        session: req.session.clone(),
         window: row.window,
         model,
-        session,
+        store,
         warnings,
     })
 }
@@ -124,12 +123,12 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
         ));
     }
     let store = f
-        .session
+        .store
         .store_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    lines.push(format!("Update {store} entry {}:", f.session.session_key));
+    lines.push(format!("Update {store} entry {}:", f.store.session_key));
     lines.push(format!(
         "memoryFlushAt = now, memoryFlushCompactionCount = {}.",
         f.gate.compaction_count
@@ -146,15 +145,17 @@ pub async fn generate(
     cancel: CancellationToken,
     mut on_progress: Box<dyn FnMut(GenProgress) + Send>,
 ) -> Result<Generated, GenFailure> {
-    let path = f.transcript.clone();
+    let session = f.session.clone();
     let messages = tokio::task::spawn_blocking(move || {
-        Transcript::open(&path).map(|t| flush::context_messages(&t))
+        session
+            .open_transcript()
+            .map(|t| flush::context_messages(&t))
     })
     .await
     .map_err(|e| GenFailure::Failed(format!("reading the transcript failed: {e}")))?
     .map_err(|e| GenFailure::Failed(e.to_string()))?;
     let spec = FlushSpec {
-        session_key: f.session.session_key.clone(),
+        session_key: f.store.session_key.clone(),
         workspace: f.workspace.clone(),
         date: f.date.clone(),
         prompts: f.prompts.clone(),
@@ -216,13 +217,13 @@ pub fn commit(f: &FlushPrep, text: &str) -> Result<String, String> {
         &f.date,
         notes,
         no_reply,
-        Some(&f.session),
+        Some(&f.store),
         Some(f.gate.compaction_count),
     ) {
         Ok(c) => Ok(if no_reply {
             format!(
                 "Flush recorded (NO_REPLY, no notes written) for {}.",
-                crate::sanitize::one_line(&f.session.session_key)
+                crate::sanitize::one_line(&f.store.session_key)
             )
         } else {
             format!(

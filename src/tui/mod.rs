@@ -8,8 +8,9 @@
 //! - [`keymap`]: the (mode, key) → action table that also generates help and hints;
 //! - [`terminal`]: raw mode / alternate screen, panic hook, input task.
 //!
-//! The store is reached only through a [`model::SessionLoader`], so tests and the demo feed
-//! rows they build themselves.
+//! Sessions are reached only through a [`model::SessionLoader`] (tests and the demo feed rows
+//! they build themselves); transcripts and writers through the [`crate::source`] its snapshot
+//! names.
 
 pub mod action;
 pub mod app;
@@ -32,11 +33,9 @@ use std::path::PathBuf;
 /// How the TUI starts.
 #[derive(Clone, Default)]
 pub struct TuiLaunch {
-    /// Reads the store (runs off the render thread, again on every change of a watched file).
+    /// Reads the sessions (runs off the render thread, again on every change of a watched
+    /// file). Its snapshot carries the source the dialogs ask for transcripts and writers.
     pub loader: Option<SessionLoader>,
-    /// The host behind the loader: config, model catalogs and workspaces for the Compact and
-    /// Flush dialogs (None: bare file, or rows from a test loader).
-    pub host: Option<std::sync::Arc<crate::store::Host>>,
     /// Bare-file mode: open this transcript on the Session screen, default numbers, no store.
     pub file: Option<PathBuf>,
     /// Show the built-in demo rows (bannered) instead of calling the loader.

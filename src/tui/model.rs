@@ -52,12 +52,13 @@ pub struct SessionRow {
     pub status: Status,
     /// Plain-words reason for the flush/compaction state.
     pub flush_reason: String,
-    pub transcript: Option<PathBuf>,
+    /// The session this row shows and its source (None: built-in demo rows, no source).
+    pub session: Option<crate::source::SessionHandle>,
+    /// Where its transcript is, for display; None when it has none.
+    pub transcript: Option<String>,
     pub sources: NumberSources,
     /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
     pub keep_recent_tokens: u64,
-    /// The agent's `sessions.json` (None for demo rows and bare files: nothing to update).
-    pub store_path: Option<PathBuf>,
     /// Raw `modelProvider` and `model` of the entry (endpoint resolution, SPEC §8).
     pub model_provider: Option<String>,
     pub model_id: Option<String>,

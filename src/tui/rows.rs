@@ -9,7 +9,6 @@ use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Role, Transcript};
 use serde_json::Value;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Characters of preview kept per entry (the list shows one line; more is wasted work).
@@ -61,7 +60,6 @@ pub struct SummaryCard {
 /// index (cheap, envelope-only) or a few decodes (compactions, the cut point).
 #[derive(Debug, Clone)]
 pub struct LoadedTranscript {
-    pub path: PathBuf,
     pub transcript: Arc<Transcript>,
     /// `on_branch[i]`: entry i is on the active branch.
     pub on_branch: Vec<bool>,
@@ -77,17 +75,19 @@ pub struct LoadedTranscript {
     pub warnings: Vec<String>,
 }
 
-/// Opens and indexes a transcript and computes the per-file facts. Blocking.
+/// Opens a session's transcript through its source and computes the per-file facts. Blocking.
 pub fn load_transcript(
-    path: &std::path::Path,
+    session: &crate::source::SessionHandle,
     keep_recent_tokens: u64,
 ) -> Result<LoadedTranscript, String> {
-    let t = Transcript::open(path).map_err(|e| one_line(&e.to_string()))?;
-    Ok(analyze(path.to_path_buf(), Arc::new(t), keep_recent_tokens))
+    let t = session
+        .open_transcript()
+        .map_err(|e| one_line(&e.to_string()))?;
+    Ok(analyze(Arc::new(t), keep_recent_tokens))
 }
 
 /// The per-file facts for an already indexed transcript.
-pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
+pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
     let keep = if keep_recent_tokens == 0 {
         plan::DEFAULT_KEEP_RECENT_TOKENS
     } else {
@@ -119,7 +119,6 @@ pub fn analyze(path: PathBuf, t: Arc<Transcript>, keep_recent_tokens: u64) -> Lo
         .map(|w| one_line(&w.to_string()))
         .collect();
     LoadedTranscript {
-        path,
         transcript: t,
         on_branch,
         next_cut,

@@ -125,7 +125,12 @@ pub struct Detail {
 #[derive(Debug, Clone, Default)]
 pub struct SessionView {
     pub row: SessionRow,
-    pub path: PathBuf,
+    /// The session shown; its transcript is opened through its source.
+    pub session: Option<crate::source::SessionHandle>,
+    /// Where the transcript is, for the title.
+    pub label: String,
+    /// Files whose change means "reopen the transcript" (empty when the source pushes).
+    pub watch: Vec<PathBuf>,
     /// Bumped on every (re)open; results of older generations are dropped.
     pub generation: u64,
     pub loaded: Option<Box<LoadedTranscript>>,
@@ -144,6 +149,14 @@ pub struct SessionView {
 }
 
 impl SessionView {
+    /// The last component of the transcript's location (its file name), sanitized.
+    pub fn label_file_name(&self) -> String {
+        std::path::Path::new(&self.label)
+            .file_name()
+            .map(|f| crate::sanitize::one_line(&f.to_string_lossy()))
+            .unwrap_or_default()
+    }
+
     pub fn len(&self) -> u32 {
         self.loaded
             .as_ref()

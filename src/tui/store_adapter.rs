@@ -1,8 +1,8 @@
-//! From the store and threshold API (`crate::store`, `crate::thresholds`, `crate::report`) to
-//! the TUI's rows. The arithmetic stays there; this only renames and words the sources.
+//! From a [`SessionSource`] and the numbers (`crate::numbers`, `crate::thresholds`) to the
+//! TUI's rows. The arithmetic stays there; this only renames and words the sources.
 
-use crate::report::Numbers;
-use crate::store::{Host, Session};
+use crate::numbers::Numbers;
+use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
 use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
 use crate::tui::TuiLaunch;
 use crate::tui::model::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
@@ -91,8 +91,13 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
     }
 }
 
-/// A store session with its numbers.
-pub fn row_from(s: &Session, t: &Thresholds, keep_recent_tokens: u64) -> SessionRow {
+/// A listed session of `source` with its numbers.
+pub fn row_from(
+    source: &SourceHandle,
+    s: &Session,
+    t: &Thresholds,
+    keep_recent_tokens: u64,
+) -> SessionRow {
     let e = &s.entry;
     let model = match (&e.model_provider, &e.model) {
         (Some(p), Some(m)) if !m.contains('/') => Some(format!("{p}/{m}")),
@@ -101,11 +106,12 @@ pub fn row_from(s: &Session, t: &Thresholds, keep_recent_tokens: u64) -> Session
         (None, None) => None,
     };
     SessionRow {
-        agent_id: s.agent_id.clone(),
-        session_key: s.key.clone(),
+        agent_id: s.agent_id().to_string(),
+        session_key: s.key().to_string(),
         session_id: e.session_id.clone(),
         model,
         updated_at_ms: e.updated_at,
+        session: Some(SessionHandle::new(source.clone(), s.reference.clone())),
         transcript: s.transcript.clone(),
         keep_recent_tokens,
         model_provider: e.model_provider.clone(),
@@ -131,46 +137,35 @@ pub fn bare_row(estimate: Option<u64>) -> SessionRow {
     row
 }
 
-/// Reads every agent's sessions of `host` (or one agent's). Runs in an effect, off the UI.
-pub fn snapshot(host: &Host, agent: Option<&str>) -> SessionsSnapshot {
-    let loaded = host.load_sessions(agent);
-    let mut numbers = Numbers::new(host);
+/// Reads every agent's sessions of `source` (or one agent's). Runs in an effect, off the UI.
+pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot {
+    let loaded = source.list(agent);
+    let mut numbers = Numbers::new(source.as_ref());
     let keep = numbers.settings.keep_recent_tokens.value;
-    let mut warnings: Vec<String> = Vec::new();
-    if host.era == crate::store::Era::Sqlite {
-        warnings.push(host.era_message());
-    }
-    warnings.extend(host.warnings.iter().cloned());
-    warnings.extend(loaded.errors.iter().map(|e| e.to_string()));
+    let mut warnings: Vec<String> = source.warnings();
+    warnings.extend(loaded.errors.iter().cloned());
     warnings.extend(loaded.warnings.iter().cloned());
     let mut rows = Vec::with_capacity(loaded.sessions.len());
     for s in &loaded.sessions {
         let mut w = Vec::new();
         let (t, _) = numbers.session(s, &mut w);
-        let mut row = row_from(s, &t, keep);
-        // The embedded demo host is read-only: no store to commit to.
-        if !host.is_demo {
-            row.store_path = host.agent(&s.agent_id).map(|a| a.store_path.clone());
-        }
-        rows.push(row);
+        rows.push(row_from(source, s, &t, keep));
     }
-    let watch = host
-        .agents
-        .iter()
-        .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
-        .map(|a| a.store_path.clone())
-        .collect();
+    let watch = match source.changes(Watch::Sessions { agent }) {
+        Changes::Poll(files) => files,
+        Changes::Pushed => Vec::new(),
+    };
     SessionsSnapshot {
         rows,
         watch,
-        label: host.state_dir.display().to_string(),
+        label: source.label(),
         warnings,
     }
 }
 
-/// A loader over a resolved host.
-pub fn host_loader(host: Arc<Host>, agent: Option<String>) -> SessionLoader {
-    Arc::new(move || Ok(snapshot(&host, agent.as_deref())))
+/// A loader over a source.
+pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader {
+    Arc::new(move || Ok(snapshot(&source, agent.as_deref())))
 }
 
 impl TuiLaunch {
@@ -178,10 +173,9 @@ impl TuiLaunch {
     /// Mouse off; colours per `NO_COLOR`.
     pub fn from_store(launch: crate::store::Launch) -> TuiLaunch {
         let demo = launch.host.as_ref().is_some_and(|h| h.is_demo);
-        let host = launch.host.map(Arc::new);
+        let source = launch.host.map(crate::source::for_host);
         TuiLaunch {
-            loader: host.clone().map(|h| host_loader(h, launch.agent.clone())),
-            host,
+            loader: source.map(|s| host_loader(s, launch.agent.clone())),
             file: launch.file,
             demo,
             mouse: false,

@@ -192,15 +192,13 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 fx.push(Effect::LoadSessions);
             }
             if let Some(v) = state.session.as_mut() {
-                if paths.contains(&v.path) {
+                if v.watch.iter().any(|w| paths.contains(w)) {
                     v.generation = state.next_generation;
                     state.next_generation += 1;
                     v.loading = true;
-                    fx.push(Effect::OpenTranscript {
-                        path: v.path.clone(),
-                        generation: v.generation,
-                        keep_recent_tokens: v.row.keep_recent_tokens,
-                    });
+                    if let Some(e) = open_transcript_effect(v) {
+                        fx.push(e);
+                    }
                 }
             }
         }
@@ -250,9 +248,18 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
 fn watch_effect(state: &AppState) -> Effect {
     let mut paths = state.sessions.watch.clone();
     if let Some(v) = &state.session {
-        paths.push(v.path.clone());
+        paths.extend(v.watch.iter().cloned());
     }
     Effect::Watch(paths)
+}
+
+/// Asks the source for the view's transcript (None without a session: nothing to open).
+pub fn open_transcript_effect(v: &SessionView) -> Option<Effect> {
+    Some(Effect::OpenTranscript {
+        session: v.session.clone()?,
+        generation: v.generation,
+        keep_recent_tokens: v.row.keep_recent_tokens,
+    })
 }
 
 fn back(state: &mut AppState, may_quit: bool) {
@@ -385,14 +392,14 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
             let Some(row) = state.sessions.selected_row().cloned() else {
                 return;
             };
-            let Some(path) = row.transcript.clone() else {
+            let (Some(session), Some(label)) = (row.session.clone(), row.transcript.clone()) else {
                 state.status.error = Some(format!(
                     "No transcript file for {}.",
                     one_line(&row.session_key)
                 ));
                 return;
             };
-            open_session(state, row, path, fx);
+            open_session(state, row, session, label, fx);
         }
         crate::tui::keymap::Mode::Session => {
             let Some(v) = state.session.as_mut() else {
@@ -421,27 +428,27 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 pub fn open_session(
     state: &mut AppState,
     row: crate::tui::model::SessionRow,
-    path: std::path::PathBuf,
+    session: crate::source::SessionHandle,
+    label: String,
     fx: &mut Vec<Effect>,
 ) {
     let generation = state.next_generation;
     state.next_generation += 1;
-    let keep_recent_tokens = row.keep_recent_tokens;
-    state.session = Some(SessionView {
+    let watch = session.transcript_watch();
+    let view = SessionView {
         row,
-        path: path.clone(),
+        session: Some(session),
+        label,
+        watch,
         generation,
         loading: true,
         ..SessionView::default()
-    });
+    };
+    fx.extend(open_transcript_effect(&view));
+    state.session = Some(view);
     if state.screen() != Screen::Session {
         state.stack.push(Screen::Session);
     }
-    fx.push(Effect::OpenTranscript {
-        path,
-        generation,
-        keep_recent_tokens,
-    });
     fx.push(watch_effect(state));
 }
 
@@ -471,7 +478,10 @@ fn transcript_loaded(
             let was_at_end = v.loaded.is_some() && v.selected + 1 >= v.len();
             if bare {
                 // No store: the numbers are the defaults plus the transcript's own estimate.
+                let (session, transcript) = (v.row.session.take(), v.row.transcript.take());
                 v.row = crate::tui::store_adapter::bare_row(l.current_tokens);
+                v.row.session = session;
+                v.row.transcript = transcript;
             } else if v.row.used.is_none() {
                 if let Some(t) = l.current_tokens {
                     v.row.used = Some(t);

@@ -1,6 +1,7 @@
 //! Committing a compaction on copies of real transcripts, read back by pi's own SessionManager.
 
-use clawtop::compaction::{self, SessionRef};
+use clawtop::commit::StoreRow;
+use clawtop::compaction;
 use clawtop::context;
 use clawtop::transcript::Transcript;
 use serde_json::Value;
@@ -57,7 +58,7 @@ fn text_of(m: &Value) -> String {
 }
 
 /// Commits `summary` and checks pi's reading: summary first, then the kept entries.
-fn commit_and_check(file: &Path, keep: u64, session: Option<&SessionRef>) -> compaction::Committed {
+fn commit_and_check(file: &Path, keep: u64, session: Option<&StoreRow>) -> compaction::Committed {
     let p = compaction::prepare(file, keep).unwrap();
     // What clawtop expects the model to see afterwards: the kept messages from firstKept on.
     let kept: Vec<Value> = p.plan.path[p.plan.cut.first_kept..]
@@ -158,7 +159,7 @@ fn commit_on_host_a_updates_transcript_and_store() {
         &sessions.join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl"),
     );
     let store_before = std::fs::read_to_string(&store).unwrap();
-    let s = SessionRef {
+    let s = StoreRow {
         store_path: store.clone(),
         session_key: "agent:main:main".into(),
         session_id: "adhoc-1".into(),
@@ -249,7 +250,7 @@ fn a_store_problem_found_under_the_lock_writes_nothing() {
         .replace("\"adhoc-1\"", "\"adhoc-2\"");
     std::fs::write(&store, &rotated).unwrap();
     let before = std::fs::read(&file).unwrap();
-    let s = SessionRef {
+    let s = StoreRow {
         store_path: store.clone(),
         session_key: "agent:main:main".into(),
         session_id: "adhoc-1".into(),

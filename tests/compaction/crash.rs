@@ -6,7 +6,8 @@
 //! `tests/commit/crash.rs` does the same for the write primitives with byte-exact states.
 
 use crate::support::{self, fixtures};
-use clawtop::compaction::{self, SessionRef};
+use clawtop::commit::StoreRow;
+use clawtop::compaction;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -30,7 +31,7 @@ fn fixture() -> tempfile::TempDir {
 
 fn commit_once(dir: &Path) -> Result<(), String> {
     let p = compaction::prepare(&dir.join(TRANSCRIPT), 2000).map_err(|e| e.to_string())?;
-    let s = SessionRef {
+    let s = StoreRow {
         store_path: dir.join("sessions.json"),
         session_key: "agent:main:main".into(),
         session_id: "adhoc-1".into(),

@@ -1,6 +1,7 @@
-//! The store API: state dir, config and sessions on a copy of host-a.
+//! The store API and the data-source seam: state dir, config and sessions on a copy of host-a.
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod api;
+mod source_seam;

@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use clawtop::compaction::SessionRef;
+use clawtop::commit::StoreRow;
 use serde_json::Value;
 
 use super::fixtures;
@@ -80,8 +80,8 @@ impl Host {
     pub fn target(&self) -> PathBuf {
         self.memory().join(format!("{DATE}.md"))
     }
-    pub fn session(&self) -> SessionRef {
-        SessionRef {
+    pub fn session(&self) -> StoreRow {
+        StoreRow {
             store_path: self.store(),
             session_key: SESSION_KEY.into(),
             session_id: SESSION_ID.into(),

@@ -1,6 +1,8 @@
 //! Helpers for the TUI tests: fixture hosts and rows, the headless app, keys, rendering.
 #![allow(dead_code)]
 
+use clawtop::source::SourceHandle;
+use clawtop::source::transcript_file::TranscriptFile;
 use clawtop::tui::TuiLaunch;
 use clawtop::tui::action::Action;
 use clawtop::tui::app;
@@ -61,7 +63,7 @@ pub fn host_a_row(transcript: &Path) -> SessionRow {
         ..Default::default()
     };
     let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
-    let mut snap = clawtop::tui::store_adapter::snapshot(&host, None);
+    let mut snap = clawtop::tui::store_adapter::snapshot(&clawtop::source::for_host(host), None);
     assert_eq!(snap.rows.len(), 1, "{:?}", snap.warnings);
     snap.rows.remove(0)
 }
@@ -84,7 +86,13 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
         r.compaction_count = Some(cc);
         r.memory_flush_compaction_count = flushed;
         r.memory_flush_at = flushed.map(|_| NOW_MS - 7_200_000);
-        r.transcript = transcript.map(Path::to_path_buf);
+        // Rows built by hand have the transcript file as their source.
+        r.session = transcript.map(|p| {
+            let f = TranscriptFile::new(p);
+            let reference = f.reference();
+            clawtop::source::SessionHandle::new(Arc::new(f), reference)
+        });
+        r.transcript = transcript.map(|p| p.display().to_string());
         r.derive();
         r
     };
@@ -245,9 +253,7 @@ pub fn screen(state: &AppState) -> String {
 /// host-a copied into a temp dir with its workspace pointed into the copy (a flush must never
 /// write the real `~/.openclaw`) and, when given, the `fake` provider's baseUrl pointed at a
 /// fake model server (config and the agent's models.json both name it).
-pub fn host_a_host(
-    base_url: Option<&str>,
-) -> (tempfile::TempDir, PathBuf, Arc<clawtop::store::Host>) {
+pub fn host_a_host(base_url: Option<&str>) -> (tempfile::TempDir, PathBuf, SourceHandle) {
     let (dir, t) = host_a();
     let cfg = dir.path().join("openclaw.json");
     let ws = dir.path().join("workspace");
@@ -276,18 +282,16 @@ pub fn host_a_host(
         state_dir: Some(dir.path().to_path_buf()),
         ..Default::default()
     };
-    let host =
-        Arc::new(clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host"));
-    (dir, t, host)
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
+    (dir, t, clawtop::source::for_host(host))
 }
 
 /// The app on a host-a copy (the real host behind the loader, so the dialogs see its config).
-pub fn host_app(host: Arc<clawtop::store::Host>, size: (u16, u16)) -> (AppState, EffectCtx) {
-    let loader = clawtop::tui::store_adapter::host_loader(host.clone(), None);
+pub fn host_app(host: SourceHandle, size: (u16, u16)) -> (AppState, EffectCtx) {
+    let loader = clawtop::tui::store_adapter::host_loader(host, None);
     let (state, mut ctx) = start(
         TuiLaunch {
             loader: Some(loader),
-            host: Some(host),
             ..TuiLaunch::default()
         },
         size,

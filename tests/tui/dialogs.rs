@@ -397,7 +397,7 @@ fn compact_a_bare_transcript_file() {
     let Some(Prep::Compact(c)) = &d.prep else {
         panic!("{:?}", d.prep_error)
     };
-    assert!(c.session.is_none());
+    assert!(c.store.is_none());
     // No store and no config: the plan shows, the model line says why it cannot generate.
     let s = screen(&state);
     assert!(s.contains("summarize"), "{s}");

@@ -40,11 +40,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width;
     let mut y = area.y;
     // Title.
-    let file = v
-        .path
-        .file_name()
-        .map(|f| one_line(&f.to_string_lossy()))
-        .unwrap_or_default();
+    let file = v.label_file_name();
     let mut title = vec![Span::styled(
         if state.bare_file { "File " } else { "Session " },
         t.title(),

@@ -70,10 +70,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     ])
     .areas(area);
     let who = if state.bare_file {
-        v.path
-            .file_name()
-            .map(|f| one_line(&f.to_string_lossy()))
-            .unwrap_or_default()
+        v.label_file_name()
     } else {
         one_line(&v.row.session_key)
     };

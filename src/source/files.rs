@@ -1,0 +1,187 @@
+//! The file-backed host (OpenClaw ≤ 2026.7.1): `agents/<id>/sessions/sessions.json` and one
+//! JSONL transcript per session, read through [`crate::store::Host`] (the streaming store
+//! parse and the transcript path rules live there).
+
+use super::{
+    Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource, SourceError,
+    Watch, Writer,
+};
+use crate::commit::StoreRow;
+use crate::store::Host;
+use crate::transcript::Transcript;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+pub struct FileStore {
+    host: Host,
+    /// Transcript path of every listed session. Paths stay inside this source: the layers
+    /// above hold only [`SessionRef`]s.
+    transcripts: Mutex<HashMap<SessionRef, PathBuf>>,
+}
+
+impl FileStore {
+    pub fn new(host: Host) -> FileStore {
+        FileStore {
+            host,
+            transcripts: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    fn reference(&self, agent_id: &str, key: &str, session_id: &str) -> SessionRef {
+        SessionRef {
+            source: self.label(),
+            agent_id: agent_id.to_string(),
+            key: key.to_string(),
+            session_id: session_id.to_string(),
+        }
+    }
+
+    /// The transcript path of a session: remembered from the last listing, else the agent's
+    /// store is read again (a reference from an earlier run, or a session listed since).
+    fn transcript_path(&self, r: &SessionRef) -> Option<PathBuf> {
+        if let Some(p) = self.cached(r) {
+            return Some(p);
+        }
+        self.list(Some(&r.agent_id));
+        self.cached(r)
+    }
+
+    fn cached(&self, r: &SessionRef) -> Option<PathBuf> {
+        self.transcripts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(r)
+            .cloned()
+    }
+
+    fn workspace(&self, agent_id: &str) -> (PathBuf, String) {
+        let home = self.host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+        let (w, src) =
+            crate::flush::workspace_for(&self.host.config, &self.host.state_dir, agent_id, &home);
+        (w, src.to_string())
+    }
+}
+
+impl SessionSource for FileStore {
+    fn kind(&self) -> &'static str {
+        self.host.era.name()
+    }
+
+    fn label(&self) -> String {
+        self.host.state_dir.display().to_string()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.host.warnings.clone()
+    }
+
+    fn is_demo(&self) -> bool {
+        self.host.is_demo
+    }
+
+    fn has_agent(&self, agent: &str) -> bool {
+        self.host.agent(agent).is_some()
+    }
+
+    fn list(&self, agent: Option<&str>) -> Listing {
+        let loaded = self.host.load_sessions(agent);
+        let mut out = Listing {
+            warnings: loaded.warnings,
+            errors: loaded
+                .errors
+                .iter()
+                .map(|e| crate::sanitize::one_line(&e.to_string()))
+                .collect(),
+            ..Listing::default()
+        };
+        let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());
+        for s in loaded.sessions {
+            let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
+            if let Some(p) = &s.transcript {
+                paths.insert(reference.clone(), p.clone());
+            }
+            out.sessions.push(Session {
+                reference,
+                transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
+                transcript_how: s.transcript_how.describe(),
+                entry: s.entry,
+                warnings: s.warnings,
+            });
+        }
+        out
+    }
+
+    fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        let path = self.transcript_path(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no transcript file for {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        Ok(Transcript::open(&path)?)
+    }
+
+    fn changes(&self, what: Watch<'_>) -> Changes {
+        match what {
+            Watch::Sessions { agent } => Changes::Poll(
+                self.host
+                    .agents
+                    .iter()
+                    .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
+                    .map(|a| a.store_path.clone())
+                    .collect(),
+            ),
+            Watch::Transcript(r) => Changes::Poll(self.cached(r).into_iter().collect()),
+        }
+    }
+
+    fn writer(&self, r: &SessionRef, op: Operation) -> Writer {
+        if self.host.is_demo {
+            return Writer::ReadOnly("the demo host is read-only".into());
+        }
+        let Some(agent) = self.host.agent(&r.agent_id) else {
+            return Writer::ReadOnly(format!("no agent {:?} on this host", r.agent_id));
+        };
+        let transcript = self.cached(r);
+        if op == Operation::Compact && transcript.is_none() {
+            return Writer::ReadOnly(format!(
+                "session {} has no transcript file",
+                crate::sanitize::one_line(&r.key)
+            ));
+        }
+        Writer::Local(LocalWriter {
+            transcript,
+            store: Some(StoreRow {
+                store_path: agent.store_path.clone(),
+                session_key: r.key.clone(),
+                session_id: r.session_id.clone(),
+            }),
+            workspace: Some(self.workspace(&r.agent_id)),
+        })
+    }
+
+    fn config(&self) -> &Value {
+        &self.host.config
+    }
+
+    fn config_label(&self) -> String {
+        self.host
+            .config_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into())
+    }
+
+    fn models_json(&self, agent: &str) -> Option<(String, Value)> {
+        self.host
+            .models_json(agent)
+            .map(|(p, v)| (p.display().to_string(), v))
+    }
+}

@@ -1,0 +1,274 @@
+//! Where sessions come from: one trait, [`SessionSource`], with one implementation per kind of
+//! host. Everything above this module (numbers, reports, the use cases, the CLI, the TUI)
+//! names a session by a [`SessionRef`] and asks the source for its data; no layer above
+//! reads a store file or builds a transcript path itself.
+//!
+//! Implementations, chosen in one place ([`for_host`], which is also the only era check):
+//! - [`files::FileStore`]: a file-backed host (OpenClaw ≤ 2026.7.1, `sessions.json` + JSONL);
+//! - [`transcript_file::TranscriptFile`]: one bare pi transcript, no store;
+//! - [`unreadable::Unreadable`]: a host clawtop cannot read yet (a SQLite host, until its
+//!   source exists), which lists nothing and says why.
+//!
+//! # Adding a source (the SQLite store, a Gateway connection)
+//! Write one type that implements [`SessionSource`] and return it from [`for_host`] (for a
+//! SQLite host: instead of `Unreadable` when `host.era == Era::Sqlite`). Nothing else has to
+//! change: the dialogs, the CLI commands and the reports only call the trait. What each
+//! method must do:
+//! - [`SessionSource::kind`] / [`SessionSource::label`]: `"sqlite"` (this is the `era` of
+//!   `list --json`) and where the data is (the state dir).
+//! - [`SessionSource::list`]: every session (of one agent if asked) as a [`Session`]: its
+//!   [`SessionRef`], the store entry decoded into [`StoreEntry`] (for SQLite: the row's
+//!   `entry_json`; map `memoryFlush.compactionCount` to `memory_flush_compaction_count` and
+//!   leave `memory_flush_at` `None` — there is no timestamp, never invent one), a display
+//!   string for where its transcript is (`Session::transcript`, e.g.
+//!   `agents/main/agent/openclaw-agent.sqlite#<sessionId>`), and per-session warnings.
+//!   Problems that do not stop listing go to [`Listing::warnings`]; an unreadable store
+//!   (a corrupt database) goes to [`Listing::errors`] naming the file, and the other agents
+//!   still list.
+//! - [`SessionSource::open_transcript`]: the transcript of a listed session. Decode the rows
+//!   (`event_json`, or `event_zstd`) into one JSON text per entry, in `seq` order, and build
+//!   it with [`Transcript::from_entries`]; ids and parents are linked from the entries.
+//! - [`SessionSource::changes`]: what to watch. `Changes::Poll(files)` makes the TUI stat
+//!   those files about once a second (for SQLite: the database and its `-wal`);
+//!   `Changes::Pushed` means the source reports changes itself through
+//!   [`SessionSource::subscribe`] (the Gateway's `sessions.changed`).
+//! - [`SessionSource::writer`]: `Writer::ReadOnly(reason)` on a SQLite host without a
+//!   Gateway (the reason says what clawtop *can* do there); `Writer::Remote` once a Gateway
+//!   can compact. Must not block: answer from what the source already knows.
+//! - [`SessionSource::config`], [`SessionSource::models_json`]: the host's config and model
+//!   catalogs (the numbers and the model endpoint come from them).
+//!
+//! Sources are shared between threads (`Arc<dyn SessionSource>`) and called from blocking
+//! tasks: `list` and `open_transcript` may do disk or network I/O, nothing else may.
+
+pub mod files;
+pub mod transcript_file;
+pub mod unreadable;
+
+use crate::commit::StoreRow;
+use crate::store::{Host, StoreEntry};
+use crate::transcript::{Transcript, TranscriptError};
+use serde_json::Value;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A session, named independently of where its data lives.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct SessionRef {
+    /// The source it belongs to ([`SessionSource::label`]: a state dir, a gateway URL, a file).
+    pub source: String,
+    pub agent_id: String,
+    /// The session key (`agent:main:main`); for a bare transcript, its file name.
+    pub key: String,
+    pub session_id: String,
+}
+
+impl fmt::Display for SessionRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.agent_id.is_empty() {
+            write!(f, "{}", self.key)
+        } else {
+            write!(f, "{} · {}", self.agent_id, self.key)
+        }
+    }
+}
+
+/// One listed session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub reference: SessionRef,
+    pub entry: StoreEntry,
+    /// Where its transcript is, for display (a path, a database row); None when missing.
+    pub transcript: Option<String>,
+    /// How the transcript was found, in words (`sessionFile`, `<sessionId>.jsonl …`).
+    pub transcript_how: &'static str,
+    pub warnings: Vec<String>,
+}
+
+impl Session {
+    pub fn agent_id(&self) -> &str {
+        &self.reference.agent_id
+    }
+    pub fn key(&self) -> &str {
+        &self.reference.key
+    }
+}
+
+/// What [`SessionSource::list`] found.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub sessions: Vec<Session>,
+    /// Per-entry problems (the entry is skipped), each naming the file and key.
+    pub warnings: Vec<String>,
+    /// Stores that could not be read at all, each naming the file.
+    pub errors: Vec<String>,
+}
+
+/// What to watch for changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Changes {
+    /// Stat these files (size, mtime) about once a second; a difference means reload.
+    Poll(Vec<PathBuf>),
+    /// The source reports changes itself ([`SessionSource::subscribe`]).
+    Pushed,
+}
+
+/// The scope of [`SessionSource::changes`].
+#[derive(Debug, Clone, Copy)]
+pub enum Watch<'a> {
+    /// The session list (of one agent, or all).
+    Sessions { agent: Option<&'a str> },
+    /// One session's transcript.
+    Transcript(&'a SessionRef),
+}
+
+/// A change a source pushes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    Sessions,
+    Transcript(SessionRef),
+}
+
+/// The write a writer is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Compact,
+    Flush,
+}
+
+/// Who can write an operation's result for a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Writer {
+    /// clawtop commits exactly the previewed text itself (file-backed host, bare transcript).
+    Local(LocalWriter),
+    /// Someone else writes (the Gateway): OpenClaw produces its own text, so there is no
+    /// edited-text commit; `note` says what differs, for the operator, before they type.
+    Remote { via: String, note: String },
+    /// Nothing can be written; the reason says why and what clawtop can do instead.
+    ReadOnly(String),
+}
+
+/// The files a local commit writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalWriter {
+    /// The transcript a compaction entry is appended to (None: no compaction here).
+    pub transcript: Option<PathBuf>,
+    /// The store row updated with it; None for a bare transcript.
+    pub store: Option<StoreRow>,
+    /// The agent's workspace (`memory/<date>.md` of a flush) and where that setting came
+    /// from; None when the source has no workspace (a bare transcript).
+    pub workspace: Option<(PathBuf, String)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// A host's sessions, wherever they are kept. See the module doc for the contract.
+pub trait SessionSource: Send + Sync {
+    /// `"file"`, `"sqlite"`, `"gateway"`, `"transcript"`.
+    fn kind(&self) -> &'static str;
+    /// Where the data is (state dir, gateway URL, file path), for titles and messages.
+    fn label(&self) -> String;
+    /// Host-level problems that did not stop loading (config, era, ...).
+    fn warnings(&self) -> Vec<String>;
+    /// Why this source cannot list sessions at all (None: it can).
+    fn unreadable(&self) -> Option<String> {
+        None
+    }
+    /// True for the embedded demo host (bannered, read-only).
+    fn is_demo(&self) -> bool {
+        false
+    }
+    /// Whether `agent` exists on the host.
+    fn has_agent(&self, agent: &str) -> bool;
+    /// Every session (of one agent when given). May do I/O.
+    fn list(&self, agent: Option<&str>) -> Listing;
+    /// The transcript of a session. May do I/O.
+    fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
+    fn changes(&self, what: Watch<'_>) -> Changes;
+    /// Registers a callback for pushed changes; false when the source only supports polling.
+    fn subscribe(&self, _on_change: Box<dyn Fn(Change) + Send + Sync>) -> bool {
+        false
+    }
+    /// Who writes `op` for `session`. Must not block.
+    fn writer(&self, session: &SessionRef, op: Operation) -> Writer;
+    /// `openclaw.json` (Null when there is none).
+    fn config(&self) -> &Value;
+    /// How to name the config in a source line (its path, or "config").
+    fn config_label(&self) -> String;
+    /// The agent's `models.json` catalog: (label for sources, value).
+    fn models_json(&self, agent: &str) -> Option<(String, Value)>;
+}
+
+impl fmt::Debug for dyn SessionSource + '_ {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({})", self.kind(), self.label())
+    }
+}
+
+/// A shared source.
+pub type SourceHandle = Arc<dyn SessionSource>;
+
+/// A session together with the source it lives in: what a front-end holds to reach a
+/// session again (open its transcript, ask for its writer). Equal when the references are.
+#[derive(Clone)]
+pub struct SessionHandle {
+    pub source: SourceHandle,
+    pub session: SessionRef,
+}
+
+impl SessionHandle {
+    pub fn new(source: SourceHandle, session: SessionRef) -> SessionHandle {
+        SessionHandle { source, session }
+    }
+
+    pub fn open_transcript(&self) -> Result<Transcript, SourceError> {
+        self.source.open_transcript(&self.session)
+    }
+
+    pub fn writer(&self, op: Operation) -> Writer {
+        self.source.writer(&self.session, op)
+    }
+
+    /// Files to poll for changes of this session's transcript (empty when pushed).
+    pub fn transcript_watch(&self) -> Vec<PathBuf> {
+        match self.source.changes(Watch::Transcript(&self.session)) {
+            Changes::Poll(files) => files,
+            Changes::Pushed => Vec::new(),
+        }
+    }
+}
+
+impl PartialEq for SessionHandle {
+    fn eq(&self, other: &Self) -> bool {
+        self.session == other.session
+    }
+}
+
+impl Eq for SessionHandle {}
+
+impl fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.source, self.session)
+    }
+}
+
+impl fmt::Display for SessionHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.session.fmt(f)
+    }
+}
+
+/// The source of a resolved host. The one place the era decides what can be read.
+pub fn for_host(host: Host) -> SourceHandle {
+    match host.era {
+        crate::store::Era::File => Arc::new(files::FileStore::new(host)),
+        crate::store::Era::Sqlite => Arc::new(unreadable::Unreadable::era_b(host)),
+    }
+}
