@@ -285,8 +285,8 @@ impl Counters {
             compaction_count: e.compaction_count,
             memory_flush_at: e.memory_flush_at,
             memory_flush_compaction_count: e.memory_flush_compaction_count,
-            memory_flush_kind: None,
-            total_tokens_version: None,
+            memory_flush_kind: e.memory_flush_kind.clone(),
+            total_tokens_version: e.total_tokens_version,
         }
     }
 }

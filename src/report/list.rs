@@ -56,7 +56,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         let (t, _) = numbers.session(s, &mut warnings);
         report
             .sessions
-            .push(SessionRow::from_session(s, &t, warnings));
+            .push(SessionRow::from_session(source.kind(), s, &t, warnings));
     }
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
@@ -67,14 +67,6 @@ const WIDTH: usize = 80;
 /// The aligned text table: plain ASCII, at most 80 columns.
 pub fn render(r: &ListReport, now_ms: i64) -> String {
     let mut out = String::new();
-    if r.era == "sqlite" {
-        out.push_str(&format!(
-            "state dir: {}\nera: sqlite\n",
-            ascii(&r.state_dir)
-        ));
-        out.push_str("no sessions listed: this host keeps its sessions in SQLite (OpenClaw >= 2026.7.2), which clawtop cannot read yet.\n");
-        return out;
-    }
     if r.sessions.is_empty() {
         out.push_str(&format!("no sessions in {}\n", ascii(&r.state_dir)));
         return out;

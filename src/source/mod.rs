@@ -42,6 +42,7 @@
 //! tasks: `list` and `open_transcript` may do disk or network I/O, nothing else may.
 
 pub mod files;
+pub mod sqlite;
 pub mod transcript_file;
 pub mod unreadable;
 
@@ -83,6 +84,8 @@ pub struct Session {
     pub transcript: Option<String>,
     /// How the transcript was found, in words (`sessionFile`, `<sessionId>.jsonl …`).
     pub transcript_how: &'static str,
+    /// Where the store entry was read (a `sessions.json` path, a database row), for display.
+    pub entry_from: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -204,6 +207,11 @@ pub trait SessionSource: Send + Sync {
     fn config_label(&self) -> String;
     /// The agent's `models.json` catalog: (label for sources, value).
     fn models_json(&self, agent: &str) -> Option<(String, Value)>;
+    /// Whose arithmetic the numbers follow (the host's release decides), and a note when the
+    /// release was not known and the rules were assumed.
+    fn rules(&self) -> (crate::thresholds::Rules, Option<String>) {
+        (crate::thresholds::Rules::V2026_2, None)
+    }
 }
 
 impl fmt::Debug for dyn SessionSource + '_ {
@@ -269,6 +277,9 @@ impl fmt::Display for SessionHandle {
 pub fn for_host(host: Host) -> SourceHandle {
     match host.era {
         crate::store::Era::File => Arc::new(files::FileStore::new(host)),
+        crate::store::Era::Sqlite if host.sqlite.is_some() => {
+            Arc::new(sqlite::SqliteStore::new(host))
+        }
         crate::store::Era::Sqlite => Arc::new(unreadable::Unreadable::era_b(host)),
     }
 }

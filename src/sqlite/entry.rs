@@ -101,6 +101,8 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
         // 2026.9 keeps no flush time; a migrated `memoryFlushAt` is dropped by OpenClaw too.
         memory_flush_at: None,
         memory_flush_compaction_count: memory_flush.as_ref().and_then(|m| m.compaction_count),
+        memory_flush_kind: memory_flush.as_ref().map(|m| m.kind.clone()),
+        total_tokens_version: o.get("totalTokensVersion").and_then(non_negative),
     };
     let extra = Entry96 {
         memory_flush,

@@ -24,10 +24,7 @@ pub struct Session {
 impl Session {
     /// What the thresholds need, with the 2026.9 fields.
     pub fn counters(&self) -> Counters {
-        let mut c = Counters::from_entry(&self.entry);
-        c.memory_flush_kind = self.extra.memory_flush.as_ref().map(|m| m.kind.clone());
-        c.total_tokens_version = self.extra.total_tokens_version;
-        c
+        Counters::from_entry(&self.entry)
     }
 }
 
@@ -47,7 +44,9 @@ pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
     let mut out = Loaded::default();
     out.warnings.extend(layout.problems.iter().cloned());
     for a in &layout.agents {
-        if only_agent.is_some_and(|o| o != a.agent_id) || !a.has_sessions {
+        // A database that could not be read is reported even when it cannot say whether it
+        // holds sessions.
+        if only_agent.is_some_and(|o| o != a.agent_id) || (!a.has_sessions && a.error.is_none()) {
             continue;
         }
         out.warnings.extend(a.notes.iter().cloned());

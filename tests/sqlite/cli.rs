@@ -18,7 +18,7 @@ fn run(h: &HostF, args: &[&str]) -> super::support::cli::Out {
 fn list_json_has_every_session_with_the_independent_figures() {
     let h = HostF::new();
     let want = expected(&h);
-    let (before, bytes) = (snapshot(h.root()), contents(h.root()));
+    let (before, bytes) = (snapshot(&h.state()), contents(&h.state()));
     let o = run(&h, &["list", "--json"]);
     o.expect(0);
     let v = o.json();
@@ -35,22 +35,36 @@ fn list_json_has_every_session_with_the_independent_figures() {
         assert_eq!(r["compactAt"], w.compact_at, "{key}");
         assert_eq!(r["flushAt"], w.flush_at, "{key}");
         assert_eq!(r["flushedThisCycle"], !w.armed, "{key}");
-        assert_eq!(r["compactionCount"].as_u64().unwrap_or(0), w.compaction_count, "{key}");
-        assert_eq!(r["memoryFlushCompactionCount"].as_u64(), w.flushed_at_compaction, "{key}");
-        assert_eq!(r["memoryFlushAt"], Value::Null, "no flush time in 2026.9: {key}");
+        assert_eq!(
+            r["compactionCount"].as_u64().unwrap_or(0),
+            w.compaction_count,
+            "{key}"
+        );
+        assert_eq!(
+            r["memoryFlushCompactionCount"].as_u64(),
+            w.flushed_at_compaction,
+            "{key}"
+        );
+        assert_eq!(
+            r["memoryFlushAt"],
+            Value::Null,
+            "no flush time in 2026.9: {key}"
+        );
         assert_eq!(r["rules"], "2026.9", "{key}");
         assert_eq!(r["totalTokensVersion"], 1, "{key}");
         let src = &r["dataSource"];
         assert_eq!(src["kind"], "sqlite", "{key}");
         let agent = r["agentId"].as_str().unwrap();
-        assert!(
-            src["database"].as_str().unwrap().ends_with(&format!("agents/{agent}/agent/openclaw-agent.sqlite")),
+        let db = format!("agents/{agent}/agent/openclaw-agent.sqlite");
+        assert_eq!(src["entry"], format!("{db}#session_nodes/{key}"), "{src}");
+        assert_eq!(
+            src["transcript"],
+            format!("{db}#{}", r["sessionId"].as_str().unwrap()),
             "{src}"
         );
-        assert_eq!(src["sessionId"], r["sessionId"], "{key}");
     }
-    assert_eq!(snapshot(h.root()), before);
-    assert_eq!(contents(h.root()), bytes);
+    assert_eq!(snapshot(&h.state()), before);
+    assert_eq!(contents(&h.state()), bytes);
     // The text table lists them too.
     let o = run(&h, &["list"]);
     o.expect(0);
@@ -62,7 +76,10 @@ fn list_json_has_every_session_with_the_independent_figures() {
 #[test]
 fn show_entries_and_summaries() {
     let h = HostF::new();
-    let o = run(&h, &["show", "agent:main:incident-7", "--json", "--entries"]);
+    let o = run(
+        &h,
+        &["show", "agent:main:incident-7", "--json", "--entries"],
+    );
     o.expect(0);
     let v = o.json();
     assert_eq!(v["window"], 48000);
@@ -76,14 +93,20 @@ fn show_entries_and_summaries() {
     text.expect(0);
     let t = text.text();
     assert!(t.contains("flushed at compaction 0"), "{t}");
-    assert!(t.contains("FAKE-SUMMARY 18"), "the compaction card shows its summary: {t}");
+    assert!(
+        t.contains("FAKE-SUMMARY 18"),
+        "the compaction card shows its summary: {t}"
+    );
 }
 
 #[test]
 fn compact_dry_run_plans_and_writes_are_refused() {
     let h = HostF::new();
-    let (before, bytes) = (snapshot(h.root()), contents(h.root()));
-    let o = run(&h, &["compact", "agent:main:incident-7", "--dry-run", "--json"]);
+    let (before, bytes) = (snapshot(&h.state()), contents(&h.state()));
+    let o = run(
+        &h,
+        &["compact", "agent:main:incident-7", "--dry-run", "--json"],
+    );
     o.expect(0);
     let v = o.json();
     assert!(v["firstKeptEntryId"].is_string(), "{v}");
@@ -94,8 +117,12 @@ fn compact_dry_run_plans_and_writes_are_refused() {
         let o = run(&h, args);
         o.expect(3);
         assert!(o.stderr.contains("SQLite"), "{}", o.stderr);
-        assert!(o.stderr.contains("--dry-run"), "says what clawtop can do: {}", o.stderr);
+        assert!(
+            o.stderr.contains("--dry-run"),
+            "says what clawtop can do: {}",
+            o.stderr
+        );
     }
-    assert_eq!(snapshot(h.root()), before);
-    assert_eq!(contents(h.root()), bytes);
+    assert_eq!(snapshot(&h.state()), before);
+    assert_eq!(contents(&h.state()), bytes);
 }

@@ -5,6 +5,7 @@
 mod support;
 
 mod bad_input;
+mod cli;
 mod common;
 mod fixture;
 mod read_only;

@@ -180,6 +180,7 @@ impl SessionSource for Rows {
                 },
                 transcript: Some(format!("rows#{SESSION_ID}")),
                 transcript_how: "rows",
+                entry_from: None,
                 warnings: Vec::new(),
             }],
             ..Listing::default()

@@ -1,0 +1,197 @@
+//! A SQLite host (OpenClaw ≥ 2026.7.2): sessions from `session_nodes`, transcripts from
+//! `transcript_events`, read strictly read-only through [`crate::sqlite`]; never written.
+//!
+//! Order: [`SessionSource::list`] reads every agent database's session rows (each database
+//! opened, read and closed again: no connection or read transaction is held between calls);
+//! [`SessionSource::open_transcript`] indexes one session's rows and keeps its database open
+//! only for fetching rows on demand. Changes are found by polling the databases and their
+//! `-wal` files ([`Changes::Poll`]): every OpenClaw commit changes one of them.
+
+use super::{
+    Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, Watch, Writer,
+};
+use crate::sqlite::open::side;
+use crate::store::Host;
+use crate::thresholds::Rules;
+use crate::transcript::Transcript;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub struct SqliteStore {
+    host: Host,
+    rules: (Rules, Option<String>),
+    /// Database and transcript session id of every listed session.
+    rows: Mutex<HashMap<SessionRef, (PathBuf, String)>>,
+}
+
+impl SqliteStore {
+    /// `host.sqlite` must be set (see [`super::for_host`]).
+    pub fn new(host: Host) -> SqliteStore {
+        SqliteStore {
+            rules: host.rules(),
+            host,
+            rows: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn layout(&self) -> &crate::sqlite::SqliteLayout {
+        static EMPTY: std::sync::OnceLock<crate::sqlite::SqliteLayout> = std::sync::OnceLock::new();
+        self.host
+            .sqlite
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.host.state_dir)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    }
+
+    fn located(&self, r: &SessionRef) -> Option<(PathBuf, String)> {
+        let hit = |s: &Self| {
+            s.rows
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(r)
+                .cloned()
+        };
+        if let Some(x) = hit(self) {
+            return Some(x);
+        }
+        self.list(Some(&r.agent_id));
+        hit(self)
+    }
+
+    fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+        dbs.flat_map(|d| [side(&d, "-wal"), d]).collect()
+    }
+}
+
+impl SessionSource for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn label(&self) -> String {
+        self.host.state_dir.display().to_string()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut w = self.host.warnings.clone();
+        if let Some(n) = &self.rules.1 {
+            w.push(n.clone());
+        }
+        w
+    }
+
+    fn is_demo(&self) -> bool {
+        self.host.is_demo
+    }
+
+    fn has_agent(&self, agent: &str) -> bool {
+        self.host.agent(agent).is_some() || self.layout().agents.iter().any(|a| a.agent_id == agent)
+    }
+
+    fn list(&self, agent: Option<&str>) -> Listing {
+        let loaded = crate::sqlite::sessions::load(self.layout(), agent);
+        let mut out = Listing {
+            warnings: loaded.warnings,
+            errors: loaded.errors,
+            ..Listing::default()
+        };
+        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        for s in loaded.sessions {
+            let reference = SessionRef {
+                source: self.label(),
+                agent_id: s.agent_id.clone(),
+                key: s.key.clone(),
+                session_id: s.entry.session_id.clone(),
+            };
+            let db = self.rel(&s.db);
+            rows.insert(
+                reference.clone(),
+                (s.db.clone(), s.transcript_session_id.clone()),
+            );
+            out.sessions.push(Session {
+                reference,
+                transcript: Some(format!("{db}#{}", s.transcript_session_id)),
+                transcript_how: "transcript_events rows of current_session_id",
+                entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
+                entry: s.entry,
+                warnings: s.warnings,
+            });
+        }
+        out
+    }
+
+    fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        let (db, sid) = self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        crate::sqlite::transcript::open(&db, &sid)
+            .map(|o| o.transcript)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))
+    }
+
+    fn changes(&self, what: Watch<'_>) -> Changes {
+        match what {
+            Watch::Sessions { agent } => Changes::Poll(
+                self.watch_files(
+                    self.layout()
+                        .agents
+                        .iter()
+                        .filter(|a| agent.is_none_or(|o| o == a.agent_id))
+                        .map(|a| a.path.clone()),
+                ),
+            ),
+            Watch::Transcript(r) => Changes::Poll(
+                self.watch_files(
+                    self.rows
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(r)
+                        .map(|(db, _)| db.clone())
+                        .into_iter(),
+                ),
+            ),
+        }
+    }
+
+    fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
+        let what = match op {
+            Operation::Compact => "compaction",
+            Operation::Flush => "memory flush",
+        };
+        Writer::ReadOnly(self.host.sqlite_write_refusal(what))
+    }
+
+    fn config(&self) -> &Value {
+        &self.host.config
+    }
+
+    fn config_label(&self) -> String {
+        self.host
+            .config_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into())
+    }
+
+    fn models_json(&self, agent: &str) -> Option<(String, Value)> {
+        self.host
+            .models_json(agent)
+            .map(|(p, v)| (p.display().to_string(), v))
+    }
+
+    fn rules(&self) -> (Rules, Option<String>) {
+        self.rules.clone()
+    }
+}
