@@ -81,7 +81,11 @@ impl SessionSource for SqliteStore {
     }
 
     fn warnings(&self) -> Vec<String> {
-        let mut w = self.host.warnings.clone();
+        let mut w = vec![format!(
+            "{}; read-only: clawtop never writes here",
+            self.host.era_message()
+        )];
+        w.extend(self.host.warnings.iter().cloned());
         if let Some(n) = &self.rules.1 {
             w.push(n.clone());
         }

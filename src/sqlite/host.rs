@@ -317,7 +317,7 @@ fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
             a.has_sessions = registered;
         }
     }
-    if a.has_sessions && legacy.is_file() {
+    if (a.has_sessions || a.error.is_some()) && legacy.is_file() {
         a.notes.push(format!(
             "{} is a legacy store from before the SQLite migration; not read, never edited",
             legacy.display()
