@@ -10,3 +10,4 @@ mod common;
 mod fixture;
 mod read_only;
 mod transcript;
+mod tui;
