@@ -4,7 +4,7 @@
 //! - OpenClaw 2026.2.26–2026.7.1 (reference/openclaw-store.md §5, §6.1): reserve =
 //!   max(reserveTokens, reserveTokensFloor), compact line = window − reserve, flush line =
 //!   window − reserveTokensFloor − softThresholdTokens;
-//! - OpenClaw 2026.9 (reference/openclaw-2026.9.md §5): reserve = min(max(reserveTokens,
+//! - OpenClaw 2026.9 (docs/numbers.md §7): reserve = min(max(reserveTokens,
 //!   20000), floor(window × 0.25)), compact line = window − reserve, soft threshold capped at
 //!   floor((window − reserve) / 2), flush line = compact line − soft.
 //!

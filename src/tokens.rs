@@ -88,7 +88,7 @@ pub fn context_tokens_from_usage(usage: &Value) -> u64 {
 
 /// The status notice OpenClaw's gateway stores after `/compact` ("⚙️ Compacted (… → …)"): an
 /// assistant message from provider `openclaw`, model `gateway-injected`, with zero usage
-/// (reference/openclaw-2026.9.md §4). It measured nothing, so it is never a usage figure.
+/// (docs/sqlite-host.md §4). It measured nothing, so it is never a usage figure.
 pub fn is_gateway_notice(msg: &Value) -> bool {
     msg.get("role").and_then(Value::as_str) == Some("assistant")
         && msg.get("provider").and_then(Value::as_str) == Some("openclaw")

@@ -1,4 +1,4 @@
-//! Session rows of an agent database: `session_nodes.entry_json` (reference/openclaw-2026.9.md §3).
+//! Session rows of an agent database: `session_nodes.entry_json` (docs/sqlite-host.md §3).
 //!
 //! `entry_json` is authoritative; the promoted columns are indexes and mostly NULL. The entry
 //! has the shape of a 2026.2 `sessions.json` value with three changes that matter here: the

@@ -1,4 +1,4 @@
-//! Transcript rows: `transcript_events` (reference/openclaw-2026.9.md §4).
+//! Transcript rows: `transcript_events` (docs/sqlite-host.md §4).
 //!
 //! Each row is one pi session entry, the same JSON as a JSONL line, in `event_json` or, for
 //! long entries, in `event_zstd`: one raw zstd frame whose decoded length is

@@ -1,4 +1,4 @@
-//! Finding the databases of a SQLite host (OpenClaw ≥ 2026.7.2; reference/openclaw-2026.9.md §1).
+//! Finding the databases of a SQLite host (OpenClaw ≥ 2026.7.2; docs/sqlite-host.md §1).
 //!
 //! Order: the global state database `state/openclaw.sqlite` names every agent database in
 //! `agent_databases` (paths relative to the state dir); the `agents/<id>/agent/` dirs are then

@@ -1,5 +1,5 @@
 //! SQLite hosts (OpenClaw ≥ 2026.7.2): sessions and transcripts in one database per agent,
-//! read strictly read-only (reference/openclaw-2026.9.md). No terminal code.
+//! read strictly read-only (docs/sqlite-host.md). No terminal code.
 //!
 //! Order of use: [`host::discover`] finds the state database and the agent databases (and
 //! names legacy `sessions.json` files, which are never read for figures or edited);

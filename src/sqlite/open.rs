@@ -1,4 +1,4 @@
-//! Opening an OpenClaw database strictly read-only (reference/openclaw-2026.9.md §2).
+//! Opening an OpenClaw database strictly read-only (docs/sqlite-host.md §2).
 //!
 //! The obvious `mode=ro` open is not read-only on disk: for a WAL database SQLite creates
 //! `-wal` and `-shm` next to it when they are missing, and a reader writes its read marks

@@ -1,5 +1,5 @@
 //! A session's transcript from `transcript_events`, as a [`Transcript`] that decodes rows on
-//! demand (reference/openclaw-2026.9.md §4).
+//! demand (docs/sqlite-host.md §4).
 //!
 //! Indexing reads every row once but decodes none of the zstd ones: a zstd row carries
 //! `navigation_json`, an uncompressed projection whose `navigation` object has the envelope
@@ -189,7 +189,7 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
     })
 }
 
-/// A 2026.9 used figure taken from a transcript (reference/openclaw-2026.9.md §4).
+/// A 2026.9 used figure taken from a transcript (docs/sqlite-host.md §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptFromTranscript {
     /// `usage.input + cacheRead + cacheWrite` of the last real model reply on the active

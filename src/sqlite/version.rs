@@ -36,8 +36,8 @@ impl Release {
     }
 }
 
-/// Which release's thresholds arithmetic applies (reference/openclaw-store.md §5 and
-/// reference/openclaw-2026.9.md §5).
+/// Which release's thresholds arithmetic applies (docs/numbers.md §1–§6 and
+/// docs/numbers.md §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub enum Rules {
     /// 2026.2.26–2026.7.1: reserve = max(reserveTokens, reserveTokensFloor); flush line =
