@@ -24,6 +24,9 @@ pub struct SqliteStore {
     rules: (Rules, Option<String>),
     /// Database and transcript session id of every listed session.
     rows: Mutex<HashMap<SessionRef, (PathBuf, String)>>,
+    /// The row envelopes of transcripts opened before: a reopen after a change reads only
+    /// the rows appended since (live refresh does not re-read whole transcripts).
+    indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
 }
 
 impl SqliteStore {
@@ -33,6 +36,7 @@ impl SqliteStore {
             rules: host.rules(),
             host,
             rows: Mutex::new(HashMap::new()),
+            indexes: Mutex::new(HashMap::new()),
         }
     }
 
@@ -140,9 +144,20 @@ impl SessionSource for SqliteStore {
                 self.label()
             ))
         })?;
-        crate::sqlite::transcript::open(&db, &sid)
-            .map(|o| o.transcript)
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))
+        let k = (db.clone(), sid.clone());
+        let prev = self
+            .indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&k)
+            .unwrap_or_default();
+        let (opened, index) = crate::sqlite::transcript::open_after(&db, &sid, prev)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        self.indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(k, index);
+        Ok(opened.transcript)
     }
 
     fn changes(&self, what: Watch<'_>) -> Changes {

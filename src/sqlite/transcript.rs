@@ -77,38 +77,77 @@ pub struct Opened {
     pub max_seq: Option<i64>,
 }
 
+/// The envelopes read by an earlier indexing of one session, so a refresh reads only the rows
+/// appended since ([`open_after`]). Holds envelopes (small for zstd rows), never decoded rows.
+#[derive(Default)]
+pub struct RowIndex {
+    heads: Vec<(u64, Vec<u8>)>,
+    /// (row position, message) of rows skipped at indexing.
+    skipped: Vec<(usize, String)>,
+    rows: u64,
+    zstd_rows: u64,
+    total: u64,
+    max_seq: Option<i64>,
+    generation: Option<String>,
+}
+
 /// Opens `session_id`'s transcript in the agent database `path`.
 pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
+    open_after(path, session_id, RowIndex::default()).map(|(o, _)| o)
+}
+
+/// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
+/// rows it saw are still there unchanged: then only rows with a larger `seq` are read. A
+/// rewrite (OpenClaw's `maxLines` trim renumbers `seq`) or any other change starts over.
+pub fn open_after(
+    path: &Path,
+    session_id: &str,
+    prev: RowIndex,
+) -> Result<(Opened, RowIndex), DbError> {
     let db = ReadOnlyDb::open(path)?;
-    let mut heads: Vec<(u64, Cow<'static, [u8]>)> = Vec::new();
-    let mut skipped: Vec<(usize, String)> = Vec::new();
-    let (mut rows, mut zstd_rows, mut total, mut max_seq) = (0u64, 0u64, 0u64, None);
+    let generation = events::rewrite_generation(&db, session_id);
+    let mut idx = prev;
+    if idx.rows > 0 {
+        let still: i64 = db
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM transcript_events WHERE session_id = ?1 AND seq <= ?2",
+                rusqlite::params![session_id, idx.max_seq.unwrap_or(-1)],
+                |r| r.get(0),
+            )
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        if still as u64 != idx.rows || generation != idx.generation {
+            idx = RowIndex::default();
+        }
+    }
+    idx.generation = generation;
+    let after = idx.max_seq.unwrap_or(-1);
     {
         let mut st = db
             .conn()
             .prepare(
                 "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
-                 FROM transcript_events WHERE session_id = ?1 ORDER BY seq",
+                 FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
             )
             .map_err(|e| DbError::from_sqlite(path, e))?;
         let mut q = st
-            .query([session_id])
+            .query(rusqlite::params![session_id, after])
             .map_err(|e| DbError::from_sqlite(path, e))?;
         while let Some(r) = q.next().map_err(|e| DbError::from_sqlite(path, e))? {
             let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(path, e))?;
-            rows += 1;
-            max_seq = Some(seq);
-            let ordinal = heads.len() + skipped.len() + 1;
+            idx.rows += 1;
+            idx.max_seq = Some(seq);
+            let ordinal = idx.rows as usize;
             let json = r.get_ref(1).map_err(|e| DbError::from_sqlite(path, e))?;
             let frame = r.get_ref(3).map_err(|e| DbError::from_sqlite(path, e))?;
             use rusqlite::types::ValueRef as V;
             match (json, frame) {
                 (V::Text(t) | V::Blob(t), V::Null) => {
-                    total += t.len() as u64;
-                    heads.push((seq as u64, Cow::Owned(t.to_vec())));
+                    idx.total += t.len() as u64;
+                    idx.heads.push((seq as u64, t.to_vec()));
                 }
                 (V::Null, V::Blob(f) | V::Text(f)) => {
-                    zstd_rows += 1;
+                    idx.zstd_rows += 1;
                     let want: Option<i64> = r.get(4).unwrap_or(None);
                     let want = want.unwrap_or(-1);
                     let stated = frame_size(f);
@@ -118,16 +157,16 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
                             got: stated.map_or("?".into(), |n| n.to_string()),
                             want,
                         };
-                        skipped.push((ordinal, format!("skipped: {e}")));
+                        idx.skipped.push((ordinal, format!("skipped: {e}")));
                         continue;
                     }
-                    total += want as u64;
+                    idx.total += want as u64;
                     let head = match r.get_ref(2) {
                         Ok(V::Text(n)) => navigation_of(n),
                         _ => None,
                     };
                     match head {
-                        Some(h) => heads.push((seq as u64, Cow::Owned(h))),
+                        Some(h) => idx.heads.push((seq as u64, h)),
                         // No usable projection: decode this row to index it.
                         None => match events::decode(
                             seq,
@@ -136,15 +175,17 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
                                 utf8_bytes: want,
                             },
                         ) {
-                            Ok(b) => heads.push((seq as u64, Cow::Owned(b))),
-                            Err(e) => skipped.push((ordinal, format!("skipped: {e}"))),
+                            Ok(b) => idx.heads.push((seq as u64, b)),
+                            Err(e) => idx.skipped.push((ordinal, format!("skipped: {e}"))),
                         },
                     }
                 }
-                (V::Null, V::Null) => {
-                    skipped.push((ordinal, format!("skipped: {}", RowError::Empty { seq })))
-                }
-                _ => skipped.push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
+                (V::Null, V::Null) => idx
+                    .skipped
+                    .push((ordinal, format!("skipped: {}", RowError::Empty { seq }))),
+                _ => idx
+                    .skipped
+                    .push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
             }
         }
     }
@@ -152,13 +193,20 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
         db: Mutex::new(db),
         session_id: session_id.to_string(),
     };
-    let mut t = Transcript::from_rows(label(path, session_id), heads, Box::new(fetch), total);
+    let mut t = Transcript::from_rows(
+        label(path, session_id),
+        idx.heads
+            .iter()
+            .map(|(k, h)| (*k, Cow::Borrowed(h.as_slice()))),
+        Box::new(fetch),
+        idx.total,
+    );
     // Skipped rows were never handed to the indexer: line numbers of its warnings count the
     // rows it saw, so they are renumbered to count every row.
-    if !skipped.is_empty() {
-        let gaps: std::collections::HashSet<usize> = skipped.iter().map(|(o, _)| *o).collect();
+    if !idx.skipped.is_empty() {
+        let gaps: std::collections::HashSet<usize> = idx.skipped.iter().map(|(o, _)| *o).collect();
         // real[k] is the row position of the k-th row the indexer saw.
-        let real: Vec<u32> = (1..=rows as usize)
+        let real: Vec<u32> = (1..=idx.rows as usize)
             .filter(|i| !gaps.contains(i))
             .map(|i| i as u32)
             .collect();
@@ -173,20 +221,21 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
         for e in t.entries.iter_mut() {
             fix(&mut e.line);
         }
-        for (ordinal, message) in skipped {
+        for (ordinal, message) in &idx.skipped {
             t.warnings.push(Warning {
-                line: ordinal as u32,
-                message,
+                line: *ordinal as u32,
+                message: message.clone(),
             });
         }
         t.warnings.sort_by_key(|w| w.line);
     }
-    Ok(Opened {
+    let opened = Opened {
         transcript: t,
-        rows,
-        zstd_rows,
-        max_seq,
-    })
+        rows: idx.rows,
+        zstd_rows: idx.zstd_rows,
+        max_seq: idx.max_seq,
+    };
+    Ok((opened, idx))
 }
 
 /// A 2026.9 used figure taken from a transcript (docs/sqlite-host.md §4).

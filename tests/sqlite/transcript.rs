@@ -148,3 +148,45 @@ fn damaged_zstd_row_fails_when_decoded_naming_its_seq() {
     // The other entries still decode.
     assert!(t.entry_json(i + 1).is_ok());
 }
+
+/// A reopen after an append reads only the new rows and gives the same transcript as a fresh
+/// open; a rewrite (renumbered seq) starts over.
+#[test]
+fn reopen_reads_only_appended_rows() {
+    let h = HostF::new();
+    let db = h.agent_db("main");
+    let (first, idx) = transcript::open_after(&db, INCIDENT, Default::default()).unwrap();
+    assert_eq!(first.rows, 61);
+    let w = h.writer("main");
+    w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+    let last = first.transcript.entry_id(59).unwrap().to_string();
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 61, ?2, 0)",
+        rusqlite::params![
+            INCIDENT,
+            serde_json::json!({"type": "message", "id": "appended-1", "parentId": last, "timestamp": "2026-11-23T18:10:00.000Z",
+                "message": {"role": "user", "content": "one more", "timestamp": 1}}).to_string()
+        ],
+    )
+    .unwrap();
+    let (again, idx) = transcript::open_after(&db, INCIDENT, idx).unwrap();
+    let fresh = transcript::open(&db, INCIDENT).unwrap();
+    assert_eq!(again.rows, 62);
+    assert_eq!(again.transcript.len(), fresh.transcript.len());
+    assert_eq!(again.transcript.entry_id(60), Some("appended-1"));
+    assert_eq!(
+        again.transcript.active_branch(),
+        fresh.transcript.active_branch()
+    );
+    // A trim renumbers seq: the stale index is dropped, not extended.
+    w.execute_batch(&format!(
+        "DELETE FROM transcript_events WHERE session_id = '{INCIDENT}' AND seq BETWEEN 1 AND 40;"
+    ))
+    .unwrap();
+    let (trimmed, _) = transcript::open_after(&db, INCIDENT, idx).unwrap();
+    assert_eq!(trimmed.rows, 22);
+    assert_eq!(
+        trimmed.transcript.len(),
+        transcript::open(&db, INCIDENT).unwrap().transcript.len()
+    );
+}
