@@ -27,6 +27,9 @@ pub struct SqliteStore {
     /// The row envelopes of transcripts opened before: a reopen after a change reads only
     /// the rows appended since (live refresh does not re-read whole transcripts).
     indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
+    /// One connection per database for its transcripts, replaced when the file it reads
+    /// changed underneath an immutable or copied read.
+    conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
 }
 
 impl SqliteStore {
@@ -37,6 +40,7 @@ impl SqliteStore {
             host,
             rows: Mutex::new(HashMap::new()),
             indexes: Mutex::new(HashMap::new()),
+            conns: Mutex::new(HashMap::new()),
         }
     }
 
@@ -68,6 +72,24 @@ impl SqliteStore {
         }
         self.list(Some(&r.agent_id));
         hit(self)
+    }
+
+    fn connection(&self, db: &Path) -> Result<crate::sqlite::transcript::SharedDb, SourceError> {
+        let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = conns.get(db) {
+            if c.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .check_unchanged()
+            {
+                return Ok(c.clone());
+            }
+        }
+        let c = std::sync::Arc::new(Mutex::new(
+            crate::sqlite::ReadOnlyDb::open(db)
+                .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?,
+        ));
+        conns.insert(db.to_path_buf(), c.clone());
+        Ok(c)
     }
 
     fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
@@ -151,7 +173,8 @@ impl SessionSource for SqliteStore {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&k)
             .unwrap_or_default();
-        let (opened, index) = crate::sqlite::transcript::open_after(&db, &sid, prev)
+        let conn = self.connection(&db)?;
+        let (opened, index) = crate::sqlite::transcript::open_after(&conn, &sid, prev)
             .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         self.indexes
             .lock()

@@ -45,12 +45,81 @@ pub struct SessionRow {
     pub entry: Result<(StoreEntry, Entry96), String>,
 }
 
+/// The fields of an entry clawtop reads, as values; None when the JSON is not an object.
+struct Kept(Option<serde_json::Map<String, Value>>);
+
+const KEEP: &[&str] = &[
+    "sessionId",
+    "updatedAt",
+    "model",
+    "modelProvider",
+    "totalTokens",
+    "totalTokensFresh",
+    "totalTokensVersion",
+    "contextTokens",
+    "contextTokensSource",
+    "compactionCount",
+    "memoryFlush",
+    "contextBudgetStatus",
+];
+
+impl<'de> serde::Deserialize<'de> for Kept {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Kept;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a session entry object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Kept, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if KEEP.contains(&k.as_ref()) {
+                        out.insert(k.into_owned(), m.next_value::<Value>()?);
+                    } else {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Kept(Some(out)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Kept, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Kept(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_unit<E>(self) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Reads the fields clawtop uses from one `entry_json`.
 pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
-    let v: Value =
-        serde_json::from_str(json).map_err(|e| format!("entry_json is not JSON ({e})"))?;
-    let Value::Object(o) = v else {
-        return Err("entry_json is not a JSON object".into());
+    // Only the top-level fields clawtop reads are kept; the rest (`skillsSnapshot`,
+    // `systemPromptReport`: most of the bytes) is skipped without building a tree.
+    let mut probe = serde_json::Deserializer::from_str(json);
+    let kept: Result<Kept, _> = serde::Deserialize::deserialize(&mut probe);
+    let o = match kept.and_then(|k| probe.end().map(|_| k)) {
+        Ok(Kept(Some(o))) => o,
+        Ok(Kept(None)) => return Err("entry_json is not a JSON object".into()),
+        Err(e) => return Err(format!("entry_json is not JSON ({e})")),
     };
     let session_id = match o.get("sessionId") {
         Some(Value::String(s)) if crate::store::sessions::safe_session_id(s) => s.clone(),

@@ -22,8 +22,12 @@ pub fn label(db: &Path, session_id: &str) -> PathBuf {
     PathBuf::from(format!("{}#transcript_events/{session_id}", db.display()))
 }
 
+/// A database connection shared by the transcripts opened from it (opening one costs more
+/// than indexing a short transcript). Holding it open holds no read transaction.
+pub type SharedDb = std::sync::Arc<Mutex<ReadOnlyDb>>;
+
 struct DbRows {
-    db: Mutex<ReadOnlyDb>,
+    db: SharedDb,
     session_id: String,
 }
 
@@ -93,18 +97,22 @@ pub struct RowIndex {
 
 /// Opens `session_id`'s transcript in the agent database `path`.
 pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
-    open_after(path, session_id, RowIndex::default()).map(|(o, _)| o)
+    let db = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(path)?));
+    open_after(&db, session_id, RowIndex::default()).map(|(o, _)| o)
 }
 
 /// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
 /// rows it saw are still there unchanged: then only rows with a larger `seq` are read. A
 /// rewrite (OpenClaw's `maxLines` trim renumbers `seq`) or any other change starts over.
 pub fn open_after(
-    path: &Path,
+    shared: &SharedDb,
     session_id: &str,
     prev: RowIndex,
 ) -> Result<(Opened, RowIndex), DbError> {
-    let db = ReadOnlyDb::open(path)?;
+    let guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let db: &ReadOnlyDb = &guard;
+    let path = db.path.clone();
+    let path = path.as_path();
     let generation = events::rewrite_generation(&db, session_id);
     let mut idx = prev;
     if idx.rows > 0 {
@@ -189,8 +197,9 @@ pub fn open_after(
             }
         }
     }
+    drop(guard);
     let fetch = DbRows {
-        db: Mutex::new(db),
+        db: shared.clone(),
         session_id: session_id.to_string(),
     };
     let mut t = Transcript::from_rows(

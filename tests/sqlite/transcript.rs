@@ -155,7 +155,12 @@ fn damaged_zstd_row_fails_when_decoded_naming_its_seq() {
 fn reopen_reads_only_appended_rows() {
     let h = HostF::new();
     let db = h.agent_db("main");
-    let (first, idx) = transcript::open_after(&db, INCIDENT, Default::default()).unwrap();
+    let shared = |p: &std::path::Path| {
+        std::sync::Arc::new(std::sync::Mutex::new(
+            clawtop::sqlite::ReadOnlyDb::open(p).unwrap(),
+        ))
+    };
+    let (first, idx) = transcript::open_after(&shared(&db), INCIDENT, Default::default()).unwrap();
     assert_eq!(first.rows, 61);
     let w = h.writer("main");
     w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
@@ -169,7 +174,7 @@ fn reopen_reads_only_appended_rows() {
         ],
     )
     .unwrap();
-    let (again, idx) = transcript::open_after(&db, INCIDENT, idx).unwrap();
+    let (again, idx) = transcript::open_after(&shared(&db), INCIDENT, idx).unwrap();
     let fresh = transcript::open(&db, INCIDENT).unwrap();
     assert_eq!(again.rows, 62);
     assert_eq!(again.transcript.len(), fresh.transcript.len());
@@ -183,7 +188,7 @@ fn reopen_reads_only_appended_rows() {
         "DELETE FROM transcript_events WHERE session_id = '{INCIDENT}' AND seq BETWEEN 1 AND 40;"
     ))
     .unwrap();
-    let (trimmed, _) = transcript::open_after(&db, INCIDENT, idx).unwrap();
+    let (trimmed, _) = transcript::open_after(&shared(&db), INCIDENT, idx).unwrap();
     assert_eq!(trimmed.rows, 22);
     assert_eq!(
         trimmed.transcript.len(),

@@ -59,6 +59,8 @@ fn sessions_and_a_transcript_from_the_databases() {
     let l = v.loaded.as_ref().expect("transcript loaded");
     assert_eq!(l.transcript.len(), 60);
     assert_eq!(l.summaries.len(), 1);
+    let s = screen(&state);
+    assert!(s.contains("flushed at compaction 0"), "{s}");
     press(&mut state, &ctx, &[key(KeyCode::Char('S'))]);
     assert_eq!(state.screen(), Screen::Summaries);
     let s = screen(&state);
