@@ -7,7 +7,7 @@ All content is made up for the demo.
 
     python3 assets/make_demo.py [OUT_DIR]        # default: assets/demo
 
-Thresholds (SPEC §3) with this config: reserve = max(16384, floor 20000) = 20000.
+Thresholds (docs/numbers.md §3) with this config: reserve = max(16384, floor 20000) = 20000.
   window 200000 (claude-*):  flush line 176000, compact line 180000
   window  32768 (qwen3:32b): flush line   8768, compact line  12768
 """

@@ -1,4 +1,4 @@
-//! Command line (SPEC §5): parsing, dispatch, exit codes.
+//! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
 //! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
@@ -7,17 +7,15 @@
 use crate::numbers::Numbers;
 use crate::report::{compact, json, list, show};
 use crate::source::transcript_file::TranscriptFile;
-use crate::source::{Operation, Session, SessionSource, SourceHandle, Writer};
+use crate::source::{Session, SessionHandle, SessionSource, SourceHandle};
 use crate::store::{self, Host, Launch, StoreError};
 use crate::thresholds::{Settings, Source};
 use clap::{Args, Parser, Subcommand};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FAILED: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_REFUSED: i32 = 3;
+use crate::usecase::Exit;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -52,6 +50,14 @@ pub struct Global {
     /// Use the built-in demo host (read-only).
     #[arg(long, global = true)]
     pub demo: bool,
+    /// Talk to this OpenClaw gateway (ws://HOST:PORT, e.g. the local end of an ssh tunnel)
+    /// instead of the local host; the token comes from OPENCLAW_GATEWAY_TOKEN or
+    /// --gateway-token-file, never from a flag.
+    #[arg(long, global = true, value_name = "ws://HOST:PORT")]
+    pub gateway: Option<String>,
+    /// File holding the gateway token (one line).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub gateway_token_file: Option<PathBuf>,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -173,7 +179,7 @@ pub fn main() -> i32 {
         Err(e) => {
             let code = e.exit_code();
             let _ = e.print();
-            return if code == 0 { EXIT_OK } else { EXIT_USAGE };
+            return if code == 0 { Exit::OK } else { Exit::USAGE };
         }
     };
     tracing::info!(cmd = ?cli.cmd.as_ref().map(cmd_name), "start");
@@ -192,6 +198,19 @@ fn cmd_name(c: &Cmd) -> &'static str {
 
 pub fn run(cli: Cli) -> i32 {
     let g = cli.global;
+    if g.gateway.is_some() && !matches!(cli.cmd, Some(Cmd::Compact(_))) {
+        // Listing, transcripts and the TUI over a tunnelled gateway are not wired yet; say so
+        // rather than silently showing the local host.
+        return usage(
+            "--gateway works with `compact` only so far (list, show and the TUI read the local host)",
+        );
+    }
+    if g.gateway_token_file.is_some()
+        && g.gateway.is_none()
+        && !matches!(cli.cmd, Some(Cmd::Compact(_)))
+    {
+        return usage("--gateway-token-file is used only by `compact` through a gateway");
+    }
     match cli.cmd {
         None => match cli.file {
             Some(f) => open_file(&g, &f),
@@ -223,12 +242,12 @@ fn out(s: &str) {
 fn fail(msg: &str) -> i32 {
     eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
     tracing::warn!("{msg}");
-    EXIT_FAILED
+    Exit::FAILED
 }
 
 fn refuse(msg: &str) -> i32 {
     eprintln!("clawtop: refused: {}", crate::sanitize::one_line(msg));
-    EXIT_REFUSED
+    Exit::REFUSED
 }
 
 fn warn_all(ws: &[String]) {
@@ -288,7 +307,19 @@ enum Target {
         source: SourceHandle,
         session: Box<Session>,
     },
-    File(TranscriptFile),
+    File(Arc<TranscriptFile>),
+}
+
+impl Target {
+    /// The session the use cases act on.
+    fn handle(&self) -> SessionHandle {
+        match self {
+            Target::Session { source, session } => {
+                SessionHandle::new(source.clone(), session.reference.clone())
+            }
+            Target::File(f) => SessionHandle::new(f.clone(), f.reference()),
+        }
+    }
 }
 
 /// KEY | SESSION_ID | FILE: an existing file wins, a `.jsonl` name that does not exist is an
@@ -296,7 +327,7 @@ enum Target {
 /// `unreadable_code` is the exit code when the host's sessions cannot be read (era B).
 fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Target, i32> {
     if Path::new(target).is_file() {
-        return Ok(Target::File(TranscriptFile::new(target)));
+        return Ok(Target::File(Arc::new(TranscriptFile::new(target))));
     }
     if target.ends_with(".jsonl") {
         return Err(fail(&format!("transcript file {target} not found")));
@@ -306,7 +337,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         Err(e) => return Err(fail(&e.to_string())),
     };
     if let Some(msg) = source.unreadable() {
-        return Err(if unreadable_code == EXIT_REFUSED {
+        return Err(if unreadable_code == Exit::REFUSED {
             refuse(&msg)
         } else {
             fail(&msg)
@@ -390,9 +421,9 @@ fn cmd_list(g: &Global, as_json: bool) -> i32 {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
     if r.errors.is_empty() {
-        EXIT_OK
+        Exit::OK
     } else {
-        EXIT_FAILED
+        Exit::FAILED
     }
 }
 
@@ -403,7 +434,7 @@ fn cmd_show(
     with_entries: bool,
     window: Option<u64>,
 ) -> i32 {
-    let t = match resolve_target(g, target, EXIT_FAILED) {
+    let t = match resolve_target(g, target, Exit::FAILED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -423,7 +454,7 @@ fn cmd_show(
         out(&show::render(&rep, transcript.as_ref(), with_entries));
         warn_all(&rep.row.warnings);
     }
-    EXIT_OK
+    Exit::OK
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
@@ -436,7 +467,10 @@ fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
 }
 
 fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    if let Some(code) = compact_through_gateway(g, a) {
+        return code;
+    }
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -444,7 +478,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         return compact_commit(&target, a);
     }
     let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
-        Target::File(f) => (f, f.reference(), None),
+        Target::File(f) => (f.as_ref(), f.reference(), None),
         Target::Session { source, session } => {
             if session.transcript.is_none() {
                 return fail(&format!(
@@ -475,7 +509,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
                 out(&compact::render(&r));
             }
             warn_all(&warnings);
-            EXIT_OK
+            Exit::OK
         }
         Err(why) => {
             warn_all(&warnings);
@@ -484,17 +518,21 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     }
 }
 
-fn model_overrides(m: &ModelFlags) -> Result<crate::llm::ModelOverrides, String> {
+/// The model flags and the process environment.
+fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
     let api = match m.api.as_deref() {
         Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
         None => None,
     };
-    Ok(crate::llm::ModelOverrides {
-        provider: m.provider.clone(),
-        model: m.model.clone(),
-        base_url: m.base_url.clone(),
-        api,
-        api_key_env: m.api_key_env.clone(),
+    Ok(crate::usecase::ModelChoice {
+        overrides: crate::llm::ModelOverrides {
+            provider: m.provider.clone(),
+            model: m.model.clone(),
+            base_url: m.base_url.clone(),
+            api,
+            api_key_env: m.api_key_env.clone(),
+        },
+        env: crate::usecase::process_env(),
     })
 }
 
@@ -511,99 +549,98 @@ fn read_instructions(
     }
 }
 
+/// `compact` on a host only OpenClaw's gateway may change: `--gateway URL` (a tunnelled host;
+/// no local state needed), or a local SQLite host (its gateway found from its config). `None`
+/// when the local paths apply (file-backed hosts, bare transcripts, `--dry-run` on a local host).
+fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
+    use crate::commands::gateway_compact::{self, GatewayCompactJob};
+    use crate::gateway::{GatewayEnv, Overrides, target};
+    let config = if g.gateway.is_some() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        if a.dry_run || Path::new(&a.target).is_file() || a.target.ends_with(".jsonl") {
+            return None;
+        }
+        // The seam's one era check decides; a SQLite host's sessions change only through
+        // its gateway, which its own config names.
+        match open_host(g).map(crate::source::for_host) {
+            Ok(source) if source.kind() == "sqlite" && !source.is_demo() => source.config().clone(),
+            _ => return None,
+        }
+    };
+    let local_only = [
+        (a.dry_run, "--dry-run"),
+        (a.summary_file.is_some(), "--summary-file"),
+        (a.expect_leaf.is_some(), "--expect-leaf"),
+        (a.expect_first_kept.is_some(), "--expect-first-kept"),
+        (a.keep_recent_tokens.is_some(), "--keep-recent-tokens"),
+        (
+            a.model.provider.is_some()
+                || a.model.model.is_some()
+                || a.model.base_url.is_some()
+                || a.model.api.is_some()
+                || a.model.api_key_env.is_some(),
+            "model flags",
+        ),
+    ];
+    if let Some((_, flag)) = local_only.iter().find(|(set, _)| *set) {
+        return Some(usage(&format!(
+            "{flag} does not apply through the gateway: OpenClaw plans and writes the summary with its own model \
+             (use --instructions to give it focus text)"
+        )));
+    }
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return Some(fail(&e)),
+    };
+    let overrides = Overrides {
+        url: g.gateway.clone(),
+        token_file: g.gateway_token_file.clone(),
+    };
+    let target = match target::resolve(&config, &GatewayEnv::from_process(), &overrides) {
+        Ok(t) => t,
+        Err(e) => return Some(fail(&e.to_string())),
+    };
+    Some(gateway_compact::run(GatewayCompactJob {
+        target,
+        key: a.target.clone(),
+        instructions,
+        yes: a.yes,
+        json: a.json,
+        wait: crate::gateway::ops::COMPACT_WAIT,
+    }))
+}
+
 /// The write path of `compact`: generate, preview, and commit with `--yes`.
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
-    use crate::commands::{ModelSetup, compact};
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
-    let mut instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let (source, reference): (&dyn SessionSource, _) = match target {
-        Target::File(f) => (f, f.reference()),
-        Target::Session { source, session } => (source.as_ref(), session.reference.clone()),
-    };
-    let local = match source.writer(&reference, Operation::Compact) {
-        Writer::Local(w) => w,
-        Writer::ReadOnly(why) => return refuse(&why),
-        Writer::Remote { via, .. } => {
-            return refuse(&format!(
-                "this session is compacted through {via}, which clawtop cannot drive yet"
-            ));
-        }
-    };
-    let Some(transcript) = local.transcript.clone() else {
-        return fail(&format!("session {reference} has no transcript"));
-    };
-    let job = match target {
-        Target::File(_) => {
-            let settings = Settings::from_config(&serde_json::Value::Object(Default::default()));
-            compact::CompactJob {
-                transcript,
-                session: None,
-                keep: keep_recent(a.keep_recent_tokens, source),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: crate::thresholds::DEFAULT_WINDOW,
-                reserve: settings
-                    .reserve_tokens
-                    .value
-                    .max(settings.reserve_floor.value),
-                model: ModelSetup {
-                    overrides,
-                    ..Default::default()
-                },
-            }
-        }
-        Target::Session { source, session } => {
-            let mut numbers = Numbers::new(source.as_ref());
-            let th = numbers.session_with(session, || None);
-            if instructions.is_none() {
-                instructions = source
-                    .config()
-                    .pointer("/agents/defaults/compaction/customInstructions")
-                    .and_then(|v| v.as_str())
-                    .map(str::to_string);
-            }
-            compact::CompactJob {
-                transcript,
-                session: local.store.clone(),
-                keep: keep_recent(a.keep_recent_tokens, source.as_ref()),
-                instructions,
-                summary_file: a.summary_file.clone(),
-                expect_leaf: a.expect_leaf.clone(),
-                expect_first_kept: a.expect_first_kept.clone(),
-                yes: a.yes,
-                json: a.json,
-                window: th.window,
-                reserve: th.reserve,
-                model: ModelSetup {
-                    config: source.config().clone(),
-                    agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
-                    session_provider: session.entry.model_provider.clone(),
-                    session_model: session.entry.model.clone(),
-                    overrides,
-                },
-            }
-        }
-    };
-    compact::run(job)
+    crate::commands::compact::run(crate::commands::compact::CompactJob {
+        session: target.handle(),
+        keep_recent_tokens: a.keep_recent_tokens,
+        instructions,
+        summary_file: a.summary_file.clone(),
+        expect_leaf: a.expect_leaf.clone(),
+        expect_first_kept: a.expect_first_kept.clone(),
+        yes: a.yes,
+        json: a.json,
+        model,
+    })
 }
 
 fn usage(msg: &str) -> i32 {
     eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
-    EXIT_USAGE
+    Exit::USAGE
 }
 
 fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
-    let target = match resolve_target(g, &a.target, EXIT_REFUSED) {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -612,88 +649,23 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
-    use crate::commands::{ModelSetup, flush};
-    let Target::Session { source, session } = target else {
-        return usage("flush needs a session KEY: a bare transcript has no workspace or store");
-    };
-    let local = match source.writer(&session.reference, Operation::Flush) {
-        Writer::Local(w) => Some(w),
-        Writer::ReadOnly(why) if !a.dry_run => return refuse(&why),
-        Writer::Remote { via, .. } if !a.dry_run => {
-            return refuse(&format!(
-                "this session's flush goes through {via}, which clawtop cannot drive yet"
-            ));
-        }
-        _ => None,
-    };
-    let overrides = match model_overrides(&a.model) {
-        Ok(o) => o,
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
         Err(e) => return usage(&e),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
         Err(e) => return fail(&e),
     };
-    let Some(store) = local.as_ref().and_then(|l| l.store.clone()).or_else(|| {
-        // A dry run on a read-only host still explains the gate; nothing is written.
-        a.dry_run.then(|| crate::commit::StoreRow {
-            store_path: PathBuf::new(),
-            session_key: session.key().to_string(),
-            session_id: session.entry.session_id.clone(),
-        })
-    }) else {
-        return fail(&format!(
-            "session {} has no store row to record a flush in",
-            session.reference
-        ));
-    };
-    let mut numbers = Numbers::new(source.as_ref());
-    let mut warnings = Vec::new();
-    let (th, _) = numbers.session(session, &mut warnings);
-    let (workspace, workspace_source) = match (
-        &a.workspace,
-        local.as_ref().and_then(|l| l.workspace.clone()),
-    ) {
-        (Some(w), _) => (w.clone(), crate::flush::workspace::SOURCE_FLAG.to_string()),
-        (None, Some(w)) => w,
-        (None, None) => {
-            return fail(&format!(
-                "no workspace known for agent {}; use --workspace DIR",
-                session.agent_id()
-            ));
-        }
-    };
-    let e = &session.entry;
-    let entry = serde_json::json!({"compactionCount": e.compaction_count, "memoryFlushCompactionCount": e.memory_flush_compaction_count});
-    let gate = crate::flush::FlushGate::new(
-        source.config(),
-        &entry,
-        th.flush_at,
-        th.used,
-        th.used_source.name(),
-    );
-    flush::run(flush::FlushJob {
-        session: store,
-        source: source.clone(),
-        reference: session.reference.clone(),
-        has_transcript: session.transcript.is_some(),
-        workspace,
-        workspace_source,
-        config: source.config().clone(),
+    crate::commands::flush::run(crate::commands::flush::FlushJob {
+        session: target.handle(),
+        workspace: a.workspace.clone(),
         instructions,
         notes_file: a.notes_file.clone(),
         dry_run: a.dry_run,
         yes: a.yes,
         json: a.json,
-        window: th.window,
-        gate,
-        model: ModelSetup {
-            config: source.config().clone(),
-            agent_models: source.models_json(session.agent_id()).map(|(_, v)| v),
-            session_provider: e.model_provider.clone(),
-            session_model: e.model.clone(),
-            overrides,
-        },
+        model,
     })
 }
 
@@ -738,13 +710,13 @@ fn run_tui(launch: Launch) -> i32 {
         eprintln!(
             "clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list` or `clawtop show`"
         );
-        return EXIT_FAILED;
+        return Exit::FAILED;
     }
     match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("clawtop: {e:#}");
-            EXIT_FAILED
+            Exit::FAILED
         }
     }
 }

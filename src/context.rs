@@ -1,5 +1,5 @@
-//! What the model sees: pi's `buildSessionContext` (reference/compaction-algorithm.md §1.7)
-//! and the "current context tokens" of a session (§2.3).
+//! What the model sees: pi's `buildSessionContext` (docs/pi-compaction.md §1)
+//! and the "current context tokens" of a session (docs/pi-compaction.md §3, docs/numbers.md §2).
 
 use crate::tokens::{self, ContextEstimate, MessageView};
 use crate::transcript::{EntryKind, Role, Transcript};
@@ -170,9 +170,9 @@ pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
     }
 }
 
-/// Context size as pi's footer computes it, with clawtop's stricter rule (SPEC §3): a figure
-/// only when an assistant usage measured it; after a compaction that usage must be newer than
-/// the compaction. None means unknown.
+/// Context size as pi's footer computes it, with clawtop's stricter rule (docs/numbers.md §2): a
+/// figure only when an assistant usage measured it; after a compaction that usage must be newer
+/// than the compaction. None means unknown.
 pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
     let path = t.active_branch();
     let start = path

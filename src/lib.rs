@@ -5,8 +5,11 @@
 //!   `store`, `thresholds`, `numbers`, `summary`, `flush`
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
-//! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients)
-//! - front-ends over the same data: `report` (list/show text + JSON), `tui`, `cli`
+//! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
+//!   `gateway` (OpenClaw Gateway client: handshake, sessions, compaction, live events)
+//! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
+//! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
+//!   `cli` with `commands`
 //!
 //! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
 //! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
@@ -17,6 +20,7 @@ pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod flush;
+pub mod gateway;
 pub(crate) mod jsjson;
 pub mod llm;
 pub mod numbers;
@@ -31,3 +35,4 @@ pub mod thresholds;
 pub mod tokens;
 pub mod transcript;
 pub mod tui;
+pub mod usecase;

@@ -1,4 +1,4 @@
-//! The numbers of every session of a source (SPEC §3), shared by every front-end: `list`,
+//! The numbers of every session of a source (docs/numbers.md), shared by every front-end: `list`,
 //! `show`, the use cases and the TUI rows all compute them here. Caches the config settings
 //! and the agents' model catalogs, and the transcript estimates (sessions can share one).
 

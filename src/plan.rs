@@ -1,5 +1,5 @@
 //! The compaction plan: pi's `prepareCompaction` on the active branch
-//! (reference/compaction-algorithm.md §3 and §4.7), without any model call.
+//! (docs/pi-compaction.md §4 and §5), without any model call.
 
 use crate::jsjson::sort_js;
 use crate::tokens::{self, MessageView};

@@ -1,7 +1,7 @@
-//! The numbers of SPEC §3, each with where it came from.
+//! The numbers of docs/numbers.md, each with where it came from.
 //!
 //! Two releases' arithmetic, chosen by the host's version ([`Rules`]):
-//! - OpenClaw 2026.2.26–2026.7.1 (reference/openclaw-store.md §5, §6.1): reserve =
+//! - OpenClaw 2026.2.26–2026.7.1 (docs/numbers.md §3, §4): reserve =
 //!   max(reserveTokens, reserveTokensFloor), compact line = window − reserve, flush line =
 //!   window − reserveTokensFloor − softThresholdTokens;
 //! - OpenClaw 2026.9 (docs/numbers.md §7): reserve = min(max(reserveTokens,
@@ -114,7 +114,7 @@ impl<T> Sourced<T> {
     }
 }
 
-/// Compaction and flush settings from `agents.defaults.compaction` (reference §5.1).
+/// Compaction and flush settings from `agents.defaults.compaction` (docs/formats.md §3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     pub reserve_tokens: Sourced<u64>,
@@ -177,8 +177,8 @@ pub struct Window {
     pub detail: String,
 }
 
-/// SPEC §3 window: entry `contextTokens`, else `agents.defaults.contextTokens`, else the model's
-/// window from the catalogs in order, else 200000.
+/// Window (docs/numbers.md §1): entry `contextTokens`, else `agents.defaults.contextTokens`, else
+/// the model's window from the catalogs in order, else 200000.
 pub fn resolve_window(
     entry_context_tokens: Option<u64>,
     settings: &Settings,
@@ -218,7 +218,7 @@ pub fn resolve_window(
     }
 }
 
-/// `models.providers.<p>.models[]` lookup (reference §5.3): a model whose `id` is the model or
+/// `models.providers.<p>.models[]` lookup (docs/numbers.md §1): a model whose `id` is the model or
 /// `<p>/<model>`; its `contextTokens` wins, else `contextWindow`; then the provider's own.
 /// Without a provider, a model id found under exactly one provider is used.
 pub fn catalog_window(
@@ -291,8 +291,9 @@ impl Counters {
     }
 }
 
-/// SPEC §3 used: `totalTokens` unless `totalTokensFresh` is `false`; else the transcript
-/// estimate (`estimate` is only called then, so listing fresh sessions opens no transcript).
+/// Used (docs/numbers.md §2): `totalTokens` unless `totalTokensFresh` is `false`; else the
+/// transcript estimate (`estimate` is only called then, so listing fresh sessions opens no
+/// transcript).
 pub fn resolve_used(
     c: &Counters,
     estimate: impl FnOnce() -> Option<u64>,
@@ -353,7 +354,7 @@ impl Thresholds {
 /// key `reserveTokensFloor` is rejected by 2026.9.
 pub const RESERVE_FLOOR_2026_9: u64 = 20_000;
 
-/// Computes every §3 number with the 2026.2 arithmetic.
+/// Computes every number of docs/numbers.md with the 2026.2 arithmetic.
 pub fn compute(
     window: Window,
     used: (Option<u64>, UsedSource),

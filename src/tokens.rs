@@ -1,4 +1,4 @@
-//! Token arithmetic exactly as pi does it (reference/compaction-algorithm.md §2).
+//! Token arithmetic exactly as pi does it (docs/pi-compaction.md §3).
 //!
 //! Estimates are `ceil(chars / 4)` with chars counted in UTF-16 units. Where pi's TypeScript
 //! would throw on a malformed block (missing `text` or `arguments`), clawtop counts 0 for the
@@ -350,7 +350,8 @@ mod tests {
 
     #[test]
     fn serialization_vector_estimates() {
-        // reference §7.2: user with an image counts "ab" → 1; the assistant → 19; image-only toolResult → 1200.
+        // docs/pi-compaction.md §9: user with an image counts "ab" → 1; the assistant → 19;
+        // image-only toolResult → 1200.
         let user = json!({"role":"user","content":[{"type":"text","text":"a"},{"type":"image","data":"x","mimeType":"image/png"},{"type":"text","text":"b"}]});
         assert_eq!(estimate_message(&user), 1);
         let asst = json!({"role":"assistant","content":[

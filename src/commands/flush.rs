@@ -2,54 +2,56 @@
 //! is printed and nothing is written; `--yes` appends them to `<workspace>/memory/<date>.md`
 //! and records the flush in the store; `--notes-file F --yes` commits edited notes.
 
-use super::{Exit, ModelSetup};
-use crate::commit::StoreRow;
-use crate::flush::{self, FlushGate, FlushSpec};
-use crate::llm::{CancellationToken, ClientOptions, Progress};
+use crate::llm::{CancellationToken, ClientOptions};
 use crate::sanitize;
-use crate::source::{SessionRef, SourceHandle};
+use crate::source::SessionHandle;
+use crate::usecase::{self, Exit, ModelChoice, Problem};
 use serde_json::json;
 use std::path::PathBuf;
 
 pub struct FlushJob {
-    pub session: StoreRow,
-    pub source: SourceHandle,
-    pub reference: SessionRef,
-    pub has_transcript: bool,
-    pub workspace: PathBuf,
-    pub workspace_source: String,
-    pub config: serde_json::Value,
+    pub session: SessionHandle,
+    /// `--workspace DIR` (None: the agent's workspace from the config).
+    pub workspace: Option<PathBuf>,
     pub instructions: Option<String>,
     pub notes_file: Option<PathBuf>,
     pub dry_run: bool,
     pub yes: bool,
     pub json: bool,
-    pub window: u64,
-    pub gate: FlushGate,
-    pub model: ModelSetup,
+    pub model: ModelChoice,
 }
 
 pub fn run(job: FlushJob) -> i32 {
     match run_inner(&job) {
         Ok(()) => Exit::OK,
-        Err((code, msg)) => {
-            eprintln!("clawtop: {}", sanitize::one_line(&msg));
-            code
+        Err(p) => {
+            eprintln!("clawtop: {}", sanitize::one_line(&p.to_string()));
+            p.exit_code()
         }
     }
 }
 
-fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
-    let date = flush::today();
-    let prompts = flush::resolve_prompts(&job.config, &date);
-    let target = flush::target_path(&job.workspace, &date);
+fn run_inner(job: &FlushJob) -> Result<(), Problem> {
+    let p = usecase::flush::prepare(
+        &job.session,
+        &usecase::flush::Options {
+            workspace: job.workspace.clone(),
+            model: job.model.clone(),
+        },
+    )?;
+    if let (Some(why), false) = (&p.read_only, job.dry_run) {
+        return Err(Problem::Refused(format!("refused: {why}")));
+    }
+    let key = &job.session.session.key;
+    let prompts = &p.prompts;
+    let target = p.target.clone();
     let mut warnings: Vec<String> = Vec::new();
 
     if job.dry_run {
         if job.json {
             let v = json!({
-                "sessionKey": job.session.session_key, "target": target, "workspaceSource": job.workspace_source,
-                "due": job.gate.due, "reasons": job.gate.reasons(),
+                "sessionKey": key, "target": target, "workspaceSource": p.workspace_source,
+                "due": p.gate.due, "reasons": p.gate.reasons(),
                 "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
                 "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
             });
@@ -57,15 +59,15 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         } else {
             println!(
                 "Memory flush for {} (dry run: no model called, nothing written)",
-                sanitize::one_line(&job.session.session_key)
+                sanitize::one_line(key)
             );
-            for r in job.gate.reasons() {
+            for r in p.gate.reasons() {
                 println!("  {}", sanitize::one_line(&r));
             }
             println!(
                 "  target: {} (workspace from {})",
                 target.display(),
-                job.workspace_source
+                p.workspace_source
             );
             println!(
                 "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
@@ -78,85 +80,25 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         return Ok(());
     }
 
-    let (notes, no_reply, provider, model) = if let Some(f) = &job.notes_file {
-        let text = std::fs::read_to_string(f).map_err(|e| {
-            (
-                Exit::FAILED,
-                format!("cannot read notes file {}: {e}", f.display()),
-            )
-        })?;
-        // Only an explicit NO_REPLY records a flush without notes: an empty file is far
-        // more likely a mistake, and recording it would switch off OpenClaw's own flush.
-        if text.trim().is_empty() {
-            return Err((
-                Exit::FAILED,
-                format!(
-                    "notes file {} is empty (write NO_REPLY to record a flush without notes)",
-                    f.display()
-                ),
-            ));
+    let (text, provider, model) = if let Some(f) = &job.notes_file {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| Problem::Failed(format!("cannot read notes file {}: {e}", f.display())))?;
+        // The use case's rule (empty notes are refused), worded for a file.
+        if usecase::flush::notes_to_commit(&text).is_err() {
+            return Err(Problem::Failed(format!(
+                "notes file {} is empty (write NO_REPLY to record a flush without notes)",
+                f.display()
+            )));
         }
-        let no_reply = flush::is_no_reply(&text);
-        (
-            if no_reply { String::new() } else { text },
-            no_reply,
-            None,
-            None,
-        )
+        (text, None, None)
     } else {
-        if !job.has_transcript {
-            return Err((
-                Exit::FAILED,
-                format!(
-                    "session {} has no transcript to draft notes from",
-                    job.session.session_key
-                ),
-            ));
-        }
-        let t = job
-            .source
-            .open_transcript(&job.reference)
-            .map_err(|e| (Exit::FAILED, e.to_string()))?;
-        let messages = flush::context_messages(&t);
-        let ep = job.model.endpoint().map_err(|e| (Exit::FAILED, e))?;
-        let spec = FlushSpec {
-            session_key: job.session.session_key.clone(),
-            workspace: job.workspace.clone(),
-            date: date.clone(),
-            prompts: prompts.clone(),
-            instructions: job.instructions.clone(),
-            context_window: Some(ep.context_window.unwrap_or(job.window)),
-        };
+        let model = p.model.clone().map_err(Problem::Failed)?;
         let show = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let mut printer = super::progress_printer(show);
-        printer(crate::compaction::model::GenProgress::Call {
-            call: 1,
-            label: "memory notes".into(),
-        });
-        let mut progress = move |p: Progress| match p {
-            Progress::Delta {
-                chars_so_far,
-                output_tokens_so_far,
-            } => printer(crate::compaction::model::GenProgress::Delta {
-                chars: chars_so_far,
-                tokens: output_tokens_so_far,
-            }),
-            Progress::Retrying {
-                attempt,
-                after_ms,
-                reason,
-            } => printer(crate::compaction::model::GenProgress::Retrying {
-                attempt,
-                after_ms,
-                reason,
-            }),
-            Progress::Started { .. } => {}
-        };
         let cancel = CancellationToken::new();
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| (Exit::FAILED, e.to_string()))?;
+            .map_err(|e| Problem::Failed(e.to_string()))?;
         let draft = rt.block_on(async {
             let c2 = cancel.clone();
             let ctrl_c = tokio::spawn(async move {
@@ -164,13 +106,13 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                     c2.cancel();
                 }
             });
-            let r = flush::generate(
-                &spec,
-                &messages,
-                &ep,
-                &ClientOptions::default(),
+            let r = usecase::flush::generate(
+                &p,
+                &model,
+                job.instructions.clone(),
+                ClientOptions::default(),
                 cancel.clone(),
-                &mut progress,
+                super::progress_printer(show),
             )
             .await;
             ctrl_c.abort();
@@ -179,42 +121,23 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
         if show {
             eprintln!();
         }
-        let draft = draft.map_err(|e| {
-            (
-                e.exit_code(),
-                format!("memory flush failed, nothing written: {e}"),
-            )
-        })?;
+        let draft = draft?;
         warnings.extend(draft.warnings.clone());
-        (
-            draft.notes.clone(),
-            draft.no_reply,
-            Some(ep.provider.clone()),
-            Some(ep.model.clone()),
-        )
+        (draft.text, Some(draft.provider), Some(draft.model))
     };
+    let (notes, no_reply) = usecase::flush::notes_to_commit(&text)?;
     for w in &warnings {
         eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
 
     let committed = if job.yes {
-        Some(
-            flush::commit_flush_for_cycle(
-                &job.workspace,
-                &date,
-                &notes,
-                no_reply,
-                Some(&job.session),
-                Some(job.gate.compaction_count),
-            )
-            .map_err(|e| (e.exit_code(), e.to_string()))?,
-        )
+        Some(usecase::flush::commit(&p, &text)?)
     } else {
         None
     };
     if job.json {
         let v = json!({
-            "sessionKey": job.session.session_key,
+            "sessionKey": key,
             "target": committed.as_ref().map(|c| c.target.clone()).unwrap_or(target.clone()),
             "notes": notes,
             "noReply": no_reply,
@@ -243,7 +166,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                 c.memory_flush_compaction_count
                     .map(|v| v.to_string())
                     .unwrap_or_else(|| "-".into()),
-                sanitize::one_line(&job.session.session_key)
+                sanitize::one_line(key)
             ),
             // The footer goes to stderr so `> notes.md` captures only the notes.
             None => eprintln!(
@@ -252,7 +175,7 @@ fn run_inner(job: &FlushJob) -> Result<(), (i32, String)> {
                  clawtop flush {} --notes-file FILE --yes\n\
                  (--yes without --notes-file asks the model again and commits that new answer.)",
                 target.display(),
-                sanitize::one_line(&job.session.session_key)
+                sanitize::one_line(key)
             ),
         }
     }

@@ -1,46 +1,13 @@
-//! The write commands (`compact`, `flush`) of the CLI: the same domain calls the TUI makes,
-//! with progress on stderr and results on stdout (text or JSON).
+//! The write commands (`compact`, `flush`) of the CLI: the use cases the TUI calls too
+//! ([`crate::usecase`]), rendered with progress on stderr and results on stdout (text or
+//! JSON).
 
 pub mod compact;
 pub mod flush;
+pub mod gateway_compact;
 
 use crate::compaction::model::GenProgress;
-use crate::llm::{self, ModelEndpoint, ModelOverrides};
-use serde_json::Value;
 use std::io::Write;
-
-/// Process exit codes (SPEC §5).
-pub struct Exit;
-impl Exit {
-    pub const OK: i32 = 0;
-    pub const FAILED: i32 = 1;
-    pub const USAGE: i32 = 2;
-    pub const REFUSED: i32 = 3;
-}
-
-/// Everything needed to find the model endpoint of a session (SPEC §8).
-#[derive(Debug, Clone, Default)]
-pub struct ModelSetup {
-    pub config: Value,
-    pub agent_models: Option<Value>,
-    pub session_provider: Option<String>,
-    pub session_model: Option<String>,
-    pub overrides: ModelOverrides,
-}
-
-impl ModelSetup {
-    pub fn endpoint(&self) -> Result<ModelEndpoint, String> {
-        llm::resolve_endpoint(
-            &self.config,
-            self.agent_models.as_ref(),
-            self.session_provider.as_deref(),
-            self.session_model.as_deref(),
-            &self.overrides,
-            &|k| std::env::var(k).ok(),
-        )
-        .map_err(|e| e.to_string())
-    }
-}
 
 /// A progress callback that redraws one status line on stderr (only when it is a terminal).
 pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {

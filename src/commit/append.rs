@@ -1,7 +1,7 @@
-//! Append one JSONL entry to a transcript (reference/openclaw-store.md §4.3;
-//! SPEC §6.4): under `<transcript>.lock`, only if the file is still exactly what the
-//! preview saw (length and last entry id), in a single write on an O_APPEND fd,
-//! fsynced; on any failure the file is truncated back to its previous length.
+//! Append one JSONL entry to a transcript (docs/commit-protocol.md §2, §5): under
+//! `<transcript>.lock`, only if the file is still exactly what the preview saw (length and last
+//! entry id), in a single write on an O_APPEND fd, fsynced; on any failure the file is truncated
+//! back to its previous length.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;

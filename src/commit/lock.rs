@@ -1,8 +1,8 @@
 //! OpenClaw's sidecar lock file, `<realpath(dir)>/<basename>.lock`
-//! (reference/openclaw-store.md §4.2, §4.4).
+//! (docs/commit-protocol.md §5).
 //!
 //! Acquire = `open(O_CREAT|O_EXCL|O_WRONLY, 0600)` and write
-//! `JSON.stringify({pid, createdAt}, null, 2) + "\n"` (what [v2.26] writes; later
+//! `JSON.stringify({pid, createdAt}, null, 2) + "\n"` (what OpenClaw 2026.2.26 writes; later
 //! versions add `maxHoldMs`/`starttime`, which we read but don't need to write).
 //!
 //! An existing lock is *live* when its pid is alive (kill(pid, 0) succeeds or fails
@@ -16,7 +16,7 @@
 //! stale once its mtime is older than min(stale limit, 30 s).
 //!
 //! Stale limits: store lock 30 s (OpenClaw ≤ 2026.4 `staleMs 30000`); transcript lock
-//! 30 min (OpenClaw's `session.writeLock.staleMs` default 1800000, [v7.1] §4.4). A live
+//! 30 min (OpenClaw's `session.writeLock.staleMs` default 1800000 in 2026.7.1). A live
 //! holder of the transcript lock is an OpenClaw turn in progress, so transcript
 //! acquisition never waits; the store lock is held only for a quick rewrite, so we
 //! retry with 50 → 1000 ms backoff for a few seconds (OpenClaw's own retry bounds).

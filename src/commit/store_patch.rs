@@ -1,5 +1,5 @@
-//! Patch one entry of `sessions.json` (reference/openclaw-store.md §3.1, §4.1, §4.2;
-//! SPEC §6.4, §7.3, §9).
+//! Patch one entry of `sessions.json` (docs/commit-protocol.md §2–§4; the format in
+//! docs/formats.md §1).
 //!
 //! Under `sessions.json.lock` (the ≤ 2026.4 protocol, see [`super::lock`]) we re-read
 //! the file, find the entry's value span, and replace only those bytes: every byte
@@ -436,11 +436,11 @@ fn current_compaction_count(
     }
 }
 
-/// Store patch after a compaction (SPEC §6.4; OpenClaw `incrementCompactionCount`):
-/// `compactionCount += 1`, `totalTokens = tokens_after`, `totalTokensFresh = true`,
-/// `updatedAt = now_ms`, and the last-run usage fields removed. Like OpenClaw's entry
-/// merge (`updatedAt = max(existing, now)`), `updatedAt` never moves backwards, so a
-/// skewed clock can't make the session look older to listing and pruning.
+/// Store patch after a compaction (docs/commit-protocol.md §2; OpenClaw
+/// `incrementCompactionCount`): `compactionCount += 1`, `totalTokens = tokens_after`,
+/// `totalTokensFresh = true`, `updatedAt = now_ms`, and the last-run usage fields removed. Like
+/// OpenClaw's entry merge (`updatedAt = max(existing, now)`), `updatedAt` never moves backwards, so
+/// a skewed clock can't make the session look older to listing and pruning.
 pub fn compaction_patch(
     store_path: &Path,
     entry: &Map<String, Value>,
@@ -471,7 +471,7 @@ pub fn compaction_patch(
     ])
 }
 
-/// Store patch after a memory flush (SPEC §7.3): `memoryFlushAt = now_ms`,
+/// Store patch after a memory flush (docs/commit-protocol.md §3): `memoryFlushAt = now_ms`,
 /// `memoryFlushCompactionCount = compactionCount ?? 0`.
 pub fn flush_patch(
     store_path: &Path,

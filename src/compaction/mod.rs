@@ -1,6 +1,6 @@
 //! A compaction from plan to committed entry, shared by the CLI and the TUI:
 //! [`prepare`] (plan + the file state the preview was made on), [`summary_input`] (what the
-//! model is asked), then [`commit`] of exactly the previewed text (SPEC §6.4).
+//! model is asked), then [`commit`] of exactly the previewed text (docs/commit-protocol.md §2).
 
 pub mod model;
 

@@ -21,6 +21,32 @@ pub enum GenProgress {
     },
 }
 
+impl GenProgress {
+    /// The one mapping of the model client's progress (`Started` carries nothing an operator
+    /// needs: a [`GenProgress::Call`] is reported by the caller itself).
+    pub fn from_client(p: Progress) -> Option<GenProgress> {
+        match p {
+            Progress::Delta {
+                chars_so_far,
+                output_tokens_so_far,
+            } => Some(GenProgress::Delta {
+                chars: chars_so_far,
+                tokens: output_tokens_so_far,
+            }),
+            Progress::Retrying {
+                attempt,
+                after_ms,
+                reason,
+            } => Some(GenProgress::Retrying {
+                attempt,
+                after_ms,
+                reason,
+            }),
+            Progress::Started { .. } => None,
+        }
+    }
+}
+
 pub struct LlmSummarizer<'a> {
     pub endpoint: &'a ModelEndpoint,
     pub options: ClientOptions,
@@ -68,24 +94,10 @@ impl Summarizer for LlmSummarizer<'_> {
                 reasoning: req.reasoning,
             };
             let on_progress = &mut self.on_progress;
-            let mut progress = |p: Progress| match p {
-                Progress::Delta {
-                    chars_so_far,
-                    output_tokens_so_far,
-                } => (on_progress)(GenProgress::Delta {
-                    chars: chars_so_far,
-                    tokens: output_tokens_so_far,
-                }),
-                Progress::Retrying {
-                    attempt,
-                    after_ms,
-                    reason,
-                } => (on_progress)(GenProgress::Retrying {
-                    attempt,
-                    after_ms,
-                    reason,
-                }),
-                Progress::Started { .. } => {}
+            let mut progress = |p: Progress| {
+                if let Some(g) = GenProgress::from_client(p) {
+                    (on_progress)(g)
+                }
             };
             match llm::complete(
                 self.endpoint,

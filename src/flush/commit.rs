@@ -1,4 +1,4 @@
-//! Committing a flush (SPEC §7.3): append exactly the previewed notes to
+//! Committing a flush (docs/commit-protocol.md §3): append exactly the previewed notes to
 //! `<workspace>/memory/<date>.md`, then record the flush on the store entry.
 //!
 //! Order, and why:

@@ -1,4 +1,4 @@
-//! Memory flush on demand (SPEC §7; reference/openclaw-store.md §2.3, §5.1, §6.1–§6.4).
+//! Memory flush on demand (docs/memory-flush.md).
 //!
 //! OpenClaw's own flush is a silent agentic turn in which the model writes
 //! `memory/<date>.md` with its tools. clawtop's flush gets the same outcome under the
@@ -125,7 +125,7 @@ impl FlushError {
 }
 
 /// Why a flush is or is not due, for the Flush dialog and `--json`. The flush line and the
-/// used figure come from the thresholds (SPEC §3); this adds the once-per-cycle rule.
+/// used figure come from the thresholds (docs/numbers.md); this adds the once-per-cycle rule.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FlushGate {
@@ -157,8 +157,8 @@ fn as_count(v: Option<&Value>) -> Option<u64> {
 }
 
 impl FlushGate {
-    /// `entry` is the session's store entry; `flush_line`, `used`, `used_source` as the
-    /// thresholds computed them.
+    /// `entry` is the session's store entry as JSON; `flush_line`, `used`, `used_source` as
+    /// the thresholds computed them. Prefer [`FlushGate::from_thresholds`].
     pub fn new(
         config: &Value,
         entry: &Value,
@@ -170,8 +170,43 @@ impl FlushGate {
             .pointer("/agents/defaults/compaction/memoryFlush/enabled")
             .and_then(Value::as_bool)
             != Some(false);
-        let compaction_count = as_count(entry.get("compactionCount")).unwrap_or(0);
-        let mfcc = as_count(entry.get("memoryFlushCompactionCount"));
+        let counters = crate::thresholds::Counters {
+            compaction_count: as_count(entry.get("compactionCount")),
+            memory_flush_compaction_count: as_count(entry.get("memoryFlushCompactionCount")),
+            memory_flush_at: entry.get("memoryFlushAt").and_then(Value::as_i64),
+            ..Default::default()
+        };
+        Self::from_counters(enabled, flush_line, used, used_source, &counters)
+    }
+
+    /// The gate of a session's numbers: the typed counters, the flush line and `used` as
+    /// [`crate::thresholds::compute`] gave them.
+    pub fn from_thresholds(t: &crate::thresholds::Thresholds) -> Self {
+        let counters = crate::thresholds::Counters {
+            compaction_count: t.compaction_count,
+            memory_flush_compaction_count: t.memory_flush_compaction_count,
+            memory_flush_at: t.memory_flush_at,
+            ..Default::default()
+        };
+        Self::from_counters(
+            t.flush_enabled.value,
+            t.flush_at,
+            t.used,
+            t.used_source.name(),
+            &counters,
+        )
+    }
+
+    /// The once-per-cycle rule over typed counters.
+    pub fn from_counters(
+        enabled: bool,
+        flush_line: Option<u64>,
+        used: Option<u64>,
+        used_source: &str,
+        c: &crate::thresholds::Counters,
+    ) -> Self {
+        let compaction_count = c.compaction_count.unwrap_or(0);
+        let mfcc = c.memory_flush_compaction_count;
         let flushed_this_cycle = mfcc == Some(compaction_count);
         let flush_line = if enabled { flush_line } else { None };
         let over = matches!((used, flush_line), (Some(u), Some(l)) if u >= l);
@@ -182,7 +217,7 @@ impl FlushGate {
             used_source: used_source.to_string(),
             compaction_count,
             memory_flush_compaction_count: mfcc,
-            memory_flush_at: entry.get("memoryFlushAt").and_then(Value::as_i64),
+            memory_flush_at: c.memory_flush_at,
             flushed_this_cycle,
             due: enabled && over && !flushed_this_cycle,
         }

@@ -1,4 +1,4 @@
-//! The flush prompts (reference/openclaw-store.md §6.2) and the silent-reply test (§6.4).
+//! The flush prompts (docs/memory-flush.md §2) and the silent-reply test (§3).
 //!
 //! The defaults are OpenClaw 2026.2.26's strings, quoted exactly. Config
 //! `agents.defaults.compaction.memoryFlush.systemPrompt` / `.prompt` replace them when set
@@ -17,10 +17,10 @@ use serde_json::Value;
 /// The silent token (OpenClaw `SILENT_REPLY_TOKEN`).
 pub const SILENT_TOKEN: &str = "NO_REPLY";
 
-/// OpenClaw 2026.2.26's default flush prompt (reference §6.2 [v2.26]), verbatim.
+/// OpenClaw 2026.2.26's default flush prompt (docs/memory-flush.md §2), verbatim.
 pub const DEFAULT_PROMPT_2026_2_26: &str = "Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md; create memory/ if needed). IMPORTANT: If the file already exists, APPEND new content only and do not overwrite existing entries. If nothing to store, reply with NO_REPLY.";
 
-/// OpenClaw 2026.2.26's default flush system prompt (reference §6.2 [v2.26]), verbatim.
+/// OpenClaw 2026.2.26's default flush system prompt (docs/memory-flush.md §2), verbatim.
 pub const DEFAULT_SYSTEM_PROMPT_2026_2_26: &str = "Pre-compaction memory flush turn. The session is near auto-compaction; capture durable memories to disk. You may reply, but usually NO_REPLY is correct.";
 
 /// The date placeholder OpenClaw replaces.
@@ -168,7 +168,7 @@ fn only_silent_tokens(s: &str) -> bool {
     n > 0
 }
 
-/// True when the whole reply is the silent token (reference §6.4): it matches
+/// True when the whole reply is the silent token (docs/memory-flush.md §3): it matches
 /// `^\s*NO_REPLY(?:\s+NO_REPLY)*\s*$` case-insensitively, also after stripping edge
 /// punctuation (so `` `NO_REPLY` ``, `**NO_REPLY**`, ` no_reply. ` count), or is the JSON
 /// envelope `{"action":"NO_REPLY"}`. `NO_REPLY but …` does not count.

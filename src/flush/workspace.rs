@@ -1,4 +1,4 @@
-//! The agent workspace the flush writes into (SPEC §7.3, reference/openclaw-store.md §2.3)
+//! The agent workspace the flush writes into (docs/host-layout.md §3)
 //! and the target file in it.
 
 use serde_json::Value;

@@ -4,7 +4,7 @@
 //!
 //! 1. [`resolve_endpoint`] (pure; the environment comes in as a lookup closure) turns
 //!    OpenClaw's config, the agent's `models.json`, the session's `modelProvider`/`model`
-//!    and the operator's flags into a [`ModelEndpoint`] (SPEC §8).
+//!    and the operator's flags into a [`ModelEndpoint`] (docs/models.md).
 //! 2. [`complete`] sends one system prompt + one user text message to that endpoint,
 //!    streamed, and returns the assembled text ([`ChatResponse`]). It reports
 //!    [`Progress`] through a callback, retries transient failures, honours a

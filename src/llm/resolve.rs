@@ -1,4 +1,4 @@
-//! Endpoint resolution (SPEC §8): session model, OpenClaw config, agent `models.json`,
+//! Endpoint resolution (docs/models.md): session model, OpenClaw config, agent `models.json`,
 //! built-in defaults and operator flags give a [`ModelEndpoint`]. Pure: the environment
 //! is a lookup closure so tests never touch the process environment.
 

@@ -59,13 +59,6 @@ impl FileStore {
             .get(r)
             .cloned()
     }
-
-    fn workspace(&self, agent_id: &str) -> (PathBuf, String) {
-        let home = self.host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
-        let (w, src) =
-            crate::flush::workspace_for(&self.host.config, &self.host.state_dir, agent_id, &home);
-        (w, src.to_string())
-    }
 }
 
 impl SessionSource for FileStore {
@@ -167,7 +160,6 @@ impl SessionSource for FileStore {
                 session_key: r.key.clone(),
                 session_id: r.session_id.clone(),
             }),
-            workspace: Some(self.workspace(&r.agent_id)),
         })
     }
 
@@ -187,5 +179,12 @@ impl SessionSource for FileStore {
         self.host
             .models_json(agent)
             .map(|(p, v)| (p.display().to_string(), v))
+    }
+
+    fn workspace(&self, agent: &str) -> Option<(PathBuf, String)> {
+        let home = self.host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+        let (w, src) =
+            crate::flush::workspace_for(&self.host.config, &self.host.state_dir, agent, &home);
+        Some((w, src.to_string()))
     }
 }

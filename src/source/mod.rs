@@ -36,7 +36,8 @@
 //!   Gateway (the reason says what clawtop *can* do there); `Writer::Remote` once a Gateway
 //!   can compact. Must not block: answer from what the source already knows.
 //! - [`SessionSource::config`], [`SessionSource::models_json`]: the host's config and model
-//!   catalogs (the numbers and the model endpoint come from them).
+//!   catalogs (the numbers and the model endpoint come from them);
+//!   [`SessionSource::workspace`]: the agent's workspace (a flush's `memory/<date>.md`).
 //!
 //! Sources are shared between threads (`Arc<dyn SessionSource>`) and called from blocking
 //! tasks: `list` and `open_transcript` may do disk or network I/O, nothing else may.
@@ -157,11 +158,9 @@ pub enum Writer {
 pub struct LocalWriter {
     /// The transcript a compaction entry is appended to (None: no compaction here).
     pub transcript: Option<PathBuf>,
-    /// The store row updated with it; None for a bare transcript.
+    /// The store row updated with it (a compaction's counters, a flush's record); None for
+    /// a bare transcript.
     pub store: Option<StoreRow>,
-    /// The agent's workspace (`memory/<date>.md` of a flush) and where that setting came
-    /// from; None when the source has no workspace (a bare transcript).
-    pub workspace: Option<(PathBuf, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -211,6 +210,11 @@ pub trait SessionSource: Send + Sync {
     /// release was not known and the rules were assumed.
     fn rules(&self) -> (crate::thresholds::Rules, Option<String>) {
         (crate::thresholds::Rules::V2026_2, None)
+    }
+    /// The agent's workspace (where a flush writes `memory/<date>.md`) and where that
+    /// setting came from; None when the source knows no workspace (a bare transcript).
+    fn workspace(&self, _agent: &str) -> Option<(PathBuf, String)> {
+        None
     }
 }
 

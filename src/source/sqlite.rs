@@ -236,4 +236,11 @@ impl SessionSource for SqliteStore {
     fn rules(&self) -> (Rules, Option<String>) {
         self.rules.clone()
     }
+
+    fn workspace(&self, agent: &str) -> Option<(PathBuf, String)> {
+        let home = self.host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+        let (w, src) =
+            crate::flush::workspace_for(&self.host.config, &self.host.state_dir, agent, &home);
+        Some((w, src.to_string()))
+    }
 }

@@ -88,7 +88,6 @@ impl SessionSource for TranscriptFile {
             Operation::Compact => Writer::Local(LocalWriter {
                 transcript: Some(self.path.clone()),
                 store: None,
-                workspace: None,
             }),
             Operation::Flush => Writer::ReadOnly(
                 "a bare transcript has no session store and no workspace: nothing to flush into"

@@ -1,4 +1,4 @@
-//! Era detection (reference/openclaw-store.md §1) without a SQLite library.
+//! Era detection (docs/host-layout.md §1) without a SQLite library.
 //!
 //! Heuristic, in order, for `agents/<id>/agent/openclaw-agent.sqlite`:
 //! 1. the file must start with the SQLite magic `"SQLite format 3\0"`, else it is ignored;

@@ -1,5 +1,5 @@
 //! An OpenClaw host on disk: state dir, config, agents, era, session stores, transcript and
-//! workspace paths (SPEC §2, reference/openclaw-store.md §1–§3). Read-only; no terminal code.
+//! workspace paths (docs/host-layout.md). Read-only; no terminal code.
 
 pub mod demo;
 pub mod era;
@@ -45,7 +45,7 @@ fn fmt_looked(l: &[Looked]) -> String {
         .join(", ")
 }
 
-/// Storage era of a host (reference §1).
+/// Storage era of a host (docs/host-layout.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Era {
@@ -139,7 +139,7 @@ pub fn normalize_agent_id(id: &str) -> Option<String> {
 }
 
 impl Host {
-    /// Resolves the state dir and config per SPEC §2 and discovers agents and the era.
+    /// Resolves the state dir and config (docs/host-layout.md §2) and discovers agents and the era.
     pub fn open(opts: &Options, env: &Env) -> Result<Host, StoreError> {
         let (state_dir, state_source, looked) = resolve::resolve_state_dir(opts, env)?;
         let (config_path, config_source, config) =
@@ -320,7 +320,7 @@ impl Host {
     /// Why a write is refused on a SQLite host, and what clawtop can do there instead.
     pub fn sqlite_write_refusal(&self, what: &str) -> String {
         format!(
-            "clawtop cannot write a {what} here: {} keeps its sessions in SQLite, which only OpenClaw may write (through its Gateway; clawtop's Gateway support comes later). Here clawtop reads: `list`, `show KEY [--entries]`, `compact KEY --dry-run` (the plan and what would be summarized), and the TUI",
+            "clawtop cannot write a {what} here: {} keeps its sessions in SQLite, which only OpenClaw writes. Here clawtop reads (`list`, `show KEY [--entries]`, `compact KEY --dry-run`, the TUI), and `clawtop compact KEY [--instructions TEXT] --yes` asks OpenClaw's Gateway to compact (OpenClaw writes its own summary); a memory flush cannot be started from outside OpenClaw",
             self.state_dir.display()
         )
     }
@@ -379,10 +379,10 @@ impl Host {
         out
     }
 
-    /// SPEC §2: `sessionFile` when it exists inside the state dir; else the same basename in
-    /// the agent's sessions dir; else `<sessions>/<sessionId>.jsonl`. A path outside the state
-    /// dir is never read. An absolute path of the form `…/agents/<id>/sessions/<file>` from
-    /// another machine is remapped quietly (as OpenClaw does); any other outside path warns.
+    /// docs/host-layout.md §3: `sessionFile` when it exists inside the state dir; else the same
+    /// basename in the agent's sessions dir; else `<sessions>/<sessionId>.jsonl`. A path outside
+    /// the state dir is never read. An absolute path of the form `…/agents/<id>/sessions/<file>`
+    /// from another machine is remapped quietly (as OpenClaw does); any other outside path warns.
     pub fn transcript_for(
         &self,
         agent: &Agent,

@@ -1,4 +1,4 @@
-//! Where the state dir and the config are (SPEC §2, reference/openclaw-store.md §2.1–§2.2).
+//! Where the state dir and the config are (docs/host-layout.md §2).
 
 use super::StoreError;
 use serde::Serialize;

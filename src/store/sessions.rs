@@ -1,4 +1,4 @@
-//! Fast, tolerant reading of `sessions.json` (reference/openclaw-store.md §3).
+//! Fast, tolerant reading of `sessions.json` (docs/formats.md §1).
 //!
 //! A busy host's store is tens of megabytes, almost all of it `skillsSnapshot` and
 //! `systemPromptReport`. One streaming pass picks out the few fields clawtop needs and

@@ -1,5 +1,5 @@
 //! clawtop's own prompt wording. The summary *format* (section headings and their order) is
-//! the one pi and OpenClaw write and read back (reference/compaction-algorithm.md §4.3–§4.5),
+//! the one pi and OpenClaw write and read back (docs/pi-compaction.md §6),
 //! so summaries made here look like every other compaction in the transcript.
 
 pub const SYSTEM: &str = "You write context checkpoints. You are given the transcript of a working session between a user and an AI assistant, and you produce a structured summary of it in the exact format requested.

@@ -1,5 +1,5 @@
 //! The sections appended after the model's summary, in the shape OpenClaw's safeguard
-//! writes them (reference/compaction-algorithm.md §4.7, §6.3): tool failures, then the
+//! writes them (docs/pi-compaction.md §5, §8): tool failures, then the
 //! `<read-files>` / `<modified-files>` blocks.
 
 use crate::jsjson::utf16_len;

@@ -1,5 +1,5 @@
 //! The conversation as the summarizing model reads it: pi's `convertToLlm` followed by
-//! `serializeConversation` (reference/compaction-algorithm.md §1.8, §4.1).
+//! `serializeConversation` (docs/pi-compaction.md §2).
 
 use crate::jsjson::{stringify, utf16_len};
 use serde_json::Value;

@@ -1,6 +1,6 @@
 //! Turning a compaction plan into summary text: one request when the messages fit, staged
 //! summarization (split by token share, summarize each part, merge) when they do not
-//! (reference/compaction-algorithm.md §4.6, §6.2–§6.3). The model is behind [`Summarizer`],
+//! (docs/pi-compaction.md §6, §7). The model is behind [`Summarizer`],
 //! so this module does no I/O and is tested with a scripted fake.
 
 use super::prompts;
@@ -416,7 +416,7 @@ mod tests {
 
     #[test]
     fn token_share_and_chunk_vectors() {
-        // reference §7.5: 4 users of 1000 tokens, 2 parts → [[1,2],[3,4]].
+        // docs/pi-compaction.md §9: 4 users of 1000 tokens, 2 parts → [[1,2],[3,4]].
         let msgs: Vec<Value> = (1..=4)
             .map(|i| json!({"role":"user","content":"x".repeat(4000),"timestamp":i}))
             .collect();

@@ -6,7 +6,7 @@
 //! with [`Transcript::entry_json`]. A transcript can also be built from a sequence of
 //! entries ([`Transcript::from_entries`]: rows of a database), held in memory.
 //!
-//! Reading follows pi (reference/compaction-algorithm.md §1): lines that are not JSON are
+//! Reading follows pi (docs/formats.md §2): lines that are not JSON are
 //! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.

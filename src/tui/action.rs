@@ -40,7 +40,7 @@ pub enum Action {
     NextCompaction,
     PrevCompaction,
     JumpToCut,
-    // --- dialogs (SPEC §4.4)
+    // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,
     /// Session screen / Sessions list: open the Flush dialog.
@@ -87,7 +87,7 @@ pub enum Action {
     Error(String),
     DialogPrepared {
         dialog: u64,
-        result: Result<Box<Prep>, String>,
+        result: Result<Box<Prep>, crate::usecase::Problem>,
     },
     GenProgress {
         dialog: u64,
@@ -103,7 +103,7 @@ pub enum Action {
     /// A commit finished: Ok(what was written) or Err(why nothing (or not all) was written).
     Committed {
         dialog: u64,
-        result: Result<String, String>,
+        result: Result<String, crate::usecase::Problem>,
     },
     /// Clock tick (ages are computed from this, never from the system clock in draw).
     Tick {

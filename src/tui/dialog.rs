@@ -1,4 +1,5 @@
-//! The Compact and Flush dialogs (SPEC §4.4): state, and the part of `update` that drives them.
+//! The Compact and Flush dialogs (docs/interface.md §2): state, and the part of `update` that
+//! drives them.
 //!
 //! One [`Dialog`] shape serves both operations:
 //!
@@ -21,18 +22,14 @@
 //! control character and escape, so what the operator sees and edits is byte for byte what a
 //! commit writes.
 
-use crate::commit::StoreRow;
-use crate::compaction::Prepared;
 use crate::compaction::model::GenProgress;
-use crate::llm::{CancellationToken, ModelEndpoint};
-use crate::summary::Budget;
+use crate::llm::CancellationToken;
 use crate::tui::action::Action;
 use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
 use crate::tui::model::thousands;
 use crate::tui::state::AppState;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{TextArea, WrapMode};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// A shared, opaque handle in an `Action`/state (which must be `Debug + Clone`).
@@ -120,77 +117,11 @@ impl Button {
     }
 }
 
-/// The model that will write the text, as resolved (never the key, only where it comes from).
-#[derive(Debug, Clone)]
-pub struct ModelInfo {
-    pub endpoint: ModelEndpoint,
-    pub budget: Budget,
-}
-
-impl ModelInfo {
-    /// `provider/model @ base_url`.
-    pub fn label(&self) -> String {
-        format!(
-            "{}/{} @ {}",
-            self.endpoint.provider, self.endpoint.model, self.endpoint.base_url
-        )
-    }
-}
-
+pub use crate::usecase::ModelInfo;
 /// The compaction plan as the dialog shows it, plus what generation and commit need.
-#[derive(Debug, Clone)]
-pub struct CompactPrep {
-    pub prepared: Shared<Prepared>,
-    pub transcript: PathBuf,
-    pub messages: usize,
-    pub turn_prefix: usize,
-    pub split_turn: bool,
-    pub leaf_id: String,
-    pub first_kept_id: String,
-    pub kept_entries: usize,
-    pub kept_messages: usize,
-    /// Estimate of everything kept (without the summary).
-    pub kept_tokens: u64,
-    pub tokens_before: u64,
-    /// First line of the previous summary (raw; sanitized when drawn).
-    pub previous_summary: Option<String>,
-    pub read_files: usize,
-    pub modified_files: usize,
-    pub keep_recent_tokens: u64,
-    /// `Err` says why no model can be called (Generate refuses, the plan still shows).
-    pub model: Result<ModelInfo, String>,
-    /// `agents.defaults.compaction.customInstructions`, when set.
-    pub custom_instructions: Option<String>,
-    /// The store row the commit updates (None: a bare transcript).
-    pub store: Option<StoreRow>,
-    pub compaction_count: Option<u64>,
-    /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
-    pub line_overhead: usize,
-}
-
-/// The flush plan as the dialog shows it (from `crate::flush`), plus what generation and
-/// commit need.
-#[derive(Debug, Clone)]
-pub struct FlushPrep {
-    pub gate: crate::flush::FlushGate,
-    pub prompts: crate::flush::FlushPrompts,
-    pub workspace: PathBuf,
-    pub workspace_source: String,
-    pub target: PathBuf,
-    /// Current content of the target (raw; sanitized when drawn); None when it does not exist.
-    pub current: Option<String>,
-    pub current_len: u64,
-    /// Last bytes of the target (the separator before the notes depends on them).
-    pub current_tail: Vec<u8>,
-    pub date: String,
-    /// The session (the notes are drafted from its transcript).
-    pub session: crate::source::SessionHandle,
-    pub window: u64,
-    pub model: Result<ModelInfo, String>,
-    /// The store row the flush is recorded in.
-    pub store: StoreRow,
-    pub warnings: Vec<String>,
-}
+pub type CompactPrep = crate::usecase::compact::Prepared;
+/// The flush plan as the dialog shows it, plus what generation and commit need.
+pub type FlushPrep = crate::usecase::flush::Prepared;
 
 #[derive(Debug, Clone)]
 pub enum Prep {
@@ -244,7 +175,7 @@ pub struct Generated {
     pub text: String,
     pub calls: usize,
     pub warnings: Vec<String>,
-    /// Flush: the model answered `NO_REPLY` (the text is empty).
+    /// Flush: the model answered `NO_REPLY` (the preview then shows `NO_REPLY`).
     pub no_reply: bool,
     /// Flush: the target's content as the draft read it (fresher than the plan's).
     pub current: Option<String>,
@@ -374,19 +305,20 @@ impl Dialog {
             .set_cursor_style(if text_focus && preview { on } else { off });
     }
 
+    /// The editor's instructions. It starts with the config's default, so its text is what
+    /// the operator gave (blank: none; see [`crate::usecase::compact::instructions`]).
     pub fn instructions_text(&self) -> Option<String> {
-        let s = text_of(&self.instructions);
-        if s.trim().is_empty() { None } else { Some(s) }
+        crate::usecase::compact::instructions(Some(text_of(&self.instructions)), None)
     }
 }
 
-/// Asks the source who writes `op` for `session`. A dialog opens only on a local writer;
-/// otherwise the status line says why not.
-fn local_writer(
+/// Asks the source who writes `op` for `session` (a cheap question, no I/O). A dialog opens
+/// only on a local writer; otherwise the status line says why not.
+fn can_write(
     state: &mut AppState,
     session: Option<&crate::source::SessionHandle>,
     op: crate::source::Operation,
-) -> Option<crate::source::LocalWriter> {
+) -> bool {
     use crate::source::Writer;
     let what = match op {
         crate::source::Operation::Compact => "compact",
@@ -396,19 +328,19 @@ fn local_writer(
         state.status.info = Some(format!(
             "This row has no session store behind it (demo data): nothing to {what}."
         ));
-        return None;
+        return false;
     };
     match session.writer(op) {
-        Writer::Local(w) => Some(w),
+        Writer::Local(_) => true,
         Writer::ReadOnly(why) => {
             state.status.info = Some(format!("Cannot {what} here: {why}."));
-            None
+            false
         }
         Writer::Remote { via, note } => {
             state.status.info = Some(format!(
                 "This session is written through {via}, which clawtop cannot drive yet ({note})."
             ));
-            None
+            false
         }
     }
 }
@@ -418,10 +350,9 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
     let (row, session, file) = (v.row.clone(), v.session.clone(), v.label_file_name());
     let loaded = v.loaded.is_some();
-    let Some(writer) = local_writer(state, session.as_ref(), crate::source::Operation::Compact)
-    else {
+    if !can_write(state, session.as_ref(), crate::source::Operation::Compact) {
         return;
-    };
+    }
     let Some(session) = session else { return };
     if !loaded {
         state.status.info = Some("The transcript is still loading.".into());
@@ -441,8 +372,7 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         dialog: id,
         kind: DialogKind::Compact,
         session,
-        row,
-        writer,
+        keep_recent_tokens: row.keep_recent_tokens,
     })));
 }
 
@@ -459,10 +389,9 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
             None => return,
         },
     };
-    let Some(writer) = local_writer(state, row.session.as_ref(), crate::source::Operation::Flush)
-    else {
+    if !can_write(state, row.session.as_ref(), crate::source::Operation::Flush) {
         return;
-    };
+    }
     let Some(session) = row.session.clone().filter(|_| row.transcript.is_some()) else {
         state.status.error = Some(format!(
             "No transcript file for {}.",
@@ -483,8 +412,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         dialog: id,
         kind: DialogKind::Flush,
         session,
-        row,
-        writer,
+        keep_recent_tokens: row.keep_recent_tokens,
     })));
 }
 
@@ -547,7 +475,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             match result {
                 Ok(prep) => {
                     if let Prep::Compact(c) = prep.as_ref() {
-                        if let Some(ci) = &c.custom_instructions {
+                        if let Some(ci) = &c.default_instructions {
                             if d.instructions_text().is_none() {
                                 d.instructions = textarea(&strip_controls(ci), d.no_color, "");
                             }
@@ -556,7 +484,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.prep = Some(prep.as_ref().clone());
                     d.prep_error = None;
                 }
-                Err(e) => d.prep_error = Some(e.clone()),
+                Err(e) => d.prep_error = Some(e.to_string()),
             }
             if d.phase == Phase::Preparing {
                 d.phase = Phase::Edit;
@@ -696,7 +624,14 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                             f.current = Some(cur.clone());
                         }
                     }
-                    d.preview = textarea(&strip_controls(&g.text), d.no_color, "");
+                    // A NO_REPLY answer previews as NO_REPLY: committing the preview as it
+                    // stands records the flush; emptied notes are refused (the use case's rule).
+                    let text = if g.no_reply && g.text.trim().is_empty() {
+                        crate::flush::prompts::SILENT_TOKEN
+                    } else {
+                        g.text.as_str()
+                    };
+                    d.preview = textarea(&strip_controls(text), d.no_color, "");
                     d.warnings = g.warnings.clone();
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
@@ -767,7 +702,15 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     }
                     compact_confirm(c.as_ref(), &text)
                 }
-                Some(Prep::Flush(f)) => crate::tui::flush_ui::confirm_lines(f.as_ref(), &text),
+                Some(Prep::Flush(f)) => {
+                    // The use case's rule: empty notes are refused (NO_REPLY records a
+                    // flush without notes).
+                    if let Err(e) = crate::usecase::flush::notes_to_commit(&text) {
+                        d.error = Some(e.to_string());
+                        return true;
+                    }
+                    crate::tui::flush_ui::confirm_lines(f.as_ref(), &text)
+                }
                 None => return true,
             };
             d.confirm = Some(PendingCommit { text, lines });
@@ -786,9 +729,8 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             };
             let job = match &d.prep {
                 Some(Prep::Compact(c)) => CommitJob::Compact {
-                    prepared: c.prepared.clone(),
+                    prep: c.clone(),
                     text: p.text,
-                    store: c.store.clone(),
                 },
                 Some(Prep::Flush(f)) => CommitJob::Flush {
                     prep: f.clone(),
@@ -814,12 +756,20 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     state.status.info = Some(msg.clone());
                     after_commit(state, fx);
                 }
-                Err(e) => {
+                Err(p) => {
+                    use crate::usecase::Problem;
+                    let e = match p {
+                        Problem::Refused(m) => format!("Commit refused, nothing written: {m}"),
+                        Problem::Failed(m) => format!("Commit failed, nothing written: {m}"),
+                        Problem::PartlyWritten(m) => format!("Partly committed: {m}"),
+                        Problem::Usage(m) => m.clone(),
+                        Problem::Cancelled => p.to_string(),
+                    };
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
                     d.error = Some(e.clone());
                     d.restyle();
-                    state.status.error = Some(e.clone());
+                    state.status.error = Some(e);
                 }
             }
         }
@@ -885,7 +835,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     let instructions = d.instructions_text();
     let job = match prep {
         Prep::Compact(c) => GenJob::Compact {
-            prepared: c.prepared.clone(),
+            prep: c,
             instructions,
         },
         Prep::Flush(f) => GenJob::Flush {

@@ -2,21 +2,17 @@
 //! task in the app; inline in tests via [`run_blocking`] / [`drive`]) and reports back as an
 //! [`Action`].
 
-use crate::commit::StoreRow;
-use crate::compaction::Prepared;
-use crate::compaction::model::{GenProgress, LlmSummarizer};
+use crate::compaction::model::GenProgress;
 use crate::llm::{CancellationToken, ClientOptions};
-use crate::source::{LocalWriter, SessionHandle, SessionSource};
-use crate::summary::{Budget, SummaryError};
-use crate::transcript::{EntryKind, Role, Transcript};
+use crate::source::SessionHandle;
+use crate::transcript::Transcript;
 use crate::tui::action::Action;
-use crate::tui::dialog::{
-    CompactPrep, DialogKind, FlushPrep, GenFailure, Generated, ModelInfo, Prep, Shared,
-};
-use crate::tui::model::{SessionLoader, SessionRow};
+use crate::tui::dialog::{DialogKind, GenFailure, Generated, ModelInfo, Prep};
+use crate::tui::model::SessionLoader;
 use crate::tui::rows;
 use crate::tui::state::AppState;
 use crate::tui::update::update;
+use crate::usecase::{self, Problem};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -69,20 +65,19 @@ pub struct PrepareRequest {
     pub dialog: u64,
     pub kind: DialogKind,
     pub session: SessionHandle,
-    pub row: SessionRow,
-    /// What the source offered to write with (asked when the dialog opened).
-    pub writer: LocalWriter,
+    /// The Session screen's `keepRecentTokens` (0: the config's).
+    pub keep_recent_tokens: u64,
 }
 
 /// What to generate.
 #[derive(Debug, Clone)]
 pub enum GenJob {
     Compact {
-        prepared: Shared<Prepared>,
+        prep: Box<usecase::compact::Prepared>,
         instructions: Option<String>,
     },
     Flush {
-        prep: Box<FlushPrep>,
+        prep: Box<usecase::flush::Prepared>,
         instructions: Option<String>,
     },
 }
@@ -91,12 +86,11 @@ pub enum GenJob {
 #[derive(Debug, Clone)]
 pub enum CommitJob {
     Compact {
-        prepared: Shared<Prepared>,
+        prep: Box<usecase::compact::Prepared>,
         text: String,
-        store: Option<StoreRow>,
     },
     Flush {
-        prep: Box<FlushPrep>,
+        prep: Box<usecase::flush::Prepared>,
         text: String,
     },
 }
@@ -167,8 +161,17 @@ pub struct EffectCtx {
     pub env: Option<EnvLookup>,
 }
 
-/// `name -> value` lookup of environment variables (API keys, never displayed).
-pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+pub use crate::usecase::EnvLookup;
+
+impl EffectCtx {
+    /// The model choice of the dialogs: the host's config only (no CLI overrides).
+    fn model_choice(&self) -> usecase::ModelChoice {
+        usecase::ModelChoice {
+            overrides: Default::default(),
+            env: self.env.clone().unwrap_or_else(usecase::process_env),
+        }
+    }
+}
 
 /// Runs one effect to completion on the current thread. `Watch` is the app loop's business
 /// (it owns the watcher) and yields nothing here.
@@ -241,70 +244,25 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
     }
 }
 
-/// Resolves the endpoint of the session's model (SPEC §8) and the summarizer budget:
-/// context window = the model's catalog window, else the session window; reserve = the
-/// session's effective reserve.
-pub fn resolve_model(
-    ctx: &EffectCtx,
-    source: &dyn SessionSource,
-    agent_id: &str,
-    provider: Option<&str>,
-    model: Option<&str>,
-    window: u64,
-    reserve: u64,
-) -> Result<ModelInfo, String> {
-    let config = source.config();
-    let agent_models = source.models_json(agent_id).map(|(_, v)| v);
-    let env = |k: &str| match &ctx.env {
-        Some(f) => f(k),
-        None => std::env::var(k).ok(),
-    };
-    let ep = crate::llm::resolve_endpoint(
-        config,
-        agent_models.as_ref(),
-        provider,
-        model,
-        &crate::llm::ModelOverrides::default(),
-        &env,
-    )
-    .map_err(|e| e.to_string())?;
-    let budget = Budget {
-        context_window: ep.context_window.unwrap_or(window),
-        reserve_tokens: reserve,
-        reasoning: ep.reasoning,
-    };
-    Ok(ModelInfo {
-        endpoint: ep,
-        budget,
-    })
-}
-
-/// Provider and model of the last assistant message (bare transcripts have no store row).
-fn transcript_model(t: &Transcript, path: &[u32]) -> (Option<String>, Option<String>) {
-    for &i in path.iter().rev().take(200) {
-        if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
-            continue;
-        }
-        if let Ok(v) = t.entry_json(i) {
-            let m = &v["message"];
-            let p = m["provider"].as_str().map(str::to_string);
-            let id = m["model"].as_str().map(str::to_string);
-            if p.is_some() || id.is_some() {
-                return (p, id);
-            }
-        }
-    }
-    (None, None)
-}
-
 fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
+    let model = ctx.model_choice();
     let result = match req.kind {
-        DialogKind::Compact => {
-            prepare_compact(req, ctx).map(|c| Box::new(Prep::Compact(Box::new(c))))
-        }
-        DialogKind::Flush => {
-            crate::tui::flush_ui::prepare(req, ctx).map(|f| Box::new(Prep::Flush(Box::new(f))))
-        }
+        DialogKind::Compact => usecase::compact::prepare(
+            &req.session,
+            &usecase::compact::Options {
+                keep_recent_tokens: Some(req.keep_recent_tokens),
+                model,
+            },
+        )
+        .map(|c| Box::new(Prep::Compact(Box::new(c)))),
+        DialogKind::Flush => usecase::flush::prepare(
+            &req.session,
+            &usecase::flush::Options {
+                workspace: None,
+                model,
+            },
+        )
+        .map(|f| Box::new(Prep::Flush(Box::new(f)))),
     };
     Action::DialogPrepared {
         dialog: req.dialog,
@@ -312,132 +270,25 @@ fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
     }
 }
 
-fn prepare_compact(req: &PrepareRequest, ctx: &EffectCtx) -> Result<CompactPrep, String> {
-    let row = &req.row;
-    let keep = if row.keep_recent_tokens == 0 {
-        crate::plan::DEFAULT_KEEP_RECENT_TOKENS
-    } else {
-        row.keep_recent_tokens
-    };
-    let Some(path) = req.writer.transcript.as_ref() else {
-        return Err(format!(
-            "No transcript file to compact for {}.",
-            req.session
-        ));
-    };
-    let p = crate::compaction::prepare(path, keep).map_err(|e| match e {
-        crate::compaction::PrepareError::NoPlan { reason, .. } => {
-            let r = reason.to_string();
-            // NoPlan's wording already starts with "nothing to compact" for some reasons.
-            if r.starts_with("nothing to compact") {
-                format!("N{}.", &r[1..])
-            } else {
-                format!("Nothing to compact: {r}.")
-            }
-        }
-        e => format!("Cannot plan a compaction: {e}"),
-    })?;
-    let t = &p.transcript;
-    let plan = &p.plan;
-    let kept = &plan.path[plan.cut.first_kept..];
-    let kept_messages = kept
-        .iter()
-        .filter(|&&i| matches!(t.entries[i as usize].kind, EntryKind::Message(_)))
-        .count();
-    let kept_tokens = crate::compaction::tokens_after(t, plan, "").saturating_sub(
-        crate::tokens::estimate_message(
-            &serde_json::json!({"role": "compactionSummary", "summary": ""}),
-        ),
-    );
-    let (provider, model) = match (&row.model_provider, &row.model_id) {
-        (None, None) if req.writer.store.is_none() => transcript_model(t, &plan.path),
-        (p, m) => (p.clone(), m.clone()),
-    };
-    let model = resolve_model(
-        ctx,
-        req.session.source.as_ref(),
-        &row.agent_id,
-        provider.as_deref(),
-        model.as_deref(),
-        row.window,
-        row.reserve,
-    );
-    let custom_instructions = req
-        .session
-        .source
-        .config()
-        .pointer("/agents/defaults/compaction/customInstructions")
-        .and_then(|v| v.as_str())
-        .filter(|s| !s.trim().is_empty())
-        .map(str::to_string);
-    // Same id and timestamp widths as the real commit, so the byte count is exact.
-    let line_overhead =
-        crate::compaction::entry_line(t, plan, "00000000", &crate::compaction::iso_now(), "").len();
-    Ok(CompactPrep {
-        transcript: path.clone(),
-        messages: plan.messages_to_summarize.len(),
-        turn_prefix: plan.turn_prefix_messages.len(),
-        split_turn: plan.cut.is_split_turn,
-        leaf_id: t.display_id(plan.leaf),
-        first_kept_id: t.display_id(plan.first_kept_entry),
-        kept_entries: kept.len(),
-        kept_messages,
-        kept_tokens,
-        tokens_before: plan.tokens_before,
-        previous_summary: plan.previous_summary.as_deref().map(|s| {
-            s.lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .to_string()
-        }),
-        read_files: plan.read_files.len(),
-        modified_files: plan.modified_files.len(),
-        keep_recent_tokens: keep,
-        model,
-        custom_instructions,
-        store: req.writer.store.clone(),
-        compaction_count: row.compaction_count,
-        line_overhead,
-        prepared: Shared(Arc::new(p)),
-    })
-}
-
-fn commit(job: CommitJob) -> Result<String, String> {
+fn commit(job: CommitJob) -> Result<String, Problem> {
     match job {
-        CommitJob::Compact {
-            prepared,
-            text,
-            store,
-        } => {
-            let p = &prepared;
-            match crate::compaction::commit(p, &text, store.as_ref()) {
-                Ok(c) => {
-                    let id = c
-                        .entry_id
-                        .clone()
-                        .unwrap_or_else(|| "(v1 file: pi assigns the id)".into());
-                    let store = match (&store, c.store_updated) {
-                        (Some(s), true) => {
-                            format!("; {} updated", crate::sanitize::one_line(&s.session_key))
-                        }
-                        _ => String::new(),
-                    };
-                    Ok(format!(
-                        "Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.",
-                        text.len(),
-                        crate::tui::model::thousands(c.tokens_after)
-                    ))
+        CommitJob::Compact { prep, text } => {
+            let c = usecase::compact::commit(&prep, &text)?;
+            let id = c
+                .entry_id
+                .clone()
+                .unwrap_or_else(|| "(v1 file: pi assigns the id)".into());
+            let store = match (&prep.store, c.store_updated) {
+                (Some(s), true) => {
+                    format!("; {} updated", crate::sanitize::one_line(&s.session_key))
                 }
-                Err(e) if e.exit_code() == 3 => {
-                    Err(format!("Commit refused, nothing written: {e}"))
-                }
-                Err(
-                    e @ crate::compaction::CompactCommitError::Store {
-                        rolled_back: false, ..
-                    },
-                ) => Err(format!("Partly committed: {e}")),
-                Err(e) => Err(format!("Commit failed, nothing written: {e}")),
-            }
+                _ => String::new(),
+            };
+            Ok(format!(
+                "Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.",
+                text.len(),
+                crate::tui::model::thousands(c.tokens_after)
+            ))
         }
         CommitJob::Flush { prep, text } => crate::tui::flush_ui::commit(&prep, &text),
     }
@@ -471,55 +322,45 @@ pub async fn run_generation(
             elapsed_ms: start.elapsed().as_millis() as u64,
         });
     };
+    let failure = |p: Problem| match p {
+        Problem::Cancelled => GenFailure::Cancelled,
+        p => GenFailure::Failed(p.to_string()),
+    };
     let result = match job {
-        GenJob::Compact {
-            prepared,
+        GenJob::Compact { prep, instructions } => usecase::compact::generate(
+            &prep,
+            &model,
             instructions,
-        } => {
-            // Decoding the messages reads the transcript: off the async threads.
-            let p = prepared.clone();
-            let input = tokio::task::spawn_blocking(move || {
-                crate::compaction::summary_input(&p.transcript, &p.plan, instructions)
-            })
-            .await;
-            match input {
-                Err(e) => Err(GenFailure::Failed(format!(
-                    "reading the transcript failed: {e}"
-                ))),
-                Ok(input) => {
-                    let mut s = LlmSummarizer::new(
-                        &model.endpoint,
-                        options,
-                        cancel.clone(),
-                        Box::new(on_progress),
-                    );
-                    let r = crate::compaction::model::generate(&mut s, model.budget, &input).await;
-                    let warnings = std::mem::take(&mut s.warnings);
-                    match r {
-                        Ok(o) => Ok(Generated {
-                            text: o.summary,
-                            calls: o.calls,
-                            warnings,
-                            no_reply: false,
-                            current: None,
-                        }),
-                        Err(SummaryError::Cancelled) => Err(GenFailure::Cancelled),
-                        Err(e) => Err(GenFailure::Failed(e.to_string())),
-                    }
-                }
-            }
-        }
-        GenJob::Flush { prep, instructions } => {
-            crate::tui::flush_ui::generate(
-                &prep,
-                instructions,
-                &model,
-                options,
-                cancel.clone(),
-                Box::new(on_progress),
-            )
-            .await
-        }
+            options,
+            cancel.clone(),
+            Box::new(on_progress),
+        )
+        .await
+        .map(|g| Generated {
+            text: g.text,
+            calls: g.calls,
+            warnings: g.warnings,
+            no_reply: false,
+            current: None,
+        })
+        .map_err(failure),
+        GenJob::Flush { prep, instructions } => usecase::flush::generate(
+            &prep,
+            &model,
+            instructions,
+            options,
+            cancel.clone(),
+            Box::new(on_progress),
+        )
+        .await
+        .map(|d| Generated {
+            text: d.text,
+            calls: 1,
+            warnings: d.warnings,
+            no_reply: d.no_reply,
+            current: Some(d.existing),
+        })
+        .map_err(failure),
     };
     let result = if cancel.is_cancelled() {
         Err(GenFailure::Cancelled)

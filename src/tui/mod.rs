@@ -1,4 +1,4 @@
-//! The terminal UI (SPEC §4).
+//! The terminal UI (docs/interface.md §2).
 //!
 //! Shape (after the ratatui templates, gitui and television):
 //! - [`action::Action`]: the one message type (key intents and async results);

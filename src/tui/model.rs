@@ -1,11 +1,11 @@
 //! View-model of the Sessions screen: one [`SessionRow`] per session, already resolved to the
-//! SPEC §3 numbers with their sources. The TUI never reads the store itself; a
+//! numbers (docs/numbers.md) with their sources. The TUI never reads the store itself; a
 //! [`SessionLoader`] (the seam) hands it rows, so tests and the demo can construct them.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// The TUI shows the domain's own provenance and status (SPEC §3).
+/// The TUI shows the domain's own provenance and status (docs/numbers.md §2, §5).
 pub use crate::thresholds::{Status, UsedSource as Provenance};
 
 /// One-cell marker drawn next to the used figure.
@@ -59,12 +59,12 @@ pub struct SessionRow {
     pub sources: NumberSources,
     /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
     pub keep_recent_tokens: u64,
-    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, SPEC §8).
+    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, docs/models.md).
     pub model_provider: Option<String>,
     pub model_id: Option<String>,
 }
 
-/// OpenClaw defaults (SPEC §3), used for bare files and for rows built in tests.
+/// OpenClaw defaults (docs/numbers.md §3), used for bare files and for rows built in tests.
 pub const DEFAULT_WINDOW: u64 = 200_000;
 pub const DEFAULT_RESERVE_TOKENS: u64 = 16_384;
 pub const DEFAULT_RESERVE_FLOOR: u64 = 20_000;
@@ -150,7 +150,7 @@ impl SessionRow {
     }
 }
 
-/// SPEC §3 status from the numbers.
+/// Status from the numbers (docs/numbers.md §5).
 pub fn status_of(
     used: Option<u64>,
     window: u64,

@@ -130,9 +130,13 @@ fn era_b_by_user_version() {
         "{ws}"
     );
     h.run(&["list"]).expect(1);
+    // Without --yes a compaction on a SQLite host only says what it would ask the host's
+    // gateway (tests/gateway/ runs it against a real one); nothing is sent or written.
+    let o = h.run(&["compact", "agent:main:main"]);
+    o.expect(0);
+    assert!(o.text().contains("Nothing was sent"), "{}", o.text());
     for args in [
         &["compact", "agent:main:main", "--dry-run", "--json"][..],
-        &["compact", "agent:main:main"],
         &["flush", "agent:main:main"],
         &["show", "agent:main:main"],
     ] {

@@ -124,7 +124,8 @@ fn too_old_store_lock_is_reclaimed_but_live_transcript_lock_is_not() {
         Err(CommitError::Busy { .. })
     ));
     // A live agent turn can hold the transcript lock longer than OpenClaw's staleMs: an
-    // old lock of a live pid is still refused (SPEC §6.4), only dead holders are reclaimed.
+    // old lock of a live pid is still refused (docs/commit-protocol.md §5), only dead holders are
+    // reclaimed.
     fs::write(&lp, lock_payload(child.pid(), &iso_ago(31 * 60))).expect("write lock");
     assert!(matches!(
         lock::acquire(&t, &LockOptions::transcript()),

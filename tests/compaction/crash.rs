@@ -171,5 +171,4 @@ fn sigkill_during_a_compaction_commit_leaves_old_or_new_state() {
         started.elapsed()
     );
     assert!(olds > 0 && news > 0, "the kills missed the commit window");
-    assert!(started.elapsed() < Duration::from_secs(60));
 }

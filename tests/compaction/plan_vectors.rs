@@ -1,4 +1,4 @@
-//! Known figures from pi (reference/compaction-algorithm.md §7.1) on the real fixtures.
+//! Known figures from pi (docs/pi-compaction.md §9) on the real fixtures.
 use clawtop::plan;
 use clawtop::transcript::Transcript;
 use std::path::PathBuf;

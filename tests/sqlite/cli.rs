@@ -110,19 +110,19 @@ fn compact_dry_run_plans_and_writes_are_refused() {
     o.expect(0);
     let v = o.json();
     assert!(v["firstKeptEntryId"].is_string(), "{v}");
-    for args in [
-        &["compact", "agent:main:incident-7"][..],
-        &["flush", "agent:main:incident-7"],
-    ] {
-        let o = run(&h, args);
-        o.expect(3);
-        assert!(o.stderr.contains("SQLite"), "{}", o.stderr);
-        assert!(
-            o.stderr.contains("--dry-run"),
-            "says what clawtop can do: {}",
-            o.stderr
-        );
-    }
+    // A flush cannot be written here; the refusal says what clawtop can do instead.
+    let o = run(&h, &["flush", "agent:main:incident-7"]);
+    o.expect(3);
+    assert!(o.stderr.contains("SQLite"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("--dry-run"),
+        "says what clawtop can do: {}",
+        o.stderr
+    );
+    // A compaction without --yes only says what it would ask the Gateway.
+    let o = run(&h, &["compact", "agent:main:incident-7"]);
+    o.expect(0);
+    assert!(o.text().contains("Nothing was sent"), "{}", o.text());
     assert_eq!(snapshot(&h.state()), before);
     assert_eq!(contents(&h.state()), bytes);
 }

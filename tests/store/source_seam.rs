@@ -2,6 +2,7 @@
 //! unreadable (era-B) host, and a second, in-memory source that the reports and the TUI use
 //! without any change to them (what a SQLite source will do).
 
+use crate::support::fixtures;
 use clawtop::source::transcript_file::TranscriptFile;
 use clawtop::source::{
     Changes, Listing, Operation, Session, SessionHandle, SessionRef, SessionSource, SourceError,
@@ -19,8 +20,7 @@ use std::sync::Arc;
 const SESSION_ID: &str = "97f75c20-5cc1-429c-a417-d0c0ee5fec68";
 
 fn fixture_transcript() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/transcripts/v3-two-compactions.jsonl")
+    fixtures::fixture("transcripts/v3-two-compactions.jsonl")
 }
 
 /// A one-agent file-backed state dir: `sessions.json` (no fresh totalTokens, so `used` is
@@ -82,7 +82,7 @@ fn the_file_store_names_sessions_by_reference_and_offers_a_local_writer() {
     assert_eq!(store.session_key, "agent:main:main");
     assert_eq!(store.session_id, SESSION_ID);
     assert_eq!(
-        w.workspace.expect("workspace").0,
+        source.workspace("main").expect("workspace").0,
         dir.path().join("workspace")
     );
     // A reference from another source, or to a session that does not exist, opens nothing.
@@ -138,7 +138,7 @@ fn read_only_sources_say_why() {
     let Writer::Local(w) = f.writer(&r, Operation::Compact) else {
         panic!("bare files compact locally")
     };
-    assert!(w.store.is_none() && w.workspace.is_none());
+    assert!(w.store.is_none() && f.workspace("").is_none());
     assert!(
         matches!(f.writer(&r, Operation::Flush), Writer::ReadOnly(m) if m.contains("nothing to flush"))
     );

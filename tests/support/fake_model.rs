@@ -11,7 +11,8 @@
 //! assert_eq!(fake.requests().len(), 2);
 //! ```
 //!
-//! Each request takes the next scripted [`Reply`]; with none left it gets a 500 that
+//! Each request takes the next scripted [`Reply`]; with none left it gets the fallback reply
+//! if one is set, else a 500 that
 //! says so. Every request is recorded. A minimal HTTP/1.1 responder (one request per
 //! connection, `connection: close`) is enough here and keeps the fake free of server
 //! dependencies. Dropping the [`FakeModel`] stops the server and all its connections.
@@ -223,6 +224,8 @@ impl Reply {
 #[derive(Default)]
 struct State {
     script: Mutex<VecDeque<Reply>>,
+    /// Answers every request once the script is empty (see [`FakeModel::set_fallback`]).
+    fallback: Mutex<Option<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
 }
 
@@ -263,6 +266,13 @@ impl FakeModel {
     /// Queue a reply for the next unanswered request.
     pub fn push(&self, reply: Reply) -> &Self {
         self.state.script.lock().unwrap().push_back(reply);
+        self
+    }
+
+    /// The reply for every request that finds the script empty (instead of a 500). For
+    /// servers like a real OpenClaw gateway that decide themselves how many calls to make.
+    pub fn set_fallback(&self, reply: Reply) -> &Self {
+        *self.state.fallback.lock().unwrap() = Some(reply);
         self
     }
 
@@ -342,7 +352,8 @@ async fn handle(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()>
         )
         .await;
     };
-    let reply = state.script.lock().unwrap().pop_front();
+    let scripted = state.script.lock().unwrap().pop_front();
+    let reply = scripted.or_else(|| state.fallback.lock().unwrap().clone());
     let Some(reply) = reply else {
         return write_plain(
             &mut stream,

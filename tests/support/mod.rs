@@ -7,6 +7,7 @@ pub mod commit;
 pub mod fake_model;
 pub mod fixtures;
 pub mod flush;
+pub mod openclaw_gateway;
 pub mod tui;
 
 /// The name libtest gives test `name` of module `module` (pass `module_path!()`), for tests

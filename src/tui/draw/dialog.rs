@@ -71,7 +71,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             )));
         }
         if d.kind == DialogKind::Flush
-            && flush_ui::is_no_reply(&crate::tui::dialog::text_of(&d.preview))
+            && crate::flush::is_no_reply(&crate::tui::dialog::text_of(&d.preview))
         {
             top.push(Line::from(Span::styled(
                 truncate("NO_REPLY — nothing worth keeping: commit records the flush without writing notes", w),

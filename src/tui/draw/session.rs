@@ -1,5 +1,5 @@
-//! Session screen: the SPEC §3 numbers with their sources, the reason in plain words, a gauge,
-//! and the transcript as a viewport over the entry index.
+//! Session screen: the numbers (docs/numbers.md) with their sources, the reason in plain words, a
+//! gauge, and the transcript as a viewport over the entry index.
 //!
 //! ```text
 //! Session main · agent:main:main · fake-model · read-only

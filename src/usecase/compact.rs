@@ -1,0 +1,248 @@
+//! A compaction: [`prepare`] (the plan on the session's transcript, the model, the default
+//! instructions), [`generate`] (the summary, nothing written), [`commit`] (exactly the given
+//! text, refused when the transcript moved since [`prepare`]).
+
+use super::{ModelChoice, ModelInfo, Problem, Subject};
+use crate::commit::StoreRow;
+use crate::compaction::model::{GenProgress, LlmSummarizer};
+use crate::compaction::{self, PrepareError};
+use crate::llm::{CancellationToken, ClientOptions};
+use crate::source::{Operation, SessionHandle, Writer};
+use crate::summary::SummaryError;
+use crate::thresholds::Sourced;
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde_json::Value;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A planned compaction: what a preview shows, and what generation and commit need.
+#[derive(Clone)]
+pub struct Prepared {
+    pub session: SessionHandle,
+    pub prepared: Arc<compaction::Prepared>,
+    /// The transcript the entry is appended to.
+    pub transcript: PathBuf,
+    /// The store row updated with it (None: a bare transcript).
+    pub store: Option<StoreRow>,
+    pub messages: usize,
+    pub turn_prefix: usize,
+    pub split_turn: bool,
+    pub leaf_id: String,
+    pub first_kept_id: String,
+    pub kept_entries: usize,
+    pub kept_messages: usize,
+    /// Estimate of everything kept (without the summary).
+    pub kept_tokens: u64,
+    pub tokens_before: u64,
+    /// First line of the previous summary (raw; sanitize before showing).
+    pub previous_summary: Option<String>,
+    pub read_files: usize,
+    pub modified_files: usize,
+    pub keep_recent_tokens: u64,
+    pub keep: Sourced<u64>,
+    /// `Err` says why no model can be called (generation refuses; the plan still shows).
+    pub model: Result<ModelInfo, String>,
+    /// `compaction.customInstructions` when set and not blank.
+    pub default_instructions: Option<String>,
+    pub compaction_count: Option<u64>,
+    /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
+    pub line_overhead: usize,
+    pub warnings: Vec<String>,
+}
+
+impl fmt::Debug for Prepared {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("compact::Prepared")
+            .field("session", &self.session)
+            .field("leaf_id", &self.leaf_id)
+            .field("first_kept_id", &self.first_kept_id)
+            .field("messages", &self.messages)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Prepared {
+    pub fn transcript(&self) -> &Transcript {
+        &self.prepared.transcript
+    }
+}
+
+/// What to prepare with.
+#[derive(Clone, Default)]
+pub struct Options {
+    /// `keepRecentTokens` given by the operator (None or 0: the config's).
+    pub keep_recent_tokens: Option<u64>,
+    pub model: ModelChoice,
+}
+
+/// `compaction.customInstructions`, unless blank.
+pub fn default_instructions(config: &Value) -> Option<String> {
+    config
+        .pointer("/agents/defaults/compaction/customInstructions")
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_string)
+}
+
+/// The instructions a summary is asked with. `given` is what the operator gave (the CLI's
+/// `--instructions`, the TUI editor's text, which starts as the default): when they gave
+/// nothing, the config's default applies. Blank text is no instructions on both sides: a
+/// blank `customInstructions` never reaches the model, and giving blank text asks for none.
+pub fn instructions(given: Option<String>, default: Option<&str>) -> Option<String> {
+    match given {
+        Some(text) => Some(text).filter(|s| !s.trim().is_empty()),
+        None => default.filter(|s| !s.trim().is_empty()).map(str::to_string),
+    }
+}
+
+fn prepare_problem(e: PrepareError) -> Problem {
+    let msg = e.to_string();
+    Problem::from_code(e.exit_code(), msg)
+}
+
+/// Plans the compaction of `session` (disk I/O: store row, transcript).
+pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
+    let writer = match session.writer(Operation::Compact) {
+        Writer::Local(w) => w,
+        Writer::ReadOnly(why) => return Err(Problem::Refused(why)),
+        Writer::Remote { via, note } => {
+            return Err(Problem::Refused(format!(
+                "this session is compacted through {via}, which clawtop cannot drive yet ({note})"
+            )));
+        }
+    };
+    let Some(path) = writer.transcript.clone() else {
+        return Err(Problem::Failed(format!(
+            "session {} has no transcript file",
+            session.session
+        )));
+    };
+    let subject = Subject::read(session, false)?;
+    let keep = subject.keep_recent_tokens(opts.keep_recent_tokens);
+    let p = compaction::prepare(&path, keep.value).map_err(prepare_problem)?;
+    let t = &p.transcript;
+    let plan = &p.plan;
+    let kept = &plan.path[plan.cut.first_kept..];
+    let kept_messages = kept
+        .iter()
+        .filter(|&&i| matches!(t.entries[i as usize].kind, EntryKind::Message(_)))
+        .count();
+    let kept_tokens =
+        compaction::tokens_after(t, plan, "").saturating_sub(crate::tokens::estimate_message(
+            &serde_json::json!({"role": "compactionSummary", "summary": ""}),
+        ));
+    // The entry's model; a bare transcript names its model in its last assistant message.
+    let entry = subject.session.as_ref().map(|s| &s.entry);
+    let (provider, model) = match entry.map(|e| (&e.model_provider, &e.model)) {
+        Some((p, m)) if p.is_some() || m.is_some() => (p.clone(), m.clone()),
+        _ if writer.store.is_none() => transcript_model(t, &plan.path),
+        _ => (None, None),
+    };
+    let model = super::resolve_model(&subject, provider.as_deref(), model.as_deref(), &opts.model);
+    // Same id and timestamp widths as the real commit, so the byte count is exact.
+    let line_overhead =
+        compaction::entry_line(t, plan, "00000000", &compaction::iso_now(), "").len();
+    Ok(Prepared {
+        session: session.clone(),
+        transcript: path,
+        store: writer.store,
+        messages: plan.messages_to_summarize.len(),
+        turn_prefix: plan.turn_prefix_messages.len(),
+        split_turn: plan.cut.is_split_turn,
+        leaf_id: t.display_id(plan.leaf),
+        first_kept_id: t.display_id(plan.first_kept_entry),
+        kept_entries: kept.len(),
+        kept_messages,
+        kept_tokens,
+        tokens_before: plan.tokens_before,
+        previous_summary: plan.previous_summary.as_deref().map(|s| {
+            s.lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .to_string()
+        }),
+        read_files: plan.read_files.len(),
+        modified_files: plan.modified_files.len(),
+        keep_recent_tokens: keep.value,
+        keep,
+        model,
+        default_instructions: default_instructions(session.source.config()),
+        compaction_count: entry.and_then(|e| e.compaction_count),
+        line_overhead,
+        warnings: subject.warnings,
+        prepared: Arc::new(p),
+    })
+}
+
+/// Provider and model of the last assistant message (bare transcripts have no store row).
+fn transcript_model(t: &Transcript, path: &[u32]) -> (Option<String>, Option<String>) {
+    for &i in path.iter().rev().take(200) {
+        if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
+            continue;
+        }
+        if let Ok(v) = t.entry_json(i) {
+            let m = &v["message"];
+            let p = m["provider"].as_str().map(str::to_string);
+            let id = m["model"].as_str().map(str::to_string);
+            if p.is_some() || id.is_some() {
+                return (p, id);
+            }
+        }
+    }
+    (None, None)
+}
+
+/// A generated summary.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub text: String,
+    pub calls: usize,
+    /// Notes for the operator (an answer cut at the output limit, ...).
+    pub warnings: Vec<String>,
+}
+
+/// Asks the model for the summary (network; the transcript is read on a blocking thread).
+/// Writes nothing.
+pub async fn generate(
+    p: &Prepared,
+    model: &ModelInfo,
+    instructions: Option<String>,
+    options: ClientOptions,
+    cancel: CancellationToken,
+    on_progress: Box<dyn FnMut(GenProgress) + Send + '_>,
+) -> Result<Generated, Problem> {
+    let prepared = p.prepared.clone();
+    let input = tokio::task::spawn_blocking(move || {
+        compaction::summary_input(&prepared.transcript, &prepared.plan, instructions)
+    })
+    .await
+    .map_err(|e| Problem::Failed(format!("reading the transcript failed: {e}")))?;
+    let mut s = LlmSummarizer::new(&model.endpoint, options, cancel.clone(), on_progress);
+    let r = compaction::model::generate(&mut s, model.budget, &input).await;
+    let warnings = std::mem::take(&mut s.warnings);
+    if cancel.is_cancelled() {
+        return Err(Problem::Cancelled);
+    }
+    match r {
+        Ok(o) => Ok(Generated {
+            text: o.summary,
+            calls: o.calls,
+            warnings,
+        }),
+        Err(SummaryError::Cancelled) => Err(Problem::Cancelled),
+        Err(e) => Err(Problem::Failed(format!(
+            "summary failed, nothing written: {e}"
+        ))),
+    }
+}
+
+/// Appends the compaction entry carrying exactly `text` and updates the store row.
+pub fn commit(p: &Prepared, text: &str) -> Result<compaction::Committed, Problem> {
+    compaction::commit(&p.prepared, text, p.store.as_ref()).map_err(|e| match e {
+        compaction::CompactCommitError::Store {
+            rolled_back: false, ..
+        } => Problem::PartlyWritten(e.to_string()),
+        e => Problem::from_code(e.exit_code(), e.to_string()),
+    })
+}

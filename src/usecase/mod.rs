@@ -1,0 +1,232 @@
+//! The use cases: prepare, generate and commit a compaction ([`compact`]) or a memory flush
+//! ([`flush`]) for a session named by its [`SessionHandle`]. The CLI and the TUI call these
+//! and render what comes back; neither assembles an operation itself, so both decide every
+//! question the same way:
+//!
+//! - the session's numbers come from [`crate::numbers`] at prepare time, through the source;
+//! - one endpoint resolution and one summarizer budget ([`resolve_model`]);
+//! - one mapping of the client's progress to generation progress ([`progress`]);
+//! - the flush gate is fed the typed counters of the numbers
+//!   ([`crate::flush::FlushGate::from_thresholds`]);
+//! - blank instructions (typed or `compaction.customInstructions`) mean none
+//!   ([`compact::instructions`]);
+//! - empty flush notes are refused; `NO_REPLY` records a flush without notes
+//!   ([`flush::notes_to_commit`]);
+//! - what went wrong is a typed [`Problem`] (usage, refused, failed, partly written,
+//!   cancelled) with one exit code each ([`Exit`]), never a string matched again.
+//!
+//! Order of a use case, and why: prepare reads everything a preview needs (plan, gate,
+//! target, model) and records the state it was made on; generate calls the model and writes
+//! nothing; commit writes exactly the text it is given (the preview, possibly edited) and
+//! refuses when the session moved since prepare. No terminal code here: texts in
+//! [`Problem`]s and warnings are sanitized by the front-end that shows them.
+
+pub mod compact;
+pub mod flush;
+pub mod gateway_compact;
+
+use crate::compaction::model::GenProgress;
+use crate::llm::{self, ModelEndpoint, ModelOverrides};
+use crate::numbers::Numbers;
+use crate::source::{Session, SessionHandle};
+use crate::summary::Budget;
+use crate::thresholds::{self, Counters, Settings, Thresholds};
+use std::sync::Arc;
+
+/// Process exit codes (docs/interface.md §1), defined once.
+pub struct Exit;
+impl Exit {
+    pub const OK: i32 = 0;
+    /// The operation failed.
+    pub const FAILED: i32 = 1;
+    /// The command line asked for something malformed.
+    pub const USAGE: i32 = 2;
+    /// Refused for safety, nothing written (read-only host, busy, changed since the preview).
+    pub const REFUSED: i32 = 3;
+}
+
+/// Why a use case did not complete.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    #[error("{0}")]
+    Usage(String),
+    /// Nothing was written.
+    #[error("{0}")]
+    Refused(String),
+    /// Nothing was written (or it was undone).
+    #[error("{0}")]
+    Failed(String),
+    /// Something was written and could not be undone; the message says what.
+    #[error("{0}")]
+    PartlyWritten(String),
+    #[error("cancelled; nothing written")]
+    Cancelled,
+}
+
+impl Problem {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Problem::Usage(_) => Exit::USAGE,
+            Problem::Refused(_) => Exit::REFUSED,
+            Problem::Failed(_) | Problem::PartlyWritten(_) | Problem::Cancelled => Exit::FAILED,
+        }
+    }
+
+    /// From a domain error's exit code (`CommitError`, `FlushError`, ... all map to [`Exit`]).
+    pub fn from_code(code: i32, message: String) -> Problem {
+        match code {
+            Exit::USAGE => Problem::Usage(message),
+            Exit::REFUSED => Problem::Refused(message),
+            _ => Problem::Failed(message),
+        }
+    }
+}
+
+/// `name -> value` lookup of environment variables (API keys, never displayed).
+pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// The process environment.
+pub fn process_env() -> EnvLookup {
+    Arc::new(|k: &str| std::env::var(k).ok())
+}
+
+/// How to reach the model: the operator's overrides (CLI flags) and the environment.
+#[derive(Clone)]
+pub struct ModelChoice {
+    pub overrides: ModelOverrides,
+    pub env: EnvLookup,
+}
+
+impl Default for ModelChoice {
+    fn default() -> Self {
+        ModelChoice {
+            overrides: ModelOverrides::default(),
+            env: process_env(),
+        }
+    }
+}
+
+/// The model that will write the text, as resolved (never the key, only where it comes from).
+#[derive(Debug, Clone)]
+pub struct ModelInfo {
+    pub endpoint: ModelEndpoint,
+    pub budget: Budget,
+}
+
+impl ModelInfo {
+    /// `provider/model @ base_url`.
+    pub fn label(&self) -> String {
+        format!(
+            "{}/{} @ {}",
+            self.endpoint.provider, self.endpoint.model, self.endpoint.base_url
+        )
+    }
+}
+
+/// Resolves the endpoint of the session's model (docs/models.md) and the summarizer budget: context
+/// window = the model's catalog window, else the session's window; reserve = the session's
+/// effective reserve.
+pub fn resolve_model(
+    subject: &Subject,
+    provider: Option<&str>,
+    model: Option<&str>,
+    choice: &ModelChoice,
+) -> Result<ModelInfo, String> {
+    let source = &subject.handle.source;
+    let agent_models = source
+        .models_json(&subject.handle.session.agent_id)
+        .map(|(_, v)| v);
+    let env = |k: &str| (choice.env)(k);
+    let ep = llm::resolve_endpoint(
+        source.config(),
+        agent_models.as_ref(),
+        provider,
+        model,
+        &choice.overrides,
+        &env,
+    )
+    .map_err(|e| e.to_string())?;
+    let budget = Budget {
+        context_window: ep.context_window.unwrap_or(subject.numbers.window),
+        reserve_tokens: subject.numbers.reserve,
+        reasoning: ep.reasoning,
+    };
+    Ok(ModelInfo {
+        endpoint: ep,
+        budget,
+    })
+}
+
+/// The one mapping of the model client's progress to generation progress.
+pub fn progress(p: llm::Progress) -> Option<GenProgress> {
+    GenProgress::from_client(p)
+}
+
+/// A session as the use cases see it: its listed entry (None for a bare transcript) and its
+/// numbers now.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    pub handle: SessionHandle,
+    pub session: Option<Session>,
+    pub numbers: Thresholds,
+    /// Problems met computing the numbers (an unreadable transcript, ...).
+    pub warnings: Vec<String>,
+}
+
+impl Subject {
+    /// Reads the session's entry and computes its numbers. `estimate_used` opens the
+    /// transcript when the store has no fresh figure (the flush gate needs it; a compaction
+    /// only needs window and reserve).
+    pub fn read(handle: &SessionHandle, estimate_used: bool) -> Result<Subject, Problem> {
+        let source = handle.source.as_ref();
+        let r = &handle.session;
+        let mut warnings = Vec::new();
+        let listed = if r.agent_id.is_empty() {
+            None
+        } else {
+            let listing = source.list(Some(&r.agent_id));
+            let found = listing.sessions.into_iter().find(|s| s.reference == *r);
+            if found.is_none() {
+                return Err(Problem::Failed(match listing.errors.first() {
+                    Some(e) => e.clone(),
+                    None => format!("no session {r} in {} any more", source.label()),
+                }));
+            }
+            found
+        };
+        let numbers = match &listed {
+            Some(s) => {
+                let mut n = Numbers::new(source);
+                if estimate_used {
+                    n.session(s, &mut warnings).0
+                } else {
+                    n.session_with(s, || None)
+                }
+            }
+            // A bare transcript: no entry, no config, every setting its default.
+            None => {
+                let settings = Settings::from_config(source.config());
+                let window = thresholds::resolve_window(None, &settings, &[], None, None);
+                let used = thresholds::resolve_used(&Counters::default(), || None);
+                thresholds::compute(window, used, &settings, &Counters::default())
+            }
+        };
+        Ok(Subject {
+            handle: handle.clone(),
+            session: listed,
+            numbers,
+            warnings,
+        })
+    }
+
+    /// `keepRecentTokens`: the operator's value (CLI flag, TUI row), else the config's.
+    pub fn keep_recent_tokens(&self, given: Option<u64>) -> thresholds::Sourced<u64> {
+        match given.filter(|&n| n > 0) {
+            Some(n) => thresholds::Sourced {
+                value: n,
+                source: thresholds::Source::Flag,
+            },
+            None => Settings::from_config(self.handle.source.config()).keep_recent_tokens,
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! Bad gateways: a scripted WebSocket server on 127.0.0.1 that closes mid-handshake, sends
+//! malformed frames, never answers, or answers `ok:false`. Each case must end in a clear error,
+//! quickly (short timeouts, every wait bounded), with nothing sent that changes a session.
+
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use clawtop::gateway::{DeviceIdentity, GatewayClient, GatewayError, GatewayTarget, Timeouts};
+use clawtop::llm::Secret;
+use futures::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+type Ws = WebSocketStream<TcpStream>;
+type Seen = Arc<Mutex<Vec<Value>>>;
+
+const TOKEN: &str = "fault-test-token-0123456789";
+
+fn quick() -> Timeouts {
+    Timeouts {
+        connect: Duration::from_secs(2),
+        handshake: Duration::from_secs(2),
+        request: Duration::from_secs(2),
+    }
+}
+
+fn identity() -> (tempfile::TempDir, DeviceIdentity) {
+    let dir = tempfile::tempdir().unwrap();
+    let id = DeviceIdentity::load_or_create(dir.path()).unwrap();
+    (dir, id)
+}
+
+fn target(url: String) -> GatewayTarget {
+    GatewayTarget {
+        url,
+        url_source: "test".into(),
+        token: Some(Secret::new(TOKEN)),
+        token_source: "test".into(),
+        loopback: true,
+    }
+}
+
+/// Serves one connection with `script`; every JSON frame the client sends is recorded.
+async fn serve<F, Fut>(script: F) -> (String, Seen)
+where
+    F: FnOnce(Ws, Seen) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", listener.local_addr().unwrap());
+    let seen: Seen = Arc::default();
+    let s = seen.clone();
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
+        script(ws, s).await;
+    });
+    (url, seen)
+}
+
+async fn send(ws: &mut Ws, v: Value) {
+    let _ = ws.send(Message::text(v.to_string())).await;
+}
+
+/// The next JSON text frame from the client (recorded), or None when it closed.
+async fn recv(ws: &mut Ws, seen: &Seen) -> Option<Value> {
+    while let Some(Ok(m)) = ws.next().await {
+        if let Message::Text(t) = m {
+            let v: Value = serde_json::from_str(t.as_str()).unwrap();
+            seen.lock().unwrap().push(v.clone());
+            return Some(v);
+        }
+    }
+    None
+}
+
+async fn challenge(ws: &mut Ws) {
+    send(ws, json!({"type":"event","event":"connect.challenge","payload":{"nonce":"nonce-1","ts":1_795_457_000_000i64}})).await;
+}
+
+async fn hello(ws: &mut Ws, seen: &Seen) {
+    challenge(ws).await;
+    let req = recv(ws, seen).await.unwrap();
+    send(ws, json!({"type":"res","id":req["id"],"ok":true,"payload":{"type":"hello-ok","protocol":4,"server":{"version":"test"},"auth":{"scopes":["operator.read","operator.write","operator.admin"]},"policy":{"tickIntervalMs":30000}}})).await;
+}
+
+fn methods(seen: &Seen) -> Vec<String> {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["method"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn assert_quick(t0: Instant) {
+    assert!(
+        t0.elapsed() < Duration::from_secs(6),
+        "took {:?}",
+        t0.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn connect_frame_is_signed_over_the_v3_payload() {
+    let (url, seen) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        let _ = recv(&mut ws, &seen).await;
+    })
+    .await;
+    let (_d, id) = identity();
+    let c = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap();
+    assert_eq!(c.hello().protocol, 4);
+    let connect = seen.lock().unwrap()[0].clone();
+    let p = &connect["params"];
+    assert_eq!(p["minProtocol"], 4);
+    assert_eq!(p["client"]["id"], "cli");
+    assert_eq!(p["auth"]["token"], TOKEN);
+    assert_eq!(p["device"]["id"], id.device_id());
+    assert_eq!(p["device"]["nonce"], "nonce-1");
+    assert_eq!(p["device"]["signedAt"], 1_795_457_000_000i64);
+    let payload = format!(
+        "v3|{}|cli|cli|operator|operator.read,operator.write,operator.admin|1795457000000|{TOKEN}|nonce-1|{}|",
+        id.device_id(),
+        std::env::consts::OS
+    );
+    let key: [u8; 32] = URL_SAFE_NO_PAD
+        .decode(p["device"]["publicKey"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    let sig: [u8; 64] = URL_SAFE_NO_PAD
+        .decode(p["device"]["signature"].as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap();
+    use ed25519_dalek::Verifier;
+    ed25519_dalek::VerifyingKey::from_bytes(&key)
+        .unwrap()
+        .verify(
+            payload.as_bytes(),
+            &ed25519_dalek::Signature::from_bytes(&sig),
+        )
+        .expect("the signature verifies over the v3 payload");
+}
+
+#[tokio::test]
+async fn closes_mid_handshake() {
+    let (url, _) = serve(|mut ws, seen| async move {
+        challenge(&mut ws).await;
+        let _ = recv(&mut ws, &seen).await;
+        let _ = ws
+            .close(Some(CloseFrame {
+                code: CloseCode::Policy,
+                reason: "going away \u{1b}[2J".into(),
+            }))
+            .await;
+    })
+    .await;
+    let (_d, id) = identity();
+    let t0 = Instant::now();
+    let e = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap_err();
+    assert_quick(t0);
+    assert!(
+        matches!(e, GatewayError::ClosedDuringHandshake { .. }),
+        "{e:?}"
+    );
+    let m = e.to_string();
+    assert!(
+        m.contains("1008") && m.contains("going away") && !m.contains('\u{1b}'),
+        "{m}"
+    );
+}
+
+#[tokio::test]
+async fn closes_before_the_challenge() {
+    let (url, _) = serve(|ws, _| async move { drop(ws) }).await;
+    let (_d, id) = identity();
+    let e = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, GatewayError::ClosedDuringHandshake { .. }),
+        "{e:?}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_frames_in_the_handshake() {
+    for bad in [
+        Message::text("this is not json {"),
+        Message::text("[1,2,3]"),
+        Message::text(
+            json!({"type":"event","event":"connect.challenge","payload":{"ts":1}}).to_string(),
+        ),
+        Message::binary(vec![0u8, 1, 2]),
+    ] {
+        let shown = format!("{bad:?}");
+        let (url, seen) = serve(move |mut ws, _| async move {
+            let _ = ws.send(bad).await;
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        })
+        .await;
+        let (_d, id) = identity();
+        let t0 = Instant::now();
+        let e = GatewayClient::connect(&target(url), &id, quick())
+            .await
+            .unwrap_err();
+        assert_quick(t0);
+        assert!(
+            matches!(e, GatewayError::Malformed { .. }),
+            "{shown}: {e:?}"
+        );
+        assert!(
+            methods(&seen).is_empty(),
+            "no connect after a bad challenge"
+        );
+    }
+}
+
+#[tokio::test]
+async fn never_answers() {
+    // Silent after the upgrade.
+    let (url, _) = serve(|ws, _| async move {
+        let _held_open = ws;
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    })
+    .await;
+    let (_d, id) = identity();
+    let t0 = Instant::now();
+    let e = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap_err();
+    assert_quick(t0);
+    assert!(matches!(e, GatewayError::Timeout { .. }), "{e:?}");
+    assert!(e.to_string().contains("handshake"), "{e}");
+
+    // Accepts TCP but never upgrades.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", listener.local_addr().unwrap());
+    let hold = tokio::spawn(async move {
+        let (_s, _) = listener.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    let t0 = Instant::now();
+    let e = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap_err();
+    assert_quick(t0);
+    assert!(matches!(e, GatewayError::Timeout { .. }), "{e:?}");
+    hold.abort();
+
+    // Handshakes, then never answers a request: compaction stops at the active-run check.
+    let (url, seen) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        while recv(&mut ws, &seen).await.is_some() {}
+    })
+    .await;
+    let c = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap();
+    let t0 = Instant::now();
+    let e = c.compact("agent:main:x").await.unwrap_err();
+    assert_quick(t0);
+    assert!(matches!(e, GatewayError::Timeout { .. }), "{e:?}");
+    assert_eq!(methods(&seen), ["connect", "sessions.describe"]);
+}
+
+#[tokio::test]
+async fn malformed_frame_after_the_handshake_fails_the_waiting_request_at_once() {
+    let (url, seen) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        let _ = recv(&mut ws, &seen).await;
+        let _ = ws.send(Message::text("{\"type\":\"res\",\"ok\":tru")).await;
+        tokio::time::sleep(Duration::from_secs(10)).await;
+    })
+    .await;
+    let (_d, id) = identity();
+    let timeouts = Timeouts {
+        request: Duration::from_secs(20),
+        ..quick()
+    };
+    let c = GatewayClient::connect(&target(url), &id, timeouts)
+        .await
+        .unwrap();
+    let t0 = Instant::now();
+    let e = c
+        .compact_with_instructions("agent:main:x", "focus", Duration::from_secs(20))
+        .await
+        .unwrap_err();
+    assert_quick(t0);
+    assert!(matches!(e, GatewayError::Disconnected { .. }), "{e:?}");
+    assert!(e.to_string().contains("cannot read"), "{e}");
+    assert_eq!(methods(&seen), ["connect", "sessions.describe"]);
+}
+
+#[tokio::test]
+async fn ok_false_on_connect_says_what_to_do() {
+    let cases = [
+        (
+            json!({"code":"INVALID_REQUEST","message":"pairing required","details":{"code":"PAIRING_REQUIRED","requestId":"req-77"}}),
+            "openclaw devices approve req-77",
+        ),
+        (
+            json!({"code":"INVALID_REQUEST","message":"protocol mismatch","details":{"code":"PROTOCOL_MISMATCH","expectedProtocol":5}}),
+            "expects 5",
+        ),
+        (
+            json!({"code":"INVALID_REQUEST","message":format!("unauthorized: gateway token mismatch {TOKEN}"),"details":{"code":"AUTH_TOKEN_MISMATCH"}}),
+            "token mismatch",
+        ),
+        (
+            json!({"code":"INVALID_REQUEST","message":"device signature invalid","details":{"code":"DEVICE_AUTH_SIGNATURE_INVALID"}}),
+            "clocks",
+        ),
+        (
+            json!({"code":"WEIRD","message":format!("echo {TOKEN} \u{1b}]0;title\u{7}")}),
+            "refused the connection",
+        ),
+    ];
+    for (error, want) in cases {
+        let err = error.clone();
+        let (url, _) = serve(move |mut ws, seen| async move {
+            challenge(&mut ws).await;
+            let req = recv(&mut ws, &seen).await.unwrap();
+            send(
+                &mut ws,
+                json!({"type":"res","id":req["id"],"ok":false,"error":err}),
+            )
+            .await;
+            let _ = ws.close(None).await;
+        })
+        .await;
+        let (_d, id) = identity();
+        let e = GatewayClient::connect(&target(url), &id, quick())
+            .await
+            .unwrap_err();
+        let m = e.to_string();
+        assert!(m.contains(want), "{error}: {m}");
+        assert!(!m.contains(TOKEN), "token leaked: {m}");
+        assert!(!m.contains('\u{1b}') && !m.contains('\u{7}'), "{m:?}");
+    }
+}
+
+#[tokio::test]
+async fn ok_false_on_methods() {
+    let (url, seen) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        while let Some(req) = recv(&mut ws, &seen).await {
+            let id = req["id"].clone();
+            let res = match req["method"].as_str().unwrap() {
+                "sessions.describe" => {
+                    json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":req["params"]["key"]}}})
+                }
+                "sessions.list" => {
+                    json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[]}})
+                }
+                "sessions.compact" if req["params"]["key"] == "agent:main:busy" => {
+                    json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"Session agent:main:busy has an active run; retry after it finishes."}})
+                }
+                "sessions.compact" => {
+                    json!({"type":"res","id":id,"ok":false,"error":{"code":"FORBIDDEN","message":"missing scope: operator.admin","details":{"code":"MISSING_SCOPE","missingScope":"operator.admin"}}})
+                }
+                "chat.history" => {
+                    json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"boom"}})
+                }
+                _ => json!({"type":"res","id":id,"ok":true,"payload":{"ok":true,"compacted":false,"reason":"Already compacted"}}),
+            };
+            send(&mut ws, res).await;
+        }
+    })
+    .await;
+    let (_d, id) = identity();
+    let c = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap();
+    let e = c.compact("agent:main:x").await.unwrap_err();
+    assert!(
+        matches!(&e, GatewayError::MissingScope { scope, .. } if scope == "operator.admin"),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("openclaw devices"), "{e}");
+    let e = c.compact("agent:main:busy").await.unwrap_err();
+    assert!(matches!(e, GatewayError::ActiveRun { .. }), "{e:?}");
+    let e = c.chat_history("agent:main:x", 10).await.unwrap_err();
+    assert!(
+        e.to_string().contains("chat.history") && e.to_string().contains("boom"),
+        "{e}"
+    );
+    let e = c
+        .compact_with_instructions("agent:main:x", &"é".repeat(801), Duration::from_secs(2))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e, GatewayError::InstructionsTooLong { len: 801 }),
+        "{e:?}"
+    );
+    assert!(
+        !methods(&seen).iter().any(|m| m == "chat.send"),
+        "nothing sent for refused instructions"
+    );
+}
+
+#[tokio::test]
+async fn unreachable_and_not_a_websocket() {
+    let (_d, id) = identity();
+    // A port with nothing listening.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let e = GatewayClient::connect(&target(format!("ws://127.0.0.1:{port}")), &id, quick())
+        .await
+        .unwrap_err();
+    assert!(matches!(e, GatewayError::Unreachable { .. }), "{e:?}");
+    assert!(e.to_string().contains("ssh -N -L"), "{e}");
+    // An HTTP server that is not a WebSocket endpoint.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("ws://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 4096];
+        let _ = s.read(&mut buf).await;
+        let _ = s
+            .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+            .await;
+    });
+    let e = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not a WebSocket endpoint (HTTP 404)"),
+        "{e}"
+    );
+}
