@@ -113,7 +113,7 @@ pub fn open_after(
     let db: &ReadOnlyDb = &guard;
     let path = db.path.clone();
     let path = path.as_path();
-    let generation = events::rewrite_generation(&db, session_id);
+    let generation = events::rewrite_generation(db, session_id);
     let mut idx = prev;
     if idx.rows > 0 {
         let still: i64 = db
