@@ -1,8 +1,10 @@
 //! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
-//! Exit codes: 0 ok, 1 failed, 2 usage (clap errors too), 3 refused for safety (era B,
-//! demo data, later: busy or stale). Errors go to stderr as one line naming the file or
-//! cause; results go to stdout. Nothing here writes to the state dir.
+//! Exit codes ([`crate::usecase::Exit`]): 0 ok, 1 failed, 2 usage (clap errors too), 3
+//! refused for safety (era B, demo data, a busy lock, a transcript or store row that changed
+//! since the preview). Errors go to stderr as one line naming the file or cause; results go
+//! to stdout. This module only parses, resolves the session and renders: `compact` and
+//! `flush` write through the use cases ([`crate::usecase`], called by [`crate::commands`]).
 
 use crate::numbers::Numbers;
 use crate::report::{compact, json, list, show};
@@ -260,6 +262,42 @@ fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
 }
 
+/// `<dir>/clawtop.log`, private to the user: the directory is created 0700 and the file
+/// 0600, and an existing log or directory of ours that is readable by others is narrowed to
+/// that (the log names hosts, sessions and workspaces).
+pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).ok()?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(_) => return None,
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    if !meta.is_dir() {
+        return None;
+    }
+    if meta.uid() == uid && meta.mode() & 0o077 != 0 {
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir.join("clawtop.log"))
+        .ok()?;
+    let m = file.metadata().ok()?;
+    if m.uid() == uid && m.mode() & 0o077 != 0 {
+        let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
+    }
+    Some(file)
+}
+
 fn init_logging() {
     let dir = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
@@ -268,14 +306,7 @@ fn init_logging() {
     let Some(dir) = dir.map(|d| d.join("clawtop")) else {
         return;
     };
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    let Ok(file) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(dir.join("clawtop.log"))
-    else {
+    let Some(file) = open_private_log(&dir) else {
         return;
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG")
@@ -375,6 +406,9 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
             if let Some(e) = loaded.errors.first() {
                 return Err(fail(e));
             }
+            if let Some(why) = loaded.why_skipped(target) {
+                return Err(fail(why));
+            }
             Err(fail(&format!(
                 "no session with key or sessionId {target:?} in {} ({} sessions; see `clawtop list`)",
                 source.label(),
@@ -438,20 +472,35 @@ fn cmd_show(
         Ok(t) => t,
         Err(code) => return code,
     };
+    // Entries are streamed to stdout, never collected: a transcript may be gigabytes.
     let (rep, transcript) = match &t {
-        Target::File(f) => match show::for_file(f, window, with_entries) {
+        Target::File(f) => match show::for_file(f, window, false) {
             Ok((r, t)) => (r, Some(t)),
             Err(e) => return fail(&e),
         },
         Target::Session { source, session } => {
             let mut numbers = Numbers::new(source.as_ref());
-            show::for_session(&mut numbers, session, with_entries)
+            show::for_session(&mut numbers, session, false)
         }
     };
-    if as_json {
-        out(&json::to_string(&rep));
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = if as_json {
+        if with_entries {
+            show::write_json(&rep, transcript.as_ref(), &mut stdout)
+        } else {
+            stdout.write_all(json::to_string(&rep).as_bytes())
+        }
     } else {
-        out(&show::render(&rep, transcript.as_ref(), with_entries));
+        show::write_text(&rep, transcript.as_ref(), with_entries, &mut stdout)
+    };
+    if let Err(e) = written.and_then(|()| stdout.flush()) {
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            return fail(&format!("writing output: {e}"));
+        }
+    }
+    drop(stdout);
+    if !as_json {
         warn_all(&rep.row.warnings);
     }
     Exit::OK
@@ -703,7 +752,7 @@ fn tui_default(g: &Global) -> i32 {
     })
 }
 
-/// Hands over to the TUI (wired by the TUI work).
+/// Hands over to the TUI (a terminal is required; scripts use `list` and `show`).
 fn run_tui(launch: Launch) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
@@ -714,6 +763,16 @@ fn run_tui(launch: Launch) -> i32 {
     }
     match crate::tui::run(crate::tui::TuiLaunch::from_store(launch)) {
         Ok(()) => 0,
+        Err(e)
+            if e.downcast_ref::<crate::tui::terminal::EndedBySignal>()
+                .is_some() =>
+        {
+            let sig = e
+                .downcast_ref::<crate::tui::terminal::EndedBySignal>()
+                .map_or(0, |s| s.0);
+            tracing::info!("{e}");
+            128 + sig
+        }
         Err(e) => {
             eprintln!("clawtop: {e:#}");
             Exit::FAILED

@@ -2,7 +2,7 @@
 //!
 //! Layering (see README "Architecture"):
 //! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `numbers`, `summary`, `flush`
+//!   `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
@@ -20,10 +20,11 @@ pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod flush;
+pub(crate) mod format;
 pub mod gateway;
 pub(crate) mod jsjson;
 pub mod llm;
-pub mod numbers;
+pub(crate) mod numbers;
 pub mod plan;
 pub mod report;
 pub(crate) mod sanitize;

@@ -21,12 +21,35 @@ pub fn for_terminal(s: &str, keep_newlines: bool) -> String {
             }
             '\u{7f}' => out.push('␡'),
             c if ('\u{80}'..='\u{9f}').contains(&c) => out.push('�'),
-            // Bidi overrides and isolates can reorder what the operator reads.
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => out.push('�'),
+            // Bidi controls can reorder what the operator reads; zero-width and other
+            // invisible format characters can hide text or make two names look the same.
+            c if is_invisible_format(c) => out.push('�'),
             c => out.push(c),
         }
     }
     out
+}
+
+/// Bidi controls (embeddings, overrides, isolates, marks), zero-width and invisible
+/// format characters, and the Unicode line/paragraph separators. Zero-width (non-)joiners
+/// (U+200C/U+200D) are left alone: emoji sequences and several scripts need them, and
+/// they neither reorder nor hide text.
+pub fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{180e}'
+            | '\u{200b}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+    )
 }
 
 /// Single-line form (for tables and one-line previews).
@@ -46,6 +69,12 @@ mod tests {
             assert!(!out.chars().any(|c| c.is_control()), "{out:?}");
             assert!(out.contains("␛[31mred"));
         }
+    }
+
+    #[test]
+    fn invisible_format_characters_are_shown() {
+        let out = one_line("pay\u{200b}pal\u{feff}a\u{2060}b\u{202e}c\u{2066}d\u{200f}e\u{200d}f");
+        assert_eq!(out, "pay�pal�a�b�c�d�e\u{200d}f");
     }
 
     #[test]

@@ -417,21 +417,14 @@ pub fn compute_with(
                 .then(|| compact_at.saturating_sub(soft.value));
         }
     }
-    let flushed_this_cycle = c.memory_flush_compaction_count.is_some()
-        && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0));
-    let status = match used {
-        None => Status::Unknown,
-        Some(u) if u >= window.tokens => Status::Over,
-        Some(u) if u >= compact_at => Status::CompactDue,
-        Some(u) if flush_at.is_some_and(|f| u >= f) => {
-            if flushed_this_cycle {
-                Status::Flushed
-            } else {
-                Status::FlushDue
-            }
-        }
-        Some(_) => Status::Ok,
-    };
+    let flushed_this_cycle = flushed_this_cycle(c);
+    let status = status_of(
+        used,
+        window.tokens,
+        compact_at,
+        flush_at,
+        flushed_this_cycle,
+    );
     let cc = c.compaction_count.unwrap_or(0);
     let recorded = match rules {
         Rules::V2026_2 => "memoryFlushCompactionCount",
@@ -480,6 +473,57 @@ pub fn compute_with(
         status,
         flush_reason,
         rules,
+    }
+}
+
+/// OpenClaw's once-per-cycle rule: `memoryFlushCompactionCount == (compactionCount ?? 0)`.
+pub fn flushed_this_cycle(c: &Counters) -> bool {
+    c.memory_flush_compaction_count.is_some()
+        && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0))
+}
+
+/// The status of a used figure against the lines (precedence in [`Status`]).
+pub fn status_of(
+    used: Option<u64>,
+    window: u64,
+    compact_at: u64,
+    flush_at: Option<u64>,
+    flushed_this_cycle: bool,
+) -> Status {
+    match used {
+        None => Status::Unknown,
+        Some(u) if u >= window => Status::Over,
+        Some(u) if u >= compact_at => Status::CompactDue,
+        Some(u) if flush_at.is_some_and(|f| u >= f) => {
+            if flushed_this_cycle {
+                Status::Flushed
+            } else {
+                Status::FlushDue
+            }
+        }
+        Some(_) => Status::Ok,
+    }
+}
+
+/// Why a flush does or does not run, in the words every front-end shows.
+pub fn flush_reason(flush_at: Option<u64>, used: Option<u64>, c: &Counters) -> String {
+    let flushed_this_cycle = flushed_this_cycle(c);
+    let cc = c.compaction_count.unwrap_or(0);
+    match (flush_at, used) {
+        (None, _) => "no flush line: memoryFlush.enabled is false".to_string(),
+        (Some(_), None) => "unknown: no fresh token count and the transcript has no usage since the last compaction".to_string(),
+        (Some(f), Some(u)) if u >= f => {
+            if flushed_this_cycle {
+                format!("no flush: flushed this cycle (memoryFlushCompactionCount {} = compactionCount {cc})", c.memory_flush_compaction_count.unwrap_or(0))
+            } else {
+                let last = match c.memory_flush_compaction_count {
+                    Some(m) => format!(" (last flush at compaction {m})"),
+                    None => String::new(),
+                };
+                format!("flush due: {} used ≥ flush line {} and no flush since compaction {cc}{last}", thousands(u), thousands(f))
+            }
+        }
+        (Some(f), Some(u)) => format!("no flush: {} used < flush line {}", thousands(u), thousands(f)),
     }
 }
 

@@ -248,6 +248,9 @@ pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
     if !kind_yields_message(kind, view) {
         return 0;
     }
+    if let Some(big) = &t.entries[idx as usize].too_large {
+        return big.est_tokens;
+    }
     match t.entry_json(idx) {
         Ok(v) => message_of_entry(&v, view)
             .map(|m| estimate_message(&m))
@@ -275,6 +278,13 @@ pub fn estimate_context_of_entries(
     for &i in entries.iter().rev() {
         let kind = t.entries[i as usize].kind;
         if !kind_yields_message(kind, view) {
+            continue;
+        }
+        if let Some(big) = &t.entries[i as usize].too_large {
+            // Not decodable, so no usage can come from it; its size-based estimate counts.
+            seen += 1;
+            trailing += big.est_tokens;
+            after += 1;
             continue;
         }
         let Ok(v) = t.entry_json(i) else { continue };

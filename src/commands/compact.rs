@@ -125,7 +125,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         )
     };
     for w in &warnings {
-        eprintln!("clawtop: warning: {w}");
+        eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
 
     let committed = if job.yes {
@@ -155,7 +155,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
             );
             m.insert("warnings".into(), json!(warnings));
         }
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print!("{}", crate::report::json::to_string(&v));
     } else {
         let who = key
             .map(str::to_string)

@@ -55,7 +55,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                 "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
                 "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
             });
-            println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            print!("{}", crate::report::json::to_string(&v));
         } else {
             println!(
                 "Memory flush for {} (dry run: no model called, nothing written)",
@@ -64,22 +64,27 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             for r in p.gate.reasons() {
                 println!("  {}", sanitize::one_line(&r));
             }
+            // Prompts and the workspace come from the config: untrusted on a terminal.
             println!(
                 "  target: {} (workspace from {})",
-                target.display(),
+                sanitize::one_line(&target.display().to_string()),
                 p.workspace_source
             );
             println!(
                 "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
                 prompts.system_source.name(),
-                prompts.system,
+                sanitize::for_terminal(&prompts.system, true),
                 prompts.prompt_source.name(),
-                prompts.prompt
+                sanitize::for_terminal(&prompts.prompt, true)
             );
         }
         return Ok(());
     }
 
+    // A turn in progress: the commit would be refused, so asking the model first is waste.
+    if job.yes {
+        usecase::flush::refuse_if_turn_running(&p)?;
+    }
     let (text, provider, model) = if let Some(f) = &job.notes_file {
         let text = std::fs::read_to_string(f)
             .map_err(|e| Problem::Failed(format!("cannot read notes file {}: {e}", f.display())))?;
@@ -148,7 +153,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             "model": model,
             "warnings": warnings,
         });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        print!("{}", crate::report::json::to_string(&v));
     } else {
         if no_reply {
             eprintln!("NO_REPLY: the model found nothing worth keeping.");
@@ -159,7 +164,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             Some(c) => eprintln!(
                 "Committed: {} bytes appended to {}; memoryFlushAt {} and memoryFlushCompactionCount {} recorded for {}.",
                 c.appended_bytes,
-                c.target.display(),
+                sanitize::one_line(&c.target.display().to_string()),
                 c.memory_flush_at
                     .map(|v| v.to_string())
                     .unwrap_or_else(|| "-".into()),
@@ -174,7 +179,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                  To commit exactly these notes, save them (stdout) to FILE, edit them if you like, and run:\n  \
                  clawtop flush {} --notes-file FILE --yes\n\
                  (--yes without --notes-file asks the model again and commits that new answer.)",
-                target.display(),
+                sanitize::one_line(&target.display().to_string()),
                 sanitize::one_line(key)
             ),
         }

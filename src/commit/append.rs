@@ -2,13 +2,15 @@
 //! `<transcript>.lock`, only if the file is still exactly what the preview saw (length and last
 //! entry id), in a single write on an O_APPEND fd, fsynced; on any failure the file is truncated
 //! back to its previous length.
+//! [`append_line_held`] keeps the lock after the append so that a later step (the store
+//! write) can still undo it before anyone else may append.
 
 use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 
 use super::jstext::{self, Kind};
-use super::lock::{self, LockOptions};
+use super::lock::{self, LockGuard, LockOptions};
 use super::{CommitError, test_step};
 
 /// What the preview was computed from. Capture it with [`Expect::capture`] when the
@@ -69,14 +71,108 @@ pub fn append_line_with(
     line: &[u8],
     lock_opts: &LockOptions,
 ) -> Result<AppendOutcome, CommitError> {
+    Ok(append_line_held(path, expected, line, lock_opts)?.keep())
+}
+
+/// An append that is on disk while `<transcript>.lock` is still held: the caller decides
+/// whether it stays ([`HeldAppend::keep`]) or goes ([`HeldAppend::undo`]) before anyone
+/// else may write to the transcript. Dropping it keeps the line and releases the lock.
+#[derive(Debug)]
+pub struct HeldAppend {
+    path: PathBuf,
+    outcome: AppendOutcome,
+    /// Exactly the bytes written at `outcome.offset`.
+    bytes: Vec<u8>,
+    guard: Option<LockGuard>,
+}
+
+impl HeldAppend {
+    pub fn outcome(&self) -> &AppendOutcome {
+        &self.outcome
+    }
+
+    /// The line stays; the lock is released.
+    pub fn keep(mut self) -> AppendOutcome {
+        self.release();
+        self.outcome.clone()
+    }
+
+    /// Remove the appended bytes again, still under the lock, if and only if they are
+    /// provably ours: the file is exactly as long as after our write and its last bytes, at
+    /// the offset we wrote them, are the ones we wrote. Returns whether it was undone.
+    /// Then the lock is released.
+    pub fn undo(mut self) -> bool {
+        let undone =
+            truncate_if_ours(&self.path, self.outcome.offset, &self.bytes).unwrap_or(false);
+        self.release();
+        undone
+    }
+
+    fn release(&mut self) {
+        if let Some(g) = self.guard.take() {
+            // A leftover lock names our (soon dead) pid, which the next run reclaims.
+            if let Err(e) = g.release() {
+                tracing::warn!("transcript lock not released: {e}");
+            }
+        }
+    }
+}
+
+impl Drop for HeldAppend {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+/// Truncate `path` back to `offset` when it ends with exactly `bytes` at `offset`.
+pub(crate) fn truncate_if_ours(path: &Path, offset: u64, bytes: &[u8]) -> std::io::Result<bool> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    if f.metadata()?.len() != offset + bytes.len() as u64 {
+        return Ok(false);
+    }
+    let mut now = vec![0u8; bytes.len()];
+    f.read_exact_at(&mut now, offset)?;
+    if now != bytes {
+        return Ok(false);
+    }
+    test_step("rollback-checked");
+    f.set_len(offset)?;
+    f.sync_all()?;
+    Ok(true)
+}
+
+/// Append `line` and keep `<transcript>.lock` held until the returned [`HeldAppend`] is
+/// kept or undone (the lock must outlive any later step whose failure undoes the append).
+pub fn append_line_held(
+    path: &Path,
+    expected: &Expect,
+    line: &[u8],
+    lock_opts: &LockOptions,
+) -> Result<HeldAppend, CommitError> {
     validate_line(line)?;
     let guard = lock::acquire(path, lock_opts)?;
 
     let file = OpenOptions::new()
         .read(true)
         .append(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
-        .map_err(|e| CommitError::io(path, "open transcript for append", e))?;
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                CommitError::Refused {
+                    reason: format!(
+                        "{} is a symbolic link; clawtop does not append through links",
+                        path.display()
+                    ),
+                }
+            } else {
+                CommitError::io(path, "open transcript for append", e)
+            }
+        })?;
     let meta = file
         .metadata()
         .map_err(|e| CommitError::io(path, "stat transcript", e))?;
@@ -133,15 +229,15 @@ pub fn append_line_with(
         return Err(e);
     }
     test_step("append-synced");
-    // The line is durable: failing to remove our lock must not report the append as failed
-    // (the caller would then skip the store update). A leftover lock names our dead pid.
-    if let Err(e) = guard.release() {
-        tracing::warn!("transcript lock not released: {e}");
-    }
-    Ok(AppendOutcome {
-        offset: len,
-        bytes_written: buf.len() as u64,
-        new_len: len + buf.len() as u64,
+    Ok(HeldAppend {
+        path: path.to_path_buf(),
+        outcome: AppendOutcome {
+            offset: len,
+            bytes_written: buf.len() as u64,
+            new_len: len + buf.len() as u64,
+        },
+        bytes: buf,
+        guard: Some(guard),
     })
 }
 

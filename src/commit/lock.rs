@@ -372,6 +372,11 @@ fn valid_pid(v: &serde_json::Value) -> Option<i32> {
     }
 }
 
+/// Whether `pid` is a running (not zombie) process.
+pub(crate) fn pid_alive(pid: i32) -> bool {
+    pid > 0 && matches!(process_state(pid), ProcState::Alive { .. })
+}
+
 enum ProcState {
     Dead,
     Zombie,

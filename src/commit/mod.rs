@@ -16,6 +16,16 @@
 //! It exists only so the crash test (`tests/commit/crash.rs`) can SIGKILL a child
 //! inside the critical section; it changes timing, never behaviour. Unset (the normal
 //! case), it costs one env lookup per process.
+//!
+//! Second test hook, for races that must be forced rather than hoped for: when
+//! `CLAWTOP_TEST_PAUSE_AT` lists steps (comma-separated) and `CLAWTOP_TEST_PAUSE_FIFO`
+//! names a FIFO, the process stops at each listed step: it opens that FIFO for writing
+//! (blocking until the test opens it for reading), writes the step name and a newline,
+//! closes it, then opens `<fifo>.go` for reading and reads it to the end (the test opens
+//! it for writing and closes it to let the commit go on). Steps the safety tests use:
+//! `store-patched` (transcript or notes appended, locks held, store not yet written) and
+//! `rollback-checked` (the appended bytes were found to be ours, not yet cut). Unset, it
+//! costs one env lookup per step.
 
 pub mod append;
 pub(crate) mod jstext;
@@ -27,11 +37,13 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-pub use append::{AppendOutcome, Expect, append_line, append_line_with};
+pub use append::{
+    AppendOutcome, Expect, HeldAppend, append_line, append_line_held, append_line_with,
+};
 pub use lock::{LockGuard, LockHolder, LockOptions, LockStatus, StaleReason};
 pub use store_patch::{
-    PatchOp, PatchOutcome, StorePatchOptions, compaction_patch, flush_patch, patch_store_entry,
-    patch_store_entry_with, require_string_field,
+    PatchOp, PatchOutcome, StoreLock, StorePatchOptions, compaction_patch, flush_patch,
+    patch_store_entry, patch_store_entry_with, require_string_field,
 };
 
 /// One row of a file-backed session store: what a local commit updates next to the
@@ -124,7 +136,7 @@ impl CommitError {
 }
 
 /// Test-only pacing between commit steps; see the module docs.
-pub(crate) fn test_step(_name: &str) {
+pub(crate) fn test_step(name: &str) {
     static DELAY: OnceLock<Option<Duration>> = OnceLock::new();
     let delay = DELAY.get_or_init(|| {
         std::env::var("CLAWTOP_TEST_COMMIT_STEP_DELAY_US")
@@ -135,6 +147,30 @@ pub(crate) fn test_step(_name: &str) {
     });
     if let Some(d) = delay {
         std::thread::sleep(*d);
+    }
+    test_pause(name);
+}
+
+/// The FIFO pause of the module docs.
+fn test_pause(name: &str) {
+    use std::io::{Read, Write};
+    let Some(at) = std::env::var_os("CLAWTOP_TEST_PAUSE_AT") else {
+        return;
+    };
+    if !at.to_string_lossy().split(',').any(|s| s == name) {
+        return;
+    }
+    let Some(fifo) = std::env::var_os("CLAWTOP_TEST_PAUSE_FIFO") else {
+        return;
+    };
+    if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(&fifo) {
+        let _ = writeln!(f, "{name}");
+    }
+    let mut go = fifo;
+    go.push(".go");
+    if let Ok(mut f) = std::fs::File::open(&go) {
+        let mut sink = Vec::new();
+        let _ = f.read_to_end(&mut sink);
     }
 }
 

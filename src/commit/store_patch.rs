@@ -90,18 +90,67 @@ pub fn patch_store_entry_with<F>(
 where
     F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
 {
-    let guard = lock::acquire(store_path, &opts.lock)?;
+    let lock = StoreLock::acquire(store_path, opts)?;
+    let outcome = lock.patch_entry(session_key, build)?;
+    lock.release();
+    Ok(outcome)
+}
 
+/// `sessions.json.lock`, held across a patch and whatever the caller must still do when
+/// the patch fails (undo an append it made under the lock) before anyone else may write.
+#[derive(Debug)]
+pub struct StoreLock {
+    path: PathBuf,
+    guard: Option<lock::LockGuard>,
+}
+
+impl StoreLock {
+    pub fn acquire(store_path: &Path, opts: &StorePatchOptions) -> Result<StoreLock, CommitError> {
+        let guard = lock::acquire(store_path, &opts.lock)?;
+        Ok(StoreLock {
+            path: store_path.to_path_buf(),
+            guard: Some(guard),
+        })
+    }
+
+    /// Patch the entry `session_key` (see [`patch_store_entry`]); the lock stays held.
+    pub fn patch_entry<F>(&self, session_key: &str, build: F) -> Result<PatchOutcome, CommitError>
+    where
+        F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
+    {
+        patch_locked(&self.path, session_key, build)
+    }
+
+    /// Release the lock; a failure to remove it is only logged (the write, if any, stands).
+    pub fn release(mut self) {
+        if let Some(g) = self.guard.take() {
+            if let Err(e) = g.release() {
+                tracing::warn!("session store lock not released: {e}");
+            }
+        }
+    }
+}
+
+/// The patch itself; the caller holds `sessions.json.lock`.
+fn patch_locked<F>(
+    store_path: &Path,
+    session_key: &str,
+    build: F,
+) -> Result<PatchOutcome, CommitError>
+where
+    F: FnOnce(&Map<String, Value>) -> Result<Vec<(String, PatchOp)>, CommitError>,
+{
+    let target = write_target(store_path)?;
     let (text, before) = read_store(store_path)?;
     let new_text = splice_entry(store_path, &text, session_key, build)?;
     if new_text == text {
-        guard.release()?;
         return Ok(PatchOutcome::Unchanged);
     }
     test_step("store-patched");
 
-    let dir = parent_dir(store_path);
-    let tmp = TempFile::create(dir, store_path)?;
+    let dir = parent_dir(&target);
+    remove_stale_temp_files(dir, &target);
+    let tmp = TempFile::create(dir, &target)?;
     tmp.write_all_sync(new_text.as_bytes(), &before)?;
     test_step("store-temp-synced");
 
@@ -115,17 +164,130 @@ where
             "session store changed while it was being patched (another writer); nothing written",
         ));
     }
-    tmp.rename_over(store_path)?;
+    tmp.rename_over(&target)?;
     test_step("store-renamed");
-    // The new store is in place: neither a directory fsync failure nor a lock we could not
-    // remove turns that into a failure the caller would try to undo.
+    // The new store is in place: a directory fsync failure must not turn that into a
+    // failure the caller would try to undo.
     if let Err(e) = fsync_dir(dir) {
         tracing::warn!("session store directory not synced: {e}");
     }
-    if let Err(e) = guard.release() {
-        tracing::warn!("session store lock not released: {e}");
-    }
     Ok(PatchOutcome::Written)
+}
+
+/// A temp file of ours is stale once its writer is gone and it is this old: a live writer
+/// renames its temp file within milliseconds, and the age guards against a pid that was
+/// reused or a clock step.
+pub const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
+/// Remove `<store>.<pid>.<uuid>.tmp` files that a killed clawtop left beside the store:
+/// only names of exactly that shape, only when `pid` is not alive and the file is older
+/// than [`STALE_TEMP_AGE`]. Runs under `sessions.json.lock`; failures are only logged.
+fn remove_stale_temp_files(dir: &Path, store: &Path) {
+    let Some(base) = store.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let Ok(rd) = fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{base}.");
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(mid) = name
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let Some((pid, id)) = mid.split_once('.') else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        if pid <= 0 || uuid::Uuid::try_parse(id).is_err() {
+            continue;
+        }
+        if lock::pid_alive(pid) {
+            continue;
+        }
+        let Ok(meta) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age >= STALE_TEMP_AGE);
+        if meta.is_file() && old {
+            match fs::remove_file(e.path()) {
+                Ok(()) => {
+                    tracing::info!(file = %e.path().display(), "removed a stale temp file left by an interrupted clawtop")
+                }
+                Err(err) => {
+                    tracing::warn!(file = %e.path().display(), error = %err, "stale temp file not removed")
+                }
+            }
+        }
+    }
+}
+
+/// The state dir a store belongs to: `<state>` for `<state>/agents/<id>/sessions/<file>`,
+/// else the store's own directory (a store configured elsewhere confines links to its dir).
+pub fn state_dir_of(store_path: &Path) -> PathBuf {
+    let name = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_os_string());
+    let mut up = store_path.ancestors();
+    let (_, sessions, _, agents, state) = (up.next(), up.next(), up.next(), up.next(), up.next());
+    match state {
+        Some(state)
+            if name(sessions).as_deref() == Some("sessions".as_ref())
+                && name(agents).as_deref() == Some("agents".as_ref()) =>
+        {
+            state.to_path_buf()
+        }
+        _ => parent_dir(store_path).to_path_buf(),
+    }
+}
+
+/// The file the new store replaces: `store_path` itself, or, when it is a symbolic link, the
+/// file it leads to if that is inside the store's state dir (the link stays a link, and the
+/// file OpenClaw reads through it gets the update). A link leading out of the state dir,
+/// or to something not a regular file, is refused.
+fn write_target(store_path: &Path) -> Result<PathBuf, CommitError> {
+    let meta = fs::symlink_metadata(store_path)
+        .map_err(|e| CommitError::io(store_path, "stat session store", e))?;
+    if !meta.file_type().is_symlink() {
+        return Ok(store_path.to_path_buf());
+    }
+    let refuse = |reason: String| CommitError::Refused {
+        reason: format!("{} is a symbolic link {reason}", store_path.display()),
+    };
+    let target = fs::canonicalize(store_path)
+        .map_err(|e| refuse(format!("that cannot be followed ({e}); nothing written")))?;
+    let state = state_dir_of(store_path);
+    let state_real =
+        fs::canonicalize(&state).map_err(|e| CommitError::io(&state, "resolve state dir", e))?;
+    if !target.starts_with(&state_real) {
+        return Err(refuse(format!(
+            "to {}, outside the state dir {}; clawtop writes through a link only when it stays inside the state dir; nothing written",
+            target.display(),
+            state.display()
+        )));
+    }
+    let tmeta =
+        fs::metadata(&target).map_err(|e| CommitError::io(&target, "stat link target", e))?;
+    if !tmeta.is_file() {
+        return Err(refuse(format!(
+            "to {}, which is not a regular file; nothing written",
+            target.display()
+        )));
+    }
+    tracing::info!(
+        link = %store_path.display(),
+        target = %target.display(),
+        "session store is a symbolic link inside the state dir; writing through to its target"
+    );
+    Ok(target)
 }
 
 fn same_file_state(a: &fs::Metadata, b: &fs::Metadata) -> bool {

@@ -4,7 +4,7 @@
 
 pub mod model;
 
-use crate::commit::{self, CommitError, Expect, StoreRow};
+use crate::commit::{self, CommitError, Expect, LockOptions, StoreRow};
 use crate::jsjson;
 use crate::plan::{self, CompactionPlan, NoPlan};
 use crate::summary::SummaryInput;
@@ -72,6 +72,24 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
         return Err(PrepareError::Unsupported {
             path: path.to_path_buf(),
             reason: "the last entry has no id, so a compaction cannot name its parent".into(),
+        });
+    }
+    // An entry too large to decode cannot be sent to a model; summarizing around it would
+    // silently drop it from the history.
+    if let Some(&big) = plan
+        .messages_to_summarize
+        .iter()
+        .chain(&plan.turn_prefix_messages)
+        .find(|&&i| transcript.entries[i as usize].too_large.is_some())
+    {
+        let e = &transcript.entries[big as usize];
+        return Err(PrepareError::Unsupported {
+            path: path.to_path_buf(),
+            reason: format!(
+                "the entry on line {} ({} bytes) is too large to summarize; clawtop will not compact around it",
+                e.line,
+                e.too_large.as_ref().map_or(0, |b| b.len)
+            ),
         });
     }
     if plan.messages_to_summarize.is_empty() && plan.turn_prefix_messages.is_empty() {
@@ -248,34 +266,6 @@ impl CompactCommitError {
     }
 }
 
-/// Undoes our append when the file still ends with exactly the bytes we wrote.
-fn undo_append(path: &Path, out: &commit::AppendOutcome, line: &[u8]) -> bool {
-    use std::os::unix::fs::FileExt;
-    let undo = || -> std::io::Result<bool> {
-        let f = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)?;
-        if f.metadata()?.len() != out.new_len {
-            return Ok(false);
-        }
-        let mut now = vec![0u8; out.bytes_written as usize];
-        f.read_exact_at(&mut now, out.offset)?;
-        // What we wrote: an optional leading newline, the line, a newline.
-        let ours = now
-            .strip_prefix(b"\n")
-            .filter(|_| now.len() == line.len() + 2)
-            .unwrap_or(&now);
-        if ours.strip_suffix(b"\n") != Some(line) {
-            return Ok(false);
-        }
-        f.set_len(out.offset)?;
-        f.sync_all()?;
-        Ok(true)
-    };
-    undo().unwrap_or(false)
-}
-
 /// Appends the compaction entry carrying exactly `summary`, then updates the store row.
 ///
 /// With a store, everything happens under `sessions.json.lock`: the row is checked first
@@ -305,12 +295,14 @@ pub fn commit(
         });
     };
     let now = chrono::Utc::now().timestamp_millis();
-    let mut appended: Option<commit::AppendOutcome> = None;
+    let store_lock = commit::StoreLock::acquire(&s.store_path, &Default::default())
+        .map_err(CompactCommitError::Transcript)?;
+    let mut appended: Option<commit::HeldAppend> = None;
     let mut append_error: Option<CommitError> = None;
-    let result = commit::patch_store_entry(&s.store_path, &s.session_key, |e| {
+    let result = store_lock.patch_entry(&s.session_key, |e| {
         commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
         let ops = commit::compaction_patch(&s.store_path, e, tokens_after, now)?;
-        match commit::append_line(t.path(), &p.expect, &line) {
+        match commit::append_line_held(t.path(), &p.expect, &line, &LockOptions::transcript()) {
             Ok(o) => appended = Some(o),
             Err(err) => {
                 append_error = Some(err);
@@ -321,25 +313,35 @@ pub fn commit(
         }
         Ok(ops)
     });
-    match result {
-        Ok(_) => Ok(Committed {
-            entry_id,
-            tokens_after,
-            store_updated: true,
-        }),
+    // Both locks are still held here: whatever happens to the appended line happens before
+    // OpenClaw may append after it.
+    let out = match result {
+        Ok(_) => {
+            if let Some(a) = appended {
+                a.keep();
+            }
+            Ok(Committed {
+                entry_id,
+                tokens_after,
+                store_updated: true,
+            })
+        }
         Err(source) => {
             if let Some(err) = append_error {
-                return Err(CompactCommitError::Transcript(err));
-            }
-            match appended {
-                None => Err(CompactCommitError::Transcript(source)),
-                Some(o) => Err(CompactCommitError::Store {
-                    transcript: t.path().to_path_buf(),
-                    entry: id,
-                    rolled_back: undo_append(t.path(), &o, &line),
-                    source,
-                }),
+                Err(CompactCommitError::Transcript(err))
+            } else {
+                match appended {
+                    None => Err(CompactCommitError::Transcript(source)),
+                    Some(a) => Err(CompactCommitError::Store {
+                        transcript: t.path().to_path_buf(),
+                        entry: id,
+                        rolled_back: a.undo(),
+                        source,
+                    }),
+                }
             }
         }
-    }
+    };
+    store_lock.release();
+    out
 }

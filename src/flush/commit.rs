@@ -105,6 +105,26 @@ fn probe_writable(dir: &Path) -> io::Result<()> {
     fs::remove_file(&probe)
 }
 
+/// The refusal for a symlink where clawtop would create or write below the workspace.
+fn link_refusal(path: &Path) -> FlushError {
+    let reason = match fs::read_link(path) {
+        Ok(to) if fs::metadata(path).is_err() => format!(
+            "is a symbolic link to {}, which does not exist; clawtop does not write through links below the workspace (make it a directory, or remove it)",
+            to.display()
+        ),
+        Ok(to) => format!(
+            "is a symbolic link to {}; clawtop writes notes only inside the workspace and does not follow links below it",
+            to.display()
+        ),
+        Err(_) => "is a symbolic link; clawtop does not write through links below the workspace"
+            .to_string(),
+    };
+    FlushError::Target {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
 /// Step 1: everything that can be checked without writing. Returns whether the notes
 /// will be written.
 fn preflight(
@@ -150,7 +170,7 @@ fn preflight(
 
     if write {
         let memory = workspace.join("memory");
-        match fs::metadata(&memory) {
+        match fs::symlink_metadata(&memory) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => {
                 return Err(FlushError::Io {
@@ -158,6 +178,9 @@ fn preflight(
                     op: "stat",
                     source: e,
                 });
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(link_refusal(&memory));
             }
             Ok(m) if !m.is_dir() => {
                 return Err(FlushError::Target {
@@ -227,6 +250,46 @@ fn give_to_owner(path: &Path, owner: Option<(u32, u32)>) {
     }
 }
 
+fn open_dir_nofollow(dir: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)
+}
+
+/// `openat(dir, name, O_RDWR|O_APPEND|O_NOFOLLOW[|O_CREAT|O_EXCL])`.
+fn open_in_dir(dir: &File, name: &str, create_new: bool) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let c =
+        std::ffi::CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let mut flags = libc::O_RDWR | libc::O_APPEND | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    if create_new {
+        flags |= libc::O_CREAT | libc::O_EXCL;
+    }
+    // SAFETY: a valid directory fd and NUL-terminated name; the returned fd is owned here.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags, 0o666 as libc::c_uint) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh descriptor nobody else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+fn open_error(target: &Path, e: io::Error) -> FlushError {
+    if e.raw_os_error() == Some(libc::ELOOP) {
+        FlushError::Target {
+            path: target.to_path_buf(),
+            reason: "is a symbolic link; clawtop does not write through links".into(),
+        }
+    } else {
+        FlushError::Io {
+            path: target.to_path_buf(),
+            op: "open",
+            source: e,
+        }
+    }
+}
+
 fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, FlushError> {
     let owner = fs::metadata(workspace).ok().map(|m| (m.uid(), m.gid()));
     let memory = workspace.join("memory");
@@ -239,7 +302,16 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
             }
             true
         }
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && memory.is_dir() => false,
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match fs::symlink_metadata(&memory) {
+            Ok(m) if m.file_type().is_symlink() => return Err(link_refusal(&memory)),
+            Ok(m) if m.is_dir() => false,
+            _ => {
+                return Err(FlushError::Target {
+                    path: memory,
+                    reason: "exists but is not a directory".into(),
+                });
+            }
+        },
         Err(e) => {
             return Err(FlushError::Io {
                 path: memory,
@@ -248,28 +320,38 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
             });
         }
     };
-    let target = target_path(workspace, date);
-    let open = |create_new: bool| -> io::Result<File> {
-        let mut o = OpenOptions::new();
-        o.read(true)
-            .append(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC);
-        if create_new {
-            o.create_new(true);
+    // The file is opened relative to a handle on `memory/` taken without following links,
+    // so a link swapped in after the checks above is refused rather than followed.
+    let dir = match open_dir_nofollow(&memory) {
+        Ok(d) => d,
+        Err(e) => {
+            if created_dir {
+                let _ = fs::remove_dir(&memory);
+            }
+            return Err(
+                if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::ENOTDIR)
+                {
+                    link_refusal(&memory)
+                } else {
+                    FlushError::Io {
+                        path: memory,
+                        op: "open directory",
+                        source: e,
+                    }
+                },
+            );
         }
-        o.open(&target)
     };
+    let target = target_path(workspace, date);
+    let name = format!("{date}.md");
+    let open = |create_new: bool| open_in_dir(&dir, &name, create_new);
     let (file, created_file) = match open(true) {
         Ok(f) => (f, true),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-            (open(false).map_err(io_err(&target, "open"))?, false)
+            (open(false).map_err(|e| open_error(&target, e))?, false)
         }
         Err(e) => {
-            let err = FlushError::Io {
-                path: target.clone(),
-                op: "create",
-                source: e,
-            };
+            let err = open_error(&target, e);
             if created_dir {
                 let _ = fs::remove_dir(&memory);
             }
@@ -339,11 +421,14 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
 /// Undo an append whose store update failed, if the file still ends with exactly our bytes.
 fn roll_back(a: &Appended) -> bool {
     let undo = || -> io::Result<bool> {
-        let f = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&a.target)?;
+        // Through the directory handle, never through a link swapped in meanwhile.
+        let dir = open_dir_nofollow(commit::parent_dir(&a.target))?;
+        let name = a
+            .target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let f = open_in_dir(&dir, name, false)?;
         let len = f.metadata()?.len();
         if len != a.old_len + a.bytes.len() as u64 {
             return Ok(false);
@@ -353,6 +438,7 @@ fn roll_back(a: &Appended) -> bool {
         if now != a.bytes {
             return Ok(false);
         }
+        commit::test_step("rollback-checked");
         if a.created_file && a.old_len == 0 {
             drop(f);
             fs::remove_file(&a.target)?;
@@ -383,6 +469,56 @@ pub fn commit_flush(
     commit_flush_for_cycle(workspace, date, notes, no_reply, store, None)
 }
 
+/// Refuses (exit 3, [`CommitError::Busy`]) while a live process holds `<transcript>.lock`:
+/// an OpenClaw turn is running, and notes drafted now would miss what it is about to say
+/// (and OpenClaw may run its own flush at the end of it). Call it before asking the model
+/// when the notes are to be committed right away; [`commit_flush_beside`] checks again.
+pub fn refuse_if_turn_running(transcript: &Path) -> Result<(), FlushError> {
+    use commit::lock::{self, LIVE_HOLDER_NEVER_EXPIRES, LockStatus};
+    match lock::status(transcript, LIVE_HOLDER_NEVER_EXPIRES).map_err(FlushError::Store)? {
+        LockStatus::Held(holder) => Err(FlushError::Store(CommitError::Busy {
+            pid: holder.pid,
+            lock_path: lock::lock_path_for(transcript).map_err(FlushError::Store)?,
+        })),
+        LockStatus::Free | LockStatus::Stale(..) => Ok(()),
+    }
+}
+
+/// [`commit_flush_for_cycle`] for a session whose transcript is `transcript`: its lock is
+/// taken first (refused, exit 3, while a live turn holds it; a stale lock is reclaimed as
+/// OpenClaw does) and held until the commit is complete, so no turn starts in between.
+pub fn commit_flush_beside(
+    transcript: Option<&Path>,
+    workspace: &Path,
+    date: &str,
+    notes: &str,
+    no_reply: bool,
+    store: Option<&StoreRow>,
+    expected_compaction_count: Option<u64>,
+) -> Result<FlushCommitted, FlushError> {
+    let guard = match transcript {
+        Some(t) => Some(
+            commit::lock::acquire(t, &commit::LockOptions::transcript())
+                .map_err(FlushError::Store)?,
+        ),
+        None => None,
+    };
+    let out = commit_flush_for_cycle(
+        workspace,
+        date,
+        notes,
+        no_reply,
+        store,
+        expected_compaction_count,
+    );
+    if let Some(g) = guard {
+        if let Err(e) = g.release() {
+            tracing::warn!("transcript lock not released: {e}");
+        }
+    }
+    out
+}
+
 /// [`commit_flush`] that also refuses (exit 3) when the row's `compactionCount` is no longer
 /// `expected_compaction_count`, the cycle the notes were drafted in. Otherwise a compaction
 /// that ran between preview and commit would have its new cycle marked as flushed, and
@@ -411,7 +547,9 @@ pub fn commit_flush_for_cycle(
     let mut append_error: Option<FlushError> = None;
     let mut written: Option<(i64, u64)> = None;
     let now = chrono::Utc::now().timestamp_millis();
-    let result = commit::patch_store_entry(&s.store_path, &s.session_key, |entry| {
+    let store_lock = commit::StoreLock::acquire(&s.store_path, &Default::default())
+        .map_err(FlushError::Store)?;
+    let result = store_lock.patch_entry(&s.session_key, |entry| {
         commit::require_string_field(&s.store_path, entry, "sessionId", &s.session_id)?;
         if let Some(expected) = expected_compaction_count {
             let current = entry
@@ -454,7 +592,9 @@ pub fn commit_flush_for_cycle(
         }
         Ok(ops)
     });
-    match result {
+    // `sessions.json.lock` is still held: a failed store write undoes the notes before
+    // another clawtop may append to the same file.
+    let out = match result {
         Ok(_) => {
             let (at, count) = written.expect("flush_patch sets both fields");
             let mut c = committed(target, appended.as_ref());
@@ -464,18 +604,21 @@ pub fn commit_flush_for_cycle(
         }
         Err(source) => {
             if let Some(e) = append_error {
-                return Err(e);
-            }
-            match appended {
-                None => Err(FlushError::Store(source)),
-                Some(a) => Err(FlushError::StoreAfterAppend {
-                    target,
-                    rolled_back: roll_back(&a),
-                    source,
-                }),
+                Err(e)
+            } else {
+                match appended {
+                    None => Err(FlushError::Store(source)),
+                    Some(a) => Err(FlushError::StoreAfterAppend {
+                        target,
+                        rolled_back: roll_back(&a),
+                        source,
+                    }),
+                }
             }
         }
-    }
+    };
+    store_lock.release();
+    out
 }
 
 fn committed(target: PathBuf, a: Option<&Appended>) -> FlushCommitted {

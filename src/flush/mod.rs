@@ -30,7 +30,10 @@ use serde_json::Value;
 use std::io;
 use std::path::PathBuf;
 
-pub use commit::{FlushCommitted, append_bytes, commit_flush, commit_flush_for_cycle, separator};
+pub use commit::{
+    FlushCommitted, append_bytes, commit_flush, commit_flush_beside, commit_flush_for_cycle,
+    refuse_if_turn_running, separator,
+};
 pub use draft::{
     FlushDraft, FlushRequest, FlushSpec, NOTES_MAX_TOKENS, build_request, context_messages,
     generate, interpret_reply, read_existing,

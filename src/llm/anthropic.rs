@@ -11,12 +11,13 @@ pub(crate) const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 /// `{base}/v1/messages`, without doubling a `/v1` the base already has.
 pub(crate) fn url(base: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if base.ends_with("/v1") {
-        format!("{base}/messages")
-    } else {
-        format!("{base}/v1/messages")
-    }
+    super::secret::with_path(base, |path| {
+        if path.ends_with("/v1") {
+            format!("{path}/messages")
+        } else {
+            format!("{path}/v1/messages")
+        }
+    })
 }
 
 pub(crate) fn body(ep: &ModelEndpoint, req: &ChatRequest) -> Value {

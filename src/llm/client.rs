@@ -93,7 +93,10 @@ impl Failure {
 }
 
 struct Prepared {
+    /// The URL requested; may carry credentials (userinfo, query) from the base URL.
     url: String,
+    /// The URL as errors and logs show it ([`super::secret::redact_url`]).
+    shown_url: String,
     headers: HeaderMap,
     body: Vec<u8>,
 }
@@ -118,13 +121,19 @@ pub async fn complete(
     let client = build_client(ep, opts, &prepared.url)?;
     let max_attempts = opts.max_attempts.max(1);
     let mut attempt = 0;
+    let deadline = tokio::time::Instant::now() + opts.generation_deadline;
+    let past_deadline = || LlmError::Deadline {
+        url: prepared.shown_url.clone(),
+        after: opts.generation_deadline,
+    };
     loop {
         attempt += 1;
         progress(Progress::Started { attempt });
-        tracing::debug!(provider = %ep.provider, model = %ep.model, url = %prepared.url, attempt, "model request");
+        tracing::debug!(provider = %ep.provider, model = %ep.model, url = %prepared.shown_url, attempt, "model request");
         let outcome = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(past_deadline()),
             r = one_attempt(&client, &prepared, ep, opts, &mut *progress) => r,
         };
         let failure = match outcome {
@@ -169,6 +178,7 @@ pub async fn complete(
         tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+            _ = tokio::time::sleep_until(deadline) => return Err(past_deadline()),
             _ = tokio::time::sleep(delay) => {}
         }
     }
@@ -229,7 +239,13 @@ fn prepare(ep: &ModelEndpoint, req: &ChatRequest) -> Result<Prepared, LlmError> 
     }
     let body =
         serde_json::to_vec(&body).map_err(|e| invalid(format!("cannot encode request: {e}")))?;
-    Ok(Prepared { url, headers, body })
+    let shown_url = super::secret::redact_url(&url);
+    Ok(Prepared {
+        url,
+        shown_url,
+        headers,
+        body,
+    })
 }
 
 /// Clients are shared per (runtime, connect timeout, proxy use): building one loads the
@@ -313,9 +329,9 @@ async fn one_attempt(
     opts: &ClientOptions,
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<ChatResponse, Failure> {
-    let url = &p.url;
+    let url = &p.shown_url;
     let send = client
-        .post(url)
+        .post(&p.url)
         .headers(p.headers.clone())
         .body(p.body.clone())
         .send();
@@ -408,7 +424,22 @@ async fn one_attempt(
 
     let mut events = chunks.eventsource();
     let mut last = (0usize, None);
-    while let Some(item) = events.next().await {
+    // Only events with content count as progress: a server that sends nothing but
+    // keep-alive comments (which never surface as events) or pings hits the idle limit
+    // although its chunks keep the transport busy.
+    let mut quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+    loop {
+        let item = match tokio::time::timeout_at(quiet_until, events.next()).await {
+            Err(_) => {
+                return Err(Failure::fatal(LlmError::Timeout {
+                    url: url.clone(),
+                    phase: "with no content (only keep-alive comments or pings arrived)",
+                    after: opts.idle_timeout,
+                }));
+            }
+            Ok(None) => break,
+            Ok(Some(item)) => item,
+        };
         let event = match item {
             Ok(ev) => ev,
             Err(EventStreamError::Transport(e)) => {
@@ -431,6 +462,9 @@ async fn one_attempt(
                 }));
             }
         };
+        if event.event != "ping" && !event.data.trim().is_empty() {
+            quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+        }
         match asm.on_event(&event.event, &event.data) {
             Ok(Step::Done) => break,
             Ok(Step::Continue) => {}
@@ -643,11 +677,9 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
         .map(Duration::from_secs_f64)
 }
 
+/// `text` without the key, any configured header value, or the base URL's credentials.
 fn scrub(ep: &ModelEndpoint, text: &str) -> String {
-    match &ep.api_key {
-        Some(key) => key.scrub(text),
-        None => text.to_string(),
-    }
+    super::secret::scrub_endpoint(ep, text)
 }
 
 /// An error with its causes ("error sending request: connection refused").

@@ -55,13 +55,22 @@ pub enum LlmError {
         attempts: u32,
     },
 
-    /// Nothing arrived for `after` while `phase` (waiting for the response, or between chunks).
-    #[error("model at {url} went silent for {}s {phase}", after.as_secs_f64())]
+    /// The idle limit: nothing (or, in a stream, nothing but keep-alives) arrived for
+    /// `after` while `phase`.
+    #[error("model at {url} hit the idle limit of {}s {phase}", after.as_secs_f64())]
     Timeout {
         url: String,
         phase: &'static str,
         after: Duration,
     },
+
+    /// The generation deadline: the call (retries included) ran longer than `after`.
+    #[error(
+        "model at {url} did not finish within the generation deadline of {}s (set {} to allow longer)",
+        after.as_secs_f64(),
+        super::GENERATION_DEADLINE_ENV
+    )]
+    Deadline { url: String, after: Duration },
 
     /// The response ended before the model finished (no terminal event / connection lost).
     #[error("model response from {url} was cut off: {reason}")]

@@ -66,7 +66,7 @@ use std::time::Duration;
 pub use client::complete;
 pub use error::LlmError;
 pub use resolve::{ModelOverrides, resolve_endpoint};
-pub use secret::Secret;
+pub use secret::{Secret, redact_url, scrub_endpoint};
 pub use tokio_util::sync::CancellationToken;
 
 /// Wire protocol of an endpoint (OpenClaw's `api` value).
@@ -142,6 +142,13 @@ pub struct ModelEndpoint {
     pub key_source: String,
 }
 
+impl ModelEndpoint {
+    /// The base URL as it may be shown or logged: userinfo and query values as `***`.
+    pub fn shown_base_url(&self) -> String {
+        redact_url(&self.base_url)
+    }
+}
+
 impl fmt::Debug for ModelEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let header_names: Vec<String> = self
@@ -153,7 +160,7 @@ impl fmt::Debug for ModelEndpoint {
             .field("provider", &self.provider)
             .field("model", &self.model)
             .field("api", &self.api)
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.shown_base_url())
             .field("api_key", &self.api_key)
             .field("headers", &header_names)
             .field("reasoning", &self.reasoning)
@@ -220,8 +227,13 @@ impl ChatResponse {
 pub struct ClientOptions {
     /// TCP/TLS connect limit per attempt.
     pub connect_timeout: Duration,
-    /// Longest silence allowed while waiting for response headers and between body chunks.
+    /// Idle limit: longest wait for response headers, between body chunks, and between
+    /// stream events that carry content (keep-alive comments and pings are not progress).
     pub idle_timeout: Duration,
+    /// Generation deadline: the most one [`complete`] may take in total, retries included,
+    /// however steadily the server keeps streaming. Default 15 min, or
+    /// `CLAWTOP_GENERATION_DEADLINE_SECS`.
+    pub generation_deadline: Duration,
     /// Attempts in total (1 = no retry).
     pub max_attempts: u32,
     /// First retry delay; doubles each retry, with jitter, capped at `max_backoff`.
@@ -230,6 +242,20 @@ pub struct ClientOptions {
     /// A server's `retry-after` up to this long is honoured; a longer one ends the
     /// retries at once (waiting minutes in a TUI helps nobody).
     pub max_retry_after: Duration,
+}
+
+/// Default generation deadline: long enough for a 16k-token answer at ~20 tokens/s.
+pub const DEFAULT_GENERATION_DEADLINE: Duration = Duration::from_secs(15 * 60);
+/// Environment variable that overrides [`DEFAULT_GENERATION_DEADLINE`] (whole seconds > 0).
+pub const GENERATION_DEADLINE_ENV: &str = "CLAWTOP_GENERATION_DEADLINE_SECS";
+
+fn generation_deadline_from_env() -> Duration {
+    std::env::var(GENERATION_DEADLINE_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map(Duration::from_secs)
+        .unwrap_or(DEFAULT_GENERATION_DEADLINE)
 }
 
 impl Default for ClientOptions {
@@ -241,6 +267,7 @@ impl Default for ClientOptions {
             base_backoff: Duration::from_millis(1000),
             max_backoff: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(60),
+            generation_deadline: generation_deadline_from_env(),
         }
     }
 }

@@ -7,12 +7,13 @@ use super::{ChatRequest, ChatResponse, MaxTokensField, ModelEndpoint};
 
 /// `{base}/chat/completions` (a base that already ends there is used as is).
 pub(crate) fn url(base: &str) -> String {
-    let base = base.trim_end_matches('/');
-    if base.ends_with("/chat/completions") {
-        base.to_string()
-    } else {
-        format!("{base}/chat/completions")
-    }
+    super::secret::with_path(base, |path| {
+        if path.ends_with("/chat/completions") {
+            path.to_string()
+        } else {
+            format!("{path}/chat/completions")
+        }
+    })
 }
 
 pub(crate) fn body(ep: &ModelEndpoint, req: &ChatRequest) -> Value {

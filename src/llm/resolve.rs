@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Api, LlmError, MaxTokensField, ModelEndpoint, Secret};
+use super::{Api, LlmError, MaxTokensField, ModelEndpoint, Secret, redact_url};
 
 /// Operator overrides from the command line; `None` (or an empty string) = not given.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -122,12 +122,12 @@ pub fn resolve_endpoint(
     };
     let url = reqwest::Url::parse(&base_url).map_err(|e| LlmError::InvalidEndpoint {
         provider: provider.clone(),
-        reason: format!("base URL `{base_url}` is not a URL: {e}"),
+        reason: format!("base URL `{}` is not a URL: {e}", redact_url(&base_url)),
     })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(LlmError::InvalidEndpoint {
             provider,
-            reason: format!("base URL `{base_url}` is not http(s)"),
+            reason: format!("base URL `{}` is not http(s)", redact_url(&base_url)),
         });
     }
 
@@ -216,7 +216,7 @@ pub fn resolve_endpoint(
         key_source,
     };
     tracing::debug!(
-        provider = %ep.provider, model = %ep.model, api = %ep.api, base_url = %ep.base_url,
+        provider = %ep.provider, model = %ep.model, api = %ep.api, base_url = %ep.shown_base_url(),
         key_source = %ep.key_source, "resolved model endpoint"
     );
     Ok(ep)

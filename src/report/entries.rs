@@ -24,16 +24,6 @@ pub struct EntryJson {
     pub error: Option<String>,
 }
 
-/// OpenClaw's silent reply: the whole text is `NO_REPLY` (repeated), case-insensitive.
-pub fn is_silent_reply(text: &str) -> bool {
-    let mut words = text.split_whitespace().peekable();
-    words.peek().is_some()
-        && words.all(|w| {
-            w.trim_matches(|c: char| c.is_ascii_punctuation() && c != '_')
-                .eq_ignore_ascii_case("NO_REPLY")
-        })
-}
-
 fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option<String>) {
     let meta = &t.entries[idx as usize];
     let ty = v
@@ -60,53 +50,33 @@ fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option
 
 /// True for an assistant message whose text is only `NO_REPLY`.
 pub fn silent_turn(v: &Value) -> bool {
-    let Some(m) = v.get("message") else {
-        return false;
-    };
-    if m.get("role").and_then(Value::as_str) != Some("assistant") {
-        return false;
-    }
-    let text = content_text(m.get("content"), false);
-    is_silent_reply(&text)
+    v.get("message")
+        .is_some_and(crate::transcript::content::is_silent_reply)
 }
 
 /// Text of a `content` field (string or blocks). With `all`, thinking and tool calls too.
 fn content_text(c: Option<&Value>, all: bool) -> String {
-    match c {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => {
-            let mut parts = Vec::new();
-            for b in blocks {
-                let ty = b.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "text" => parts.push(
-                        b.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
-                    _ if !all => {}
-                    "thinking" => parts.push(format!(
-                        "(thinking) {}",
-                        b.get("thinking").and_then(Value::as_str).unwrap_or("")
-                    )),
-                    "toolCall" => parts.push(format!(
-                        "(tool call) {} {}",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("arguments").map(Value::to_string).unwrap_or_default()
-                    )),
-                    "image" => parts.push(format!(
-                        "(image {})",
-                        b.get("mimeType").and_then(Value::as_str).unwrap_or("")
-                    )),
-                    other => parts.push(format!("({other} block)")),
-                }
-            }
-            parts.join("\n")
+    crate::transcript::content::text(c, "\n", &|ty, b| {
+        if !all {
+            return None;
         }
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
+        Some(match ty {
+            "thinking" => format!(
+                "(thinking) {}",
+                b.get("thinking").and_then(Value::as_str).unwrap_or("")
+            ),
+            "toolCall" => format!(
+                "(tool call) {} {}",
+                b.get("name").and_then(Value::as_str).unwrap_or("?"),
+                b.get("arguments").map(Value::to_string).unwrap_or_default()
+            ),
+            "image" => format!(
+                "(image {})",
+                b.get("mimeType").and_then(Value::as_str).unwrap_or("")
+            ),
+            other => format!("({other} block)"),
+        })
+    })
 }
 
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
@@ -171,7 +141,13 @@ pub fn entry_body(t: &Transcript, idx: u32, v: &Value) -> String {
 
 /// Text blocks for the active branch.
 pub fn render_text(t: &Transcript) -> String {
-    let mut out = String::new();
+    let mut out = Vec::new();
+    let _ = write_text(t, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render_text`] written entry by entry, so memory is bounded by one entry, not the file.
+pub fn write_text(t: &Transcript, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     for idx in t.active_branch() {
         let meta = &t.entries[idx as usize];
         let v = t.entry_json(idx);
@@ -210,63 +186,104 @@ pub fn render_text(t: &Transcript) -> String {
             }
             Err(e) => format!("(cannot decode: {e})"),
         };
-        out.push_str(&for_terminal(&head, false));
-        out.push('\n');
+        let mut block = for_terminal(&head, false);
+        block.push('\n');
         for l in for_terminal(&body, true).lines() {
-            out.push_str("    ");
-            out.push_str(l);
-            out.push('\n');
+            block.push_str("    ");
+            block.push_str(l);
+            block.push('\n');
         }
-        out.push('\n');
+        block.push('\n');
+        w.write_all(block.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 /// Every entry with its active-branch flag, for JSON.
 pub fn to_json(t: &Transcript) -> Vec<EntryJson> {
+    let on = active_flags(t);
+    (0..t.len() as u32)
+        .map(|idx| entry_to_json(t, idx, &on))
+        .collect()
+}
+
+fn active_flags(t: &Transcript) -> Vec<bool> {
     let mut on = vec![false; t.len()];
     for i in t.active_branch() {
         on[i as usize] = true;
     }
-    (0..t.len() as u32)
-        .map(|idx| {
-            let meta = &t.entries[idx as usize];
-            let v = t.entry_json(idx);
-            let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
-            let parent_id = meta.parent_id.as_deref().map(str::to_string).or_else(|| {
-                if t.version < 2 {
-                    meta.parent.map(|p| t.display_id(p))
-                } else {
-                    None
-                }
-            });
-            let (entry, error) = match v {
-                Ok(v) => (Some(v), None),
-                Err(e) => (None, Some(e.to_string())),
-            };
-            EntryJson {
-                index: idx,
-                id: t.entry_id(idx).map(str::to_string),
-                parent_id,
-                line: meta.line,
-                kind,
-                role,
-                estimate: tokens::estimate_entry(t, idx, MessageView::Context),
-                on_active_branch: on[idx as usize],
-                silent_flush_turn: entry.as_ref().is_some_and(silent_turn),
-                entry,
-                error,
+    on
+}
+
+fn entry_to_json(t: &Transcript, idx: u32, on: &[bool]) -> EntryJson {
+    let meta = &t.entries[idx as usize];
+    let v = t.entry_json(idx);
+    let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
+    let parent_id = meta.parent_id.as_deref().map(str::to_string).or_else(|| {
+        if t.version < 2 {
+            meta.parent.map(|p| t.display_id(p))
+        } else {
+            None
+        }
+    });
+    let (entry, error) = match v {
+        Ok(v) => (Some(v), None),
+        Err(e) => (None, Some(e.to_string())),
+    };
+    EntryJson {
+        index: idx,
+        id: t.entry_id(idx).map(str::to_string),
+        parent_id,
+        line: meta.line,
+        kind,
+        role,
+        estimate: tokens::estimate_entry(t, idx, MessageView::Context),
+        on_active_branch: on[idx as usize],
+        silent_flush_turn: entry.as_ref().is_some_and(silent_turn),
+        entry,
+        error,
+    }
+}
+
+/// The JSON array of [`to_json`], written one entry at a time at `indent` (the array's own
+/// indentation inside pretty-printed JSON), byte-identical to pretty-printing the whole array.
+pub fn write_json_array(
+    t: &Transcript,
+    indent: &str,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if t.is_empty() {
+        return w.write_all(b"[]");
+    }
+    let on = active_flags(t);
+    w.write_all(b"[\n")?;
+    let inner = format!("{indent}  ");
+    for idx in 0..t.len() as u32 {
+        let e = entry_to_json(t, idx, &on);
+        let text = super::json::to_string(&e);
+        let text = text.strip_suffix('\n').unwrap_or(&text);
+        if idx > 0 {
+            w.write_all(b",\n")?;
+        }
+        for (k, line) in text.split('\n').enumerate() {
+            if k > 0 {
+                w.write_all(b"\n")?;
             }
-        })
-        .collect()
+            w.write_all(inner.as_bytes())?;
+            w.write_all(line.as_bytes())?;
+        }
+    }
+    w.write_all(b"\n")?;
+    w.write_all(indent.as_bytes())?;
+    w.write_all(b"]")
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn silent() {
+        // One NO_REPLY check for the transcript and the flush (crate::flush::is_no_reply).
+        let is_silent_reply = crate::flush::is_no_reply;
         assert!(is_silent_reply("NO_REPLY"));
         assert!(is_silent_reply("  no_reply NO_REPLY. "));
         assert!(!is_silent_reply(""));

@@ -1,7 +1,8 @@
 //! JSON output that is safe to print to a terminal.
 //!
 //! serde_json escapes C0 controls (ESC included) but writes DEL, C1 controls (U+0080–U+009F,
-//! which some terminals honour as CSI/OSC) and bidi overrides as raw characters. Transcript
+//! which some terminals honour as CSI/OSC), bidi controls and zero-width characters as raw
+//! characters. Transcript
 //! text is untrusted, so those are escaped as `\uXXXX` too; the JSON value is unchanged.
 
 use serde::Serialize;
@@ -11,7 +12,7 @@ use std::io::{self, Write};
 struct SafeFormatter<'a>(PrettyFormatter<'a>);
 
 fn must_escape(c: char) -> bool {
-    matches!(c, '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(c, '\u{7f}'..='\u{9f}') || crate::sanitize::is_invisible_format(c)
 }
 
 impl Formatter for SafeFormatter<'_> {

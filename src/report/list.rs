@@ -98,11 +98,9 @@ pub fn render(r: &ListReport, now_ms: i64) -> String {
             (Some(u), UsedSource::Estimated) => format!("~{}", compact_number(u)),
             (Some(u), _) => compact_number(u),
         };
-        let pct = match s.used {
-            Some(u) if s.window > 0 => {
-                format!("{}%", (u as f64 * 100.0 / s.window as f64).round() as u64)
-            }
-            _ => "?".into(),
+        let pct = match crate::format::percent(s.used, s.window) {
+            Some(p) => format!("{p}%"),
+            None => "?".into(),
         };
         out.push_str(&row([
             cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),

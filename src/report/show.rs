@@ -375,3 +375,44 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     }
     out
 }
+
+/// [`render`] written to `w`, the entries streamed one at a time.
+pub fn write_text(
+    r: &ShowReport,
+    t: Option<&Transcript>,
+    with_entries: bool,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    w.write_all(render(r, t, false).as_bytes())?;
+    if with_entries {
+        w.write_all(b"\n")?;
+        match t {
+            Some(t) => entries::write_text(t, w)?,
+            None => w.write_all(b"(no transcript)\n")?,
+        }
+    }
+    Ok(())
+}
+
+/// The JSON of `r` (built without entries) with `"entries"` streamed from `t` as the last
+/// field: the same bytes as serializing a report that holds them, without holding them.
+pub fn write_json(
+    r: &ShowReport,
+    t: Option<&Transcript>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let head = super::json::to_string(r);
+    let Some(t) = t else {
+        return w.write_all(head.as_bytes());
+    };
+    // `head` ends with "\n}\n" (an object with at least the row's fields).
+    let body = head
+        .trim_end()
+        .strip_suffix('}')
+        .unwrap_or(&head)
+        .trim_end();
+    w.write_all(body.as_bytes())?;
+    w.write_all(b",\n  \"entries\": ")?;
+    entries::write_json_array(t, "  ", w)?;
+    w.write_all(b"\n}\n")
+}

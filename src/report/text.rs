@@ -2,29 +2,14 @@
 
 use unicode_width::UnicodeWidthStr;
 
-/// `950`, `9.5k`, `176k`, `1.0M`.
+/// A token count as OpenClaw writes it ([`crate::format::tokens`]).
 pub fn compact_number(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1000..=9_999 => format!("{:.1}k", n as f64 / 1000.0),
-        10_000..=999_999 => format!("{}k", n / 1000),
-        _ => format!("{:.1}M", n as f64 / 1_000_000.0),
-    }
+    crate::format::tokens(n)
 }
 
-/// Age of an epoch-ms timestamp relative to `now_ms`: `45s`, `12m`, `3h`, `5d`, `-` if unknown.
+/// Age of an epoch-ms timestamp relative to `now_ms` ([`crate::format::age`]); `-` if unknown.
 pub fn age(updated_at_ms: Option<i64>, now_ms: i64) -> String {
-    let Some(t) = updated_at_ms.filter(|&t| t > 0) else {
-        return "-".into();
-    };
-    let s = (now_ms - t) / 1000;
-    match s {
-        i64::MIN..=-1 => "now".into(),
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m", s / 60),
-        3600..=86_399 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86_400),
-    }
+    crate::format::age(now_ms, updated_at_ms).unwrap_or_else(|| "-".into())
 }
 
 /// Display width (sanitized text only).
@@ -106,8 +91,9 @@ mod tests {
     fn numbers_and_ages() {
         assert_eq!(compact_number(950), "950");
         assert_eq!(compact_number(9500), "9.5k");
-        assert_eq!(compact_number(75943), "75k");
-        assert_eq!(compact_number(1_048_576), "1.0M");
+        // OpenClaw's rounding (was 75k and 1.0M: floored, upper-case M).
+        assert_eq!(compact_number(75943), "76k");
+        assert_eq!(compact_number(1_048_576), "1.0m");
         assert_eq!(age(Some(1000), 61_000), "1m");
         assert_eq!(age(None, 0), "-");
         assert_eq!(age(Some(10_000), 0), "now");

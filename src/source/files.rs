@@ -86,6 +86,7 @@ impl SessionSource for FileStore {
         let loaded = self.host.load_sessions(agent);
         let mut out = Listing {
             warnings: loaded.warnings,
+            skipped: loaded.skipped,
             errors: loaded
                 .errors
                 .iter()

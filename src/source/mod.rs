@@ -107,6 +107,19 @@ pub struct Listing {
     pub warnings: Vec<String>,
     /// Stores that could not be read at all, each naming the file.
     pub errors: Vec<String>,
+    /// Entries skipped, by key, with the warning that says why (so a command asked for one
+    /// of them says why instead of "no such session").
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Listing {
+    /// Why the entry `key` was skipped, if it was.
+    pub fn why_skipped(&self, key: &str) -> Option<&str> {
+        self.skipped
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, w)| w.as_str())
+    }
 }
 
 /// What to watch for changes.

@@ -107,7 +107,8 @@ pub struct Host {
     _demo: Option<demo::DemoDir>,
 }
 
-/// What the TUI is asked to open (wired by the TUI work).
+/// What the TUI is asked to open: a host (whose source `tui::TuiLaunch::from_store` builds)
+/// or a bare transcript file.
 #[derive(Debug)]
 pub struct Launch {
     pub host: Option<Host>,
@@ -204,9 +205,15 @@ impl Host {
             for e in rd.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let p = e.path();
-                if p.join("sessions/sessions.json").is_file()
-                    || p.join("agent/openclaw-agent.sqlite").is_file()
-                {
+                let store = p.join("sessions/sessions.json");
+                if let Some(kind) = odd_store_kind(&store) {
+                    warnings.push(format!(
+                        "{} is {kind}, not a regular file; agent {:?} has no readable sessions",
+                        store.display(),
+                        crate::sanitize::one_line(&name)
+                    ));
+                }
+                if store.is_file() || p.join("agent/openclaw-agent.sqlite").is_file() {
                     ids.push((name, false));
                 }
             }
@@ -368,11 +375,15 @@ impl Host {
                             warnings,
                         });
                     }
-                    Err(why) => out.warnings.push(format!(
-                        "{}: entry {:?} {why}",
-                        a.store_path.display(),
-                        crate::sanitize::one_line(&item.key)
-                    )),
+                    Err(why) => {
+                        let w = format!(
+                            "{}: entry {:?} {why}",
+                            a.store_path.display(),
+                            crate::sanitize::one_line(&item.key)
+                        );
+                        out.skipped.push((item.key, w.clone()));
+                        out.warnings.push(w);
+                    }
                 }
             }
         }
@@ -420,6 +431,33 @@ impl Host {
         let p = sdir.join(format!("{}.jsonl", entry.session_id));
         if self.readable_in(agent, &p) {
             return (Some(p), TranscriptHow::SessionId);
+        }
+        // A candidate that exists as a link we will not follow is named as such, not as missing.
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(sf) = &entry.session_file {
+            let raw = Path::new(sf);
+            candidates.push(normalize(&if raw.is_absolute() {
+                raw.to_path_buf()
+            } else {
+                sdir.join(raw)
+            }));
+            if let Some(b) = candidates[0].file_name() {
+                candidates.push(sdir.join(b));
+            }
+        }
+        candidates.push(p.clone());
+        if let Some(link) = candidates
+            .iter()
+            .find(|c| std::fs::symlink_metadata(c).is_ok_and(|m| m.file_type().is_symlink()))
+        {
+            let to = std::fs::read_link(link)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            warnings.push(format!(
+                "transcript {} is a symbolic link (to {to}) that leaves the state dir or leads to no regular file; refused",
+                link.display()
+            ));
+            return (None, TranscriptHow::Missing);
         }
         warnings.push(format!("transcript not found (looked for {})", p.display()));
         (None, TranscriptHow::Missing)
@@ -490,8 +528,67 @@ pub struct Loaded {
     pub sessions: Vec<Session>,
     /// Per-entry problems (entry skipped), each naming the file and key.
     pub warnings: Vec<String>,
+    /// The entries skipped, by key, with the warning that says why (so a command asked for
+    /// one of them can say why instead of "no such session").
+    pub skipped: Vec<(String, String)>,
     /// Stores that could not be read at all.
     pub errors: Vec<StoreError>,
+}
+
+impl Loaded {
+    /// Why the entry `key` was skipped, if it was.
+    pub fn why_skipped(&self, key: &str) -> Option<&str> {
+        self.skipped
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, w)| w.as_str())
+    }
+}
+
+/// What a `sessions.json` that is there but not a regular file is, for the warning
+/// (`None` when it is a regular file or absent). Never opens it: a FIFO would block.
+pub fn odd_store_kind(p: &Path) -> Option<String> {
+    let lm = std::fs::symlink_metadata(p).ok()?;
+    let describe = |ft: std::fs::FileType| -> &'static str {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_dir() {
+            "a directory"
+        } else if ft.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if ft.is_char_device() || ft.is_block_device() {
+            "a device"
+        } else if ft.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        }
+    };
+    if lm.file_type().is_symlink() {
+        return match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => None,
+            Ok(m) => Some(format!(
+                "a symbolic link to {} ({})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default(),
+                describe(m.file_type())
+            )),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                Some("a symbolic link that loops (too many levels of links)".into())
+            }
+            Err(_) => Some(format!(
+                "a dangling symbolic link (to {})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default()
+            )),
+        };
+    }
+    if lm.is_file() {
+        None
+    } else {
+        Some(describe(lm.file_type()).to_string())
+    }
 }
 
 /// Lexical normalisation (no filesystem access): drops `.`, applies `..`.

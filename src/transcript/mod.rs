@@ -11,10 +11,10 @@
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.
 
+pub mod content;
 pub(crate) mod parse;
 
 use serde_json::Value;
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -93,6 +93,17 @@ pub struct EntryMeta {
     pub parent: Option<u32>,
     /// `parentId` as written, kept for display when it does not resolve.
     pub parent_id: Option<Box<str>>,
+    /// Set for a line over [`parse::LINE_MAX`]: indexed from its first bytes, never decoded.
+    pub too_large: Option<Box<TooLarge>>,
+}
+
+/// An entry too large to decode ([`parse::LINE_MAX`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TooLarge {
+    /// Its length in bytes.
+    pub len: u64,
+    /// Token estimate from a streaming count of its string characters (/ 4).
+    pub est_tokens: u64,
 }
 
 /// Something odd in the file that did not stop reading it.
@@ -166,7 +177,10 @@ pub struct Transcript {
     pub version: u32,
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
-    by_id: HashMap<Box<str>, u32>,
+    /// Indices of entries with an id, sorted by (id, index): a lookup is a binary search
+    /// that takes the last of equal ids (the later entry wins, as in pi). Four bytes an entry
+    /// instead of a second copy of every id in a hash map: 500,000 entries stay small.
+    by_id: Vec<u32>,
 }
 
 impl fmt::Debug for Transcript {
@@ -262,7 +276,7 @@ impl Transcript {
             version: 1,
             entries: scan.entries,
             warnings: scan.warnings,
-            by_id: HashMap::new(),
+            by_id: Vec::new(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
         t.link();
@@ -277,37 +291,53 @@ impl Transcript {
             }
             return;
         }
+        let mut by_id: Vec<u32> = Vec::new();
+        let mut id_warnings: Vec<Warning> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            if let Some(id) = &e.id {
-                if let Some(prev) = self.by_id.insert(id.clone(), i as u32) {
-                    let prev_line = self.entries[prev as usize].line;
-                    self.warnings.push(Warning {
-                        line: e.line,
-                        message: format!(
-                            "duplicate id {id:?} (also on line {prev_line}); the later entry wins"
-                        ),
-                    });
-                }
+            if e.id.is_some() {
+                by_id.push(i as u32);
             } else {
-                self.warnings.push(Warning {
+                id_warnings.push(Warning {
                     line: e.line,
                     message: "entry has no id".into(),
                 });
             }
         }
+        let id_of = |i: &u32| self.entries[*i as usize].id.as_deref().unwrap_or("");
+        by_id.sort_by(|a, b| id_of(a).cmp(id_of(b)).then(a.cmp(b)));
+        let dups: Vec<Warning> = by_id
+            .windows(2)
+            .filter(|w| id_of(&w[0]) == id_of(&w[1]))
+            .map(|w| {
+                let (prev, cur) = (&self.entries[w[0] as usize], &self.entries[w[1] as usize]);
+                Warning {
+                    line: cur.line,
+                    message: format!(
+                        "duplicate id {:?} (also on line {}); the later entry wins",
+                        id_of(&w[1]),
+                        prev.line
+                    ),
+                }
+            })
+            .collect();
+        // Missing and duplicate ids, in file order after the scan's own warnings.
+        id_warnings.extend(dups);
+        id_warnings.sort_by_key(|w| w.line);
+        self.by_id = by_id;
+        self.warnings.extend(id_warnings);
         let mut unresolved = Vec::new();
         for i in 0..self.entries.len() {
             let parent = match self.entries[i].parent_id.as_deref() {
                 None | Some("") => None,
-                Some(pid) => match self.by_id.get(pid) {
-                    Some(&p) if p as usize == i => {
+                Some(pid) => match self.lookup_id(pid) {
+                    Some(p) if p as usize == i => {
                         unresolved.push((
                             self.entries[i].line,
                             format!("entry is its own parent ({pid:?})"),
                         ));
                         None
                     }
-                    Some(&p) => Some(p),
+                    Some(p) => Some(p),
                     None => {
                         unresolved.push((
                             self.entries[i].line,
@@ -322,6 +352,15 @@ impl Transcript {
         for (line, message) in unresolved {
             self.warnings.push(Warning { line, message });
         }
+    }
+
+    /// The index of the last entry with id `id`.
+    fn lookup_id(&self, id: &str) -> Option<u32> {
+        let id_of = |i: u32| self.entries[i as usize].id.as_deref().unwrap_or("");
+        // First position whose id is greater than `id`; the one before it is the last match.
+        let end = self.by_id.partition_point(|&i| id_of(i) <= id);
+        let i = *self.by_id.get(end.checked_sub(1)?)?;
+        (id_of(i) == id).then_some(i)
     }
 
     pub fn path(&self) -> &Path {
@@ -365,12 +404,24 @@ impl Transcript {
         if self.version < 2 {
             return None;
         }
-        self.by_id.get(id).copied()
+        self.lookup_id(id)
     }
 
-    /// Raw bytes of an entry's line (without the newline).
+    /// Raw bytes of an entry's line (without the newline). An entry over
+    /// [`parse::LINE_MAX`] is refused rather than read into memory.
     pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
+        if let Some(big) = &e.too_large {
+            return Err(TranscriptError::Entry {
+                path: self.path.clone(),
+                line: e.line,
+                message: format!(
+                    "entry is {} bytes, over the {} MiB clawtop decodes; not shown",
+                    big.len,
+                    parse::LINE_MAX >> 20
+                ),
+            });
+        }
         match &self.backing {
             Backing::Mem(v) => Ok(std::borrow::Cow::Borrowed(
                 &v[e.offset as usize..e.offset as usize + e.len as usize],
@@ -485,7 +536,7 @@ impl Transcript {
             };
         }
         let id = compaction.get("firstKeptEntryId")?.as_str()?;
-        self.by_id.get(id).copied()
+        self.lookup_id(id)
     }
 
     /// All warnings: parse problems plus tree problems.

@@ -338,8 +338,213 @@ impl Scanner {
             id: head.id.0.map(|c| c.into()),
             parent: None,
             parent_id: head.parent_id.0.map(|c| c.into()),
+            too_large: None,
         });
     }
+}
+
+impl Scanner {
+    /// A whole line: decoded when it is at most [`LINE_MAX`] bytes, else treated as
+    /// [`Scanner::oversize_line`] so the limit is the same however the line was read.
+    pub fn any_line(&mut self, offset: u64, raw: &[u8], last: bool) {
+        if raw.len() > LINE_MAX {
+            let mut count = StringChars::default();
+            count.feed(raw);
+            self.oversize_line(
+                offset,
+                &raw[..PREFIX_MAX],
+                raw.len() as u64,
+                count.chars,
+                last,
+            );
+        } else {
+            self.line(offset, raw, last);
+        }
+    }
+
+    /// A line over [`LINE_MAX`] bytes, of which only `prefix` was kept: indexed from the
+    /// envelope in its prefix and marked too large to decode, or skipped with a warning when
+    /// the prefix does not read as an entry.
+    pub fn oversize_line(
+        &mut self,
+        offset: u64,
+        prefix: &[u8],
+        len: u64,
+        string_chars: u64,
+        last: bool,
+    ) {
+        self.line_no = self.line_no.saturating_add(1);
+        let mib = len as f64 / (1024.0 * 1024.0);
+        let Some(head) = prefix_head(trim_ws_start(prefix)) else {
+            self.warn(format!(
+                "skipped: the line is {mib:.0} MiB, over the {} MiB clawtop reads, and does not start like a JSON entry",
+                LINE_MAX >> 20
+            ));
+            return;
+        };
+        if head.ty.as_deref() == Some("session") {
+            self.warn(format!("skipped: a session header of {mib:.0} MiB"));
+            self.first_valid = false;
+            return;
+        }
+        if self.first_valid {
+            self.warn("no session header; pi would treat this file as invalid (and rewrite it); clawtop reads it as is".into());
+        }
+        self.first_valid = false;
+        let kind = kind_of(head.ty.as_deref(), head.role.as_deref());
+        let est_tokens = string_chars.div_ceil(4);
+        self.warn(format!(
+            "entry of {mib:.0} MiB is over the {} MiB clawtop decodes: indexed from its first bytes, not shown, its tokens estimated from its size (~{est_tokens}){}",
+            LINE_MAX >> 20,
+            if last { "; it is the last line and has no newline" } else { "" }
+        ));
+        self.out.entries.push(EntryMeta {
+            line: self.line_no,
+            offset,
+            len: u32::try_from(len).unwrap_or(u32::MAX),
+            kind,
+            raw_type: if kind == EntryKind::Unknown {
+                Some(head.ty.as_deref().unwrap_or("(no type)").into())
+            } else {
+                None
+            },
+            id: head.id.map(Into::into),
+            parent: None,
+            parent_id: head.parent_id.map(Into::into),
+            too_large: Some(Box::new(super::TooLarge { len, est_tokens })),
+        });
+    }
+}
+
+fn trim_ws_start(b: &[u8]) -> &[u8] {
+    let s = b
+        .iter()
+        .position(|c| !matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+        .unwrap_or(b.len());
+    &b[s..]
+}
+
+/// Envelope fields read from the first bytes of a line too long to parse whole.
+#[derive(Default)]
+struct PrefixHead {
+    ty: Option<String>,
+    id: Option<String>,
+    parent_id: Option<String>,
+    role: Option<String>,
+}
+
+/// A lenient reader of a JSON object's beginning: top-level `type`, `id`, `parentId` and
+/// `message.role` seen before the prefix ends. None unless it starts like an object and
+/// yields a string `type`.
+fn prefix_head(b: &[u8]) -> Option<PrefixHead> {
+    struct P<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+    impl P<'_> {
+        fn ws(&mut self) {
+            while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\r' | b'\n') {
+                self.i += 1;
+            }
+        }
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.i).copied()
+        }
+        fn string(&mut self) -> Option<String> {
+            let start = self.i;
+            self.i += 1;
+            while self.i < self.b.len() {
+                match self.b[self.i] {
+                    b'\\' => self.i += 2,
+                    b'"' => {
+                        self.i += 1;
+                        return serde_json::from_slice(&self.b[start..self.i]).ok();
+                    }
+                    _ => self.i += 1,
+                }
+            }
+            None
+        }
+        fn skip_value(&mut self) -> Option<()> {
+            let mut depth = 0usize;
+            while self.i < self.b.len() {
+                match self.b[self.i] {
+                    b'"' => {
+                        self.string()?;
+                        if depth == 0 {
+                            return Some(());
+                        }
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth == 0 => return Some(()),
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            self.i += 1;
+                            return Some(());
+                        }
+                    }
+                    b',' if depth == 0 => return Some(()),
+                    _ => {}
+                }
+                self.i += 1;
+            }
+            None
+        }
+        /// Key/value pairs of the object at `self.i` (just past `{`), each value handed to `f`.
+        fn members(&mut self, f: &mut dyn FnMut(&str, &mut Self) -> Option<()>) -> Option<()> {
+            loop {
+                self.ws();
+                match self.peek()? {
+                    b'}' => return Some(()),
+                    b',' => self.i += 1,
+                    b'"' => {
+                        let k = self.string()?;
+                        self.ws();
+                        if self.peek()? != b':' {
+                            return None;
+                        }
+                        self.i += 1;
+                        self.ws();
+                        f(&k, self)?;
+                    }
+                    _ => return None,
+                }
+            }
+        }
+    }
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    let mut p = P { b, i: 1 };
+    let mut h = PrefixHead::default();
+    let _ = p.members(&mut |k, p| {
+        let slot = match k {
+            "type" => Some(&mut h.ty),
+            "id" => Some(&mut h.id),
+            "parentId" => Some(&mut h.parent_id),
+            _ => None,
+        };
+        match (slot, p.peek()?) {
+            (Some(slot), b'"') => *slot = Some(p.string()?),
+            (None, b'{') if k == "message" => {
+                p.i += 1;
+                p.members(&mut |k, p| {
+                    if k == "role" && p.peek()? == b'"' {
+                        h.role = Some(p.string()?);
+                        Some(())
+                    } else {
+                        p.skip_value()
+                    }
+                })?;
+                p.i += 1;
+            }
+            _ => p.skip_value()?,
+        }
+        Some(())
+    });
+    h.ty.is_some().then_some(h)
 }
 
 /// Indexes an in-memory buffer.
@@ -349,13 +554,72 @@ pub(super) fn scan(data: &[u8]) -> Scan {
     while pos < data.len() {
         let nl = memchr::memchr(b'\n', &data[pos..]).map(|i| pos + i);
         let end = nl.unwrap_or(data.len());
-        sc.line(pos as u64, &data[pos..end], nl.is_none());
+        sc.any_line(pos as u64, &data[pos..end], nl.is_none());
         pos = end + 1;
     }
     sc.finish(data.len() as u64)
 }
 
-/// Indexes a file with bounded buffered reads, so memory stays flat however large it is.
+/// Lines longer than this are not held in memory: they are skipped while scanning, their
+/// envelope is read from their first [`PREFIX_MAX`] bytes, and their token estimate comes
+/// from a streaming count ([`StringChars`]). 16 MiB is far above any entry OpenClaw writes
+/// in practice (a screenshot tool result is a few MiB) and keeps a decoded entry well inside
+/// the memory budget.
+pub const LINE_MAX: usize = 16 << 20;
+/// How much of an over-long line is kept to read its envelope (`type`, `id`, `parentId`,
+/// `message.role` come first in what pi and OpenClaw write).
+const PREFIX_MAX: usize = 64 << 10;
+
+/// Counts the characters inside JSON strings (keys included), streaming: the basis of the
+/// estimate of an entry too large to decode (pi estimates text as characters / 4).
+#[derive(Default)]
+pub(super) struct StringChars {
+    in_string: bool,
+    escaped: bool,
+    pub chars: u64,
+}
+
+impl StringChars {
+    pub fn feed(&mut self, mut b: &[u8]) {
+        while !b.is_empty() {
+            if self.escaped {
+                self.escaped = false;
+                if b[0] != b'u' {
+                    self.chars += 1;
+                }
+                b = &b[1..];
+                continue;
+            }
+            if !self.in_string {
+                match memchr::memchr(b'"', b) {
+                    Some(i) => {
+                        self.in_string = true;
+                        b = &b[i + 1..];
+                    }
+                    None => return,
+                }
+                continue;
+            }
+            // Inside a string: count UTF-8 lead bytes up to the next quote or backslash
+            // (a `\uXXXX` escape counts by its hex digits, close enough for an estimate).
+            let end = memchr::memchr2(b'"', b'\\', b).unwrap_or(b.len());
+            self.chars += b[..end].iter().filter(|&&c| c & 0xC0 != 0x80).count() as u64;
+            if end < b.len() {
+                if b[end] == b'"' {
+                    self.in_string = false;
+                } else {
+                    self.escaped = true;
+                }
+                b = &b[end + 1..];
+            } else {
+                b = &[];
+            }
+        }
+    }
+}
+
+/// Indexes a file with bounded buffered reads, so memory stays flat however large it is:
+/// lines over [`LINE_MAX`] are streamed past, never buffered whole.
 pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, u64)> {
     const BLOCK: usize = 4 << 20;
     let mut sc = Scanner::new();
@@ -363,6 +627,8 @@ pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, 
     let mut buf_off = 0u64; // file offset of buf[0]
     let mut total = 0u64;
     let mut searched = 0usize; // bytes of buf already known to hold no newline
+    // An over-long line being skipped: its offset, first bytes, length so far, string count.
+    let mut skipping: Option<(u64, Vec<u8>, u64, StringChars)> = None;
     loop {
         let old = buf.len();
         buf.resize(old + BLOCK, 0);
@@ -376,18 +642,53 @@ pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, 
         buf.truncate(old + n);
         total += n as u64;
         let mut start = 0usize;
+        if let Some((off, prefix, len, mut count)) = skipping.take() {
+            match memchr::memchr(b'\n', &buf) {
+                Some(i) => {
+                    count.feed(&buf[..i]);
+                    sc.oversize_line(off, &prefix, len + i as u64, count.chars, false);
+                    start = i + 1;
+                }
+                None if n == 0 => {
+                    sc.oversize_line(off, &prefix, len, count.chars, true);
+                    break;
+                }
+                None => {
+                    count.feed(&buf);
+                    let len = len + buf.len() as u64;
+                    buf_off += buf.len() as u64;
+                    buf.clear();
+                    searched = 0;
+                    skipping = Some((off, prefix, len, count));
+                    continue;
+                }
+            }
+        }
         let mut from = searched.max(start);
         while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
             let end = from + i;
-            sc.line(buf_off + start as u64, &buf[start..end], false);
+            sc.any_line(buf_off + start as u64, &buf[start..end], false);
             start = end + 1;
             from = start;
         }
         if n == 0 {
             if start < buf.len() {
-                sc.line(buf_off + start as u64, &buf[start..], true);
+                sc.any_line(buf_off + start as u64, &buf[start..], true);
             }
             break;
+        }
+        if buf.len() - start > LINE_MAX {
+            // No newline within LINE_MAX: keep the first bytes, stream past the rest.
+            let prefix = buf[start..start + PREFIX_MAX].to_vec();
+            let mut count = StringChars::default();
+            count.feed(&buf[start..]);
+            let len = (buf.len() - start) as u64;
+            skipping = Some((buf_off + start as u64, prefix, len, count));
+            buf_off += buf.len() as u64;
+            buf.clear();
+            buf.shrink_to(BLOCK);
+            searched = 0;
+            continue;
         }
         buf.drain(..start);
         buf_off += start as u64;

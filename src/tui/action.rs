@@ -3,8 +3,8 @@
 
 use crate::compaction::model::GenProgress;
 use crate::tui::dialog::{GenFailure, Generated, Prep};
-use crate::tui::model::SessionsSnapshot;
 use crate::tui::rows::{EntryRow, LoadedTranscript};
+use crate::tui::view::SessionsSnapshot;
 use crossterm::event::KeyEvent;
 use std::path::PathBuf;
 

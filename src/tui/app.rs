@@ -126,6 +126,7 @@ fn spawn_watcher(
 }
 
 pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
+    let mut signals = terminal::Signals::install()?;
     let mut term = terminal::enter(launch.mouse)?;
     let _guard = Guard {
         mouse: launch.mouse,
@@ -174,7 +175,14 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
             }
             dirty = false;
         }
-        let Some(first) = rx.recv().await else { break };
+        let first = tokio::select! {
+            a = rx.recv() => a,
+            sig = signals.recv() => {
+                cancel.cancel();
+                return Err(terminal::EndedBySignal(sig).into());
+            }
+        };
+        let Some(first) = first else { break };
         // Drain everything pending before the next draw: one frame per burst of input.
         let mut batch = vec![first];
         while let Ok(a) = rx.try_recv() {

@@ -26,8 +26,8 @@ use crate::compaction::model::GenProgress;
 use crate::llm::CancellationToken;
 use crate::tui::action::Action;
 use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
-use crate::tui::model::thousands;
 use crate::tui::state::AppState;
+use crate::tui::view::thousands;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{TextArea, WrapMode};
 use std::sync::Arc;
@@ -416,7 +416,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     })));
 }
 
-fn who_of(row: &crate::tui::model::SessionRow) -> String {
+fn who_of(row: &crate::tui::view::SessionRow) -> String {
     format!("{} · {}", row.agent_id, row.session_key)
 }
 

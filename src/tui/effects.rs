@@ -8,10 +8,10 @@ use crate::source::SessionHandle;
 use crate::transcript::Transcript;
 use crate::tui::action::Action;
 use crate::tui::dialog::{DialogKind, GenFailure, Generated, ModelInfo, Prep};
-use crate::tui::model::SessionLoader;
 use crate::tui::rows;
 use crate::tui::state::AppState;
 use crate::tui::update::update;
+use crate::tui::view::SessionLoader;
 use crate::usecase::{self, Problem};
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -182,8 +182,8 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             // real loader with real transcripts).
             if ctx.demo && ctx.loader.is_none() {
                 return Some(Action::SessionsLoaded(Ok(
-                    crate::tui::model::SessionsSnapshot {
-                        rows: crate::tui::model::demo_rows(ctx.demo_now_ms),
+                    crate::tui::view::SessionsSnapshot {
+                        rows: crate::tui::view::demo_rows(ctx.demo_now_ms),
                         label: "demo data".into(),
                         ..Default::default()
                     },
@@ -287,7 +287,7 @@ fn commit(job: CommitJob) -> Result<String, Problem> {
             Ok(format!(
                 "Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.",
                 text.len(),
-                crate::tui::model::thousands(c.tokens_after)
+                crate::tui::view::thousands(c.tokens_after)
             ))
         }
         CommitJob::Flush { prep, text } => crate::tui::flush_ui::commit(&prep, &text),

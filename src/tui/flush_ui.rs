@@ -3,7 +3,7 @@
 
 use crate::flush::{self, FlushPrompts};
 use crate::tui::dialog::FlushPrep;
-use crate::tui::model::thousands;
+use crate::tui::view::thousands;
 use crate::usecase::{self, Problem};
 
 pub fn prompt_sources(p: &FlushPrompts) -> (String, String) {

@@ -8,7 +8,7 @@
 //! - [`keymap`]: the (mode, key) → action table that also generates help and hints;
 //! - [`terminal`]: raw mode / alternate screen, panic hook, input task.
 //!
-//! Sessions are reached only through a [`model::SessionLoader`] (tests and the demo feed rows
+//! Sessions are reached only through a [`view::SessionLoader`] (tests and the demo feed rows
 //! they build themselves); transcripts and writers through the [`crate::source`] its snapshot
 //! names.
 
@@ -19,14 +19,14 @@ pub mod draw;
 pub mod effects;
 pub mod flush_ui;
 pub mod keymap;
-pub mod model;
 pub mod rows;
 pub mod state;
 pub mod store_adapter;
 pub mod terminal;
 pub mod update;
+pub mod view;
 
-pub use model::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+pub use view::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
 
 use std::path::PathBuf;
 
@@ -59,5 +59,9 @@ pub fn run(launch: TuiLaunch) -> anyhow::Result<()> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(app::run(launch))
+    let out = rt.block_on(app::run(launch));
+    // Blocking disk tasks still running hold the host (and a demo's temporary copy); give
+    // them a moment to finish so the copy is removed, without hanging on a stuck one.
+    rt.shutdown_timeout(std::time::Duration::from_secs(2));
+    out
 }

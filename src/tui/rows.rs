@@ -200,47 +200,16 @@ fn squash(s: &str) -> String {
 }
 
 fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(blocks)) => {
-            let mut parts = Vec::new();
-            for b in blocks {
-                match b.get("type").and_then(Value::as_str) {
-                    Some("text") => parts.push(
-                        b.get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ),
-                    Some("image") => parts.push("[image]".into()),
-                    Some(other) => parts.push(format!("[{other}]")),
-                    None => {}
-                }
-            }
-            parts.join(" ")
-        }
-        _ => String::new(),
-    }
+    crate::transcript::content::text(content, " ", &|ty, _| match ty {
+        "" => None,
+        "image" => Some("[image]".into()),
+        other => Some(format!("[{other}]")),
+    })
 }
 
-/// Text blocks of an assistant message (thinking and tool calls excluded).
-fn assistant_text(m: &Value) -> Option<String> {
-    let blocks = m.get("content")?.as_array()?;
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
-        .collect();
-    if texts.is_empty() {
-        None
-    } else {
-        Some(texts.concat())
-    }
-}
-
-/// `NO_REPLY` (any case, surrounding whitespace ignored) as the only assistant text.
+/// A silent memory-flush turn: an assistant message saying only `NO_REPLY`.
 pub fn is_silent_flush(message: &Value) -> bool {
-    assistant_text(message).is_some_and(|t| t.trim().eq_ignore_ascii_case("NO_REPLY"))
+    crate::transcript::content::is_silent_reply(message)
 }
 
 fn assistant_preview(m: &Value) -> String {

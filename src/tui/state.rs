@@ -3,8 +3,8 @@
 
 use crate::transcript::EntryKind;
 use crate::tui::keymap::Mode;
-use crate::tui::model::{SessionRow, Status};
 use crate::tui::rows::{EntryRow, LoadedTranscript};
+use crate::tui::view::{SessionRow, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 

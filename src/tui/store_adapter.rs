@@ -5,7 +5,7 @@ use crate::numbers::Numbers;
 use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
 use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
 use crate::tui::TuiLaunch;
-use crate::tui::model::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
+use crate::tui::view::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
 
 fn src(s: Source) -> &'static str {

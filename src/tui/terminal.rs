@@ -1,6 +1,8 @@
 //! Terminal lifecycle and input: raw mode + alternate screen, a chained panic hook that
-//! restores the terminal before the panic message prints, and a tokio task turning crossterm
-//! events and a clock tick into actions.
+//! restores the terminal before the panic message prints, [`Signals`] so that SIGINT,
+//! SIGTERM and SIGHUP end the TUI through the same restoring exit path instead of killing
+//! it with the terminal raw, and a tokio task turning crossterm events and a clock tick into
+//! actions.
 
 use crate::tui::action::Action;
 use crossterm::event::{
@@ -47,6 +49,52 @@ pub fn enter(mouse: bool) -> anyhow::Result<Term> {
     let mut term = Terminal::new(CrosstermBackend::new(out))?;
     term.clear()?;
     Ok(term)
+}
+
+/// SIGINT, SIGTERM and SIGHUP, caught. Install them before [`enter`]: from then on none of
+/// them can end the process with the terminal in raw mode; the event loop ends instead and
+/// the [`Guard`] restores the terminal (in raw mode Ctrl-C is a key, so SIGINT comes only
+/// from `kill`; SIGHUP is an ssh connection that dropped).
+pub struct Signals {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Needs a tokio runtime.
+    pub fn install() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            int: signal(SignalKind::interrupt())?,
+            term: signal(SignalKind::terminate())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next signal's number.
+    pub async fn recv(&mut self) -> i32 {
+        tokio::select! {
+            _ = self.int.recv() => libc::SIGINT,
+            _ = self.term.recv() => libc::SIGTERM,
+            _ = self.hup.recv() => libc::SIGHUP,
+        }
+    }
+}
+
+/// The TUI ended because of a signal (its number); the terminal was restored. The process
+/// should exit with 128 + the number, as a shell reports a signalled child.
+#[derive(Debug, thiserror::Error)]
+#[error("ended by {} (terminal restored)", signal_name(*.0))]
+pub struct EndedBySignal(pub i32);
+
+fn signal_name(n: i32) -> &'static str {
+    match n {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => "a signal",
+    }
 }
 
 /// Restores the terminal when dropped (normal exit and `?` errors alike).

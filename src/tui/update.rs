@@ -7,8 +7,8 @@ use crate::transcript::EntryKind;
 use crate::tui::action::Action;
 use crate::tui::effects::Effect;
 use crate::tui::keymap;
-use crate::tui::model::Provenance;
 use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
+use crate::tui::view::Provenance;
 
 /// Extra entries decoded above and below the visible ones, in screens. The cache never holds
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
@@ -427,7 +427,7 @@ fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 /// Pushes the Session screen for `row` and asks for its transcript.
 pub fn open_session(
     state: &mut AppState,
-    row: crate::tui::model::SessionRow,
+    row: crate::tui::view::SessionRow,
     session: crate::source::SessionHandle,
     label: String,
     fx: &mut Vec<Effect>,
@@ -487,7 +487,22 @@ fn transcript_loaded(
                     v.row.used = Some(t);
                     v.row.used_source = Provenance::Estimated;
                     v.row.sources.used = "transcript estimate (last usage + later messages)".into();
-                    v.row.derive();
+                    // The domain's rules on the row's own lines and counters.
+                    let r = &mut v.row;
+                    let counters = crate::thresholds::Counters {
+                        compaction_count: r.compaction_count,
+                        memory_flush_compaction_count: r.memory_flush_compaction_count,
+                        memory_flush_at: r.memory_flush_at,
+                        ..Default::default()
+                    };
+                    r.status = crate::thresholds::status_of(
+                        r.used,
+                        r.window,
+                        r.compact_at,
+                        r.flush_at,
+                        r.flushed_this_cycle,
+                    );
+                    r.flush_reason = crate::thresholds::flush_reason(r.flush_at, r.used, &counters);
                 }
             }
             if let Some(w) = l.warnings.first() {

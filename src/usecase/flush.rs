@@ -34,6 +34,8 @@ pub struct Prepared {
     pub read_only: Option<String>,
     /// The session has a transcript to draft from.
     pub has_transcript: bool,
+    /// Its path: a live holder of `<transcript>.lock` (a running turn) blocks the commit.
+    pub transcript: Option<PathBuf>,
     pub warnings: Vec<String>,
 }
 
@@ -61,20 +63,22 @@ fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
 
 /// Plans the flush of `session` (disk I/O: store row, transcript estimate, target file).
 pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
-    let (store, read_only) = match session.writer(Operation::Flush) {
+    let (store, read_only, transcript) = match session.writer(Operation::Flush) {
         Writer::Local(w) => match w.store {
-            Some(s) => (Some(s), None),
+            Some(s) => (Some(s), None, w.transcript),
             None => (
                 None,
                 Some("no session store row to record the flush in".to_string()),
+                w.transcript,
             ),
         },
-        Writer::ReadOnly(why) => (None, Some(why)),
+        Writer::ReadOnly(why) => (None, Some(why), None),
         Writer::Remote { via, note } => (
             None,
             Some(format!(
                 "this session's flush goes through {via}, which clawtop cannot drive yet ({note})"
             )),
+            None,
         ),
     };
     let subject = Subject::read(session, true)?;
@@ -133,6 +137,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         store,
         read_only,
         has_transcript: listed.transcript.is_some(),
+        transcript,
         warnings,
     })
 }
@@ -243,14 +248,27 @@ pub async fn generate(
     }
 }
 
+/// Refused (exit 3) while a live process holds the session's `<transcript>.lock` (an
+/// OpenClaw turn is running): call it before asking the model when the notes are to be
+/// committed right away. [`commit`] checks again, under that lock.
+pub fn refuse_if_turn_running(p: &Prepared) -> Result<(), Problem> {
+    match &p.transcript {
+        Some(t) => flush::refuse_if_turn_running(t)
+            .map_err(|e| Problem::from_code(e.exit_code(), e.to_string())),
+        None => Ok(()),
+    }
+}
+
 /// Appends exactly `text` (unless it is `NO_REPLY`) and records the flush on the store row,
-/// refused when the row's compaction cycle moved since [`prepare`].
+/// refused when the row's compaction cycle moved since [`prepare`], or while a turn holds the
+/// transcript's lock (which the commit holds itself until it is done).
 pub fn commit(p: &Prepared, text: &str) -> Result<FlushCommitted, Problem> {
     if let Some(why) = &p.read_only {
         return Err(Problem::Refused(why.clone()));
     }
     let (notes, no_reply) = notes_to_commit(text)?;
-    flush::commit_flush_for_cycle(
+    flush::commit_flush_beside(
+        p.transcript.as_deref(),
         &p.workspace,
         &p.date,
         &notes,

@@ -118,7 +118,9 @@ impl ModelInfo {
     pub fn label(&self) -> String {
         format!(
             "{}/{} @ {}",
-            self.endpoint.provider, self.endpoint.model, self.endpoint.base_url
+            self.endpoint.provider,
+            self.endpoint.model,
+            self.endpoint.shown_base_url()
         )
     }
 }

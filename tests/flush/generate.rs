@@ -24,6 +24,7 @@ fn fast() -> ClientOptions {
         base_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(2),
         max_retry_after: Duration::from_millis(5),
+        generation_deadline: Duration::from_secs(600),
     }
 }
 

@@ -27,6 +27,7 @@ fn opts() -> ClientOptions {
         base_backoff: Duration::from_millis(1),
         max_backoff: Duration::from_millis(5),
         max_retry_after: Duration::from_secs(1),
+        generation_deadline: Duration::from_secs(600),
     }
 }
 

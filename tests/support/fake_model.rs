@@ -328,9 +328,11 @@ async fn handle(mut stream: TcpStream, state: Arc<State>) -> std::io::Result<()>
     let Some(req) = read_request(&mut stream).await? else {
         return Ok(());
     };
-    let dialect = if req.path.ends_with("/messages") {
+    // A proxy's `?key=…` query does not change the dialect.
+    let path = req.path.split('?').next().unwrap_or("");
+    let dialect = if path.ends_with("/messages") {
         Some(Dialect::Anthropic)
-    } else if req.path.ends_with("/chat/completions") {
+    } else if path.ends_with("/chat/completions") {
         Some(Dialect::OpenAi)
     } else {
         None

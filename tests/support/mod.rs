@@ -8,6 +8,7 @@ pub mod fake_model;
 pub mod fixtures;
 pub mod flush;
 pub mod openclaw_gateway;
+pub mod pause;
 pub mod tui;
 
 /// The name libtest gives test `name` of module `module` (pass `module_path!()`), for tests

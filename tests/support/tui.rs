@@ -7,8 +7,8 @@ use clawtop::tui::TuiLaunch;
 use clawtop::tui::action::Action;
 use clawtop::tui::app;
 use clawtop::tui::effects::{EffectCtx, drive};
-use clawtop::tui::model::{Provenance, SessionLoader, SessionRow, SessionsSnapshot};
 use clawtop::tui::state::AppState;
+use clawtop::tui::view::{Provenance, SessionLoader, SessionRow, SessionsSnapshot};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -79,13 +79,16 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
               cc: u64,
               flushed: Option<u64>,
               age_s: i64| {
-        let mut r = SessionRow::with_defaults(agent, key, window, used, prov);
+        let counters = clawtop::thresholds::Counters {
+            compaction_count: Some(cc),
+            memory_flush_compaction_count: flushed,
+            memory_flush_at: flushed.map(|_| NOW_MS - 7_200_000),
+            ..Default::default()
+        };
+        let mut r = SessionRow::with_counters(agent, key, window, used, prov, &counters);
         r.session_id = format!("{agent}-{cc}");
         r.model = Some(model.into());
         r.updated_at_ms = Some(NOW_MS - age_s * 1000);
-        r.compaction_count = Some(cc);
-        r.memory_flush_compaction_count = flushed;
-        r.memory_flush_at = flushed.map(|_| NOW_MS - 7_200_000);
         // Rows built by hand have the transcript file as their source.
         r.session = transcript.map(|p| {
             let f = TranscriptFile::new(p);
@@ -93,7 +96,6 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
             clawtop::source::SessionHandle::new(Arc::new(f), reference)
         });
         r.transcript = transcript.map(|p| p.display().to_string());
-        r.derive();
         r
     };
     vec![

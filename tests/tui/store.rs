@@ -3,9 +3,9 @@
 use crate::support::tui::*;
 use clawtop::store::{Env, Host, Options};
 use clawtop::tui::TuiLaunch;
-use clawtop::tui::model::{Provenance, Status};
 use clawtop::tui::state::Screen;
 use clawtop::tui::store_adapter;
+use clawtop::tui::view::{Provenance, Status};
 use crossterm::event::KeyCode;
 
 fn host(dir: &std::path::Path) -> Host {

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::tui::draw::theme::Theme;
-use crate::tui::model::{SessionRow, Status};
+use crate::tui::view::{SessionRow, Status};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -96,10 +96,11 @@ impl Widget for ThresholdGauge<'_> {
     }
 }
 
-/// `87%`, `158%`, or `?` for unknown, right-aligned in 4 cells.
+/// `87%`, `158%` (OpenClaw's rounding, [`crate::format::percent`]), or `?` for unknown,
+/// right-aligned in 4 cells.
 pub fn percent(r: &SessionRow) -> String {
-    match r.fill() {
-        Some(f) => format!("{:>3.0}%", (f * 100.0).floor()),
+    match crate::format::percent(r.used, r.window) {
+        Some(p) => format!("{p:>3}%"),
         None => "   ?".into(),
     }
 }
@@ -124,7 +125,7 @@ pub fn legend(t: Theme) -> Line<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::model::Provenance;
+    use crate::tui::view::Provenance;
 
     fn draw(row: &SessionRow, width: u16) -> String {
         let area = Rect::new(0, 0, width, 1);
@@ -141,12 +142,33 @@ mod tests {
 
     #[test]
     fn fill_ticks_over_and_unknown() {
-        let half = SessionRow::with_defaults("a", "k", 200_000, Some(100_000), Provenance::Fresh);
+        let half = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            Some(100_000),
+            Provenance::Fresh,
+            &Default::default(),
+        );
         assert_eq!(draw(&half, 22), "▕██████████░░░░░░░│┃░▏");
-        let over = SessionRow::with_defaults("a", "k", 200_000, Some(250_000), Provenance::Fresh);
+        let over = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            Some(250_000),
+            Provenance::Fresh,
+            &Default::default(),
+        );
         let s = draw(&over, 22);
         assert!(s.ends_with("▶▏") && !s.contains(EMPTY), "{s}");
-        let unknown = SessionRow::with_defaults("a", "k", 200_000, None, Provenance::Unknown);
+        let unknown = SessionRow::with_counters(
+            "a",
+            "k",
+            200_000,
+            None,
+            Provenance::Unknown,
+            &Default::default(),
+        );
         let s = draw(&unknown, 22);
         assert!(
             s.contains('?') && s.contains(HATCH) && !s.contains(FILL) && !s.contains(EMPTY),

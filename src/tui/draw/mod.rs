@@ -67,33 +67,14 @@ pub fn plural_or(n: Option<u64>, word: &str) -> String {
     }
 }
 
-/// `950`, `9.5k`, `181.5k`, `200k`, `1.2M`.
+/// A token count as OpenClaw writes it ([`crate::format::tokens`]).
 pub fn compact_num(n: u64) -> String {
-    if n < 1000 {
-        n.to_string()
-    } else if n < 1_000_000 {
-        if n % 1000 == 0 {
-            format!("{}k", n / 1000)
-        } else {
-            format!("{:.1}k", n as f64 / 1000.0)
-        }
-    } else {
-        format!("{:.1}M", n as f64 / 1_000_000.0)
-    }
+    crate::format::tokens(n)
 }
 
-/// Age of `then` relative to `now` (both ms): `42s`, `5m`, `3h`, `2d`; `—` when unknown.
+/// Age of `then` relative to `now` (both ms, [`crate::format::age`]); `—` when unknown.
 pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
-    let Some(then) = then_ms else {
-        return "—".into();
-    };
-    let s = (now_ms - then).max(0) / 1000;
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
+    crate::format::age(now_ms, then_ms).unwrap_or_else(|| "—".into())
 }
 
 /// Cuts `s` to `width` columns, ending in `…` when cut.
@@ -224,7 +205,11 @@ mod tests {
 
     #[test]
     fn helpers() {
-        assert_eq!(compact_num(181_500), "181.5k");
+        assert_eq!(
+            compact_num(181_500),
+            "182k",
+            "OpenClaw's rounding (was 181.5k)"
+        );
         assert_eq!(compact_num(200_000), "200k");
         assert_eq!(compact_num(950), "950");
         assert_eq!(age(100_000, Some(40_000)), "1m");

@@ -21,9 +21,9 @@ use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
 use super::{compact_num, pad, rpad, truncate, wrap};
 use crate::sanitize::one_line;
-use crate::tui::model::thousands;
 use crate::tui::rows::kind_label;
 use crate::tui::state::{AppState, SessionView, layout};
+use crate::tui::view::thousands;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -73,7 +73,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         Some(u) => format!(
             "{} {} {}",
             rpad(&thousands(u), NUM_W),
-            crate::tui::model::provenance_marker(r.used_source),
+            crate::tui::view::provenance_marker(r.used_source),
             r.used_source.name()
         ),
         None => format!("{} ? unknown", rpad("?", NUM_W)),

@@ -12,8 +12,8 @@ use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
 use super::{age, compact_num, pad, rpad, shorten_middle};
 use crate::sanitize::one_line;
-use crate::tui::model::SessionRow;
 use crate::tui::state::{AppState, layout};
+use crate::tui::view::SessionRow;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -247,7 +247,7 @@ fn draw_row(
                         &format!(
                             "{used}/{} {}",
                             compact_num(r.window),
-                            crate::tui::model::provenance_marker(r.used_source)
+                            crate::tui::view::provenance_marker(r.used_source)
                         ),
                         w,
                     ),

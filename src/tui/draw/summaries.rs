@@ -18,9 +18,9 @@
 use super::theme::Theme;
 use super::{truncate, wrap};
 use crate::sanitize::one_line;
-use crate::tui::model::thousands;
 use crate::tui::rows::SummaryCard;
 use crate::tui::state::{AppState, layout};
+use crate::tui::view::thousands;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

@@ -1,0 +1,16 @@
+//! Issue 12: the faults adversarial testing found, one module per kind. Races are forced
+//! through the commit pause seam (`clawtop::commit` module docs), never by timing luck.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod flush_busy;
+mod large;
+mod leftovers;
+mod memory_links;
+mod rollback;
+mod secrets;
+mod signals;
+mod store_link;
+mod stream_limits;
+mod terminal_text;
