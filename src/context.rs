@@ -191,6 +191,9 @@ pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
         }
         let Ok(v) = t.entry_json(i) else { continue };
         let Some(m) = v.get("message") else { continue };
+        if tokens::is_gateway_notice(m) {
+            continue;
+        }
         if matches!(
             m.get("stopReason").and_then(Value::as_str),
             Some("aborted") | Some("error")

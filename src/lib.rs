@@ -30,6 +30,7 @@ pub mod plan;
 pub mod report;
 pub(crate) mod sanitize;
 pub mod source;
+pub mod sqlite;
 pub mod store;
 pub mod summary;
 pub mod thresholds;

@@ -3,7 +3,7 @@
 //! and the agents' model catalogs, and the transcript estimates (sessions can share one).
 
 use crate::source::{Session, SessionSource};
-use crate::thresholds::{self, Catalog, Counters, Settings, Thresholds};
+use crate::thresholds::{self, Catalog, Counters, Rules, Settings, Thresholds};
 use crate::tokens::ContextEstimate;
 use crate::transcript::{EntryKind, Transcript, Warning};
 use serde_json::Value;
@@ -12,6 +12,8 @@ use std::collections::HashMap;
 pub struct Numbers<'s> {
     pub source: &'s dyn SessionSource,
     pub settings: Settings,
+    /// The host release's arithmetic ([`SessionSource::rules`]).
+    pub rules: Rules,
     config_label: String,
     models_json: HashMap<String, Option<(String, Value)>>,
     /// Estimates per transcript location: sessions can share a transcript (forks, copies).
@@ -23,6 +25,7 @@ impl<'s> Numbers<'s> {
         Numbers {
             source,
             settings: Settings::from_config(source.config()),
+            rules: source.rules().0,
             config_label: source.config_label(),
             models_json: HashMap::new(),
             estimates: HashMap::new(),
@@ -39,12 +42,12 @@ impl<'s> Numbers<'s> {
         let mut est = None;
         let mut cache = std::mem::take(&mut self.estimates);
         let source = self.source;
+        let rules = self.rules;
         let t = self.session_with(s, || {
             let at = s.transcript.clone()?;
             let (e, ws) = cache.entry(at).or_insert_with(|| {
                 let mut ws = Vec::new();
-                let e = open_transcript(source, s, &mut ws)
-                    .and_then(|t| crate::context::current_tokens(&t));
+                let e = open_transcript(source, s, &mut ws).and_then(|t| estimate(rules, &t));
                 (e, ws)
             });
             warnings.extend(ws.iter().cloned());
@@ -86,7 +89,25 @@ impl<'s> Numbers<'s> {
         );
         let counters = Counters::from_entry(e);
         let used = thresholds::resolve_used(&counters, estimate);
-        thresholds::compute(window, used, &self.settings, &counters)
+        thresholds::compute_with(self.rules, window, used, &self.settings, &counters)
+    }
+}
+
+/// The used estimate from a transcript, as the host's release measures it: pi's context
+/// estimate (last usage + the messages after it) up to 2026.7.1; from 2026.9 the prompt of
+/// the last model call, which is what `totalTokens` records there
+/// ([`crate::sqlite::transcript::last_prompt_tokens`]).
+pub fn estimate(rules: Rules, t: &Transcript) -> Option<ContextEstimate> {
+    match rules {
+        Rules::V2026_2 => crate::context::current_tokens(t),
+        Rules::V2026_9 => {
+            crate::sqlite::transcript::last_prompt_tokens(t).map(|p| ContextEstimate {
+                tokens: p.tokens(),
+                usage_tokens: p.tokens(),
+                trailing_tokens: 0,
+                last_usage_index: None,
+            })
+        }
     }
 }
 

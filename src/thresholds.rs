@@ -1,11 +1,18 @@
 //! The numbers of docs/numbers.md, each with where it came from.
 //!
-//! Arithmetic follows OpenClaw 2026.2.26–2026.7.1 (docs/numbers.md §3, §4):
-//! reserve = max(reserveTokens, reserveTokensFloor), compact line = window − reserve,
-//! flush line = window − reserveTokensFloor − softThresholdTokens. Lines never go below 0
-//! (OpenClaw clamps the flush threshold at 0 too). Used figures are never clamped and never
-//! invented: unknown stays unknown.
+//! Two releases' arithmetic, chosen by the host's version ([`Rules`]):
+//! - OpenClaw 2026.2.26–2026.7.1 (docs/numbers.md §3, §4): reserve =
+//!   max(reserveTokens, reserveTokensFloor), compact line = window − reserve, flush line =
+//!   window − reserveTokensFloor − softThresholdTokens;
+//! - OpenClaw 2026.9 (docs/numbers.md §7): reserve = min(max(reserveTokens,
+//!   20000), floor(window × 0.25)), compact line = window − reserve, soft threshold capped at
+//!   floor((window − reserve) / 2), flush line = compact line − soft.
+//!
+//! Lines never go below 0 (OpenClaw clamps the flush threshold at 0 too). Used figures are
+//! never clamped and never invented: unknown stays unknown. Flushed-this-cycle is the same
+//! test in both: the compaction count recorded at the last flush equals the current one.
 
+pub use crate::sqlite::version::Rules;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -264,6 +271,10 @@ pub struct Counters {
     pub compaction_count: Option<u64>,
     pub memory_flush_at: Option<i64>,
     pub memory_flush_compaction_count: Option<u64>,
+    /// 2026.9 `memoryFlush.kind` (`succeeded`, `failed`); None before 2026.9 or before a flush.
+    pub memory_flush_kind: Option<String>,
+    /// 2026.9 `totalTokensVersion` (1: `totalTokens` is the last call's prompt snapshot).
+    pub total_tokens_version: Option<u64>,
 }
 
 impl Counters {
@@ -274,6 +285,8 @@ impl Counters {
             compaction_count: e.compaction_count,
             memory_flush_at: e.memory_flush_at,
             memory_flush_compaction_count: e.memory_flush_compaction_count,
+            memory_flush_kind: e.memory_flush_kind.clone(),
+            total_tokens_version: e.total_tokens_version,
         }
     }
 }
@@ -316,9 +329,13 @@ pub struct Thresholds {
     pub compaction_count: Option<u64>,
     pub memory_flush_at: Option<i64>,
     pub memory_flush_compaction_count: Option<u64>,
+    pub memory_flush_kind: Option<String>,
+    pub total_tokens_version: Option<u64>,
     pub flushed_this_cycle: bool,
     pub status: Status,
     pub flush_reason: String,
+    /// Whose arithmetic made these numbers.
+    pub rules: Rules,
 }
 
 impl Thresholds {
@@ -333,8 +350,23 @@ impl Thresholds {
     }
 }
 
-/// Computes every number of docs/numbers.md.
+/// 2026.9's fixed reserve floor (`DEFAULT_AGENT_COMPACTION_RESERVE_TOKENS_FLOOR`); its config
+/// key `reserveTokensFloor` is rejected by 2026.9.
+pub const RESERVE_FLOOR_2026_9: u64 = 20_000;
+
+/// Computes every number of docs/numbers.md with the 2026.2 arithmetic.
 pub fn compute(
+    window: Window,
+    used: (Option<u64>, UsedSource),
+    settings: &Settings,
+    c: &Counters,
+) -> Thresholds {
+    compute_with(Rules::V2026_2, window, used, settings, c)
+}
+
+/// Computes every §3 number with the arithmetic of `rules`.
+pub fn compute_with(
+    rules: Rules,
     window: Window,
     used: (Option<u64>, UsedSource),
     settings: &Settings,
@@ -342,20 +374,49 @@ pub fn compute(
 ) -> Thresholds {
     let (used, used_source) = used;
     let rt = settings.reserve_tokens;
-    let fl = settings.reserve_floor;
-    // A floor of 0 disables it, which max() already expresses.
-    let (reserve, reserve_from, reserve_source) = if fl.value > rt.value {
-        (fl.value, "reserveTokensFloor", fl.source)
-    } else {
-        (rt.value, "reserveTokens", rt.source)
-    };
-    let compact_at = window.tokens.saturating_sub(reserve);
-    let flush_at = settings.flush_enabled.value.then(|| {
-        window
-            .tokens
-            .saturating_sub(fl.value)
-            .saturating_sub(settings.soft_threshold.value)
-    });
+    let mut fl = settings.reserve_floor;
+    let mut soft = settings.soft_threshold;
+    let (reserve, reserve_from, reserve_source, compact_at, flush_at);
+    match rules {
+        Rules::V2026_2 => {
+            // A floor of 0 disables it, which max() already expresses.
+            (reserve, reserve_from, reserve_source) = if fl.value > rt.value {
+                (fl.value, "reserveTokensFloor", fl.source)
+            } else {
+                (rt.value, "reserveTokens", rt.source)
+            };
+            compact_at = window.tokens.saturating_sub(reserve);
+            flush_at = settings.flush_enabled.value.then(|| {
+                window
+                    .tokens
+                    .saturating_sub(fl.value)
+                    .saturating_sub(soft.value)
+            });
+        }
+        Rules::V2026_9 => {
+            fl = Sourced::new(RESERVE_FLOOR_2026_9, Source::Default);
+            let cap = window.tokens / 4;
+            let (maxed, from, src) = if rt.value > fl.value {
+                (rt.value, "reserveTokens", rt.source)
+            } else {
+                (fl.value, "reserveTokensFloor", fl.source)
+            };
+            (reserve, reserve_from, reserve_source) = if cap < maxed {
+                (cap, "window/4", window.source)
+            } else {
+                (maxed, from, src)
+            };
+            compact_at = window.tokens.saturating_sub(reserve);
+            let half = compact_at / 2;
+            if half < soft.value {
+                soft = Sourced::new(half, window.source);
+            }
+            flush_at = settings
+                .flush_enabled
+                .value
+                .then(|| compact_at.saturating_sub(soft.value));
+        }
+    }
     let flushed_this_cycle = flushed_this_cycle(c);
     let status = status_of(
         used,
@@ -364,7 +425,30 @@ pub fn compute(
         flush_at,
         flushed_this_cycle,
     );
-    let flush_reason = flush_reason(flush_at, used, c);
+    let cc = c.compaction_count.unwrap_or(0);
+    let recorded = match rules {
+        Rules::V2026_2 => "memoryFlushCompactionCount",
+        Rules::V2026_9 => "memoryFlush.compactionCount",
+    };
+    let failed = c.memory_flush_kind.as_deref() == Some("failed");
+    let flush_reason = match (flush_at, used) {
+        (None, _) => "no flush line: memoryFlush.enabled is false".to_string(),
+        (Some(_), None) => "unknown: no fresh token count and the transcript has no usage since the last compaction".to_string(),
+        (Some(f), Some(u)) if u >= f => {
+            if flushed_this_cycle {
+                let what = if failed { "a flush failed this cycle; OpenClaw does not retry it" } else { "flushed this cycle" };
+                format!("no flush: {what} ({recorded} {} = compactionCount {cc})", c.memory_flush_compaction_count.unwrap_or(0))
+            } else {
+                let last = match c.memory_flush_compaction_count {
+                    Some(m) if failed => format!(" (last flush failed at compaction {m})"),
+                    Some(m) => format!(" (last flush at compaction {m})"),
+                    None => String::new(),
+                };
+                format!("flush due: {} used ≥ flush line {} and no flush since compaction {cc}{last}", thousands(u), thousands(f))
+            }
+        }
+        (Some(f), Some(u)) => format!("no flush: {} used < flush line {}", thousands(u), thousands(f)),
+    };
     Thresholds {
         window: window.tokens,
         window_source: window.source,
@@ -376,16 +460,19 @@ pub fn compute(
         reserve_source,
         reserve_tokens: rt,
         reserve_floor: fl,
-        soft_threshold: settings.soft_threshold,
+        soft_threshold: soft,
         flush_enabled: settings.flush_enabled,
         compact_at,
         flush_at,
         compaction_count: c.compaction_count,
         memory_flush_at: c.memory_flush_at,
         memory_flush_compaction_count: c.memory_flush_compaction_count,
+        memory_flush_kind: c.memory_flush_kind.clone(),
+        total_tokens_version: c.total_tokens_version,
         flushed_this_cycle,
         status,
         flush_reason,
+        rules,
     }
 }
 
@@ -683,6 +770,86 @@ mod tests {
         assert_eq!(
             st(250000, None, None).percent().map(|p| p.round()),
             Some(125.0)
+        );
+    }
+
+    #[test]
+    fn rules_2026_9() {
+        let s = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"memoryFlush": {"softThresholdTokens": 6000}}}}}),
+        );
+        let c = Counters {
+            compaction_count: Some(1),
+            memory_flush_compaction_count: Some(0),
+            memory_flush_kind: Some("succeeded".into()),
+            ..Default::default()
+        };
+        // host-f incident-7: W 48000 → R min(20000, 12000), C 36000, S 6000, F 30000.
+        let t = compute_with(Rules::V2026_9, win(48000), fresh(29144), &s, &c);
+        assert_eq!((t.reserve, t.reserve_from), (12000, "window/4"));
+        assert_eq!((t.compact_at, t.flush_at), (36000, Some(30000)));
+        assert!(!t.flushed_this_cycle);
+        assert_eq!(t.status, Status::Ok);
+        // The same session with the 2026.2 arithmetic: reserve 20000, lines 28000 / 22000.
+        let old = compute(win(48000), fresh(29144), &s, &c);
+        assert_eq!((old.compact_at, old.flush_at), (28000, Some(22000)));
+        // W 200000: R 20000, C 180000, F 174000.
+        let t = compute_with(
+            Rules::V2026_9,
+            win(200000),
+            fresh(174000),
+            &s,
+            &Counters::default(),
+        );
+        assert_eq!(
+            (t.reserve, t.compact_at, t.flush_at),
+            (20000, 180000, Some(174000))
+        );
+        assert_eq!(t.status, Status::FlushDue);
+        // Soft capped at half of W − R: W 20000 → R 5000, C 15000, S min(6000, 7500)... and W 8000 → R 2000, C 6000, S 3000.
+        let t = compute_with(
+            Rules::V2026_9,
+            win(8000),
+            fresh(0),
+            &s,
+            &Counters::default(),
+        );
+        assert_eq!(
+            (t.reserve, t.compact_at, t.soft_threshold.value, t.flush_at),
+            (2000, 6000, 3000, Some(3000))
+        );
+        // reserveTokens above the floor wins the max, then the window cap applies.
+        let big = Settings::from_config(
+            &json!({"agents": {"defaults": {"compaction": {"reserveTokens": 30000}}}}),
+        );
+        let t = compute_with(
+            Rules::V2026_9,
+            win(200000),
+            fresh(0),
+            &big,
+            &Counters::default(),
+        );
+        assert_eq!((t.reserve, t.reserve_from), (30000, "reserveTokens"));
+        let t = compute_with(
+            Rules::V2026_9,
+            win(100000),
+            fresh(0),
+            &big,
+            &Counters::default(),
+        );
+        assert_eq!((t.reserve, t.reserve_from), (25000, "window/4"));
+        // Flushed this cycle, from memoryFlush; a failed flush says so.
+        let c = Counters {
+            compaction_count: Some(2),
+            memory_flush_compaction_count: Some(2),
+            memory_flush_kind: Some("failed".into()),
+            ..Default::default()
+        };
+        let t = compute_with(Rules::V2026_9, win(200000), fresh(175000), &s, &c);
+        assert_eq!(t.status, Status::Flushed);
+        assert_eq!(
+            t.flush_reason,
+            "no flush: a flush failed this cycle; OpenClaw does not retry it (memoryFlush.compactionCount 2 = compactionCount 2)"
         );
     }
 

@@ -86,10 +86,20 @@ pub fn context_tokens_from_usage(usage: &Value) -> u64 {
     }
 }
 
+/// The status notice OpenClaw's gateway stores after `/compact` ("⚙️ Compacted (… → …)"): an
+/// assistant message from provider `openclaw`, model `gateway-injected`, with zero usage
+/// (docs/sqlite-host.md §4). It measured nothing, so it is never a usage figure.
+pub fn is_gateway_notice(msg: &Value) -> bool {
+    msg.get("role").and_then(Value::as_str) == Some("assistant")
+        && msg.get("provider").and_then(Value::as_str) == Some("openclaw")
+        && msg.get("model").and_then(Value::as_str) == Some("gateway-injected")
+}
+
 /// The usage object of an assistant message that pi accepts as a context measurement:
-/// stopReason neither `aborted` nor `error`, and a truthy `usage`.
+/// stopReason neither `aborted` nor `error`, and a truthy `usage`. The gateway's `/compact`
+/// notice is skipped ([`is_gateway_notice`]); pi never writes one.
 pub fn valid_usage(msg: &Value) -> Option<&Value> {
-    if msg.get("role").and_then(Value::as_str) != Some("assistant") {
+    if msg.get("role").and_then(Value::as_str) != Some("assistant") || is_gateway_notice(msg) {
         return None;
     }
     if matches!(
@@ -309,6 +319,24 @@ pub fn estimate_context_of_entries(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn gateway_notice_is_not_a_measurement() {
+        let zero =
+            json!({"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0});
+        let notice = json!({"role": "assistant", "content": [{"type": "text", "text": "⚙️ Compacted (37k → 15k) • Context 15k/48k (31%)"}],
+            "provider": "openclaw", "model": "gateway-injected", "usage": zero, "stopReason": "stop"});
+        assert!(is_gateway_notice(&notice));
+        assert!(valid_usage(&notice).is_none());
+        let real = json!({"role": "assistant", "content": [], "provider": "fake", "model": "fake-model",
+            "usage": {"input": 29144, "output": 2372, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 31516}});
+        let user = json!({"role": "user", "content": "hello there"});
+        // The estimate takes the real reply's usage and counts the notice as trailing text.
+        let e = estimate_context(&[user, real, notice.clone()]);
+        assert_eq!(e.usage_tokens, 31516);
+        assert_eq!(e.last_usage_index, Some(1));
+        assert_eq!(e.trailing_tokens, estimate_message(&notice));
+    }
 
     #[test]
     fn usage_fallback_to_sum() {

@@ -109,6 +109,10 @@ pub fn entry_body(t: &Transcript, idx: u32, v: &Value) -> String {
                     format!("$ {}\n{}\n(exit {code})", s(&m, "command"), s(&m, "output"))
                 }
                 "branchSummary" | "compactionSummary" => s(&m, "summary").to_string(),
+                "assistant" if crate::tokens::is_gateway_notice(&m) => format!(
+                    "(gateway /compact status notice, not a model reply; its zero usage is not a measurement) {}",
+                    content_text(m.get("content"), true)
+                ),
                 _ => content_text(m.get("content"), true),
             }
         }

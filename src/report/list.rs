@@ -58,7 +58,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let (t, _) = numbers.session(s, &mut warnings);
-        let mut row = SessionRow::from_session(s, &t, warnings);
+        let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());
@@ -75,14 +75,6 @@ pub const MIN_WIDTH: usize = 80;
 /// so every printed key can be given back to `show`, `compact` and `flush`.
 pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     let mut out = String::new();
-    if r.era == "sqlite" {
-        out.push_str(&format!(
-            "state dir: {}\nera: sqlite\n",
-            ascii(&r.state_dir)
-        ));
-        out.push_str("no sessions listed: this host keeps its sessions in SQLite (OpenClaw >= 2026.7.2), which clawtop cannot read yet.\n");
-        return out;
-    }
     if r.sessions.is_empty() {
         out.push_str(&format!("no sessions in {}\n", ascii(&r.state_dir)));
         return out;

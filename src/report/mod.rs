@@ -12,7 +12,7 @@ pub mod show;
 pub mod text;
 
 use crate::source::Session;
-use crate::thresholds::{Source, Status, Thresholds, UsedSource};
+use crate::thresholds::{Rules, Source, Status, Thresholds, UsedSource};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -46,12 +46,42 @@ pub struct SessionRow {
     pub context_tokens: Option<Value>,
     pub updated_at: Option<i64>,
     pub warnings: Vec<String>,
+    /// Whose arithmetic made the numbers: `"2026.2"` (file-backed releases) or `"2026.9"`.
+    pub rules: Rules,
+    /// 2026.9 `memoryFlush.kind` of the last flush (`succeeded`, `failed`).
+    pub memory_flush_kind: Option<String>,
+    /// 2026.9 `totalTokensVersion` (1: `totalTokens` is the last call's prompt).
+    pub total_tokens_version: Option<u64>,
+    /// Where this session's data came from.
+    pub data_source: Option<DataSource>,
+}
+
+/// Where a session's entry and transcript were read.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataSource {
+    /// `file`, `sqlite`, `transcript` (the source's kind).
+    pub kind: &'static str,
+    /// The store entry: a `sessions.json` path, or `<database>#session_nodes/<key>`.
+    pub entry: Option<String>,
+    /// The transcript: a JSONL path, or `<database>#<sessionId>` (its `transcript_events` rows).
+    pub transcript: Option<String>,
 }
 
 impl SessionRow {
-    pub fn from_session(s: &Session, t: &Thresholds, warnings: Vec<String>) -> SessionRow {
+    pub fn from_session(
+        kind: &'static str,
+        s: &Session,
+        t: &Thresholds,
+        warnings: Vec<String>,
+    ) -> SessionRow {
         let e = &s.entry;
         SessionRow {
+            data_source: Some(DataSource {
+                kind,
+                entry: s.entry_from.clone(),
+                transcript: s.transcript.clone(),
+            }),
             agent_id: Some(s.agent_id().to_string()),
             session_key: Some(s.key().to_string()),
             session_id: Some(e.session_id.clone()),
@@ -95,6 +125,10 @@ impl SessionRow {
             context_tokens: None,
             updated_at: None,
             warnings: Vec::new(),
+            rules: t.rules,
+            memory_flush_kind: t.memory_flush_kind.clone(),
+            total_tokens_version: t.total_tokens_version,
+            data_source: None,
         }
     }
 }

@@ -62,8 +62,15 @@ pub struct ShowReport {
 
 fn used_detail(t: &Thresholds, est: Option<&ContextEstimate>) -> String {
     match t.used_source {
+        UsedSource::Fresh if t.total_tokens_version == Some(1) => {
+            "entry totalTokens (totalTokensFresh true; totalTokensVersion 1: the prompt of the last model call)".into()
+        }
         UsedSource::Fresh => "entry totalTokens (totalTokensFresh true)".into(),
         UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: legacy writer)".into(),
+        UsedSource::Estimated if t.rules == crate::thresholds::Rules::V2026_9 => format!(
+            "transcript: prompt of the last model call (input + cacheRead + cacheWrite), or a later compaction's tokensAfter (an under-count): {}",
+            est.map_or("?".into(), |e| thousands(e.tokens))
+        ),
         UsedSource::Estimated => match est {
             Some(e) => format!(
                 "transcript: last assistant usage {} + estimate {} of the messages after it",
@@ -128,15 +135,16 @@ pub fn for_session(
         None => None,
     };
     let mut est = None;
+    let rules = numbers.rules;
     let th = numbers.session_with(s, || {
-        est = t.as_ref().and_then(crate::context::current_tokens);
+        est = t.as_ref().and_then(|t| crate::numbers::estimate(rules, t));
         est.map(|e| e.tokens)
     });
     let keep = numbers.settings.keep_recent_tokens.value;
     let diagnosis = t
         .as_ref()
         .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
-    let mut row = SessionRow::from_session(s, &th, warnings);
+    let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     let report = ShowReport {
         sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
@@ -276,17 +284,32 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         None => format!("unknown  ({})", src.used_detail),
     };
     add("used", used);
-    add(
-        "reserve",
-        format!(
-            "{}  = max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
-            thousands(row.reserve),
-            thousands(src.reserve_tokens),
-            src.reserve_tokens_source.name(),
-            thousands(src.reserve_tokens_floor),
-            src.reserve_tokens_floor_source.name()
-        ),
-    );
+    let v9 = row.rules == crate::thresholds::Rules::V2026_9;
+    if v9 {
+        add(
+            "reserve",
+            format!(
+                "{}  = min(max(reserveTokens {} [{}], floor {}), window/4 {})  (OpenClaw 2026.9)",
+                thousands(row.reserve),
+                thousands(src.reserve_tokens),
+                src.reserve_tokens_source.name(),
+                thousands(src.reserve_tokens_floor),
+                thousands(row.window / 4)
+            ),
+        );
+    } else {
+        add(
+            "reserve",
+            format!(
+                "{}  = max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
+                thousands(row.reserve),
+                thousands(src.reserve_tokens),
+                src.reserve_tokens_source.name(),
+                thousands(src.reserve_tokens_floor),
+                src.reserve_tokens_floor_source.name()
+            ),
+        );
+    }
     add(
         "compact line",
         format!("{}  = window - reserve", thousands(row.compact_at)),
@@ -294,6 +317,12 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     add(
         "flush line",
         match row.flush_at {
+            Some(f) if v9 => format!(
+                "{}  = compact line - softThresholdTokens {} [{}] (capped at half of window - reserve)",
+                thousands(f),
+                thousands(src.soft_threshold_tokens),
+                src.soft_threshold_tokens_source.name()
+            ),
             Some(f) => format!(
                 "{}  = window - reserveTokensFloor - softThresholdTokens {} [{}]",
                 thousands(f),
@@ -307,11 +336,38 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         },
     );
     add("compactions", opt(row.compaction_count));
-    add("memoryFlushAt", opt(row.memory_flush_at));
-    add(
-        "memoryFlushCompactionCount",
-        opt(row.memory_flush_compaction_count),
-    );
+    if v9 {
+        // 2026.9 records no flush time: the compaction count is all there is.
+        add(
+            "memory flush",
+            match (&row.memory_flush_kind, row.memory_flush_compaction_count) {
+                (Some(k), Some(n)) if k == "succeeded" => format!("flushed at compaction {n}"),
+                (Some(k), Some(n)) => format!("{} at compaction {n}", clean(k)),
+                (Some(k), None) => clean(k),
+                (None, _) => "none recorded".into(),
+            },
+        );
+        if let Some(v) = row.total_tokens_version {
+            add("totalTokensVersion", v.to_string());
+        }
+    } else {
+        add("memoryFlushAt", opt(row.memory_flush_at));
+        add(
+            "memoryFlushCompactionCount",
+            opt(row.memory_flush_compaction_count),
+        );
+    }
+    if let Some(d) = &row.data_source {
+        add(
+            "data from",
+            format!(
+                "{} (entry {}, transcript {})",
+                d.kind,
+                clean(&opt(d.entry.as_deref())),
+                clean(&opt(d.transcript.as_deref()))
+            ),
+        );
+    }
     add("status", row.status.name().to_string());
     add("flush", row.flush_reason.clone());
     if let Some(i) = &r.transcript_info {

@@ -111,6 +111,10 @@ impl SessionSource for FileStore {
                 reference,
                 transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
                 transcript_how: s.transcript_how.describe(),
+                entry_from: self
+                    .host
+                    .agent(&s.agent_id)
+                    .map(|a| a.store_path.display().to_string()),
                 entry: s.entry,
                 warnings: s.warnings,
             });

@@ -44,6 +44,7 @@
 
 pub mod files;
 pub mod lookup;
+pub mod sqlite;
 pub mod transcript_file;
 pub mod unreadable;
 
@@ -85,6 +86,8 @@ pub struct Session {
     pub transcript: Option<String>,
     /// How the transcript was found, in words (`sessionFile`, `<sessionId>.jsonl …`).
     pub transcript_how: &'static str,
+    /// Where the store entry was read (a `sessions.json` path, a database row), for display.
+    pub entry_from: Option<String>,
     pub warnings: Vec<String>,
 }
 
@@ -222,6 +225,11 @@ pub trait SessionSource: Send + Sync {
     fn config_label(&self) -> String;
     /// The agent's `models.json` catalog: (label for sources, value).
     fn models_json(&self, agent: &str) -> Option<(String, Value)>;
+    /// Whose arithmetic the numbers follow (the host's release decides), and a note when the
+    /// release was not known and the rules were assumed.
+    fn rules(&self) -> (crate::thresholds::Rules, Option<String>) {
+        (crate::thresholds::Rules::V2026_2, None)
+    }
     /// The agent's workspace (where a flush writes `memory/<date>.md`) and where that
     /// setting came from; None when the source knows no workspace (a bare transcript).
     fn workspace(&self, _agent: &str) -> Option<(PathBuf, String)> {
@@ -292,6 +300,9 @@ impl fmt::Display for SessionHandle {
 pub fn for_host(host: Host) -> SourceHandle {
     match host.era {
         crate::store::Era::File => Arc::new(files::FileStore::new(host)),
+        crate::store::Era::Sqlite if host.sqlite.is_some() => {
+            Arc::new(sqlite::SqliteStore::new(host))
+        }
         crate::store::Era::Sqlite => Arc::new(unreadable::Unreadable::era_b(host)),
     }
 }

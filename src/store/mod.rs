@@ -92,6 +92,8 @@ pub struct Host {
     pub config: Value,
     pub agents: Vec<Agent>,
     pub era: Era,
+    /// The SQLite layout (state and agent databases) of a SQLite host.
+    pub sqlite: Option<crate::sqlite::SqliteLayout>,
     /// Human-readable evidence for era B.
     pub era_evidence: Vec<String>,
     pub is_demo: bool,
@@ -216,8 +218,19 @@ impl Host {
                 }
             }
         }
-        if let Some(list) = config.pointer("/agents/list").and_then(Value::as_array) {
-            for a in list {
+        // 2026.9 keys its agents (`agents.entries.<id>`); earlier releases list them.
+        let keyed: Vec<Value> = config
+            .pointer("/agents/entries")
+            .and_then(Value::as_object)
+            .map(|o| o.keys().map(|k| serde_json::json!({ "id": k })).collect())
+            .unwrap_or_default();
+        let listed = config
+            .pointer("/agents/list")
+            .and_then(Value::as_array)
+            .map(|l| l.as_slice())
+            .unwrap_or_default();
+        {
+            for a in listed.iter().chain(keyed.iter()) {
                 let Some(raw) = a.get("id").and_then(Value::as_str) else {
                     continue;
                 };
@@ -262,12 +275,25 @@ impl Host {
                 }
             })
             .collect();
-        let era = if era_evidence.is_empty() {
-            Era::File
-        } else {
+        // The databases themselves (and the state database's registry) are read only when the
+        // header check or a state database suggests a SQLite host.
+        let sqlite = (!era_evidence.is_empty()
+            || state_dir.join("state/openclaw.sqlite").is_file())
+        .then(|| crate::sqlite::discover(&state_dir))
+        .filter(|l| !era_evidence.is_empty() || l.is_sqlite_host());
+        let era = if sqlite.is_some() {
             Era::Sqlite
+        } else {
+            Era::File
         };
+        if era_evidence.is_empty() && sqlite.is_some() {
+            era_evidence.push(format!(
+                "{} registers agent databases with sessions",
+                state_dir.join("state/openclaw.sqlite").display()
+            ));
+        }
         Host {
+            sqlite,
             canonical_state,
             state_dir,
             state_source,
@@ -292,10 +318,26 @@ impl Host {
     /// One-line description of era B for messages.
     pub fn era_message(&self) -> String {
         format!(
-            "{} is an era-B host (OpenClaw >= 2026.7.2 keeps sessions in SQLite): {}; clawtop cannot read SQLite sessions yet and never writes them",
+            "{} is a SQLite host (OpenClaw >= 2026.7.2 keeps sessions in SQLite): {}",
             self.state_dir.display(),
             self.era_evidence.join("; ")
         )
+    }
+
+    /// Why a write is refused on a SQLite host, and what clawtop can do there instead.
+    pub fn sqlite_write_refusal(&self, what: &str) -> String {
+        format!(
+            "clawtop cannot write a {what} here: {} keeps its sessions in SQLite, which only OpenClaw writes. Here clawtop reads (`list`, `show KEY [--entries]`, `compact KEY --dry-run`, the TUI), and `clawtop compact KEY [--instructions TEXT] --yes` asks OpenClaw's Gateway to compact (OpenClaw writes its own summary); a memory flush cannot be started from outside OpenClaw",
+            self.state_dir.display()
+        )
+    }
+
+    /// The arithmetic the host's numbers follow, and a note when it was assumed.
+    pub fn rules(&self) -> (crate::thresholds::Rules, Option<String>) {
+        match &self.sqlite {
+            Some(l) => crate::thresholds::Rules::for_sqlite_host(l.app_version()),
+            None => (crate::thresholds::Rules::V2026_2, None),
+        }
     }
 
     /// Reads the session stores of all agents (or one). A store that cannot be read is an

@@ -28,6 +28,10 @@ pub struct StoreEntry {
     pub compaction_count: Option<u64>,
     pub memory_flush_at: Option<i64>,
     pub memory_flush_compaction_count: Option<u64>,
+    /// 2026.9 `memoryFlush.kind` (`succeeded`, `failed`); None in sessions.json stores.
+    pub memory_flush_kind: Option<String>,
+    /// 2026.9 `totalTokensVersion` (1: `totalTokens` is the last call's prompt snapshot).
+    pub total_tokens_version: Option<u64>,
 }
 
 impl StoreEntry {
@@ -206,6 +210,8 @@ impl Fields {
                 .memory_flush_compaction_count
                 .as_ref()
                 .and_then(non_negative),
+            memory_flush_kind: None,
+            total_tokens_version: None,
         })
     }
 }

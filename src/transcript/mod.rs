@@ -156,6 +156,14 @@ enum Backing {
     /// map does if another process truncates the file.
     File(std::fs::File),
     Mem(Vec<u8>),
+    /// One stored row per entry (a SQLite host's `transcript_events`), fetched and decoded
+    /// when asked for; [`EntryMeta::offset`] is the row's key.
+    Rows(Box<dyn RowFetch>),
+}
+
+/// Fetches the full JSON of the entry stored under `key` (for a SQLite transcript, its `seq`).
+pub trait RowFetch: Send + Sync {
+    fn fetch(&self, key: u64) -> Result<Vec<u8>, String>;
 }
 
 /// An opened transcript. Never modifies the file.
@@ -212,6 +220,25 @@ impl Transcript {
         let scan = parse::scan(&bytes);
         let len = bytes.len() as u64;
         Self::finish(path.into(), Backing::Mem(bytes), scan, len)
+    }
+
+    /// Indexes a transcript stored as rows: `heads` yields, in append order, each row's key
+    /// and a JSON object carrying at least the entry's envelope (`type`, `id`, `parentId`,
+    /// `message.role`; the header's `version`): the entry itself, or a stored projection of it,
+    /// so indexing need not decode every row. `fetch` returns the full entry on demand.
+    /// Warnings name rows by their 1-based position. `total_bytes` is the decoded size.
+    pub fn from_rows<'a>(
+        label: impl Into<PathBuf>,
+        heads: impl IntoIterator<Item = (u64, std::borrow::Cow<'a, [u8]>)>,
+        fetch: Box<dyn RowFetch>,
+        total_bytes: u64,
+    ) -> Transcript {
+        let mut sc = parse::Scanner::new();
+        for (key, head) in heads {
+            sc.line(key, &head, false);
+        }
+        let scan = sc.finish(total_bytes);
+        Self::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
     }
 
     /// Builds a transcript from its entries in order, one JSON text each (the header first
@@ -409,6 +436,14 @@ impl Transcript {
                     })?;
                 Ok(std::borrow::Cow::Owned(buf))
             }
+            Backing::Rows(f) => f
+                .fetch(e.offset)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|message| TranscriptError::Entry {
+                    path: self.path.clone(),
+                    line: e.line,
+                    message,
+                }),
         }
     }
 

@@ -63,15 +63,23 @@ fn list_json_host_a() {
     ];
     assert_eq!(&keys[..want.len()], &want);
     assert_eq!(
-        &keys[keys.len() - 5..],
+        &keys[keys.len() - 9..],
         &[
             "totalTokens",
             "totalTokensFresh",
             "contextTokens",
             "updatedAt",
-            "warnings"
+            "warnings",
+            "rules",
+            "memoryFlushKind",
+            "totalTokensVersion",
+            "dataSource"
         ]
     );
+    assert_eq!(s["rules"], "2026.2");
+    assert_eq!(s["dataSource"]["kind"], "file");
+    assert_eq!(s["dataSource"]["entry"], h.store().display().to_string());
+    assert_eq!(s["dataSource"]["transcript"], s["transcript"]);
     assert!(v["warnings"].as_array().unwrap().is_empty());
     assert_eq!(before, snapshot(&h.state()), "list writes nothing");
 }

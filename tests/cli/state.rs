@@ -105,29 +105,54 @@ fn make_era_b(h: &Home, user_version: u32, extra: &[u8]) {
 
 #[test]
 fn era_b_by_user_version() {
+    // A header claiming agent schema 4 but no database behind it: a SQLite host whose agent
+    // database is damaged. It is named, the legacy sessions.json beside it is not read as
+    // live, and nothing is written.
     let h = Home::host_a();
     make_era_b(&h, 4, b"");
     let before = snapshot(&h.state());
     let o = h.run(&["list", "--json"]);
-    o.expect(0);
+    o.expect(1);
     let v = o.json();
     assert_eq!(v["era"], "sqlite");
-    assert!(v["sessions"].as_array().unwrap().is_empty());
+    assert!(v["sessions"].as_array().unwrap().is_empty(), "{v}");
+    assert!(
+        o.stderr.contains(
+            "agents/main/agent/openclaw-agent.sqlite is not a SQLite database or is damaged"
+        ),
+        "{}",
+        o.stderr
+    );
     assert!(v["warnings"][0].as_str().unwrap().contains("SQLite"), "{v}");
-    let o = h.run(&["list"]);
-    o.expect(0);
-    assert!(o.text().contains("era: sqlite"), "{}", o.text());
-    let o = h.run(&["compact", "agent:main:main", "--dry-run", "--json"]);
-    o.expect(3);
-    assert!(o.stderr.contains("era-B"), "{}", o.stderr);
+    let ws = v["warnings"].to_string();
+    assert!(
+        ws.contains("sessions.json is a legacy store") && ws.contains("never edited"),
+        "{ws}"
+    );
+    h.run(&["list"]).expect(1);
     // Without --yes a compaction on a SQLite host only says what it would ask the host's
     // gateway (tests/gateway/ runs it against a real one); nothing is sent or written.
     let o = h.run(&["compact", "agent:main:main"]);
     o.expect(0);
     assert!(o.text().contains("Nothing was sent"), "{}", o.text());
-    h.run(&["flush", "agent:main:main"]).expect(3);
-    h.run(&["show", "agent:main:main"]).expect(1);
-    assert_eq!(before, snapshot(&h.state()), "nothing written on era B");
+    for args in [
+        &["compact", "agent:main:main", "--dry-run", "--json"][..],
+        &["flush", "agent:main:main"],
+        &["show", "agent:main:main"],
+    ] {
+        let o = h.run(args);
+        o.expect(1);
+        assert!(
+            o.stderr.contains("openclaw-agent.sqlite"),
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
+    assert_eq!(
+        before,
+        snapshot(&h.state()),
+        "nothing written on a SQLite host"
+    );
 }
 
 #[test]

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 pub const HOST_A: &str = "openclaw-2026.2.26/host-a";
 /// host-a's `sessions/` dir (`sessions.json` and the one transcript).
 pub const HOST_A_SESSIONS: &str = "openclaw-2026.2.26/host-a/agents/main/sessions";
+/// The state dir and workspaces written by OpenClaw 2026.9.6 (SQLite era).
+pub const HOST_F: &str = "openclaw-2026.9.6/host-f";
 /// pi's own legacy (v1) test transcripts.
 pub const PI: &str = "pi";
 /// clawtop's generated edge-case transcripts (v1–v3).

@@ -130,10 +130,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         y += 1;
     }
     // Status and the reason, wrapped over two lines.
-    let flush_state = match (r.memory_flush_at, r.flushed_this_cycle) {
-        (_, true) => "flushed this cycle".to_string(),
-        (Some(_), false) => "last flush in an earlier cycle".to_string(),
-        (None, false) => "never flushed".to_string(),
+    // 2026.9 records no flush time, only the compaction count at the flush: say that, never
+    // a time.
+    let flush_state = match (
+        r.memory_flush_at,
+        r.memory_flush_compaction_count,
+        r.flushed_this_cycle,
+    ) {
+        (_, _, true) => "flushed this cycle".to_string(),
+        (Some(_), _, false) => "last flush in an earlier cycle".to_string(),
+        (None, Some(n), false) => format!("flushed at compaction {n}"),
+        (None, None, false) => "never flushed".to_string(),
     };
     // One compaction count per screen: the store's counter, with the transcript's entries
     // beside it when they differ; a bare file has only the transcript's.

@@ -1,0 +1,365 @@
+//! Writes a deterministic OpenClaw 2026.9.6 SQLite host for the benchmarks (bench/run.sh).
+//!
+//!     cargo run --release --example gen_sqlite_host -- OUT_DIR [--sessions 2000] [--transcript-mb 100]
+//!
+//! Starts from a copy of the 2026.9.6 fixture (tests/fixtures/openclaw-2026.9.6/host-f) and
+//! adds, to agent `main`'s database, rows cloned from the fixture's real rows with fresh ids:
+//! - `--sessions` sessions `agent:main:bench-NNNN`, each with the 10-row transcript of
+//!   `agent:ops:dr-drill`; every 7th entry has `totalTokensFresh: false` (so its used figure is
+//!   estimated from the transcript), every 11th has no `totalTokensFresh`, every 13th no
+//!   `totalTokens`; every 5th has had a memory flush;
+//! - one session `agent:main:huge` whose transcript is the 60 rows of `agent:main:incident-7`
+//!   cloned until the decoded JSON reaches `--transcript-mb` megabytes, one chain, one early
+//!   compaction (the fixture's own, in the first clone). Rows the fixture stored as zstd are
+//!   stored as zstd (level 1, content size and checksum, as OpenClaw writes them).
+//!
+//! Same arguments → same rows. This writes only under OUT_DIR, which must not exist.
+
+use rusqlite::{Connection, params};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), &to).unwrap();
+        }
+    }
+}
+
+/// A deterministic UUID-shaped id from a label.
+fn uuid(label: &str) -> String {
+    // FNV-1a then splitmix64: stable across runs and platforms.
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in label.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    let mut next = || {
+        h = h.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    };
+    let (a, b) = (next(), next());
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        (b >> 48) & 0xfff,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+struct Row {
+    json: String,
+    nav: Option<String>,
+    zstd: bool,
+    id: Option<String>,
+    parent: Option<String>,
+    ty: String,
+}
+
+fn template_rows(c: &Connection, session_id: &str) -> Vec<Row> {
+    let mut st = c
+        .prepare("SELECT event_json, event_zstd, navigation_json FROM transcript_events WHERE session_id = ?1 ORDER BY seq")
+        .unwrap();
+    st.query_map([session_id], |r| {
+        let j: Option<String> = r.get(0)?;
+        let z: Option<Vec<u8>> = r.get(1)?;
+        let n: Option<String> = r.get(2)?;
+        Ok((j, z, n))
+    })
+    .unwrap()
+    .map(|r| {
+        let (j, z, n) = r.unwrap();
+        let json = match (j, &z) {
+            (Some(j), _) => j,
+            (None, Some(z)) => String::from_utf8(zstd::decode_all(&z[..]).unwrap()).unwrap(),
+            _ => panic!("empty row"),
+        };
+        let v: Value = serde_json::from_str(&json).unwrap();
+        Row {
+            id: v.get("id").and_then(Value::as_str).map(str::to_string),
+            parent: v
+                .get("parentId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            ty: v["type"].as_str().unwrap_or("").to_string(),
+            json,
+            nav: n,
+            zstd: z.is_some(),
+        }
+    })
+    .collect()
+}
+
+/// `text` with every id of `map` replaced.
+fn remap(text: &str, map: &HashMap<String, String>) -> String {
+    let mut out = text.to_string();
+    for (from, to) in map {
+        if out.contains(from.as_str()) {
+            out = out.replace(from.as_str(), to);
+        }
+    }
+    out
+}
+
+struct Writer<'c> {
+    ins: rusqlite::Statement<'c>,
+    now: i64,
+}
+
+impl Writer<'_> {
+    fn put(&mut self, sid: &str, seq: i64, json: &str, nav: Option<&str>, zstd: bool) -> usize {
+        if zstd {
+            let frame = {
+                let mut enc = zstd::bulk::Compressor::new(1).unwrap();
+                enc.include_checksum(true).unwrap();
+                enc.include_contentsize(true).unwrap();
+                enc.compress(json.as_bytes()).unwrap()
+            };
+            self.ins
+                .execute(params![
+                    sid,
+                    seq,
+                    None::<String>,
+                    self.now,
+                    frame,
+                    json.len() as i64,
+                    nav
+                ])
+                .unwrap();
+        } else {
+            self.ins
+                .execute(params![
+                    sid,
+                    seq,
+                    json,
+                    self.now,
+                    None::<Vec<u8>>,
+                    None::<i64>,
+                    None::<String>
+                ])
+                .unwrap();
+        }
+        json.len()
+    }
+}
+
+fn main() {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut take = |flag: &str, default: u64| -> u64 {
+        match args.iter().position(|a| a == flag) {
+            Some(i) => {
+                let v = args[i + 1].parse().expect("a number");
+                args.drain(i..i + 2);
+                v
+            }
+            None => default,
+        }
+    };
+    let n_sessions = take("--sessions", 2000);
+    let mb = take("--transcript-mb", 100);
+    let [out] = &args[..] else {
+        eprintln!("usage: gen_sqlite_host OUT_DIR [--sessions N] [--transcript-mb N]");
+        std::process::exit(2);
+    };
+    let out = PathBuf::from(out);
+    assert!(!out.exists(), "{} exists", out.display());
+    let fixture =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/openclaw-2026.9.6/host-f");
+    copy_dir(&fixture, &out);
+    let db = out.join("state/agents/main/agent/openclaw-agent.sqlite");
+    let mut c = Connection::open(&db).unwrap();
+    c.pragma_update(None, "synchronous", "OFF").unwrap();
+    let (entry_tpl, _): (String, String) = c
+        .query_row(
+            "SELECT entry_json, current_session_id FROM session_nodes WHERE session_key = 'agent:main:incident-7'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let big = template_rows(&c, "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93");
+    let small = {
+        let ops =
+            Connection::open(out.join("state/agents/ops/agent/openclaw-agent.sqlite")).unwrap();
+        template_rows(&ops, "e050b933-502b-4898-9507-c451ca94449c")
+    };
+    let now = 1795457042282i64;
+    let tx = c.transaction().unwrap();
+    {
+        let mut w = Writer {
+            ins: tx
+                .prepare("INSERT INTO transcript_events(session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .unwrap(),
+            now,
+        };
+        let mut node = tx
+            .prepare("INSERT INTO session_nodes(session_key, current_session_id, entry_json, updated_at) VALUES (?1, ?2, ?3, ?4)")
+            .unwrap();
+        let mut window = tx
+            .prepare("INSERT INTO session_windows(session_id, session_key, created_at, updated_at) VALUES (?1, ?2, ?3, ?4)")
+            .unwrap();
+        let tpl: Value = serde_json::from_str(&entry_tpl).unwrap();
+        let mut add_session = |key: &str, sid: &str, i: u64, updated: i64| {
+            let mut e = tpl.clone();
+            let o = e.as_object_mut().unwrap();
+            o.insert("sessionId".into(), sid.into());
+            o.insert("updatedAt".into(), updated.into());
+            let window_tokens = if i % 3 == 0 { 200000 } else { 48000 };
+            o.insert("contextTokens".into(), window_tokens.into());
+            o.insert("totalTokens".into(), ((i * 7919) % window_tokens).into());
+            o.insert("compactionCount".into(), (i % 4).into());
+            if i % 5 == 0 {
+                o.insert(
+                    "memoryFlush".into(),
+                    serde_json::json!({"kind": "succeeded", "compactionCount": i % 4}),
+                );
+            } else {
+                o.remove("memoryFlush");
+            }
+            if i % 7 == 0 {
+                o.insert("totalTokensFresh".into(), false.into());
+            }
+            if i % 11 == 0 {
+                o.remove("totalTokensFresh");
+            }
+            if i % 13 == 0 {
+                o.remove("totalTokens");
+            }
+            node.execute(params![key, sid, e.to_string(), updated])
+                .unwrap();
+            window.execute(params![sid, key, updated, updated]).unwrap();
+        };
+        for i in 0..n_sessions {
+            let key = format!("agent:main:bench-{i:04}");
+            let sid = uuid(&format!("session/{i}"));
+            add_session(&key, &sid, i + 1, now - i as i64 * 60_000);
+            let mut map: HashMap<String, String> = HashMap::new();
+            map.insert("e050b933-502b-4898-9507-c451ca94449c".into(), sid.clone());
+            for (j, r) in small.iter().enumerate() {
+                if let Some(id) = &r.id {
+                    map.entry(id.clone())
+                        .or_insert_with(|| uuid(&format!("row/{i}/{j}")));
+                }
+            }
+            for (seq, r) in small.iter().enumerate() {
+                w.put(
+                    &sid,
+                    seq as i64,
+                    &remap(&r.json, &map),
+                    r.nav.as_deref().map(|n| remap(n, &map)).as_deref(),
+                    r.zstd,
+                );
+            }
+        }
+        // The huge transcript: header, then clones of incident-7's rows as one chain.
+        let sid = uuid("huge");
+        add_session("agent:main:huge", &sid, 2, now);
+        let target = mb * 1_000_000;
+        let mut written = w.put(
+            &sid,
+            0,
+            &big[0]
+                .json
+                .replace("f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93", &sid),
+            None,
+            false,
+        ) as u64;
+        let mut seq = 1i64;
+        let mut last: Option<String> = None;
+        let mut k = 0u64;
+        while written < target {
+            let mut map: HashMap<String, String> = HashMap::new();
+            for (j, r) in big.iter().enumerate().skip(1) {
+                if let Some(id) = &r.id {
+                    map.insert(id.clone(), uuid(&format!("huge/{k}/{j}")));
+                }
+            }
+            for r in big.iter().skip(1) {
+                if written >= target {
+                    break;
+                }
+                // One early compaction: later clones leave it out and link past it.
+                if r.ty == "compaction" && k > 0 {
+                    continue;
+                }
+                let mut json = remap(&r.json, &map);
+                let mut nav = r.nav.as_deref().map(|n| remap(n, &map));
+                let parent_in_clone = r.parent.as_ref().filter(|p| map.contains_key(*p));
+                let want_parent = match parent_in_clone {
+                    Some(p)
+                        if big
+                            .iter()
+                            .any(|b| b.id.as_ref() == Some(p) && b.ty == "compaction")
+                            && k > 0 =>
+                    {
+                        // The skipped compaction's child hangs on the compaction's parent.
+                        let cp = big
+                            .iter()
+                            .find(|b| b.ty == "compaction")
+                            .and_then(|b| b.parent.clone())
+                            .unwrap();
+                        Some(map[&cp].clone())
+                    }
+                    Some(p) => Some(map[p].clone()),
+                    None => last.clone(),
+                };
+                let new_id = r.id.as_ref().map(|i| map[i].clone());
+                let mut v: Value = serde_json::from_str(&json).unwrap();
+                v["parentId"] = want_parent
+                    .clone()
+                    .map(Value::String)
+                    .unwrap_or(Value::Null);
+                json = v.to_string();
+                if let Some(n) = nav.as_mut() {
+                    let mut nv: Value = serde_json::from_str(n).unwrap();
+                    for path in ["/report/entry", "/navigation", "/reset", "/model"] {
+                        if let Some(o) = nv.pointer_mut(path).and_then(Value::as_object_mut) {
+                            o.insert(
+                                "parentId".into(),
+                                want_parent
+                                    .clone()
+                                    .map(Value::String)
+                                    .unwrap_or(Value::Null),
+                            );
+                        }
+                    }
+                    *n = nv.to_string();
+                }
+                written += w.put(&sid, seq, &json, nav.as_deref(), r.zstd) as u64;
+                seq += 1;
+                last = new_id;
+            }
+            k += 1;
+        }
+        eprintln!(
+            "{} sessions, huge transcript {} rows, {:.1} MB decoded",
+            n_sessions + 3 + 1,
+            seq,
+            written as f64 / 1e6
+        );
+    }
+    // OpenClaw's triggers mark inserted rows for validation; these rows are copies of valid
+    // ones, so they are marked valid as OpenClaw's own writer leaves them.
+    tx.execute_batch(
+        "UPDATE session_nodes SET entry_valid = 1; DELETE FROM session_canonical_validation_pending;",
+    )
+    .unwrap();
+    tx.commit().unwrap();
+    c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+    drop(c);
+    for side in ["-wal", "-shm"] {
+        let mut p = db.as_os_str().to_owned();
+        p.push(side);
+        let _ = std::fs::remove_file(PathBuf::from(p));
+    }
+}

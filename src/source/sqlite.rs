@@ -1,0 +1,246 @@
+//! A SQLite host (OpenClaw ≥ 2026.7.2): sessions from `session_nodes`, transcripts from
+//! `transcript_events`, read strictly read-only through [`crate::sqlite`]; never written.
+//!
+//! Order: [`SessionSource::list`] reads every agent database's session rows (each database
+//! opened, read and closed again: no connection or read transaction is held between calls);
+//! [`SessionSource::open_transcript`] indexes one session's rows and keeps its database open
+//! only for fetching rows on demand. Changes are found by polling the databases and their
+//! `-wal` files ([`Changes::Poll`]): every OpenClaw commit changes one of them.
+
+use super::{
+    Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, Watch, Writer,
+};
+use crate::sqlite::open::side;
+use crate::store::Host;
+use crate::thresholds::Rules;
+use crate::transcript::Transcript;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub struct SqliteStore {
+    host: Host,
+    rules: (Rules, Option<String>),
+    /// Database and transcript session id of every listed session.
+    rows: Mutex<HashMap<SessionRef, (PathBuf, String)>>,
+    /// The row envelopes of transcripts opened before: a reopen after a change reads only
+    /// the rows appended since (live refresh does not re-read whole transcripts).
+    indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
+    /// One connection per database for its transcripts, replaced when the file it reads
+    /// changed underneath an immutable or copied read.
+    conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
+}
+
+impl SqliteStore {
+    /// `host.sqlite` must be set (see [`super::for_host`]).
+    pub fn new(host: Host) -> SqliteStore {
+        SqliteStore {
+            rules: host.rules(),
+            host,
+            rows: Mutex::new(HashMap::new()),
+            indexes: Mutex::new(HashMap::new()),
+            conns: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn layout(&self) -> &crate::sqlite::SqliteLayout {
+        static EMPTY: std::sync::OnceLock<crate::sqlite::SqliteLayout> = std::sync::OnceLock::new();
+        self.host
+            .sqlite
+            .as_ref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    fn rel(&self, p: &Path) -> String {
+        p.strip_prefix(&self.host.state_dir)
+            .unwrap_or(p)
+            .display()
+            .to_string()
+    }
+
+    fn located(&self, r: &SessionRef) -> Option<(PathBuf, String)> {
+        let hit = |s: &Self| {
+            s.rows
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(r)
+                .cloned()
+        };
+        if let Some(x) = hit(self) {
+            return Some(x);
+        }
+        self.list(Some(&r.agent_id));
+        hit(self)
+    }
+
+    fn connection(&self, db: &Path) -> Result<crate::sqlite::transcript::SharedDb, SourceError> {
+        let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(c) = conns.get(db) {
+            if c.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .check_unchanged()
+            {
+                return Ok(c.clone());
+            }
+        }
+        let c = std::sync::Arc::new(Mutex::new(
+            crate::sqlite::ReadOnlyDb::open(db)
+                .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?,
+        ));
+        conns.insert(db.to_path_buf(), c.clone());
+        Ok(c)
+    }
+
+    fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
+        dbs.flat_map(|d| [side(&d, "-wal"), d]).collect()
+    }
+}
+
+impl SessionSource for SqliteStore {
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+
+    fn label(&self) -> String {
+        self.host.state_dir.display().to_string()
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        let mut w = vec![format!(
+            "{}; read-only: clawtop never writes here",
+            self.host.era_message()
+        )];
+        w.extend(self.host.warnings.iter().cloned());
+        if let Some(n) = &self.rules.1 {
+            w.push(n.clone());
+        }
+        w
+    }
+
+    fn is_demo(&self) -> bool {
+        self.host.is_demo
+    }
+
+    fn has_agent(&self, agent: &str) -> bool {
+        self.host.agent(agent).is_some() || self.layout().agents.iter().any(|a| a.agent_id == agent)
+    }
+
+    fn list(&self, agent: Option<&str>) -> Listing {
+        let loaded = crate::sqlite::sessions::load(self.layout(), agent);
+        let mut out = Listing {
+            warnings: loaded.warnings,
+            errors: loaded.errors,
+            ..Listing::default()
+        };
+        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        for s in loaded.sessions {
+            let reference = SessionRef {
+                source: self.label(),
+                agent_id: s.agent_id.clone(),
+                key: s.key.clone(),
+                session_id: s.entry.session_id.clone(),
+            };
+            let db = self.rel(&s.db);
+            rows.insert(
+                reference.clone(),
+                (s.db.clone(), s.transcript_session_id.clone()),
+            );
+            out.sessions.push(Session {
+                reference,
+                transcript: Some(format!("{db}#{}", s.transcript_session_id)),
+                transcript_how: "transcript_events rows of current_session_id",
+                entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
+                entry: s.entry,
+                warnings: s.warnings,
+            });
+        }
+        out
+    }
+
+    fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        let (db, sid) = self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        let k = (db.clone(), sid.clone());
+        let prev = self
+            .indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&k)
+            .unwrap_or_default();
+        let conn = self.connection(&db)?;
+        let (opened, index) = crate::sqlite::transcript::open_after(&conn, &sid, prev)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        self.indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(k, index);
+        Ok(opened.transcript)
+    }
+
+    fn changes(&self, what: Watch<'_>) -> Changes {
+        match what {
+            Watch::Sessions { agent } => Changes::Poll(
+                self.watch_files(
+                    self.layout()
+                        .agents
+                        .iter()
+                        .filter(|a| agent.is_none_or(|o| o == a.agent_id))
+                        .map(|a| a.path.clone()),
+                ),
+            ),
+            Watch::Transcript(r) => Changes::Poll(
+                self.watch_files(
+                    self.rows
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .get(r)
+                        .map(|(db, _)| db.clone())
+                        .into_iter(),
+                ),
+            ),
+        }
+    }
+
+    fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
+        let what = match op {
+            Operation::Compact => "compaction",
+            Operation::Flush => "memory flush",
+        };
+        Writer::ReadOnly(self.host.sqlite_write_refusal(what))
+    }
+
+    fn config(&self) -> &Value {
+        &self.host.config
+    }
+
+    fn config_label(&self) -> String {
+        self.host
+            .config_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into())
+    }
+
+    fn models_json(&self, agent: &str) -> Option<(String, Value)> {
+        self.host
+            .models_json(agent)
+            .map(|(p, v)| (p.display().to_string(), v))
+    }
+
+    fn rules(&self) -> (Rules, Option<String>) {
+        self.rules.clone()
+    }
+
+    fn workspace(&self, agent: &str) -> Option<(PathBuf, String)> {
+        let home = self.host.home.clone().unwrap_or_else(|| PathBuf::from("/"));
+        let (w, src) =
+            crate::flush::workspace_for(&self.host.config, &self.host.state_dir, agent, &home);
+        Some((w, src.to_string()))
+    }
+}

@@ -1,0 +1,247 @@
+//! Session rows of an agent database: `session_nodes.entry_json` (docs/sqlite-host.md §3).
+//!
+//! `entry_json` is authoritative; the promoted columns are indexes and mostly NULL. The entry
+//! has the shape of a 2026.2 `sessions.json` value with three changes that matter here: the
+//! flush state is one `memoryFlush` object (`{kind, compactionCount}`, no time), there is
+//! `totalTokensVersion`, and `sessionFile` is gone (the transcript is `transcript_events`).
+
+use super::open::{DbError, ReadOnlyDb};
+use crate::store::StoreEntry;
+use crate::store::sessions::non_negative;
+use serde::Serialize;
+use serde_json::Value;
+
+/// `memoryFlush` of a 2026.9 entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MemoryFlush {
+    /// `succeeded`, `failed`, or whatever a newer release writes.
+    pub kind: String,
+    /// `compactionCount` of the session when the flush ran (absent on some failures).
+    pub compaction_count: Option<u64>,
+    pub failure_count: Option<u64>,
+}
+
+/// The 2026.9 fields clawtop reads beyond the 2026.2 ones.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Entry96 {
+    pub memory_flush: Option<MemoryFlush>,
+    /// 1: `totalTokens` is the prompt snapshot of the last model call.
+    pub total_tokens_version: Option<u64>,
+    pub context_tokens_source: Option<String>,
+    /// `contextBudgetStatus.reserveTokens` / `promptBudgetBeforeReserve`: OpenClaw's own
+    /// reserve and compaction line at the last prompt (absent after a compaction).
+    pub budget_reserve: Option<u64>,
+    pub budget_compact_at: Option<u64>,
+}
+
+/// One `session_nodes` row.
+#[derive(Debug, Clone)]
+pub struct SessionRow {
+    pub key: String,
+    /// `current_session_id`: the transcript's session id.
+    pub current_session_id: String,
+    pub updated_at: i64,
+    pub entry: Result<(StoreEntry, Entry96), String>,
+}
+
+/// The fields of an entry clawtop reads, as values; None when the JSON is not an object.
+struct Kept(Option<serde_json::Map<String, Value>>);
+
+const KEEP: &[&str] = &[
+    "sessionId",
+    "updatedAt",
+    "model",
+    "modelProvider",
+    "totalTokens",
+    "totalTokensFresh",
+    "totalTokensVersion",
+    "contextTokens",
+    "contextTokensSource",
+    "compactionCount",
+    "memoryFlush",
+    "contextBudgetStatus",
+];
+
+impl<'de> serde::Deserialize<'de> for Kept {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Kept;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a session entry object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Kept, A::Error> {
+                let mut out = serde_json::Map::new();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if KEEP.contains(&k.as_ref()) {
+                        out.insert(k.into_owned(), m.next_value::<Value>()?);
+                    } else {
+                        m.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(Kept(Some(out)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Kept, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Kept(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+            fn visit_unit<E>(self) -> Result<Kept, E> {
+                Ok(Kept(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Reads the fields clawtop uses from one `entry_json`.
+pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
+    // Only the top-level fields clawtop reads are kept; the rest (`skillsSnapshot`,
+    // `systemPromptReport`: most of the bytes) is skipped without building a tree.
+    let mut probe = serde_json::Deserializer::from_str(json);
+    let kept: Result<Kept, _> = serde::Deserialize::deserialize(&mut probe);
+    let o = match kept.and_then(|k| probe.end().map(|_| k)) {
+        Ok(Kept(Some(o))) => o,
+        Ok(Kept(None)) => return Err("entry_json is not a JSON object".into()),
+        Err(e) => return Err(format!("entry_json is not JSON ({e})")),
+    };
+    let session_id = match o.get("sessionId") {
+        Some(Value::String(s)) if crate::store::sessions::safe_session_id(s) => s.clone(),
+        Some(Value::String(s)) => {
+            return Err(format!(
+                "entry_json has an unsafe sessionId {:?}",
+                crate::sanitize::one_line(s)
+            ));
+        }
+        _ => return Err("entry_json has no sessionId".into()),
+    };
+    let string = |k: &str| match o.get(k) {
+        Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    let int = |k: &str| {
+        o.get(k).and_then(|v| {
+            v.as_i64().or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.is_finite())
+                    .map(|f| f.floor() as i64)
+            })
+        })
+    };
+    let memory_flush = match o.get("memoryFlush") {
+        Some(Value::Object(m)) => Some(MemoryFlush {
+            kind: m
+                .get("kind")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+                .to_string(),
+            compaction_count: m.get("compactionCount").and_then(non_negative),
+            failure_count: m.get("failureCount").and_then(non_negative),
+        }),
+        _ => None,
+    };
+    let budget = o.get("contextBudgetStatus");
+    let store = StoreEntry {
+        session_id,
+        session_file: None,
+        updated_at: int("updatedAt"),
+        model: string("model"),
+        model_provider: string("modelProvider"),
+        total_tokens_raw: o.get("totalTokens").cloned(),
+        total_tokens_fresh_raw: o.get("totalTokensFresh").cloned(),
+        context_tokens_raw: o.get("contextTokens").cloned(),
+        compaction_count: o.get("compactionCount").and_then(non_negative),
+        // 2026.9 keeps no flush time; a migrated `memoryFlushAt` is dropped by OpenClaw too.
+        memory_flush_at: None,
+        memory_flush_compaction_count: memory_flush.as_ref().and_then(|m| m.compaction_count),
+        memory_flush_kind: memory_flush.as_ref().map(|m| m.kind.clone()),
+        total_tokens_version: o.get("totalTokensVersion").and_then(non_negative),
+    };
+    let extra = Entry96 {
+        memory_flush,
+        total_tokens_version: o.get("totalTokensVersion").and_then(non_negative),
+        context_tokens_source: string("contextTokensSource"),
+        budget_reserve: budget
+            .and_then(|b| b.get("reserveTokens"))
+            .and_then(non_negative),
+        budget_compact_at: budget
+            .and_then(|b| b.get("promptBudgetBeforeReserve"))
+            .and_then(non_negative),
+    };
+    Ok((store, extra))
+}
+
+/// Every session row of an agent database, ordered by key.
+pub fn read_sessions(db: &ReadOnlyDb) -> Result<Vec<SessionRow>, DbError> {
+    let mut st = db
+        .conn()
+        .prepare(
+            "SELECT session_key, current_session_id, entry_json, updated_at FROM session_nodes ORDER BY session_key",
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+            ))
+        })
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut out = Vec::new();
+    for r in rows {
+        let (key, current_session_id, json, updated_at) =
+            r.map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let entry = parse_entry(&json);
+        out.push(SessionRow {
+            key,
+            current_session_id,
+            updated_at: updated_at.unwrap_or(0),
+            entry,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_2026_9_fields() {
+        let (e, x) = parse_entry(r#"{"sessionId":"s1","totalTokens":29144,"totalTokensFresh":true,"totalTokensVersion":1,"contextTokens":48000,"compactionCount":1,"memoryFlush":{"kind":"succeeded","compactionCount":0},"memoryFlushAt":5,"contextBudgetStatus":{"reserveTokens":12000,"promptBudgetBeforeReserve":36000}}"#).unwrap();
+        assert_eq!(e.total_tokens(), Some(29144));
+        assert_eq!(e.compaction_count, Some(1));
+        assert_eq!(e.memory_flush_compaction_count, Some(0));
+        assert_eq!(e.memory_flush_at, None, "2026.9 has no flush time");
+        assert_eq!(x.memory_flush.unwrap().kind, "succeeded");
+        assert_eq!(
+            (
+                x.total_tokens_version,
+                x.budget_reserve,
+                x.budget_compact_at
+            ),
+            (Some(1), Some(12000), Some(36000))
+        );
+        assert!(parse_entry("{").unwrap_err().contains("not JSON"));
+        assert!(parse_entry("[]").unwrap_err().contains("not a JSON object"));
+        assert!(parse_entry("{}").unwrap_err().contains("no sessionId"));
+    }
+}

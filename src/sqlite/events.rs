@@ -1,0 +1,299 @@
+//! Transcript rows: `transcript_events` (docs/sqlite-host.md §4).
+//!
+//! Each row is one pi session entry, the same JSON as a JSONL line, in `event_json` or, for
+//! long entries, in `event_zstd`: one raw zstd frame whose decoded length is
+//! `event_utf8_bytes`. Which column holds it is decided by which is non-NULL, never by size.
+//! Rows are read in `seq` order (the append order; 0 is the header) and linked by `id` /
+//! `parentId` like a file. Rows are decoded one at a time and dropped, so a transcript of any
+//! size is read with memory bounded by its largest row.
+
+use super::open::{DbError, ReadOnlyDb};
+use rusqlite::types::ValueRef;
+
+/// The schema caps a row at 4 MiB; a damaged database may not, so decoding stops at 64 MiB.
+pub const MAX_ROW_BYTES: usize = 64 << 20;
+
+/// One row's payload as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored<'a> {
+    Json(&'a [u8]),
+    Zstd { frame: &'a [u8], utf8_bytes: i64 },
+}
+
+/// Why a row could not be decoded. The row is skipped with a warning naming its `seq`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowError {
+    #[error("seq {seq}: event_zstd does not decode as zstd ({message})")]
+    Zstd { seq: i64, message: String },
+    #[error("seq {seq}: event_zstd decodes to {got} bytes but event_utf8_bytes says {want}")]
+    Length { seq: i64, got: String, want: i64 },
+    #[error("seq {seq}: event_utf8_bytes {want} is not a usable length")]
+    BadLength { seq: i64, want: i64 },
+    #[error("seq {seq}: neither event_json nor event_zstd holds the entry")]
+    Empty { seq: i64 },
+    #[error("seq {seq}: event_json and event_zstd are both set")]
+    Both { seq: i64 },
+}
+
+/// Decodes a stored payload to the entry's JSON bytes.
+pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
+    match stored {
+        Stored::Json(b) => Ok(b.to_vec()),
+        Stored::Zstd { frame, utf8_bytes } => {
+            let want = usize::try_from(utf8_bytes)
+                .ok()
+                .filter(|&n| n > 0 && n <= MAX_ROW_BYTES)
+                .ok_or(RowError::BadLength {
+                    seq,
+                    want: utf8_bytes,
+                })?;
+            // One byte of room beyond the promise tells "longer than said" from "as said".
+            // A decoder context per thread is reused: setting one up costs more than
+            // decoding a typical row.
+            thread_local! {
+                static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                    const { std::cell::RefCell::new(None) };
+            }
+            let res = DCTX.with(|d| {
+                let mut d = d.borrow_mut();
+                if d.is_none() {
+                    *d = zstd::bulk::Decompressor::new().ok();
+                }
+                match d.as_mut() {
+                    Some(d) => d.decompress(frame, want + 1),
+                    None => zstd::bulk::decompress(frame, want + 1),
+                }
+            });
+            match res {
+                Ok(out) if out.len() == want => Ok(out),
+                Ok(out) => Err(RowError::Length {
+                    seq,
+                    got: out.len().to_string(),
+                    want: utf8_bytes,
+                }),
+                Err(e) if e.to_string().contains("Destination buffer is too small") => {
+                    Err(RowError::Length {
+                        seq,
+                        got: format!("more than {want}"),
+                        want: utf8_bytes,
+                    })
+                }
+                Err(e) => Err(RowError::Zstd {
+                    seq,
+                    message: e.to_string(),
+                }),
+            }
+        }
+    }
+}
+
+fn stored_of<'a>(
+    seq: i64,
+    json: ValueRef<'a>,
+    zstd: ValueRef<'a>,
+    n: Option<i64>,
+) -> Result<Stored<'a>, RowError> {
+    let json = match json {
+        ValueRef::Null => None,
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(t),
+        _ => None,
+    };
+    let frame = match zstd {
+        ValueRef::Null => None,
+        ValueRef::Blob(b) | ValueRef::Text(b) => Some(b),
+        _ => None,
+    };
+    match (json, frame) {
+        (Some(j), None) => Ok(Stored::Json(j)),
+        (None, Some(f)) => Ok(Stored::Zstd {
+            frame: f,
+            utf8_bytes: n.unwrap_or(-1),
+        }),
+        (None, None) => Err(RowError::Empty { seq }),
+        (Some(_), Some(_)) => Err(RowError::Both { seq }),
+    }
+}
+
+/// Counts of a session's rows, without decoding anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RowCounts {
+    pub rows: u64,
+    pub zstd_rows: u64,
+    pub max_seq: Option<i64>,
+    /// Sum of the decoded sizes (`length(event_json)` + `event_utf8_bytes`).
+    pub utf8_bytes: u64,
+}
+
+pub fn counts(db: &ReadOnlyDb, session_id: &str) -> Result<RowCounts, DbError> {
+    db.conn()
+        .query_row(
+            "SELECT count(*), count(event_zstd), max(seq), \
+             coalesce(sum(CASE WHEN event_zstd IS NULL THEN length(CAST(event_json AS BLOB)) ELSE event_utf8_bytes END), 0) \
+             FROM transcript_events WHERE session_id = ?1",
+            [session_id],
+            |r| {
+                Ok(RowCounts {
+                    rows: r.get::<_, i64>(0)? as u64,
+                    zstd_rows: r.get::<_, i64>(1)? as u64,
+                    max_seq: r.get(2)?,
+                    utf8_bytes: r.get::<_, i64>(3)?.max(0) as u64,
+                })
+            },
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))
+}
+
+/// Calls `each(seq, decoded)` for every row of `session_id` in `seq` order, decoding one row
+/// at a time. A row that does not decode is passed as `Err` and reading goes on.
+pub fn for_each(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    each: impl FnMut(i64, Result<Vec<u8>, RowError>),
+) -> Result<(), DbError> {
+    for_each_after(db, session_id, -1, each)
+}
+
+/// [`for_each`] over the rows with `seq > after` only (live refresh appends).
+pub fn for_each_after(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    after: i64,
+    mut each: impl FnMut(i64, Result<Vec<u8>, RowError>),
+) -> Result<(), DbError> {
+    let mut st = db
+        .conn()
+        .prepare(
+            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+             WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id, after])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
+        let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let n: Option<i64> = r.get(3).unwrap_or(None);
+        let j = r
+            .get_ref(1)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let z = r
+            .get_ref(2)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let out = stored_of(seq, j, z, n).and_then(|s| decode(seq, s));
+        each(seq, out);
+    }
+    Ok(())
+}
+
+/// `transcript_rewrite_watermarks.generation`: changes when `seq` is renumbered (a `maxLines`
+/// trim), not on appends. None when the table or row is absent.
+pub fn rewrite_generation(db: &ReadOnlyDb, session_id: &str) -> Option<String> {
+    db.conn()
+        .query_row(
+            "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
+            [session_id],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
+}
+
+/// One row, decoded (None when no row has that `seq`).
+pub fn read_one(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    seq: i64,
+) -> Result<Option<Result<Vec<u8>, RowError>>, DbError> {
+    let mut st = db
+        .conn()
+        .prepare_cached(
+            "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+             WHERE session_id = ?1 AND seq = ?2",
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id, seq])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? else {
+        return Ok(None);
+    };
+    let n: Option<i64> = r.get(2).unwrap_or(None);
+    let j = r
+        .get_ref(0)
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let z = r
+        .get_ref(1)
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    Ok(Some(stored_of(seq, j, z, n).and_then(|s| decode(seq, s))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zstd_rows_checked_against_their_length() {
+        let text = br#"{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"hello hello hello hello"}}"#;
+        let frame = zstd::bulk::compress(text, 1).unwrap();
+        let n = text.len() as i64;
+        assert_eq!(
+            decode(
+                5,
+                Stored::Zstd {
+                    frame: &frame,
+                    utf8_bytes: n
+                }
+            )
+            .unwrap(),
+            text.to_vec()
+        );
+        let e = decode(
+            5,
+            Stored::Zstd {
+                frame: &frame,
+                utf8_bytes: n - 3,
+            },
+        )
+        .unwrap_err();
+        assert!(matches!(e, RowError::Length { .. }), "{e}");
+        assert!(e.to_string().contains("seq 5"));
+        let e = decode(
+            5,
+            Stored::Zstd {
+                frame: &frame,
+                utf8_bytes: n + 3,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("decodes to {n} bytes")),
+            "{e}"
+        );
+        let mut bad = frame.clone();
+        let mid = bad.len() / 2;
+        bad[mid] ^= 0xff;
+        bad.truncate(bad.len() - 2);
+        let e = decode(
+            6,
+            Stored::Zstd {
+                frame: &bad,
+                utf8_bytes: n,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(e, RowError::Zstd { .. } | RowError::Length { .. }),
+            "{e}"
+        );
+        assert!(matches!(
+            decode(
+                7,
+                Stored::Zstd {
+                    frame: &frame,
+                    utf8_bytes: 0
+                }
+            ),
+            Err(RowError::BadLength { .. })
+        ));
+    }
+}

@@ -1,0 +1,332 @@
+//! Opening an OpenClaw database strictly read-only (docs/sqlite-host.md §2).
+//!
+//! The obvious `mode=ro` open is not read-only on disk: for a WAL database SQLite creates
+//! `-wal` and `-shm` next to it when they are missing, and a reader writes its read marks
+//! into an existing `-shm`. Copying only the main file misses the data committed in the WAL,
+//! and `immutable=1` ignores the WAL. So the way in depends on what is on disk, checked in
+//! this order:
+//!
+//! 1. **Rollback-journal database** (header bytes 18/19 are 1): `mode=ro` creates nothing.
+//! 2. **WAL database with both `-wal` and `-shm` present** (a live writer, or a stop that left
+//!    them): `mode=ro&readonly_shm=1`. SQLite maps the `-shm` read-only and, when it cannot
+//!    trust it, rebuilds the WAL index in its own heap from the `-wal`: the committed WAL
+//!    content is seen and no byte is written.
+//! 3. **WAL database without a `-wal`** (checkpointed, no connection open: SQLite removes the
+//!    WAL on the last close): `mode=ro&immutable=1`, which takes no locks and opens no side
+//!    files. Immutable reads are only trusted while nothing writes, so the file's identity
+//!    (inode, size, mtime) and the absence of `-wal` are checked again after every read
+//!    ([`ReadOnlyDb::check_unchanged`]); a change means "read again", never stale figures.
+//! 4. **WAL database with a `-wal` but no `-shm`** (unusual: an exclusive-mode writer, or a
+//!    crash): the main file and the `-wal` are copied into a private temp dir and the copy is
+//!    opened; the same identity check guards the copy.
+//!
+//! Every connection also runs `PRAGMA query_only=ON` and never checkpoints (read-only
+//! connections cannot). A busy or locked database is retried for [`busy_timeout`] and then
+//! reported as such, naming the file; it never blocks forever.
+
+use rusqlite::{Connection, OpenFlags};
+use std::fs;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long a busy or locked database is retried before giving up (default 3 s;
+/// `CLAWTOP_SQLITE_BUSY_MS` overrides it, for tests and slow disks).
+pub fn busy_timeout() -> Duration {
+    std::env::var("CLAWTOP_SQLITE_BUSY_MS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_secs(3))
+}
+
+/// Why a database could not be read. Every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("cannot read {}: {message}", .path.display())]
+    Open { path: PathBuf, message: String },
+    #[error("{} is not a SQLite database or is damaged ({message})", .path.display())]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{} is locked by another process (still busy after {} ms); clawtop only reads it, try again when the writer is done", .path.display(), .waited_ms)]
+    Busy { path: PathBuf, waited_ms: u64 },
+    #[error("{} kept changing while it was read ({tries} tries); try again", .path.display())]
+    Unstable { path: PathBuf, tries: u32 },
+    #[error("{}: {message}", .path.display())]
+    Query { path: PathBuf, message: String },
+}
+
+impl DbError {
+    /// Classifies a SQLite error for `path`.
+    pub fn from_sqlite(path: &Path, e: rusqlite::Error) -> DbError {
+        use rusqlite::ErrorCode as C;
+        let path = path.to_path_buf();
+        match e.sqlite_error_code() {
+            Some(C::DatabaseBusy) | Some(C::DatabaseLocked) => DbError::Busy {
+                path,
+                waited_ms: busy_timeout().as_millis() as u64,
+            },
+            Some(C::NotADatabase) | Some(C::DatabaseCorrupt) => DbError::Corrupt {
+                path,
+                message: e.to_string(),
+            },
+            _ => DbError::Query {
+                path,
+                message: e.to_string(),
+            },
+        }
+    }
+}
+
+/// Which of the ways in of the module docs was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenMode {
+    Rollback,
+    WalReadOnlyShm,
+    Immutable,
+    PrivateCopy,
+}
+
+impl OpenMode {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OpenMode::Rollback => "read-only (rollback journal)",
+            OpenMode::WalReadOnlyShm => "read-only, WAL seen through a read-only -shm",
+            OpenMode::Immutable => "read-only snapshot of a checkpointed WAL database",
+            OpenMode::PrivateCopy => "private copy of the database and its -wal",
+        }
+    }
+}
+
+/// What identifies the on-disk state an immutable or copied read was taken from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Fingerprint {
+    main: Option<(u64, u64, u64, i64, i64)>,
+    wal: Option<(u64, u64, i64, i64)>,
+}
+
+fn fingerprint(path: &Path) -> Fingerprint {
+    let main = fs::metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+    let wal = fs::metadata(side(path, "-wal"))
+        .ok()
+        .map(|m| (m.ino(), m.size(), m.mtime(), m.mtime_nsec()));
+    Fingerprint { main, wal }
+}
+
+/// `<path><suffix>`, e.g. the `-wal` beside a database.
+pub fn side(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// A database opened by one of the read-only ways in.
+pub struct ReadOnlyDb {
+    pub path: PathBuf,
+    pub mode: OpenMode,
+    conn: Connection,
+    /// For immutable and copied reads: the state the read must still match.
+    guard: Option<Fingerprint>,
+    _copy: Option<tempfile::TempDir>,
+}
+
+impl std::fmt::Debug for ReadOnlyDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOnlyDb")
+            .field("path", &self.path)
+            .field("mode", &self.mode)
+            .finish()
+    }
+}
+
+/// The journal mode written in the database header: bytes 18 and 19 are 2 for WAL.
+fn header_is_wal(path: &Path) -> Result<bool, DbError> {
+    use std::io::Read;
+    let mut head = [0u8; 100];
+    let mut f = fs::File::open(path).map_err(|e| DbError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let n = f.read(&mut head).map_err(|e| DbError::Open {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    if n < 100 || &head[..16] != b"SQLite format 3\0" {
+        return Err(DbError::Corrupt {
+            path: path.to_path_buf(),
+            message: if n < 100 {
+                format!("{n} bytes, shorter than a SQLite header")
+            } else {
+                "no SQLite header".into()
+            },
+        });
+    }
+    Ok(head[18] == 2 || head[19] == 2)
+}
+
+fn uri(path: &Path, params: &str) -> String {
+    // Percent-encode what a URI path cannot hold as is.
+    let mut s = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' | b' ' | 0..=0x1f | 0x7f..=0xff => {
+                s.push_str(&format!("%{b:02X}"));
+            }
+            _ => s.push(*b as char),
+        }
+    }
+    s.push('?');
+    s.push_str(params);
+    s
+}
+
+impl ReadOnlyDb {
+    /// Opens `path` without creating, changing or leaving any file beside it.
+    pub fn open(path: &Path) -> Result<ReadOnlyDb, DbError> {
+        // Taken before anything is read or copied, so a write during the read shows.
+        let before = fingerprint(path);
+        let wal = header_is_wal(path)?;
+        let has_wal = side(path, "-wal").exists();
+        let has_shm = side(path, "-shm").exists();
+        let (mode, target, params, copy) = if !wal {
+            (OpenMode::Rollback, path.to_path_buf(), "mode=ro", None)
+        } else if has_wal && has_shm {
+            (
+                OpenMode::WalReadOnlyShm,
+                path.to_path_buf(),
+                "mode=ro&readonly_shm=1",
+                None,
+            )
+        } else if !has_wal {
+            (
+                OpenMode::Immutable,
+                path.to_path_buf(),
+                "mode=ro&immutable=1",
+                None,
+            )
+        } else {
+            let dir = tempfile::Builder::new()
+                .prefix("clawtop-db-")
+                .tempdir()
+                .map_err(|e| DbError::Open {
+                    path: path.to_path_buf(),
+                    message: format!("cannot make a private copy: {e}"),
+                })?;
+            let copy = dir.path().join("copy.sqlite");
+            let io = |e: std::io::Error| DbError::Open {
+                path: path.to_path_buf(),
+                message: format!("cannot make a private copy: {e}"),
+            };
+            // The -wal first: a checkpoint between the two copies only moves pages the
+            // copied -wal still holds.
+            fs::copy(side(path, "-wal"), side(&copy, "-wal")).map_err(io)?;
+            fs::copy(path, &copy).map_err(io)?;
+            (OpenMode::PrivateCopy, copy, "", Some(dir))
+        };
+        let guard = matches!(mode, OpenMode::Immutable | OpenMode::PrivateCopy).then_some(before);
+        let flags = if mode == OpenMode::PrivateCopy {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let conn = if mode == OpenMode::PrivateCopy {
+            Connection::open_with_flags(&target, flags)
+        } else {
+            Connection::open_with_flags(uri(&target, params), flags)
+        }
+        .map_err(|e| DbError::from_sqlite(path, e))?;
+        conn.busy_timeout(busy_timeout())
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        conn.pragma_update(None, "query_only", true)
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        let db = ReadOnlyDb {
+            path: path.to_path_buf(),
+            mode,
+            conn,
+            guard,
+            _copy: copy,
+        };
+        // Reading the schema now turns "not a database" into an error here, not later.
+        db.conn
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        Ok(db)
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// After an immutable or copied read: true while the file is still what was read.
+    /// Always true for the modes that follow SQLite's own locking.
+    pub fn check_unchanged(&self) -> bool {
+        match &self.guard {
+            None => true,
+            Some(g) => *g == fingerprint(&self.path),
+        }
+    }
+
+    /// Runs `read` on a fresh connection until it saw a stable database (at most 4 tries).
+    pub fn read_stable<T>(
+        path: &Path,
+        mut read: impl FnMut(&ReadOnlyDb) -> Result<T, DbError>,
+    ) -> Result<T, DbError> {
+        const TRIES: u32 = 4;
+        for attempt in 1..=TRIES {
+            let db = ReadOnlyDb::open(path)?;
+            let out = read(&db);
+            if db.check_unchanged() {
+                return out;
+            }
+            tracing::debug!(path = %path.display(), attempt, "database changed during an immutable read; reading again");
+            std::thread::sleep(Duration::from_millis(20 * attempt as u64));
+        }
+        Err(DbError::Unstable {
+            path: path.to_path_buf(),
+            tries: TRIES,
+        })
+    }
+
+    /// `PRAGMA user_version`.
+    pub fn user_version(&self) -> Result<i64, DbError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| DbError::from_sqlite(&self.path, e))
+    }
+
+    /// Whether a table of that name exists.
+    pub fn has_table(&self, name: &str) -> Result<bool, DbError> {
+        self.conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",
+                [name],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(|n| n > 0)
+            .map_err(|e| DbError::from_sqlite(&self.path, e))
+    }
+
+    /// A number that changes whenever another connection commits (cheap; for live refresh).
+    /// For immutable and copied reads, the file fingerprint stands in (see the module docs).
+    pub fn data_version(&self) -> Result<i64, DbError> {
+        self.conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(|e| DbError::from_sqlite(&self.path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_escapes() {
+        assert_eq!(
+            uri(Path::new("/a b/c?d#e%"), "mode=ro"),
+            "file:/a%20b/c%3Fd%23e%25?mode=ro"
+        );
+    }
+}

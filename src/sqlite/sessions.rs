@@ -1,0 +1,94 @@
+//! Every session of a SQLite host, read once per agent database.
+
+use super::entry::{self, Entry96};
+use super::host::SqliteLayout;
+use super::open::ReadOnlyDb;
+use crate::store::StoreEntry;
+use crate::thresholds::Counters;
+use std::path::PathBuf;
+
+/// One `session_nodes` row with its entry read.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub agent_id: String,
+    pub key: String,
+    /// The agent database the row and its transcript live in.
+    pub db: PathBuf,
+    /// `current_session_id`: whose `transcript_events` rows are the transcript.
+    pub transcript_session_id: String,
+    pub entry: StoreEntry,
+    pub extra: Entry96,
+    pub warnings: Vec<String>,
+}
+
+impl Session {
+    /// What the thresholds need, with the 2026.9 fields.
+    pub fn counters(&self) -> Counters {
+        Counters::from_entry(&self.entry)
+    }
+}
+
+/// What reading the agent databases gave.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sessions: Vec<Session>,
+    /// Per-row problems (row skipped) and per-database notes.
+    pub warnings: Vec<String>,
+    /// Databases that could not be read at all, each naming the file.
+    pub errors: Vec<String>,
+}
+
+/// Reads the sessions of every agent (or one) of `layout`. A database that cannot be read is
+/// an error and the others still load.
+pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
+    let mut out = Loaded::default();
+    out.warnings.extend(layout.problems.iter().cloned());
+    for a in &layout.agents {
+        // A database that could not be read is reported even when it cannot say whether it
+        // holds sessions.
+        if only_agent.is_some_and(|o| o != a.agent_id) || (!a.has_sessions && a.error.is_none()) {
+            continue;
+        }
+        out.warnings.extend(a.notes.iter().cloned());
+        if let Some(e) = &a.error {
+            out.errors.push(e.clone());
+            continue;
+        }
+        let rows = match ReadOnlyDb::read_stable(&a.path, entry::read_sessions) {
+            Ok(r) => r,
+            Err(e) => {
+                out.errors.push(crate::sanitize::one_line(&e.to_string()));
+                continue;
+            }
+        };
+        for r in rows {
+            match r.entry {
+                Ok((entry, extra)) => {
+                    let mut warnings = Vec::new();
+                    if entry.session_id != r.current_session_id {
+                        warnings.push(format!(
+                            "entry sessionId {} differs from the row's current_session_id {}; the transcript is read from the latter",
+                            crate::sanitize::one_line(&entry.session_id),
+                            crate::sanitize::one_line(&r.current_session_id)
+                        ));
+                    }
+                    out.sessions.push(Session {
+                        agent_id: a.agent_id.clone(),
+                        key: r.key,
+                        db: a.path.clone(),
+                        transcript_session_id: r.current_session_id,
+                        entry,
+                        extra,
+                        warnings,
+                    });
+                }
+                Err(why) => out.warnings.push(format!(
+                    "{}: session {:?}: {why}; skipped",
+                    a.path.display(),
+                    crate::sanitize::one_line(&r.key)
+                )),
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,303 @@
+//! A session's transcript from `transcript_events`, as a [`Transcript`] that decodes rows on
+//! demand (docs/sqlite-host.md §4).
+//!
+//! Indexing reads every row once but decodes none of the zstd ones: a zstd row carries
+//! `navigation_json`, an uncompressed projection whose `navigation` object has the envelope
+//! (`type`, `id`, `parentId`, `message.role`), and its frame header states the decoded size,
+//! which is checked against `event_utf8_bytes` here. A row whose size disagrees, whose
+//! projection is missing, or whose `event_json` is not JSON is skipped with a warning naming
+//! it, as an unreadable line of a file is. Full entries are fetched and decoded by `seq` when a
+//! screen or the plan asks for them, so memory is bounded by what is shown, not by the
+//! transcript's size.
+
+use super::events::{self, RowError};
+use super::open::{DbError, ReadOnlyDb};
+use crate::transcript::{RowFetch, Transcript, Warning};
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The label a SQLite transcript is shown under: the database and the session id.
+pub fn label(db: &Path, session_id: &str) -> PathBuf {
+    PathBuf::from(format!("{}#transcript_events/{session_id}", db.display()))
+}
+
+/// A database connection shared by the transcripts opened from it (opening one costs more
+/// than indexing a short transcript). Holding it open holds no read transaction.
+pub type SharedDb = std::sync::Arc<Mutex<ReadOnlyDb>>;
+
+struct DbRows {
+    db: SharedDb,
+    session_id: String,
+}
+
+impl RowFetch for DbRows {
+    fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+        let db = self
+            .db
+            .lock()
+            .map_err(|_| "database handle poisoned".to_string())?;
+        let out = events::read_one(&db, &self.session_id, seq as i64)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!("seq {seq}: row no longer exists (the transcript was rewritten; reload)")
+            })?
+            .map_err(|e| e.to_string());
+        if !db.check_unchanged() {
+            return Err(format!(
+                "{} changed while it was read; reload",
+                db.path.display()
+            ));
+        }
+        out
+    }
+}
+
+/// Size stated in a zstd frame header, if the header states one.
+fn frame_size(frame: &[u8]) -> Option<u64> {
+    match zstd::zstd_safe::get_frame_content_size(frame) {
+        Ok(Some(n)) => Some(n),
+        _ => None,
+    }
+}
+
+/// The `navigation` object of a `navigation_json`, borrowed, when it names a `type`.
+fn navigation_of(nav: &[u8]) -> Option<Vec<u8>> {
+    #[derive(serde::Deserialize)]
+    struct Nav<'a> {
+        #[serde(borrow)]
+        navigation: Option<&'a serde_json::value::RawValue>,
+    }
+    let n = serde_json::from_slice::<Nav>(nav).ok()?.navigation?;
+    let raw = n.get().as_bytes();
+    memchr::memmem::find(raw, b"\"type\"").map(|_| raw.to_vec())
+}
+
+/// What indexing learned: the transcript, and the counts of rows it saw.
+pub struct Opened {
+    pub transcript: Transcript,
+    pub rows: u64,
+    pub zstd_rows: u64,
+    pub max_seq: Option<i64>,
+}
+
+/// The envelopes read by an earlier indexing of one session, so a refresh reads only the rows
+/// appended since ([`open_after`]). Holds envelopes (small for zstd rows), never decoded rows.
+#[derive(Default)]
+pub struct RowIndex {
+    heads: Vec<(u64, Vec<u8>)>,
+    /// (row position, message) of rows skipped at indexing.
+    skipped: Vec<(usize, String)>,
+    rows: u64,
+    zstd_rows: u64,
+    total: u64,
+    max_seq: Option<i64>,
+    generation: Option<String>,
+}
+
+/// Opens `session_id`'s transcript in the agent database `path`.
+pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
+    let db = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(path)?));
+    open_after(&db, session_id, RowIndex::default()).map(|(o, _)| o)
+}
+
+/// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
+/// rows it saw are still there unchanged: then only rows with a larger `seq` are read. A
+/// rewrite (OpenClaw's `maxLines` trim renumbers `seq`) or any other change starts over.
+pub fn open_after(
+    shared: &SharedDb,
+    session_id: &str,
+    prev: RowIndex,
+) -> Result<(Opened, RowIndex), DbError> {
+    let guard = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let db: &ReadOnlyDb = &guard;
+    let path = db.path.clone();
+    let path = path.as_path();
+    let generation = events::rewrite_generation(db, session_id);
+    let mut idx = prev;
+    if idx.rows > 0 {
+        let still: i64 = db
+            .conn()
+            .query_row(
+                "SELECT count(*) FROM transcript_events WHERE session_id = ?1 AND seq <= ?2",
+                rusqlite::params![session_id, idx.max_seq.unwrap_or(-1)],
+                |r| r.get(0),
+            )
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        if still as u64 != idx.rows || generation != idx.generation {
+            idx = RowIndex::default();
+        }
+    }
+    idx.generation = generation;
+    let after = idx.max_seq.unwrap_or(-1);
+    {
+        let mut st = db
+            .conn()
+            .prepare(
+                "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
+                 FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
+            )
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        let mut q = st
+            .query(rusqlite::params![session_id, after])
+            .map_err(|e| DbError::from_sqlite(path, e))?;
+        while let Some(r) = q.next().map_err(|e| DbError::from_sqlite(path, e))? {
+            let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(path, e))?;
+            idx.rows += 1;
+            idx.max_seq = Some(seq);
+            let ordinal = idx.rows as usize;
+            let json = r.get_ref(1).map_err(|e| DbError::from_sqlite(path, e))?;
+            let frame = r.get_ref(3).map_err(|e| DbError::from_sqlite(path, e))?;
+            use rusqlite::types::ValueRef as V;
+            match (json, frame) {
+                (V::Text(t) | V::Blob(t), V::Null) => {
+                    idx.total += t.len() as u64;
+                    idx.heads.push((seq as u64, t.to_vec()));
+                }
+                (V::Null, V::Blob(f) | V::Text(f)) => {
+                    idx.zstd_rows += 1;
+                    let want: Option<i64> = r.get(4).unwrap_or(None);
+                    let want = want.unwrap_or(-1);
+                    let stated = frame_size(f);
+                    if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
+                        let e = RowError::Length {
+                            seq,
+                            got: stated.map_or("?".into(), |n| n.to_string()),
+                            want,
+                        };
+                        idx.skipped.push((ordinal, format!("skipped: {e}")));
+                        continue;
+                    }
+                    idx.total += want as u64;
+                    let head = match r.get_ref(2) {
+                        Ok(V::Text(n)) => navigation_of(n),
+                        _ => None,
+                    };
+                    match head {
+                        Some(h) => idx.heads.push((seq as u64, h)),
+                        // No usable projection: decode this row to index it.
+                        None => match events::decode(
+                            seq,
+                            events::Stored::Zstd {
+                                frame: f,
+                                utf8_bytes: want,
+                            },
+                        ) {
+                            Ok(b) => idx.heads.push((seq as u64, b)),
+                            Err(e) => idx.skipped.push((ordinal, format!("skipped: {e}"))),
+                        },
+                    }
+                }
+                (V::Null, V::Null) => idx
+                    .skipped
+                    .push((ordinal, format!("skipped: {}", RowError::Empty { seq }))),
+                _ => idx
+                    .skipped
+                    .push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
+            }
+        }
+    }
+    drop(guard);
+    let fetch = DbRows {
+        db: shared.clone(),
+        session_id: session_id.to_string(),
+    };
+    let mut t = Transcript::from_rows(
+        label(path, session_id),
+        idx.heads
+            .iter()
+            .map(|(k, h)| (*k, Cow::Borrowed(h.as_slice()))),
+        Box::new(fetch),
+        idx.total,
+    );
+    // Skipped rows were never handed to the indexer: line numbers of its warnings count the
+    // rows it saw, so they are renumbered to count every row.
+    if !idx.skipped.is_empty() {
+        let gaps: std::collections::HashSet<usize> = idx.skipped.iter().map(|(o, _)| *o).collect();
+        // real[k] is the row position of the k-th row the indexer saw.
+        let real: Vec<u32> = (1..=idx.rows as usize)
+            .filter(|i| !gaps.contains(i))
+            .map(|i| i as u32)
+            .collect();
+        let fix = |l: &mut u32| {
+            if let Some(r) = (*l as usize).checked_sub(1).and_then(|k| real.get(k)) {
+                *l = *r;
+            }
+        };
+        for w in t.warnings.iter_mut() {
+            fix(&mut w.line);
+        }
+        for e in t.entries.iter_mut() {
+            fix(&mut e.line);
+        }
+        for (ordinal, message) in &idx.skipped {
+            t.warnings.push(Warning {
+                line: *ordinal as u32,
+                message: message.clone(),
+            });
+        }
+        t.warnings.sort_by_key(|w| w.line);
+    }
+    let opened = Opened {
+        transcript: t,
+        rows: idx.rows,
+        zstd_rows: idx.zstd_rows,
+        max_seq: idx.max_seq,
+    };
+    Ok((opened, idx))
+}
+
+/// A 2026.9 used figure taken from a transcript (docs/sqlite-host.md §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptFromTranscript {
+    /// `usage.input + cacheRead + cacheWrite` of the last real model reply on the active
+    /// branch: what `totalTokens` (version 1) records.
+    LastCall(u64),
+    /// A compaction came after the last reply: its `tokensAfter`, which leaves out the system
+    /// prompt and tools (an under-count) until the next reply.
+    AfterCompaction(u64),
+}
+
+impl PromptFromTranscript {
+    pub fn tokens(self) -> u64 {
+        match self {
+            PromptFromTranscript::LastCall(n) | PromptFromTranscript::AfterCompaction(n) => n,
+        }
+    }
+}
+
+/// The prompt size of the last model call, the way OpenClaw 2026.9 records `totalTokens`:
+/// the gateway's `/compact` notice and aborted or failed replies are not calls that measured
+/// anything. None when the branch has neither a reply with usage nor a compaction.
+pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
+    use crate::transcript::{EntryKind, Role};
+    for &i in t.active_branch().iter().rev() {
+        match t.entries[i as usize].kind {
+            EntryKind::Compaction => {
+                let v = t.entry_json(i).ok()?;
+                return v
+                    .get("tokensAfter")
+                    .and_then(crate::store::sessions::non_negative)
+                    .map(PromptFromTranscript::AfterCompaction);
+            }
+            EntryKind::Message(Role::Assistant) => {
+                let Ok(v) = t.entry_json(i) else { continue };
+                let Some(m) = v.get("message") else { continue };
+                let Some(u) = crate::tokens::valid_usage(m) else {
+                    continue;
+                };
+                let n = |k: &str| {
+                    u.get(k)
+                        .and_then(crate::store::sessions::non_negative)
+                        .unwrap_or(0)
+                };
+                let p = n("input") + n("cacheRead") + n("cacheWrite");
+                if p > 0 {
+                    return Some(PromptFromTranscript::LastCall(p));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,13 @@
+//! SQLite hosts (OpenClaw 2026.9.6): read-only access, the fixture's figures computed
+//! independently from its rows, and bad input.
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod bad_input;
+mod cli;
+mod common;
+mod fixture;
+mod read_only;
+mod transcript;
+mod tui;
