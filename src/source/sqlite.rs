@@ -220,17 +220,11 @@ impl SessionSource for SqliteStore {
     }
 
     fn config_label(&self) -> String {
-        self.host
-            .config_path
-            .as_ref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "config".into())
+        self.host.config_label()
     }
 
     fn models_json(&self, agent: &str) -> Option<(String, Value)> {
-        self.host
-            .models_json(agent)
-            .map(|(p, v)| (p.display().to_string(), v))
+        self.host.models_json_labelled(agent)
     }
 
     fn rules(&self) -> (Rules, Option<String>) {

@@ -488,6 +488,20 @@ impl Host {
         let v: Value = serde_json::from_slice(&text).ok()?;
         Some((p, v))
     }
+
+    /// What the sources show as the config's name: its path, or "config" when there is none.
+    pub fn config_label(&self) -> String {
+        self.config_path
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "config".into())
+    }
+
+    /// `models_json` with the path as the label the sources show.
+    pub fn models_json_labelled(&self, agent_id: &str) -> Option<(String, Value)> {
+        self.models_json(agent_id)
+            .map(|(p, v)| (p.display().to_string(), v))
+    }
 }
 
 /// How a transcript path was found.
