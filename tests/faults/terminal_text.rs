@@ -23,7 +23,7 @@ fn flush_dry_run_neutralises_prompts_from_the_config() {
     std::fs::write(
         &cfg,
         serde_json::json!({"agents": {"defaults": {
-            "workspace": "/tmp/ws\u{1b}]0;ws-title\u{7}",
+            "workspace": "/srv/ws\u{1b}]0;ws-title\u{7}",
             "compaction": {"memoryFlush": {
             "prompt": "Write notes\u{1b}]0;pwned-title\u{7} now\u{200b}",
             "systemPrompt": "System\u{1b}[2J\u{1b}[31m red \u{202e}gnp.exe\u{9b}1m",
