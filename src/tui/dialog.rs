@@ -30,29 +30,6 @@ use crate::tui::state::AppState;
 use crate::tui::view::thousands;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{TextArea, WrapMode};
-use std::sync::Arc;
-
-/// A shared, opaque handle in an `Action`/state (which must be `Debug + Clone`).
-pub struct Shared<T: ?Sized>(pub Arc<T>);
-
-impl<T: ?Sized> Clone for Shared<T> {
-    fn clone(&self) -> Self {
-        Shared(self.0.clone())
-    }
-}
-
-impl<T: ?Sized> std::fmt::Debug for Shared<T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Shared(..)")
-    }
-}
-
-impl<T> std::ops::Deref for Shared<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DialogKind {
