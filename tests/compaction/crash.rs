@@ -5,6 +5,7 @@
 //! transcript), and the next commit succeeds (stale locks of the dead child are reclaimed).
 //! `tests/commit/crash.rs` does the same for the write primitives with byte-exact states.
 
+use crate::support::kill_window::{KillWindow, Landed};
 use crate::support::{self, fixtures};
 use clawtop::commit::StoreRow;
 use clawtop::compaction;
@@ -93,15 +94,11 @@ fn sigkill_during_a_compaction_commit_leaves_old_or_new_state() {
         std::fs::read(cal.path().join(TRANSCRIPT)).unwrap().len() > old_t.len(),
         "uninterrupted child commits"
     );
-    let window_us = (full.as_micros() as u64).clamp(2_000, 300_000) * 11 / 10;
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut kills = KillWindow::new(0x2545_F491_4F6C_DD1D, full);
     let (mut olds, mut halves, mut news) = (0, 0, 0);
     for run in 0..RUNS {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
         let fx = fixture();
-        let delay = Duration::from_micros(seed % window_us);
+        let delay = kills.next_delay();
         run_child(fx.path(), Some(delay));
         let t = std::fs::read(fx.path().join(TRANSCRIPT)).unwrap();
         let s = std::fs::read(fx.path().join("sessions.json")).unwrap();
@@ -137,11 +134,20 @@ fn sigkill_during_a_compaction_commit_leaves_old_or_new_state() {
             t_new || !s_new,
             "run {run}: store updated before the transcript"
         );
-        match (t_new, s_new) {
-            (false, _) => olds += 1,
-            (true, false) => halves += 1,
-            (true, true) => news += 1,
-        }
+        kills.observe(match (t_new, s_new) {
+            (false, _) => {
+                olds += 1;
+                Landed::Before
+            }
+            (true, false) => {
+                halves += 1;
+                Landed::Inside
+            }
+            (true, true) => {
+                news += 1;
+                Landed::After
+            }
+        });
         // A lock the child created but died before writing has no pid: OpenClaw (and
         // clawtop) reclaim it only once its mtime is past the grace period.
         for f in [TRANSCRIPT, "sessions.json"] {
@@ -167,7 +173,8 @@ fn sigkill_during_a_compaction_commit_leaves_old_or_new_state() {
         }
     }
     eprintln!(
-        "compaction crash test: {RUNS} kills: old {olds}, transcript-only {halves}, both new {news}; {:?}",
+        "compaction crash test: {RUNS} kills (window now {:?}): old {olds}, transcript-only {halves}, both new {news}; {:?}",
+        kills.window(),
         started.elapsed()
     );
     assert!(olds > 0 && news > 0, "the kills missed the commit window");

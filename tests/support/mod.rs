@@ -7,6 +7,7 @@ pub mod commit;
 pub mod fake_model;
 pub mod fixtures;
 pub mod flush;
+pub mod kill_window;
 pub mod openclaw_gateway;
 pub mod pause;
 pub mod tui;
