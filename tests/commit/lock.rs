@@ -244,7 +244,12 @@ fn store_lock_waits_for_a_short_holder() {
         lock::acquire(&t, &opts),
         Err(CommitError::Busy { .. })
     ));
-    assert!(start.elapsed() < Duration::from_secs(2));
+    // Bounded by the 400 ms wait, not by the holder (who never lets go).
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]

@@ -500,7 +500,7 @@ async fn in_stream_errors() {
 async fn idle_timeout_between_chunks() {
     for api in APIS {
         let fake = FakeModel::start().await;
-        fake.push(Reply::text("slow words arrive here").delay_chunks(Duration::from_secs(3)));
+        fake.push(Reply::text("slow words arrive here").delay_chunks(Duration::from_secs(10)));
         let o = ClientOptions {
             idle_timeout: Duration::from_millis(200),
             ..opts()
@@ -517,11 +517,8 @@ async fn idle_timeout_between_chunks() {
             ),
             "{e:?}"
         );
-        assert!(
-            t.elapsed() < Duration::from_millis(1500),
-            "{:?}",
-            t.elapsed()
-        );
+        // Gave up long before the chunk due 10 s later (the margin absorbs a loaded machine).
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
         assert_eq!(fake.requests().len(), 1, "timeouts are not retried");
     }
 }
@@ -529,7 +526,7 @@ async fn idle_timeout_between_chunks() {
 #[tokio::test]
 async fn idle_timeout_waiting_for_response() {
     let fake = FakeModel::start().await;
-    fake.push(Reply::text("late").delay_first(Duration::from_secs(3)));
+    fake.push(Reply::text("late").delay_first(Duration::from_secs(10)));
     let o = ClientOptions {
         idle_timeout: Duration::from_millis(200),
         ..opts()
@@ -550,7 +547,7 @@ async fn idle_timeout_waiting_for_response() {
         ),
         "{e:?}"
     );
-    assert!(t.elapsed() < Duration::from_millis(1500));
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
 
 #[tokio::test]
@@ -565,8 +562,8 @@ async fn cancel_mid_stream_returns_promptly() {
                 "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"partial \"},\"finish_reason\":null}]}\n\n"
             }
         };
-        // The second chunk would come 5 s later; cancelling must not wait for it.
-        fake.push(Reply::frames(&[first, first]).delay_chunks(Duration::from_secs(5)));
+        // The second chunk would come 10 s later; cancelling must not wait for it.
+        fake.push(Reply::frames(&[first, first]).delay_chunks(Duration::from_secs(10)));
         let cancel = CancellationToken::new();
         let trigger = cancel.clone();
         let mut deltas = 0;
@@ -584,11 +581,7 @@ async fn cancel_mid_stream_returns_promptly() {
         .await;
         assert!(matches!(r, Err(LlmError::Cancelled)), "{api}: {r:?}");
         assert_eq!(deltas, 1);
-        assert!(
-            t.elapsed() < Duration::from_millis(1000),
-            "{:?}",
-            t.elapsed()
-        );
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     }
 }
 
@@ -617,7 +610,8 @@ async fn cancel_during_backoff_and_before_start() {
     )
     .await;
     assert!(matches!(r, Err(LlmError::Cancelled)), "{r:?}");
-    assert!(t.elapsed() < Duration::from_millis(1000));
+    // The backoff was 10 s; cancelling cut it short.
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 
     let cancel = CancellationToken::new();
     cancel.cancel();
