@@ -180,6 +180,9 @@ pub struct EffectCtx {
     pub client: ClientOptions,
     /// Environment lookup for API keys (tests inject one; the app reads the process env).
     pub env: Option<EnvLookup>,
+    /// The watched files and their stamps: `Watch` sets them, loads seed them, the app's
+    /// watcher (or a test) polls them.
+    pub files: crate::tui::watch::FileWatch,
 }
 
 pub use crate::usecase::EnvLookup;
@@ -194,8 +197,8 @@ impl EffectCtx {
     }
 }
 
-/// Runs one effect to completion on the current thread. `Watch` is the app loop's business
-/// (it owns the watcher) and yields nothing here.
+/// Runs one effect to completion on the current thread. `Watch` only replaces the polled
+/// files and yields nothing.
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
     match effect {
         Effect::LoadSessions => {
@@ -214,6 +217,9 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             // A panicking loader must not take the UI down with it.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
+            if let Ok(snap) = &result {
+                ctx.files.seed(&snap.stamps);
+            }
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
         Effect::Find {
@@ -232,7 +238,10 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             generation,
             keep_recent_tokens,
         } => {
+            // Stamped before the read: a line appended while it reads is seen by the poller.
+            let stamps = crate::tui::watch::stamps(&session.transcript_watch());
             let result = rows::load_transcript(&session, keep_recent_tokens).map(Box::new);
+            ctx.files.seed(&stamps);
             Some(Action::TranscriptLoaded { generation, result })
         }
         Effect::DecodeRows {
@@ -272,7 +281,11 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             token.cancel();
             None
         }
-        Effect::Watch(_) | Effect::Generate { .. } => None,
+        Effect::Watch(paths) => {
+            ctx.files.set(paths);
+            None
+        }
+        Effect::Generate { .. } => None,
     }
 }
 
@@ -404,6 +417,12 @@ pub async fn run_generation(
         generation,
         result,
     });
+}
+
+/// One poll of the watched files: the watcher's tick, which headless tests drive themselves.
+pub fn poll_files(ctx: &EffectCtx) -> Option<Action> {
+    let changed = ctx.files.poll();
+    (!changed.is_empty()).then_some(Action::FilesChanged(changed))
 }
 
 /// Headless driver: applies `action` and then every effect it causes, synchronously, until

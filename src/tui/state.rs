@@ -61,6 +61,8 @@ pub struct SessionsState {
     pub watch: Vec<PathBuf>,
     /// When the rows were last read (ms since epoch), shown in the title.
     pub refreshed_ms: Option<i64>,
+    /// The last reload failed (when): the rows shown are from `refreshed_ms`.
+    pub reload_failed_ms: Option<i64>,
 }
 
 impl SessionsState {
@@ -186,6 +188,8 @@ pub struct SessionView {
     pub watch: Vec<PathBuf>,
     /// Bumped on every (re)open; results of older generations are dropped.
     pub generation: u64,
+    /// When the transcript was last read (ms since epoch), shown in the title.
+    pub read_ms: Option<i64>,
     pub loaded: Option<Box<LoadedTranscript>>,
     pub loading: bool,
     pub error: Option<String>,

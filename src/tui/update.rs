@@ -221,6 +221,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.label = snap.label;
             state.sessions.loaded = true;
             state.sessions.refreshed_ms = Some(state.now_ms);
+            state.sessions.reload_failed_ms = None;
             state.sessions.sort_rows();
             reselect(state, key);
             if let Some(want) = state.open_on_load.take() {
@@ -258,6 +259,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::SessionsLoaded(Err(e)) => {
             state.sessions.loaded = true;
+            state.sessions.reload_failed_ms = Some(state.now_ms);
             state.status.error = Some(one_line(&e));
         }
         Action::TranscriptLoaded { generation, result } => {
@@ -601,6 +603,9 @@ fn transcript_loaded(
         return;
     };
     v.loading = false;
+    if result.is_ok() {
+        v.read_ms = Some(state.now_ms);
+    }
     match result {
         Err(e) => {
             v.error = Some(one_line(&e));

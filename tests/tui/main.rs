@@ -6,6 +6,7 @@ mod support;
 
 mod dialogs;
 mod headless;
+mod live;
 mod sanitize;
 mod snapshots;
 mod store;
