@@ -66,6 +66,14 @@ pub enum Effect {
     },
     /// Cancel a running generation.
     Cancel(CancellationToken),
+    /// Write a compaction's summary (read raw from its entry) after `header` to `path`.
+    ExportSummary {
+        transcript: Arc<Transcript>,
+        idx: u32,
+        path: PathBuf,
+        overwrite: bool,
+        header: String,
+    },
 }
 
 /// What a dialog needs planned.
@@ -163,6 +171,17 @@ impl std::fmt::Debug for Effect {
                 }
             },
             Effect::Cancel(_) => write!(f, "Cancel"),
+            Effect::ExportSummary {
+                idx,
+                path,
+                overwrite,
+                ..
+            } => write!(
+                f,
+                "ExportSummary(#{idx} to {}{})",
+                path.display(),
+                if *overwrite { ", overwrite" } else { "" }
+            ),
         }
     }
 }
@@ -284,6 +303,27 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
         Effect::Watch(paths) => {
             ctx.files.set(paths);
             None
+        }
+        Effect::ExportSummary {
+            transcript,
+            idx,
+            path,
+            overwrite,
+            header,
+        } => {
+            use crate::summary::export::{self, ExportError};
+            // The summary as the entry holds it (the screen shows a sanitized copy).
+            let result = match transcript.entry_json(idx) {
+                Ok(v) => {
+                    let summary = v["summary"].as_str().unwrap_or_default();
+                    export::write(&path, &format!("{header}\n\n{summary}"), overwrite)
+                }
+                Err(e) => Err(ExportError::Io {
+                    path: path.clone(),
+                    why: format!("reading the compaction entry: {e}"),
+                }),
+            };
+            Some(Action::Exported { path, result })
         }
         Effect::Generate { .. } => None,
     }

@@ -10,3 +10,4 @@ mod live;
 mod sanitize;
 mod snapshots;
 mod store;
+mod summaries;
