@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod demo;
 mod dialogs;
 mod headless;
 mod live;

@@ -102,7 +102,7 @@ fn embedded_demo_host() {
             .unwrap_or("")
             .contains("DEMO DATA")
     );
-    // Demo sessions open like any other (read-only).
+    // Demo sessions open like any other (on the private copy, writable).
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert!(state.status.error.is_none(), "{:?}", state.status.error);
 }
