@@ -212,3 +212,20 @@ fn first_user_line(transcript: &Path) -> String {
     }
     panic!("no user message");
 }
+
+/// A panic in the app unwinds through whatever owns the demo host: the copy goes with it
+/// (the terminal's panic hook only restores the terminal; removal is the host's drop, so a
+/// panic that is caught and survived, as a loader's is, leaves the running demo intact).
+#[test]
+fn a_panic_removes_the_demo_copy() {
+    let mut dir = None;
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let (state, ctx, d) = demo_app((80, 24), "ops:main", OPS);
+        dir = Some(d);
+        let _keep = (state, ctx);
+        panic!("boom");
+    }));
+    assert!(r.is_err());
+    let dir = dir.expect("started");
+    assert!(!dir.exists(), "demo copy left behind: {}", dir.display());
+}
