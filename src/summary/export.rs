@@ -32,6 +32,15 @@ pub fn default_path(session_key: &str, n: usize) -> PathBuf {
     PathBuf::from(format!("./{safe}-compaction-{n}.md"))
 }
 
+/// The path an operator typed: `~/…` under `home`; anything else as typed (a relative path is
+/// relative to the directory clawtop was started in).
+pub fn typed_path(typed: &str, home: Option<&Path>) -> PathBuf {
+    match (typed.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(typed),
+    }
+}
+
 /// Writes `text` to `path` (temp + rename); refuses an existing `path` unless `overwrite`.
 pub fn write(path: &Path, text: &str, overwrite: bool) -> Result<(), ExportError> {
     let io = |e: std::io::Error| ExportError::Io {
@@ -87,6 +96,17 @@ mod tests {
             default_path("../..", 1),
             PathBuf::from("./session-compaction-1.md")
         );
+    }
+
+    #[test]
+    fn a_typed_tilde_is_the_home() {
+        let home = Path::new("/home/op");
+        assert_eq!(
+            typed_path("~/notes/s.md", Some(home)),
+            PathBuf::from("/home/op/notes/s.md")
+        );
+        assert_eq!(typed_path("./s.md", Some(home)), PathBuf::from("./s.md"));
+        assert_eq!(typed_path("~/s.md", None), PathBuf::from("~/s.md"));
     }
 
     #[test]

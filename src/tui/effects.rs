@@ -312,6 +312,14 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             header,
         } => {
             use crate::summary::export::{self, ExportError};
+            // `~/` typed in the prompt is the operator's home.
+            let path = match path.to_str() {
+                Some(typed) => export::typed_path(
+                    typed,
+                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+                ),
+                None => path,
+            };
             // The summary as the entry holds it (the screen shows a sanitized copy).
             let result = match transcript.entry_json(idx) {
                 Ok(v) => {
