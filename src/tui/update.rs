@@ -715,9 +715,24 @@ fn transcript_loaded(
             }
             v.selected = v.selected.min(len.saturating_sub(1));
             v.offset = v.offset.min(v.selected);
+            // The context view (not an entry) follows the reloaded figures; an entry's popup
+            // closes when the entry is gone.
+            let width = crate::tui::draw::session::detail_width(state.size);
+            let context = v
+                .loaded
+                .as_ref()
+                .and_then(|l| l.diagnosis.as_deref().map(|d| (d, l.busy.as_ref())))
+                .map(|(d, busy)| crate::tui::context_view::body(d, busy, width));
             if let Some(d) = v.detail.as_mut() {
-                if d.idx >= len {
-                    v.detail = None;
+                match (d.idx, context) {
+                    (u32::MAX, Some(body)) => {
+                        d.wrapped = crate::tui::draw::wrap(&body, width);
+                        d.lines = d.wrapped.len();
+                        d.scroll = d.scroll.min(d.lines.saturating_sub(1) as u16);
+                        d.body = body;
+                    }
+                    (idx, _) if idx >= len => v.detail = None,
+                    _ => {}
                 }
             }
             scroll_into_view(v, h);

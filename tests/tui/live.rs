@@ -168,3 +168,20 @@ fn a_failed_reload_is_marked_and_the_old_figures_stay() {
     drive(&mut state, &ctx, Action::Refresh);
     assert!(!screen(&state).contains("FAILED"));
 }
+
+/// The context view (`i`) stays open across a reload and shows the reloaded figures.
+#[test]
+fn the_context_view_follows_an_appended_turn() {
+    let (_dir, t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, (120, 40));
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    drive(&mut state, &ctx, ch('i'));
+    let before = state.session.as_ref().unwrap().detail.clone().expect("context view");
+    append(&t, &turn("a1b2c3d4", "0d090fcc", "2026-11-21T04:23:19.000Z", 150_000));
+    let a = poll_files(&ctx).expect("a change");
+    drive(&mut state, &ctx, a);
+    let after = state.session.as_ref().unwrap().detail.clone().expect("still open");
+    assert_eq!(after.idx, u32::MAX);
+    assert_ne!(after.body, before.body, "the figures were recomputed");
+    assert!(after.body.contains("150,100"), "{}", after.body);
+}
