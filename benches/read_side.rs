@@ -169,10 +169,8 @@ fn bench_store(c: &mut Criterion) {
                 effects::drive(&mut st, &ctx, a);
             }
         }
-        assert!(
-            ctx.files.paths().len() > 1000,
-            "the transcripts are watched"
-        );
+        // The generated store's 2,000 sessions share 24 transcripts.
+        assert!(ctx.files.paths().len() > 20, "the transcripts are watched");
         b.iter(|| black_box(ctx.files.poll().len()))
     });
     g.finish();

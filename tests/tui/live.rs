@@ -176,11 +176,26 @@ fn the_context_view_follows_an_appended_turn() {
     let (mut state, ctx) = host_app(host, (120, 40));
     drive(&mut state, &ctx, key(KeyCode::Enter));
     drive(&mut state, &ctx, ch('i'));
-    let before = state.session.as_ref().unwrap().detail.clone().expect("context view");
-    append(&t, &turn("a1b2c3d4", "0d090fcc", "2026-11-21T04:23:19.000Z", 150_000));
+    let before = state
+        .session
+        .as_ref()
+        .unwrap()
+        .detail
+        .clone()
+        .expect("context view");
+    append(
+        &t,
+        &turn("a1b2c3d4", "0d090fcc", "2026-11-21T04:23:19.000Z", 150_000),
+    );
     let a = poll_files(&ctx).expect("a change");
     drive(&mut state, &ctx, a);
-    let after = state.session.as_ref().unwrap().detail.clone().expect("still open");
+    let after = state
+        .session
+        .as_ref()
+        .unwrap()
+        .detail
+        .clone()
+        .expect("still open");
     assert_eq!(after.idx, u32::MAX);
     assert_ne!(after.body, before.body, "the figures were recomputed");
     assert!(after.body.contains("150,100"), "{}", after.body);
