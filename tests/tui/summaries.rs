@@ -172,3 +172,10 @@ fn export_writes_the_raw_summary_and_asks_before_overwriting() {
     );
     let _ = Action::Refresh;
 }
+
+#[test]
+fn the_export_prompt_at_120x40() {
+    let (mut state, ctx) = on_second((120, 40));
+    press(&mut state, &ctx, &[ch('e')]);
+    assert_snapshot!("summaries_export_prompt_120x40", screen(&state));
+}
