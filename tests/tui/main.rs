@@ -4,8 +4,11 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod demo;
 mod dialogs;
 mod headless;
+mod live;
 mod sanitize;
 mod snapshots;
 mod store;
+mod summaries;
