@@ -145,6 +145,7 @@ pub fn for_session(
         .as_ref()
         .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
     let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
+    super::list::mark_unknown(&mut row, numbers.source);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     let report = ShowReport {
         sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
