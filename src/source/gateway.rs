@@ -79,6 +79,17 @@ impl GatewaySource {
         })
     }
 
+    /// With a given identity (tests; a caller that already loaded it).
+    pub fn with_identity(
+        target: GatewayTarget,
+        timeouts: Timeouts,
+        identity: Arc<DeviceIdentity>,
+    ) -> Result<GatewaySource, String> {
+        let s = Self::with_timeouts(target, timeouts)?;
+        *s.identity.lock().unwrap_or_else(|e| e.into_inner()) = Some(identity);
+        Ok(s)
+    }
+
     fn identity(&self) -> Result<Arc<DeviceIdentity>, String> {
         let mut id = self.identity.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = &*id {

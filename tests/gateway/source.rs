@@ -180,13 +180,13 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
         token_source: "test".into(),
         loopback: true,
     };
-    // SAFETY: tests in this binary run the gateway scenarios with their own config dirs; this
-    // variable is only read by the source's identity lookup.
-    unsafe { std::env::set_var("CLAWTOP_CONFIG_DIR", gw.dir().join("clawtop-config")) };
+    let id = Arc::new(DeviceIdentity::load_or_create(&gw.dir().join("clawtop-config")).unwrap());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let t2 = target.clone();
+    let (t2, id2) = (target.clone(), id.clone());
     let source = tokio::task::spawn_blocking(move || {
-        let s = clawtop::source::gateway::GatewaySource::new(t2).unwrap();
+        let s =
+            clawtop::source::gateway::GatewaySource::with_identity(t2, Timeouts::default(), id2)
+                .unwrap();
         assert!(matches!(
             s.changes(clawtop::source::Watch::Sessions { agent: None }),
             clawtop::source::Changes::Pushed
@@ -199,8 +199,6 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
     })
     .await
     .unwrap();
-    // Give the watcher its subscription before the change: wait for nothing but the fact.
-    let id = DeviceIdentity::load_or_create(&gw.dir().join("clawtop-config")).unwrap();
     let client = GatewayClient::connect(&target, &id, Timeouts::default())
         .await
         .unwrap();
@@ -220,7 +218,6 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
             Err(_) => panic!("no change for {DRILL} within 60 s"),
         }
     }
-    let _ = Arc::new(());
     tokio::task::spawn_blocking(move || drop(source))
         .await
         .unwrap();
