@@ -537,7 +537,10 @@ mod source {
             "{:?}",
             l.errors
         );
-        let e = t.err().expect("ok:false is an error").to_string();
+        let Err(e) = t else {
+            panic!("ok:false is an error")
+        };
+        let e = e.to_string();
         assert!(
             e.contains("chat.history") && e.contains("history") && !e.contains('\u{1b}'),
             "{e}"
