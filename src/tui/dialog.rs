@@ -239,7 +239,7 @@ pub fn parse_keep(text: &str) -> Result<u64, String> {
         .filter(|c| !matches!(c, ',' | '_' | ' '))
         .collect();
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return Err(format!("not a number: {}", crate::sanitize::one_line(t)));
+        return Err("not a number".into());
     }
     let v = digits
         .parse::<u64>()
@@ -645,6 +645,12 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             match parse_keep(&text) {
                 Ok(v) => {
                     d.keep_invalid = None;
+                    if d.error
+                        .as_deref()
+                        .is_some_and(|e| e.starts_with("keepRecentTokens:"))
+                    {
+                        d.error = None;
+                    }
                     if d.keep != Some(v) {
                         d.keep = Some(v);
                         d.request_prepare(fx);

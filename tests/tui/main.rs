@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod dialog_editing;
 mod dialogs;
 mod headless;
 mod sanitize;
