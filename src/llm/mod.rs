@@ -65,7 +65,10 @@ use std::time::Duration;
 
 pub use client::complete;
 pub use error::LlmError;
-pub use resolve::{ModelOverrides, base_url_disagreement, resolve_endpoint};
+pub use resolve::{
+    ListedModel, ModelOverrides, base_url_disagreement, endpoint_disagreements, listed_models,
+    resolve_endpoint,
+};
 pub use secret::{Secret, redact_url, scrub_endpoint};
 pub use tokio_util::sync::CancellationToken;
 

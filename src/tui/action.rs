@@ -103,6 +103,9 @@ pub enum Action {
         target: crate::tui::dialog::EditTarget,
         result: Result<String, String>,
     },
+    /// The dialog's model picker: the next / previous model for this operation.
+    DialogModelNext,
+    DialogModelPrev,
     /// Typing into the Compact dialog's keepRecentTokens field.
     DialogKeepChar(char),
     DialogKeepBackspace,
@@ -135,6 +138,8 @@ pub enum Action {
         /// dropped: the plan shown is always the one for the values on screen).
         seq: u64,
         result: Result<Box<Prep>, crate::usecase::Problem>,
+        /// The models the picker offers (the session's own first).
+        models: Vec<crate::usecase::ModelCandidate>,
     },
     GenProgress {
         dialog: u64,

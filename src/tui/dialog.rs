@@ -72,6 +72,8 @@ pub enum Focus {
     Text,
     /// The Compact dialog's keepRecentTokens field (before generating).
     Keep,
+    /// The model picker (before generating).
+    Model,
     Buttons,
 }
 
@@ -215,6 +217,10 @@ pub struct Dialog {
     pub prep_again: bool,
     /// The Session screen's keepRecentTokens the dialog opened with (0: the config's).
     pub base_keep: u64,
+    /// What the model picker offers (from the last plan; the session's own model first)
+    /// and which one is picked.
+    pub models: Vec<crate::usecase::ModelCandidate>,
+    pub model_pick: usize,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -326,6 +332,8 @@ impl Dialog {
             prep_running: true,
             prep_again: false,
             base_keep: 0,
+            models: Vec::new(),
+            model_pick: 0,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -391,9 +399,11 @@ impl Dialog {
     fn next_focus(&self) -> Focus {
         let keep_field = self.kind == DialogKind::Compact
             && matches!(self.phase, Phase::Edit | Phase::Preparing);
+        let model_field = matches!(self.phase, Phase::Edit | Phase::Preparing);
         match self.focus {
             Focus::Text if keep_field => Focus::Keep,
-            Focus::Text | Focus::Keep => Focus::Buttons,
+            Focus::Text | Focus::Keep if model_field => Focus::Model,
+            Focus::Text | Focus::Keep | Focus::Model => Focus::Buttons,
             Focus::Buttons => Focus::Text,
         }
     }
@@ -420,7 +430,16 @@ impl Dialog {
             kind: self.kind,
             session: self.session.clone(),
             keep_recent_tokens: self.keep.unwrap_or(self.base_keep),
+            model: self.picked_model(),
         })));
+    }
+
+    /// The overrides of the picked model (none: the session's own).
+    pub fn picked_model(&self) -> crate::llm::ModelOverrides {
+        self.models
+            .get(self.model_pick)
+            .map(|m| m.overrides.clone())
+            .unwrap_or_default()
     }
 
     /// The editor's instructions. It starts with the config's default, so its text is what
@@ -491,6 +510,7 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
         seq: 1,
+        model: Default::default(),
         kind: DialogKind::Compact,
         session,
         keep_recent_tokens: row.keep_recent_tokens,
@@ -534,6 +554,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
         seq: 1,
+        model: Default::default(),
         kind: DialogKind::Flush,
         session,
         keep_recent_tokens: row.keep_recent_tokens,
@@ -623,6 +644,22 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.request_prepare(fx);
             }
         }
+        Action::DialogModelNext | Action::DialogModelPrev => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            // Only before generating: a preview belongs to the model that wrote it.
+            let n = d.models.len();
+            if d.phase != Phase::Edit || d.focus != Focus::Model || n < 2 {
+                return true;
+            }
+            d.model_pick = if matches!(action, Action::DialogModelNext) {
+                (d.model_pick + 1) % n
+            } else {
+                (d.model_pick + n - 1) % n
+            };
+            d.request_prepare(fx);
+        }
         Action::DialogKeepChar(_) | Action::DialogKeepBackspace => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
@@ -665,6 +702,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             dialog,
             seq,
             result,
+            models,
         } => {
             let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
                 return true;
@@ -673,6 +711,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 return true;
             }
             d.prep_running = false;
+            if d.models.is_empty() {
+                d.models = models.clone();
+            }
             // The values changed while this plan ran: it is not the one for the screen.
             if std::mem::take(&mut d.prep_again) {
                 d.request_prepare(fx);

@@ -86,6 +86,8 @@ pub struct PrepareRequest {
     pub session: SessionHandle,
     /// The Session screen's `keepRecentTokens` (0: the config's).
     pub keep_recent_tokens: u64,
+    /// The model picked in the dialog (default: the session's own).
+    pub model: crate::llm::ModelOverrides,
 }
 
 /// What to generate.
@@ -203,10 +205,10 @@ impl EffectCtx {
         self.env.clone().unwrap_or_else(usecase::process_env)
     }
 
-    /// The model choice of the dialogs: the host's config only (no CLI overrides).
-    fn model_choice(&self) -> usecase::ModelChoice {
+    /// The model choice of the dialogs: the host's config, and the dialog's pick.
+    fn model_choice(&self, picked: &crate::llm::ModelOverrides) -> usecase::ModelChoice {
         usecase::ModelChoice {
-            overrides: Default::default(),
+            overrides: picked.clone(),
             env: self.env.clone().unwrap_or_else(usecase::process_env),
         }
     }
@@ -304,7 +306,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
 }
 
 fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
-    let model = ctx.model_choice();
+    let model = ctx.model_choice(&req.model);
     let result = match req.kind {
         DialogKind::Compact => usecase::compact::prepare(
             &req.session,
@@ -327,6 +329,7 @@ fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
         dialog: req.dialog,
         seq: req.seq,
         result,
+        models: usecase::model_candidates(&req.session),
     }
 }
 

@@ -26,6 +26,8 @@ pub enum Mode {
     DialogButtons,
     /// Compact dialog, typing into the keepRecentTokens field.
     DialogKeep,
+    /// Compact/Flush dialog, the model picker.
+    DialogModel,
     /// "Discard your edits?" asked before a dialog with edited text closes.
     AskDiscard,
     /// Compact/Flush dialog while the model writes (or the commit runs).
@@ -53,6 +55,7 @@ impl Mode {
             }
             Mode::DialogButtons => "Compact / Flush dialog: buttons",
             Mode::DialogKeep => "Compact dialog: keepRecentTokens field (digits type)",
+            Mode::DialogModel => "Compact / Flush dialog: model picker",
             Mode::AskDiscard => "Close the dialog and discard the edited text?",
             Mode::Generating => "Compact / Flush dialog: generating",
             Mode::Confirm => "Commit confirmation",
@@ -60,7 +63,7 @@ impl Mode {
         }
     }
 
-    pub const ALL: [Mode; 15] = [
+    pub const ALL: [Mode; 16] = [
         Mode::Sessions,
         Mode::Filter,
         Mode::Session,
@@ -70,6 +73,7 @@ impl Mode {
         Mode::DialogEdit,
         Mode::DialogPreview,
         Mode::DialogKeep,
+        Mode::DialogModel,
         Mode::DialogButtons,
         Mode::AskDiscard,
         Mode::Generating,
@@ -473,7 +477,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
             mode,
             &[Tab],
             Action::DialogFocus,
-            "next field (keepRecentTokens, buttons)",
+            "next field (keepRecentTokens, model, buttons)",
             Some("next"),
         ));
         v.push(bm(
@@ -538,6 +542,43 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::DialogKeep,
+        &[Tab, Enter],
+        Action::DialogFocus,
+        "next field (model)",
+        Some("next"),
+    ));
+    // The model picker: the session's model, then every model openclaw.json and the agent's
+    // models.json list (one per base URL where they disagree).
+    v.push(b(
+        Mode::DialogModel,
+        &[Right, Down, Char('l'), Char('j')],
+        Action::DialogModelNext,
+        "next model for this operation",
+        Some("model"),
+    ));
+    v.push(b(
+        Mode::DialogModel,
+        &[Left, Up, Char('h'), Char('k')],
+        Action::DialogModelPrev,
+        "previous model",
+        None,
+    ));
+    v.push(bm(
+        Mode::DialogModel,
+        &[(Char('g'), CTRL), (F(5), NONE)],
+        Action::DialogGenerate,
+        "generate with this model",
+        Some("generate"),
+    ));
+    v.push(b(
+        Mode::DialogModel,
+        &[Esc],
+        Action::DialogClose,
+        "close; asks first if you edited the text",
+        Some("close"),
+    ));
+    v.push(b(
+        Mode::DialogModel,
         &[Tab, Enter],
         Action::DialogFocus,
         "next field (buttons)",

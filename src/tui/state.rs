@@ -341,6 +341,7 @@ impl AppState {
                     Phase::Generating | Phase::Committing => Mode::Generating,
                     _ if d.focus == Focus::Buttons => Mode::DialogButtons,
                     Phase::Edit | Phase::Preparing if d.focus == Focus::Keep => Mode::DialogKeep,
+                    Phase::Edit | Phase::Preparing if d.focus == Focus::Model => Mode::DialogModel,
                     Phase::Preview => Mode::DialogPreview,
                     _ => Mode::DialogEdit,
                 }

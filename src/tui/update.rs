@@ -343,6 +343,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::ExternalEdited { .. }
         | Action::DialogKeepChar(_)
         | Action::DialogKeepBackspace
+        | Action::DialogModelNext
+        | Action::DialogModelPrev
         | Action::DialogCommit
         | Action::ConfirmYes
         | Action::ConfirmNo
@@ -508,6 +510,7 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
         | crate::tui::keymap::Mode::DialogPreview
         | crate::tui::keymap::Mode::DialogButtons
         | crate::tui::keymap::Mode::DialogKeep
+        | crate::tui::keymap::Mode::DialogModel
         | crate::tui::keymap::Mode::AskDiscard
         | crate::tui::keymap::Mode::Generating
         | crate::tui::keymap::Mode::Confirm

@@ -67,6 +67,8 @@ fn esc_closes_an_untouched_dialog_at_once() {
     // From the buttons too, and from the Flush dialog.
     drive(&mut state, &ctx, ch('f'));
     drive(&mut state, &ctx, key(KeyCode::Tab));
+    assert_eq!(state.mode(), Mode::DialogModel);
+    drive(&mut state, &ctx, key(KeyCode::Tab));
     assert_eq!(state.mode(), Mode::DialogButtons);
     drive(&mut state, &ctx, key(KeyCode::Esc));
     assert!(state.dialog.is_none());

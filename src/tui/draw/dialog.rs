@@ -62,7 +62,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         }
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
         (Some(Prep::Compact(c)), None) => top.extend(compact_plan(d, c, preview_phase, w, t)),
-        (Some(Prep::Flush(f)), None) => top.extend(flush_plan(f, preview_phase, w, t)),
+        (Some(Prep::Flush(f)), None) => top.extend(flush_plan(d, f, preview_phase, w, t)),
     }
     if let Some(e) = &d.error {
         for l in wrap(&one_line(e), w).into_iter().take(2) {
@@ -230,31 +230,61 @@ fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
     ])
 }
 
-/// `provider/model @ base_url`, and where the key comes from on its own line (never the key).
+/// `provider/model @ base_url` with the picker's position (`◀ … ▶` while it has the focus),
+/// where the key comes from on its own line (the variable's name, never the key), and where
+/// openclaw.json and models.json disagree, which value is used and why.
 fn model_lines(
+    d: &Dialog,
     m: &Result<crate::tui::dialog::ModelInfo, String>,
     w: usize,
     t: Theme,
 ) -> Vec<Line<'static>> {
-    match m {
-        Ok(m) => {
-            let mut v = vec![
-                kv("model", one_line(&m.label()), w, t),
-                kv("key", one_line(&m.endpoint.key_source), w, t),
-            ];
-            if let Some(n) = &m.endpoint_note {
-                v.push(kv("endpoint", one_line(n), w, t));
-            }
-            v
+    let focused = d.focus == Focus::Model && matches!(d.phase, Phase::Edit | Phase::Preparing);
+    let pick = d.models.get(d.model_pick);
+    let whence = match pick {
+        Some(c) if d.model_pick > 0 => {
+            format!(" · {}/{} {}", d.model_pick + 1, d.models.len(), c.listed_in)
         }
-        Err(e) => vec![Line::from(vec![
-            Span::styled(format!("{:<10} ", "model"), t.bold()),
-            Span::styled(
-                truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)),
-                t.error(),
-            ),
-        ])],
+        _ if d.models.len() > 1 => format!(" · the session's (1/{})", d.models.len()),
+        _ => String::new(),
+    };
+    let value = match m {
+        Ok(m) => one_line(&m.label()),
+        Err(e) => format!(
+            "✖ {}{}",
+            pick.filter(|_| d.model_pick > 0)
+                .map(|c| format!("{}: ", one_line(&c.label)))
+                .unwrap_or_default(),
+            one_line(e)
+        ),
+    };
+    let text = if focused {
+        format!("◀ {value}{whence} ▶")
+    } else {
+        format!("{value}{whence}")
+    };
+    let style = match (m.is_err(), focused) {
+        (true, _) => t.error(),
+        (false, true) => t.selected(),
+        (false, false) => t.plain(),
+    };
+    let mut v = vec![Line::from(vec![
+        Span::styled(format!("{:<10} ", "model"), t.bold()),
+        Span::styled(truncate(&text, w.saturating_sub(11)), style),
+    ])];
+    if let Ok(m) = m {
+        v.push(kv("key", one_line(&m.endpoint.key_source), w, t));
+        if let Some(n) = &m.endpoint_note {
+            for (i, l) in wrap(&one_line(n), w.saturating_sub(11))
+                .into_iter()
+                .take(2)
+                .enumerate()
+            {
+                v.push(kv(if i == 0 { "endpoint" } else { "" }, l, w, t));
+            }
+        }
     }
+    v
 }
 
 fn compact_plan(
@@ -344,11 +374,11 @@ fn compact_plan(
         };
         out.push(kv("after", verdict, w, t));
     }
-    out.extend(model_lines(&c.model, w, t));
+    out.extend(model_lines(d, &c.model, w, t));
     out
 }
 
-fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
+fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
     let target = f.target.display().to_string();
     if short {
         return vec![kv(
@@ -400,7 +430,7 @@ fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'stati
         w,
         t,
     ));
-    out.extend(model_lines(&f.model, w, t));
+    out.extend(model_lines(d, &f.model, w, t));
     for warn in &f.warnings {
         out.push(Line::from(Span::styled(
             truncate(&format!("⚠ {}", one_line(warn)), w),
