@@ -819,7 +819,7 @@ pub fn endpoint_disagreements(
         let differ = ck != ak || (ck == "a literal key" && c.get("apiKey") != a.get("apiKey"));
         if differ {
             notes.push(format!(
-                "key from {} (models.json comes first); openclaw.json names {ck}, models.json names {ak}",
+                "key: {} is used (models.json's is tried first, then openclaw.json's); openclaw.json names {ck}, models.json names {ak}",
                 ep.key_source
             ));
         }

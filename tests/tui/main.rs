@@ -5,6 +5,7 @@
 mod support;
 
 mod dialog_editing;
+mod dialog_model;
 mod dialogs;
 mod headless;
 mod sanitize;

@@ -277,7 +277,7 @@ fn model_lines(
         if let Some(n) = &m.endpoint_note {
             for (i, l) in wrap(&one_line(n), w.saturating_sub(11))
                 .into_iter()
-                .take(2)
+                .take(4)
                 .enumerate()
             {
                 v.push(kv(if i == 0 { "endpoint" } else { "" }, l, w, t));
