@@ -169,6 +169,17 @@ pub fn resolve_model(
     })
 }
 
+/// The one busy check before a model is paid (compact and flush, CLI and TUI): refused
+/// (exit 3) while a live process holds the session's `<transcript>.lock`, i.e. an OpenClaw
+/// turn is running; a summary or notes drafted now would miss what it is about to add. The
+/// commits check again under that lock.
+pub fn refuse_if_busy(session: &SessionHandle) -> Result<(), Problem> {
+    match crate::diagnosis::busy::of_handle(session) {
+        Some(b) => Err(Problem::Refused(b.describe())),
+        None => Ok(()),
+    }
+}
+
 /// A model the operator can pick for one compaction or flush (the TUI dialogs' picker).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelCandidate {
