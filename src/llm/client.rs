@@ -1,7 +1,8 @@
 //! The HTTP side of [`complete`]: one request per attempt, retries with backoff,
 //! idle timeouts, cancellation, SSE or plain-JSON bodies.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use eventsource_stream::{EventStreamError, Eventsource};
@@ -422,18 +423,33 @@ async fn one_attempt(
         return read_json(ep, url, chunks, asm.as_mut(), opts, progress).await;
     }
 
+    // Raw chunks seen so far: when the content timer below and the per-chunk timer of
+    // `guarded` run out together, this tells which one describes what happened.
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counter = seen.clone();
+    let chunks = chunks.inspect(move |c| {
+        if c.is_ok() {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+    });
     let mut events = chunks.eventsource();
     let mut last = (0usize, None);
     // Only events with content count as progress: a server that sends nothing but
     // keep-alive comments (which never surface as events) or pings hits the idle limit
     // although its chunks keep the transport busy.
     let mut quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+    let mut seen_at_content = 0;
     loop {
         let item = match tokio::time::timeout_at(quiet_until, events.next()).await {
             Err(_) => {
+                let phase = if seen.load(Ordering::Relaxed) == seen_at_content {
+                    "between stream chunks"
+                } else {
+                    "with no content (only keep-alive comments or pings arrived)"
+                };
                 return Err(Failure::fatal(LlmError::Timeout {
                     url: url.clone(),
-                    phase: "with no content (only keep-alive comments or pings arrived)",
+                    phase,
                     after: opts.idle_timeout,
                 }));
             }
@@ -464,6 +480,7 @@ async fn one_attempt(
         };
         if event.event != "ping" && !event.data.trim().is_empty() {
             quiet_until = tokio::time::Instant::now() + opts.idle_timeout;
+            seen_at_content = seen.load(Ordering::Relaxed);
         }
         match asm.on_event(&event.event, &event.data) {
             Ok(Step::Done) => break,
