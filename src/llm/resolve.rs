@@ -852,6 +852,57 @@ mod tests {
     }
 
     #[test]
+    fn disagreements_name_key_variables_never_values() {
+        let config = serde_json::json!({"models": {"providers": {"p": {
+            "baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions",
+            "apiKey": "sk-literal-secret",
+            "models": [{"id": "m"}]}}}});
+        let agent = serde_json::json!({"providers": {"p": {
+            "baseUrl": "http://user:pw@127.0.0.1:2/v1", "api": "anthropic-messages",
+            "apiKey": "${P_KEY}", "models": [{"id": "p/m"}, {"id": "n"}]}}});
+        let env = |k: &str| (k == "P_KEY").then(|| "sk-env-secret".to_string());
+        let ep = resolve_endpoint(
+            &config,
+            Some(&agent),
+            Some("p"),
+            Some("m"),
+            &ModelOverrides::default(),
+            &env,
+        )
+        .unwrap();
+        let n = endpoint_disagreements(&config, Some(&agent), &ep, false).unwrap();
+        assert!(n.contains("is used (the agent's models.json wins"), "{n}");
+        assert!(n.contains("api anthropic-messages is used"), "{n}");
+        assert!(
+            n.contains("openclaw.json names a literal key, models.json names env P_KEY"),
+            "{n}"
+        );
+        for secret in ["sk-literal-secret", "sk-env-secret", "pw@"] {
+            assert!(!n.contains(secret), "{secret} in {n}");
+        }
+        // Listed: models.json's URL first, then openclaw.json's, the `p/` prefix dropped.
+        let l = listed_models(&config, Some(&agent));
+        let got: Vec<_> = l
+            .iter()
+            .map(|m| (m.model.as_str(), m.listed_in, m.base_url_override.is_some()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("m", "models.json", false),
+                ("m", "openclaw.json", true),
+                ("n", "models.json", false),
+                ("n", "openclaw.json", true),
+            ]
+        );
+        // Agreeing files: no note.
+        assert_eq!(
+            endpoint_disagreements(&config, Some(&config["models"]), &ep, false),
+            None
+        );
+    }
+
+    #[test]
     fn loopback() {
         for (u, want) in [
             ("http://127.0.0.1:11434/v1", true),
