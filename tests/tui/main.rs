@@ -7,6 +7,7 @@ mod support;
 mod dialog_editing;
 mod dialog_model;
 mod dialogs;
+mod editor_pty;
 mod headless;
 mod sanitize;
 mod snapshots;
