@@ -486,7 +486,8 @@ def main():
 2026.2.x host (era A, file-backed) with two agents and nine sessions, one per status. Not real data.
 Regenerate with `python3 assets/make_demo.py` (deterministic: same bytes every run).
 
-Thresholds: reserve = max(16384, reserveTokensFloor 20000) = 20000, soft 4000.
+Thresholds: reserve = max(16384, reserveTokensFloor 20000) = 20000, soft 4000; keepRecentTokens 2000
+(small, so the short demo transcripts have something to compact).
 
 | session key | window | used (provenance) | flush / compact line | compactionCount / memoryFlushCompactionCount | status | transcript |
 |---|---|---|---|---|---|---|
@@ -535,6 +536,9 @@ Paths inside name `/home/demo/.openclaw`; `sessionFile` values are bare file nam
       compaction: {
         mode: "safeguard",
         reserveTokensFloor: 20000,
+        // Small on purpose: the demo's transcripts are short, and a new user should be able
+        // to try a compaction on them (OpenClaw's default keeps 20000).
+        keepRecentTokens: 2000,
         memoryFlush: {
           enabled: true,
           softThresholdTokens: 4000,

@@ -155,6 +155,24 @@ fn bench_store(c: &mut Criterion) {
             black_box(term.backend().buffer().area.width)
         })
     });
+    // The TUI's file watcher stats every store and transcript once a second.
+    g.bench_function("watcher poll (every store and transcript)", |b| {
+        use clawtop::tui::{TuiLaunch, app, effects};
+        let host = open_host(&state);
+        let launch = TuiLaunch {
+            loader: Some(clawtop::tui::store_adapter::host_loader(host, None)),
+            ..TuiLaunch::default()
+        };
+        let (mut st, fx, ctx) = app::init(&launch, 0, (120, 40));
+        for e in fx {
+            if let Some(a) = effects::run_blocking(e, &ctx) {
+                effects::drive(&mut st, &ctx, a);
+            }
+        }
+        // The generated store's 2,000 sessions share 24 transcripts.
+        assert!(ctx.files.paths().len() > 20, "the transcripts are watched");
+        b.iter(|| black_box(ctx.files.poll().len()))
+    });
     g.finish();
 }
 

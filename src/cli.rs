@@ -1,7 +1,7 @@
 //! Command line (docs/interface.md §1): parsing, dispatch, exit codes.
 //!
 //! Exit codes ([`crate::usecase::Exit`]): 0 ok, 1 failed, 2 usage (clap errors too), 3
-//! refused for safety (era B, demo data, a busy lock, a transcript or store row that changed
+//! refused for safety (era B, a busy lock, a transcript or store row that changed
 //! since the preview). Errors go to stderr as one line naming the file or cause; results go
 //! to stdout. This module only parses, resolves the session and renders: `compact` and
 //! `flush` write through the use cases ([`crate::usecase`], called by [`crate::commands`]).
@@ -66,7 +66,8 @@ pub struct Global {
     /// Only this agent.
     #[arg(long, global = true, value_name = "ID")]
     pub agent: Option<String>,
-    /// Use the built-in demo host (read-only).
+    /// Use the built-in demo host: a private temporary copy (removed on exit) where compact
+    /// and flush write with an offline demo summarizer (no network).
     #[arg(long, global = true)]
     pub demo: bool,
     /// Talk to this OpenClaw gateway (ws://HOST:PORT, e.g. the local end of an ssh tunnel)

@@ -55,6 +55,7 @@
 mod anthropic;
 mod client;
 mod error;
+pub mod offline_demo;
 mod openai;
 mod resolve;
 mod secret;
@@ -63,7 +64,20 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-pub use client::complete;
+/// Sends `req` to `ep` (see the module doc); the demo's offline endpoint is answered
+/// in-process ([`offline_demo`]), every other one over HTTP.
+pub async fn complete(
+    ep: &ModelEndpoint,
+    req: &ChatRequest,
+    opts: &ClientOptions,
+    cancel: CancellationToken,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Result<ChatResponse, LlmError> {
+    if offline_demo::is_offline_demo(ep) {
+        return offline_demo::complete(req, &cancel, progress);
+    }
+    client::complete(ep, req, opts, cancel, progress).await
+}
 pub use error::LlmError;
 pub use resolve::{
     ListedModel, ModelOverrides, base_url_disagreement, endpoint_disagreements, listed_models,

@@ -148,9 +148,6 @@ impl SessionSource for FileStore {
     }
 
     fn writer(&self, r: &SessionRef, op: Operation) -> Writer {
-        if self.host.is_demo {
-            return Writer::ReadOnly("the demo host is read-only".into());
-        }
         let Some(agent) = self.host.agent(&r.agent_id) else {
             return Writer::ReadOnly(format!("no agent {:?} on this host", r.agent_id));
         };

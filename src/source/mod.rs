@@ -197,7 +197,8 @@ pub trait SessionSource: Send + Sync {
     fn unreadable(&self) -> Option<String> {
         None
     }
-    /// True for the embedded demo host (bannered, read-only).
+    /// True for the embedded demo host: bannered, a private temporary copy (writable), whose
+    /// text comes from the offline demo summarizer (`llm::offline_demo`).
     fn is_demo(&self) -> bool {
         false
     }

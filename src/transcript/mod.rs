@@ -13,6 +13,7 @@
 
 pub mod content;
 pub(crate) mod parse;
+pub mod tail;
 
 use serde_json::Value;
 use std::fmt;

@@ -56,6 +56,16 @@ pub enum Action {
     PromptBackspace,
     PromptAccept,
     PromptCancel,
+    /// Summaries: write the selected summary to a file (asks for the path).
+    ExportSummary,
+    /// Summaries: show what the selected compaction dropped from and added to the summary
+    /// before it, instead of the summary itself.
+    ToggleSummaryDiff,
+    /// An export finished (Err: nothing written).
+    Exported {
+        path: PathBuf,
+        result: Result<(), crate::summary::export::ExportError>,
+    },
     /// A find ran off the render path.
     Found {
         generation: u64,

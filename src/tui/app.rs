@@ -7,11 +7,8 @@ use crate::tui::effects::{Effect, EffectCtx, run_blocking};
 use crate::tui::state::AppState;
 use crate::tui::terminal::{self, Guard};
 use crate::tui::update::{open_session, update};
-use std::collections::HashMap;
-use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
-use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 /// Initial state and effects for a launch (also used by tests).
@@ -53,7 +50,6 @@ pub fn init(
 struct Runner {
     tx: UnboundedSender<Action>,
     ctx: EffectCtx,
-    watch: watch::Sender<Vec<PathBuf>>,
 }
 
 impl Runner {
@@ -65,9 +61,7 @@ impl Runner {
         for e in effects {
             match e {
                 Effect::ExternalEdit { .. } => edits.push(e),
-                Effect::Watch(paths) => {
-                    self.watch.send_replace(paths);
-                }
+                Effect::Watch(paths) => self.ctx.files.set(paths),
                 Effect::Generate {
                     dialog,
                     generation,
@@ -134,14 +128,14 @@ async fn edit_suspended(
     }
 }
 
-/// Polls size and mtime of the watched files every second; reports changes.
+/// Polls the watched files every second (on a blocking thread: stat calls are disk work);
+/// reports changes. What counts as a change is [`crate::tui::watch::FileWatch::poll`]'s.
 fn spawn_watcher(
-    mut paths: watch::Receiver<Vec<PathBuf>>,
+    files: crate::tui::watch::FileWatch,
     tx: UnboundedSender<Action>,
     cancel: CancellationToken,
 ) {
     tokio::spawn(async move {
-        let mut seen: HashMap<PathBuf, Option<(u64, Option<SystemTime>)>> = HashMap::new();
         let mut tick = tokio::time::interval(Duration::from_secs(1));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
@@ -149,19 +143,10 @@ fn spawn_watcher(
                 _ = cancel.cancelled() => break,
                 _ = tick.tick() => {}
             }
-            let list = paths.borrow_and_update().clone();
-            seen.retain(|p, _| list.contains(p));
-            let mut changed = Vec::new();
-            for p in list {
-                let now = tokio::fs::metadata(&p)
-                    .await
-                    .ok()
-                    .map(|m| (m.len(), m.modified().ok()));
-                match seen.insert(p.clone(), now) {
-                    Some(prev) if prev != now => changed.push(p),
-                    _ => {}
-                }
-            }
+            let files = files.clone();
+            let Ok(changed) = tokio::task::spawn_blocking(move || files.poll()).await else {
+                break;
+            };
             if !changed.is_empty() && tx.send(Action::FilesChanged(changed)).is_err() {
                 break;
             }
@@ -180,18 +165,13 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
     let (mut state, initial, ctx) = init(&launch, now, (size.width, size.height));
     let (tx, mut rx) = unbounded_channel();
     let cancel = CancellationToken::new();
-    let (watch_tx, watch_rx) = watch::channel(Vec::new());
     let input_token = cancel.child_token();
     let mut input = (
         input_token.clone(),
         terminal::spawn_events(tx.clone(), input_token),
     );
-    spawn_watcher(watch_rx, tx.clone(), cancel.clone());
-    let runner = Runner {
-        tx,
-        ctx,
-        watch: watch_tx,
-    };
+    spawn_watcher(ctx.files.clone(), tx.clone(), cancel.clone());
+    let runner = Runner { tx, ctx };
     let mut edits = runner.run(initial);
     let mut dirty = true;
     let mut draw_failures = 0;

@@ -74,6 +74,14 @@ pub enum Effect {
         target: crate::tui::dialog::EditTarget,
         text: String,
     },
+    /// Write a compaction's summary (read raw from its entry) after `header` to `path`.
+    ExportSummary {
+        transcript: Arc<Transcript>,
+        idx: u32,
+        path: PathBuf,
+        overwrite: bool,
+        header: String,
+    },
 }
 
 /// What a dialog needs planned.
@@ -178,6 +186,17 @@ impl std::fmt::Debug for Effect {
             Effect::ExternalEdit { target, text, .. } => {
                 write!(f, "ExternalEdit({target:?}, {} bytes)", text.len())
             }
+            Effect::ExportSummary {
+                idx,
+                path,
+                overwrite,
+                ..
+            } => write!(
+                f,
+                "ExportSummary(#{idx} to {}{})",
+                path.display(),
+                if *overwrite { ", overwrite" } else { "" }
+            ),
         }
     }
 }
@@ -195,6 +214,9 @@ pub struct EffectCtx {
     pub client: ClientOptions,
     /// Environment lookup for API keys (tests inject one; the app reads the process env).
     pub env: Option<EnvLookup>,
+    /// The watched files and their stamps: `Watch` sets them, loads seed them, the app's
+    /// watcher (or a test) polls them.
+    pub files: crate::tui::watch::FileWatch,
 }
 
 pub use crate::usecase::EnvLookup;
@@ -214,8 +236,8 @@ impl EffectCtx {
     }
 }
 
-/// Runs one effect to completion on the current thread. `Watch` is the app loop's business
-/// (it owns the watcher) and yields nothing here.
+/// Runs one effect to completion on the current thread. `Watch` only replaces the polled
+/// files and yields nothing.
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
     match effect {
         Effect::LoadSessions => {
@@ -234,6 +256,9 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             // A panicking loader must not take the UI down with it.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
+            if let Ok(snap) = &result {
+                ctx.files.seed(&snap.stamps);
+            }
             Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
         }
         Effect::Find {
@@ -252,7 +277,10 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             generation,
             keep_recent_tokens,
         } => {
+            // Stamped before the read: a line appended while it reads is seen by the poller.
+            let stamps = crate::tui::watch::stamps(&session.transcript_watch());
             let result = rows::load_transcript(&session, keep_recent_tokens).map(Box::new);
+            ctx.files.seed(&stamps);
             Some(Action::TranscriptLoaded { generation, result })
         }
         Effect::DecodeRows {
@@ -301,7 +329,40 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             target,
             result: external_edit(&text, &ctx.env_lookup()),
         }),
-        Effect::Watch(_) | Effect::Generate { .. } => None,
+        Effect::Watch(paths) => {
+            ctx.files.set(paths);
+            None
+        }
+        Effect::ExportSummary {
+            transcript,
+            idx,
+            path,
+            overwrite,
+            header,
+        } => {
+            use crate::summary::export::{self, ExportError};
+            // `~/` typed in the prompt is the operator's home.
+            let path = match path.to_str() {
+                Some(typed) => export::typed_path(
+                    typed,
+                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+                ),
+                None => path,
+            };
+            // The summary as the entry holds it (the screen shows a sanitized copy).
+            let result = match transcript.entry_json(idx) {
+                Ok(v) => {
+                    let summary = v["summary"].as_str().unwrap_or_default();
+                    export::write(&path, &format!("{header}\n\n{summary}"), overwrite)
+                }
+                Err(e) => Err(ExportError::Io {
+                    path: path.clone(),
+                    why: format!("reading the compaction entry: {e}"),
+                }),
+            };
+            Some(Action::Exported { path, result })
+        }
+        Effect::Generate { .. } => None,
     }
 }
 
@@ -498,6 +559,12 @@ pub async fn run_generation(
         generation,
         result,
     });
+}
+
+/// One poll of the watched files: the watcher's tick, which headless tests drive themselves.
+pub fn poll_files(ctx: &EffectCtx) -> Option<Action> {
+    let changed = ctx.files.poll();
+    (!changed.is_empty()).then_some(Action::FilesChanged(changed))
 }
 
 /// Headless driver: applies `action` and then every effect it causes, synchronously, until

@@ -416,6 +416,20 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "previous compaction",
         Some("prev"),
     ));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('d')],
+        Action::ToggleSummaryDiff,
+        "diff: what this compaction dropped and added",
+        Some("diff"),
+    ));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('e')],
+        Action::ExportSummary,
+        "export the summary to a file (asks to overwrite)",
+        Some("export"),
+    ));
     v.extend(movement(Mode::Summaries, "scroll"));
     v.push(b(
         Mode::Summaries,

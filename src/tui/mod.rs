@@ -27,6 +27,7 @@ pub mod store_adapter;
 pub mod terminal;
 pub mod update;
 pub mod view;
+pub mod watch;
 
 pub use view::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
 

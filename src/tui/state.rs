@@ -61,6 +61,8 @@ pub struct SessionsState {
     pub watch: Vec<PathBuf>,
     /// When the rows were last read (ms since epoch), shown in the title.
     pub refreshed_ms: Option<i64>,
+    /// The last reload failed (when): the rows shown are from `refreshed_ms`.
+    pub reload_failed_ms: Option<i64>,
 }
 
 impl SessionsState {
@@ -162,6 +164,10 @@ impl Find {
 pub enum PromptKind {
     Search,
     Jump,
+    /// Summaries: the file to export the selected summary to.
+    Export,
+    /// Summaries: the export's file exists; `y` replaces it.
+    Overwrite,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +181,8 @@ pub struct Prompt {
 pub struct SessionView {
     /// The search / jump prompt, while it is open (keys type into it).
     pub prompt: Option<Prompt>,
+    /// The export waiting for an answer to "overwrite?" (its path).
+    pub pending_export: Option<PathBuf>,
     /// What `n`/`N` find.
     pub find: Find,
     pub row: SessionRow,
@@ -186,6 +194,8 @@ pub struct SessionView {
     pub watch: Vec<PathBuf>,
     /// Bumped on every (re)open; results of older generations are dropped.
     pub generation: u64,
+    /// When the transcript was last read (ms since epoch), shown in the title.
+    pub read_ms: Option<i64>,
     pub loaded: Option<Box<LoadedTranscript>>,
     pub loading: bool,
     pub error: Option<String>,
@@ -261,6 +271,8 @@ impl SessionView {
 pub struct SummariesState {
     pub selected: usize,
     pub scroll: u16,
+    /// Show the diff against the previous summary instead of the summary.
+    pub diff: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -357,6 +369,9 @@ impl AppState {
                 Mode::Detail
             }
             Screen::Session => Mode::Session,
+            Screen::Summaries if self.session.as_ref().is_some_and(|s| s.prompt.is_some()) => {
+                Mode::Prompt
+            }
             Screen::Summaries => Mode::Summaries,
         }
     }

@@ -138,32 +138,82 @@ pub fn bare_row(estimate: Option<u64>) -> SessionRow {
 }
 
 /// Reads every agent's sessions of `source` (or one agent's). Runs in an effect, off the UI.
+///
+/// Watched: the stores and the sessions' transcripts (an estimated figure follows its
+/// transcript; a store figure older than the transcript's last entry is marked stale). Each
+/// file is stamped before it is read, so the poller misses no change made meanwhile.
 pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot {
+    let mut watch = match source.changes(Watch::Sessions { agent }) {
+        Changes::Poll(files) => files,
+        Changes::Pushed => Vec::new(),
+    };
+    let mut stamps = crate::tui::watch::stamps(&watch);
     let loaded = source.list(agent);
+    let mut watched: std::collections::HashSet<std::path::PathBuf> =
+        watch.iter().cloned().collect();
+    let mut transcript_of = Vec::with_capacity(loaded.sessions.len());
+    for s in &loaded.sessions {
+        let files = match source.changes(Watch::Transcript(&s.reference)) {
+            Changes::Poll(files) => files,
+            Changes::Pushed => Vec::new(),
+        };
+        transcript_of.push(
+            files
+                .iter()
+                .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+                .cloned(),
+        );
+        for f in files {
+            if watched.insert(f.clone()) {
+                stamps.push((f.clone(), crate::tui::watch::stamp(&f)));
+                watch.push(f);
+            }
+        }
+    }
     let mut numbers = Numbers::new(source.as_ref());
     let keep = numbers.settings.keep_recent_tokens.value;
     let mut warnings: Vec<String> = source.warnings();
     warnings.extend(loaded.errors.iter().cloned());
     warnings.extend(loaded.warnings.iter().cloned());
     let mut rows = Vec::with_capacity(loaded.sessions.len());
-    for s in &loaded.sessions {
+    for (s, file) in loaded.sessions.iter().zip(transcript_of) {
         let mut w = Vec::new();
         let (t, _) = numbers.session(s, &mut w);
         let mut row = row_from(source, s, &t, keep);
         row.lock = source
             .lock(&s.reference)
             .filter(|l| *l != crate::commit::LockStatus::Free);
+        if matches!(row.used_source, UsedSource::Fresh | UsedSource::Legacy) {
+            row.stale = file.and_then(|f| stale(s.entry.updated_at, &f));
+        }
         rows.push(row);
     }
-    let watch = match source.changes(Watch::Sessions { agent }) {
-        Changes::Poll(files) => files,
-        Changes::Pushed => Vec::new(),
-    };
     SessionsSnapshot {
         rows,
         watch,
+        stamps,
         label: source.label(),
         warnings,
+    }
+}
+
+/// Why a store figure is stale: the transcript's last entry is later than the store's
+/// `updatedAt` (OpenClaw records the tokens after the turn is written).
+fn stale(updated_at: Option<i64>, transcript: &std::path::Path) -> Option<String> {
+    let last = crate::transcript::tail::last_entry_ms(transcript)?;
+    let hms = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map(|d| d.format("%H:%M:%S").to_string())
+            .unwrap_or_else(|| "?".into())
+    };
+    match updated_at {
+        Some(u) if last > u => Some(format!(
+            "stale: store updated {}, transcript has an entry at {}",
+            hms(u),
+            hms(last)
+        )),
+        // No updatedAt: clawtop cannot tell.
+        _ => None,
     }
 }
 

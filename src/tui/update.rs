@@ -86,7 +86,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                             .unwrap_or(0);
                         state.summaries = crate::tui::state::SummariesState {
                             selected: sel,
-                            scroll: 0,
+                            ..Default::default()
                         };
                         state.stack.push(Screen::Summaries);
                     }
@@ -151,9 +151,60 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::PromptCancel => {
             if let Some(v) = state.session.as_mut() {
                 v.prompt = None;
+                if v.pending_export.take().is_some() {
+                    state.status.info = Some("The file is kept; nothing written.".into());
+                }
             }
         }
         Action::PromptAccept => prompt_accept(state, &mut fx),
+        Action::ToggleSummaryDiff => {
+            state.summaries.diff = !state.summaries.diff;
+            state.summaries.scroll = 0;
+        }
+        Action::ExportSummary => {
+            let sel = state.summaries.selected;
+            if let Some(v) = state.session.as_mut() {
+                let card = v.loaded.as_ref().and_then(|l| l.summaries.get(sel));
+                if card.is_some() {
+                    // A bare transcript has no key: its file name stands in.
+                    let name = if v.row.session_key.is_empty() {
+                        let file = v.label_file_name();
+                        std::path::Path::new(&file)
+                            .file_stem()
+                            .map(|s| s.to_string_lossy().into_owned())
+                            .unwrap_or(file)
+                    } else {
+                        v.row.session_key.clone()
+                    };
+                    let path = crate::summary::export::default_path(&name, sel + 1);
+                    v.prompt = Some(crate::tui::state::Prompt {
+                        kind: crate::tui::state::PromptKind::Export,
+                        text: path.display().to_string(),
+                    });
+                }
+            }
+        }
+        Action::Exported { path, result } => {
+            use crate::summary::export::ExportError;
+            match result {
+                Ok(()) => {
+                    state.status.info = Some(format!(
+                        "Summary written to {}.",
+                        one_line(&path.display().to_string())
+                    ))
+                }
+                Err(ExportError::Exists { .. }) => {
+                    if let Some(v) = state.session.as_mut() {
+                        v.pending_export = Some(path);
+                        v.prompt = Some(crate::tui::state::Prompt {
+                            kind: crate::tui::state::PromptKind::Overwrite,
+                            text: String::new(),
+                        });
+                    }
+                }
+                Err(e) => state.status.error = Some(one_line(&e.to_string())),
+            }
+        }
         Action::CycleFindKind => {
             if let Some(v) = state.session.as_mut() {
                 v.find = v.find.next_kind();
@@ -221,6 +272,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             state.sessions.label = snap.label;
             state.sessions.loaded = true;
             state.sessions.refreshed_ms = Some(state.now_ms);
+            state.sessions.reload_failed_ms = None;
             state.sessions.sort_rows();
             reselect(state, key);
             if let Some(want) = state.open_on_load.take() {
@@ -258,6 +310,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::SessionsLoaded(Err(e)) => {
             state.sessions.loaded = true;
+            state.sessions.reload_failed_ms = Some(state.now_ms);
             state.status.error = Some(one_line(&e));
         }
         Action::TranscriptLoaded { generation, result } => {
@@ -492,10 +545,11 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
                 .session
                 .as_ref()
                 .and_then(|v| v.loaded.as_ref())
-                .and_then(|l| l.summaries.get(state.summaries.selected))
-                .map(|c| {
-                    crate::tui::draw::summaries::body_lines(
-                        c,
+                .map(|l| {
+                    crate::tui::draw::summaries::shown_lines(
+                        &l.summaries,
+                        state.summaries.selected,
+                        state.summaries.diff,
                         crate::tui::draw::summaries::body_width(state.size.0),
                     )
                     .len()
@@ -614,6 +668,9 @@ fn transcript_loaded(
         return;
     };
     v.loading = false;
+    if result.is_ok() {
+        v.read_ms = Some(state.now_ms);
+    }
     match result {
         Err(e) => {
             v.error = Some(one_line(&e));
@@ -671,9 +728,24 @@ fn transcript_loaded(
             }
             v.selected = v.selected.min(len.saturating_sub(1));
             v.offset = v.offset.min(v.selected);
+            // The context view (not an entry) follows the reloaded figures; an entry's popup
+            // closes when the entry is gone.
+            let width = crate::tui::draw::session::detail_width(state.size);
+            let context = v
+                .loaded
+                .as_ref()
+                .and_then(|l| l.diagnosis.as_deref().map(|d| (d, l.busy.as_ref())))
+                .map(|(d, busy)| crate::tui::context_view::body(d, busy, width));
             if let Some(d) = v.detail.as_mut() {
-                if d.idx >= len {
-                    v.detail = None;
+                match (d.idx, context) {
+                    (u32::MAX, Some(body)) => {
+                        d.wrapped = crate::tui::draw::wrap(&body, width);
+                        d.lines = d.wrapped.len();
+                        d.scroll = d.scroll.min(d.lines.saturating_sub(1) as u16);
+                        d.body = body;
+                    }
+                    (idx, _) if idx >= len => v.detail = None,
+                    _ => {}
                 }
             }
             scroll_into_view(v, h);
@@ -782,10 +854,73 @@ fn find_effect(
     });
 }
 
+/// Enter in the export prompts: write the selected summary to the typed path, or (`y` to
+/// "overwrite?") replace the existing file.
+fn export_accept(state: &mut AppState, kind: crate::tui::state::PromptKind, fx: &mut Vec<Effect>) {
+    let sel = state.summaries.selected;
+    let Some(v) = state.session.as_mut() else {
+        return;
+    };
+    let Some(p) = v.prompt.take() else { return };
+    let (path, overwrite) = match kind {
+        crate::tui::state::PromptKind::Export => {
+            let typed = p.text.trim();
+            if typed.is_empty() {
+                return;
+            }
+            (std::path::PathBuf::from(typed), false)
+        }
+        _ => {
+            let Some(path) = v.pending_export.take() else {
+                return;
+            };
+            if !p.text.trim().eq_ignore_ascii_case("y") {
+                state.status.info = Some(format!(
+                    "{} is kept; nothing written.",
+                    one_line(&path.display().to_string())
+                ));
+                return;
+            }
+            (path, true)
+        }
+    };
+    let Some(l) = v.loaded.as_ref() else { return };
+    let Some(card) = l.summaries.get(sel) else {
+        return;
+    };
+    let header = format!(
+        "<!-- clawtop export: summary of compaction {} ({} of {}) of session {}, {}, tokensBefore {} -->",
+        card.id,
+        sel + 1,
+        l.summaries.len(),
+        one_line(&v.row.session_key),
+        card.timestamp,
+        card.tokens_before
+            .map(|t| t.to_string())
+            .unwrap_or_else(|| "?".into())
+    );
+    fx.push(Effect::ExportSummary {
+        transcript: l.transcript.clone(),
+        idx: card.idx,
+        path,
+        overwrite,
+        header,
+    });
+}
+
 /// Enter in the prompt: search for the text, or jump to `#N` / `N` (1-based index) or an
 /// entry id.
 fn prompt_accept(state: &mut AppState, fx: &mut Vec<Effect>) {
     use crate::tui::state::{Find, PromptKind};
+    let kind = state
+        .session
+        .as_ref()
+        .and_then(|v| v.prompt.as_ref())
+        .map(|p| p.kind);
+    if let Some(kind @ (PromptKind::Export | PromptKind::Overwrite)) = kind {
+        export_accept(state, kind, fx);
+        return;
+    }
     let h = layout::session_list(state.size);
     let Some(v) = state.session.as_mut() else {
         return;
@@ -825,6 +960,8 @@ fn prompt_accept(state: &mut AppState, fx: &mut Vec<Effect>) {
                 }
             }
         }
+        // Handled by `export_accept` above.
+        PromptKind::Export | PromptKind::Overwrite => {}
     }
 }
 

@@ -66,6 +66,10 @@ pub struct SessionRow {
     /// The transcript's write lock as the source saw it at load time (None: none, or the
     /// source cannot tell).
     pub lock: Option<crate::commit::LockStatus>,
+    /// Why the store's figures are behind the transcript (its `updatedAt` is older than the
+    /// transcript's last entry: a turn ran and OpenClaw has not recorded its tokens yet);
+    /// None when they are not, or clawtop cannot tell.
+    pub stale: Option<String>,
 }
 
 impl SessionRow {
@@ -145,8 +149,11 @@ pub use crate::thresholds::thousands;
 #[derive(Debug, Clone, Default)]
 pub struct SessionsSnapshot {
     pub rows: Vec<SessionRow>,
-    /// Files whose change means "reload" (the `sessions.json` files).
+    /// Files whose change means "reload" (the `sessions.json` files and the transcripts).
     pub watch: Vec<PathBuf>,
+    /// How the loader found watched files before it read them (the poller's baseline; see
+    /// [`crate::tui::watch`]). Files without a stamp are taken as they are at the first poll.
+    pub stamps: Vec<(PathBuf, Option<crate::tui::watch::FileStamp>)>,
     /// Shown in the title (e.g. the state dir).
     pub label: String,
     /// Non-fatal problems (era B detected, unreadable agent dir, ...).

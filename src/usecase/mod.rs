@@ -138,6 +138,21 @@ pub fn resolve_model(
     choice: &ModelChoice,
 ) -> Result<ModelInfo, String> {
     let source = &subject.handle.source;
+    // The demo host is a private copy with invented providers: its text comes from the
+    // offline demo summarizer, never from a network model (docs/interface.md, "The demo").
+    if source.is_demo() {
+        return Ok(ModelInfo {
+            endpoint: llm::offline_demo::endpoint(),
+            budget: Budget {
+                context_window: subject.numbers.window,
+                reserve_tokens: subject.numbers.reserve,
+                reasoning: false,
+            },
+            endpoint_note: Some(
+                "demo: the offline demo summarizer writes the text (no network); writes go to a temporary copy removed on exit".into(),
+            ),
+        });
+    }
     let agent_models = source
         .models_json(&subject.handle.session.agent_id)
         .map(|(_, v)| v);

@@ -147,9 +147,9 @@ fn json_failures_print_an_error_object() {
     let o = demo(&["list", "--json", "--bogus"]);
     o.expect(2);
     assert_eq!(o.json()["exitCode"], 2);
-    // Refused (read-only demo) through compact --json.
-    let o = demo(&["compact", "agent:ops:main", "--json", "--yes"]);
-    assert_ne!(o.code, 0);
+    // Refused (a session whose transcript is missing) through compact --json.
+    let o = demo(&["compact", "agent:main:subagent:3b9e1d44", "--json", "--yes"]);
+    o.expect(3);
     let v = o.json();
     assert_eq!(v["exitCode"], o.code, "{v}");
 }

@@ -7,6 +7,7 @@ mod support;
 mod bad_input;
 mod compact;
 mod compact_model;
+mod demo;
 mod diagnosis;
 mod flush_model;
 mod instructions;

@@ -1,5 +1,6 @@
 //! Issue 12 item 7: SIGINT, SIGTERM and SIGHUP end the TUI with the terminal restored (raw
-//! mode off, main screen, cursor shown) and the demo's temporary copy removed. The TUI runs
+//! mode off, main screen, cursor shown) and the demo's temporary copy removed; so do `q` and
+//! Ctrl-C (issue 9: every exit path of the demo). The TUI runs
 //! under a real pty (Python's `pty` module drives it); the signal is sent once the TUI has
 //! entered the alternate screen.
 
@@ -7,7 +8,7 @@ use std::process::Command;
 
 const DRIVER: &str = r#"
 import json, os, pty, select, signal, sys, termios, time
-exe, sig, home, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+exe, how, home, tmp = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 pid, fd = pty.fork()
 if pid == 0:
     os.environ.update({"HOME": home, "TMPDIR": tmp, "TERM": "xterm-256color",
@@ -39,7 +40,11 @@ while time.time() - t < 1.0:
         break
     before += chunk
 raw_during = not (termios.tcgetattr(fd)[3] & termios.ICANON)
-os.kill(pid, sig)
+# A signal number, or "key:" and the bytes typed (q, Ctrl-C as 03) in hex.
+if how.startswith("key:"):
+    os.write(fd, bytes.fromhex(how[4:]))
+else:
+    os.kill(pid, int(how))
 after = b""
 status = None
 deadline = time.time() + 20
@@ -72,7 +77,7 @@ print(json.dumps({
 }))
 "#;
 
-fn run_under_pty(sig: i32) -> (serde_json::Value, Vec<String>) {
+fn run_under_pty(how: &str) -> (serde_json::Value, Vec<String>) {
     let home = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let o = Command::new("python3")
@@ -80,7 +85,7 @@ fn run_under_pty(sig: i32) -> (serde_json::Value, Vec<String>) {
             "-c",
             DRIVER,
             env!("CARGO_BIN_EXE_clawtop"),
-            &sig.to_string(),
+            how,
             home.path().to_str().unwrap(),
             tmp.path().to_str().unwrap(),
         ])
@@ -107,7 +112,7 @@ fn signals_end_the_tui_with_the_terminal_restored_and_the_demo_copy_removed() {
         (libc::SIGTERM, "SIGTERM"),
         (libc::SIGHUP, "SIGHUP"),
     ] {
-        let (v, left) = run_under_pty(sig);
+        let (v, left) = run_under_pty(&sig.to_string());
         assert_eq!(v["entered"], true, "{name}: TUI never started: {v}");
         assert_eq!(v["raw_during"], true, "{name}: {v}");
         assert_eq!(v["exited"], true, "{name}: the TUI did not end: {v}");
@@ -127,6 +132,24 @@ fn signals_end_the_tui_with_the_terminal_restored_and_the_demo_copy_removed() {
         );
         assert_eq!(v["canonical_after"], true, "{name}: raw mode left on: {v}");
         assert_eq!(v["echo_after"], true, "{name}: echo left off: {v}");
+        assert!(left.is_empty(), "{name}: demo copy left behind: {left:?}");
+    }
+}
+
+/// The other ways out of the demo: `q` and Ctrl-C (a key in raw mode) end the TUI normally,
+/// exit 0, terminal restored and the temporary copy removed.
+#[test]
+fn q_and_ctrl_c_leave_the_demo_with_its_copy_removed() {
+    for (how, name) in [("key:71", "q"), ("key:03", "Ctrl-C")] {
+        let (v, left) = run_under_pty(how);
+        assert_eq!(v["entered"], true, "{name}: TUI never started: {v}");
+        assert_eq!(v["exited"], true, "{name}: the TUI did not end: {v}");
+        assert_eq!(v["code"], 0, "{name}: {v}");
+        assert!(
+            v["after"].as_str().unwrap().contains("\u{1b}[?1049l"),
+            "{name}: main screen not restored: {v}"
+        );
+        assert_eq!(v["canonical_after"], true, "{name}: raw mode left on: {v}");
         assert!(left.is_empty(), "{name}: demo copy left behind: {left:?}");
     }
 }

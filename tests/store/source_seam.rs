@@ -95,12 +95,31 @@ fn the_file_store_names_sessions_by_reference_and_offers_a_local_writer() {
 
 #[test]
 fn read_only_sources_say_why() {
-    let demo = clawtop::source::for_host(Host::demo().unwrap());
-    let s = demo.list(None).sessions.remove(0);
-    assert_eq!(
-        demo.writer(&s.reference, Operation::Compact),
-        Writer::ReadOnly("the demo host is read-only".into())
-    );
+    // The demo is a private temporary copy: writable, into the copy only (issue 9). A
+    // session without a transcript has nothing to compact, and says so.
+    let host = Host::demo().unwrap();
+    let copy = host.state_dir.clone();
+    let demo = clawtop::source::for_host(host);
+    let sessions = demo.list(None).sessions;
+    let s = sessions
+        .iter()
+        .find(|s| s.key() == "agent:ops:main")
+        .unwrap();
+    match demo.writer(&s.reference, Operation::Compact) {
+        Writer::Local(w) => {
+            assert!(w.transcript.as_ref().unwrap().starts_with(&copy), "{w:?}");
+            assert!(w.store.as_ref().unwrap().store_path.starts_with(&copy));
+        }
+        other => panic!("the demo copy is writable: {other:?}"),
+    }
+    let missing = sessions
+        .iter()
+        .find(|s| s.key() == "agent:main:subagent:3b9e1d44")
+        .unwrap();
+    assert!(matches!(
+        demo.writer(&missing.reference, Operation::Compact),
+        Writer::ReadOnly(why) if why.contains("no transcript file")
+    ));
 
     let dir = tempfile::tempdir().unwrap();
     let _ = file_host(dir.path());

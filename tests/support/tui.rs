@@ -174,7 +174,7 @@ pub fn loader(rows: Vec<SessionRow>, watch: Vec<PathBuf>) -> SessionLoader {
             rows: rows.clone(),
             watch: watch.clone(),
             label: "/srv/openclaw".into(),
-            warnings: vec![],
+            ..Default::default()
         })
     })
 }

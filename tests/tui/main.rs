@@ -4,11 +4,14 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod demo;
 mod dialog_editing;
 mod dialog_model;
 mod dialogs;
 mod editor_pty;
 mod headless;
+mod live;
 mod sanitize;
 mod snapshots;
 mod store;
+mod summaries;

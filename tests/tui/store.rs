@@ -42,10 +42,15 @@ fn host_a_rows_through_the_adapter() {
         "{:?}",
         r.sources
     );
+    // The store and the session's transcript (an appended turn must reach the figures).
     assert_eq!(
         snap.watch,
-        vec![dir.path().join("agents/main/sessions/sessions.json")]
+        vec![
+            dir.path().join("agents/main/sessions/sessions.json"),
+            t.clone()
+        ]
     );
+    assert_eq!(snap.stamps.len(), 2, "both stamped before they were read");
     // And the app opens it.
     let loader = store_adapter::host_loader(h, None);
     let (mut state, ctx) = start(
@@ -97,7 +102,7 @@ fn embedded_demo_host() {
             .unwrap_or("")
             .contains("DEMO DATA")
     );
-    // Demo sessions open like any other (read-only).
+    // Demo sessions open like any other (on the private copy, writable).
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert!(state.status.error.is_none(), "{:?}", state.status.error);
 }

@@ -240,13 +240,35 @@ fn one_progress_mapping() {
 /// Callers get typed outcomes with one exit code each, not strings to match.
 #[test]
 fn typed_outcomes_with_one_exit_code_each() {
+    // Refused: a demo session whose transcript is missing has nothing to compact.
     let demo = clawtop::source::for_host(Host::demo().unwrap());
-    let e = compact::prepare(&handle(&demo), &compact::Options::default()).unwrap_err();
+    let key = |k: &str| {
+        let r = demo
+            .list(None)
+            .sessions
+            .into_iter()
+            .find(|s| s.key() == k)
+            .unwrap();
+        SessionHandle::new(demo.clone(), r.reference)
+    };
+    let e = compact::prepare(
+        &key("agent:main:subagent:3b9e1d44"),
+        &compact::Options::default(),
+    )
+    .unwrap_err();
     assert!(
-        matches!(&e, Problem::Refused(m) if m.contains("read-only")),
+        matches!(&e, Problem::Refused(m) if m.contains("no transcript file")),
         "{e:?}"
     );
     assert_eq!(e.exit_code(), Exit::REFUSED);
+    // The demo (a private copy) prepares, and its model is the offline demo summarizer
+    // whatever its config names (issue 9).
+    let p = compact::prepare(&key("agent:ops:main"), &compact::Options::default()).unwrap();
+    let m = p.model.as_ref().unwrap();
+    assert!(
+        clawtop::llm::offline_demo::is_offline_demo(&m.endpoint),
+        "{m:?}"
+    );
 
     // Nothing to compact: a failure, worded once (the TUI no longer re-words it).
     let dir = tempfile::tempdir().unwrap();

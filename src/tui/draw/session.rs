@@ -45,8 +45,25 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         if state.bare_file { "File " } else { "Session " },
         t.title(),
     )];
+    // When the figures were read, and whether the last reload failed (docs/interface.md §2):
+    // before the file name, which is the first thing a narrow title loses.
+    let read = [state.sessions.refreshed_ms, v.read_ms]
+        .into_iter()
+        .flatten()
+        .max();
+    let mut read_mark = Vec::new();
+    if let Some(ms) = read {
+        read_mark.push(Span::styled(
+            format!(" · read {}", super::sessions::clock(ms)),
+            t.dim(),
+        ));
+    }
+    if state.sessions.reload_failed_ms.is_some() {
+        read_mark.push(Span::styled(" · reload FAILED", t.error()));
+    }
     if state.bare_file {
         title.push(Span::styled(file, t.bold()));
+        title.extend(read_mark);
     } else {
         title.push(Span::styled(
             format!("{} · {}", one_line(&r.agent_id), one_line(&r.session_key)),
@@ -55,6 +72,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         if let Some(m) = &r.model {
             title.push(Span::raw(format!(" · {}", one_line(m))));
         }
+        title.extend(read_mark);
         title.push(Span::styled(format!(" · {file}"), t.dim()));
     }
     // "read-only" only where the source offers no writer (docs/interface.md §2).
@@ -120,11 +138,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     ];
     for (label, value, source) in lines {
         let value = format!("{value:<24}");
+        // A stale store figure says so where its source would be.
+        let source = match (&r.stale, label) {
+            (Some(why), "used     ") => Span::styled(one_line(why), t.marker()),
+            _ => Span::styled(one_line(source), t.dim()),
+        };
         let line = Line::from(vec![
             Span::styled(label, t.bold()),
             Span::raw(" "),
             Span::raw(value),
-            Span::styled(one_line(source), t.dim()),
+            source,
         ]);
         buf.set_line(area.x, y, &line, w);
         y += 1;

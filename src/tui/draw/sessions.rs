@@ -20,7 +20,8 @@ use ratatui::text::{Line, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Col {
-    /// Markers: `∅` no transcript, `◐` busy (a live lock holder), `✖` stale lock.
+    /// Markers: `∅` no transcript, `◐` busy (a live lock holder), `✖` stale lock, `!` the
+    /// store's figures are older than the transcript's last entry.
     Mark,
     Agent,
     Key,
@@ -152,6 +153,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if let Some(ms) = s.refreshed_ms {
         title.push(Span::styled(format!(" · read {}", clock(ms)), t.dim()));
     }
+    if let Some(ms) = s.reload_failed_ms {
+        title.push(Span::styled(
+            format!(" · reload FAILED {}", clock(ms)),
+            t.error(),
+        ));
+    }
     if !s.label.is_empty() {
         title.push(Span::styled(format!(" · {}", one_line(&s.label)), t.dim()));
     }
@@ -227,7 +234,7 @@ pub fn headroom(r: &SessionRow) -> String {
 }
 
 /// `14:03:27` (UTC) of an epoch-ms time.
-fn clock(ms: i64) -> String {
+pub(crate) fn clock(ms: i64) -> String {
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|d| d.format("%H:%M:%S").to_string())
         .unwrap_or_else(|| "?".into())
@@ -263,6 +270,7 @@ fn draw_row(
                     (Some(LockStatus::Stale(..)), _) => ("✖", t.error()),
                     (Some(LockStatus::Held(_)), _) => ("◐", t.marker()),
                     (_, false) => ("∅", t.dim()),
+                    _ if r.stale.is_some() => ("!", t.marker()),
                     _ => (" ", t.plain()),
                 };
                 (m.to_string(), st)

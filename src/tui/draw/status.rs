@@ -69,17 +69,38 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .session
         .as_ref()
         .and_then(|v| v.prompt.as_ref())
-        .filter(|_| state.screen() == crate::tui::state::Screen::Session)
+        .filter(|_| {
+            matches!(
+                state.screen(),
+                crate::tui::state::Screen::Session | crate::tui::state::Screen::Summaries
+            )
+        })
     {
+        use crate::tui::state::PromptKind;
         let label = match p.kind {
-            crate::tui::state::PromptKind::Search => "/",
-            crate::tui::state::PromptKind::Jump => "jump to # or id: ",
+            PromptKind::Search => "/".to_string(),
+            PromptKind::Jump => "jump to # or id: ".to_string(),
+            PromptKind::Export => "export to: ".to_string(),
+            PromptKind::Overwrite => format!(
+                "{} exists. Overwrite? y + Enter: ",
+                state
+                    .session
+                    .as_ref()
+                    .and_then(|v| v.pending_export.as_ref())
+                    .map(|p| one_line(&p.display().to_string()))
+                    .unwrap_or_default()
+            ),
+        };
+        let keys = match p.kind {
+            PromptKind::Overwrite => "  Esc keep it",
+            PromptKind::Export => "  Enter write · Esc cancel",
+            _ => "  Enter go · Esc cancel",
         };
         Line::from(vec![
             Span::styled(label, t.bold()),
             Span::raw(one_line(&p.text)),
             Span::styled("▏", t.bold()),
-            Span::styled("  Enter go · Esc cancel", t.dim()),
+            Span::styled(keys, t.dim()),
         ])
     } else if let Some(e) = &state.status.error {
         Line::from(Span::styled(

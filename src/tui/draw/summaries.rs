@@ -58,6 +58,72 @@ pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
     wrap(&text, width)
 }
 
+/// How a body line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    Plain,
+    Heading,
+    Dropped,
+    Added,
+}
+
+/// The body shown for the selected compaction: its fields and summary, or (`diff`) what it
+/// dropped from and added to the summary before it, wrapped to `width`.
+pub fn shown_lines(
+    cards: &[SummaryCard],
+    sel: usize,
+    diff: bool,
+    width: usize,
+) -> Vec<(LineKind, String)> {
+    let Some(card) = cards.get(sel) else {
+        return Vec::new();
+    };
+    if !diff {
+        return body_lines(card, width)
+            .into_iter()
+            .map(|l| (LineKind::Plain, l))
+            .collect();
+    }
+    let Some(prev) = sel.checked_sub(1).and_then(|p| cards.get(p)) else {
+        return wrap(
+            "The first compaction: there is no earlier summary to compare with (d: the summary).",
+            width,
+        )
+        .into_iter()
+        .map(|l| (LineKind::Heading, l))
+        .collect();
+    };
+    let d = crate::summary::diff::line_diff(&prev.summary, &card.summary);
+    let mut out: Vec<(LineKind, String)> = wrap(
+        &format!(
+            "Against compaction {}/{} {}: −{} dropped · +{} added (d: the summary)",
+            sel,
+            cards.len(),
+            prev.id,
+            d.dropped,
+            d.added
+        ),
+        width,
+    )
+    .into_iter()
+    .map(|l| (LineKind::Heading, l))
+    .collect();
+    let inner = width.saturating_sub(2).max(1);
+    for (change, text) in d.lines {
+        use crate::summary::diff::Change;
+        let (kind, mark) = match change {
+            Change::Kept => (LineKind::Plain, ' '),
+            Change::Dropped => (LineKind::Dropped, '-'),
+            Change::Added => (LineKind::Added, '+'),
+        };
+        for (i, part) in wrap(&text, inner).into_iter().enumerate() {
+            let m = if i == 0 { mark } else { ' ' };
+            out.push((kind, format!("{m} {part}")));
+        }
+    }
+    out
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let Some(v) = &state.session else { return };
     let Some(l) = &v.loaded else { return };
@@ -126,14 +192,19 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         list_area,
     );
     let Some(card) = cards.get(sel) else { return };
-    let body = body_lines(card, body_width(area.width));
+    let diff = state.summaries.diff;
+    let body = shown_lines(cards, sel, diff, body_width(area.width));
     let h = body_area.height.saturating_sub(2) as usize;
     let scroll = state.summaries.scroll as usize;
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.dim())
         .title(Span::styled(
-            format!(" compaction {} ", card.id),
+            if diff {
+                format!(" compaction {} · diff ", card.id)
+            } else {
+                format!(" compaction {} ", card.id)
+            },
             t.compaction(),
         ))
         .title(
@@ -149,7 +220,15 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .into_iter()
         .skip(scroll)
         .take(h)
-        .map(Line::from)
+        .map(|(kind, l)| {
+            let style = match kind {
+                LineKind::Plain => t.plain(),
+                LineKind::Heading => t.bold(),
+                LineKind::Dropped => t.error(),
+                LineKind::Added => t.status(crate::thresholds::Status::Ok),
+            };
+            Line::styled(l, style)
+        })
         .collect();
     frame.render_widget(Paragraph::new(text).block(block), body_area);
 }
