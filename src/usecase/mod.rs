@@ -217,6 +217,10 @@ pub fn model_candidates(handle: &SessionHandle) -> Vec<ModelCandidate> {
         listed_in: String::new(),
         overrides: ModelOverrides::default(),
     }];
+    // The demo's text always comes from the offline summarizer: nothing to pick.
+    if source.is_demo() {
+        return out;
+    }
     for m in llm::listed_models(source.config(), agent_models.as_ref()) {
         out.push(ModelCandidate {
             label: format!(
