@@ -83,7 +83,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
 
     // A turn in progress: the commit would be refused, so asking the model first is waste.
     if job.yes {
-        usecase::flush::refuse_if_turn_running(&p)?;
+        usecase::refuse_if_busy(&p.session)?;
     }
     let (text, provider, model) = if let Some(f) = &job.notes_file {
         let text = std::fs::read_to_string(f)

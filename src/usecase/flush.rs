@@ -195,9 +195,7 @@ pub async fn generate(
         )));
     }
     // A running OpenClaw turn: refused before the model drafts notes it would miss.
-    if let Some(b) = crate::diagnosis::busy::of_handle(&p.session) {
-        return Err(Problem::Refused(b.describe()));
-    }
+    super::refuse_if_busy(&p.session)?;
     let session = p.session.clone();
     let messages = tokio::task::spawn_blocking(move || {
         session
@@ -254,17 +252,6 @@ pub async fn generate(
             e.exit_code(),
             format!("memory flush failed, nothing written: {e}"),
         )),
-    }
-}
-
-/// Refused (exit 3) while a live process holds the session's `<transcript>.lock` (an
-/// OpenClaw turn is running): call it before asking the model when the notes are to be
-/// committed right away. [`commit`] checks again, under that lock.
-pub fn refuse_if_turn_running(p: &Prepared) -> Result<(), Problem> {
-    match &p.transcript {
-        Some(t) => flush::refuse_if_turn_running(t)
-            .map_err(|e| Problem::from_code(e.exit_code(), e.to_string())),
-        None => Ok(()),
     }
 }
 
