@@ -381,7 +381,7 @@ fn compact_plan(
 fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
     let target = f.target.display().to_string();
     if short {
-        return vec![kv(
+        let mut out = vec![kv(
             "target",
             format!(
                 "{} · {}",
@@ -395,6 +395,15 @@ fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec
             w,
             t,
         )];
+        if f.unrecorded.is_some() {
+            out.push(kv(
+                "record",
+                "notes only: the flush is not recorded, OpenClaw's own flush stays armed".into(),
+                w,
+                t,
+            ));
+        }
+        return out;
     }
     let reasons = f.gate.reasons();
     let (sys_src, prompt_src) = flush_ui::prompt_sources(&f.prompts);
@@ -430,6 +439,16 @@ fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec
         w,
         t,
     ));
+    // The reason in full is in the confirmation; here what matters, short enough for 80
+    // columns: the notes are written, the flush is not, OpenClaw will still flush.
+    if f.unrecorded.is_some() {
+        out.push(kv(
+            "record",
+            "not recorded (only OpenClaw writes its SQLite database): OpenClaw's own flush stays armed".into(),
+            w,
+            t,
+        ));
+    }
     out.extend(model_lines(d, &f.model, w, t));
     for warn in &f.warnings {
         out.push(Line::from(Span::styled(
