@@ -1,6 +1,8 @@
 //! `clawtop flush KEY`: the model drafts memory notes from the session's context; the preview
 //! is printed and nothing is written; `--yes` appends them to `<workspace>/memory/<date>.md`
-//! and records the flush in the store; `--notes-file F --yes` commits edited notes.
+//! and records the flush in the store; `--notes-file F --yes` commits edited notes. On a
+//! SQLite host the notes are appended the same way but the flush cannot be recorded (only
+//! OpenClaw writes its database): every output says so (`flushRecorded: false`).
 
 use crate::llm::{CancellationToken, ClientOptions};
 use crate::sanitize;
@@ -54,6 +56,8 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                 "due": p.gate.due, "reasons": p.gate.reasons(),
                 "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
                 "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
+                "flushRecorded": p.unrecorded.is_none(),
+                "flushNotRecordedBecause": p.unrecorded,
             });
             print!("{}", crate::report::json::to_string(&v));
         } else {
@@ -70,6 +74,9 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                 sanitize::one_line(&target.display().to_string()),
                 p.workspace_source
             );
+            if let Some(why) = &p.unrecorded {
+                println!("  not recorded: {why}");
+            }
             println!(
                 "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
                 prompts.system_source.name(),
@@ -83,7 +90,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
 
     // A turn in progress: the commit would be refused, so asking the model first is waste.
     if job.yes {
-        usecase::flush::refuse_if_turn_running(&p)?;
+        usecase::refuse_if_busy(&p.session)?;
     }
     let (text, provider, model) = if let Some(f) = &job.notes_file {
         let text = std::fs::read_to_string(f)
@@ -149,6 +156,8 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             "committed": committed.is_some(),
             "memoryFlushAt": committed.as_ref().and_then(|c| c.memory_flush_at),
             "memoryFlushCompactionCount": committed.as_ref().and_then(|c| c.memory_flush_compaction_count),
+            "flushRecorded": p.unrecorded.is_none(),
+            "flushNotRecordedBecause": p.unrecorded,
             "provider": provider,
             "model": model,
             "warnings": warnings,
@@ -161,6 +170,13 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             super::print_text(&notes);
         }
         match &committed {
+            Some(c) if p.unrecorded.is_some() => eprintln!(
+                "Committed: {} bytes appended to {}. The flush is not recorded on {}: {}.",
+                c.appended_bytes,
+                sanitize::one_line(&c.target.display().to_string()),
+                sanitize::one_line(key),
+                p.unrecorded.as_deref().unwrap_or_default()
+            ),
             Some(c) => eprintln!(
                 "Committed: {} bytes appended to {}; memoryFlushAt {} and memoryFlushCompactionCount {} recorded for {}.",
                 c.appended_bytes,
@@ -178,9 +194,13 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                 "Preview only: nothing written. Target {}.\n\
                  To commit exactly these notes, save them (stdout) to FILE, edit them if you like, and run:\n  \
                  clawtop flush {} --notes-file FILE --yes\n\
-                 (--yes without --notes-file asks the model again and commits that new answer.)",
+                 (--yes without --notes-file asks the model again and commits that new answer.){}",
                 sanitize::one_line(&target.display().to_string()),
-                sanitize::one_line(key)
+                sanitize::one_line(key),
+                p.unrecorded
+                    .as_deref()
+                    .map(|why| format!("\nOn this host {why}."))
+                    .unwrap_or_default()
             ),
         }
     }

@@ -469,21 +469,6 @@ pub fn commit_flush(
     commit_flush_for_cycle(workspace, date, notes, no_reply, store, None)
 }
 
-/// Refuses (exit 3, [`CommitError::Busy`]) while a live process holds `<transcript>.lock`:
-/// an OpenClaw turn is running, and notes drafted now would miss what it is about to say
-/// (and OpenClaw may run its own flush at the end of it). Call it before asking the model
-/// when the notes are to be committed right away; [`commit_flush_beside`] checks again.
-pub fn refuse_if_turn_running(transcript: &Path) -> Result<(), FlushError> {
-    use commit::lock::{self, LIVE_HOLDER_NEVER_EXPIRES, LockStatus};
-    match lock::status(transcript, LIVE_HOLDER_NEVER_EXPIRES).map_err(FlushError::Store)? {
-        LockStatus::Held(holder) => Err(FlushError::Store(CommitError::Busy {
-            pid: holder.pid,
-            lock_path: lock::lock_path_for(transcript).map_err(FlushError::Store)?,
-        })),
-        LockStatus::Free | LockStatus::Stale(..) => Ok(()),
-    }
-}
-
 /// [`commit_flush_for_cycle`] for a session whose transcript is `transcript`: its lock is
 /// taken first (refused, exit 3, while a live turn holds it; a stale lock is reclaimed as
 /// OpenClaw does) and held until the commit is complete, so no turn starts in between.

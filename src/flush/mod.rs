@@ -32,7 +32,7 @@ use std::path::PathBuf;
 
 pub use commit::{
     FlushCommitted, append_bytes, commit_flush, commit_flush_beside, commit_flush_for_cycle,
-    refuse_if_turn_running, separator,
+    separator,
 };
 pub use draft::{
     FlushDraft, FlushRequest, FlushSpec, NOTES_MAX_TOKENS, build_request, context_messages,

@@ -79,7 +79,10 @@ pub async fn complete(
     client::complete(ep, req, opts, cancel, progress).await
 }
 pub use error::LlmError;
-pub use resolve::{ModelOverrides, base_url_disagreement, resolve_endpoint};
+pub use resolve::{
+    ListedModel, ModelOverrides, base_url_disagreement, endpoint_disagreements, listed_models,
+    resolve_endpoint,
+};
 pub use secret::{Secret, redact_url, scrub_endpoint};
 pub use tokio_util::sync::CancellationToken;
 

@@ -609,19 +609,222 @@ pub fn base_url_disagreement(
         (
             &from_agent,
             format!(
-                "openclaw.json models.providers.{} says {from_config}",
-                ep.provider
+                "openclaw.json models.providers.{} says {}",
+                ep.provider,
+                redact_url(&from_config)
             ),
             "the agent's models.json wins over openclaw.json, as in OpenClaw",
         )
     } else {
         (
             &from_config,
-            format!("models.json providers.{} says {from_agent}", ep.provider),
+            format!(
+                "models.json providers.{} says {}",
+                ep.provider,
+                redact_url(&from_agent)
+            ),
             "the agent's models.json has no usable value",
         )
     };
-    Some(format!("endpoint {used} is used ({why}); {other}"))
+    Some(format!(
+        "endpoint {} is used ({why}); {other}",
+        redact_url(used)
+    ))
+}
+
+/// A model listed in the host's config (`openclaw.json` `models.providers`) or the agent's
+/// `models.json`, as a dialog offers it for one operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedModel {
+    pub provider: String,
+    pub model: String,
+    /// The base URL this entry reaches (raw; redact before showing).
+    pub base_url: Option<String>,
+    /// Where it is listed: `openclaw.json`, `models.json` or both.
+    pub listed_in: &'static str,
+    /// Set when this entry is the endpoint resolution would not pick by itself (the
+    /// config's base URL where `models.json` names another): it must be passed as an override.
+    pub base_url_override: Option<String>,
+}
+
+/// Every model of every provider in the config and the agent's `models.json`, in file
+/// order. A provider whose two files name different base URLs gives one entry per URL, the
+/// one resolution uses (`models.json`'s) first.
+pub fn listed_models(config: &Value, agent_models: Option<&Value>) -> Vec<ListedModel> {
+    let config_providers = config
+        .pointer("/models/providers")
+        .and_then(Value::as_object);
+    let agent_providers = agent_models
+        .and_then(|v| v.get("providers"))
+        .and_then(Value::as_object);
+    // (provider, model) in order of first appearance: models.json first, as resolution.
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for providers in [agent_providers, config_providers].into_iter().flatten() {
+        for (p, v) in providers {
+            let ids = v
+                .get("models")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .map(|id| {
+                    id.strip_prefix(&format!("{p}/"))
+                        .unwrap_or(id)
+                        .trim()
+                        .to_string()
+                })
+                .filter(|id| !id.is_empty());
+            for id in ids {
+                if !pairs
+                    .iter()
+                    .any(|(pp, m)| pp.eq_ignore_ascii_case(p) && *m == id)
+                {
+                    pairs.push((p.clone(), id));
+                }
+            }
+        }
+    }
+    let url_in = |providers: Option<&Map<String, Value>>, p: &str| {
+        find_key(providers, p)
+            .and_then(|(_, m)| str_field(m, "baseUrl"))
+            .map(str::to_string)
+    };
+    let listed = |providers: Option<&Map<String, Value>>, p: &str, m: &str| {
+        find_key(providers, p).is_some_and(|(_, map)| find_model(map, p, m).is_some())
+    };
+    let mut out = Vec::new();
+    for (p, m) in pairs {
+        let (in_agent, in_config) = (
+            listed(agent_providers, &p, &m),
+            listed(config_providers, &p, &m),
+        );
+        let listed_in = match (in_agent, in_config) {
+            (true, true) => "openclaw.json + models.json",
+            (true, false) => "models.json",
+            _ => "openclaw.json",
+        };
+        let (agent_url, config_url) = (url_in(agent_providers, &p), url_in(config_providers, &p));
+        match (agent_url, config_url) {
+            (Some(a), Some(c)) if a.trim_end_matches('/') != c.trim_end_matches('/') => {
+                out.push(ListedModel {
+                    provider: p.clone(),
+                    model: m.clone(),
+                    base_url: Some(a),
+                    listed_in: "models.json",
+                    base_url_override: None,
+                });
+                out.push(ListedModel {
+                    provider: p,
+                    model: m,
+                    base_url: Some(c.clone()),
+                    listed_in: "openclaw.json",
+                    base_url_override: Some(c),
+                });
+            }
+            (a, c) => out.push(ListedModel {
+                provider: p,
+                model: m,
+                base_url: a.or(c),
+                listed_in,
+                base_url_override: None,
+            }),
+        }
+    }
+    out
+}
+
+/// How a provider entry names its key, in words that never contain a key: the variable a
+/// reference names, or "a literal key".
+fn key_name(provider: &Map<String, Value>) -> Option<String> {
+    match provider.get("apiKey")? {
+        Value::String(s) if !s.trim().is_empty() => {
+            let s = s.trim();
+            if let Some(start) = s.find("${") {
+                let name: String = s[start + 2..].chars().take_while(|&c| c != '}').collect();
+                if is_env_name(&name) {
+                    return Some(format!("env {name}"));
+                }
+            }
+            if is_env_name(s) {
+                Some(format!("env {s} (or the literal text)"))
+            } else {
+                Some("a literal key".to_string())
+            }
+        }
+        Value::Object(r) => Some(
+            match (
+                r.get("source").and_then(Value::as_str),
+                r.get("id").and_then(Value::as_str),
+            ) {
+                (Some("env"), Some(id)) => format!("env {id}"),
+                (Some(src), _) => format!("a `{src}` secret"),
+                _ => "a secret reference".to_string(),
+            },
+        ),
+        _ => None,
+    }
+}
+
+/// Where `openclaw.json` and the agent's `models.json` disagree on `ep`'s provider (base
+/// URL, api, how the key is named): which value is used and why, in words for the operator,
+/// said before any request is sent. `chosen_url` is set when the operator chose the base URL
+/// (`--base-url`, the dialog's model picker). Never contains a key.
+pub fn endpoint_disagreements(
+    config: &Value,
+    agent_models: Option<&Value>,
+    ep: &ModelEndpoint,
+    chosen_url: bool,
+) -> Option<String> {
+    let config_p = find_key(
+        config
+            .pointer("/models/providers")
+            .and_then(Value::as_object),
+        &ep.provider,
+    )
+    .map(|(_, m)| m);
+    let agent_p = find_key(
+        agent_models
+            .and_then(|v| v.get("providers"))
+            .and_then(Value::as_object),
+        &ep.provider,
+    )
+    .map(|(_, m)| m);
+    let (Some(c), Some(a)) = (config_p, agent_p) else {
+        return None;
+    };
+    let mut notes = Vec::new();
+    if chosen_url {
+        if let (Some(cu), Some(au)) = (str_field(c, "baseUrl"), str_field(a, "baseUrl")) {
+            if cu.trim_end_matches('/') != au.trim_end_matches('/') {
+                notes.push(format!(
+                    "endpoint {} is used (chosen for this run); openclaw.json says {}, models.json says {}",
+                    redact_url(&ep.base_url),
+                    redact_url(cu),
+                    redact_url(au)
+                ));
+            }
+        }
+    } else if let Some(n) = base_url_disagreement(config, agent_models, ep) {
+        notes.push(n);
+    }
+    if let (Some(ca), Some(aa)) = (str_field(c, "api"), str_field(a, "api")) {
+        if ca != aa {
+            notes.push(format!(
+                "api {} is used (the model's or models.json's api wins); openclaw.json says {ca}, models.json says {aa}",
+                ep.api
+            ));
+        }
+    }
+    if let (Some(ck), Some(ak)) = (key_name(c), key_name(a)) {
+        let differ = ck != ak || (ck == "a literal key" && c.get("apiKey") != a.get("apiKey"));
+        if differ {
+            notes.push(format!(
+                "key: {} is used (models.json's is tried first, then openclaw.json's); openclaw.json names {ck}, models.json names {ak}",
+                ep.key_source
+            ));
+        }
+    }
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 #[cfg(test)]
@@ -646,6 +849,57 @@ mod tests {
         assert_eq!(expand_env("${lower}", &get).as_deref(), Ok("${lower}"));
         assert_eq!(expand_env("${A", &get).as_deref(), Ok("${A"));
         assert_eq!(expand_env("plain", &get).as_deref(), Ok("plain"));
+    }
+
+    #[test]
+    fn disagreements_name_key_variables_never_values() {
+        let config = serde_json::json!({"models": {"providers": {"p": {
+            "baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions",
+            "apiKey": "sk-literal-secret",
+            "models": [{"id": "m"}]}}}});
+        let agent = serde_json::json!({"providers": {"p": {
+            "baseUrl": "http://user:pw@127.0.0.1:2/v1", "api": "anthropic-messages",
+            "apiKey": "${P_KEY}", "models": [{"id": "p/m"}, {"id": "n"}]}}});
+        let env = |k: &str| (k == "P_KEY").then(|| "sk-env-secret".to_string());
+        let ep = resolve_endpoint(
+            &config,
+            Some(&agent),
+            Some("p"),
+            Some("m"),
+            &ModelOverrides::default(),
+            &env,
+        )
+        .unwrap();
+        let n = endpoint_disagreements(&config, Some(&agent), &ep, false).unwrap();
+        assert!(n.contains("is used (the agent's models.json wins"), "{n}");
+        assert!(n.contains("api anthropic-messages is used"), "{n}");
+        assert!(
+            n.contains("openclaw.json names a literal key, models.json names env P_KEY"),
+            "{n}"
+        );
+        for secret in ["sk-literal-secret", "sk-env-secret", "pw@"] {
+            assert!(!n.contains(secret), "{secret} in {n}");
+        }
+        // Listed: models.json's URL first, then openclaw.json's, the `p/` prefix dropped.
+        let l = listed_models(&config, Some(&agent));
+        let got: Vec<_> = l
+            .iter()
+            .map(|m| (m.model.as_str(), m.listed_in, m.base_url_override.is_some()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("m", "models.json", false),
+                ("m", "openclaw.json", true),
+                ("n", "models.json", false),
+                ("n", "openclaw.json", true),
+            ]
+        );
+        // Agreeing files: no note.
+        assert_eq!(
+            endpoint_disagreements(&config, Some(&config["models"]), &ep, false),
+            None
+        );
     }
 
     #[test]

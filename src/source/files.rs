@@ -165,6 +165,7 @@ impl SessionSource for FileStore {
                 session_key: r.key.clone(),
                 session_id: r.session_id.clone(),
             }),
+            unrecorded: None,
         })
     }
 

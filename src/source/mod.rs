@@ -179,6 +179,10 @@ pub struct LocalWriter {
     /// The store row updated with it (a compaction's counters, a flush's record); None for
     /// a bare transcript.
     pub store: Option<StoreRow>,
+    /// Set where a flush's notes can be appended to the workspace but the flush cannot be
+    /// recorded on the session (a SQLite host: only OpenClaw writes its database); says why
+    /// and what follows for the operator (OpenClaw's own flush stays armed).
+    pub unrecorded: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -6,9 +6,14 @@
 //! [`SessionSource::open_transcript`] indexes one session's rows and keeps its database open
 //! only for fetching rows on demand. Changes are found by polling the databases and their
 //! `-wal` files ([`Changes::Poll`]): every OpenClaw commit changes one of them.
+//!
+//! Nothing here writes the databases. The one local write a SQLite host allows is a memory
+//! flush's notes, appended to `<workspace>/memory/<date>.md` (a plain workspace file) with
+//! the flush left unrecorded ([`UNRECORDED_FLUSH`]).
 
 use super::{
-    Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, Watch, Writer,
+    Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource, SourceError,
+    Watch, Writer,
 };
 use crate::sqlite::open::side;
 use crate::store::Host;
@@ -18,6 +23,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// What a memory flush on a SQLite host does not do, said before the operator drafts and
+/// again when the notes are written.
+pub const UNRECORDED_FLUSH: &str = "the notes are appended to the workspace's memory file, but the flush cannot be recorded on the session: OpenClaw keeps memoryFlushAt in its SQLite database, which only OpenClaw writes and no gateway method sets. OpenClaw's own memory flush stays armed for this compaction cycle and will still run when the session reaches the flush line";
 
 pub struct SqliteStore {
     host: Host,
@@ -208,11 +217,17 @@ impl SessionSource for SqliteStore {
     }
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
-        let what = match op {
-            Operation::Compact => "compaction",
-            Operation::Flush => "memory flush",
-        };
-        Writer::ReadOnly(self.host.sqlite_write_refusal(what))
+        match op {
+            Operation::Compact => Writer::ReadOnly(self.host.sqlite_write_refusal("compaction")),
+            // The notes go to `<workspace>/memory/<date>.md`, a plain workspace file; what
+            // cannot happen is the record on the session (memoryFlushAt and its cycle live in
+            // the database, and no gateway method sets them).
+            Operation::Flush => Writer::Local(LocalWriter {
+                transcript: None,
+                store: None,
+                unrecorded: Some(UNRECORDED_FLUSH.to_string()),
+            }),
+        }
     }
 
     fn config(&self) -> &Value {

@@ -88,6 +88,7 @@ impl SessionSource for TranscriptFile {
             Operation::Compact => Writer::Local(LocalWriter {
                 transcript: Some(self.path.clone()),
                 store: None,
+                unrecorded: None,
             }),
             Operation::Flush => Writer::ReadOnly(
                 "a bare transcript has no session store and no workspace: nothing to flush into"

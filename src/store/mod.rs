@@ -327,7 +327,7 @@ impl Host {
     /// Why a write is refused on a SQLite host, and what clawtop can do there instead.
     pub fn sqlite_write_refusal(&self, what: &str) -> String {
         format!(
-            "clawtop cannot write a {what} here: {} keeps its sessions in SQLite, which only OpenClaw writes. Here clawtop reads (`list`, `show KEY [--entries]`, `compact KEY --dry-run`, the TUI), and `clawtop compact KEY [--instructions TEXT] --yes` asks OpenClaw's Gateway to compact (OpenClaw writes its own summary); a memory flush cannot be started from outside OpenClaw",
+            "clawtop cannot write a {what} here: {} keeps its sessions in SQLite, which only OpenClaw writes. Here clawtop reads (`list`, `show KEY [--entries]`, `compact KEY --dry-run`, the TUI), and `clawtop compact KEY [--instructions TEXT] --yes` asks OpenClaw's Gateway to compact (OpenClaw writes its own summary); `clawtop flush KEY` appends notes to the workspace's memory file without recording the flush (OpenClaw's own flush stays armed)",
             self.state_dir.display()
         )
     }

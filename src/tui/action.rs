@@ -95,8 +95,30 @@ pub enum Action {
     DialogRegenerate,
     /// Preview: throw the result away and close (nothing written).
     DialogDiscard,
-    /// Close the dialog (nothing written).
+    /// Close the dialog (nothing written). Asks first when the operator edited the
+    /// instructions or the preview (issue 9); closes at once otherwise.
     DialogClose,
+    /// The "discard your edits?" question: yes closes, no goes back to the dialog.
+    DialogDiscardYes,
+    DialogDiscardNo,
+    /// Undo / redo in the focused editor (ratatui-textarea's history).
+    DialogUndo,
+    DialogRedo,
+    /// Open the focused text (instructions or preview) in `$EDITOR` (an effect: the TUI is
+    /// suspended while the editor runs).
+    DialogExternalEdit,
+    /// The external editor finished: the new text, or why the text is unchanged.
+    ExternalEdited {
+        dialog: u64,
+        target: crate::tui::dialog::EditTarget,
+        result: Result<String, String>,
+    },
+    /// The dialog's model picker: the next / previous model for this operation.
+    DialogModelNext,
+    DialogModelPrev,
+    /// Typing into the Compact dialog's keepRecentTokens field.
+    DialogKeepChar(char),
+    DialogKeepBackspace,
     /// Preview: open the confirmation popup carrying the previewed text.
     DialogCommit,
     ConfirmYes,
@@ -122,7 +144,12 @@ pub enum Action {
     Error(String),
     DialogPrepared {
         dialog: u64,
+        /// The request's sequence number in its dialog (answers to older requests are
+        /// dropped: the plan shown is always the one for the values on screen).
+        seq: u64,
         result: Result<Box<Prep>, crate::usecase::Problem>,
+        /// The models the picker offers (the session's own first).
+        models: Vec<crate::usecase::ModelCandidate>,
     },
     GenProgress {
         dialog: u64,

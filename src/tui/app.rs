@@ -53,9 +53,14 @@ struct Runner {
 }
 
 impl Runner {
-    fn run(&self, effects: Vec<Effect>) {
+    /// Starts the effects; hands back the external edits, which the loop runs itself with
+    /// the terminal handed over to the editor (see [`edit_suspended`]).
+    #[must_use]
+    fn run(&self, effects: Vec<Effect>) -> Vec<Effect> {
+        let mut edits = Vec::new();
         for e in effects {
             match e {
+                Effect::ExternalEdit { .. } => edits.push(e),
                 Effect::Watch(paths) => self.ctx.files.set(paths),
                 Effect::Generate {
                     dialog,
@@ -83,6 +88,43 @@ impl Runner {
                 }
             }
         }
+        edits
+    }
+}
+
+/// Runs an external edit with the TUI suspended: the input task stops first (it would
+/// otherwise read the keys meant for the editor), the terminal leaves raw mode and the
+/// alternate screen, the editor runs on a blocking thread while the loop waits (nothing is
+/// drawn meanwhile), then the terminal is taken back, cleared for a full redraw, and input
+/// resumes. The result comes back as an action like every effect's.
+async fn edit_suspended(
+    edit: Effect,
+    runner: &Runner,
+    term: &mut terminal::Term,
+    mouse: bool,
+    input: &mut (CancellationToken, tokio::task::JoinHandle<()>),
+    app_cancel: &CancellationToken,
+) {
+    input.0.cancel();
+    let _ = (&mut input.1).await;
+    terminal::restore(mouse);
+    let ctx = runner.ctx.clone();
+    let action = tokio::task::spawn_blocking(move || run_blocking(edit, &ctx))
+        .await
+        .ok()
+        .flatten();
+    if let Err(e) = terminal::resume(term, mouse) {
+        let _ = runner.tx.send(Action::Error(format!(
+            "taking the terminal back failed: {e}"
+        )));
+    }
+    let token = app_cancel.child_token();
+    *input = (
+        token.clone(),
+        terminal::spawn_events(runner.tx.clone(), token),
+    );
+    if let Some(a) = action {
+        let _ = runner.tx.send(a);
     }
 }
 
@@ -123,10 +165,14 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
     let (mut state, initial, ctx) = init(&launch, now, (size.width, size.height));
     let (tx, mut rx) = unbounded_channel();
     let cancel = CancellationToken::new();
-    terminal::spawn_events(tx.clone(), cancel.clone());
+    let input_token = cancel.child_token();
+    let mut input = (
+        input_token.clone(),
+        terminal::spawn_events(tx.clone(), input_token),
+    );
     spawn_watcher(ctx.files.clone(), tx.clone(), cancel.clone());
     let runner = Runner { tx, ctx };
-    runner.run(initial);
+    let mut edits = runner.run(initial);
     let mut dirty = true;
     let mut draw_failures = 0;
     loop {
@@ -145,10 +191,10 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
                 Ok(_) => draw_failures = 0,
                 Err(e) if draw_failures == 0 => {
                     draw_failures += 1;
-                    runner.run(update(
+                    edits.extend(runner.run(update(
                         &mut state,
                         Action::Error(format!("drawing failed: {e}")),
-                    ));
+                    )));
                 }
                 Err(e) => {
                     cancel.cancel();
@@ -156,6 +202,13 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
                 }
             }
             dirty = false;
+        }
+        if !edits.is_empty() {
+            for e in std::mem::take(&mut edits) {
+                edit_suspended(e, &runner, &mut term, launch.mouse, &mut input, &cancel).await;
+            }
+            dirty = true;
+            continue;
         }
         let first = tokio::select! {
             a = rx.recv() => a,
@@ -171,7 +224,7 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
             batch.push(a);
         }
         for a in batch {
-            runner.run(update(&mut state, a));
+            edits.extend(runner.run(update(&mut state, a)));
             dirty = true;
         }
         if state.should_quit {

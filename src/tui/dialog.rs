@@ -70,7 +70,18 @@ pub enum Phase {
 pub enum Focus {
     /// The instructions editor (Edit) or the preview (Preview).
     Text,
+    /// The Compact dialog's keepRecentTokens field (before generating).
+    Keep,
+    /// The model picker (before generating).
+    Model,
     Buttons,
+}
+
+/// Which text an external edit (`$EDITOR`) was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditTarget {
+    Instructions,
+    Preview,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,10 +198,66 @@ pub struct Dialog {
     pub no_color: bool,
     /// keepRecentTokens the operator chose in the dialog (None: the session's).
     pub keep: Option<u64>,
+    /// The keepRecentTokens field as typed (None: not typed into; it shows the plan's value).
+    pub keep_text: Option<String>,
+    /// Why the typed keepRecentTokens is not a value (shown; generation refused meanwhile).
+    pub keep_invalid: Option<String>,
+    /// The instructions / preview as last set by the program (the config's default, the
+    /// model's answer, an external edit is the operator's own): text differing from these
+    /// is the operator's edit, which Esc asks about before throwing it away.
+    pub instructions_base: String,
+    pub preview_base: String,
+    /// Esc/close asked "discard your edits?" and waits for y/n.
+    pub ask_discard: bool,
+    /// Sequence number of the last plan requested, whether one is running, and whether the
+    /// values changed while it ran (then one more is requested when it answers: typing
+    /// coalesces into at most one plan in flight plus one queued).
+    pub prep_seq: u64,
+    pub prep_running: bool,
+    pub prep_again: bool,
+    /// The Session screen's keepRecentTokens the dialog opened with (0: the config's).
+    pub base_keep: u64,
+    /// What the model picker offers (from the last plan; the session's own model first)
+    /// and which one is picked.
+    pub models: Vec<crate::usecase::ModelCandidate>,
+    pub model_pick: usize,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
 pub const KEEP_STEP: u64 = 1_000;
+/// Largest keepRecentTokens the dialog takes (far beyond any context window: a bigger
+/// number is a typo).
+pub const KEEP_MAX: u64 = 10_000_000;
+
+/// A typed keepRecentTokens: digits, with `,` `_` or spaces between groups, or a number of
+/// thousands with `k` (`20k`). `Err` says why it is not a value, in words for the field.
+pub fn parse_keep(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("type a number of tokens".into());
+    }
+    let (digits, scale) = match t.strip_suffix(['k', 'K']) {
+        Some(d) => (d.trim_end(), 1_000),
+        None => (t, 1),
+    };
+    let digits: String = digits
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' '))
+        .collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err("not a number".into());
+    }
+    let v = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n <= KEEP_MAX)
+        .ok_or_else(|| format!("at most {}", thousands(KEEP_MAX)))?;
+    if v == 0 {
+        return Err("at least 1".into());
+    }
+    Ok(v)
+}
 
 /// Removes control characters from model output before it goes into the editable preview:
 /// `\n` stays, `\t` becomes four spaces, `\r`, ESC, every other C0/C1 control, DEL and the
@@ -256,6 +323,17 @@ impl Dialog {
             running: None,
             next_gen: 1,
             keep: None,
+            keep_text: None,
+            keep_invalid: None,
+            instructions_base: String::new(),
+            preview_base: String::new(),
+            ask_discard: false,
+            prep_seq: 1,
+            prep_running: true,
+            prep_again: false,
+            base_keep: 0,
+            models: Vec::new(),
+            model_pick: 0,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -286,6 +364,82 @@ impl Dialog {
             .set_cursor_style(if text_focus && edit { on } else { off });
         self.preview
             .set_cursor_style(if text_focus && preview { on } else { off });
+    }
+
+    /// Whether the operator changed the instructions or the preview (what Esc would lose).
+    pub fn edited(&self) -> bool {
+        self.instructions_edited() || self.preview_edited()
+    }
+
+    pub fn instructions_edited(&self) -> bool {
+        text_of(&self.instructions) != self.instructions_base
+    }
+
+    pub fn preview_edited(&self) -> bool {
+        matches!(self.phase, Phase::Preview | Phase::Committing)
+            && text_of(&self.preview) != self.preview_base
+    }
+
+    /// The focused text area and which one it is (None: focus elsewhere, or nothing to edit
+    /// in this phase).
+    fn focused_text(&mut self) -> Option<(EditTarget, &mut TextArea<'static>)> {
+        if self.focus != Focus::Text {
+            return None;
+        }
+        match self.phase {
+            Phase::Edit | Phase::Preparing => {
+                Some((EditTarget::Instructions, &mut self.instructions))
+            }
+            Phase::Preview => Some((EditTarget::Preview, &mut self.preview)),
+            _ => None,
+        }
+    }
+
+    /// The next field for Tab: text, keepRecentTokens (Compact, before generating), buttons.
+    fn next_focus(&self) -> Focus {
+        let keep_field = self.kind == DialogKind::Compact
+            && matches!(self.phase, Phase::Edit | Phase::Preparing);
+        let model_field = matches!(self.phase, Phase::Edit | Phase::Preparing);
+        match self.focus {
+            Focus::Text if keep_field => Focus::Keep,
+            Focus::Text | Focus::Keep if model_field => Focus::Model,
+            Focus::Text | Focus::Keep | Focus::Model => Focus::Buttons,
+            Focus::Buttons => Focus::Text,
+        }
+    }
+
+    /// The keepRecentTokens value on screen: typed, else chosen with +/-, else the plan's.
+    pub fn keep_shown(&self) -> Option<u64> {
+        self.keep.or(match &self.prep {
+            Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
+            _ => None,
+        })
+    }
+
+    /// A plan for the values on screen: requested now, or queued behind the running one.
+    fn request_prepare(&mut self, fx: &mut Vec<Effect>) {
+        if self.prep_running {
+            self.prep_again = true;
+            return;
+        }
+        self.prep_seq += 1;
+        self.prep_running = true;
+        fx.push(Effect::Prepare(Box::new(PrepareRequest {
+            dialog: self.id,
+            seq: self.prep_seq,
+            kind: self.kind,
+            session: self.session.clone(),
+            keep_recent_tokens: self.keep.unwrap_or(self.base_keep),
+            model: self.picked_model(),
+        })));
+    }
+
+    /// The overrides of the picked model (none: the session's own).
+    pub fn picked_model(&self) -> crate::llm::ModelOverrides {
+        self.models
+            .get(self.model_pick)
+            .map(|m| m.overrides.clone())
+            .unwrap_or_default()
     }
 
     /// The editor's instructions. It starts with the config's default, so its text is what
@@ -344,15 +498,19 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let id = state.next_generation;
     state.next_generation += 1;
     let who = if state.bare_file { file } else { who_of(&row) };
-    state.dialog = Some(Dialog::new(
+    let mut d = Dialog::new(
         id,
         DialogKind::Compact,
         who,
         session.clone(),
         state.no_color,
-    ));
+    );
+    d.base_keep = row.keep_recent_tokens;
+    state.dialog = Some(d);
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
+        seq: 1,
+        model: Default::default(),
         kind: DialogKind::Compact,
         session,
         keep_recent_tokens: row.keep_recent_tokens,
@@ -384,15 +542,19 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     };
     let id = state.next_generation;
     state.next_generation += 1;
-    state.dialog = Some(Dialog::new(
+    let mut d = Dialog::new(
         id,
         DialogKind::Flush,
         who_of(&row),
         session.clone(),
         state.no_color,
-    ));
+    );
+    d.base_keep = row.keep_recent_tokens;
+    state.dialog = Some(d);
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
+        seq: 1,
+        model: Default::default(),
         kind: DialogKind::Flush,
         session,
         keep_recent_tokens: row.keep_recent_tokens,
@@ -465,47 +627,106 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             if d.kind != DialogKind::Compact || d.phase != Phase::Edit {
                 return true;
             }
-            let shown = match &d.prep {
-                Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
-                _ => None,
-            };
-            let Some(now) = d.keep.or(shown) else {
+            let Some(now) = d.keep_shown() else {
                 return true;
             };
             let next = if matches!(action, Action::DialogKeepMore) {
-                now.saturating_add(KEEP_STEP)
+                now.saturating_add(KEEP_STEP).min(KEEP_MAX)
             } else {
                 now.saturating_sub(KEEP_STEP).max(KEEP_STEP)
             };
-            if next != now {
+            d.keep_invalid = None;
+            if d.keep_text.is_some() {
+                d.keep_text = Some(next.to_string());
+            }
+            if next != now || d.keep != Some(next) {
                 d.keep = Some(next);
-                fx.push(Effect::Prepare(Box::new(PrepareRequest {
-                    dialog: d.id,
-                    kind: DialogKind::Compact,
-                    session: d.session.clone(),
-                    keep_recent_tokens: next,
-                })));
+                d.request_prepare(fx);
             }
         }
+        Action::DialogModelNext | Action::DialogModelPrev => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            // Only before generating: a preview belongs to the model that wrote it.
+            let n = d.models.len();
+            if d.phase != Phase::Edit || d.focus != Focus::Model || n < 2 {
+                return true;
+            }
+            d.model_pick = if matches!(action, Action::DialogModelNext) {
+                (d.model_pick + 1) % n
+            } else {
+                (d.model_pick + n - 1) % n
+            };
+            d.request_prepare(fx);
+        }
+        Action::DialogKeepChar(_) | Action::DialogKeepBackspace => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            if d.kind != DialogKind::Compact || d.phase != Phase::Edit || d.focus != Focus::Keep {
+                return true;
+            }
+            let mut text = d
+                .keep_text
+                .take()
+                .or_else(|| d.keep_shown().map(|k| k.to_string()))
+                .unwrap_or_default();
+            match action {
+                Action::DialogKeepChar(c) if text.chars().count() < 24 => text.push(*c),
+                Action::DialogKeepChar(_) => {}
+                _ => {
+                    text.pop();
+                }
+            }
+            match parse_keep(&text) {
+                Ok(v) => {
+                    d.keep_invalid = None;
+                    if d.error
+                        .as_deref()
+                        .is_some_and(|e| e.starts_with("keepRecentTokens:"))
+                    {
+                        d.error = None;
+                    }
+                    if d.keep != Some(v) {
+                        d.keep = Some(v);
+                        d.request_prepare(fx);
+                    }
+                }
+                Err(why) => d.keep_invalid = Some(why),
+            }
+            d.keep_text = Some(text);
+        }
         Action::OpenFlush => open_flush(state, fx),
-        Action::DialogPrepared { dialog, result } => {
+        Action::DialogPrepared {
+            dialog,
+            seq,
+            result,
+            models,
+        } => {
             let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
                 return true;
             };
-            // An answer for a keepRecentTokens the operator has since changed is dropped.
-            if let (Some(k), Ok(p)) = (d.keep, result) {
-                if let Prep::Compact(c) = p.as_ref() {
-                    if c.keep_recent_tokens != k {
-                        return true;
-                    }
-                }
+            if *seq != d.prep_seq {
+                return true;
+            }
+            d.prep_running = false;
+            if d.models.is_empty() {
+                d.models = models.clone();
+            }
+            // The values changed while this plan ran: it is not the one for the screen.
+            if std::mem::take(&mut d.prep_again) {
+                d.request_prepare(fx);
+                return true;
             }
             match result {
                 Ok(prep) => {
                     if let Prep::Compact(c) = prep.as_ref() {
                         if let Some(ci) = &c.default_instructions {
                             if d.instructions_text().is_none() {
-                                d.instructions = textarea(&strip_controls(ci), d.no_color, "");
+                                let ci = strip_controls(ci);
+                                d.instructions = textarea(&ci, d.no_color, "");
+                                d.instructions_base = ci;
                             }
                         }
                     }
@@ -547,15 +768,85 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 _ => {}
             }
         }
+        Action::DialogUndo | Action::DialogRedo => {
+            let Some((_, ta)) = state.dialog.as_mut().and_then(|d| d.focused_text()) else {
+                return true;
+            };
+            if matches!(action, Action::DialogUndo) {
+                ta.undo();
+            } else {
+                ta.redo();
+            }
+        }
+        Action::DialogExternalEdit => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let id = d.id;
+            let Some((target, ta)) = d.focused_text() else {
+                return true;
+            };
+            fx.push(Effect::ExternalEdit {
+                dialog: id,
+                target,
+                text: text_of(ta),
+            });
+        }
+        Action::ExternalEdited {
+            dialog,
+            target,
+            result,
+        } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            let text = match result {
+                Ok(t) => t,
+                Err(e) => {
+                    d.error = Some(format!("{e}; the text is unchanged"));
+                    return true;
+                }
+            };
+            let ta = match (target, d.phase) {
+                (EditTarget::Instructions, Phase::Edit | Phase::Preparing) => &mut d.instructions,
+                (EditTarget::Preview, Phase::Preview) => &mut d.preview,
+                // The dialog moved on meanwhile (cannot happen while the TUI waits for the
+                // editor, but an answer for another phase must not land in the wrong text).
+                _ => return true,
+            };
+            // What a commit writes is what the preview shows: the same control characters
+            // are removed as from the model's answer. One undoable edit.
+            let text = strip_controls(text);
+            if text != text_of(ta) {
+                ta.select_all();
+                ta.insert_str(&text);
+            }
+            d.error = None;
+            state.status.info = Some(format!(
+                "Read back from the editor: {} lines.",
+                thousands(text.lines().count() as u64)
+            ));
+        }
+        Action::DialogDiscardYes => {
+            if state.dialog.as_ref().is_some_and(|d| d.ask_discard) {
+                if let Some(g) = state.dialog.as_ref().and_then(|d| d.running.as_ref()) {
+                    fx.push(Effect::Cancel(g.cancel.clone()));
+                }
+                state.dialog = None;
+                state.status.info =
+                    Some("Closed; the edited text was discarded, nothing written.".into());
+            }
+        }
+        Action::DialogDiscardNo => {
+            if let Some(d) = state.dialog.as_mut() {
+                d.ask_discard = false;
+            }
+        }
         Action::DialogFocus => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
-            d.focus = if d.focus == Focus::Text {
-                Focus::Buttons
-            } else {
-                Focus::Text
-            };
+            d.focus = d.next_focus();
             d.button = 0;
             d.restyle();
         }
@@ -670,7 +961,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     } else {
                         g.text.as_str()
                     };
-                    d.preview = textarea(&strip_controls(text), d.no_color, "");
+                    let text = strip_controls(text);
+                    d.preview = textarea(&text, d.no_color, "");
+                    d.preview_base = text;
                     d.warnings = g.warnings.clone();
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
@@ -697,6 +990,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.button = 0;
                 d.warnings.clear();
                 d.preview = textarea("", d.no_color, "");
+                d.preview_base.clear();
                 d.restyle();
             }
         }
@@ -717,6 +1011,11 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             match d.phase {
                 Phase::Generating => return update(state, &Action::DialogCancel, fx),
                 Phase::Committing => {}
+                _ if d.edited() => {
+                    if let Some(d) = state.dialog.as_mut() {
+                        d.ask_discard = true;
+                    }
+                }
                 _ => {
                     if let Some(g) = &d.running {
                         fx.push(Effect::Cancel(g.cancel.clone()));
@@ -836,6 +1135,14 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         return;
     };
     if d.phase != Phase::Edit {
+        return;
+    }
+    if let Some(why) = &d.keep_invalid {
+        d.error = Some(format!("keepRecentTokens: {why}"));
+        return;
+    }
+    if d.prep_running {
+        d.error = Some("The plan for these values is still being made; try again.".into());
         return;
     }
     let Some(prep) = d.prep.clone() else {

@@ -66,6 +66,14 @@ pub enum Effect {
     },
     /// Cancel a running generation.
     Cancel(CancellationToken),
+    /// Open `text` in the operator's editor and read it back ([`external_edit`]). The app
+    /// suspends the TUI around it (the editor owns the terminal meanwhile); headless,
+    /// [`run_blocking`] runs the editor directly.
+    ExternalEdit {
+        dialog: u64,
+        target: crate::tui::dialog::EditTarget,
+        text: String,
+    },
     /// Write a compaction's summary (read raw from its entry) after `header` to `path`.
     ExportSummary {
         transcript: Arc<Transcript>,
@@ -80,10 +88,14 @@ pub enum Effect {
 #[derive(Debug, Clone)]
 pub struct PrepareRequest {
     pub dialog: u64,
+    /// Sequence number in the dialog; the answer carries it back.
+    pub seq: u64,
     pub kind: DialogKind,
     pub session: SessionHandle,
     /// The Session screen's `keepRecentTokens` (0: the config's).
     pub keep_recent_tokens: u64,
+    /// The model picked in the dialog (default: the session's own).
+    pub model: crate::llm::ModelOverrides,
 }
 
 /// What to generate.
@@ -171,6 +183,9 @@ impl std::fmt::Debug for Effect {
                 }
             },
             Effect::Cancel(_) => write!(f, "Cancel"),
+            Effect::ExternalEdit { target, text, .. } => {
+                write!(f, "ExternalEdit({target:?}, {} bytes)", text.len())
+            }
             Effect::ExportSummary {
                 idx,
                 path,
@@ -207,10 +222,15 @@ pub struct EffectCtx {
 pub use crate::usecase::EnvLookup;
 
 impl EffectCtx {
-    /// The model choice of the dialogs: the host's config only (no CLI overrides).
-    fn model_choice(&self) -> usecase::ModelChoice {
+    /// The environment the effects read (the injected lookup, else the process's).
+    pub fn env_lookup(&self) -> EnvLookup {
+        self.env.clone().unwrap_or_else(usecase::process_env)
+    }
+
+    /// The model choice of the dialogs: the host's config, and the dialog's pick.
+    fn model_choice(&self, picked: &crate::llm::ModelOverrides) -> usecase::ModelChoice {
         usecase::ModelChoice {
-            overrides: Default::default(),
+            overrides: picked.clone(),
             env: self.env.clone().unwrap_or_else(usecase::process_env),
         }
     }
@@ -300,6 +320,15 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             token.cancel();
             None
         }
+        Effect::ExternalEdit {
+            dialog,
+            target,
+            text,
+        } => Some(Action::ExternalEdited {
+            dialog,
+            target,
+            result: external_edit(&text, &ctx.env_lookup()),
+        }),
         Effect::Watch(paths) => {
             ctx.files.set(paths);
             None
@@ -338,7 +367,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
 }
 
 fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
-    let model = ctx.model_choice();
+    let model = ctx.model_choice(&req.model);
     let result = match req.kind {
         DialogKind::Compact => usecase::compact::prepare(
             &req.session,
@@ -359,8 +388,73 @@ fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {
     };
     Action::DialogPrepared {
         dialog: req.dialog,
+        seq: req.seq,
         result,
+        models: usecase::model_candidates(&req.session),
     }
+}
+
+/// The operator's editor command: `$VISUAL`, then `$EDITOR`, then `vi` (as git and crontab
+/// choose it). It may carry arguments (`code --wait`): it is run by `sh`, like git does.
+pub fn editor_command(env: &EnvLookup) -> String {
+    ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|k| env(k).filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "vi".to_string())
+}
+
+/// Writes `text` to a private temporary file (0600, tempfile's default; removed when done,
+/// whatever happens), runs the editor on it, waiting, and returns what it left in the file.
+/// `Err` (the text stays as it was) when the editor cannot start, exits non-zero, or leaves
+/// something that is not UTF-8. Blocks: the app runs it with the TUI suspended.
+pub fn external_edit(text: &str, env: &EnvLookup) -> Result<String, String> {
+    use std::io::Write;
+    let editor = editor_command(env);
+    let shown = crate::sanitize::one_line(&editor);
+    let mut file = tempfile::Builder::new()
+        .prefix("clawtop-edit-")
+        .suffix(".md")
+        .tempfile()
+        .map_err(|e| format!("cannot create a temporary file for the editor: {e}"))?;
+    // Editors end the file with a newline; the text gets its own back without it.
+    let trailing = text.ends_with('\n');
+    file.write_all(text.as_bytes())
+        .and_then(|_| {
+            if trailing {
+                Ok(())
+            } else {
+                file.write_all(b"\n")
+            }
+        })
+        .and_then(|_| file.flush())
+        .map_err(|e| format!("cannot write the temporary file for the editor: {e}"))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$@\""))
+        .arg(&editor)
+        .arg(file.path())
+        .status()
+        .map_err(|e| format!("cannot run the editor `{shown}` (through sh): {e}"))?;
+    if !status.success() {
+        return Err(match status.code() {
+            Some(127) => format!("editor `{shown}` not found (set VISUAL or EDITOR)"),
+            Some(126) => format!("editor `{shown}` cannot be run (not executable)"),
+            Some(c) => format!("editor `{shown}` exited with status {c}"),
+            None => format!("editor `{shown}` was killed by a signal"),
+        });
+    }
+    // By path: editors that save by renaming a new file over the old one are read too.
+    let bytes = std::fs::read(file.path())
+        .map_err(|e| format!("cannot read back the editor's file: {e}"))?;
+    let mut back = String::from_utf8(bytes)
+        .map_err(|_| "the editor left text that is not UTF-8".to_string())?;
+    if !trailing && back.ends_with('\n') {
+        back.pop();
+        if back.ends_with('\r') {
+            back.pop();
+        }
+    }
+    Ok(back)
 }
 
 fn commit(job: CommitJob) -> Result<String, Problem> {

@@ -32,6 +32,9 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
             f.target.display()
         ));
     }
+    if let Some(why) = &f.unrecorded {
+        lines.push(format!("Note: {why}."));
+    }
     if let Some(store) = &f.store {
         let file = store
             .store_path
@@ -57,7 +60,13 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
 pub fn commit(f: &FlushPrep, text: &str) -> Result<String, Problem> {
     let c = usecase::flush::commit(f, text)?;
     let key = crate::sanitize::one_line(&f.session.session.key);
-    Ok(if c.appended_bytes == 0 {
+    Ok(if f.unrecorded.is_some() {
+        format!(
+            "Appended {} bytes to {}; the flush is not recorded (OpenClaw's own flush stays armed).",
+            thousands(c.appended_bytes),
+            c.target.display()
+        )
+    } else if c.appended_bytes == 0 {
         format!("Flush recorded (NO_REPLY, no notes written) for {key}.")
     } else {
         format!(

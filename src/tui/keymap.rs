@@ -24,6 +24,12 @@ pub enum Mode {
     DialogPreview,
     /// Compact/Flush dialog, focus on its buttons.
     DialogButtons,
+    /// Compact dialog, typing into the keepRecentTokens field.
+    DialogKeep,
+    /// Compact/Flush dialog, the model picker.
+    DialogModel,
+    /// "Discard your edits?" asked before a dialog with edited text closes.
+    AskDiscard,
     /// Compact/Flush dialog while the model writes (or the commit runs).
     Generating,
     /// The commit confirmation popup.
@@ -48,13 +54,16 @@ impl Mode {
                 "Compact / Flush dialog: editable preview (other keys edit the text)"
             }
             Mode::DialogButtons => "Compact / Flush dialog: buttons",
+            Mode::DialogKeep => "Compact dialog: keepRecentTokens field (digits type)",
+            Mode::DialogModel => "Compact / Flush dialog: model picker",
+            Mode::AskDiscard => "Close the dialog and discard the edited text?",
             Mode::Generating => "Compact / Flush dialog: generating",
             Mode::Confirm => "Commit confirmation",
             Mode::Help => "Help",
         }
     }
 
-    pub const ALL: [Mode; 13] = [
+    pub const ALL: [Mode; 16] = [
         Mode::Sessions,
         Mode::Filter,
         Mode::Session,
@@ -63,7 +72,10 @@ impl Mode {
         Mode::Summaries,
         Mode::DialogEdit,
         Mode::DialogPreview,
+        Mode::DialogKeep,
+        Mode::DialogModel,
         Mode::DialogButtons,
+        Mode::AskDiscard,
         Mode::Generating,
         Mode::Confirm,
         Mode::Help,
@@ -427,51 +439,178 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         Some("back"),
     ));
     // Dialogs. Text areas take every other key; commands are Ctrl letters the editor does not
-    // use (G, O) and function keys, which all reach the program over ssh (no Ctrl-S/Ctrl-Q:
-    // terminals may eat them for flow control).
+    // use (G, O, T) and function keys, which all reach the program over ssh (no Ctrl-S/Ctrl-Q:
+    // terminals may eat them for flow control). The editor's own keys (ratatui-textarea) are
+    // listed here too so help shows them: Ctrl-U undo and Ctrl-R redo are its history keys,
+    // and Ctrl-E is its end-of-line, which is why `$EDITOR` is on Ctrl-T.
+    for (mode, verb) in [
+        (Mode::DialogEdit, "generate with these instructions"),
+        (
+            Mode::DialogPreview,
+            "back to the instructions, generate again",
+        ),
+    ] {
+        let (action, hint) = if mode == Mode::DialogEdit {
+            (Action::DialogGenerate, "generate")
+        } else {
+            (Action::DialogRegenerate, "regenerate")
+        };
+        if mode == Mode::DialogPreview {
+            v.push(bm(
+                mode,
+                &[(Char('o'), CTRL), (F(2), NONE)],
+                Action::DialogCommit,
+                "commit… (asks for confirmation first)",
+                Some("commit"),
+            ));
+        }
+        v.push(bm(
+            mode,
+            &[(Char('g'), CTRL), (F(5), NONE)],
+            action,
+            verb,
+            Some(hint),
+        ));
+        if mode == Mode::DialogPreview {
+            v.push(b(
+                mode,
+                &[F(8)],
+                Action::DialogDiscard,
+                "discard the result, close (nothing written)",
+                Some("discard"),
+            ));
+        }
+        v.push(b(
+            mode,
+            &[Esc],
+            Action::DialogClose,
+            "close; asks first if you edited the text",
+            Some("close"),
+        ));
+        v.push(b(
+            mode,
+            &[Tab],
+            Action::DialogFocus,
+            "next field (keepRecentTokens, model, buttons)",
+            Some("next"),
+        ));
+        v.push(bm(
+            mode,
+            &[(Char('t'), CTRL), (F(4), NONE)],
+            Action::DialogExternalEdit,
+            "edit this text in $VISUAL / $EDITOR (vi if unset)",
+            Some("$EDITOR"),
+        ));
+        v.push(bm(
+            mode,
+            &[(Char('u'), CTRL)],
+            Action::DialogUndo,
+            "undo",
+            Some("undo"),
+        ));
+        v.push(bm(
+            mode,
+            &[(Char('r'), CTRL)],
+            Action::DialogRedo,
+            "redo",
+            Some("redo"),
+        ));
+        // `?` is text here: help is on F1.
+        v.push(b(mode, &[F(1)], Action::ToggleHelp, "help", Some("help")));
+    }
+    // The keepRecentTokens field: digits type (other characters show as invalid).
+    v.push(b(
+        Mode::DialogKeep,
+        &[Backspace],
+        Action::DialogKeepBackspace,
+        "delete a digit",
+        None,
+    ));
+    v.push(b(
+        Mode::DialogKeep,
+        &[Char('+'), Char('='), Up],
+        Action::DialogKeepMore,
+        "keepRecentTokens +1,000",
+        Some("+1k"),
+    ));
+    v.push(b(
+        Mode::DialogKeep,
+        &[Char('-'), Down],
+        Action::DialogKeepLess,
+        "keepRecentTokens -1,000",
+        Some("-1k"),
+    ));
     v.push(bm(
-        Mode::DialogEdit,
+        Mode::DialogKeep,
         &[(Char('g'), CTRL), (F(5), NONE)],
         Action::DialogGenerate,
-        "generate with these instructions",
+        "generate",
         Some("generate"),
     ));
-    // Esc does not close from the editor: a reflex Esc must not throw away typed
-    // instructions. Close from the buttons (q, or the Close button).
     v.push(b(
-        Mode::DialogEdit,
-        &[Tab, Esc],
+        Mode::DialogKeep,
+        &[Esc],
+        Action::DialogClose,
+        "close; asks first if you edited the text",
+        Some("close"),
+    ));
+    v.push(b(
+        Mode::DialogKeep,
+        &[Tab, Enter],
         Action::DialogFocus,
-        "focus the buttons (close from there)",
-        Some("buttons"),
+        "next field (model)",
+        Some("next"),
     ));
-    v.push(bm(
-        Mode::DialogPreview,
-        &[(Char('o'), CTRL), (F(2), NONE)],
-        Action::DialogCommit,
-        "commit… (asks for confirmation first)",
-        Some("commit"),
-    ));
-    v.push(bm(
-        Mode::DialogPreview,
-        &[(Char('g'), CTRL), (F(5), NONE)],
-        Action::DialogRegenerate,
-        "back to the instructions, generate again",
-        Some("regenerate"),
+    // The model picker: the session's model, then every model openclaw.json and the agent's
+    // models.json list (one per base URL where they disagree).
+    v.push(b(
+        Mode::DialogModel,
+        &[Right, Down, Char('l'), Char('j')],
+        Action::DialogModelNext,
+        "next model for this operation",
+        Some("model"),
     ));
     v.push(b(
-        Mode::DialogPreview,
-        &[F(8)],
-        Action::DialogDiscard,
-        "discard the result, close (nothing written)",
+        Mode::DialogModel,
+        &[Left, Up, Char('h'), Char('k')],
+        Action::DialogModelPrev,
+        "previous model",
+        None,
+    ));
+    v.push(bm(
+        Mode::DialogModel,
+        &[(Char('g'), CTRL), (F(5), NONE)],
+        Action::DialogGenerate,
+        "generate with this model",
+        Some("generate"),
+    ));
+    v.push(b(
+        Mode::DialogModel,
+        &[Esc],
+        Action::DialogClose,
+        "close; asks first if you edited the text",
+        Some("close"),
+    ));
+    v.push(b(
+        Mode::DialogModel,
+        &[Tab, Enter],
+        Action::DialogFocus,
+        "next field (buttons)",
+        Some("next"),
+    ));
+    v.push(b(
+        Mode::AskDiscard,
+        &[Char('y')],
+        Action::DialogDiscardYes,
+        "discard the edited text and close (nothing written)",
         Some("discard"),
     ));
     v.push(b(
-        Mode::DialogPreview,
-        &[Tab, Esc],
-        Action::DialogFocus,
-        "focus the buttons",
-        Some("buttons"),
+        Mode::AskDiscard,
+        &[Char('n'), Esc],
+        Action::DialogDiscardNo,
+        "back to the dialog, text kept",
+        Some("keep editing"),
     ));
     v.push(b(
         Mode::DialogButtons,
@@ -538,10 +677,17 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::DialogButtons,
-        &[Tab, Esc],
+        &[Tab],
         Action::DialogFocus,
         "back to the text",
         Some("text"),
+    ));
+    v.push(b(
+        Mode::DialogButtons,
+        &[Esc],
+        Action::DialogClose,
+        "close; asks first if you edited the text",
+        None,
     ));
     v.push(b(
         Mode::DialogButtons,
@@ -588,7 +734,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Help,
-        &[Char('?'), Esc, Char('q')],
+        &[Char('?'), Esc, Char('q'), F(1)],
         Action::Back,
         "close help",
         Some("close"),
@@ -653,6 +799,17 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
                 } else {
                     Action::PromptChar(c)
                 });
+            }
+        }
+    }
+    if mode == Mode::DialogKeep {
+        if let KeyCode::Char(c) = key.code {
+            if c != '?'
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                return Some(Action::DialogKeepChar(c));
             }
         }
     }

@@ -346,10 +346,14 @@ impl AppState {
             use crate::tui::dialog::{Focus, Phase};
             return if d.confirm.is_some() {
                 Mode::Confirm
+            } else if d.ask_discard {
+                Mode::AskDiscard
             } else {
                 match d.phase {
                     Phase::Generating | Phase::Committing => Mode::Generating,
                     _ if d.focus == Focus::Buttons => Mode::DialogButtons,
+                    Phase::Edit | Phase::Preparing if d.focus == Focus::Keep => Mode::DialogKeep,
+                    Phase::Edit | Phase::Preparing if d.focus == Focus::Model => Mode::DialogModel,
                     Phase::Preview => Mode::DialogPreview,
                     _ => Mode::DialogEdit,
                 }

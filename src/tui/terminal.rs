@@ -53,6 +53,17 @@ pub fn enter(mouse: bool) -> anyhow::Result<Term> {
     Ok(term)
 }
 
+/// Takes the terminal back after [`restore`] (an external editor ran): raw mode, the
+/// alternate screen, and a cleared frame so the next draw repaints everything.
+pub fn resume(term: &mut Term, mouse: bool) -> std::io::Result<()> {
+    enable_raw_mode()?;
+    execute!(stdout(), EnterAlternateScreen)?;
+    if mouse {
+        execute!(stdout(), EnableMouseCapture)?;
+    }
+    term.clear()
+}
+
 /// SIGINT, SIGTERM and SIGHUP, caught. Install them before [`enter`]: from then on none of
 /// them can end the process with the terminal in raw mode; the event loop ends instead and
 /// the [`Guard`] restores the terminal (in raw mode Ctrl-C is a key, so SIGINT comes only

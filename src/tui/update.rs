@@ -31,7 +31,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
             let mode = state.mode();
             if let Some(a) = keymap::lookup(mode, &key) {
                 // A deliberate key press acknowledges the last error (typing does not).
-                if !matches!(a, Action::DialogInput(_)) {
+                if !matches!(a, Action::DialogInput(_) | Action::DialogKeepChar(_)) {
                     state.status.error = None;
                     state.status.info = None;
                 }
@@ -388,6 +388,16 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::DialogRegenerate
         | Action::DialogDiscard
         | Action::DialogClose
+        | Action::DialogDiscardYes
+        | Action::DialogDiscardNo
+        | Action::DialogUndo
+        | Action::DialogRedo
+        | Action::DialogExternalEdit
+        | Action::ExternalEdited { .. }
+        | Action::DialogKeepChar(_)
+        | Action::DialogKeepBackspace
+        | Action::DialogModelNext
+        | Action::DialogModelPrev
         | Action::DialogCommit
         | Action::ConfirmYes
         | Action::ConfirmNo
@@ -553,6 +563,9 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
         | crate::tui::keymap::Mode::DialogEdit
         | crate::tui::keymap::Mode::DialogPreview
         | crate::tui::keymap::Mode::DialogButtons
+        | crate::tui::keymap::Mode::DialogKeep
+        | crate::tui::keymap::Mode::DialogModel
+        | crate::tui::keymap::Mode::AskDiscard
         | crate::tui::keymap::Mode::Generating
         | crate::tui::keymap::Mode::Confirm
         | crate::tui::keymap::Mode::Prompt => {}

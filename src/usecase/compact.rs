@@ -241,9 +241,7 @@ pub async fn generate(
     on_progress: Box<dyn FnMut(GenProgress) + Send + '_>,
 ) -> Result<Generated, Problem> {
     // A running OpenClaw turn: refused before the model is paid (the commit checks again).
-    if let Some(b) = crate::diagnosis::busy(&p.transcript) {
-        return Err(Problem::Refused(b.describe()));
-    }
+    super::refuse_if_busy(&p.session)?;
     let prepared = p.prepared.clone();
     let input = tokio::task::spawn_blocking(move || {
         compaction::summary_input(&prepared.transcript, &prepared.plan, instructions)

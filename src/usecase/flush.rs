@@ -34,6 +34,9 @@ pub struct Prepared {
     pub store_mode: Option<u32>,
     /// Why nothing can be committed here (a read-only host); a dry run still explains.
     pub read_only: Option<String>,
+    /// Set when the notes can be appended but the flush cannot be recorded on the session
+    /// (a SQLite host); says why, and that OpenClaw's own flush stays armed.
+    pub unrecorded: Option<String>,
     /// The session has a transcript to draft from.
     pub has_transcript: bool,
     /// Its path: a live holder of `<transcript>.lock` (a running turn) blocks the commit.
@@ -65,21 +68,24 @@ fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
 
 /// Plans the flush of `session` (disk I/O: store row, transcript estimate, target file).
 pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
-    let (store, read_only, transcript) = match session.writer(Operation::Flush) {
-        Writer::Local(w) => match w.store {
-            Some(s) => (Some(s), None, w.transcript),
-            None => (
+    let (store, read_only, transcript, unrecorded) = match session.writer(Operation::Flush) {
+        Writer::Local(w) => match (w.store, w.unrecorded) {
+            (Some(s), _) => (Some(s), None, w.transcript, None),
+            (None, Some(why)) => (None, None, w.transcript, Some(why)),
+            (None, None) => (
                 None,
                 Some("no session store row to record the flush in".to_string()),
                 w.transcript,
+                None,
             ),
         },
-        Writer::ReadOnly(why) => (None, Some(why), None),
+        Writer::ReadOnly(why) => (None, Some(why), None, None),
         Writer::Remote { via, note } => (
             None,
             Some(format!(
                 "this session's flush goes through {via}, which clawtop cannot drive yet ({note})"
             )),
+            None,
             None,
         ),
     };
@@ -141,6 +147,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
             .and_then(|s| crate::commit::store_mode(&s.store_path)),
         store,
         read_only,
+        unrecorded,
         has_transcript: listed.transcript.is_some(),
         transcript,
         warnings,
@@ -195,9 +202,7 @@ pub async fn generate(
         )));
     }
     // A running OpenClaw turn: refused before the model drafts notes it would miss.
-    if let Some(b) = crate::diagnosis::busy::of_handle(&p.session) {
-        return Err(Problem::Refused(b.describe()));
-    }
+    super::refuse_if_busy(&p.session)?;
     let session = p.session.clone();
     let messages = tokio::task::spawn_blocking(move || {
         session
@@ -257,17 +262,6 @@ pub async fn generate(
     }
 }
 
-/// Refused (exit 3) while a live process holds the session's `<transcript>.lock` (an
-/// OpenClaw turn is running): call it before asking the model when the notes are to be
-/// committed right away. [`commit`] checks again, under that lock.
-pub fn refuse_if_turn_running(p: &Prepared) -> Result<(), Problem> {
-    match &p.transcript {
-        Some(t) => flush::refuse_if_turn_running(t)
-            .map_err(|e| Problem::from_code(e.exit_code(), e.to_string())),
-        None => Ok(()),
-    }
-}
-
 /// Appends exactly `text` (unless it is `NO_REPLY`) and records the flush on the store row,
 /// refused when the row's compaction cycle moved since [`prepare`], or while a turn holds the
 /// transcript's lock (which the commit holds itself until it is done).
@@ -276,6 +270,11 @@ pub fn commit(p: &Prepared, text: &str) -> Result<FlushCommitted, Problem> {
         return Err(Problem::Refused(why.clone()));
     }
     let (notes, no_reply) = notes_to_commit(text)?;
+    if let (true, Some(why)) = (no_reply, &p.unrecorded) {
+        return Err(Problem::Refused(format!(
+            "NO_REPLY only records a flush without notes, and here {why}: nothing to write"
+        )));
+    }
     flush::commit_flush_beside(
         p.transcript.as_deref(),
         &p.workspace,

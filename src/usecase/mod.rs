@@ -171,16 +171,77 @@ pub fn resolve_model(
         reserve_tokens: subject.numbers.reserve,
         reasoning: ep.reasoning,
     };
-    let endpoint_note = if choice.overrides.base_url.is_some() {
-        None
-    } else {
-        llm::base_url_disagreement(source.config(), agent_models.as_ref(), &ep)
-    };
+    let endpoint_note = llm::endpoint_disagreements(
+        source.config(),
+        agent_models.as_ref(),
+        &ep,
+        choice.overrides.base_url.is_some(),
+    );
     Ok(ModelInfo {
         endpoint: ep,
         budget,
         endpoint_note,
     })
+}
+
+/// The one busy check before a model is paid (compact and flush, CLI and TUI): refused
+/// (exit 3) while a live process holds the session's `<transcript>.lock`, i.e. an OpenClaw
+/// turn is running; a summary or notes drafted now would miss what it is about to add. The
+/// commits check again under that lock.
+pub fn refuse_if_busy(session: &SessionHandle) -> Result<(), Problem> {
+    match crate::diagnosis::busy::of_handle(session) {
+        Some(b) => Err(Problem::Refused(b.describe())),
+        None => Ok(()),
+    }
+}
+
+/// A model the operator can pick for one compaction or flush (the TUI dialogs' picker).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelCandidate {
+    /// `provider/model @ base URL` (URL credentials redacted), or the session's own.
+    pub label: String,
+    /// Where it is listed: `openclaw.json`, `models.json` or both (empty: the session's).
+    pub listed_in: String,
+    /// What to resolve with; the default (nothing overridden) is the session's own model.
+    pub overrides: ModelOverrides,
+}
+
+/// The session's own model first, then every model the host's config and the agent's
+/// `models.json` list (a provider whose files name different base URLs once per URL). Reads
+/// `models.json` (disk).
+pub fn model_candidates(handle: &SessionHandle) -> Vec<ModelCandidate> {
+    let source = &handle.source;
+    let agent_models = source.models_json(&handle.session.agent_id).map(|(_, v)| v);
+    let mut out = vec![ModelCandidate {
+        label: "the session's model".into(),
+        listed_in: String::new(),
+        overrides: ModelOverrides::default(),
+    }];
+    // The demo's text always comes from the offline summarizer: nothing to pick.
+    if source.is_demo() {
+        return out;
+    }
+    for m in llm::listed_models(source.config(), agent_models.as_ref()) {
+        out.push(ModelCandidate {
+            label: format!(
+                "{}/{} @ {}",
+                m.provider,
+                m.model,
+                m.base_url
+                    .as_deref()
+                    .map(llm::redact_url)
+                    .unwrap_or_else(|| "built-in URL".into())
+            ),
+            listed_in: m.listed_in.to_string(),
+            overrides: ModelOverrides {
+                provider: Some(m.provider),
+                model: Some(m.model),
+                base_url: m.base_url_override,
+                ..Default::default()
+            },
+        });
+    }
+    out
 }
 
 /// The one mapping of the model client's progress to generation progress.

@@ -110,14 +110,19 @@ fn compact_dry_run_plans_and_writes_are_refused() {
     o.expect(0);
     let v = o.json();
     assert!(v["firstKeptEntryId"].is_string(), "{v}");
-    // A flush cannot be written here; the refusal says what clawtop can do instead.
-    let o = run(&h, &["flush", "agent:main:incident-7"]);
-    o.expect(3);
-    assert!(o.stderr.contains("SQLite"), "{}", o.stderr);
+    // A flush's dry run says the flush will not be recorded here.
+    let o = run(
+        &h,
+        &["flush", "agent:main:incident-7", "--dry-run", "--json"],
+    );
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["flushRecorded"], false, "{v}");
     assert!(
-        o.stderr.contains("--dry-run"),
-        "says what clawtop can do: {}",
-        o.stderr
+        v["flushNotRecordedBecause"]
+            .as_str()
+            .is_some_and(|w| w.contains("stays armed")),
+        "{v}"
     );
     // A compaction without --yes only says what it would ask the Gateway.
     let o = run(&h, &["compact", "agent:main:incident-7"]);
@@ -125,4 +130,99 @@ fn compact_dry_run_plans_and_writes_are_refused() {
     assert!(o.text().contains("Nothing was sent"), "{}", o.text());
     assert_eq!(snapshot(&h.state()), before);
     assert_eq!(contents(&h.state()), bytes);
+}
+
+/// A flush on a SQLite host: the notes the operator previewed are appended to the workspace's
+/// memory file exactly; the databases (and everything else under the state dir) are left
+/// byte-identical, and every output says OpenClaw's own flush stays armed.
+#[test]
+fn flush_appends_notes_and_leaves_the_database_alone() {
+    let h = HostF::new();
+    let ws = h.root().join("ws/main");
+    let (before, bytes) = (snapshot(&h.state()), contents(&h.state()));
+    let notes_file = h.root().join("notes.md");
+    let notes = "- incident-7: the failover drill is scheduled for Friday\n- keep the runbook link";
+    std::fs::write(&notes_file, notes).unwrap();
+    let target = ws
+        .join("memory")
+        .join(format!("{}.md", clawtop::flush::today()));
+    // The fixture's own memory file may be today's; the notes go after whatever is there.
+    let old = std::fs::read_to_string(&target).unwrap_or_default();
+    let after_one = format!("{}{notes}\n", blank_line_after(&old));
+    let o = run(
+        &h,
+        &[
+            "flush",
+            "agent:main:incident-7",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--notes-file",
+            notes_file.to_str().unwrap(),
+            "--yes",
+            "--json",
+        ],
+    );
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["committed"], true, "{v}");
+    assert_eq!(v["flushRecorded"], false, "{v}");
+    assert_eq!(v["memoryFlushAt"], Value::Null, "{v}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), after_one);
+    assert_eq!(snapshot(&h.state()), before, "the state dir is untouched");
+    assert_eq!(contents(&h.state()), bytes);
+
+    // Text output says the flush is not recorded and why; a second flush appends after a
+    // blank line, as on a file-backed host.
+    let o = run(
+        &h,
+        &[
+            "flush",
+            "agent:main:incident-7",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--notes-file",
+            notes_file.to_str().unwrap(),
+            "--yes",
+        ],
+    );
+    o.expect(0);
+    assert!(o.stderr.contains("not recorded"), "{}", o.stderr);
+    assert!(o.stderr.contains("stays armed"), "{}", o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        format!("{after_one}\n{notes}\n")
+    );
+
+    // NO_REPLY would only record a flush, which cannot happen here: refused, nothing written.
+    std::fs::write(&notes_file, "NO_REPLY").unwrap();
+    let o = run(
+        &h,
+        &[
+            "flush",
+            "agent:main:incident-7",
+            "--workspace",
+            ws.to_str().unwrap(),
+            "--notes-file",
+            notes_file.to_str().unwrap(),
+            "--yes",
+        ],
+    );
+    o.expect(3);
+    assert!(o.stderr.contains("NO_REPLY"), "{}", o.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        format!("{after_one}\n{notes}\n")
+    );
+    assert_eq!(contents(&h.state()), bytes);
+}
+
+/// `old` followed by what separates it from appended notes: one blank line (docs/memory-flush.md).
+fn blank_line_after(old: &str) -> String {
+    let sep = match old {
+        "" => "",
+        o if o.ends_with("\n\n") => "",
+        o if o.ends_with('\n') => "\n",
+        _ => "\n\n",
+    };
+    format!("{old}{sep}")
 }

@@ -67,3 +67,93 @@ fn sessions_and_a_transcript_from_the_databases() {
     assert!(s.contains("Latest user request"), "{s}");
     assert_eq!((snapshot(&h.state()), contents(&h.state())), before);
 }
+
+/// The Flush dialog on a SQLite host: it says before anything is drafted that the flush will
+/// not be recorded (OpenClaw's own flush stays armed), the confirmation repeats it, and the
+/// commit appends exactly the previewed notes to the workspace's memory file while every
+/// byte under the state dir (the databases included) stays as it was.
+#[test]
+fn flush_dialog_appends_notes_without_recording_the_flush() {
+    use clawtop::tui::dialog::{Generated, Prep};
+    use clawtop::tui::effects::{Effect, drive, drive_collect};
+    let h = HostF::new();
+    let ws = h.root().join("ws");
+    let cfg = h.state().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("/home/operator/ws", ws.to_str().unwrap());
+    std::fs::write(&cfg, text).unwrap();
+    let target = ws
+        .join("main/memory")
+        .join(format!("{}.md", clawtop::flush::today()));
+    let old = std::fs::read_to_string(&target).unwrap_or_default();
+    let before = (snapshot(&h.state()), contents(&h.state()));
+
+    let (mut state, ctx) = host_app(source(&h), (80, 24));
+    let pos = state
+        .sessions
+        .rows
+        .iter()
+        .position(|r| r.session_key == "agent:main:incident-7")
+        .unwrap();
+    for _ in 0..pos {
+        press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    }
+    drive(&mut state, &ctx, ch('f'));
+    let d = state.dialog.as_ref().expect("the Flush dialog opens");
+    let Some(Prep::Flush(f)) = &d.prep else {
+        panic!("{:?}", d.prep_error)
+    };
+    assert_eq!(f.target, target);
+    assert!(f.store.is_none());
+    assert!(f.unrecorded.as_deref().unwrap().contains("stays armed"));
+    let s = screen(&state);
+    assert!(s.contains("not recorded"), "{s}");
+
+    let (_, mut pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+    let Some(Effect::Generate {
+        dialog, generation, ..
+    }) = pending.pop()
+    else {
+        panic!("no generation effect")
+    };
+    let notes = "## incident-7\n- failover drill on Friday";
+    drive(
+        &mut state,
+        &ctx,
+        clawtop::tui::action::Action::GenDone {
+            dialog,
+            generation,
+            result: Ok(Generated {
+                text: notes.into(),
+                calls: 1,
+                warnings: vec![],
+                no_reply: false,
+                current: None,
+            }),
+        },
+    );
+    drive(&mut state, &ctx, ctrl('o'));
+    let confirm = state.dialog.as_ref().unwrap().confirm.clone().unwrap();
+    let all = confirm.lines.join(" ");
+    assert!(
+        all.contains("cannot be recorded") && all.contains("stays armed"),
+        "{all}"
+    );
+    assert!(!all.contains("memoryFlushAt→now"), "{all}");
+    drive(&mut state, &ctx, ch('y'));
+    assert!(state.dialog.is_none(), "{:?}", state.status);
+    let written = std::fs::read_to_string(&target).unwrap();
+    assert!(written.starts_with(&old), "appended, never rewritten");
+    assert!(written.ends_with(&format!("{notes}\n")), "{written:?}");
+    assert!(
+        state
+            .status
+            .info
+            .as_deref()
+            .is_some_and(|i| i.contains("not recorded")),
+        "{:?}",
+        state.status
+    );
+    assert_eq!((snapshot(&h.state()), contents(&h.state())), before);
+}

@@ -135,7 +135,7 @@ fn read_only_sources_say_why() {
     };
     let b = clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap());
     // Era B: the one era check picks the SQLite source; this database is only a header, so
-    // listing names it as damaged, and writing is refused saying what can be done instead.
+    // listing names it as damaged, and a compaction is refused saying what can be done instead.
     assert_eq!(b.kind(), "sqlite");
     assert!(b.unreadable().is_none());
     let l = b.list(None);
@@ -146,8 +146,14 @@ fn read_only_sources_say_why() {
         l.errors
     );
     assert!(matches!(
-        b.writer(&SessionRef::default(), Operation::Flush),
+        b.writer(&SessionRef::default(), Operation::Compact),
         Writer::ReadOnly(r) if r.contains("SQLite") && r.contains("--dry-run")
+    ));
+    // A flush appends its notes to the workspace, with nothing recorded in the database.
+    assert!(matches!(
+        b.writer(&SessionRef::default(), Operation::Flush),
+        Writer::Local(w) if w.store.is_none() && w.transcript.is_none()
+            && w.unrecorded.as_deref().is_some_and(|r| r.contains("stays armed"))
     ));
 
     // A bare transcript compacts into the file only and cannot flush.

@@ -5,7 +5,10 @@
 mod support;
 
 mod demo;
+mod dialog_editing;
+mod dialog_model;
 mod dialogs;
+mod editor_pty;
 mod headless;
 mod live;
 mod sanitize;

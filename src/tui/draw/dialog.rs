@@ -50,13 +50,19 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let mut top: Vec<Line> = Vec::new();
     let preview_phase = matches!(d.phase, Phase::Preview | Phase::Committing);
     match (&d.prep, &d.prep_error) {
-        (_, Some(e)) => top.push(Line::from(Span::styled(
-            truncate(&format!("✖ {}", one_line(e)), w),
-            t.error(),
-        ))),
+        (_, Some(e)) => {
+            // The field stays on screen so a value with no plan can be corrected.
+            if d.kind == DialogKind::Compact && !preview_phase {
+                top.push(keep_line(d, None, w, t));
+            }
+            top.push(Line::from(Span::styled(
+                truncate(&format!("✖ {}", one_line(e)), w),
+                t.error(),
+            )))
+        }
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
-        (Some(Prep::Compact(c)), None) => top.extend(compact_plan(c, preview_phase, w, t)),
-        (Some(Prep::Flush(f)), None) => top.extend(flush_plan(f, preview_phase, w, t)),
+        (Some(Prep::Compact(c)), None) => top.extend(compact_plan(d, c, preview_phase, w, t)),
+        (Some(Prep::Flush(f)), None) => top.extend(flush_plan(d, f, preview_phase, w, t)),
     }
     if let Some(e) = &d.error {
         for l in wrap(&one_line(e), w).into_iter().take(2) {
@@ -109,6 +115,91 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if let Some(p) = &d.confirm {
         draw_confirm(frame, area, d, p, t);
     }
+    if d.ask_discard {
+        draw_ask_discard(frame, area, d, t);
+    }
+}
+
+/// The keepRecentTokens line of the Compact plan, with the field the operator types into:
+/// `[12000▏]` while focused, the reason in red when the text is not a value.
+fn keep_line(d: &Dialog, c: Option<&CompactPrep>, w: usize, t: Theme) -> Line<'static> {
+    let focused = d.focus == Focus::Keep && matches!(d.phase, Phase::Edit | Phase::Preparing);
+    let value = match &d.keep_text {
+        Some(text) => one_line(text),
+        None => d.keep_shown().map(thousands).unwrap_or_else(|| "?".into()),
+    };
+    let field = if focused {
+        format!("[{value}▏]")
+    } else {
+        value
+    };
+    let mut spans = vec![
+        Span::styled(format!("{:<10} ", "keep"), t.bold()),
+        Span::raw("keepRecentTokens "),
+        Span::styled(
+            field.clone(),
+            match (&d.keep_invalid, focused) {
+                (Some(_), _) => t.error(),
+                (None, true) => t.selected(),
+                (None, false) => t.plain(),
+            },
+        ),
+    ];
+    let used = 11 + 17 + unicode_width::UnicodeWidthStr::width(field.as_str());
+    let rest = match (&d.keep_invalid, c) {
+        (Some(why), Some(c)) => format!(
+            " ✖ {}; plan shown: {}",
+            one_line(why),
+            thousands(c.keep_recent_tokens)
+        ),
+        (Some(why), None) => format!(" ✖ {}", one_line(why)),
+        (None, Some(c)) if d.prep_running => {
+            format!(" · planning… (shown: {})", thousands(c.keep_recent_tokens))
+        }
+        (None, Some(c)) => format!(
+            ": from {}, {}, {}, ≈{} tokens",
+            one_line(&c.first_kept_id),
+            super::plural(c.kept_messages, "message"),
+            super::plural(c.kept_entries, "entry").replace("entrys", "entries"),
+            thousands(c.kept_tokens)
+        ),
+        (None, None) => String::new(),
+    };
+    let style = if d.keep_invalid.is_some() {
+        t.error()
+    } else {
+        t.plain()
+    };
+    spans.push(Span::styled(truncate(&rest, w.saturating_sub(used)), style));
+    Line::from(spans)
+}
+
+/// "Discard your edits?": asked before Esc (or Close) throws edited text away.
+fn draw_ask_discard(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
+    let what = match (d.instructions_edited(), d.preview_edited()) {
+        (true, true) => format!("the instructions and the {}", d.kind.product()),
+        (false, true) => format!("the {}", d.kind.product()),
+        _ => "the instructions".to_string(),
+    };
+    let lines = vec![
+        Line::from(format!("You edited {what}.")),
+        Line::from("Closing throws the edits away; nothing is written."),
+        Line::from(""),
+        Line::from(vec![
+            Span::styled("y", t.bold()),
+            Span::raw(" discard and close · "),
+            Span::styled("n/Esc", t.bold()),
+            Span::raw(" keep editing"),
+        ]),
+    ];
+    let w = area.width.saturating_sub(4).min(60);
+    let popup = centered(area, w, (lines.len() as u16 + 2).min(area.height));
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.marker())
+        .title(Span::styled(" Discard your edits? ", t.bold()));
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
 
 fn text_box(
@@ -139,34 +230,70 @@ fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
     ])
 }
 
-/// `provider/model @ base_url`, and where the key comes from on its own line (never the key).
+/// `provider/model @ base_url` with the picker's position (`◀ … ▶` while it has the focus),
+/// where the key comes from on its own line (the variable's name, never the key), and where
+/// openclaw.json and models.json disagree, which value is used and why.
 fn model_lines(
+    d: &Dialog,
     m: &Result<crate::tui::dialog::ModelInfo, String>,
     w: usize,
     t: Theme,
 ) -> Vec<Line<'static>> {
-    match m {
-        Ok(m) => {
-            let mut v = vec![
-                kv("model", one_line(&m.label()), w, t),
-                kv("key", one_line(&m.endpoint.key_source), w, t),
-            ];
-            if let Some(n) = &m.endpoint_note {
-                v.push(kv("endpoint", one_line(n), w, t));
-            }
-            v
+    let focused = d.focus == Focus::Model && matches!(d.phase, Phase::Edit | Phase::Preparing);
+    let pick = d.models.get(d.model_pick);
+    let whence = match pick {
+        Some(c) if d.model_pick > 0 => {
+            format!(" · {}/{} {}", d.model_pick + 1, d.models.len(), c.listed_in)
         }
-        Err(e) => vec![Line::from(vec![
-            Span::styled(format!("{:<10} ", "model"), t.bold()),
-            Span::styled(
-                truncate(&format!("✖ {}", one_line(e)), w.saturating_sub(11)),
-                t.error(),
-            ),
-        ])],
+        _ if d.models.len() > 1 => format!(" · the session's (1/{})", d.models.len()),
+        _ => String::new(),
+    };
+    let value = match m {
+        Ok(m) => one_line(&m.label()),
+        Err(e) => format!(
+            "✖ {}{}",
+            pick.filter(|_| d.model_pick > 0)
+                .map(|c| format!("{}: ", one_line(&c.label)))
+                .unwrap_or_default(),
+            one_line(e)
+        ),
+    };
+    let text = if focused {
+        format!("◀ {value}{whence} ▶")
+    } else {
+        format!("{value}{whence}")
+    };
+    let style = match (m.is_err(), focused) {
+        (true, _) => t.error(),
+        (false, true) => t.selected(),
+        (false, false) => t.plain(),
+    };
+    let mut v = vec![Line::from(vec![
+        Span::styled(format!("{:<10} ", "model"), t.bold()),
+        Span::styled(truncate(&text, w.saturating_sub(11)), style),
+    ])];
+    if let Ok(m) = m {
+        v.push(kv("key", one_line(&m.endpoint.key_source), w, t));
+        if let Some(n) = &m.endpoint_note {
+            for (i, l) in wrap(&one_line(n), w.saturating_sub(11))
+                .into_iter()
+                .take(4)
+                .enumerate()
+            {
+                v.push(kv(if i == 0 { "endpoint" } else { "" }, l, w, t));
+            }
+        }
     }
+    v
 }
 
-fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
+fn compact_plan(
+    d: &Dialog,
+    c: &CompactPrep,
+    short: bool,
+    w: usize,
+    t: Theme,
+) -> Vec<Line<'static>> {
     if short {
         return vec![kv(
             "plan",
@@ -202,19 +329,7 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
             w,
             t,
         ),
-        kv(
-            "keep",
-            format!(
-                "keepRecentTokens {}: from {}, {}, {}, ≈{} tokens",
-                thousands(c.keep_recent_tokens),
-                one_line(&c.first_kept_id),
-                super::plural(c.kept_messages, "message"),
-                super::plural(c.kept_entries, "entry").replace("entrys", "entries"),
-                thousands(c.kept_tokens)
-            ),
-            w,
-            t,
-        ),
+        keep_line(d, Some(c), w, t),
         kv(
             "before",
             format!(
@@ -259,14 +374,14 @@ fn compact_plan(c: &CompactPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'s
         };
         out.push(kv("after", verdict, w, t));
     }
-    out.extend(model_lines(&c.model, w, t));
+    out.extend(model_lines(d, &c.model, w, t));
     out
 }
 
-fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
+fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'static>> {
     let target = f.target.display().to_string();
     if short {
-        return vec![kv(
+        let mut out = vec![kv(
             "target",
             format!(
                 "{} · {}",
@@ -280,6 +395,15 @@ fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'stati
             w,
             t,
         )];
+        if f.unrecorded.is_some() {
+            out.push(kv(
+                "record",
+                "notes only: the flush is not recorded, OpenClaw's own flush stays armed".into(),
+                w,
+                t,
+            ));
+        }
+        return out;
     }
     let reasons = f.gate.reasons();
     let (sys_src, prompt_src) = flush_ui::prompt_sources(&f.prompts);
@@ -315,7 +439,17 @@ fn flush_plan(f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec<Line<'stati
         w,
         t,
     ));
-    out.extend(model_lines(&f.model, w, t));
+    // The reason in full is in the confirmation; here what matters, short enough for 80
+    // columns: the notes are written, the flush is not, OpenClaw will still flush.
+    if f.unrecorded.is_some() {
+        out.push(kv(
+            "record",
+            "not recorded (only OpenClaw writes its SQLite database): OpenClaw's own flush stays armed".into(),
+            w,
+            t,
+        ));
+    }
+    out.extend(model_lines(d, &f.model, w, t));
     for warn in &f.warnings {
         out.push(Line::from(Span::styled(
             truncate(&format!("⚠ {}", one_line(warn)), w),
