@@ -20,6 +20,14 @@ const INCIDENT: &str = "agent:main:incident-7";
 const DRILL: &str = "agent:ops:dr-drill";
 
 async fn clawtop(gw: &RealGateway, args: &[&str]) -> (i32, String, String) {
+    clawtop_env(gw, args, &[]).await
+}
+
+async fn clawtop_env(
+    gw: &RealGateway,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, String, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_clawtop"));
     cmd.args(args)
         .env_clear()
@@ -28,6 +36,9 @@ async fn clawtop(gw: &RealGateway, args: &[&str]) -> (i32, String, String) {
         .env("CLAWTOP_CONFIG_DIR", gw.dir().join("clawtop-config"))
         .env("OPENCLAW_GATEWAY_TOKEN", gw.token())
         .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
     let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
         .await
         .unwrap();
@@ -122,6 +133,47 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
     let line = out.lines().find(|l| l.contains(INCIDENT)).unwrap();
     assert!(line.trim_end().ends_with('?'), "{line}");
     assert!(err.contains("not exposed by the gateway"), "{err}");
+
+    // Secrets: with tracing at its most verbose, neither the token nor any string of the
+    // identity file's private key is printed; a wrong token from a file says what to do.
+    let (code, out, err) = clawtop_env(
+        &gw,
+        &["list", "--gateway", &url],
+        &[("CLAWTOP_LOG", "trace")],
+    )
+    .await;
+    assert_eq!(code, 0, "{err}");
+    let id_file: Value = serde_json::from_str(
+        &std::fs::read_to_string(gw.dir().join("clawtop-config/device-identity.json")).unwrap(),
+    )
+    .unwrap();
+    let seed = id_file["privateKeySeed"].as_str().unwrap().to_string();
+    assert!(seed.len() > 20);
+    let mut secrets = vec![gw.token().to_string(), seed];
+    let wrong = gw.dir().join("wrong.token");
+    std::fs::write(&wrong, "wrong-token-for-the-test-0123456789\n").unwrap();
+    let (code2, out2, err2) = clawtop(
+        &gw,
+        &[
+            "list",
+            "--gateway",
+            &url,
+            "--gateway-token-file",
+            wrong.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert_eq!(code2, 1, "{err2}");
+    assert!(
+        err2.contains("token mismatch") && err2.contains("--gateway-token-file"),
+        "{err2}"
+    );
+    secrets.push("wrong-token-for-the-test-0123456789".into());
+    for text in [&out, &err, &out2, &err2] {
+        for s in &secrets {
+            assert!(!text.contains(s.as_str()), "a secret was printed: {text}");
+        }
+    }
 
     // 2. show --entries: the transcript from chat.history; its messages are the local ones.
     let (code, out, err) = clawtop(
