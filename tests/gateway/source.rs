@@ -224,6 +224,20 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
         "not exposed by the gateway"
     );
 
+    // Text: the unknowns say why, nothing reads as "none".
+    let (code, out, err) = clawtop(&gw, &["show", "--gateway", &url, INCIDENT]).await;
+    assert_eq!(code, 0, "{err}");
+    for label in ["compactions", "flush line", "memory flush"] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no {label} line: {out}"));
+        assert!(
+            line.contains("unknown") && line.contains("not exposed by the gateway"),
+            "{line}"
+        );
+    }
+
     // 3. subscribe: a compaction made through the gateway is reported.
     let target = GatewayTarget {
         url: url.clone(),
