@@ -76,6 +76,17 @@ impl Runner {
                         dialog, generation, *model, cancel, *job, opts, tx,
                     ));
                 }
+                Effect::GatewayCompact {
+                    dialog,
+                    generation,
+                    cancel,
+                    job,
+                } => {
+                    let tx = self.tx.clone();
+                    tokio::spawn(crate::tui::effects::run_gateway_compaction(
+                        dialog, generation, cancel, *job, tx,
+                    ));
+                }
                 other => {
                     let tx = self.tx.clone();
                     let ctx = self.ctx.clone();
