@@ -277,7 +277,7 @@ impl GatewayClient {
                 Some("final") => {
                     let text = message_text(p.get("message").unwrap_or(&Value::Null));
                     let notice = untrusted(&text, None);
-                    return Ok(if text.contains("Compacted") && !text.contains("failed") {
+                    return Ok(if is_compacted_notice(&text) {
                         CompactOutcome::Compacted {
                             summary: None,
                             tokens_before: None,
@@ -363,5 +363,30 @@ mod tests {
         assert_eq!(r.context_tokens, Some(48000));
         assert_eq!(r.has_active_run, Some(false));
         assert!(SessionRow::from_json(&serde_json::json!({"nokey": 1})).is_none());
+    }
+}
+
+/// Whether a `/compact` status notice reports a compaction. OpenClaw 2026.9.6 words success
+/// two ways: `⚙️ Compacted (<n>k → <n>k) • Context …` when it knows the size after, and
+/// `⚙️ Compaction finished (resulting context unknown) • Context ?/…` when it does not (seen
+/// on a real gateway compacting a session a second time; the database gained the entry).
+fn is_compacted_notice(text: &str) -> bool {
+    (text.contains("Compacted") || text.contains("Compaction finished")) && !text.contains("failed")
+}
+
+#[cfg(test)]
+mod notice_tests {
+    use super::is_compacted_notice;
+
+    #[test]
+    fn both_success_wordings_and_no_failure() {
+        assert!(is_compacted_notice(
+            "⚙️ Compacted (31k → 9k) • Context 9k/48k (19%)"
+        ));
+        assert!(is_compacted_notice(
+            "⚙️ Compaction finished (resulting context unknown) • Context ?/200k"
+        ));
+        assert!(!is_compacted_notice("⚙️ Compaction failed: no sessionId"));
+        assert!(!is_compacted_notice("Already compacted"));
     }
 }

@@ -354,6 +354,13 @@ impl SessionSource for GatewaySource {
             use crate::gateway::live::{self, Backoff, LiveEvent};
             let mut rx = live::watch(target, identity, timeouts, Backoff::default(), cancel);
             while let Some(ev) = rx.recv().await {
+                match &ev {
+                    LiveEvent::Connected { .. } => on_change(Change::Live(true)),
+                    LiveEvent::Disconnected { .. } | LiveEvent::Failed { .. } => {
+                        on_change(Change::Live(false))
+                    }
+                    LiveEvent::SessionChanged { .. } => {}
+                }
                 if let LiveEvent::SessionChanged { key, .. } = ev {
                     on_change(Change::Sessions);
                     if let Some(k) = key {

@@ -150,6 +150,9 @@ pub enum Watch<'a> {
 pub enum Change {
     Sessions,
     Transcript(SessionRef),
+    /// The push channel came up (`true`) or went away (`false`; the source reconnects with
+    /// backoff). While it is down the TUI shows so and polls what it can.
+    Live(bool),
 }
 
 /// The write a writer is asked for.

@@ -28,6 +28,9 @@ use std::sync::Mutex;
 /// again when the notes are written.
 pub const UNRECORDED_FLUSH: &str = "the notes are appended to the workspace's memory file, but the flush cannot be recorded on the session: OpenClaw keeps memoryFlushAt in its SQLite database, which only OpenClaw writes and no gateway method sets. OpenClaw's own memory flush stays armed for this compaction cycle and will still run when the session reaches the flush line";
 
+/// What differs from a compaction on a file-backed host, said before the operator types.
+pub const GATEWAY_COMPACT_NOTE: &str = "OpenClaw compacts with its own model and saves the summary itself: no preview to edit, nothing for clawtop to commit. Instructions go as /compact <instructions> (800 characters at most); without them, sessions.compact. Refused while a run is active";
+
 pub struct SqliteStore {
     host: Host,
     rules: (Rules, Option<String>),
@@ -218,7 +221,25 @@ impl SessionSource for SqliteStore {
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
         match op {
-            Operation::Compact => Writer::ReadOnly(self.host.sqlite_write_refusal("compaction")),
+            // Only OpenClaw's Gateway may change the database. Its address comes from the
+            // config and environment (no I/O here); whether it answers is found on connect.
+            Operation::Compact => match crate::gateway::target::resolve(
+                &self.host.config,
+                &crate::gateway::GatewayEnv::from_process(),
+                &crate::gateway::Overrides::default(),
+            ) {
+                Ok(t) => Writer::Remote {
+                    via: format!(
+                        "OpenClaw's Gateway at {}",
+                        crate::gateway::target::redact_userinfo(&t.url)
+                    ),
+                    note: GATEWAY_COMPACT_NOTE.into(),
+                },
+                Err(e) => Writer::ReadOnly(format!(
+                    "{} ({e})",
+                    self.host.sqlite_write_refusal("compaction")
+                )),
+            },
             // The notes go to `<workspace>/memory/<date>.md`, a plain workspace file; what
             // cannot happen is the record on the session (memoryFlushAt and its cycle live in
             // the database, and no gateway method sets them).

@@ -141,6 +141,8 @@ pub enum Action {
     },
     /// Watched files changed size or mtime.
     FilesChanged(Vec<PathBuf>),
+    /// The source pushed a change (a Gateway's session events), or its channel came or went.
+    SourceChanged(crate::source::Change),
     Error(String),
     DialogPrepared {
         dialog: u64,

@@ -76,6 +76,17 @@ impl Runner {
                         dialog, generation, *model, cancel, *job, opts, tx,
                     ));
                 }
+                Effect::GatewayCompact {
+                    dialog,
+                    generation,
+                    cancel,
+                    job,
+                } => {
+                    let tx = self.tx.clone();
+                    tokio::spawn(crate::tui::effects::run_gateway_compaction(
+                        dialog, generation, cancel, *job, tx,
+                    ));
+                }
                 other => {
                     let tx = self.tx.clone();
                     let ctx = self.ctx.clone();
@@ -171,6 +182,16 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
         terminal::spawn_events(tx.clone(), input_token),
     );
     spawn_watcher(ctx.files.clone(), tx.clone(), cancel.clone());
+    // Pushed changes (a Gateway's session events) arrive as actions like any other; sources
+    // that push nothing answer false and stay polled.
+    if let Some(source) = &launch.live {
+        let push = tx.clone();
+        if source.subscribe(Box::new(move |c| {
+            let _ = push.send(Action::SourceChanged(c));
+        })) {
+            state.sessions.live = Some(false);
+        }
+    }
     let runner = Runner { tx, ctx };
     let mut edits = runner.run(initial);
     let mut dirty = true;

@@ -115,6 +115,27 @@ pub type FlushPrep = crate::usecase::flush::Prepared;
 pub enum Prep {
     Compact(Box<CompactPrep>),
     Flush(Box<FlushPrep>),
+    /// A compaction OpenClaw's Gateway runs (a SQLite host): OpenClaw plans and writes the
+    /// summary with its own model, so there is no plan, model or edited-text commit here.
+    Gateway(Box<GatewayPrep>),
+}
+
+/// What the Compact dialog of a gateway-written session needs: where the gateway is, and what
+/// the operator must know before typing.
+#[derive(Debug, Clone)]
+pub struct GatewayPrep {
+    pub target: crate::gateway::GatewayTarget,
+    pub key: String,
+    /// Who writes ("OpenClaw's Gateway at ws://…") and what differs from a local compaction.
+    pub via: String,
+    pub note: String,
+    /// Always `Err`: OpenClaw compacts with its own model.
+    pub model: Result<ModelInfo, String>,
+    /// Where clawtop's device identity lives (its config dir); None: no HOME to keep one in.
+    pub identity_dir: Option<std::path::PathBuf>,
+    /// Set once the gateway answered: the preview then shows what OpenClaw wrote, which is
+    /// already saved on the host (nothing to commit).
+    pub done: bool,
 }
 
 impl Prep {
@@ -122,6 +143,7 @@ impl Prep {
         match self {
             Prep::Compact(c) => &c.model,
             Prep::Flush(f) => &f.model,
+            Prep::Gateway(g) => &g.model,
         }
     }
 }
@@ -487,6 +509,14 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
     let (row, session, file) = (v.row.clone(), v.session.clone(), v.label_file_name());
     let loaded = v.loaded.is_some();
+    if let Some(s) = &session {
+        if let crate::source::Writer::Remote { via, note } =
+            s.writer(crate::source::Operation::Compact)
+        {
+            open_gateway_compact(state, s.clone(), who_of(&row), via, note);
+            return;
+        }
+    }
     if !can_write(state, session.as_ref(), crate::source::Operation::Compact) {
         return;
     }
@@ -559,6 +589,51 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         session,
         keep_recent_tokens: row.keep_recent_tokens,
     })));
+}
+
+/// The Compact dialog for a session only OpenClaw's Gateway may change. Nothing is planned
+/// (OpenClaw plans); the gateway's address comes from the host's config and environment
+/// (no I/O: the connection is made when the operator sends).
+fn open_gateway_compact(
+    state: &mut AppState,
+    session: crate::source::SessionHandle,
+    who: String,
+    via: String,
+    note: String,
+) {
+    let target = match crate::gateway::target::resolve(
+        session.source.config(),
+        &crate::gateway::GatewayEnv::from_process(),
+        &crate::gateway::Overrides::default(),
+    ) {
+        Ok(t) => t,
+        Err(e) => {
+            state.status.error = Some(format!("Cannot compact through the gateway: {e}"));
+            return;
+        }
+    };
+    let id = state.next_generation;
+    state.next_generation += 1;
+    let mut d = Dialog::new(
+        id,
+        DialogKind::Compact,
+        who,
+        session.clone(),
+        state.no_color,
+    );
+    d.prep = Some(Prep::Gateway(Box::new(GatewayPrep {
+        target,
+        key: session.session.key.clone(),
+        via,
+        note,
+        model: Err("OpenClaw compacts with its own model".into()),
+        identity_dir: crate::gateway::identity::config_dir(),
+        done: false,
+    })));
+    // Nothing to plan: the instructions can be typed and sent at once.
+    d.phase = Phase::Edit;
+    d.prep_running = false;
+    state.dialog = Some(d);
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
@@ -889,8 +964,11 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.focus = Focus::Text;
                 d.error = None;
                 d.restyle();
-                state.status.info =
-                    Some("Generation cancelled; nothing written. Instructions kept.".into());
+                state.status.info = Some(if matches!(d.prep, Some(Prep::Gateway(_))) {
+                    "Stopped waiting for the gateway. OpenClaw may still finish the compaction on the host; the list shows it when it does.".into()
+                } else {
+                    "Generation cancelled; nothing written. Instructions kept.".into()
+                });
             }
         }
         Action::GenProgress {
@@ -965,6 +1043,12 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.preview = textarea(&text, d.no_color, "");
                     d.preview_base = text;
                     d.warnings = g.warnings.clone();
+                    if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
+                        gp.done = true;
+                        state.status.info = Some(
+                            "OpenClaw compacted the session through its gateway; its summary is saved on the host.".into(),
+                        );
+                    }
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
                     d.error = None;
@@ -1049,6 +1133,13 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     }
                     crate::tui::flush_ui::confirm_lines(f.as_ref(), &text)
                 }
+                Some(Prep::Gateway(_)) => {
+                    d.error = Some(
+                        "Nothing to commit: OpenClaw wrote and saved this summary on the host itself. Close with q."
+                            .into(),
+                    );
+                    return true;
+                }
                 None => return true,
             };
             d.confirm = Some(PendingCommit { text, lines });
@@ -1074,7 +1165,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     prep: f.clone(),
                     text: p.text,
                 },
-                None => return true,
+                Some(Prep::Gateway(_)) | None => return true,
             };
             d.phase = Phase::Committing;
             d.error = None;
@@ -1153,6 +1244,10 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         );
         return;
     };
+    if let Prep::Gateway(g) = &prep {
+        start_gateway_compaction(d, g, now, fx);
+        return;
+    }
     let model = match prep.model() {
         Ok(m) => m.clone(),
         Err(e) => {
@@ -1188,6 +1283,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
             prep: f,
             instructions,
         },
+        Prep::Gateway(_) => return,
     };
     fx.push(Effect::Generate {
         dialog: d.id,
@@ -1195,6 +1291,61 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         model: Box::new(model),
         cancel,
         job: Box::new(job),
+    });
+}
+
+/// Sends the compaction to the gateway: the instructions are checked against OpenClaw's cap
+/// first (OpenClaw would cut longer text silently), then one [`Effect::GatewayCompact`] runs it.
+fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut Vec<Effect>) {
+    if g.done {
+        d.error = Some(
+            "OpenClaw has already compacted this session; close the dialog (q) to see it.".into(),
+        );
+        return;
+    }
+    let instructions = d.instructions_text();
+    let instructions = match crate::usecase::gateway_compact::instructions(instructions.as_deref())
+    {
+        Ok(i) => i,
+        Err(e) => {
+            d.error = Some(e.to_string());
+            return;
+        }
+    };
+    let Some(identity_dir) = g.identity_dir.clone() else {
+        d.error = Some(
+            "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".into(),
+        );
+        return;
+    };
+    let gen_id = d.next_gen;
+    d.next_gen += 1;
+    let cancel = CancellationToken::new();
+    d.running = Some(GenState {
+        id: gen_id,
+        started_ms: now,
+        call: 0,
+        label: "connecting to the gateway".into(),
+        chars: 0,
+        tokens: None,
+        elapsed_ms: 0,
+        retry: None,
+        cancel: cancel.clone(),
+    });
+    d.phase = Phase::Generating;
+    d.error = None;
+    d.confirm = None;
+    d.restyle();
+    fx.push(Effect::GatewayCompact {
+        dialog: d.id,
+        generation: gen_id,
+        cancel,
+        job: Box::new(crate::tui::effects::GatewayJob {
+            target: g.target.clone(),
+            session: d.session.clone(),
+            identity_dir,
+            instructions,
+        }),
     });
 }
 

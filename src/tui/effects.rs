@@ -59,6 +59,14 @@ pub enum Effect {
         cancel: CancellationToken,
         job: Box<GenJob>,
     },
+    /// Compact through OpenClaw's Gateway ([`run_gateway_compaction`] in a tokio task):
+    /// progress and the result come back as `GenProgress` / `GenDone` of that dialog.
+    GatewayCompact {
+        dialog: u64,
+        generation: u64,
+        cancel: CancellationToken,
+        job: Box<GatewayJob>,
+    },
     /// Write exactly the previewed text (disk, `spawn_blocking` in the app).
     Commit {
         dialog: u64,
@@ -111,6 +119,17 @@ pub enum GenJob {
     },
 }
 
+/// A compaction for OpenClaw's Gateway to run.
+#[derive(Debug, Clone)]
+pub struct GatewayJob {
+    pub target: crate::gateway::GatewayTarget,
+    pub session: SessionHandle,
+    /// clawtop's device identity (its config dir).
+    pub identity_dir: PathBuf,
+    /// Checked against OpenClaw's cap already; None: `sessions.compact`.
+    pub instructions: Option<String>,
+}
+
 /// What to commit (the text is the preview at the moment of confirming).
 #[derive(Debug, Clone)]
 pub enum CommitJob {
@@ -127,7 +146,10 @@ pub enum CommitJob {
 impl Effect {
     /// Effects that run as async tasks (the app spawns them; [`run_blocking`] skips them).
     pub fn is_async(&self) -> bool {
-        matches!(self, Effect::Generate { .. })
+        matches!(
+            self,
+            Effect::Generate { .. } | Effect::GatewayCompact { .. }
+        )
     }
 }
 
@@ -162,6 +184,20 @@ impl std::fmt::Debug for Effect {
                 if *forward { "forward" } else { "back" }
             ),
             Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.session),
+            Effect::GatewayCompact {
+                dialog,
+                generation,
+                job,
+                ..
+            } => write!(
+                f,
+                "GatewayCompact(dialog {dialog}, gen {generation}, {})",
+                if job.instructions.is_some() {
+                    "/compact with instructions"
+                } else {
+                    "sessions.compact"
+                }
+            ),
             Effect::Generate {
                 dialog,
                 generation,
@@ -362,7 +398,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             };
             Some(Action::Exported { path, result })
         }
-        Effect::Generate { .. } => None,
+        Effect::Generate { .. } | Effect::GatewayCompact { .. } => None,
     }
 }
 
@@ -559,6 +595,141 @@ pub async fn run_generation(
         generation,
         result,
     });
+}
+
+/// A compaction through OpenClaw's Gateway for the dialog `dialog`: connect, check for an
+/// active run, compact, read the figures back ([`usecase::gateway_compact::compact`]), then
+/// read OpenClaw's new summary from the host through the session's source (`/compact` does
+/// not return it). Esc cancels the wait, not OpenClaw's work: the dialog says so.
+pub async fn run_gateway_compaction(
+    dialog: u64,
+    generation: u64,
+    cancel: CancellationToken,
+    job: GatewayJob,
+    tx: UnboundedSender<Action>,
+) {
+    let GatewayJob {
+        target,
+        session,
+        identity_dir,
+        instructions,
+    } = job;
+    let start = Instant::now();
+    let step = |call: usize, label: &str| {
+        let _ = tx.send(Action::GenProgress {
+            dialog,
+            generation,
+            event: GenProgress::Call {
+                call,
+                label: label.into(),
+            },
+            elapsed_ms: start.elapsed().as_millis() as u64,
+        });
+    };
+    step(1, "connecting, checking for an active run");
+    let sent = || {
+        step(
+            2,
+            "OpenClaw is compacting (its own model writes the summary)",
+        )
+    };
+    let work = usecase::gateway_compact::compact_as(
+        &identity_dir,
+        &target,
+        &session.session.key,
+        instructions.as_deref(),
+        crate::gateway::ops::COMPACT_WAIT,
+        sent,
+    );
+    let result = tokio::select! {
+        r = work => Some(r),
+        _ = cancel.cancelled() => None,
+    };
+    let result = match result {
+        None => Err(GenFailure::Cancelled),
+        Some(Err(e)) => Err(GenFailure::Failed(e.to_string())),
+        Some(Ok(c)) => {
+            step(3, "reading the result back from the host");
+            let from_host = {
+                let s = session.clone();
+                tokio::task::spawn_blocking(move || latest_summary(&s))
+                    .await
+                    .ok()
+                    .flatten()
+            };
+            match gateway_report(&c, from_host) {
+                Ok(text) => Ok(Generated {
+                    text,
+                    calls: 1,
+                    warnings: vec![],
+                    no_reply: false,
+                    current: None,
+                }),
+                Err(why) => Err(GenFailure::Failed(why)),
+            }
+        }
+    };
+    let _ = tx.send(Action::GenDone {
+        dialog,
+        generation,
+        result,
+    });
+}
+
+/// The summary of the session's last compaction entry, read through its source.
+fn latest_summary(session: &SessionHandle) -> Option<String> {
+    let t = session.open_transcript().ok()?;
+    let idx = t
+        .entries
+        .iter()
+        .rposition(|e| e.kind == crate::transcript::EntryKind::Compaction)?;
+    let e = t.entry_json(idx as u32).ok()?;
+    e.get("summary")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_string)
+}
+
+/// What the dialog shows after a gateway compaction: the figures before and after (the
+/// host's), OpenClaw's notice, and its summary. `Err` when OpenClaw did not compact.
+fn gateway_report(
+    c: &usecase::gateway_compact::GatewayCompaction,
+    from_host: Option<String>,
+) -> Result<String, String> {
+    use crate::gateway::CompactOutcome;
+    let used = |r: &crate::gateway::SessionRow| match (r.total_tokens, r.total_tokens_fresh) {
+        (Some(t), Some(false)) => format!("{} (not fresh)", crate::thresholds::thousands(t)),
+        (Some(t), _) => crate::thresholds::thousands(t),
+        (None, _) => "unknown".into(),
+    };
+    match &c.outcome {
+        CompactOutcome::NotCompacted { reason } => {
+            Err(format!("OpenClaw did not compact the session: {reason}"))
+        }
+        CompactOutcome::Compacted {
+            summary, notice, ..
+        } => {
+            let window = c
+                .after
+                .context_tokens
+                .map(crate::thresholds::thousands)
+                .unwrap_or_else(|| "unknown".into());
+            let mut out = format!(
+                "Compacted by OpenClaw: used {} → {} of {window} (read back from the host).\n",
+                used(&c.before),
+                used(&c.after)
+            );
+            if let Some(n) = notice {
+                out.push_str(&format!("OpenClaw: {n}\n"));
+            }
+            match from_host.or_else(|| summary.clone()) {
+                Some(s) => out.push_str(&format!("\nOpenClaw's summary:\n{s}\n")),
+                None => out.push_str(
+                    "\nThe summary could not be read back; it is in the session's transcript on the host.\n",
+                ),
+            }
+            Ok(out)
+        }
+    }
 }
 
 /// One poll of the watched files: the watcher's tick, which headless tests drive themselves.

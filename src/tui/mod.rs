@@ -51,6 +51,9 @@ pub struct TuiLaunch {
     pub open: Option<(String, String)>,
     /// A line shown on the status line at start (the first-run demo explanation).
     pub notice: Option<String>,
+    /// The source to subscribe to for pushed changes ([`crate::source::SessionSource::subscribe`]);
+    /// a source that pushes nothing is polled as before.
+    pub live: Option<crate::source::SourceHandle>,
 }
 
 impl TuiLaunch {

@@ -63,6 +63,9 @@ pub struct SessionsState {
     pub refreshed_ms: Option<i64>,
     /// The last reload failed (when): the rows shown are from `refreshed_ms`.
     pub reload_failed_ms: Option<i64>,
+    /// The source pushes changes: `Some(true)` while its channel is up ("live"),
+    /// `Some(false)` while it reconnects; `None` for sources that are only polled.
+    pub live: Option<bool>,
 }
 
 impl SessionsState {

@@ -229,6 +229,7 @@ impl TuiLaunch {
         let demo = launch.host.as_ref().is_some_and(|h| h.is_demo);
         let source = launch.host.map(crate::source::for_host);
         TuiLaunch {
+            live: source.clone(),
             loader: source.map(|s| host_loader(s, launch.agent.clone())),
             file: launch.file,
             demo,

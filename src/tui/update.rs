@@ -371,6 +371,22 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 }
             }
         }
+        Action::SourceChanged(change) => match change {
+            crate::source::Change::Live(up) => state.sessions.live = Some(up),
+            crate::source::Change::Sessions => fx.push(Effect::LoadSessions),
+            crate::source::Change::Transcript(r) => {
+                if let Some(v) = state.session.as_mut() {
+                    if v.session.as_ref().is_some_and(|s| s.session == r) {
+                        v.generation = state.next_generation;
+                        state.next_generation += 1;
+                        v.loading = true;
+                        if let Some(e) = open_transcript_effect(v) {
+                            fx.push(e);
+                        }
+                    }
+                }
+            }
+        },
         Action::Error(e) => state.status.error = Some(one_line(&e)),
         Action::Tick { now_ms } => state.now_ms = now_ms,
         // Handled by `dialog::update` above.

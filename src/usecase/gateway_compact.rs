@@ -59,8 +59,8 @@ pub fn instructions(text: Option<&str>) -> Result<Option<String>, GatewayCompact
     }
 }
 
-/// Runs steps 2–5 (call [`instructions`] first). `on_started` is called once the request is
-/// about to be sent (for a progress line).
+/// Runs steps 2–5 (call [`instructions`] first) with clawtop's identity from its usual
+/// config dir. `on_started` is called once the request is about to be sent (for a progress line).
 pub async fn compact(
     target: &GatewayTarget,
     key: &str,
@@ -69,7 +69,19 @@ pub async fn compact(
     on_started: impl FnOnce(),
 ) -> Result<GatewayCompaction, GatewayCompactError> {
     let dir = identity::config_dir().ok_or(GatewayCompactError::NoConfigDir)?;
-    let id = DeviceIdentity::load_or_create(&dir)?;
+    compact_as(&dir, target, key, instructions, wait, on_started).await
+}
+
+/// [`compact`] with the device identity kept in `identity_dir`.
+pub async fn compact_as(
+    identity_dir: &std::path::Path,
+    target: &GatewayTarget,
+    key: &str,
+    instructions: Option<&str>,
+    wait: Duration,
+    on_started: impl FnOnce(),
+) -> Result<GatewayCompaction, GatewayCompactError> {
+    let id = DeviceIdentity::load_or_create(identity_dir)?;
     let client = GatewayClient::connect(target, &id, Timeouts::default()).await?;
     let before = row(&client, key).await?;
     on_started();

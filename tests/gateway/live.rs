@@ -443,6 +443,106 @@ async fn real_gateway_scenario() {
     );
     assert_eq!(paired[0][0], 1, "the CLI reused the same device identity");
 
+    // 9b. The TUI's Compact dialog on the SQLite host itself: before anything is typed it says
+    //     OpenClaw writes the summary with its own model; it counts the instructions against
+    //     the 800-character cap, sends them through the gateway (the fake model receives
+    //     them) and shows OpenClaw's summary, read back from the host, with the figures.
+    {
+        use crate::support::tui::{ctrl, host_app, key, screen, type_str};
+        use clawtop::tui::dialog::Prep;
+        use clawtop::tui::effects::{Effect, drive, drive_collect, run_gateway_compaction};
+        let host = clawtop::store::Host::open(
+            &clawtop::store::Options {
+                state_dir: Some(gw.state_dir()),
+                ..Default::default()
+            },
+            &clawtop::store::Env::default(),
+        )
+        .unwrap();
+        let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
+        let pos = state
+            .sessions
+            .rows
+            .iter()
+            .position(|r| r.session_key == OPS_MAIN)
+            .expect("ops main listed");
+        for _ in 0..pos {
+            drive(&mut state, &ctx, key(crossterm::event::KeyCode::Down));
+        }
+        drive(&mut state, &ctx, clawtop::tui::action::Action::OpenCompact);
+        let d = state.dialog.as_mut().expect("the Compact dialog opens");
+        let Some(Prep::Gateway(g)) = d.prep.as_mut() else {
+            panic!("not the gateway dialog: {:?} {:?}", d.prep, d.prep_error)
+        };
+        assert_eq!(g.target.url, gw.url());
+        // The same device identity as the CLI's (no second pairing).
+        g.identity_dir = Some(config_dir.clone());
+        let s = screen(&state);
+        assert!(s.contains("own model") && s.contains("0/800"), "{s}");
+        type_str(&mut state, &ctx, &"z".repeat(801));
+        assert!(screen(&state).contains("801/800"), "{}", screen(&state));
+        let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+        assert!(pending.is_empty(), "over the cap: nothing sent");
+        assert!(
+            state
+                .dialog
+                .as_ref()
+                .unwrap()
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("800")),
+            "{:?}",
+            state.dialog.as_ref().unwrap().error
+        );
+        let d = state.dialog.as_mut().unwrap();
+        d.instructions = ratatui_textarea::TextArea::default();
+        type_str(&mut state, &ctx, "Keep ticket QK-58 in the summary.");
+        let asked_before = fake.requests().len();
+        let rows_before = compaction_rows(&gw, "ops", OPS_MAIN_ID);
+        let (_, mut pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+        let Some(Effect::GatewayCompact {
+            dialog,
+            generation,
+            cancel,
+            job,
+        }) = pending.pop()
+        else {
+            panic!("one gateway effect")
+        };
+        assert_eq!(
+            job.instructions.as_deref(),
+            Some("Keep ticket QK-58 in the summary.")
+        );
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        run_gateway_compaction(dialog, generation, cancel, *job, tx).await;
+        while let Ok(a) = rx.try_recv() {
+            drive(&mut state, &ctx, a);
+        }
+        let d = state.dialog.as_ref().expect("the dialog shows the result");
+        assert!(d.error.is_none(), "{:?}", d.error);
+        let shown = clawtop::tui::dialog::text_of(&d.preview);
+        assert!(
+            shown.contains("Compacted by OpenClaw: used") && shown.contains("FAKE-SUMMARY-OK"),
+            "{shown}"
+        );
+        assert!(
+            fake.requests()[asked_before..]
+                .iter()
+                .any(|r| r.raw_body.contains("QK-58")),
+            "the fake model received the instructions"
+        );
+        assert_eq!(compaction_rows(&gw, "ops", OPS_MAIN_ID), rows_before + 1);
+        // Nothing to commit: OpenClaw already saved it.
+        drive(&mut state, &ctx, ctrl('o'));
+        let d = state.dialog.as_ref().unwrap();
+        assert!(d.confirm.is_none());
+        assert!(
+            d.error
+                .as_deref()
+                .is_some_and(|e| e.contains("Nothing to commit"))
+        );
+    }
+
     // 10. The gateway restarts: the open client learns it is gone, the watcher reports it and
     //    reconnects by itself, and the same identity is accepted again.
     gw.restart().await;

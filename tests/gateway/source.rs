@@ -269,19 +269,21 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
         .await
         .unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    // Live(true) comes once the watcher is subscribed: only then is the change made.
     let mut compacted = false;
     loop {
-        if !compacted {
-            // Retried until the watcher is subscribed and sees it (each compaction changes
-            // the session; "Already compacted" still emits no event, so compact once).
-            client.compact(DRILL).await.unwrap();
-            compacted = true;
-        }
         match tokio::time::timeout_at(deadline, rx.recv()).await {
-            Ok(Some(Change::Transcript(r))) if r.key == DRILL => break,
+            Ok(Some(Change::Live(up))) => {
+                assert!(up, "the watcher lost the gateway");
+                if !compacted {
+                    client.compact(DRILL).await.unwrap();
+                    compacted = true;
+                }
+            }
+            Ok(Some(Change::Transcript(r))) if r.key == DRILL && compacted => break,
             Ok(Some(_)) => continue,
             Ok(None) => panic!("the subscription ended"),
-            Err(_) => panic!("no change for {DRILL} within 60 s"),
+            Err(_) => panic!("no change for {DRILL} within 60 s (compaction sent: {compacted})"),
         }
     }
     tokio::task::spawn_blocking(move || drop(source))

@@ -157,3 +157,41 @@ fn flush_dialog_appends_notes_without_recording_the_flush() {
     );
     assert_eq!((snapshot(&h.state()), contents(&h.state())), before);
 }
+
+/// The Compact dialog of a SQLite session is the gateway's: before anything is typed it says
+/// where the gateway is and that OpenClaw writes the summary itself, and it counts the
+/// instructions against OpenClaw's cap. Opening it connects to nothing.
+#[test]
+fn compact_dialog_is_the_gateways() {
+    use clawtop::tui::dialog::Prep;
+    let h = HostF::new();
+    let before = (snapshot(&h.state()), contents(&h.state()));
+    for (size, name) in [
+        ((80, 24), "gateway_compact_80x24"),
+        ((120, 40), "gateway_compact_120x40"),
+    ] {
+        let (mut state, ctx) = host_app(source(&h), size);
+        let pos = state
+            .sessions
+            .rows
+            .iter()
+            .position(|r| r.session_key == "agent:main:incident-7")
+            .unwrap();
+        for _ in 0..pos {
+            press(&mut state, &ctx, &[key(KeyCode::Down)]);
+        }
+        press(&mut state, &ctx, &[ch('c')]);
+        let d = state.dialog.as_ref().expect("the Compact dialog opens");
+        assert!(
+            matches!(d.prep, Some(Prep::Gateway(_))),
+            "{:?}",
+            d.prep_error
+        );
+        type_str(&mut state, &ctx, "Keep the drill owner list.");
+        let s = screen(&state).replace(&h.root().display().to_string(), "<host>");
+        assert!(s.contains("ws://127.0.0.1:18795"), "{s}");
+        assert!(s.contains("26/800"), "{s}");
+        insta::assert_snapshot!(name, s);
+    }
+    assert_eq!((snapshot(&h.state()), contents(&h.state())), before);
+}

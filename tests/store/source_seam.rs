@@ -135,7 +135,7 @@ fn read_only_sources_say_why() {
     };
     let b = clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap());
     // Era B: the one era check picks the SQLite source; this database is only a header, so
-    // listing names it as damaged, and a compaction is refused saying what can be done instead.
+    // listing names it as damaged, and a compaction goes through OpenClaw's Gateway.
     assert_eq!(b.kind(), "sqlite");
     assert!(b.unreadable().is_none());
     let l = b.list(None);
@@ -145,9 +145,11 @@ fn read_only_sources_say_why() {
         "{:?}",
         l.errors
     );
+    // A compaction is the gateway's: the writer names it and says what differs.
     assert!(matches!(
         b.writer(&SessionRef::default(), Operation::Compact),
-        Writer::ReadOnly(r) if r.contains("SQLite") && r.contains("--dry-run")
+        Writer::Remote { via, note } if via.contains("Gateway at ws://127.0.0.1:")
+            && note.contains("own model") && note.contains("800")
     ));
     // A flush appends its notes to the workspace, with nothing recorded in the database.
     assert!(matches!(

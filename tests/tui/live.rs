@@ -200,3 +200,28 @@ fn the_context_view_follows_an_appended_turn() {
     assert_ne!(after.body, before.body, "the figures were recomputed");
     assert!(after.body.contains("150,100"), "{}", after.body);
 }
+
+/// Pushed changes (a Gateway source's session events): the list reloads at once, the title
+/// says "live" while the channel is up and "reconnecting" while it is not.
+#[test]
+fn pushed_changes_reload_and_show_the_live_marker() {
+    use clawtop::source::Change;
+    let (_dir, _t, host) = crate::support::tui::host_a_host(None);
+    let (mut state, ctx) = crate::support::tui::host_app(host, (120, 40));
+    let s = crate::support::tui::screen(&state);
+    assert!(
+        !s.contains("live"),
+        "a polled source shows no live marker: {s}"
+    );
+    drive(&mut state, &ctx, Action::SourceChanged(Change::Live(true)));
+    let s = crate::support::tui::screen(&state);
+    assert!(s.lines().next().unwrap().contains("● live"), "{s}");
+    let ran = drive(&mut state, &ctx, Action::SourceChanged(Change::Sessions));
+    assert!(ran.iter().any(|e| e == "LoadSessions"), "{ran:?}");
+    drive(&mut state, &ctx, Action::SourceChanged(Change::Live(false)));
+    let s = crate::support::tui::screen(&state);
+    assert!(
+        s.lines().next().unwrap().contains("live: reconnecting"),
+        "{s}"
+    );
+}

@@ -63,6 +63,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
         (Some(Prep::Compact(c)), None) => top.extend(compact_plan(d, c, preview_phase, w, t)),
         (Some(Prep::Flush(f)), None) => top.extend(flush_plan(d, f, preview_phase, w, t)),
+        (Some(Prep::Gateway(g)), None) => top.extend(gateway_plan(d, g, preview_phase, w, t)),
     }
     if let Some(e) = &d.error {
         for l in wrap(&one_line(e), w).into_iter().take(2) {
@@ -375,6 +376,47 @@ fn compact_plan(
         out.push(kv("after", verdict, w, t));
     }
     out.extend(model_lines(d, &c.model, w, t));
+    out
+}
+
+/// The gateway's Compact dialog: who writes, what differs (said before the operator types),
+/// and the instructions counted against OpenClaw's cap.
+fn gateway_plan(
+    d: &Dialog,
+    g: &crate::tui::dialog::GatewayPrep,
+    short: bool,
+    w: usize,
+    t: Theme,
+) -> Vec<Line<'static>> {
+    let mut out = vec![kv("via", one_line(&g.via), w, t)];
+    if short {
+        return out;
+    }
+    for (i, l) in wrap(&one_line(&g.note), w.saturating_sub(11))
+        .into_iter()
+        .take(5)
+        .enumerate()
+    {
+        out.push(kv(if i == 0 { "note" } else { "" }, l, w, t));
+    }
+    let n = crate::tui::dialog::text_of(&d.instructions)
+        .trim()
+        .chars()
+        .count();
+    let cap = crate::gateway::MAX_COMPACT_INSTRUCTIONS;
+    let count = if n > cap {
+        format!("{n}/{cap} characters: too long, OpenClaw takes at most {cap}")
+    } else if n == 0 {
+        format!("0/{cap} characters: none (sessions.compact)")
+    } else {
+        format!("{n}/{cap} characters (sent as /compact <instructions>)")
+    };
+    let line = kv("instructions", count, w, t);
+    out.push(if n > cap {
+        Line::from(Span::styled(line.to_string(), t.error()))
+    } else {
+        line
+    });
     out
 }
 

@@ -150,6 +150,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if !s.filter.is_empty() {
         title.push(Span::raw(format!(" · filter \"{}\"", one_line(&s.filter))));
     }
+    match s.live {
+        Some(true) => title.push(Span::styled(" · ● live", t.bold())),
+        Some(false) => title.push(Span::styled(" · live: reconnecting", t.error())),
+        None => {}
+    }
     if let Some(ms) = s.refreshed_ms {
         title.push(Span::styled(format!(" · read {}", clock(ms)), t.dim()));
     }
