@@ -1039,9 +1039,11 @@ fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
         agent: g.agent.clone(),
     });
     launch.loader = Some(crate::tui::store_adapter::host_loader(
-        source,
+        source.clone(),
         g.agent.clone(),
     ));
+    // Live updates: the gateway's session events, pushed (the TUI subscribes).
+    launch.live = Some(source);
     launch.open = open;
     match crate::tui::run(launch) {
         Ok(()) => 0,
