@@ -269,20 +269,18 @@ fn cmd_name(c: &Cmd) -> &'static str {
 
 pub fn run(cli: Cli) -> i32 {
     let g = cli.global;
-    if g.gateway.is_some() && !matches!(cli.cmd, Some(Cmd::Compact(_))) {
-        // Listing, transcripts and the TUI over a tunnelled gateway are not wired yet; say so
-        // rather than silently showing the local host.
-        return usage(
-            "--gateway works with `compact` only so far (list, show and the TUI read the local host)",
-        );
+    if g.gateway.is_some() && matches!(cli.cmd, Some(Cmd::Flush(_)) | Some(Cmd::Open { .. })) {
+        return usage(if matches!(cli.cmd, Some(Cmd::Flush(_))) {
+            "flush does not work through --gateway: a flush writes notes into the agent's workspace, which a tunnel does not reach, and OpenClaw has no flush request"
+        } else {
+            "`open FILE` reads a local transcript; it does not take --gateway"
+        });
     }
-    if g.gateway_token_file.is_some()
-        && g.gateway.is_none()
-        && !matches!(cli.cmd, Some(Cmd::Compact(_)))
-    {
-        return usage("--gateway-token-file is used only by `compact` through a gateway");
+    if g.gateway_token_file.is_some() && g.gateway.is_none() {
+        return usage("--gateway-token-file goes with --gateway URL");
     }
     match cli.cmd {
+        None if g.gateway.is_some() => tui_gateway(&g, cli.target.as_deref()),
         None => match cli.target {
             Some(t) => open_target(&g, &t),
             None => tui_default(&g),
@@ -454,9 +452,9 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
     if target.ends_with(".jsonl") {
         return Err(fail(&format!("transcript file {target} not found")));
     }
-    let source = match open_host(g) {
-        Ok(h) => crate::source::for_host(h),
-        Err(e) => return Err(fail(&e.to_string())),
+    let source = match source_for(g) {
+        Ok(s) => s,
+        Err(e) => return Err(fail(&e)),
     };
     if let Some(msg) = source.unreadable() {
         return Err(if unreadable_code == Exit::REFUSED {
@@ -519,9 +517,33 @@ fn list_width() -> Option<usize> {
     )
 }
 
+/// The source of the host the flags name: its Gateway with `--gateway URL` (a remote host,
+/// nothing local read), else the local host through [`crate::source::for_host`]. The one
+/// place the CLI picks between them.
+fn source_for(g: &Global) -> Result<SourceHandle, String> {
+    match &g.gateway {
+        Some(_) => {
+            let overrides = crate::gateway::Overrides {
+                url: g.gateway.clone(),
+                token_file: g.gateway_token_file.clone(),
+            };
+            let target = crate::gateway::target::resolve(
+                &serde_json::Value::Object(Default::default()),
+                &crate::gateway::GatewayEnv::from_process(),
+                &overrides,
+            )
+            .map_err(|e| e.to_string())?;
+            crate::source::for_gateway(target)
+        }
+        None => Ok(crate::source::for_host(
+            open_host(g).map_err(|e| e.to_string())?,
+        )),
+    }
+}
+
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
 fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
-    let source = crate::source::for_host(open_host(g).map_err(|e| e.to_string())?);
+    let source = source_for(g)?;
     let r = list::build(source.as_ref(), g.agent.as_deref());
     Ok((source, r))
 }
@@ -984,6 +1006,52 @@ fn tui_default(g: &Global) -> i32 {
         None,
         notice,
     )
+}
+
+/// The TUI on a host reached through its gateway (`clawtop --gateway URL [KEY]`).
+fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
+    use std::io::IsTerminal;
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!(
+            "clawtop: the TUI needs a terminal (stdin/stdout is not a tty); for scripts use `clawtop list --gateway URL` or `clawtop show --gateway URL KEY`"
+        );
+        return Exit::FAILED;
+    }
+    let source = match source_for(g) {
+        Ok(s) => s,
+        Err(e) => return fail(&e),
+    };
+    let open = match target {
+        None => None,
+        Some(t) => match resolve_target(g, t, Exit::FAILED) {
+            Ok(Target::Session { session, .. }) => {
+                Some((session.agent_id().to_string(), session.key().to_string()))
+            }
+            Ok(Target::File(_)) => {
+                return usage("a transcript file is local; drop --gateway to open it");
+            }
+            Err(code) => return code,
+        },
+    };
+    let mut launch = crate::tui::TuiLaunch::from_store(Launch {
+        host: None,
+        file: None,
+        agent: g.agent.clone(),
+    });
+    launch.loader = Some(crate::tui::store_adapter::host_loader(
+        source.clone(),
+        g.agent.clone(),
+    ));
+    // Live updates: the gateway's session events, pushed (the TUI subscribes).
+    launch.live = Some(source);
+    launch.open = open;
+    match crate::tui::run(launch) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("clawtop: {e:#}");
+            Exit::FAILED
+        }
+    }
 }
 
 /// What a first run without OpenClaw state says: where clawtop looked, that this is the demo,

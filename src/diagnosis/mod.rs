@@ -12,6 +12,7 @@ pub mod breakdown;
 pub mod busy;
 pub mod outlook;
 pub mod overhead;
+pub mod running_gateway;
 pub mod used_check;
 
 use crate::thresholds::Thresholds;

@@ -60,11 +60,38 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         let (t, _) = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
+        mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());
     }
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
+}
+
+/// Records what the source cannot read, and says so where the figures would have been
+/// derived from it (the flush state), instead of showing a guess.
+pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
+    for (field, why) in source.not_exposed() {
+        match field {
+            "memoryFlush" => {
+                row.flush_reason = format!("flush state unknown: memoryFlush is {why}");
+                row.memory_flush_compaction_count = None;
+                row.memory_flush_at = None;
+                // Whether the flush ran in this cycle cannot be told from here.
+                if matches!(
+                    row.status,
+                    crate::thresholds::Status::FlushDue | crate::thresholds::Status::Flushed
+                ) {
+                    row.status = crate::thresholds::Status::Unknown;
+                }
+            }
+            // The flush line needs the host's softThresholdTokens setting.
+            "flushAt" => row.flush_at = None,
+            "compactionCount" => row.compaction_count = None,
+            _ => {}
+        }
+        row.unknown.insert(field.to_string(), why);
+    }
 }
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
@@ -144,7 +171,16 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             rcell(&pct, pct_w),
             cell(s.status.name(), status_w),
             rcell(
-                &s.compaction_count.map_or("-".into(), |c| c.to_string()),
+                &s.compaction_count.map_or_else(
+                    || {
+                        if s.unknown.contains_key("compactionCount") {
+                            "?".into()
+                        } else {
+                            "-".into()
+                        }
+                    },
+                    |c| c.to_string(),
+                ),
                 comp_w,
             ),
         ]));

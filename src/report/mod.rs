@@ -54,6 +54,10 @@ pub struct SessionRow {
     pub total_tokens_version: Option<u64>,
     /// Where this session's data came from.
     pub data_source: Option<DataSource>,
+    /// Figures the source cannot read (`compactionCount`, `memoryFlush`, `compactionSummary`)
+    /// and why: their fields above are null because they are unknown, not zero.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unknown: std::collections::BTreeMap<String, String>,
 }
 
 /// Where a session's entry and transcript were read.
@@ -129,6 +133,7 @@ impl SessionRow {
             memory_flush_kind: t.memory_flush_kind.clone(),
             total_tokens_version: t.total_tokens_version,
             data_source: None,
+            unknown: Default::default(),
         }
     }
 }

@@ -145,6 +145,7 @@ pub fn for_session(
         .as_ref()
         .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
     let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
+    super::list::mark_unknown(&mut row, numbers.source);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     let report = ShowReport {
         sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
@@ -329,13 +330,20 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
                 thousands(src.soft_threshold_tokens),
                 src.soft_threshold_tokens_source.name()
             ),
-            None => format!(
-                "none  (memoryFlush.enabled false [{}])",
-                src.flush_enabled_source.name()
-            ),
+            None => match row.unknown.get("flushAt") {
+                Some(why) => format!("unknown  ({why})"),
+                None => format!(
+                    "none  (memoryFlush.enabled false [{}])",
+                    src.flush_enabled_source.name()
+                ),
+            },
         },
     );
-    add("compactions", opt(row.compaction_count));
+    let unknown = |field: &str| row.unknown.get(field).map(|why| format!("unknown ({why})"));
+    add(
+        "compactions",
+        unknown("compactionCount").unwrap_or_else(|| opt(row.compaction_count)),
+    );
     if v9 {
         // 2026.9 records no flush time: the compaction count is all there is.
         add(
@@ -344,7 +352,7 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
                 (Some(k), Some(n)) if k == "succeeded" => format!("flushed at compaction {n}"),
                 (Some(k), Some(n)) => format!("{} at compaction {n}", clean(k)),
                 (Some(k), None) => clean(k),
-                (None, _) => "none recorded".into(),
+                (None, _) => unknown("memoryFlush").unwrap_or_else(|| "none recorded".into()),
             },
         );
         if let Some(v) = row.total_tokens_version {

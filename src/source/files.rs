@@ -101,6 +101,16 @@ impl SessionSource for FileStore {
                 .collect(),
             ..Listing::default()
         };
+        if !self.host.is_demo {
+            let env_port = std::env::var("OPENCLAW_GATEWAY_PORT").ok();
+            if let Some(gw) = crate::diagnosis::running_gateway::detect(
+                &self.host.config,
+                env_port.as_deref(),
+                std::time::Duration::from_millis(300),
+            ) {
+                out.warnings.push(gw.notice());
+            }
+        }
         let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());
         for s in loaded.sessions {
             let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);

@@ -5,13 +5,16 @@
 //!
 //! Implementations, chosen in one place ([`for_host`], which is also the only era check):
 //! - [`files::FileStore`]: a file-backed host (OpenClaw ≤ 2026.7.1, `sessions.json` + JSONL);
+//! - [`sqlite::SqliteStore`]: a SQLite host (OpenClaw ≥ 2026.7.2) read locally, read-only;
+//! - [`gateway::GatewaySource`]: a host reached only through its Gateway (`--gateway ws://…`,
+//!   an ssh tunnel), chosen by [`for_gateway`];
 //! - [`transcript_file::TranscriptFile`]: one bare pi transcript, no store;
-//! - [`unreadable::Unreadable`]: a host clawtop cannot read yet (a SQLite host, until its
-//!   source exists), which lists nothing and says why.
+//! - [`unreadable::Unreadable`]: a SQLite host whose databases clawtop could not find, which
+//!   lists nothing and says why.
 //!
-//! # Adding a source (the SQLite store, a Gateway connection)
-//! Write one type that implements [`SessionSource`] and return it from [`for_host`] (for a
-//! SQLite host: instead of `Unreadable` when `host.era == Era::Sqlite`). Nothing else has to
+//! # Adding a source
+//! Write one type that implements [`SessionSource`] and return it from [`for_host`] (a local
+//! host) or [`for_gateway`] (a remote one). Nothing else has to
 //! change: the dialogs, the CLI commands and the reports only call the trait. What each
 //! method must do:
 //! - [`SessionSource::kind`] / [`SessionSource::label`]: `"sqlite"` (this is the `era` of
@@ -43,6 +46,7 @@
 //! tasks: `list` and `open_transcript` may do disk or network I/O, nothing else may.
 
 pub mod files;
+pub mod gateway;
 pub mod lookup;
 pub mod sqlite;
 pub mod transcript_file;
@@ -200,6 +204,11 @@ pub trait SessionSource: Send + Sync {
     fn label(&self) -> String;
     /// Host-level problems that did not stop loading (config, era, ...).
     fn warnings(&self) -> Vec<String>;
+    /// Figures this source can never read (`compactionCount`, `memoryFlush`,
+    /// `compactionSummary`), each with the reason: shown as unknown with it, never as 0.
+    fn not_exposed(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
     /// Why this source cannot list sessions at all (None: it can).
     fn unreadable(&self) -> Option<String> {
         None
@@ -302,6 +311,12 @@ impl fmt::Display for SessionHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.session.fmt(f)
     }
+}
+
+/// The source of a host reached through its Gateway (`--gateway URL`): the one place a remote
+/// target is chosen; the layers above see only the trait.
+pub fn for_gateway(target: crate::gateway::GatewayTarget) -> Result<SourceHandle, String> {
+    Ok(Arc::new(gateway::GatewaySource::new(target)?))
 }
 
 /// The source of a resolved host. The one place the era decides what can be read.

@@ -211,3 +211,38 @@ fn usage_errors_exit_2() {
     h.run(&["--profile", "../x", "list"]).expect(2);
     h.run(&["--help"]).expect(0);
 }
+
+/// A file-backed host whose gateway port accepts connections: `list` says a gateway is likely
+/// running (text and `--json` warnings), with the port and where it came from; with the port
+/// closed, nothing is said. A plain listener stands in for the gateway: no real 2026.5–2026.7.1
+/// gateway is run in the tests (see docs/running-gateway.md).
+#[test]
+fn list_says_when_a_gateway_is_running_on_a_file_backed_host() {
+    let h = Home::host_a();
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port().to_string();
+    let env = [("OPENCLAW_GATEWAY_PORT", port.as_str())];
+    let o = h.run_env(&["list", "--json"], &env);
+    o.expect(0);
+    let w = o.json()["warnings"].to_string();
+    assert!(
+        w.contains("gateway is likely running")
+            && w.contains(&format!("127.0.0.1:{port}"))
+            && w.contains("OPENCLAW_GATEWAY_PORT"),
+        "{w}"
+    );
+    let o = h.run_env(&["list"], &env);
+    o.expect(0);
+    assert!(
+        o.stderr.contains("gateway is likely running"),
+        "{}",
+        o.stderr
+    );
+    drop(l);
+    let o = h.run_env(&["list", "--json"], &env);
+    o.expect(0);
+    assert!(
+        !o.json()["warnings"].to_string().contains("gateway"),
+        "closed port: nothing said"
+    );
+}

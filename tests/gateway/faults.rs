@@ -445,3 +445,120 @@ async fn unreachable_and_not_a_websocket() {
         "{e}"
     );
 }
+
+/// The `--gateway` session source over a bad gateway: `list` and `open_transcript` end in a
+/// clear error (in `Listing::errors` / `Err`), quickly, never a hang or a panic.
+mod source {
+    use super::*;
+    use clawtop::source::gateway::GatewaySource;
+    use clawtop::source::{SessionRef, SessionSource};
+
+    /// Runs `f` on a blocking thread (the source waits synchronously) with a source on `url`.
+    async fn with_source<T: Send + 'static>(
+        url: String,
+        f: impl FnOnce(&GatewaySource) -> T + Send + 'static,
+    ) -> T {
+        tokio::task::spawn_blocking(move || {
+            let (_d, id) = identity();
+            let s = GatewaySource::with_identity(target(url), quick(), Arc::new(id)).unwrap();
+            f(&s)
+        })
+        .await
+        .unwrap()
+    }
+
+    fn incident() -> SessionRef {
+        SessionRef {
+            source: String::new(),
+            agent_id: "main".into(),
+            key: "agent:main:incident-7".into(),
+            session_id: String::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn list_when_closed_mid_handshake() {
+        let (url, _) = serve(|mut ws, seen| async move {
+            challenge(&mut ws).await;
+            let _ = recv(&mut ws, &seen).await;
+            let _ = ws.close(None).await;
+        })
+        .await;
+        let t0 = Instant::now();
+        let l = with_source(url, |s| s.list(None)).await;
+        assert_quick(t0);
+        assert!(l.sessions.is_empty());
+        assert_eq!(l.errors.len(), 1, "{:?}", l.errors);
+        assert!(l.errors[0].contains("handshake"), "{:?}", l.errors);
+    }
+
+    #[tokio::test]
+    async fn list_when_the_gateway_never_answers() {
+        let (url, _) = serve(|mut ws, seen| async move {
+            hello(&mut ws, &seen).await;
+            while recv(&mut ws, &seen).await.is_some() {}
+        })
+        .await;
+        let t0 = Instant::now();
+        let l = with_source(url, |s| s.list(None)).await;
+        assert_quick(t0);
+        assert!(
+            l.errors.len() == 1 && l.errors[0].contains("sessions.list"),
+            "{:?}",
+            l.errors
+        );
+    }
+
+    #[tokio::test]
+    async fn list_and_show_with_malformed_and_refused_answers() {
+        let (url, _) = serve(|mut ws, seen| async move {
+            hello(&mut ws, &seen).await;
+            while let Some(req) = recv(&mut ws, &seen).await {
+                let id = req["id"].clone();
+                match req["method"].as_str().unwrap() {
+                    // A list without its array, then ok:false for the history.
+                    "sessions.list" => {
+                        send(&mut ws, json!({"type":"res","id":id,"ok":true,"payload":{"count":3}}))
+                            .await
+                    }
+                    _ => {
+                        send(&mut ws, json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"no \u{1b}[31mhistory"}}))
+                            .await
+                    }
+                }
+            }
+        })
+        .await;
+        let t0 = Instant::now();
+        let (l, t) = with_source(url, |s| (s.list(None), s.open_transcript(&incident()))).await;
+        assert_quick(t0);
+        assert!(
+            l.errors.len() == 1 && l.errors[0].contains("sessions array"),
+            "{:?}",
+            l.errors
+        );
+        let Err(e) = t else {
+            panic!("ok:false is an error")
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains("chat.history") && e.contains("history") && !e.contains('\u{1b}'),
+            "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn show_when_a_frame_is_not_json() {
+        let (url, _) = serve(|mut ws, seen| async move {
+            hello(&mut ws, &seen).await;
+            let _ = recv(&mut ws, &seen).await;
+            let _ = ws.send(Message::text("{not json")).await;
+            while recv(&mut ws, &seen).await.is_some() {}
+        })
+        .await;
+        let t0 = Instant::now();
+        let t = with_source(url, |s| s.open_transcript(&incident())).await;
+        assert_quick(t0);
+        assert!(t.is_err(), "a malformed frame is an error");
+    }
+}
