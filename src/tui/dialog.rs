@@ -430,6 +430,30 @@ impl Dialog {
         }
     }
 
+    /// Enters the Generating phase with a new generation id (answers for older ids are
+    /// ignored) and the token that cancels it.
+    fn start_running(&mut self, now: i64, label: &str) -> (u64, CancellationToken) {
+        let id = self.next_gen;
+        self.next_gen += 1;
+        let cancel = CancellationToken::new();
+        self.running = Some(GenState {
+            id,
+            started_ms: now,
+            call: 0,
+            label: label.into(),
+            chars: 0,
+            tokens: None,
+            elapsed_ms: 0,
+            retry: None,
+            cancel: cancel.clone(),
+        });
+        self.phase = Phase::Generating;
+        self.error = None;
+        self.confirm = None;
+        self.restyle();
+        (id, cancel)
+    }
+
     /// The keepRecentTokens value on screen: typed, else chosen with +/-, else the plan's.
     pub fn keep_shown(&self) -> Option<u64> {
         self.keep.or(match &self.prep {
@@ -1255,24 +1279,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
             return;
         }
     };
-    let gen_id = d.next_gen;
-    d.next_gen += 1;
-    let cancel = CancellationToken::new();
-    d.running = Some(GenState {
-        id: gen_id,
-        started_ms: now,
-        call: 0,
-        label: "starting".into(),
-        chars: 0,
-        tokens: None,
-        elapsed_ms: 0,
-        retry: None,
-        cancel: cancel.clone(),
-    });
-    d.phase = Phase::Generating;
-    d.error = None;
-    d.confirm = None;
-    d.restyle();
+    let (gen_id, cancel) = d.start_running(now, "starting");
     let instructions = d.instructions_text();
     let job = match prep {
         Prep::Compact(c) => GenJob::Compact {
@@ -1318,24 +1325,7 @@ fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut 
         );
         return;
     };
-    let gen_id = d.next_gen;
-    d.next_gen += 1;
-    let cancel = CancellationToken::new();
-    d.running = Some(GenState {
-        id: gen_id,
-        started_ms: now,
-        call: 0,
-        label: "connecting to the gateway".into(),
-        chars: 0,
-        tokens: None,
-        elapsed_ms: 0,
-        retry: None,
-        cancel: cancel.clone(),
-    });
-    d.phase = Phase::Generating;
-    d.error = None;
-    d.confirm = None;
-    d.restyle();
+    let (gen_id, cancel) = d.start_running(now, "connecting to the gateway");
     fx.push(Effect::GatewayCompact {
         dialog: d.id,
         generation: gen_id,

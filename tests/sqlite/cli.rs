@@ -149,19 +149,7 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
     // The fixture's own memory file may be today's; the notes go after whatever is there.
     let old = std::fs::read_to_string(&target).unwrap_or_default();
     let after_one = format!("{}{notes}\n", blank_line_after(&old));
-    let o = run(
-        &h,
-        &[
-            "flush",
-            "agent:main:incident-7",
-            "--workspace",
-            ws.to_str().unwrap(),
-            "--notes-file",
-            notes_file.to_str().unwrap(),
-            "--yes",
-            "--json",
-        ],
-    );
+    let o = commit(&h, &ws, &notes_file, &["--json"]);
     o.expect(0);
     let v = o.json();
     assert_eq!(v["committed"], true, "{v}");
@@ -173,18 +161,7 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
 
     // Text output says the flush is not recorded and why; a second flush appends after a
     // blank line, as on a file-backed host.
-    let o = run(
-        &h,
-        &[
-            "flush",
-            "agent:main:incident-7",
-            "--workspace",
-            ws.to_str().unwrap(),
-            "--notes-file",
-            notes_file.to_str().unwrap(),
-            "--yes",
-        ],
-    );
+    let o = commit(&h, &ws, &notes_file, &[]);
     o.expect(0);
     assert!(o.stderr.contains("not recorded"), "{}", o.stderr);
     assert!(o.stderr.contains("stays armed"), "{}", o.stderr);
@@ -195,18 +172,7 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
 
     // NO_REPLY would only record a flush, which cannot happen here: refused, nothing written.
     std::fs::write(&notes_file, "NO_REPLY").unwrap();
-    let o = run(
-        &h,
-        &[
-            "flush",
-            "agent:main:incident-7",
-            "--workspace",
-            ws.to_str().unwrap(),
-            "--notes-file",
-            notes_file.to_str().unwrap(),
-            "--yes",
-        ],
-    );
+    let o = commit(&h, &ws, &notes_file, &[]);
     o.expect(3);
     assert!(o.stderr.contains("NO_REPLY"), "{}", o.stderr);
     assert_eq!(
@@ -214,6 +180,27 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
         format!("{after_one}\n{notes}\n")
     );
     assert_eq!(contents(&h.state()), bytes);
+}
+
+/// `flush agent:main:incident-7 --workspace WS --notes-file F --yes` plus `extra`.
+fn commit(
+    h: &HostF,
+    ws: &std::path::Path,
+    notes: &std::path::Path,
+    extra: &[&str],
+) -> super::support::cli::Out {
+    let (ws, notes) = (ws.display().to_string(), notes.display().to_string());
+    let mut a = vec![
+        "flush",
+        "agent:main:incident-7",
+        "--workspace",
+        &ws,
+        "--notes-file",
+        &notes,
+        "--yes",
+    ];
+    a.extend_from_slice(extra);
+    run(h, &a)
 }
 
 /// `old` followed by what separates it from appended notes: one blank line (docs/memory-flush.md).

@@ -18,6 +18,23 @@ fn source(h: &HostF) -> clawtop::source::SourceHandle {
     clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap())
 }
 
+/// Moves the Sessions selection to `key`.
+fn select(
+    state: &mut clawtop::tui::state::AppState,
+    ctx: &clawtop::tui::effects::EffectCtx,
+    key_: &str,
+) {
+    let pos = state
+        .sessions
+        .rows
+        .iter()
+        .position(|r| r.session_key == key_)
+        .unwrap_or_else(|| panic!("{key_} not listed"));
+    for _ in 0..pos {
+        press(state, ctx, &[key(KeyCode::Down)]);
+    }
+}
+
 #[test]
 fn sessions_and_a_transcript_from_the_databases() {
     let h = HostF::new();
@@ -44,15 +61,7 @@ fn sessions_and_a_transcript_from_the_databases() {
         );
     }
     let (mut state, ctx) = host_app(src, (120, 40));
-    let pos = state
-        .sessions
-        .rows
-        .iter()
-        .position(|r| r.session_key == "agent:main:incident-7")
-        .unwrap();
-    for _ in 0..pos {
-        press(&mut state, &ctx, &[key(KeyCode::Down)]);
-    }
+    select(&mut state, &ctx, "agent:main:incident-7");
     press(&mut state, &ctx, &[key(KeyCode::Enter)]);
     assert_eq!(state.screen(), Screen::Session);
     let v = state.session.as_ref().unwrap();
@@ -90,15 +99,7 @@ fn flush_dialog_appends_notes_without_recording_the_flush() {
     let before = (snapshot(&h.state()), contents(&h.state()));
 
     let (mut state, ctx) = host_app(source(&h), (80, 24));
-    let pos = state
-        .sessions
-        .rows
-        .iter()
-        .position(|r| r.session_key == "agent:main:incident-7")
-        .unwrap();
-    for _ in 0..pos {
-        press(&mut state, &ctx, &[key(KeyCode::Down)]);
-    }
+    select(&mut state, &ctx, "agent:main:incident-7");
     drive(&mut state, &ctx, ch('f'));
     let d = state.dialog.as_ref().expect("the Flush dialog opens");
     let Some(Prep::Flush(f)) = &d.prep else {
@@ -171,15 +172,7 @@ fn compact_dialog_is_the_gateways() {
         ((120, 40), "gateway_compact_120x40"),
     ] {
         let (mut state, ctx) = host_app(source(&h), size);
-        let pos = state
-            .sessions
-            .rows
-            .iter()
-            .position(|r| r.session_key == "agent:main:incident-7")
-            .unwrap();
-        for _ in 0..pos {
-            press(&mut state, &ctx, &[key(KeyCode::Down)]);
-        }
+        select(&mut state, &ctx, "agent:main:incident-7");
         press(&mut state, &ctx, &[ch('c')]);
         let d = state.dialog.as_ref().expect("the Compact dialog opens");
         assert!(
