@@ -78,6 +78,10 @@ pub struct Global {
     /// File holding the gateway token (one line).
     #[arg(long, global = true, value_name = "FILE")]
     pub gateway_token_file: Option<PathBuf>,
+    /// TUI on a SQLite host: do not connect to the host's own gateway for live updates (the
+    /// database is polled every second instead; the first connection pairs clawtop's device).
+    #[arg(long, global = true)]
+    pub no_live: bool,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -905,6 +909,7 @@ fn open_file(g: &Global, file: &Path) -> i32 {
         return fail(&format!("transcript file {} not found", file.display()));
     }
     run_tui(
+        g,
         Launch {
             host: None,
             file: Some(file.to_path_buf()),
@@ -972,6 +977,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
         Err(e) => return fail(&e.to_string()),
     };
     run_tui(
+        g,
         Launch {
             host: Some(host),
             file: None,
@@ -998,6 +1004,7 @@ fn tui_default(g: &Global) -> i32 {
         Err(e) => return fail(&e.to_string()),
     };
     run_tui_with(
+        g,
         Launch {
             host: Some(host),
             file: None,
@@ -1065,11 +1072,16 @@ pub fn first_run_notice(looked: &[String]) -> String {
 
 /// Hands over to the TUI (a terminal is required; scripts use `list` and `show`); `open`:
 /// (agent, key) of the session to open once listed.
-fn run_tui(launch: Launch, open: Option<(String, String)>) -> i32 {
-    run_tui_with(launch, open, None)
+fn run_tui(g: &Global, launch: Launch, open: Option<(String, String)>) -> i32 {
+    run_tui_with(g, launch, open, None)
 }
 
-fn run_tui_with(launch: Launch, open: Option<(String, String)>, notice: Option<String>) -> i32 {
+fn run_tui_with(
+    g: &Global,
+    launch: Launch,
+    open: Option<(String, String)>,
+    notice: Option<String>,
+) -> i32 {
     use std::io::IsTerminal;
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
@@ -1080,6 +1092,9 @@ fn run_tui_with(launch: Launch, open: Option<(String, String)>, notice: Option<S
     let mut launch = crate::tui::TuiLaunch::from_store(launch);
     launch.open = open;
     launch.notice = notice;
+    if g.no_live {
+        launch.live = None;
+    }
     match crate::tui::run(launch) {
         Ok(()) => 0,
         Err(e)

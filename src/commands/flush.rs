@@ -90,7 +90,9 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
 
     // A turn in progress: the commit would be refused, so asking the model first is waste.
     if job.yes {
-        usecase::refuse_if_busy(&p.session)?;
+        if let Some(note) = usecase::refuse_if_busy(&p.session)? {
+            eprintln!("clawtop: note: {note}");
+        }
     }
     let (text, provider, model) = if let Some(f) = &job.notes_file {
         let text = std::fs::read_to_string(f)

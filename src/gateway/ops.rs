@@ -337,6 +337,53 @@ fn message_text(m: &Value) -> String {
     }
 }
 
+/// Asks the gateway whether a run is active on `key`, from synchronous code: on its own
+/// thread with its own small runtime (so it works whether or not the caller is inside one),
+/// with short limits — this is a check before a local write, not a long operation.
+pub fn active_run_blocking(
+    target: &super::GatewayTarget,
+    identity_dir: &std::path::Path,
+    key: &str,
+) -> Result<bool, GatewayError> {
+    let (target, dir, key) = (target.clone(), identity_dir.to_path_buf(), key.to_string());
+    let timeouts = super::Timeouts {
+        connect: Duration::from_secs(3),
+        handshake: Duration::from_secs(5),
+        request: Duration::from_secs(10),
+    };
+    let url = target.url.clone();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| GatewayError::Unreachable {
+                url: target.url.clone(),
+                cause: format!("cannot start the network runtime: {e}"),
+            })?;
+        rt.block_on(async {
+            // No gateway listening: say so before creating clawtop's device key for nothing.
+            if !super::target::accepts_connections(&target.url, timeouts.connect).await {
+                return Err(GatewayError::Unreachable {
+                    url: super::target::redact_userinfo(&target.url),
+                    cause: "nothing accepts connections there".into(),
+                });
+            }
+            let id = super::DeviceIdentity::load_or_create(&dir)?;
+            let client = GatewayClient::connect(&target, &id, timeouts).await?;
+            let busy = client.has_active_run(&key).await;
+            client.close().await;
+            busy
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| {
+        Err(GatewayError::Unreachable {
+            url,
+            cause: "the check for an active run failed unexpectedly".into(),
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -189,6 +189,29 @@ pub fn resolve(
 }
 
 /// `ws://host:port[/]` only; returns whether the host is loopback.
+/// Whether something accepts TCP connections at a `ws://HOST:PORT` address: a cheap check that
+/// needs no identity or token, made before anything that would create clawtop's device key.
+pub async fn accepts_connections(url: &str, within: std::time::Duration) -> bool {
+    let Some(rest) = url.strip_prefix("ws://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let has_port = if authority.starts_with('[') {
+        authority.contains("]:")
+    } else {
+        authority.contains(':')
+    };
+    let addr = if has_port {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    matches!(
+        tokio::time::timeout(within, tokio::net::TcpStream::connect(addr)).await,
+        Ok(Ok(_))
+    )
+}
+
 fn check_url(url: &str) -> Result<bool, GatewayError> {
     let bad = |problem: &str| GatewayError::BadUrl {
         url: redact_userinfo(url),

@@ -153,6 +153,9 @@ pub enum Change {
     /// The push channel came up (`true`) or went away (`false`; the source reconnects with
     /// backoff). While it is down the TUI shows so and polls what it can.
     Live(bool),
+    /// Pushed changes will not come, and why (the gateway refused clawtop for a reason
+    /// retrying cannot fix); the source is polled as before.
+    LiveUnavailable(String),
 }
 
 /// The write a writer is asked for.
@@ -232,6 +235,13 @@ pub trait SessionSource: Send + Sync {
     /// Whether someone holds the session's write lock right now. May stat a file; the
     /// default (a source without locks it can see) is `None`.
     fn lock(&self, _session: &SessionRef) -> Option<crate::commit::LockStatus> {
+        None
+    }
+    /// Whether an OpenClaw run is active on the session, asked of whoever runs the turns (a
+    /// SQLite host's gateway). `None`: the source has no such check (a file-backed host's runs
+    /// are seen through their transcript lock, [`Self::lock`]); `Some(Err(note))`: it could
+    /// not be asked, and the note says what that means. May do network I/O, bounded.
+    fn active_run(&self, _session: &SessionRef) -> Option<Result<bool, String>> {
         None
     }
     /// Who writes `op` for `session`. Must not block.

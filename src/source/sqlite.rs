@@ -12,8 +12,8 @@
 //! the flush left unrecorded ([`UNRECORDED_FLUSH`]).
 
 use super::{
-    Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource, SourceError,
-    Watch, Writer,
+    Change, Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource,
+    SourceError, Watch, Writer,
 };
 use crate::sqlite::open::side;
 use crate::store::Host;
@@ -22,7 +22,7 @@ use crate::transcript::Transcript;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// What a memory flush on a SQLite host does not do, said before the operator drafts and
 /// again when the notes are written.
@@ -35,24 +35,44 @@ pub struct SqliteStore {
     host: Host,
     rules: (Rules, Option<String>),
     /// Database and transcript session id of every listed session.
-    rows: Mutex<HashMap<SessionRef, (PathBuf, String)>>,
+    /// Shared with the live-update task, which names changed sessions by their reference.
+    rows: Arc<Mutex<HashMap<SessionRef, (PathBuf, String)>>>,
     /// The row envelopes of transcripts opened before: a reopen after a change reads only
     /// the rows appended since (live refresh does not re-read whole transcripts).
     indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
     /// One connection per database for its transcripts, replaced when the file it reads
     /// changed underneath an immutable or copied read.
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
+    /// Where clawtop's device identity for the host's gateway lives (live updates and the
+    /// active-run check); `None` when there is no config dir.
+    identity_dir: Option<PathBuf>,
+    /// Ends the live-update task when the source goes.
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
 }
 
 impl SqliteStore {
     /// `host.sqlite` must be set (see [`super::for_host`]).
     pub fn new(host: Host) -> SqliteStore {
+        Self::with_identity_dir(host, crate::gateway::identity::config_dir())
+    }
+
+    /// [`Self::new`] with clawtop's device identity kept in `dir` rather than its usual
+    /// config dir.
+    pub fn with_identity_dir(host: Host, dir: Option<PathBuf>) -> SqliteStore {
         SqliteStore {
             rules: host.rules(),
             host,
-            rows: Mutex::new(HashMap::new()),
+            rows: Arc::new(Mutex::new(HashMap::new())),
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(HashMap::new()),
+            identity_dir: dir,
+            cancel: tokio_util::sync::CancellationToken::new(),
         }
     }
 
@@ -102,6 +122,22 @@ impl SqliteStore {
         ));
         conns.insert(db.to_path_buf(), c.clone());
         Ok(c)
+    }
+
+    /// The host's own gateway, when the config and environment name one on this machine (a
+    /// `gateway.mode: "remote"` config names another host's gateway, which does not serve
+    /// this database).
+    fn local_gateway(&self) -> Option<crate::gateway::GatewayTarget> {
+        if self.host.is_demo {
+            return None;
+        }
+        crate::gateway::target::resolve(
+            &self.host.config,
+            &crate::gateway::GatewayEnv::from_process(),
+            &crate::gateway::Overrides::default(),
+        )
+        .ok()
+        .filter(|t| t.loopback)
     }
 
     fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
@@ -217,6 +253,116 @@ impl SessionSource for SqliteStore {
                 ),
             ),
         }
+    }
+
+    /// Live updates from the host's own gateway, next to the polling (which stays: it is what
+    /// shows changes while no gateway runs). Nothing is said until the gateway first answers:
+    /// a host whose gateway is stopped is simply polled. The first connection pairs clawtop's
+    /// device with the gateway (silent on loopback; docs/sqlite-host.md §5); `--no-live` opts out.
+    fn subscribe(&self, on_change: Box<dyn Fn(Change) + Send + Sync>) -> bool {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return false;
+        };
+        let Some(target) = self.local_gateway() else {
+            return false;
+        };
+        let Some(dir) = self.identity_dir.clone() else {
+            return false;
+        };
+        let rows = self.rows.clone();
+        let cancel = self.cancel.child_token();
+        handle.spawn(async move {
+            use crate::gateway::live::{self, Backoff, LiveEvent};
+            // Wait for a gateway to listen before creating clawtop's device key: a host
+            // whose gateway is stopped is polled, and nothing is said.
+            while !crate::gateway::target::accepts_connections(
+                &target.url,
+                std::time::Duration::from_secs(1),
+            )
+            .await
+            {
+                tokio::select! {
+                    _ = cancel.cancelled() => return,
+                    _ = tokio::time::sleep(std::time::Duration::from_secs(5)) => {}
+                }
+            }
+            let identity = match tokio::task::spawn_blocking(move || {
+                crate::gateway::DeviceIdentity::load_or_create(&dir)
+            })
+            .await
+            {
+                Ok(Ok(i)) => Arc::new(i),
+                Ok(Err(e)) => return on_change(Change::LiveUnavailable(e.to_string())),
+                Err(_) => return,
+            };
+            let mut rx = live::watch(
+                target,
+                identity,
+                crate::gateway::Timeouts::default(),
+                Backoff::default(),
+                cancel,
+            );
+            let mut was_up = false;
+            while let Some(ev) = rx.recv().await {
+                match ev {
+                    LiveEvent::Connected { .. } => {
+                        was_up = true;
+                        on_change(Change::Live(true));
+                        // Whatever changed while the gateway was away.
+                        on_change(Change::Sessions);
+                    }
+                    LiveEvent::Disconnected { .. } if was_up => on_change(Change::Live(false)),
+                    LiveEvent::Disconnected { .. } => {}
+                    LiveEvent::Failed { message } => on_change(Change::LiveUnavailable(message)),
+                    LiveEvent::SessionChanged { key, .. } => {
+                        on_change(Change::Sessions);
+                        let Some(k) = key else { continue };
+                        let found = rows
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .keys()
+                            .find(|r| r.key == k)
+                            .cloned();
+                        if let Some(r) = found {
+                            on_change(Change::Transcript(r));
+                        }
+                    }
+                }
+            }
+        });
+        true
+    }
+
+    fn active_run(&self, r: &SessionRef) -> Option<Result<bool, String>> {
+        if self.host.is_demo {
+            return None;
+        }
+        let target = match crate::gateway::target::resolve(
+            &self.host.config,
+            &crate::gateway::GatewayEnv::from_process(),
+            &crate::gateway::Overrides::default(),
+        ) {
+            Ok(t) => t,
+            Err(e) => {
+                return Some(Err(format!(
+                    "no gateway to ask whether a run is active ({e})"
+                )));
+            }
+        };
+        let Some(dir) = self.identity_dir.clone() else {
+            return Some(Err(
+                "could not ask the gateway whether a run is active: no config dir for clawtop's device identity (set HOME or CLAWTOP_CONFIG_DIR)".into(),
+            ));
+        };
+        let url = crate::gateway::target::redact_userinfo(&target.url);
+        Some(
+            crate::gateway::ops::active_run_blocking(&target, &dir, &r.key).map_err(|e| match e {
+                crate::gateway::GatewayError::Unreachable { .. } => format!(
+                    "no gateway answered at {url}, so no gateway run can be active; a run started with `openclaw agent --local` cannot be seen from outside"
+                ),
+                e => format!("could not ask the gateway at {url} whether a run is active: {e}"),
+            }),
+        )
     }
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {

@@ -186,11 +186,10 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
     // that push nothing answer false and stay polled.
     if let Some(source) = &launch.live {
         let push = tx.clone();
-        if source.subscribe(Box::new(move |c| {
+        // The marker appears when the source first says the channel is up.
+        source.subscribe(Box::new(move |c| {
             let _ = push.send(Action::SourceChanged(c));
-        })) {
-            state.sessions.live = Some(false);
-        }
+        }));
     }
     let runner = Runner { tx, ctx };
     let mut edits = runner.run(initial);

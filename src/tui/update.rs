@@ -373,6 +373,12 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         }
         Action::SourceChanged(change) => match change {
             crate::source::Change::Live(up) => state.sessions.live = Some(up),
+            crate::source::Change::LiveUnavailable(why) => {
+                state.sessions.live = None;
+                state.status.info = Some(one_line(&format!(
+                    "No live updates from the gateway ({why}); changes are still polled every second"
+                )));
+            }
             crate::source::Change::Sessions => fx.push(Effect::LoadSessions),
             crate::source::Change::Transcript(r) => {
                 if let Some(v) = state.session.as_mut() {

@@ -201,8 +201,12 @@ pub async fn generate(
             p.session
         )));
     }
-    // A running OpenClaw turn: refused before the model drafts notes it would miss.
-    super::refuse_if_busy(&p.session)?;
+    // A running OpenClaw turn: refused before the model drafts notes it would miss. On a
+    // SQLite host this asks the gateway (network, bounded): off the async workers.
+    let session = p.session.clone();
+    let run_note = tokio::task::spawn_blocking(move || super::refuse_if_busy(&session))
+        .await
+        .map_err(|e| Problem::Failed(format!("checking for a running turn failed: {e}")))??;
     let session = p.session.clone();
     let messages = tokio::task::spawn_blocking(move || {
         session
@@ -249,7 +253,7 @@ pub async fn generate(
                 d.notes
             },
             no_reply: d.no_reply,
-            warnings: d.warnings,
+            warnings: d.warnings.into_iter().chain(run_note).collect(),
             existing: d.existing,
             provider: d.provider,
             model: d.model,
@@ -274,6 +278,10 @@ pub fn commit(p: &Prepared, text: &str) -> Result<FlushCommitted, Problem> {
         return Err(Problem::Refused(format!(
             "NO_REPLY only records a flush without notes, and here {why}: nothing to write"
         )));
+    }
+    // No transcript lock guards this append on a SQLite host: ask the gateway again, now.
+    if p.unrecorded.is_some() {
+        super::refuse_if_busy(&p.session)?;
     }
     flush::commit_flush_beside(
         p.transcript.as_deref(),

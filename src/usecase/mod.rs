@@ -187,11 +187,20 @@ pub fn resolve_model(
 /// The one busy check before a model is paid (compact and flush, CLI and TUI): refused
 /// (exit 3) while a live process holds the session's `<transcript>.lock`, i.e. an OpenClaw
 /// turn is running; a summary or notes drafted now would miss what it is about to add. The
-/// commits check again under that lock.
-pub fn refuse_if_busy(session: &SessionHandle) -> Result<(), Problem> {
-    match crate::diagnosis::busy::of_handle(session) {
-        Some(b) => Err(Problem::Refused(b.describe())),
-        None => Ok(()),
+/// commits check again under that lock. On a SQLite host there is no lock to see: the host's
+/// gateway is asked (`hasActiveRun`); when it cannot be asked, the answer is a note saying so
+/// (`Ok(Some(note))`) for the caller to show, and the work goes on.
+pub fn refuse_if_busy(session: &SessionHandle) -> Result<Option<String>, Problem> {
+    if let Some(b) = crate::diagnosis::busy::of_handle(session) {
+        return Err(Problem::Refused(b.describe()));
+    }
+    match session.source.active_run(&session.session) {
+        Some(Ok(true)) => Err(Problem::Refused(format!(
+            "the session is busy: OpenClaw's gateway reports an active run on {}; try again when it has finished (nothing was written)",
+            crate::sanitize::one_line(&session.session.key)
+        ))),
+        Some(Ok(false)) | None => Ok(None),
+        Some(Err(note)) => Ok(Some(crate::sanitize::one_line(&note))),
     }
 }
 

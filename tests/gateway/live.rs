@@ -102,6 +102,24 @@ async fn next_matching(
     }
 }
 
+/// The next pushed change that matches, within 60 s.
+async fn next_change(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<clawtop::source::Change>,
+    what: &str,
+    pred: fn(&clawtop::source::Change) -> bool,
+) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Ok(Some(c)) if pred(&c) => return,
+            Ok(Some(c)) => seen.push(c),
+            Ok(None) => panic!("the local subscription ended waiting for {what}"),
+            Err(_) => panic!("no {what} within 60 s; saw {seen:?}"),
+        }
+    }
+}
+
 async fn wait_until<F, Fut>(within: Duration, what: &str, mut f: F)
 where
     F: FnMut() -> Fut,
@@ -335,6 +353,35 @@ async fn real_gateway_scenario() {
     assert_eq!(code, 3, "the CLI refuses during an active run: {out}{err}");
     assert!(err.contains("active run"), "{err}");
     assert_eq!(compaction_rows(&gw, "ops", DRILL_ID), rows_before);
+    // A memory flush on the SQLite host has no transcript lock to see: it asks the gateway,
+    // and is refused before anything is appended.
+    let ws = gw.dir().join("flush-ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let notes = gw.dir().join("notes.md");
+    std::fs::write(&notes, "- a note about the drill").unwrap();
+    let (ws_arg, notes_arg) = (ws.display().to_string(), notes.display().to_string());
+    let (code, out, err) = clawtop(
+        &gw,
+        &[
+            "--state-dir",
+            &state,
+            "flush",
+            DRILL,
+            "--workspace",
+            &ws_arg,
+            "--notes-file",
+            &notes_arg,
+            "--yes",
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(
+        code, 3,
+        "the flush is refused during an active run: {out}{err}"
+    );
+    assert!(err.contains("active run"), "{err}");
+    assert!(!ws.join("memory").exists(), "nothing appended");
     fake.set_fallback(Reply::text(SUMMARY));
     wait_until(Duration::from_secs(90), "the turn ends", || {
         let c = &client;
@@ -543,6 +590,58 @@ async fn real_gateway_scenario() {
         );
     }
 
+    // 9c. Live updates on the SQLite host itself (what the TUI subscribes to): the local
+    //     source finds the host's own gateway from the copy's config, connects with clawtop's
+    //     identity, says it is live, and names the session a compaction through the gateway
+    //     changed. The restart in step 10 shows it going down and coming back.
+    let (ltx, mut lrx) = tokio::sync::mpsc::unbounded_channel();
+    let local = {
+        let host = clawtop::store::Host::open(
+            &clawtop::store::Options {
+                state_dir: Some(gw.state_dir()),
+                ..Default::default()
+            },
+            &clawtop::store::Env::default(),
+        )
+        .unwrap();
+        let dir = config_dir.clone();
+        tokio::task::spawn_blocking(move || {
+            let s = clawtop::source::sqlite::SqliteStore::with_identity_dir(host, Some(dir));
+            assert!(
+                clawtop::source::SessionSource::list(&s, None)
+                    .errors
+                    .is_empty()
+            );
+            s
+        })
+        .await
+        .unwrap()
+    };
+    assert!(
+        clawtop::source::SessionSource::subscribe(
+            &local,
+            Box::new(move |c| {
+                let _ = ltx.send(c);
+            })
+        ),
+        "a SQLite host with a configured local gateway pushes changes"
+    );
+    next_change(&mut lrx, "Live(true) from the local source", |c| {
+        matches!(c, clawtop::source::Change::Live(true))
+    })
+    .await;
+    let c2 = GatewayClient::connect(&good, &identity, timeouts)
+        .await
+        .unwrap();
+    c2.compact(DRILL).await.expect("compact the drill session");
+    next_change(
+        &mut lrx,
+        "a change of the drill session",
+        |c| matches!(c, clawtop::source::Change::Transcript(r) if r.key == DRILL),
+    )
+    .await;
+    c2.close().await;
+
     // 10. The gateway restarts: the open client learns it is gone, the watcher reports it and
     //    reconnects by itself, and the same identity is accepted again.
     gw.restart().await;
@@ -565,6 +664,17 @@ async fn real_gateway_scenario() {
         |e| matches!(e, LiveEvent::Connected { .. }),
     )
     .await;
+    next_change(&mut lrx, "Live(false) from the local source", |c| {
+        matches!(c, clawtop::source::Change::Live(false))
+    })
+    .await;
+    next_change(&mut lrx, "Live(true) again from the local source", |c| {
+        matches!(c, clawtop::source::Change::Live(true))
+    })
+    .await;
+    tokio::task::spawn_blocking(move || drop(local))
+        .await
+        .unwrap();
     let again = GatewayClient::connect(&good, &identity, timeouts)
         .await
         .expect("reconnect after the restart");

@@ -160,11 +160,35 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
     assert_eq!(contents(&h.state()), bytes);
 
     // Text output says the flush is not recorded and why; a second flush appends after a
-    // blank line, as on a file-backed host.
-    let o = commit(&h, &ws, &notes_file, &[]);
+    // blank line, as on a file-backed host. With no gateway listening, the note says no
+    // gateway run can be active, and no device key was made for clawtop to ask with.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let identity_dir = h.root().join("clawtop-config");
+    let o = commit_env(
+        &h,
+        &ws,
+        &notes_file,
+        &[
+            ("OPENCLAW_GATEWAY_PORT", &closed),
+            ("CLAWTOP_CONFIG_DIR", identity_dir.to_str().unwrap()),
+        ],
+    );
     o.expect(0);
     assert!(o.stderr.contains("not recorded"), "{}", o.stderr);
     assert!(o.stderr.contains("stays armed"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(&format!(
+            "no gateway answered at ws://127.0.0.1:{closed}, so no gateway run can be active"
+        )),
+        "{}",
+        o.stderr
+    );
+    assert!(!identity_dir.exists(), "no device key made for nothing");
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),
         format!("{after_one}\n{notes}\n")
@@ -201,6 +225,32 @@ fn commit(
     ];
     a.extend_from_slice(extra);
     run(h, &a)
+}
+
+/// [`commit`] with extra environment.
+fn commit_env(
+    h: &HostF,
+    ws: &std::path::Path,
+    notes: &std::path::Path,
+    env: &[(&str, &str)],
+) -> super::support::cli::Out {
+    let (state, ws, notes) = (
+        h.state().display().to_string(),
+        ws.display().to_string(),
+        notes.display().to_string(),
+    );
+    let a = [
+        "--state-dir",
+        &state,
+        "flush",
+        "agent:main:incident-7",
+        "--workspace",
+        &ws,
+        "--notes-file",
+        &notes,
+        "--yes",
+    ];
+    run_with(h.root(), &a, env)
 }
 
 /// `old` followed by what separates it from appended notes: one blank line (docs/memory-flush.md).
