@@ -473,6 +473,9 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         }
     }
     let loaded = source.list(g.agent.as_deref());
+    if let Some(gw) = &loaded.running_gateway {
+        eprintln!("warning: {}", gw.notice());
+    }
     match loaded.find(target) {
         Ok(session) => {
             let session = session.clone();

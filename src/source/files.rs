@@ -109,6 +109,7 @@ impl SessionSource for FileStore {
                 std::time::Duration::from_millis(300),
             ) {
                 out.warnings.push(gw.notice());
+                out.running_gateway = Some(gw);
             }
         }
         let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());

@@ -115,6 +115,9 @@ pub struct Listing {
     /// Entries skipped, by key, with the warning that says why (so a command asked for one
     /// of them says why instead of "no such session").
     pub skipped: Vec<(String, String)>,
+    /// A file-backed host whose gateway is likely running (its notice is in `warnings` too):
+    /// commands that write say so, and the TUI marks it in the Sessions title.
+    pub running_gateway: Option<crate::diagnosis::running_gateway::RunningGateway>,
 }
 
 impl Listing {

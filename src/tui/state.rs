@@ -66,6 +66,9 @@ pub struct SessionsState {
     /// The source pushes changes: `Some(true)` while its channel is up ("live"),
     /// `Some(false)` while it reconnects; `None` for sources that are only polled.
     pub live: Option<bool>,
+    /// The port of a gateway likely running on this file-backed host (the title says so:
+    /// commits are refused while a run holds a transcript lock).
+    pub running_gateway: Option<u16>,
 }
 
 impl SessionsState {

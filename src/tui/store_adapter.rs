@@ -172,9 +172,18 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     }
     let mut numbers = Numbers::new(source.as_ref());
     let keep = numbers.settings.keep_recent_tokens.value;
-    let mut warnings: Vec<String> = source.warnings();
+    // The running-gateway notice first: it is what the status line shows at start.
+    let notice = loaded.running_gateway.as_ref().map(|g| g.notice());
+    let mut warnings: Vec<String> = notice.iter().cloned().collect();
+    warnings.extend(source.warnings());
     warnings.extend(loaded.errors.iter().cloned());
-    warnings.extend(loaded.warnings.iter().cloned());
+    warnings.extend(
+        loaded
+            .warnings
+            .iter()
+            .filter(|w| Some(*w) != notice.as_ref())
+            .cloned(),
+    );
     let mut rows = Vec::with_capacity(loaded.sessions.len());
     for (s, file) in loaded.sessions.iter().zip(transcript_of) {
         let mut w = Vec::new();
@@ -194,6 +203,7 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
         stamps,
         label: source.label(),
         warnings,
+        running_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
     }
 }
 

@@ -270,6 +270,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 .map(|r| (r.agent_id.clone(), r.session_key.clone()));
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
+            state.sessions.running_gateway = snap.running_gateway;
             state.sessions.loaded = true;
             state.sessions.refreshed_ms = Some(state.now_ms);
             state.sessions.reload_failed_ms = None;

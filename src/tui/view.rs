@@ -158,6 +158,9 @@ pub struct SessionsSnapshot {
     pub label: String,
     /// Non-fatal problems (era B detected, unreadable agent dir, ...).
     pub warnings: Vec<String>,
+    /// The port of a gateway likely running on this file-backed host
+    /// ([`crate::source::Listing::running_gateway`]).
+    pub running_gateway: Option<u16>,
 }
 
 /// The data-source seam: reads the store and returns rows. Runs off the render path

@@ -281,6 +281,11 @@ impl Subject {
             None
         } else {
             let listing = source.list(Some(&r.agent_id));
+            // A file-backed host's running gateway: said in every dialog and command that
+            // prepares a write (the commit is refused while a run holds the transcript lock).
+            if let Some(gw) = &listing.running_gateway {
+                warnings.push(gw.notice());
+            }
             let found = listing.sessions.into_iter().find(|s| s.reference == *r);
             if found.is_none() {
                 return Err(Problem::Failed(match listing.errors.first() {

@@ -238,6 +238,28 @@ fn list_says_when_a_gateway_is_running_on_a_file_backed_host() {
         "{}",
         o.stderr
     );
+    // Every command about one session says it too, once, on stderr (stdout stays data).
+    for args in [
+        &["show", "agent:main:main"][..],
+        &["show", "agent:main:main", "--json"],
+        &[
+            "compact",
+            "agent:main:main",
+            "--dry-run",
+            "--keep-recent-tokens",
+            "3000",
+        ],
+        &["flush", "agent:main:main", "--dry-run"],
+    ] {
+        let o = h.run_env(args, &env);
+        o.expect(0);
+        assert_eq!(
+            o.stderr.matches("gateway is likely running").count(),
+            1,
+            "{args:?}: {}",
+            o.stderr
+        );
+    }
     drop(l);
     let o = h.run_env(&["list", "--json"], &env);
     o.expect(0);

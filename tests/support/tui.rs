@@ -43,9 +43,18 @@ fn copy_dir(from: &Path, to: &Path) {
 pub fn host_a() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     copy_dir(&fixture(fixtures::HOST_A), dir.path());
+    // No gateway: what the screens show must not depend on what listens on this machine's
+    // 18789 (a file-backed host with a running gateway is marked). Port 1 refuses at once.
+    let cfg = dir.path().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).expect("config");
+    let pinned = text.replacen('{', &format!("{{\n  {NO_GATEWAY},"), 1);
+    std::fs::write(&cfg, pinned).expect("write config");
     let t = dir.path().join(HOST_A_TRANSCRIPT);
     (dir, t)
 }
+
+/// The gateway setting [`host_a`] writes into the copy's config.
+pub const NO_GATEWAY: &str = "gateway: { port: 1 }";
 
 pub fn large_session() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -192,3 +192,36 @@ fn first_run_demo_says_where_it_looked() {
     assert!(last.contains("Looked at /home/op/"), "{s}");
     assert!(s.lines().next().unwrap().contains("DEMO DATA"), "{s}");
 }
+
+/// A file-backed host whose gateway port accepts connections (a plain listener stands in for
+/// a 2026.5–2026.7.1 gateway): the Sessions title marks it and the status line says what it
+/// means; when the port closes, the next reload drops the mark.
+#[test]
+fn a_running_gateway_on_a_file_backed_host_is_marked() {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (dir, _t) = host_a();
+    let cfg = dir.path().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace(NO_GATEWAY, &format!("gateway: {{ port: {port} }}")),
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(clawtop::source::for_host(host(dir.path())), (120, 40));
+    let s = screen(&state);
+    assert!(s.contains(&format!("gateway running :{port}")), "{s}");
+    assert!(
+        state
+            .status
+            .info
+            .as_deref()
+            .is_some_and(|i| i.contains("gateway is likely running")),
+        "{:?}",
+        state.status.info
+    );
+    drop(l);
+    press(&mut state, &ctx, &[ch('r')]);
+    let s = screen(&state);
+    assert!(!s.contains("gateway running"), "{s}");
+}

@@ -150,6 +150,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if !s.filter.is_empty() {
         title.push(Span::raw(format!(" · filter \"{}\"", one_line(&s.filter))));
     }
+    if let Some(port) = s.running_gateway {
+        title.push(Span::styled(
+            format!(" · gateway running :{port}"),
+            t.error(),
+        ));
+    }
     match s.live {
         Some(true) => title.push(Span::styled(" · ● live", t.bold())),
         Some(false) => title.push(Span::styled(" · live: reconnecting", t.error())),
