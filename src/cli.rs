@@ -199,6 +199,11 @@ pub struct CompactArgs {
     /// Machine-readable output.
     #[arg(long)]
     pub json: bool,
+    /// File-backed host with a running gateway (2026.5 … 2026.7.1): compact through that
+    /// gateway (found from the host's config) instead of writing the transcript; OpenClaw writes
+    /// the summary. Refused while OpenClaw's transcript lock is held.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub via_gateway: bool,
     #[command(flatten)]
     pub model: ModelFlags,
 }
@@ -791,8 +796,40 @@ fn read_instructions(
 fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
     use crate::commands::gateway_compact::{self, GatewayCompactJob};
     use crate::gateway::{GatewayEnv, Overrides, target};
+    let mut vouch_idle = false;
+    let mut key = a.target.clone();
     let config = if g.gateway.is_some() {
+        if a.via_gateway {
+            return Some(usage(
+                "--via-gateway uses the host's own gateway; --gateway names one: give one of them",
+            ));
+        }
         serde_json::Value::Object(Default::default())
+    } else if a.via_gateway {
+        // A file-backed host whose gateway runs: the session is found locally, OpenClaw's
+        // transcript lock is checked here (a 2026.7.1 gateway does not report runs), and the
+        // gateway compacts.
+        let (source, session) = match resolve_target(g, &a.target, Exit::REFUSED) {
+            Ok(Target::Session { source, session }) => (source, session),
+            Ok(Target::File(_)) => {
+                return Some(usage(
+                    "--via-gateway compacts a session of a host; a bare transcript file has no gateway",
+                ));
+            }
+            Err(code) => return Some(code),
+        };
+        if source.kind() != "file" || source.is_demo() {
+            return Some(usage(
+                "--via-gateway is for a file-backed host with a running gateway; a SQLite host always compacts through its gateway (drop the flag)",
+            ));
+        }
+        let handle = crate::source::SessionHandle::new(source.clone(), session.reference.clone());
+        if let Err(e) = crate::usecase::refuse_if_busy(&handle) {
+            return Some(refuse(&e.to_string()));
+        }
+        vouch_idle = true;
+        key = session.key().to_string();
+        source.config().clone()
     } else {
         if a.dry_run || Path::new(&a.target).is_file() || a.target.ends_with(".jsonl") {
             return None;
@@ -837,13 +874,20 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
         Ok(t) => t,
         Err(e) => return Some(fail(&e.to_string())),
     };
+    if vouch_idle && !target.loopback {
+        return Some(usage(&format!(
+            "--via-gateway uses this host's own gateway, but its config points to {} (gateway.mode \"remote\" or OPENCLAW_GATEWAY_URL)",
+            crate::gateway::target::redact_userinfo(&target.url)
+        )));
+    }
     Some(gateway_compact::run(GatewayCompactJob {
         target,
-        key: a.target.clone(),
+        key,
         instructions,
         yes: a.yes,
         json: a.json,
         wait: crate::gateway::ops::COMPACT_WAIT,
+        vouch_idle,
     }))
 }
 

@@ -20,6 +20,8 @@ pub struct GatewayCompactJob {
     pub json: bool,
     /// How long to wait for OpenClaw's summary.
     pub wait: Duration,
+    /// The caller checked OpenClaw's transcript lock itself (a file-backed host's own gateway).
+    pub vouch_idle: bool,
 }
 
 pub fn run(job: GatewayCompactJob) -> i32 {
@@ -76,6 +78,7 @@ pub fn run(job: GatewayCompactJob) -> i32 {
         &job.key,
         instructions.as_deref(),
         job.wait,
+        job.vouch_idle,
         started,
     ));
     match done {

@@ -26,7 +26,7 @@ impl RunningGateway {
     /// The operator-facing line: what was seen and what it means for writes.
     pub fn notice(&self) -> String {
         format!(
-            "a gateway is likely running (127.0.0.1:{} accepts connections; port from {}): it keeps sessions.json in memory and aborts a turn whose transcript changes, so clawtop refuses to commit while a run is active (exit 3)",
+            "a gateway is likely running (127.0.0.1:{} accepts connections; port from {}): it keeps sessions.json in memory and aborts a turn whose transcript changes, so clawtop refuses to commit while a run is active (exit 3); `clawtop compact KEY --via-gateway` compacts through it",
             self.port, self.port_from
         )
     }

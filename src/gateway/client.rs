@@ -98,6 +98,9 @@ pub struct GatewayClient {
     closed: watch::Receiver<Option<String>>,
     next_id: AtomicU64,
     reader: JoinHandle<()>,
+    /// The caller has seen for itself that no run is active (OpenClaw's transcript lock is
+    /// free on a file-backed host); used only where the gateway does not say.
+    idle_vouched: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for GatewayClient {
@@ -180,8 +183,21 @@ impl GatewayClient {
             events,
             closed,
             next_id: AtomicU64::new(1),
+            idle_vouched: std::sync::atomic::AtomicBool::new(false),
             reader,
         })
+    }
+
+    /// Says that the caller itself saw no active run on the sessions it will compact (a
+    /// file-backed host whose OpenClaw transcript lock is free): used when the gateway does not
+    /// report runs (before 2026.9). A gateway that does report them is still asked.
+    pub fn vouch_idle(&self) {
+        self.idle_vouched
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn idle_vouched(&self) -> bool {
+        self.idle_vouched.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn hello(&self) -> &Hello {

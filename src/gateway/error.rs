@@ -115,6 +115,16 @@ pub enum GatewayError {
     ActiveRun { key: String },
 
     #[error(
+        "the gateway at {url} (OpenClaw {version}) does not say whether a run is active on {key} (only 2026.9 and later report it), and a compaction could abort a running turn; nothing was sent. \
+         On the host itself, where clawtop sees OpenClaw's transcript lock, run `clawtop compact {key} --via-gateway`"
+    )]
+    RunStateUnknown {
+        url: String,
+        version: String,
+        key: String,
+    },
+
+    #[error(
         "the instructions are {len} characters; OpenClaw's /compact accepts at most {MAX_COMPACT_INSTRUCTIONS} \
          (it would cut the rest silently). Shorten them; nothing was sent"
     )]

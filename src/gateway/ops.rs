@@ -121,28 +121,64 @@ impl GatewayClient {
         }
     }
 
-    /// True while a run is active or queued on `key` (`sessions.list {activeOnly}`; the
-    /// `sessions.describe` row has no `hasActiveRun`). An unknown key is an error.
-    pub async fn has_active_run(&self, key: &str) -> Result<bool, GatewayError> {
+    /// Whether a run is active or queued on `key`: `sessions.list {activeOnly}` (2026.9); a
+    /// gateway that does not know `activeOnly` (2026.7.1 rejects it) is asked for the plain
+    /// list, whose rows carry `hasActiveRun` only from 2026.9: `None` when it does not say. The
+    /// `sessions.describe` row has no `hasActiveRun`. An unknown key is an error.
+    pub async fn run_state(&self, key: &str) -> Result<Option<bool>, GatewayError> {
         if self.describe(key).await?.is_none() {
             return Err(GatewayError::UnknownSession {
                 key: crate::sanitize::one_line(key),
             });
         }
-        let p = self
+        let rows = match self
             .request("sessions.list", json!({"activeOnly": true, "limit": 1000}))
-            .await?;
-        let rows =
-            p.get("sessions")
+            .await
+        {
+            Ok(p) => p
+                .get("sessions")
                 .and_then(Value::as_array)
                 .ok_or_else(|| GatewayError::Malformed {
                     url: self.url().to_string(),
                     detail: "sessions.list without a sessions array".into(),
-                })?;
-        Ok(rows
-            .iter()
-            .filter_map(SessionRow::from_json)
-            .any(|r| r.key == key && r.has_active_run != Some(false)))
+                })?
+                .iter()
+                .filter_map(SessionRow::from_json)
+                .collect::<Vec<_>>(),
+            Err(GatewayError::Rpc { message, .. }) if message.contains("activeOnly") => {
+                let row = self
+                    .sessions_list()
+                    .await?
+                    .into_iter()
+                    .find(|r| r.key == key);
+                return Ok(row.and_then(|r| r.has_active_run));
+            }
+            Err(e) => return Err(e),
+        };
+        Ok(Some(
+            rows.iter()
+                .any(|r| r.key == key && r.has_active_run != Some(false)),
+        ))
+    }
+
+    /// True while a run is active or queued on `key` ([`Self::run_state`]). Where the gateway
+    /// does not say, the caller's own check stands if it vouched ([`GatewayClient::vouch_idle`]);
+    /// otherwise [`GatewayError::RunStateUnknown`]: nothing may be sent on a guess.
+    pub async fn has_active_run(&self, key: &str) -> Result<bool, GatewayError> {
+        match self.run_state(key).await? {
+            Some(b) => Ok(b),
+            None if self.idle_vouched() => Ok(false),
+            None => Err(GatewayError::RunStateUnknown {
+                url: self.url().to_string(),
+                version: self
+                    .hello()
+                    .server_version
+                    .clone()
+                    .map(|v| crate::sanitize::one_line(&v))
+                    .unwrap_or_else(|| "of unknown version".into()),
+                key: crate::sanitize::one_line(key),
+            }),
+        }
     }
 
     /// The last `limit` messages of `key` (`chat.history`).

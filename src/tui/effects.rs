@@ -639,6 +639,7 @@ pub async fn run_gateway_compaction(
         &session.session.key,
         instructions.as_deref(),
         crate::gateway::ops::COMPACT_WAIT,
+        false,
         sent,
     );
     let result = tokio::select! {

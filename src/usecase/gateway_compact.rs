@@ -42,7 +42,9 @@ impl GatewayCompactError {
     pub fn exit_code(&self) -> i32 {
         use super::Exit;
         match self {
-            GatewayCompactError::Gateway(GatewayError::ActiveRun { .. }) => Exit::REFUSED,
+            GatewayCompactError::Gateway(
+                GatewayError::ActiveRun { .. } | GatewayError::RunStateUnknown { .. },
+            ) => Exit::REFUSED,
             GatewayCompactError::Gateway(
                 GatewayError::InstructionsTooLong { .. } | GatewayError::BadUrl { .. },
             ) => Exit::USAGE,
@@ -66,23 +68,39 @@ pub async fn compact(
     key: &str,
     instructions: Option<&str>,
     wait: Duration,
+    vouch_idle: bool,
     on_started: impl FnOnce(),
 ) -> Result<GatewayCompaction, GatewayCompactError> {
     let dir = identity::config_dir().ok_or(GatewayCompactError::NoConfigDir)?;
-    compact_as(&dir, target, key, instructions, wait, on_started).await
+    compact_as(
+        &dir,
+        target,
+        key,
+        instructions,
+        wait,
+        vouch_idle,
+        on_started,
+    )
+    .await
 }
 
-/// [`compact`] with the device identity kept in `identity_dir`.
+/// [`compact`] with the device identity kept in `identity_dir`. `vouch_idle`: the caller saw
+/// for itself that no OpenClaw run holds the session (a file-backed host's transcript lock is
+/// free), which stands where the gateway does not report runs (before 2026.9).
 pub async fn compact_as(
     identity_dir: &std::path::Path,
     target: &GatewayTarget,
     key: &str,
     instructions: Option<&str>,
     wait: Duration,
+    vouch_idle: bool,
     on_started: impl FnOnce(),
 ) -> Result<GatewayCompaction, GatewayCompactError> {
     let id = DeviceIdentity::load_or_create(identity_dir)?;
     let client = GatewayClient::connect(target, &id, Timeouts::default()).await?;
+    if vouch_idle {
+        client.vouch_idle();
+    }
     let before = row(&client, key).await?;
     on_started();
     let outcome = match instructions {

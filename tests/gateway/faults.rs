@@ -58,9 +58,15 @@ where
     let seen: Seen = Arc::default();
     let s = seen.clone();
     tokio::spawn(async move {
-        let (tcp, _) = listener.accept().await.unwrap();
-        let ws = tokio_tungstenite::accept_async(tcp).await.unwrap();
-        script(ws, s).await;
+        // A bare TCP probe (clawtop's running-gateway check) is not the client: serve the
+        // first connection that speaks WebSocket.
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            if let Ok(ws) = tokio_tungstenite::accept_async(tcp).await {
+                script(ws, s).await;
+                break;
+            }
+        }
     });
     (url, seen)
 }
@@ -561,4 +567,157 @@ mod source {
         assert_quick(t0);
         assert!(t.is_err(), "a malformed frame is an error");
     }
+}
+
+/// Scripted like OpenClaw 2026.7.1: `activeOnly` rejected, rows that may lack `hasActiveRun`.
+async fn older_gateway(mut ws: Ws, seen: Seen) {
+    hello(&mut ws, &seen).await;
+    while let Some(req) = recv(&mut ws, &seen).await {
+        let id = req["id"].clone();
+        let p = &req["params"];
+        let res = match req["method"].as_str().unwrap() {
+            "sessions.describe" => {
+                json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":p["key"]}}})
+            }
+            "sessions.list" if p.get("activeOnly").is_some() => {
+                json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"invalid sessions.list params: at root: unexpected property 'activeOnly'"}})
+            }
+            "sessions.list" => {
+                json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
+                    {"key":"agent:main:quiet"},
+                    {"key":"agent:main:main","totalTokens":75943,"totalTokensFresh":true,"contextTokens":48000},
+                    {"key":"agent:main:busy","hasActiveRun":true},
+                    {"key":"agent:main:idle","hasActiveRun":false}
+                ]}})
+            }
+            _ => {
+                json!({"type":"res","id":id,"ok":true,"payload":{"ok":true,"compacted":true,"result":{"summary":"S","tokensBefore":10,"tokensAfter":2}}})
+            }
+        };
+        send(&mut ws, res).await;
+    }
+}
+
+/// A gateway from before 2026.9 (2026.7.1 observed): `sessions.list` rejects `activeOnly`, and
+/// its rows may not say whether a run is active. Unknown is never taken as idle: nothing is
+/// sent unless the caller vouched (it saw OpenClaw's transcript lock free on the host itself);
+/// a row that does say is believed either way.
+#[tokio::test]
+async fn older_gateway_without_active_only() {
+    let script = older_gateway;
+    let compacts = |seen: &Seen| {
+        methods(seen)
+            .iter()
+            .filter(|m| *m == "sessions.compact")
+            .count()
+    };
+    let (_d, id) = identity();
+
+    let (url, seen) = serve(script).await;
+    let c = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap();
+    let e = c.compact("agent:main:quiet").await.unwrap_err();
+    assert!(matches!(e, GatewayError::RunStateUnknown { .. }), "{e:?}");
+    assert!(e.to_string().contains("--via-gateway"), "{e}");
+    let e = c.compact("agent:main:busy").await.unwrap_err();
+    assert!(matches!(e, GatewayError::ActiveRun { .. }), "{e:?}");
+    assert_eq!(compacts(&seen), 0, "nothing sent on unknown or active");
+    c.compact("agent:main:idle")
+        .await
+        .expect("the row says idle");
+    assert_eq!(compacts(&seen), 1);
+
+    let (url, seen) = serve(script).await;
+    let c = GatewayClient::connect(&target(url), &id, quick())
+        .await
+        .unwrap();
+    c.vouch_idle();
+    c.compact("agent:main:quiet")
+        .await
+        .expect("vouched idle where the gateway does not say");
+    let e = c.compact("agent:main:busy").await.unwrap_err();
+    assert!(
+        matches!(e, GatewayError::ActiveRun { .. }),
+        "a gateway that says a run is active is believed over the vouch: {e:?}"
+    );
+    assert_eq!(compacts(&seen), 1);
+}
+
+/// `compact KEY --via-gateway` on a file-backed host whose gateway runs: the session is found
+/// locally, the gateway's address and token come from the host's config, OpenClaw's transcript
+/// lock is checked here (this gateway does not say whether a run is active), and the gateway
+/// compacts. With the lock held by a live process: refused (exit 3), nothing sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn via_gateway_on_a_file_backed_host() {
+    use crate::support::cli::{Home, run_async};
+    let (url, seen) = serve(older_gateway).await;
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let h = Home::host_a();
+    let cfg = h.state().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replacen(
+            '{',
+            &format!("{{\n  gateway: {{ port: {port}, auth: {{ token: \"{TOKEN}\" }} }},"),
+            1,
+        ),
+    )
+    .unwrap();
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    assert!(
+        o.stderr.contains("gateway is likely running"),
+        "{}",
+        o.stderr
+    );
+    let sent: Vec<Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|f| f["method"] == "sessions.compact")
+        .cloned()
+        .collect();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["params"]["key"], "agent:main:main", "the full key");
+
+    // A live process holds OpenClaw's transcript lock: refused before connecting.
+    let (url2, seen2) = serve(older_gateway).await;
+    let port2 = url2.rsplit(':').next().unwrap().to_string();
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace(&format!("port: {port}"), &format!("port: {port2}")),
+    )
+    .unwrap();
+    let mut lock = h.transcript().into_os_string();
+    lock.push(".lock");
+    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    std::fs::write(
+        &lock,
+        format!(
+            "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes"]).await;
+    o.expect(3);
+    assert!(o.stderr.contains("busy"), "{}", o.stderr);
+    assert!(
+        methods(&seen2).is_empty(),
+        "nothing sent: {:?}",
+        methods(&seen2)
+    );
+
+    // --via-gateway is for file-backed hosts' own gateways only.
+    let o = run_async(
+        &h,
+        &["compact", "main", "--via-gateway", "--gateway", &url2],
+    )
+    .await;
+    o.expect(2);
 }
