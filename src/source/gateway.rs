@@ -278,11 +278,20 @@ impl SessionSource for GatewaySource {
     }
 
     fn has_agent(&self, agent: &str) -> bool {
-        let known = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        if known.is_empty() {
-            // Not listed yet: let `list` answer (an unknown agent lists nothing).
-            return true;
+        if self
+            .rows
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+        {
+            // Not listed yet: list (network) so an unknown agent is an error, not an empty list.
+            let listed = self.list(None);
+            if !listed.errors.is_empty() {
+                // Unreachable or refused: let the command's own list call report that.
+                return true;
+            }
         }
+        let known = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         known.values().any(|r| self.reference(r).agent_id == agent)
     }
 

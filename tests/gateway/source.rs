@@ -175,6 +175,11 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
         }
     }
 
+    // An agent the gateway does not serve is an error, as on a local host, not an empty list.
+    let (code, _, err) = clawtop(&gw, &["list", "--gateway", &url, "--agent", "nope"]).await;
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no agent \"nope\""), "{err}");
+
     // 2. show --entries: the transcript from chat.history; its messages are the local ones.
     let (code, out, err) = clawtop(
         &gw,
@@ -236,6 +241,74 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
             line.contains("unknown") && line.contains("not exposed by the gateway"),
             "{line}"
         );
+    }
+
+    // 2b. The TUI on the gateway source (what `clawtop --gateway URL` shows), driven headless:
+    //     the Sessions screen lists the gateway's sessions with the unknowns marked, and Enter
+    //     opens a transcript read through chat.history.
+    {
+        let target = GatewayTarget {
+            url: url.clone(),
+            url_source: "test".into(),
+            token: Some(Secret::new(gw.token())),
+            token_source: "test".into(),
+            loopback: true,
+        };
+        let id =
+            Arc::new(DeviceIdentity::load_or_create(&gw.dir().join("clawtop-config")).unwrap());
+        tokio::task::spawn_blocking(move || {
+            use crate::support::tui::{host_app, key, screen};
+            use clawtop::tui::effects::drive;
+            let source: clawtop::source::SourceHandle = Arc::new(
+                clawtop::source::gateway::GatewaySource::with_identity(
+                    target,
+                    Timeouts::default(),
+                    id,
+                )
+                .unwrap(),
+            );
+            let (mut state, ctx) = host_app(source.clone(), (120, 40));
+            let s = screen(&state);
+            let keys: Vec<&str> = state
+                .sessions
+                .rows
+                .iter()
+                .map(|r| r.session_key.as_str())
+                .collect();
+            for k in [INCIDENT, DRILL, "agent:ops:main"] {
+                assert!(
+                    keys.contains(&k),
+                    "{k} listed through the gateway: {keys:?}"
+                );
+            }
+            assert!(
+                s.contains("incident-7") && s.contains("dr-drill") && s.contains("not exp"),
+                "{s}"
+            );
+            let pos = state
+                .sessions
+                .rows
+                .iter()
+                .position(|r| r.session_key == INCIDENT)
+                .unwrap();
+            for _ in 0..pos {
+                drive(&mut state, &ctx, key(crossterm::event::KeyCode::Down));
+            }
+            drive(&mut state, &ctx, key(crossterm::event::KeyCode::Enter));
+            let v = state.session.as_ref().expect("the Session screen");
+            let loaded = v.loaded.as_ref().expect("the transcript was read");
+            assert!(
+                loaded.transcript.entries.len() > 3,
+                "entries from chat.history"
+            );
+            let s = screen(&state);
+            assert!(s.contains("incident-7"), "{s}");
+            drop(state);
+            drop(ctx);
+            drop(source);
+        })
+        .await
+        .unwrap();
     }
 
     // 3. subscribe: a compaction made through the gateway is reported.
