@@ -75,6 +75,9 @@ pub enum Action {
     // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.
     OpenCompact,
+    /// Sessions or Session screen of a file-backed host whose gateway runs: the Compact
+    /// dialog that compacts through that gateway (OpenClaw writes the summary).
+    OpenCompactViaGateway,
     /// Compact dialog (buttons, before generating): keep more / fewer recent tokens.
     DialogKeepMore,
     DialogKeepLess,

@@ -136,6 +136,9 @@ pub struct GatewayPrep {
     /// Set once the gateway answered: the preview then shows what OpenClaw wrote, which is
     /// already saved on the host (nothing to commit).
     pub done: bool,
+    /// A file-backed host's own gateway: OpenClaw's transcript lock is checked here before
+    /// sending, and that check stands where the gateway does not report runs (2026.7.1).
+    pub vouch_idle: bool,
 }
 
 impl Prep {
@@ -537,7 +540,7 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         if let crate::source::Writer::Remote { via, note } =
             s.writer(crate::source::Operation::Compact)
         {
-            open_gateway_compact(state, s.clone(), who_of(&row), via, note);
+            open_gateway_compact(state, s.clone(), who_of(&row), via, note, false);
             return;
         }
     }
@@ -615,6 +618,50 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     })));
 }
 
+/// What differs when a file-backed host's own gateway compacts, said before the operator types.
+pub const FILE_HOST_GATEWAY_NOTE: &str = "OpenClaw's running gateway compacts and saves the summary with its own model: no preview to edit, nothing for clawtop to write (the gateway keeps sessions.json in memory). Instructions go as /compact <instructions> (800 characters at most; OpenClaw may first start a new session if this one is past its reset time); without them, sessions.compact. Refused while OpenClaw's transcript lock is held";
+
+/// `C`: the Compact dialog through a file-backed host's running gateway. Needs no transcript
+/// (OpenClaw plans), so it opens from the Sessions screen too.
+pub fn open_compact_via_gateway(state: &mut AppState) {
+    let (row, session) = match &state.session {
+        Some(v) => (v.row.clone(), v.session.clone()),
+        None => match state.sessions.selected_row() {
+            Some(r) => (r.clone(), r.session.clone()),
+            None => return,
+        },
+    };
+    let Some(session) = session else {
+        state.status.info = Some("This session has no host to compact through.".into());
+        return;
+    };
+    match session.writer(crate::source::Operation::Compact) {
+        // A SQLite host: its gateway is the only way anyway.
+        crate::source::Writer::Remote { via, note } => {
+            open_gateway_compact(state, session, who_of(&row), via, note, false)
+        }
+        _ if session.source.kind() != "file" || state.sessions.running_gateway.is_none() => {
+            state.status.info = Some(
+                "No running gateway seen on this host (the Sessions title says when one is): c compacts here.".into(),
+            );
+        }
+        _ => {
+            let via = format!(
+                "this host's running gateway (127.0.0.1:{})",
+                state.sessions.running_gateway.unwrap_or_default()
+            );
+            open_gateway_compact(
+                state,
+                session,
+                who_of(&row),
+                via,
+                FILE_HOST_GATEWAY_NOTE.into(),
+                true,
+            )
+        }
+    }
+}
+
 /// The Compact dialog for a session only OpenClaw's Gateway may change. Nothing is planned
 /// (OpenClaw plans); the gateway's address comes from the host's config and environment
 /// (no I/O: the connection is made when the operator sends).
@@ -624,6 +671,7 @@ fn open_gateway_compact(
     who: String,
     via: String,
     note: String,
+    vouch_idle: bool,
 ) {
     let target = match crate::gateway::target::resolve(
         session.source.config(),
@@ -653,6 +701,7 @@ fn open_gateway_compact(
         model: Err("OpenClaw compacts with its own model".into()),
         identity_dir: crate::gateway::identity::config_dir(),
         done: false,
+        vouch_idle,
     })));
     // Nothing to plan: the instructions can be typed and sent at once.
     d.phase = Phase::Edit;
@@ -718,6 +767,7 @@ pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
 pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bool {
     match action {
         Action::OpenCompact => open_compact(state, fx),
+        Action::OpenCompactViaGateway => open_compact_via_gateway(state),
         Action::DialogKeepMore | Action::DialogKeepLess => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
@@ -1335,6 +1385,7 @@ fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut 
             session: d.session.clone(),
             identity_dir,
             instructions,
+            vouch_idle: g.vouch_idle,
         }),
     });
 }

@@ -128,6 +128,9 @@ pub struct GatewayJob {
     pub identity_dir: PathBuf,
     /// Checked against OpenClaw's cap already; None: `sessions.compact`.
     pub instructions: Option<String>,
+    /// Check OpenClaw's transcript lock here first, and let that stand where the gateway does
+    /// not report runs (a file-backed host's own gateway).
+    pub vouch_idle: bool,
 }
 
 /// What to commit (the text is the preview at the moment of confirming).
@@ -613,6 +616,7 @@ pub async fn run_gateway_compaction(
         session,
         identity_dir,
         instructions,
+        vouch_idle,
     } = job;
     let start = Instant::now();
     let step = |call: usize, label: &str| {
@@ -627,6 +631,22 @@ pub async fn run_gateway_compaction(
         });
     };
     step(1, "connecting, checking for an active run");
+    // A file-backed host: OpenClaw's transcript lock is the run check clawtop can see itself.
+    if vouch_idle {
+        let s = session.clone();
+        let busy = tokio::task::spawn_blocking(move || usecase::refuse_if_busy(&s))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|p| p.to_string()));
+        if let Err(why) = busy {
+            let _ = tx.send(Action::GenDone {
+                dialog,
+                generation,
+                result: Err(GenFailure::Failed(why)),
+            });
+            return;
+        }
+    }
     let sent = || {
         step(
             2,
@@ -639,7 +659,7 @@ pub async fn run_gateway_compaction(
         &session.session.key,
         instructions.as_deref(),
         crate::gateway::ops::COMPACT_WAIT,
-        false,
+        vouch_idle,
         sent,
     );
     let result = tokio::select! {

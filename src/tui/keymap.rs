@@ -247,6 +247,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Sessions,
+        &[Char('C')],
+        Action::OpenCompactViaGateway,
+        "compact through the host's running gateway",
+        None,
+    ));
+    v.push(b(
+        Mode::Sessions,
         &[Char('f')],
         Action::OpenFlush,
         "memory flush of the selected session",
@@ -298,6 +305,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         Action::OpenCompact,
         "compact this session (plan, preview, commit)",
         Some("compact"),
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('C')],
+        Action::OpenCompactViaGateway,
+        "compact through the host's running gateway",
+        None,
     ));
     v.push(b(
         Mode::Session,

@@ -174,7 +174,10 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     let keep = numbers.settings.keep_recent_tokens.value;
     // The running-gateway notice first: it is what the status line shows at start.
     let notice = loaded.running_gateway.as_ref().map(|g| g.notice());
-    let mut warnings: Vec<String> = notice.iter().cloned().collect();
+    let mut warnings: Vec<String> = notice
+        .iter()
+        .map(|n| format!("{n}; here, C on a session does"))
+        .collect();
     warnings.extend(source.warnings());
     warnings.extend(loaded.errors.iter().cloned());
     warnings.extend(

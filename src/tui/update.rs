@@ -398,6 +398,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Tick { now_ms } => state.now_ms = now_ms,
         // Handled by `dialog::update` above.
         Action::OpenCompact
+        | Action::OpenCompactViaGateway
         | Action::OpenFlush
         | Action::DialogKeepMore
         | Action::DialogKeepLess

@@ -582,6 +582,12 @@ async fn older_gateway(mut ws: Ws, seen: Seen) {
             "sessions.list" if p.get("activeOnly").is_some() => {
                 json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"invalid sessions.list params: at root: unexpected property 'activeOnly'"}})
             }
+            "chat.send" => {
+                // OpenClaw's ack, then the command's final chat event.
+                let run = p["idempotencyKey"].clone();
+                send(&mut ws, json!({"type":"res","id":id,"ok":true,"payload":{"runId":run,"status":"started"}})).await;
+                json!({"type":"event","event":"chat","payload":{"runId":run,"sessionKey":p["sessionKey"],"state":"final","message":{"role":"assistant","content":[{"type":"text","text":"⚙️ Compacted (76k → 1k) • Context 1k/48k"}]}}})
+            }
             "sessions.list" => {
                 json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
                     {"key":"agent:main:quiet"},
@@ -720,4 +726,124 @@ async fn via_gateway_on_a_file_backed_host() {
     )
     .await;
     o.expect(2);
+}
+
+/// The TUI's `G` on a file-backed host whose gateway runs (scripted like 2026.7.1): the Compact
+/// dialog through that gateway opens from the Sessions screen, says OpenClaw writes the
+/// summary, checks OpenClaw's transcript lock itself, sends `/compact <instructions>`, and shows
+/// the result. With the lock held, nothing is sent.
+#[tokio::test(flavor = "multi_thread")]
+async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
+    use crate::support::cli::Home;
+    use crate::support::tui::{ctrl, host_app, screen, type_str};
+    use clawtop::tui::action::Action;
+    use clawtop::tui::dialog::Prep;
+    use clawtop::tui::effects::{Effect, drive, drive_collect, run_gateway_compaction};
+    let (url, seen) = serve(older_gateway).await;
+    let port = url.rsplit(':').next().unwrap().to_string();
+    let h = Home::host_a();
+    let cfg = h.state().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replacen(
+            '{',
+            &format!("{{\n  gateway: {{ port: {port}, auth: {{ token: \"{TOKEN}\" }} }},"),
+            1,
+        ),
+    )
+    .unwrap();
+    let host = clawtop::store::Host::open(
+        &clawtop::store::Options {
+            state_dir: Some(h.state()),
+            ..Default::default()
+        },
+        &clawtop::store::Env::default(),
+    )
+    .unwrap();
+    let (_d, _) = identity();
+    let id_dir = _d.path().to_path_buf();
+    let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
+    assert!(screen(&state).contains(&format!("gateway running :{port}")));
+    drive(&mut state, &ctx, Action::OpenCompactViaGateway);
+    let d = state
+        .dialog
+        .as_mut()
+        .expect("the gateway Compact dialog opens");
+    let Some(Prep::Gateway(g)) = d.prep.as_mut() else {
+        panic!("not the gateway dialog: {:?}", d.prep)
+    };
+    assert!(g.vouch_idle, "a file-backed host's own gateway");
+    assert_eq!(g.target.url, url);
+    g.identity_dir = Some(id_dir.clone());
+    let s = screen(&state);
+    assert!(s.contains("running gateway") && s.contains("0/800"), "{s}");
+    type_str(&mut state, &ctx, "Keep ticket QK-71.");
+
+    // With OpenClaw's transcript lock held by a live process: refused, nothing sent.
+    let mut lock = h.transcript().into_os_string();
+    lock.push(".lock");
+    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    std::fs::write(
+        &lock,
+        format!(
+            "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    let run = |state: &mut clawtop::tui::state::AppState| {
+        let (_, mut pending) = drive_collect(state, &ctx, ctrl('g'));
+        let Some(Effect::GatewayCompact {
+            dialog,
+            generation,
+            cancel,
+            job,
+        }) = pending.pop()
+        else {
+            panic!("one gateway effect")
+        };
+        (dialog, generation, cancel, job)
+    };
+    let (dialog, generation, cancel, job) = run(&mut state);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    run_gateway_compaction(dialog, generation, cancel, *job, tx).await;
+    while let Ok(a) = rx.try_recv() {
+        drive(&mut state, &ctx, a);
+    }
+    let d = state.dialog.as_ref().unwrap();
+    assert!(
+        d.error.as_deref().is_some_and(|e| e.contains("busy")),
+        "{:?}",
+        d.error
+    );
+    assert!(
+        methods(&seen).is_empty(),
+        "nothing sent: {:?}",
+        methods(&seen)
+    );
+
+    // Lock gone: sent as /compact with the instructions (this gateway does not report runs;
+    // the lock check stands), and the dialog shows what OpenClaw answered.
+    std::fs::remove_file(&lock).unwrap();
+    let (dialog, generation, cancel, job) = run(&mut state);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    run_gateway_compaction(dialog, generation, cancel, *job, tx).await;
+    while let Ok(a) = rx.try_recv() {
+        drive(&mut state, &ctx, a);
+    }
+    let sent: Vec<Value> = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|f| f["method"] == "chat.send")
+        .cloned()
+        .collect();
+    assert_eq!(sent.len(), 1, "{:?}", methods(&seen));
+    assert_eq!(sent[0]["params"]["sessionKey"], "agent:main:main");
+    assert_eq!(sent[0]["params"]["message"], "/compact Keep ticket QK-71.");
+    let d = state.dialog.as_ref().unwrap();
+    assert!(d.error.is_none(), "{:?}", d.error);
+    let shown = clawtop::tui::dialog::text_of(&d.preview);
+    assert!(shown.contains("Compacted by OpenClaw"), "{shown}");
 }

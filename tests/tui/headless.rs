@@ -275,6 +275,23 @@ fn help_lists_every_binding() {
     assert!(state.help.is_none());
 }
 
+/// One key, one meaning per mode: a key bound twice in a mode would make the second binding
+/// dead while the help still lists it.
+#[test]
+fn no_key_is_bound_twice_in_a_mode() {
+    let mut seen = std::collections::HashMap::new();
+    for b in keymap::bindings() {
+        for k in &b.keys {
+            if let Some(other) = seen.insert((b.mode, *k), b.help) {
+                panic!(
+                    "{:?} {k:?} is bound to both {other:?} and {:?}",
+                    b.mode, b.help
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn errors_go_to_the_status_line() {
     let failing: clawtop::tui::SessionLoader = Arc::new(|| {
