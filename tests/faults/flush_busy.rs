@@ -6,28 +6,13 @@ use crate::support::cli as cli_support;
 use crate::support::fake_model::{FakeModel, Reply};
 use cli_support::{Home, snapshot};
 
-fn hold_transcript_lock(h: &Home) {
-    let mut lock = h.transcript().into_os_string();
-    lock.push(".lock");
-    // This test process is alive: the lock is a live turn's.
-    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    std::fs::write(
-        &lock,
-        format!(
-            "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
-            std::process::id()
-        ),
-    )
-    .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn flush_yes_is_refused_before_the_model_call_while_a_turn_holds_the_lock() {
     let h = Home::host_a();
     let fake = FakeModel::start().await;
     cli_support::point_fake_provider(&h, &fake.base_url());
     fake.push(Reply::text("- a note"));
-    hold_transcript_lock(&h);
+    h.hold_transcript_lock();
     let before = snapshot(&h.state());
     let o = cli_support::run_async(&h, &["flush", "agent:main:main", "--yes"]).await;
     o.expect(3);
@@ -40,7 +25,7 @@ async fn flush_yes_is_refused_before_the_model_call_while_a_turn_holds_the_lock(
 #[test]
 fn flush_notes_file_yes_is_refused_while_a_turn_holds_the_lock() {
     let h = Home::host_a();
-    hold_transcript_lock(&h);
+    h.hold_transcript_lock();
     let notes = h.path().join("notes.md");
     std::fs::write(&notes, "- a note").unwrap();
     let before = snapshot(&h.state());

@@ -660,17 +660,7 @@ async fn via_gateway_on_a_file_backed_host() {
     let (url, seen) = serve(older_gateway).await;
     let port = url.rsplit(':').next().unwrap().to_string();
     let h = Home::host_a();
-    let cfg = h.state().join("openclaw.json");
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(
-        &cfg,
-        text.replacen(
-            '{',
-            &format!("{{\n  gateway: {{ port: {port}, auth: {{ token: \"{TOKEN}\" }} }},"),
-            1,
-        ),
-    )
-    .unwrap();
+    h.set_gateway(&port, TOKEN);
     let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
     o.expect(0);
     let v = o.json();
@@ -693,23 +683,8 @@ async fn via_gateway_on_a_file_backed_host() {
     // A live process holds OpenClaw's transcript lock: refused before connecting.
     let (url2, seen2) = serve(older_gateway).await;
     let port2 = url2.rsplit(':').next().unwrap().to_string();
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(
-        &cfg,
-        text.replace(&format!("port: {port}"), &format!("port: {port2}")),
-    )
-    .unwrap();
-    let mut lock = h.transcript().into_os_string();
-    lock.push(".lock");
-    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    std::fs::write(
-        &lock,
-        format!(
-            "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
-            std::process::id()
-        ),
-    )
-    .unwrap();
+    h.set_gateway(&port2, TOKEN);
+    h.hold_transcript_lock();
     let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes"]).await;
     o.expect(3);
     assert!(o.stderr.contains("busy"), "{}", o.stderr);
@@ -742,25 +717,8 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     let (url, seen) = serve(older_gateway).await;
     let port = url.rsplit(':').next().unwrap().to_string();
     let h = Home::host_a();
-    let cfg = h.state().join("openclaw.json");
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(
-        &cfg,
-        text.replacen(
-            '{',
-            &format!("{{\n  gateway: {{ port: {port}, auth: {{ token: \"{TOKEN}\" }} }},"),
-            1,
-        ),
-    )
-    .unwrap();
-    let host = clawtop::store::Host::open(
-        &clawtop::store::Options {
-            state_dir: Some(h.state()),
-            ..Default::default()
-        },
-        &clawtop::store::Env::default(),
-    )
-    .unwrap();
+    h.set_gateway(&port, TOKEN);
+    let host = crate::support::open_host(h.state());
     let (_d, _) = identity();
     let id_dir = _d.path().to_path_buf();
     let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
@@ -781,17 +739,7 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     type_str(&mut state, &ctx, "Keep ticket QK-71.");
 
     // With OpenClaw's transcript lock held by a live process: refused, nothing sent.
-    let mut lock = h.transcript().into_os_string();
-    lock.push(".lock");
-    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    std::fs::write(
-        &lock,
-        format!(
-            "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
-            std::process::id()
-        ),
-    )
-    .unwrap();
+    let lock = h.hold_transcript_lock();
     let run = |state: &mut clawtop::tui::state::AppState| {
         let (_, mut pending) = drive_collect(state, &ctx, ctrl('g'));
         let Some(Effect::GatewayCompact {

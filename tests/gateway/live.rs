@@ -498,14 +498,7 @@ async fn real_gateway_scenario() {
         use crate::support::tui::{ctrl, host_app, key, screen, type_str};
         use clawtop::tui::dialog::Prep;
         use clawtop::tui::effects::{Effect, drive, drive_collect, run_gateway_compaction};
-        let host = clawtop::store::Host::open(
-            &clawtop::store::Options {
-                state_dir: Some(gw.state_dir()),
-                ..Default::default()
-            },
-            &clawtop::store::Env::default(),
-        )
-        .unwrap();
+        let host = crate::support::open_host(gw.state_dir());
         let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
         let pos = state
             .sessions
@@ -596,14 +589,7 @@ async fn real_gateway_scenario() {
     //     changed. The restart in step 10 shows it going down and coming back.
     let (ltx, mut lrx) = tokio::sync::mpsc::unbounded_channel();
     let local = {
-        let host = clawtop::store::Host::open(
-            &clawtop::store::Options {
-                state_dir: Some(gw.state_dir()),
-                ..Default::default()
-            },
-            &clawtop::store::Env::default(),
-        )
-        .unwrap();
+        let host = crate::support::open_host(gw.state_dir());
         let dir = config_dir.clone();
         tokio::task::spawn_blocking(move || {
             let s = clawtop::source::sqlite::SqliteStore::with_identity_dir(host, Some(dir));

@@ -49,6 +49,17 @@ async fn clawtop_env(
     )
 }
 
+/// The test gateway, with its token.
+fn gateway_target(gw: &RealGateway) -> GatewayTarget {
+    GatewayTarget {
+        url: gw.url(),
+        url_source: "test".into(),
+        token: Some(Secret::new(gw.token())),
+        token_source: "test".into(),
+        loopback: true,
+    }
+}
+
 fn by_key(list: &Value) -> std::collections::BTreeMap<String, Value> {
     list["sessions"]
         .as_array()
@@ -247,13 +258,7 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
     //     the Sessions screen lists the gateway's sessions with the unknowns marked, and Enter
     //     opens a transcript read through chat.history.
     {
-        let target = GatewayTarget {
-            url: url.clone(),
-            url_source: "test".into(),
-            token: Some(Secret::new(gw.token())),
-            token_source: "test".into(),
-            loopback: true,
-        };
+        let target = gateway_target(&gw);
         let id =
             Arc::new(DeviceIdentity::load_or_create(&gw.dir().join("clawtop-config")).unwrap());
         tokio::task::spawn_blocking(move || {
@@ -312,13 +317,7 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
     }
 
     // 3. subscribe: a compaction made through the gateway is reported.
-    let target = GatewayTarget {
-        url: url.clone(),
-        url_source: "test".into(),
-        token: Some(Secret::new(gw.token())),
-        token_source: "test".into(),
-        loopback: true,
-    };
+    let target = gateway_target(&gw);
     let id = Arc::new(DeviceIdentity::load_or_create(&gw.dir().join("clawtop-config")).unwrap());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let (t2, id2) = (target.clone(), id.clone());

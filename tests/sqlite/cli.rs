@@ -173,6 +173,7 @@ fn flush_appends_notes_and_leaves_the_database_alone() {
         &h,
         &ws,
         &notes_file,
+        &[],
         &[
             ("OPENCLAW_GATEWAY_PORT", &closed),
             ("CLAWTOP_CONFIG_DIR", identity_dir.to_str().unwrap()),
@@ -213,18 +214,7 @@ fn commit(
     notes: &std::path::Path,
     extra: &[&str],
 ) -> super::support::cli::Out {
-    let (ws, notes) = (ws.display().to_string(), notes.display().to_string());
-    let mut a = vec![
-        "flush",
-        "agent:main:incident-7",
-        "--workspace",
-        &ws,
-        "--notes-file",
-        &notes,
-        "--yes",
-    ];
-    a.extend_from_slice(extra);
-    run(h, &a)
+    commit_env(h, ws, notes, extra, &[])
 }
 
 /// [`commit`] with extra environment.
@@ -232,6 +222,7 @@ fn commit_env(
     h: &HostF,
     ws: &std::path::Path,
     notes: &std::path::Path,
+    extra: &[&str],
     env: &[(&str, &str)],
 ) -> super::support::cli::Out {
     let (state, ws, notes) = (
@@ -239,7 +230,7 @@ fn commit_env(
         ws.display().to_string(),
         notes.display().to_string(),
     );
-    let a = [
+    let mut a = vec![
         "--state-dir",
         &state,
         "flush",
@@ -250,6 +241,7 @@ fn commit_env(
         &notes,
         "--yes",
     ];
+    a.extend_from_slice(extra);
     run_with(h.root(), &a, env)
 }
 

@@ -55,6 +55,37 @@ impl Home {
     pub fn store(&self) -> PathBuf {
         self.sessions_dir().join("sessions.json")
     }
+    /// Writes OpenClaw's `<transcript>.lock` as a live turn's: this test process holds it.
+    /// Returns the lock's path.
+    pub fn hold_transcript_lock(&self) -> PathBuf {
+        let mut lock = self.transcript().into_os_string();
+        lock.push(".lock");
+        let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        std::fs::write(
+            &lock,
+            format!(
+                "{{\n  \"pid\": {},\n  \"createdAt\": \"{created}\"\n}}\n",
+                std::process::id()
+            ),
+        )
+        .unwrap();
+        PathBuf::from(lock)
+    }
+    /// Prepends a `gateway` block to the copy's config: OpenClaw's gateway on `port` of this
+    /// machine, with `token`.
+    pub fn set_gateway(&self, port: &str, token: &str) {
+        let cfg = self.state().join("openclaw.json");
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        std::fs::write(
+            &cfg,
+            text.replacen(
+                '{',
+                &format!("{{\n  gateway: {{ port: {port}, auth: {{ token: \"{token}\" }} }},"),
+                1,
+            ),
+        )
+        .unwrap();
+    }
     pub fn transcript(&self) -> PathBuf {
         self.sessions_dir()
             .join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl")

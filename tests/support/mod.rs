@@ -20,3 +20,15 @@ pub fn exact_test_name(module: &str, name: &str) -> String {
         None => name.to_string(),
     }
 }
+
+/// The host whose state dir is `state_dir`, opened as clawtop opens it (no environment).
+pub fn open_host(state_dir: std::path::PathBuf) -> clawtop::store::Host {
+    clawtop::store::Host::open(
+        &clawtop::store::Options {
+            state_dir: Some(state_dir),
+            ..Default::default()
+        },
+        &clawtop::store::Env::default(),
+    )
+    .expect("open the host")
+}
