@@ -62,6 +62,31 @@ pub struct ChatHistory {
     pub messages: Vec<Value>,
     pub has_more: bool,
     pub total_messages: Option<u64>,
+    /// Where the next (older) page starts, when there is one.
+    pub next_offset: Option<u64>,
+}
+
+impl ChatHistory {
+    fn from_payload(p: &Value, url: &str) -> Result<ChatHistory, GatewayError> {
+        let messages = p
+            .get("messages")
+            .and_then(Value::as_array)
+            .cloned()
+            .ok_or_else(|| GatewayError::Malformed {
+                url: url.to_string(),
+                detail: "chat.history without a messages array".into(),
+            })?;
+        Ok(ChatHistory {
+            session_id: p
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            messages,
+            has_more: p.get("hasMore").and_then(Value::as_bool).unwrap_or(false),
+            total_messages: p.get("totalMessages").and_then(Value::as_u64),
+            next_offset: p.get("nextOffset").and_then(Value::as_u64),
+        })
+    }
 }
 
 /// What a compaction through the gateway did.
@@ -186,23 +211,49 @@ impl GatewayClient {
         let p = self
             .request("chat.history", json!({"sessionKey": key, "limit": limit}))
             .await?;
-        let messages = p
-            .get("messages")
-            .and_then(Value::as_array)
-            .cloned()
-            .ok_or_else(|| GatewayError::Malformed {
-                url: self.url().to_string(),
-                detail: "chat.history without a messages array".into(),
-            })?;
-        Ok(ChatHistory {
-            session_id: p
-                .get("sessionId")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-            messages,
-            has_more: p.get("hasMore").and_then(Value::as_bool).unwrap_or(false),
-            total_messages: p.get("totalMessages").and_then(Value::as_u64),
-        })
+        ChatHistory::from_payload(&p, self.url())
+    }
+
+    /// The whole history of `key` (at most `max` messages, the newest kept), oldest first,
+    /// read in pages of `page` (at most 1,000, OpenClaw's cap per call): each page's `nextOffset`
+    /// names where the next, older page starts. `has_more` stays true when `max` cut it short.
+    pub async fn chat_history_all(
+        &self,
+        key: &str,
+        page: u32,
+        max: usize,
+    ) -> Result<ChatHistory, GatewayError> {
+        let mut first = self.chat_history(key, page).await?;
+        let mut pages = vec![std::mem::take(&mut first.messages)];
+        let mut total = pages[0].len();
+        let mut next = first.next_offset;
+        while let (true, Some(offset)) = (first.has_more, next) {
+            if total >= max {
+                break;
+            }
+            let p = self
+                .request(
+                    "chat.history",
+                    json!({"sessionKey": key, "limit": page, "offset": offset}),
+                )
+                .await?;
+            let h = ChatHistory::from_payload(&p, self.url())?;
+            // A page that moves nowhere would loop forever: stop, saying there is more.
+            if h.messages.is_empty() || h.next_offset.is_some_and(|n| n <= offset) {
+                break;
+            }
+            total += h.messages.len();
+            first.has_more = h.has_more;
+            next = h.next_offset;
+            pages.push(h.messages);
+        }
+        let mut messages: Vec<Value> = pages.into_iter().rev().flatten().collect();
+        if messages.len() > max {
+            messages.drain(..messages.len() - max);
+            first.has_more = true;
+        }
+        first.messages = messages;
+        Ok(first)
     }
 
     /// Session events (`sessions.changed`, `session.operation`, …) arrive only after this.

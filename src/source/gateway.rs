@@ -32,8 +32,11 @@ use std::sync::{Arc, Mutex};
 /// Why a figure is unknown through a gateway.
 pub const NOT_EXPOSED: &str = "not exposed by the gateway";
 
-/// How many messages `chat.history` is asked for (the newest ones).
+/// How many messages one `chat.history` call is asked for (OpenClaw's cap per call).
 pub const HISTORY_LIMIT: u32 = 1000;
+/// How many messages a transcript read through the gateway holds at most (the newest); the
+/// rest is said to be left out. Bounds memory on a huge session.
+pub const HISTORY_MAX: usize = 50_000;
 
 pub struct GatewaySource {
     target: GatewayTarget,
@@ -326,7 +329,9 @@ impl SessionSource for GatewaySource {
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
         let key = r.key.clone();
         let h = self
-            .call(move |c| async move { c.chat_history(&key, HISTORY_LIMIT).await })
+            .call(
+                move |c| async move { c.chat_history_all(&key, HISTORY_LIMIT, HISTORY_MAX).await },
+            )
             .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e)))?;
         let sid = h.session_id.clone().unwrap_or_else(|| r.session_id.clone());
         let label = format!("{} chat.history {}", self.target.url, r.key);
@@ -335,7 +340,7 @@ impl SessionSource for GatewaySource {
             t.warnings.push(crate::transcript::Warning {
                 line: 0,
                 message: format!(
-                    "only the newest {} of {} messages: the gateway pages its history",
+                    "only the newest {} of {} messages are shown (clawtop reads at most {HISTORY_MAX} through the gateway)",
                     h.messages.len(),
                     h.total_messages
                         .map_or_else(|| "more".to_string(), |n| n.to_string())

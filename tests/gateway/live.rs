@@ -225,6 +225,16 @@ async fn real_gateway_scenario() {
             .any(|m| m.pointer("/__openclaw/kind") == Some(&json!("compaction"))),
         "chat.history shows incident-7's compaction marker"
     );
+    // Paged (three messages a page, older pages through nextOffset): the same messages in the
+    // same order as one call; a cap keeps the newest and says there is more.
+    let n = history.messages.len();
+    assert!(n > 6, "enough messages to page: {n}");
+    let paged = client.chat_history_all(INCIDENT, 3, 100_000).await.unwrap();
+    assert_eq!(paged.messages, history.messages, "paging changes nothing");
+    assert!(!paged.has_more);
+    let capped = client.chat_history_all(INCIDENT, 3, 5).await.unwrap();
+    assert_eq!(capped.messages, history.messages[n - 5..].to_vec());
+    assert!(capped.has_more, "cut short by the cap");
 
     // 4. Live watcher, connected before anything changes.
     let cancel = CancellationToken::new();
