@@ -89,7 +89,9 @@ impl<'s> Numbers<'s> {
         );
         let counters = Counters::from_entry(e);
         let used = thresholds::resolve_used(&counters, estimate);
-        thresholds::compute_with(self.rules, window, used, &self.settings, &counters)
+        let mut t = thresholds::compute_with(self.rules, window, used, &self.settings, &counters);
+        t.mask_not_exposed(&source.not_exposed());
+        t
     }
 }
 

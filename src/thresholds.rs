@@ -109,7 +109,7 @@ pub struct Sourced<T> {
 }
 
 impl<T> Sourced<T> {
-    fn new(value: T, source: Source) -> Self {
+    pub fn new(value: T, source: Source) -> Self {
         Sourced { value, source }
     }
 }
@@ -336,9 +336,45 @@ pub struct Thresholds {
     pub flush_reason: String,
     /// Whose arithmetic made these numbers.
     pub rules: Rules,
+    /// Inputs the source cannot read, with why ([`Thresholds::mask_not_exposed`]): the figures
+    /// derived from them are unknown, never defaults.
+    pub unknown: Vec<(&'static str, String)>,
 }
 
 impl Thresholds {
+    /// What a source cannot read stays unknown instead of a default: the figures derived from
+    /// it are masked (field names as in [`crate::source::SessionSource::not_exposed`]). Every
+    /// front-end gets its numbers through [`crate::numbers::Numbers`], which calls this.
+    pub fn mask_not_exposed(&mut self, fields: &[(&'static str, String)]) {
+        for (field, why) in fields {
+            match *field {
+                "memoryFlush" => {
+                    self.flush_reason = format!("flush state unknown: memoryFlush is {why}");
+                    self.memory_flush_compaction_count = None;
+                    self.memory_flush_at = None;
+                    self.memory_flush_kind = None;
+                    // Whether the flush ran in this cycle cannot be told from here.
+                    if matches!(self.status, Status::FlushDue | Status::Flushed) {
+                        self.status = Status::Unknown;
+                    }
+                }
+                // The flush line needs the host's softThresholdTokens setting.
+                "flushAt" => self.flush_at = None,
+                "compactionCount" => self.compaction_count = None,
+                _ => {}
+            }
+            self.unknown.push((field, why.clone()));
+        }
+    }
+
+    /// Why `field` is unknown, when the source cannot read it.
+    pub fn unknown(&self, field: &str) -> Option<&str> {
+        self.unknown
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(_, why)| why.as_str())
+    }
+
     /// used / window in percent (may exceed 100; None when used is unknown).
     pub fn percent(&self) -> Option<f64> {
         let u = self.used?;
@@ -473,6 +509,7 @@ pub fn compute_with(
         status,
         flush_reason,
         rules,
+        unknown: Vec::new(),
     }
 }
 
@@ -528,6 +565,60 @@ pub fn flush_reason(flush_at: Option<u64>, used: Option<u64>, c: &Counters) -> S
 }
 
 /// `41200` → `41,200`.
+/// How the reserve was reached, in words (the figure itself not included): one wording for
+/// every front-end, following the host's rules (docs/numbers.md).
+pub fn explain_reserve(
+    rules: Rules,
+    window: u64,
+    reserve_tokens: Sourced<u64>,
+    floor: Sourced<u64>,
+) -> String {
+    match rules {
+        Rules::V2026_9 => format!(
+            "min(max(reserveTokens {} [{}], floor {}), window/4 {})  (OpenClaw 2026.9)",
+            thousands(reserve_tokens.value),
+            reserve_tokens.source.name(),
+            thousands(floor.value),
+            thousands(window / 4)
+        ),
+        Rules::V2026_2 => format!(
+            "max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
+            thousands(reserve_tokens.value),
+            reserve_tokens.source.name(),
+            thousands(floor.value),
+            floor.source.name()
+        ),
+    }
+}
+
+/// How the flush line was reached, in words (the figure itself not included); when there is
+/// no flush line, why: the source cannot read the setting (`unknown`), or the flush is off.
+pub fn explain_flush_line(
+    rules: Rules,
+    flush_at: Option<u64>,
+    floor: Sourced<u64>,
+    soft: Sourced<u64>,
+    enabled: Sourced<bool>,
+    unknown: Option<&str>,
+) -> String {
+    match (flush_at, unknown) {
+        (Some(_), _) if rules == Rules::V2026_9 => format!(
+            "compact line - softThresholdTokens {} [{}] (capped at half of window - reserve)",
+            thousands(soft.value),
+            soft.source.name()
+        ),
+        (Some(_), _) => format!(
+            "window - reserveTokensFloor {} [{}] - softThresholdTokens {} [{}]",
+            thousands(floor.value),
+            floor.source.name(),
+            thousands(soft.value),
+            soft.source.name()
+        ),
+        (None, Some(why)) => format!("unknown: {why}"),
+        (None, None) => format!("off: memoryFlush.enabled false [{}]", enabled.source.name()),
+    }
+}
+
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
@@ -544,6 +635,62 @@ pub fn thousands(n: u64) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn explanations_follow_the_rules_and_say_unknown() {
+        let d = |v| Sourced::new(v, Source::Default);
+        assert_eq!(
+            explain_reserve(Rules::V2026_9, 48_000, d(16_384), d(20_000)),
+            "min(max(reserveTokens 16,384 [default], floor 20,000), window/4 12,000)  (OpenClaw 2026.9)"
+        );
+        assert_eq!(
+            explain_reserve(Rules::V2026_2, 48_000, d(16_384), d(20_000)),
+            "max(reserveTokens 16,384 [default], reserveTokensFloor 20,000 [default])"
+        );
+        let soft = Sourced::new(6_000, Source::Config);
+        let on = Sourced::new(true, Source::Default);
+        assert_eq!(
+            explain_flush_line(Rules::V2026_9, Some(30_000), d(20_000), soft, on, None),
+            "compact line - softThresholdTokens 6,000 [config] (capped at half of window - reserve)"
+        );
+        assert_eq!(
+            explain_flush_line(Rules::V2026_2, Some(22_000), d(20_000), soft, on, None),
+            "window - reserveTokensFloor 20,000 [default] - softThresholdTokens 6,000 [config]"
+        );
+        assert_eq!(
+            explain_flush_line(
+                Rules::V2026_9,
+                None,
+                d(20_000),
+                soft,
+                on,
+                Some("not exposed")
+            ),
+            "unknown: not exposed"
+        );
+        let off = Sourced::new(false, Source::Config);
+        assert_eq!(
+            explain_flush_line(Rules::V2026_2, None, d(20_000), soft, off, None),
+            "off: memoryFlush.enabled false [config]"
+        );
+    }
+
+    #[test]
+    fn what_a_source_cannot_read_is_masked_not_defaulted() {
+        let c = Counters::default();
+        let mut t = compute(win(48_000), fresh(25_000), &defaults(), &c);
+        assert_eq!(t.status, Status::FlushDue);
+        t.mask_not_exposed(&[
+            ("memoryFlush", "not exposed".into()),
+            ("flushAt", "not exposed".into()),
+            ("compactionCount", "not exposed".into()),
+        ]);
+        assert_eq!(t.flush_at, None);
+        assert_eq!(t.compaction_count, None);
+        assert_eq!(t.status, Status::Unknown, "flush-due cannot be told");
+        assert_eq!(t.unknown("flushAt"), Some("not exposed"));
+        assert!(t.flush_reason.contains("flush state unknown"));
+    }
 
     fn defaults() -> Settings {
         Settings::from_config(&json!({}))

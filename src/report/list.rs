@@ -68,28 +68,10 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     report
 }
 
-/// Records what the source cannot read, and says so where the figures would have been
-/// derived from it (the flush state), instead of showing a guess.
+/// Records what the source cannot read, with why (the figures derived from it are already
+/// unknown: [`crate::thresholds::Thresholds::mask_not_exposed`]).
 pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
     for (field, why) in source.not_exposed() {
-        match field {
-            "memoryFlush" => {
-                row.flush_reason = format!("flush state unknown: memoryFlush is {why}");
-                row.memory_flush_compaction_count = None;
-                row.memory_flush_at = None;
-                // Whether the flush ran in this cycle cannot be told from here.
-                if matches!(
-                    row.status,
-                    crate::thresholds::Status::FlushDue | crate::thresholds::Status::Flushed
-                ) {
-                    row.status = crate::thresholds::Status::Unknown;
-                }
-            }
-            // The flush line needs the host's softThresholdTokens setting.
-            "flushAt" => row.flush_at = None,
-            "compactionCount" => row.compaction_count = None,
-            _ => {}
-        }
         row.unknown.insert(field.to_string(), why);
     }
 }

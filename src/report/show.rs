@@ -285,58 +285,38 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         None => format!("unknown  ({})", src.used_detail),
     };
     add("used", used);
+    use crate::thresholds::{Sourced, explain_flush_line, explain_reserve};
     let v9 = row.rules == crate::thresholds::Rules::V2026_9;
-    if v9 {
-        add(
-            "reserve",
-            format!(
-                "{}  = min(max(reserveTokens {} [{}], floor {}), window/4 {})  (OpenClaw 2026.9)",
-                thousands(row.reserve),
-                thousands(src.reserve_tokens),
-                src.reserve_tokens_source.name(),
-                thousands(src.reserve_tokens_floor),
-                thousands(row.window / 4)
-            ),
-        );
-    } else {
-        add(
-            "reserve",
-            format!(
-                "{}  = max(reserveTokens {} [{}], reserveTokensFloor {} [{}])",
-                thousands(row.reserve),
-                thousands(src.reserve_tokens),
-                src.reserve_tokens_source.name(),
-                thousands(src.reserve_tokens_floor),
-                src.reserve_tokens_floor_source.name()
-            ),
-        );
-    }
+    add(
+        "reserve",
+        format!(
+            "{}  = {}",
+            thousands(row.reserve),
+            explain_reserve(
+                row.rules,
+                row.window,
+                Sourced::new(src.reserve_tokens, src.reserve_tokens_source),
+                Sourced::new(src.reserve_tokens_floor, src.reserve_tokens_floor_source),
+            )
+        ),
+    );
     add(
         "compact line",
         format!("{}  = window - reserve", thousands(row.compact_at)),
     );
+    let flush = explain_flush_line(
+        row.rules,
+        row.flush_at,
+        Sourced::new(src.reserve_tokens_floor, src.reserve_tokens_floor_source),
+        Sourced::new(src.soft_threshold_tokens, src.soft_threshold_tokens_source),
+        Sourced::new(false, src.flush_enabled_source),
+        row.unknown.get("flushAt").map(String::as_str),
+    );
     add(
         "flush line",
         match row.flush_at {
-            Some(f) if v9 => format!(
-                "{}  = compact line - softThresholdTokens {} [{}] (capped at half of window - reserve)",
-                thousands(f),
-                thousands(src.soft_threshold_tokens),
-                src.soft_threshold_tokens_source.name()
-            ),
-            Some(f) => format!(
-                "{}  = window - reserveTokensFloor - softThresholdTokens {} [{}]",
-                thousands(f),
-                thousands(src.soft_threshold_tokens),
-                src.soft_threshold_tokens_source.name()
-            ),
-            None => match row.unknown.get("flushAt") {
-                Some(why) => format!("unknown  ({why})"),
-                None => format!(
-                    "none  (memoryFlush.enabled false [{}])",
-                    src.flush_enabled_source.name()
-                ),
-            },
+            Some(f) => format!("{}  = {flush}", thousands(f)),
+            None => flush,
         },
     );
     let unknown = |field: &str| row.unknown.get(field).map(|why| format!("unknown ({why})"));

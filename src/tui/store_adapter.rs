@@ -32,41 +32,15 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
             "no fresh totalTokens and no assistant usage in the transcript".to_string()
         }
     };
-    let rt = t.reserve_tokens;
-    let fl = t.reserve_floor;
-    // The winning setting first (long source lines get cut at the right edge), then the other.
-    let (win, lose) = if t.reserve_from == "reserveTokensFloor" {
-        (fl, rt)
-    } else {
-        (rt, fl)
-    };
-    let other = if t.reserve_from == "reserveTokensFloor" {
-        "reserveTokens"
-    } else {
-        "reserveTokensFloor"
-    };
-    let reserve = format!(
-        "{} {} [{}], larger than {other} {} [{}]",
-        t.reserve_from,
-        win.value,
-        src(win.source),
-        lose.value,
-        src(lose.source)
+    let reserve = thresholds::explain_reserve(t.rules, t.window, t.reserve_tokens, t.reserve_floor);
+    let flush_at = thresholds::explain_flush_line(
+        t.rules,
+        t.flush_at,
+        t.reserve_floor,
+        t.soft_threshold,
+        t.flush_enabled,
+        t.unknown("flushAt"),
     );
-    let flush_at = if t.flush_enabled.value {
-        format!(
-            "window − reserveTokensFloor {} [{}] − softThresholdTokens {} [{}]",
-            fl.value,
-            src(fl.source),
-            t.soft_threshold.value,
-            src(t.soft_threshold.source)
-        )
-    } else {
-        format!(
-            "off: memoryFlush.enabled false [{}]",
-            src(t.flush_enabled.source)
-        )
-    };
     SessionRow {
         used: t.used,
         used_source: t.used_source,
@@ -80,6 +54,7 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
         flushed_this_cycle: t.flushed_this_cycle,
         status: t.status,
         flush_reason: t.flush_reason.clone(),
+        unknown: t.unknown.clone(),
         sources: NumberSources {
             used,
             window: format!("{} [{}]", t.window_detail, src(t.window_source)),

@@ -70,6 +70,8 @@ pub struct SessionRow {
     /// transcript's last entry: a turn ran and OpenClaw has not recorded its tokens yet);
     /// None when they are not, or clawtop cannot tell.
     pub stale: Option<String>,
+    /// Inputs the source cannot read, with why (the figures derived from them are unknown).
+    pub unknown: Vec<(&'static str, String)>,
 }
 
 impl SessionRow {

@@ -308,6 +308,16 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
             );
             let s = screen(&state);
             assert!(s.contains("incident-7"), "{s}");
+            // What the gateway does not expose reads as unknown, never as a default.
+            assert!(s.contains("compaction count unknown"), "{s}");
+            assert!(
+                s.contains("unknown: the host's memoryFlush settings"),
+                "{s}"
+            );
+            assert!(
+                !s.contains("never flushed") && !s.contains("to flush"),
+                "{s}"
+            );
             drop(state);
             drop(ctx);
             drop(source);

@@ -70,6 +70,16 @@ fn sessions_and_a_transcript_from_the_databases() {
     assert_eq!(l.summaries.len(), 1);
     let s = screen(&state);
     assert!(s.contains("flushed at compaction 0"), "{s}");
+    // 2026.9's arithmetic in words, as `show` says it (the flush line is the compaction line
+    // less the soft threshold, not the window less the floor).
+    assert!(
+        s.contains("min(max(reserveTokens 16,384 [default], floor 20,000), window/4 12,000)"),
+        "{s}"
+    );
+    assert!(
+        s.contains("compact line - softThresholdTokens 6,000 [config]"),
+        "{s}"
+    );
     press(&mut state, &ctx, &[key(KeyCode::Char('S'))]);
     assert_eq!(state.screen(), Screen::Summaries);
     let s = screen(&state);

@@ -131,6 +131,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             "flush   │",
             match r.flush_at {
                 Some(f) => rpad(&thousands(f), NUM_W),
+                None if has_unknown(r, "flushAt") => rpad("?", NUM_W),
                 None => rpad("off", NUM_W),
             },
             &r.sources.flush_at,
@@ -160,6 +161,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         r.memory_flush_compaction_count,
         r.flushed_this_cycle,
     ) {
+        // The reason that follows says the flush state is unknown, and why.
+        _ if has_unknown(r, "memoryFlush") => String::new(),
         (_, _, true) => "flushed this cycle".to_string(),
         (Some(_), _, false) => "last flush in an earlier cycle".to_string(),
         (None, Some(n), false) => format!("flushed at compaction {n}"),
@@ -169,6 +172,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     // beside it when they differ; a bare file has only the transcript's.
     let entries = v.loaded.as_ref().map(|l| l.summaries.len());
     let count = match (r.compaction_count, entries) {
+        (None, Some(e)) if has_unknown(r, "compactionCount") => {
+            format!("compaction count unknown ({e} in the transcript)")
+        }
+        (None, None) if has_unknown(r, "compactionCount") => "compaction count unknown".into(),
         (Some(n), Some(e)) if e as u64 != n => format!(
             "{} ({} in the transcript)",
             super::plural_or(Some(n), "compaction"),
@@ -178,10 +185,14 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (None, Some(e)) => super::plural_or(Some(e as u64), "compaction"),
         (None, None) => super::plural_or(None, "compaction"),
     };
-    let lead = format!(
-        "{} · {count} · {flush_state} · ",
-        r.status.name().to_uppercase(),
-    );
+    let lead = if flush_state.is_empty() {
+        format!("{} · {count} · ", r.status.name().to_uppercase())
+    } else {
+        format!(
+            "{} · {count} · {flush_state} · ",
+            r.status.name().to_uppercase(),
+        )
+    };
     let text = format!("{lead}{}", one_line(&r.flush_reason));
     let wrapped = wrap(&text, w as usize);
     for (i, l) in wrapped.iter().take(2).enumerate() {
@@ -486,4 +497,9 @@ fn clip_fill(s: &str, width: usize) -> String {
 /// Inner width of the detail popup for a terminal size (update wraps to the same width).
 pub fn detail_width(size: (u16, u16)) -> usize {
     size.0.saturating_sub(2).max(1) as usize
+}
+
+/// Whether the source cannot read `field` of this row (it is then shown as unknown).
+fn has_unknown(r: &crate::tui::view::SessionRow, field: &str) -> bool {
+    r.unknown.iter().any(|(f, _)| *f == field)
 }
