@@ -136,6 +136,15 @@ pub fn slot_message(t: &Transcript, slot: Slot) -> Option<Value> {
     }
 }
 
+/// The token estimate of one slot's message (a kept entry's from the transcript's memo).
+pub fn slot_tokens(t: &Transcript, slot: Slot) -> u64 {
+    if slot.as_summary {
+        slot_message(t, slot).map_or(0, |m| tokens::estimate_message(&m))
+    } else {
+        tokens::estimate_entry(t, slot.entry, MessageView::Context)
+    }
+}
+
 /// All messages of the context (decodes every slot; use for prompts, not for figures).
 pub fn messages(t: &Transcript, ctx: &SessionContext) -> Vec<Value> {
     ctx.slots

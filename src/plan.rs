@@ -134,6 +134,22 @@ pub fn prepare(t: &Transcript, keep_recent_tokens: u64) -> Result<CompactionPlan
 }
 
 pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<CompactionPlan, NoPlan> {
+    prepare_with(t, path, keep, true)
+}
+
+/// The plan's cut and sizes without its file lists (`read_files`/`modified_files` empty):
+/// what an outlook needs when it tries many keepRecentTokens values, without decoding every
+/// summarized message for tool calls each time.
+pub fn prepare_cut(t: &Transcript, keep_recent_tokens: u64) -> Result<CompactionPlan, NoPlan> {
+    prepare_with(t, t.active_branch(), keep_recent_tokens, false)
+}
+
+fn prepare_with(
+    t: &Transcript,
+    path: Vec<u32>,
+    keep: u64,
+    file_ops: bool,
+) -> Result<CompactionPlan, NoPlan> {
     let Some(&leaf) = path.last() else {
         return Err(NoPlan::Empty);
     };
@@ -191,11 +207,13 @@ pub fn prepare_on(t: &Transcript, path: Vec<u32>, keep: u64) -> Result<Compactio
             }
         }
     }
-    for &i in messages_to_summarize
-        .iter()
-        .chain(turn_prefix_messages.iter())
-    {
-        collect_file_ops(t, i, &mut read, &mut written, &mut edited);
+    if file_ops {
+        for &i in messages_to_summarize
+            .iter()
+            .chain(turn_prefix_messages.iter())
+        {
+            collect_file_ops(t, i, &mut read, &mut written, &mut edited);
+        }
     }
     let modified: BTreeSet<String> = edited.union(&written).cloned().collect();
     let mut read_files: Vec<String> = read.difference(&modified).cloned().collect();

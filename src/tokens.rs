@@ -251,12 +251,18 @@ pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
     if let Some(big) = &t.entries[idx as usize].too_large {
         return big.est_tokens;
     }
-    match t.entry_json(idx) {
+    // Only branch summaries and compactions read differently in the two views: every other
+    // entry shares one table (one decode serves both).
+    let table = match (view, kind) {
+        (MessageView::Compaction, EntryKind::BranchSummary | EntryKind::Compaction) => 1,
+        _ => 0,
+    };
+    t.memo_estimate(idx, table, || match t.entry_json(idx) {
         Ok(v) => message_of_entry(&v, view)
             .map(|m| estimate_message(&m))
             .unwrap_or(0),
         Err(_) => 0,
-    }
+    })
 }
 
 /// `estimateContextTokens` over the messages of `entries` (transcript indices, in order),

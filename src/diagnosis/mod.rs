@@ -74,7 +74,7 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
     let tc = used_check::transcript_context(t);
     let (used_check, used_check_reason) = used_check::check(t, &tc, i.store);
     let oh = overhead::measure(t, i.workspace, i.prompt_report, i.bootstrap_max_chars);
-    let prev_summary = crate::plan::prepare(t, i.keep_recent_tokens)
+    let prev_summary = crate::plan::prepare_cut(t, i.keep_recent_tokens)
         .ok()
         .and_then(|p| p.previous_summary);
     let allowance = outlook::summary_allowance(prev_summary.as_deref());

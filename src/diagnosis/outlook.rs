@@ -83,7 +83,7 @@ pub fn summary_allowance(previous_summary: Option<&str>) -> SummaryAllowance {
 }
 
 pub fn at_keep(t: &Transcript, keep: u64, overhead: Option<u64>, allowance: u64) -> Option<AtKeep> {
-    let p = plan::prepare(t, keep).ok()?;
+    let p = plan::prepare_cut(t, keep).ok()?;
     let kept = kept_tokens(t, &p);
     Some(AtKeep {
         keep_recent_tokens: keep,
@@ -96,8 +96,11 @@ pub fn at_keep(t: &Transcript, keep: u64, overhead: Option<u64>, allowance: u64)
 }
 
 /// The keepRecentTokens values at which the cut moves: the running sums of the messages since
-/// the last compaction, newest first (`findCutPoint` stops where the sum reaches keep).
-fn cut_steps(t: &Transcript) -> Vec<u64> {
+/// the last compaction, newest first (`findCutPoint` stops where the sum reaches keep), up to
+/// the first one past `limit`: a compaction keeping more than the compaction line cannot land
+/// under it, so older messages need not be decoded (a long session costs its tail, not its
+/// length).
+fn cut_steps(t: &Transcript, limit: u64) -> Vec<u64> {
     let path = t.active_branch();
     let start = path
         .iter()
@@ -114,6 +117,9 @@ fn cut_steps(t: &Transcript) -> Vec<u64> {
         if acc > 0 && steps.last() != Some(&acc) {
             steps.push(acc);
         }
+        if acc > limit {
+            break;
+        }
     }
     steps
 }
@@ -122,7 +128,7 @@ fn cut_steps(t: &Transcript) -> Vec<u64> {
 /// `line`. Both conditions only get harder as keep grows (the cut moves earlier), so the
 /// values that work are a prefix of the cut steps: binary search.
 pub fn suggested_keep(t: &Transcript, overhead: u64, allowance: u64, line: u64) -> Option<AtKeep> {
-    let steps = cut_steps(t);
+    let steps = cut_steps(t, line);
     let ok = |k: u64| {
         at_keep(t, k, Some(overhead), allowance)
             .filter(|a| a.summarizes() && a.expected_tokens_after.is_some_and(|e| e < line))

@@ -132,10 +132,12 @@ pub fn measure(
     let messages_tokens = if pos == 0 {
         0
     } else {
+        // Summed slot by slot: the messages are never all held at once.
         let before = context::build(t, Some(path[pos - 1]));
-        context::messages(t, &before)
+        before
+            .slots
             .iter()
-            .map(tokens::estimate_message)
+            .map(|&s| context::slot_tokens(t, s))
             .sum()
     };
     let tokens = prompt.saturating_sub(messages_tokens);

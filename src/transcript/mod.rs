@@ -182,6 +182,10 @@ pub struct Transcript {
     /// that takes the last of equal ids (the later entry wins, as in pi). Four bytes an entry
     /// instead of a second copy of every id in a hash map: 500,000 entries stay small.
     by_id: Vec<u32>,
+    /// Token estimates per entry, one table per message view, filled as they are asked for:
+    /// a plan, its outlook and the diagnosis ask for the same entries many times, and
+    /// decoding is the cost. Four bytes an entry; `u32::MAX` = not yet estimated.
+    estimates: [std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>; 2],
 }
 
 impl fmt::Debug for Transcript {
@@ -278,10 +282,37 @@ impl Transcript {
             entries: scan.entries,
             warnings: scan.warnings,
             by_id: Vec::new(),
+            estimates: Default::default(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
         t.link();
         t
+    }
+
+    /// The estimate of entry `idx` in table `table` (0 or 1, one per message view), from
+    /// `compute` the first time only.
+    pub fn memo_estimate(&self, idx: u32, table: usize, compute: impl FnOnce() -> u64) -> u64 {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        let cells = self.estimates[table.min(1)].get_or_init(|| {
+            (0..self.entries.len())
+                .map(|_| AtomicU32::new(u32::MAX))
+                .collect()
+        });
+        let Some(cell) = cells.get(idx as usize) else {
+            return compute();
+        };
+        match cell.load(Ordering::Relaxed) {
+            u32::MAX => {
+                let n = compute();
+                if let Ok(small) = u32::try_from(n) {
+                    if small != u32::MAX {
+                        cell.store(small, Ordering::Relaxed);
+                    }
+                }
+                n
+            }
+            n => u64::from(n),
+        }
     }
 
     /// Resolves ids and parents; v1 files become one chain in file order (as pi migrates them).
