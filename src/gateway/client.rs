@@ -1,5 +1,5 @@
 //! One WebSocket connection to an OpenClaw gateway: the challenge/connect handshake, then
-//! request/response by id and a stream of events (reference/openclaw-2026.9.md §7).
+//! request/response by id and a stream of events (docs/openclaw-2026.9.md §7).
 //!
 //! Order of a connection, and why:
 //! 1. TCP + WebSocket upgrade, bounded by `Timeouts::connect`.

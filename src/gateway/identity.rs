@@ -1,6 +1,6 @@
 //! clawtop's own device identity: one Ed25519 keypair, kept in clawtop's config dir.
 //!
-//! The gateway pairs devices by key (reference/openclaw-2026.9.md §7): a new key on loopback is
+//! The gateway pairs devices by key (docs/openclaw-2026.9.md §7): a new key on loopback is
 //! paired silently, and new silent pairings prune older ones, so clawtop keeps **one stable
 //! identity** and reuses it on every connection. It is never OpenClaw's own identity (that sits
 //! in OpenClaw's state DB, `device_identities`).

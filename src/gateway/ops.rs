@@ -1,4 +1,4 @@
-//! The gateway methods clawtop uses, with typed results (reference/openclaw-2026.9.md §8).
+//! The gateway methods clawtop uses, with typed results (docs/openclaw-2026.9.md §8).
 //!
 //! Compaction always checks for an active run first and sends nothing while one runs: a
 //! `sessions.compact` would be refused anyway, and `/compact` would *abort* the operator's

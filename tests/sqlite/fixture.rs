@@ -1,5 +1,5 @@
 //! host-f's figures, computed in the test straight from the database rows and the config with
-//! the 2026.9 formulas (reference/openclaw-2026.9.md §5), compared with clawtop's.
+//! the 2026.9 formulas (docs/openclaw-2026.9.md §5), compared with clawtop's.
 
 use super::common::*;
 use clawtop::sqlite::{ReadOnlyDb, discover, entry, events, version::Rules};
