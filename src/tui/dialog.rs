@@ -624,9 +624,10 @@ pub const FILE_HOST_GATEWAY_NOTE: &str = "OpenClaw's running gateway compacts an
 /// `C`: the Compact dialog through a file-backed host's running gateway. Needs no transcript
 /// (OpenClaw plans), so it opens from the Sessions screen too.
 pub fn open_compact_via_gateway(state: &mut AppState) {
-    let (row, session) = match &state.session {
-        Some(v) => (v.row.clone(), v.session.clone()),
-        None => match state.sessions.selected_row() {
+    let on_list = state.screen() == crate::tui::state::Screen::Sessions;
+    let (row, session) = match (&state.session, on_list) {
+        (Some(v), false) => (v.row.clone(), v.session.clone()),
+        _ => match state.sessions.selected_row() {
             Some(r) => (r.clone(), r.session.clone()),
             None => return,
         },
