@@ -734,7 +734,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         Target::Session { session, .. } => Some(session.as_ref()),
         Target::File(_) => None,
     };
-    let (diag, busy) = crate::report::diagnosis::for_target(source, session, &t, keep.0);
+    let (diag, busy, _) = crate::report::diagnosis::for_target(source, session, &t, keep.0);
     match compact::build(&t, key, keep) {
         Ok((r, _)) => {
             if a.json {

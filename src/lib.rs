@@ -38,3 +38,4 @@ pub mod tokens;
 pub mod transcript;
 pub mod tui;
 pub mod usecase;
+pub mod used;

@@ -4,7 +4,7 @@
 
 use crate::source::{Session, SessionSource};
 use crate::thresholds::{self, Catalog, Counters, Rules, Settings, Thresholds};
-use crate::tokens::ContextEstimate;
+use crate::used::{StoreSide, TranscriptFacts};
 use crate::transcript::{EntryKind, Transcript, Warning};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -16,8 +16,9 @@ pub struct Numbers<'s> {
     pub rules: Rules,
     config_label: String,
     models_json: HashMap<String, Option<(String, Value)>>,
-    /// Estimates per transcript location: sessions can share a transcript (forks, copies).
-    estimates: HashMap<String, (Option<ContextEstimate>, Vec<String>)>,
+    /// What `used` needs from each transcript, per location: sessions can share a transcript
+    /// (forks, copies).
+    facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
 }
 
 impl<'s> Numbers<'s> {
@@ -28,42 +29,41 @@ impl<'s> Numbers<'s> {
             rules: source.rules().0,
             config_label: source.config_label(),
             models_json: HashMap::new(),
-            estimates: HashMap::new(),
+            facts: HashMap::new(),
         }
     }
 
-    /// Numbers of a session. The transcript is opened only when `used` has to be estimated;
-    /// its problems are added to `warnings`.
-    pub fn session(
-        &mut self,
-        s: &Session,
-        warnings: &mut Vec<String>,
-    ) -> (Thresholds, Option<ContextEstimate>) {
-        let mut est = None;
-        let mut cache = std::mem::take(&mut self.estimates);
-        let source = self.source;
-        let rules = self.rules;
-        let t = self.session_with(s, || {
-            let at = s.transcript.clone()?;
-            let (e, ws) = cache.entry(at).or_insert_with(|| {
-                let mut ws = Vec::new();
-                let e = open_transcript(source, s, &mut ws).and_then(|t| estimate(rules, &t));
-                (e, ws)
-            });
-            warnings.extend(ws.iter().cloned());
-            est = *e;
-            est.map(|e| e.tokens)
-        });
-        self.estimates = cache;
-        (t, est)
+    /// Numbers of a session, its transcript read through the source when it has one (and the
+    /// source decides `used` with transcripts: [`SessionSource::transcripts_decide_used`]);
+    /// the transcript's problems are added to `warnings`.
+    pub fn session(&mut self, s: &Session, warnings: &mut Vec<String>) -> Thresholds {
+        let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
+            (Some(at), true) => {
+                let source = self.source;
+                let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
+                    let mut ws = Vec::new();
+                    let f = open_transcript(source, s, &mut ws).map(|t| crate::used::facts(&t));
+                    (f, ws)
+                });
+                warnings.extend(ws.iter().cloned());
+                f.clone()
+            }
+            _ => None,
+        };
+        self.session_from(s, facts.as_ref())
     }
 
-    /// Numbers of a session with a caller-supplied estimator (called only when needed).
-    pub fn session_with(
-        &mut self,
-        s: &Session,
-        estimate: impl FnOnce() -> Option<u64>,
-    ) -> Thresholds {
+    /// Numbers of a session whose transcript the caller has open (or None: the store alone).
+    pub fn session_with_transcript(&mut self, s: &Session, t: Option<&Transcript>) -> Thresholds {
+        let facts = t
+            .filter(|_| self.source.transcripts_decide_used())
+            .map(crate::used::facts);
+        self.session_from(s, facts.as_ref())
+    }
+
+    /// The one place a session's figures are put together: window and lines from the
+    /// settings, `used` from [`crate::used::resolve`].
+    fn session_from(&mut self, s: &Session, facts: Option<&TranscriptFacts>) -> Thresholds {
         let source = self.source;
         let mj = self
             .models_json
@@ -88,29 +88,47 @@ impl<'s> Numbers<'s> {
             e.model.as_deref(),
         );
         let counters = Counters::from_entry(e);
-        let used = thresholds::resolve_used(&counters, estimate);
-        let mut t = thresholds::compute_with(self.rules, window, used, &self.settings, &counters);
+        let used = crate::used::resolve(
+            StoreSide {
+                total_tokens: counters.total_tokens,
+                total_tokens_fresh: counters.total_tokens_fresh,
+                updated_at: e.updated_at,
+            },
+            facts,
+            self.rules,
+        );
+        let mut t = thresholds::compute_with(
+            self.rules,
+            window,
+            (used.value, used.source),
+            &self.settings,
+            &counters,
+        );
+        t.store_used = used.store_differs;
+        t.used_check = used.check;
+        t.used_check_reason = used.check_reason;
+        t.transcript_context = facts.map(|f| f.context.clone());
+        thresholds::note_store_flush_figure(&mut t);
         t.mask_not_exposed(&source.not_exposed());
         t
     }
 }
 
-/// The used estimate from a transcript, as the host's release measures it: pi's context
-/// estimate (last usage + the messages after it) up to 2026.7.1; from 2026.9 the prompt of
-/// the last model call, which is what `totalTokens` records there
-/// ([`crate::sqlite::transcript::last_prompt_tokens`]).
-pub fn estimate(rules: Rules, t: &Transcript) -> Option<ContextEstimate> {
-    match rules {
-        Rules::V2026_2 => crate::context::current_tokens(t),
-        Rules::V2026_9 => {
-            crate::sqlite::transcript::last_prompt_tokens(t).map(|p| ContextEstimate {
-                tokens: p.tokens(),
-                usage_tokens: p.tokens(),
-                trailing_tokens: 0,
-                last_usage_index: None,
-            })
-        }
-    }
+/// Numbers of a bare transcript (no store entry): `used` from the transcript alone, by the
+/// same rules as a session's ([`crate::used::resolve`]).
+pub fn bare(t: Option<&Transcript>, window: thresholds::Window, settings: &Settings) -> Thresholds {
+    let facts = t.map(crate::used::facts);
+    let used = crate::used::resolve(StoreSide::default(), facts.as_ref(), Rules::V2026_2);
+    let mut th = thresholds::compute(
+        window,
+        (used.value, used.source),
+        settings,
+        &Counters::default(),
+    );
+    th.used_check = used.check;
+    th.used_check_reason = used.check_reason;
+    th.transcript_context = facts.map(|f| f.context);
+    th
 }
 
 /// Opens a session's transcript, turning its problems into warnings naming it (and the line).

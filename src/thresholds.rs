@@ -56,7 +56,11 @@ pub enum UsedSource {
     Fresh,
     /// `totalTokens` without a `totalTokensFresh` flag (older writers).
     Legacy,
-    /// From the transcript: last valid assistant usage plus estimates after it.
+    /// From the transcript: last valid assistant usage (newer than the last compaction) plus
+    /// estimates of the messages after it.
+    Transcript,
+    /// Right after a compaction, before any call measured it: overhead + summary + kept
+    /// messages ([`crate::used::expected_after`]).
     Estimated,
     #[default]
     Unknown,
@@ -67,6 +71,7 @@ impl UsedSource {
         match self {
             UsedSource::Fresh => "fresh",
             UsedSource::Legacy => "legacy",
+            UsedSource::Transcript => "transcript",
             UsedSource::Estimated => "estimated",
             UsedSource::Unknown => "unknown",
         }
@@ -316,6 +321,14 @@ pub struct Thresholds {
     pub window_detail: String,
     pub used: Option<u64>,
     pub used_source: UsedSource,
+    /// The store's `totalTokens` where it is not the figure used ([`crate::used`]).
+    pub store_used: Option<u64>,
+    /// The store figure against the transcript ([`crate::used::resolve`]); `Unknown` with an
+    /// empty reason when no transcript was consulted.
+    pub used_check: crate::used::UsedCheck,
+    pub used_check_reason: String,
+    /// The transcript's view of the context now, when the transcript was read.
+    pub transcript_context: Option<crate::used::TranscriptContext>,
     pub reserve: u64,
     /// The setting that won the max (reserveTokens or reserveTokensFloor) and its source.
     pub reserve_from: &'static str,
@@ -491,6 +504,10 @@ pub fn compute_with(
         window_detail: window.detail,
         used,
         used_source,
+        store_used: None,
+        used_check: crate::used::UsedCheck::Unknown,
+        used_check_reason: String::new(),
+        transcript_context: None,
         reserve,
         reserve_from,
         reserve_source,
@@ -511,6 +528,23 @@ pub fn compute_with(
         rules,
         unknown: Vec::new(),
     }
+}
+
+/// OpenClaw up to 2026.7 decides its flush on the stored `totalTokens`; where clawtop's `used`
+/// is another figure ([`crate::used`]), the flush reason says what OpenClaw's figure gives.
+pub fn note_store_flush_figure(t: &mut Thresholds) {
+    let (Some(stored), Some(line), Rules::V2026_2) = (t.store_used, t.flush_at, t.rules) else {
+        return;
+    };
+    let side = if stored >= line {
+        "at or past"
+    } else {
+        "below"
+    };
+    t.flush_reason.push_str(&format!(
+        "; OpenClaw up to 2026.7 decides its flush on the stored totalTokens {}, {side} the flush line",
+        thousands(stored)
+    ));
 }
 
 /// OpenClaw's once-per-cycle rule: `memoryFlushCompactionCount == (compactionCount ?? 0)`.

@@ -128,17 +128,31 @@ pub fn summary_input(
     }
 }
 
-/// Estimated context size once the compaction is in place: the summary plus every message from
-/// the first kept entry on (pure estimates: kept usage figures predate the compaction).
-pub fn tokens_after(t: &Transcript, plan: &CompactionPlan, summary: &str) -> u64 {
-    let summary_tokens =
-        tokens::estimate_message(&json!({"role": "compactionSummary", "summary": summary}));
-    let kept: u64 = plan.path[plan.cut.first_kept..]
+/// The estimate of the summary message a compaction entry becomes.
+pub fn summary_tokens(summary: &str) -> u64 {
+    tokens::estimate_message(&json!({"role": "compactionSummary", "summary": summary}))
+}
+
+/// The messages a plan keeps, from its first kept entry on (pure estimates: kept usage figures
+/// predate the compaction).
+pub fn kept_tokens(t: &Transcript, plan: &CompactionPlan) -> u64 {
+    plan.path[plan.cut.first_kept..]
         .iter()
         .filter(|&&i| t.entries[i as usize].kind != EntryKind::Compaction)
         .map(|&i| tokens::estimate_entry(t, i, MessageView::Context))
-        .sum();
-    summary_tokens + kept
+        .sum()
+}
+
+/// Expected context once the compaction is in place, what the next call carries: the
+/// overhead measured on the last call + the summary + the kept messages
+/// ([`crate::used::expected_after`], the one definition). Written as the store's
+/// `totalTokens`, so the store agrees with what clawtop estimates after the compaction.
+pub fn tokens_after(t: &Transcript, plan: &CompactionPlan, summary: &str) -> u64 {
+    crate::used::expected_after(
+        crate::used::overhead_tokens(t),
+        summary_tokens(summary),
+        kept_tokens(t, plan),
+    )
 }
 
 /// A fresh 8-hex entry id not used in the file (pi's `generateId`).

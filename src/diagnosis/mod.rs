@@ -22,7 +22,9 @@ use serde_json::Value;
 use std::path::Path;
 
 pub use busy::{Busy, busy};
-pub use used_check::{StoreFigure, TranscriptContext, UsedCheck};
+pub use crate::used::TranscriptContext;
+pub use crate::used::StoreSide as StoreFigure;
+pub use used_check::UsedCheck;
 
 /// "1.6 s", "3 min", "2 h".
 pub fn duration_words(ms: i64) -> String {
@@ -41,8 +43,13 @@ pub fn duration_words(ms: i64) -> String {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnosis {
+    /// The three figures of the check live on the row (`list` and `show` alike carry them);
+    /// kept here for the text and TUI views.
+    #[serde(skip)]
     pub transcript_context: TranscriptContext,
+    #[serde(skip)]
     pub used_check: UsedCheck,
+    #[serde(skip)]
     pub used_check_reason: String,
     pub overhead_tokens: Option<u64>,
     pub overhead: Option<overhead::Overhead>,
@@ -51,6 +58,10 @@ pub struct Diagnosis {
     pub compaction_at_keep: Option<outlook::AtKeep>,
     pub expected_tokens_after: Option<u64>,
     pub compaction_can_help: bool,
+    /// The verdict in words with its numbers, the same on every surface: nothing to do below
+    /// the flush line (or the compaction line without one), else whether a compaction at the
+    /// keepRecentTokens in effect lands under the compaction line.
+    pub verdict: String,
     pub suggested_keep_recent_tokens: Option<u64>,
     pub suggested: Option<outlook::AtKeep>,
     pub advice: Vec<String>,
@@ -71,8 +82,20 @@ pub struct Inputs<'a> {
 
 pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
     let th = i.thresholds;
-    let tc = used_check::transcript_context(t);
-    let (used_check, used_check_reason) = used_check::check(t, &tc, i.store);
+    // The check was made with `used` ([`crate::used::resolve`]); a source that decides `used`
+    // without transcripts (a Gateway) still gets the comparison here, from the same rules.
+    let (tc, used_check, used_check_reason) = match &th.transcript_context {
+        Some(tc) => (tc.clone(), th.used_check, th.used_check_reason.clone()),
+        None => {
+            let f = crate::used::facts(t);
+            let u = crate::used::resolve(
+                i.store,
+                Some(&f),
+                th.rules,
+            );
+            (f.context, u.check, u.check_reason)
+        }
+    };
     let oh = overhead::measure(t, i.workspace, i.prompt_report, i.bootstrap_max_chars);
     let prev_summary = crate::plan::prepare_cut(t, i.keep_recent_tokens)
         .ok()
@@ -86,16 +109,39 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         .is_some_and(|c| c.summarizes() && expected.is_some_and(|e| e < th.compact_at));
     let suggested =
         oh_tokens.and_then(|o| outlook::suggested_keep(t, o, allowance.tokens, th.compact_at));
-    let advice = outlook::advice(&outlook::AdviceInputs {
-        session: i.session_key,
+    // With no keepRecentTokens that works, the smallest cut says by how much it misses.
+    let smallest = match (&suggested, can_help) {
+        (None, false) => outlook::at_keep(t, 1, oh_tokens, allowance.tokens),
+        _ => None,
+    };
+    // Below the first line that matters there is nothing to advise.
+    let (first_line, first_name) = match th.flush_at {
+        Some(f) => (f, "flush"),
+        None => (th.compact_at, "compaction"),
+    };
+    let below = th.used.filter(|&u| u < first_line);
+    let advice = match below {
+        Some(_) => Vec::new(),
+        None => outlook::advice(&outlook::AdviceInputs {
+            session: i.session_key,
+            keep: i.keep_recent_tokens,
+            current: current.as_ref(),
+            can_help,
+            suggested: suggested.as_ref(),
+            smallest: smallest.as_ref(),
+            overhead: oh.as_ref(),
+            compact_at: th.compact_at,
+            reserve: th.reserve,
+            window: th.window,
+        }),
+    };
+    let verdict = outlook::verdict(&outlook::VerdictInputs {
+        below: below.map(|u| (u, first_line, first_name)),
         keep: i.keep_recent_tokens,
-        current: current.as_ref(),
+        expected,
         can_help,
-        suggested: suggested.as_ref(),
-        overhead: oh.as_ref(),
+        suggested: suggested.as_ref().map(|s| s.keep_recent_tokens),
         compact_at: th.compact_at,
-        reserve: th.reserve,
-        window: th.window,
     });
     let context_breakdown =
         breakdown::breakdown(t, oh.as_ref(), th.window, th.flush_at, th.compact_at);
@@ -109,6 +155,7 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         compaction_at_keep: current,
         expected_tokens_after: expected,
         compaction_can_help: can_help,
+        verdict,
         suggested_keep_recent_tokens: suggested.as_ref().map(|s| s.keep_recent_tokens),
         suggested,
         advice,

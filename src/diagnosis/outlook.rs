@@ -160,10 +160,53 @@ pub struct AdviceInputs<'a> {
     pub current: Option<&'a AtKeep>,
     pub can_help: bool,
     pub suggested: Option<&'a AtKeep>,
+    /// The smallest cut (keepRecentTokens 1), when no keepRecentTokens works.
+    pub smallest: Option<&'a AtKeep>,
     pub overhead: Option<&'a Overhead>,
     pub compact_at: u64,
     pub reserve: u64,
     pub window: u64,
+}
+
+/// What the verdict is made of.
+pub struct VerdictInputs {
+    /// Used below the first line that matters: (used, line, "flush" | "compaction").
+    pub below: Option<(u64, u64, &'static str)>,
+    pub keep: u64,
+    pub expected: Option<u64>,
+    pub can_help: bool,
+    pub suggested: Option<u64>,
+    pub compact_at: u64,
+}
+
+/// The verdict in one line, true of the numbers it names.
+pub fn verdict(v: &VerdictInputs) -> String {
+    if let Some((used, line, name)) = v.below {
+        return format!(
+            "nothing to do: {} used is below the {name} line {}",
+            thousands(used),
+            thousands(line)
+        );
+    }
+    let after = v
+        .expected
+        .map(|e| format!("expected after ≈{}", thousands(e)))
+        .unwrap_or_else(|| "expected after unknown".into());
+    if v.can_help {
+        return format!(
+            "compaction can help: {after}, under the compaction line {}",
+            thousands(v.compact_at)
+        );
+    }
+    format!(
+        "compaction cannot help at keepRecentTokens {} ({after}, compaction line {}); {}",
+        thousands(v.keep),
+        thousands(v.compact_at),
+        match v.suggested {
+            Some(k) => format!("keepRecentTokens {} or less would", thousands(k)),
+            None => "no keepRecentTokens would".into(),
+        }
+    )
 }
 
 /// Concrete next steps, with numbers.
@@ -220,22 +263,33 @@ pub fn advice(a: &AdviceInputs<'_>) -> Vec<String> {
                 },
                 thousands(s.expected_tokens_after.unwrap_or(0))
             )),
-            None => {
-                if let Some(o) = a.overhead {
-                    out.push(format!(
-                        "No keepRecentTokens brings this session under its compaction line {}: the overhead alone is {} of every call.",
-                        line,
-                        thousands(o.tokens)
-                    ));
+            None => match (a.overhead, a.smallest) {
+                (Some(o), _) if o.tokens >= a.compact_at => out.push(format!(
+                    "No keepRecentTokens brings this session under its compaction line {}: the overhead alone is {} of every call.",
+                    line,
+                    thousands(o.tokens)
+                )),
+                (Some(o), Some(s)) => {
+                    if let Some(e) = s.expected_tokens_after {
+                        out.push(format!(
+                            "No keepRecentTokens brings this session under its compaction line {}: even the smallest cut leaves about {} (overhead {} + kept {} + summary allowance).",
+                            line,
+                            thousands(e),
+                            thousands(o.tokens),
+                            thousands(s.kept_tokens)
+                        ));
+                    }
                 }
-            }
+                _ => {}
+            },
         }
     }
     if let Some(o) = a.overhead {
         let mut files: Vec<_> = o.parts.iter().filter(|p| p.name != REST).collect();
         files.sort_by_key(|p| std::cmp::Reverse(p.tokens));
-        if !files.is_empty() {
-            let total: u64 = files.iter().map(|p| p.tokens).sum();
+        let total: u64 = files.iter().map(|p| p.tokens).sum();
+        // Unknown or nothing measurable: no sentence about them.
+        if o.files_from != "unknown" && total > 0 {
             let top: Vec<String> = files
                 .iter()
                 .take(3)

@@ -3,7 +3,7 @@
 
 use crate::diagnosis::{self, Diagnosis, Inputs, StoreFigure, overhead};
 use crate::source::{LocalWriter, Operation, Session, SessionSource, Writer};
-use crate::thresholds::{Thresholds, UsedSource, thousands};
+use crate::thresholds::{Thresholds, thousands};
 use crate::transcript::Transcript;
 
 /// The diagnosis of a listed session: store figure, workspace and prompt report from its source.
@@ -25,8 +25,8 @@ pub fn for_session(
         &Inputs {
             session_key: Some(s.key()),
             store: StoreFigure {
-                used: th.used,
-                source: th.used_source,
+                total_tokens: s.entry.total_tokens(),
+                total_tokens_fresh: s.entry.total_tokens_fresh(),
                 updated_at: s.entry.updated_at,
             },
             thresholds: th,
@@ -38,38 +38,39 @@ pub fn for_session(
     )
 }
 
-/// The diagnosis of a session or (without one) a bare transcript, at `keep`, and whether a
-/// turn is running.
+/// The diagnosis of a session or (without one) a bare transcript, at `keep`, whether a turn
+/// is running, and the numbers it was made with (the same as `list`'s for that session).
 pub fn for_target(
     source: &dyn SessionSource,
     session: Option<&Session>,
     t: &Transcript,
     keep: u64,
-) -> (Diagnosis, Option<diagnosis::Busy>) {
-    let est = crate::context::current_tokens(t);
+) -> (Diagnosis, Option<diagnosis::Busy>, Thresholds) {
     match session {
         Some(s) => {
             let mut numbers = crate::numbers::Numbers::new(source);
-            let th = numbers.session_with(s, || est.map(|e| e.tokens));
+            let th = numbers.session_with_transcript(s, Some(t));
             (
                 for_session(source, s, t, &th, keep),
                 diagnosis::busy::of_session(source, s),
+                th,
             )
         }
         None => {
-            let (th, _) = super::show::bare_thresholds(est, None);
-            (for_file(t, &th, keep), diagnosis::busy(t.path()))
+            let (th, _) = super::show::bare_thresholds(Some(t), None);
+            (for_file(t, &th, keep), diagnosis::busy(t.path()), th)
         }
     }
 }
 
 /// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
-/// one, else as a bare transcript. Disk I/O (the store listing, workspace files, the lock).
+/// one, else as a bare transcript, with the numbers it was made with. Disk I/O (the store
+/// listing, workspace files, the lock).
 pub fn for_handle(
     h: &crate::source::SessionHandle,
     t: &Transcript,
     keep: u64,
-) -> (Option<Diagnosis>, Option<diagnosis::Busy>) {
+) -> (Option<Diagnosis>, Option<diagnosis::Busy>, Thresholds) {
     let source = h.source.as_ref();
     let r = &h.session;
     let listed = if r.agent_id.is_empty() {
@@ -81,8 +82,8 @@ pub fn for_handle(
             .into_iter()
             .find(|s| s.reference == *r)
     };
-    let (d, busy) = for_target(source, listed.as_ref(), t, keep);
-    (Some(d), busy)
+    let (d, busy, th) = for_target(source, listed.as_ref(), t, keep);
+    (Some(d), busy, th)
 }
 
 /// A bare transcript: no store, no workspace.
@@ -91,15 +92,7 @@ pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
         t,
         &Inputs {
             session_key: None,
-            store: StoreFigure {
-                used: th.used,
-                source: if th.used_source == UsedSource::Estimated {
-                    UsedSource::Estimated
-                } else {
-                    UsedSource::Unknown
-                },
-                updated_at: None,
-            },
+            store: StoreFigure::default(),
             thresholds: th,
             keep_recent_tokens: keep,
             workspace: None,
@@ -120,16 +113,25 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
     let mut out = vec![
         (
             "transcript context".to_string(),
-            format!(
-                "{}  = last usage {}{} + {} after it (pi's estimate of the active branch)",
-                thousands(tc.tokens),
-                thousands(tc.usage_tokens),
-                tc.entry_id
-                    .as_deref()
-                    .map(|e| format!(" ({})", clean(e)))
-                    .unwrap_or_default(),
-                thousands(tc.trailing_tokens)
-            ),
+            match tc.basis {
+                crate::used::Basis::Usage => format!(
+                    "{}  = last usage {}{} + {} after it (pi's estimate of the active branch)",
+                    thousands(tc.tokens),
+                    thousands(tc.usage_tokens),
+                    tc.entry_id
+                        .as_deref()
+                        .map(|e| format!(" ({})", clean(e)))
+                        .unwrap_or_default(),
+                    thousands(tc.trailing_tokens)
+                ),
+                crate::used::Basis::AfterCompaction => format!(
+                    "≈{}  = overhead {} + summary and kept messages {} (no model call since the last compaction)",
+                    thousands(tc.tokens),
+                    opt(tc.overhead_tokens),
+                    thousands(tc.trailing_tokens)
+                ),
+                crate::used::Basis::None => "unknown (no usage and no compaction)".into(),
+            },
         ),
         (
             "used check".to_string(),
@@ -160,7 +162,7 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
         "expected after".into(),
         match (d.expected_tokens_after, at) {
             (Some(e), Some(a)) => format!(
-                "{}  = overhead {} + kept {} + summary allowance {} ({}) at keepRecentTokens {}",
+                "≈{}  = overhead {} + kept {} + summary allowance {} ({}) at keepRecentTokens {}",
                 thousands(e),
                 opt(d.overhead_tokens),
                 thousands(a.kept_tokens),
@@ -171,17 +173,7 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
             _ => "unknown".into(),
         },
     ));
-    out.push((
-        "verdict".into(),
-        if d.compaction_can_help {
-            "compaction can help: it lands under the compaction line".into()
-        } else {
-            format!(
-                "compaction cannot help at this keepRecentTokens; suggested keepRecentTokens: {}",
-                opt(d.suggested_keep_recent_tokens)
-            )
-        },
-    ));
+    out.push(("verdict".into(), d.verdict.clone()));
     for (i, a) in d.advice.iter().enumerate() {
         out.push((
             if i == 0 { "advice" } else { "" }.into(),

@@ -57,7 +57,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     let mut numbers = Numbers::new(source);
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
-        let (t, _) = numbers.session(s, &mut warnings);
+        let t = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
         mark_unknown(&mut row, source);
@@ -75,6 +75,9 @@ pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
         row.unknown.insert(field.to_string(), why);
     }
 }
+
+/// What the marks next to a used figure mean (a figure without a mark is the store's).
+pub const LEGEND: &str = "~ from the transcript, * estimated after the last compaction (the store's figure is older, a run-sum or missing: see show), ? unknown; CMP = compactionCount";
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;
@@ -137,7 +140,8 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
             (None, _) => "?".to_string(),
-            (Some(u), UsedSource::Estimated) => format!("~{}", compact_number(u)),
+            (Some(u), UsedSource::Transcript) => format!("~{}", compact_number(u)),
+            (Some(u), UsedSource::Estimated) => format!("*{}", compact_number(u)),
             (Some(u), _) => compact_number(u),
         };
         let pct = match crate::format::percent(s.used, s.window) {
@@ -167,6 +171,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             ),
         ]));
     }
-    out.push_str("~ estimated from the transcript, ? unknown; CMP = compactionCount\n");
+    out.push_str(LEGEND);
+    out.push('\n');
     out
 }

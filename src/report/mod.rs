@@ -39,6 +39,11 @@ pub struct SessionRow {
     pub flushed_this_cycle: bool,
     pub status: Status,
     pub flush_reason: String,
+    /// The transcript's view of the context now (null: no transcript was read).
+    pub transcript_context: Option<crate::used::TranscriptContext>,
+    /// The store's `totalTokens` against the transcript ([`crate::used`]).
+    pub used_check: crate::used::UsedCheck,
+    pub used_check_reason: String,
     /// A live OpenClaw turn holding `<transcript>.lock`, or null.
     pub busy: Option<crate::diagnosis::Busy>,
     pub total_tokens: Option<Value>,
@@ -123,6 +128,9 @@ impl SessionRow {
             flushed_this_cycle: t.flushed_this_cycle,
             status: t.status,
             flush_reason: t.flush_reason.clone(),
+            transcript_context: t.transcript_context.clone(),
+            used_check: t.used_check,
+            used_check_reason: t.used_check_reason.clone(),
             busy: None,
             total_tokens: None,
             total_tokens_fresh: None,

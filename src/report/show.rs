@@ -6,9 +6,8 @@ use crate::numbers::{Numbers, push_transcript_warnings};
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionSource};
 use crate::thresholds::{
-    self, Counters, Settings, Source, Thresholds, UsedSource, Window, thousands,
+    self, Settings, Source, Thresholds, Window, thousands,
 };
-use crate::tokens::ContextEstimate;
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
 use serde_json::Value;
@@ -60,39 +59,10 @@ pub struct ShowReport {
     pub entries: Option<Vec<EntryJson>>,
 }
 
-fn used_detail(t: &Thresholds, est: Option<&ContextEstimate>) -> String {
-    match t.used_source {
-        UsedSource::Fresh if t.total_tokens_version == Some(1) => {
-            "entry totalTokens (totalTokensFresh true; totalTokensVersion 1: the prompt of the last model call)".into()
-        }
-        UsedSource::Fresh => "entry totalTokens (totalTokensFresh true)".into(),
-        UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: legacy writer)".into(),
-        UsedSource::Estimated if t.rules == crate::thresholds::Rules::V2026_9 => format!(
-            "transcript: prompt of the last model call (input + cacheRead + cacheWrite), or a later compaction's tokensAfter (an under-count): {}",
-            est.map_or("?".into(), |e| thousands(e.tokens))
-        ),
-        UsedSource::Estimated => match est {
-            Some(e) => format!(
-                "transcript: last assistant usage {} + estimate {} of the messages after it",
-                thousands(e.usage_tokens),
-                thousands(e.trailing_tokens)
-            ),
-            None => "transcript estimate".into(),
-        },
-        UsedSource::Unknown => {
-            "no fresh totalTokens and no assistant usage since the last compaction".into()
-        }
-    }
-}
-
-fn sources(
-    t: &Thresholds,
-    est: Option<&ContextEstimate>,
-    found_by: Option<&'static str>,
-) -> Sources {
+fn sources(t: &Thresholds, found_by: Option<&'static str>) -> Sources {
     Sources {
         window_detail: t.window_detail.clone(),
-        used_detail: used_detail(t, est),
+        used_detail: crate::used::describe(t),
         reserve_from: t.reserve_from,
         reserve_source: t.reserve_source,
         reserve_tokens: t.reserve_tokens.value,
@@ -134,21 +104,22 @@ pub fn for_session(
         Some(_) => crate::numbers::open_transcript(numbers.source, s, &mut warnings),
         None => None,
     };
-    let mut est = None;
-    let rules = numbers.rules;
-    let th = numbers.session_with(s, || {
-        est = t.as_ref().and_then(|t| crate::numbers::estimate(rules, t));
-        est.map(|e| e.tokens)
-    });
+    let th = numbers.session_with_transcript(s, t.as_ref());
     let keep = numbers.settings.keep_recent_tokens.value;
     let diagnosis = t
         .as_ref()
         .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
     let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
+    // A source that decides `used` without transcripts (a Gateway) still shows the check.
+    if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
+        row.transcript_context = Some(d.transcript_context.clone());
+        row.used_check = d.used_check;
+        row.used_check_reason = d.used_check_reason.clone();
+    }
     super::list::mark_unknown(&mut row, numbers.source);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     let report = ShowReport {
-        sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
+        sources: sources(&th, Some(s.transcript_how)),
         row,
         transcript_info: t.as_ref().map(transcript_info),
         diagnosis,
@@ -172,8 +143,7 @@ pub fn for_file(
         .map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
-    let est = crate::context::current_tokens(&t);
-    let (th, settings) = bare_thresholds(est, window);
+    let (th, settings) = bare_thresholds(Some(&t), window);
     let ctx_model = crate::context::build(&t, t.leaf()).model;
     let mut row = SessionRow::numbers(&th);
     row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
@@ -189,7 +159,7 @@ pub fn for_file(
         settings.keep_recent_tokens.value,
     ));
     let report = ShowReport {
-        sources: sources(&th, est.as_ref(), None),
+        sources: sources(&th, None),
         row,
         transcript_info: Some(transcript_info(&t)),
         diagnosis,
@@ -203,10 +173,7 @@ pub fn for_file(
 }
 
 /// Thresholds of a bare transcript: window 200000 unless `--window`, used from the transcript.
-pub fn bare_thresholds(
-    est: Option<ContextEstimate>,
-    window: Option<u64>,
-) -> (Thresholds, Settings) {
+pub fn bare_thresholds(t: Option<&Transcript>, window: Option<u64>) -> (Thresholds, Settings) {
     let settings = Settings::from_config(&Value::Object(Default::default()));
     let window = match window {
         Some(n) => Window {
@@ -220,11 +187,7 @@ pub fn bare_thresholds(
             detail: "default 200000 (bare file; use --window)".into(),
         },
     };
-    let used = match est {
-        Some(e) => (Some(e.tokens), UsedSource::Estimated),
-        None => (None, UsedSource::Unknown),
-    };
-    let th = thresholds::compute(window, used, &settings, &Counters::default());
+    let th = crate::numbers::bare(t, window, &settings);
     (th, settings)
 }
 

@@ -419,6 +419,10 @@ impl SessionSource for GatewaySource {
         None
     }
 
+    fn transcripts_decide_used(&self) -> bool {
+        false
+    }
+
     fn rules(&self) -> (Rules, Option<String>) {
         let v = self
             .version

@@ -260,6 +260,12 @@ pub trait SessionSource: Send + Sync {
     fn rules(&self) -> (crate::thresholds::Rules, Option<String>) {
         (crate::thresholds::Rules::V2026_2, None)
     }
+    /// Whether `used` is decided with the session's transcript ([`crate::used`]). A Gateway's
+    /// transcript is one request per session and carries no compaction details, so its
+    /// sessions are judged on the store figure the Gateway reports, on every surface alike.
+    fn transcripts_decide_used(&self) -> bool {
+        true
+    }
     /// The agent's workspace (where a flush writes `memory/<date>.md`) and where that
     /// setting came from; None when the source knows no workspace (a bare transcript).
     fn workspace(&self, _agent: &str) -> Option<(PathBuf, String)> {

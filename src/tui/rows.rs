@@ -69,8 +69,9 @@ pub struct LoadedTranscript {
     /// first kept entry → compaction entry that keeps from there.
     pub kept_from: HashMap<u32, u32>,
     pub summaries: Vec<SummaryCard>,
-    /// Current context estimate (pi's footer figure), None when no usage measured it.
-    pub current_tokens: Option<u64>,
+    /// The session's numbers as the domain decided them with this transcript (the Session
+    /// header shows these, the same as the list's row); None until computed.
+    pub numbers: Option<crate::tui::view::SessionRow>,
     /// Sanitized warnings (malformed lines, broken parents, ...).
     pub warnings: Vec<String>,
     /// The figures reconciled, the overhead, whether compaction can help, the breakdown
@@ -91,8 +92,9 @@ pub fn load_transcript(
         .open_transcript()
         .map_err(|e| one_line(&e.to_string()))?;
     let mut l = analyze(Arc::new(t), keep_recent_tokens);
-    let (d, busy) =
+    let (d, busy, th) =
         crate::report::diagnosis::for_handle(session, &l.transcript, l.keep_recent_tokens);
+    l.numbers = Some(crate::tui::store_adapter::numbers_row(&th));
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
     l.read_only = match session.writer(crate::source::Operation::Compact) {
@@ -128,7 +130,6 @@ pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript 
         summaries.push(summary_card(&t, idx, &v, first_kept_idx, on_branch[i]));
     }
     let next_cut = plan::next_cut_entry(&t, keep);
-    let current_tokens = crate::context::current_tokens(&t).map(|c| c.tokens);
     let warnings = t
         .all_warnings()
         .iter()
@@ -141,7 +142,7 @@ pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript 
         keep_recent_tokens: keep,
         kept_from,
         summaries,
-        current_tokens,
+        numbers: None,
         warnings,
         diagnosis: None,
         busy: None,

@@ -3,7 +3,7 @@
 
 use crate::numbers::Numbers;
 use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
-use crate::thresholds::{self, Counters, Settings, Source, Thresholds, UsedSource};
+use crate::thresholds::{self, Settings, Source, Thresholds, UsedSource};
 use crate::tui::TuiLaunch;
 use crate::tui::view::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
@@ -20,18 +20,7 @@ fn src(s: Source) -> &'static str {
 
 /// The numeric part of a row, with each source in words.
 pub fn numbers_row(t: &Thresholds) -> SessionRow {
-    let used = match t.used_source {
-        UsedSource::Fresh => "entry totalTokens (totalTokensFresh: true)".to_string(),
-        UsedSource::Legacy => {
-            "entry totalTokens (no totalTokensFresh flag: older OpenClaw)".to_string()
-        }
-        UsedSource::Estimated => {
-            "transcript estimate: last assistant usage + later messages".to_string()
-        }
-        UsedSource::Unknown => {
-            "no fresh totalTokens and no assistant usage in the transcript".to_string()
-        }
-    };
+    let used = crate::used::describe(t);
     let reserve = thresholds::explain_reserve(t.rules, t.window, t.reserve_tokens, t.reserve_floor);
     let flush_at = thresholds::explain_flush_line(
         t.rules,
@@ -55,6 +44,9 @@ pub fn numbers_row(t: &Thresholds) -> SessionRow {
         status: t.status,
         flush_reason: t.flush_reason.clone(),
         unknown: t.unknown.clone(),
+        store_used: t.store_used,
+        used_check: t.used_check,
+        used_check_reason: t.used_check_reason.clone(),
         sources: NumberSources {
             used,
             window: format!("{} [{}]", t.window_detail, src(t.window_source)),
@@ -97,16 +89,10 @@ pub fn row_from(
 
 /// Numbers of a bare transcript: no store entry, no config, so every setting is its default;
 /// `used` is the transcript estimate when there is one.
-pub fn bare_row(estimate: Option<u64>) -> SessionRow {
+pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> SessionRow {
     let settings = Settings::from_config(&serde_json::Value::Null);
     let window = thresholds::resolve_window(None, &settings, &[], None, None);
-    let used = thresholds::resolve_used(&Counters::default(), || estimate);
-    let mut row = numbers_row(&thresholds::compute(
-        window,
-        used,
-        &settings,
-        &Counters::default(),
-    ));
+    let mut row = numbers_row(&crate::numbers::bare(t, window, &settings));
     row.sources.window = "default 200000 (bare file: no store entry)".into();
     row.keep_recent_tokens = settings.keep_recent_tokens.value;
     row
@@ -165,7 +151,7 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     let mut rows = Vec::with_capacity(loaded.sessions.len());
     for (s, file) in loaded.sessions.iter().zip(transcript_of) {
         let mut w = Vec::new();
-        let (t, _) = numbers.session(s, &mut w);
+        let t = numbers.session(s, &mut w);
         let mut row = row_from(source, s, &t, keep);
         row.lock = source
             .lock(&s.reference)

@@ -8,7 +8,6 @@ use crate::tui::action::Action;
 use crate::tui::effects::Effect;
 use crate::tui::keymap;
 use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
-use crate::tui::view::Provenance;
 
 /// Extra entries decoded above and below the visible ones, in screens. The cache never holds
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
@@ -703,33 +702,16 @@ fn transcript_loaded(
         Ok(l) => {
             let first_open = v.loaded.is_none();
             let was_at_end = v.loaded.is_some() && v.selected + 1 >= v.len();
-            if bare {
-                // No store: the numbers are the defaults plus the transcript's own estimate.
-                let (session, transcript) = (v.row.session.take(), v.row.transcript.take());
-                v.row = crate::tui::store_adapter::bare_row(l.current_tokens);
-                v.row.session = session;
-                v.row.transcript = transcript;
-            } else if v.row.used.is_none() {
-                if let Some(t) = l.current_tokens {
-                    v.row.used = Some(t);
-                    v.row.used_source = Provenance::Estimated;
-                    v.row.sources.used = "transcript estimate (last usage + later messages)".into();
-                    // The domain's rules on the row's own lines and counters.
-                    let r = &mut v.row;
-                    let counters = crate::thresholds::Counters {
-                        compaction_count: r.compaction_count,
-                        memory_flush_compaction_count: r.memory_flush_compaction_count,
-                        memory_flush_at: r.memory_flush_at,
-                        ..Default::default()
-                    };
-                    r.status = crate::thresholds::status_of(
-                        r.used,
-                        r.window,
-                        r.compact_at,
-                        r.flush_at,
-                        r.flushed_this_cycle,
-                    );
-                    r.flush_reason = crate::thresholds::flush_reason(r.flush_at, r.used, &counters);
+            // The header's numbers are the domain's, decided with this transcript: a bare
+            // file's from its defaults, a session's exactly as the list's row.
+            if let Some(n) = l.numbers.clone() {
+                if bare {
+                    let (session, transcript) = (v.row.session.take(), v.row.transcript.take());
+                    v.row = n;
+                    v.row.session = session;
+                    v.row.transcript = transcript;
+                } else {
+                    v.row.set_numbers(n);
                 }
             }
             if let Some(w) = l.warnings.first() {

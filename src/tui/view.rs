@@ -14,7 +14,8 @@ pub fn provenance_marker(p: Provenance) -> &'static str {
     match p {
         Provenance::Fresh => "●",
         Provenance::Legacy => "○",
-        Provenance::Estimated => "~",
+        Provenance::Transcript => "~",
+        Provenance::Estimated => "≈",
         Provenance::Unknown => "?",
     }
 }
@@ -72,9 +73,35 @@ pub struct SessionRow {
     pub stale: Option<String>,
     /// Inputs the source cannot read, with why (the figures derived from them are unknown).
     pub unknown: Vec<(&'static str, String)>,
+    /// The store's `totalTokens` where it is not the figure used (shown beside it).
+    pub store_used: Option<u64>,
+    pub used_check: crate::used::UsedCheck,
+    pub used_check_reason: String,
 }
 
 impl SessionRow {
+    /// Takes the numeric part of `n` (the domain's figures for this session), keeping who
+    /// and where the row is.
+    pub fn set_numbers(&mut self, n: SessionRow) {
+        self.used = n.used;
+        self.used_source = n.used_source;
+        self.window = n.window;
+        self.reserve = n.reserve;
+        self.compact_at = n.compact_at;
+        self.flush_at = n.flush_at;
+        self.compaction_count = n.compaction_count;
+        self.memory_flush_at = n.memory_flush_at;
+        self.memory_flush_compaction_count = n.memory_flush_compaction_count;
+        self.flushed_this_cycle = n.flushed_this_cycle;
+        self.status = n.status;
+        self.flush_reason = n.flush_reason;
+        self.sources = n.sources;
+        self.unknown = n.unknown;
+        self.store_used = n.store_used;
+        self.used_check = n.used_check;
+        self.used_check_reason = n.used_check_reason;
+    }
+
     /// A row whose numbers the domain computes from `window`, `used` and the session's
     /// counters with every setting at its default: the demo rows and rows built in tests
     /// explain themselves exactly like rows read from a store.

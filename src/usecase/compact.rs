@@ -141,10 +141,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         .iter()
         .filter(|&&i| matches!(t.entries[i as usize].kind, EntryKind::Message(_)))
         .count();
-    let kept_tokens =
-        compaction::tokens_after(t, plan, "").saturating_sub(crate::tokens::estimate_message(
-            &serde_json::json!({"role": "compactionSummary", "summary": ""}),
-        ));
+    let kept_tokens = compaction::kept_tokens(t, plan);
     // The entry's model; a bare transcript names its model in its last assistant message.
     let entry = subject.session.as_ref().map(|s| &s.entry);
     let (provider, model) = match entry.map(|e| (&e.model_provider, &e.model)) {

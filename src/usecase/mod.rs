@@ -299,9 +299,9 @@ impl Subject {
             Some(s) => {
                 let mut n = Numbers::new(source);
                 if estimate_used {
-                    n.session(s, &mut warnings).0
+                    n.session(s, &mut warnings)
                 } else {
-                    n.session_with(s, || None)
+                    n.session_with_transcript(s, None)
                 }
             }
             // A bare transcript: no entry, no config, every setting its default.

@@ -1,0 +1,556 @@
+//! `used`: the best measure of the context the model carries *now* (SPEC §3, docs/numbers.md
+//! §2), decided here once for every surface — the list and its gauges, status and sort, `check`,
+//! `metrics`, the TUI header, `show` and every `--json`.
+//!
+//! Order of preference, and why:
+//! 1. the store's `totalTokens` when it is fresh, was written after the last compaction and
+//!    after the newest model call, and is not a 2026.2.x run-sum: it is what OpenClaw itself
+//!    measured (`fresh`, or `legacy` without the flag);
+//! 2. else the transcript's last assistant usage plus pi's estimate of the messages after it,
+//!    when that usage is newer than the last compaction (`transcript`);
+//! 3. else, right after a compaction, what the next call will carry: overhead (system prompt,
+//!    tools, workspace files, measured on the last call) + the summary + the kept messages
+//!    (`estimated`; [`expected_after`] is the one definition of that sum, also used for a
+//!    planned compaction's "expected after");
+//! 4. `unknown`.
+//!
+//! The store's own figure stays beside the chosen one: OpenClaw ≤ 2026.7 decides its *flush* on
+//! it, so "why did the flush (not) run" is answered with the figure OpenClaw used. The
+//! comparison of the two (`usedCheck`) is made here as well, from the same facts.
+
+use crate::context;
+use crate::diagnosis::used_check::{self, Call};
+use crate::thresholds::{Rules, UsedSource, thousands};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde::Serialize;
+use serde_json::Value;
+
+pub use crate::diagnosis::used_check::UsedCheck;
+
+/// What the store says.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StoreSide {
+    pub total_tokens: Option<u64>,
+    pub total_tokens_fresh: Option<bool>,
+    /// `updatedAt` of the entry (ms).
+    pub updated_at: Option<i64>,
+}
+
+/// How the transcript's figure was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// An assistant usage newer than the last compaction, plus estimates after it.
+    Usage,
+    /// No usage since the last compaction: overhead + summary + kept messages.
+    AfterCompaction,
+    /// Nothing measures it.
+    None,
+}
+
+/// The transcript's view of the context now (`transcriptContext` in `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptContext {
+    /// The figure (0 with basis `none`).
+    pub tokens: u64,
+    pub basis: Basis,
+    /// The usage taken (basis `usage`): `calculateContextTokens` of the last valid reply.
+    pub usage_tokens: u64,
+    /// Estimate of the messages after that reply (basis `usage`), or of the summary and kept
+    /// messages (basis `after-compaction`).
+    pub trailing_tokens: u64,
+    /// Id of the entry whose usage was taken.
+    pub entry_id: Option<String>,
+    /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_tokens: Option<u64>,
+}
+
+/// The last compaction on the active branch.
+#[derive(Debug, Clone)]
+pub struct LastCompaction {
+    pub entry: u32,
+    pub at_ms: Option<i64>,
+    pub tokens_after: Option<u64>,
+}
+
+/// The measured call the transcript figure comes from.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    pub entry: u32,
+    pub at_ms: Option<i64>,
+    /// What the call was sent (`input + cacheRead + cacheWrite`).
+    pub prompt_tokens: u64,
+}
+
+/// Everything `used` needs from a transcript, read once.
+#[derive(Debug, Clone)]
+pub struct TranscriptFacts {
+    pub context: TranscriptContext,
+    pub last_compaction: Option<LastCompaction>,
+    pub measured: Option<Measured>,
+    /// The newest assistant reply on the branch (any, measured or not) with its time.
+    pub newest_call_ms: Option<(u32, i64)>,
+    /// The model calls of the last run (after the last user message).
+    pub last_run: Vec<Call>,
+    /// pi's own figure over the whole context, including a usage that predates the last
+    /// compaction (what the store would say if it was written before the compaction).
+    pub usage_before_compaction: Option<u64>,
+    pub display: DisplayIds,
+}
+
+/// Entry ids for the words of the check, resolved while the transcript is open.
+#[derive(Debug, Clone, Default)]
+pub struct DisplayIds {
+    pub compaction: Option<String>,
+    pub newest_call: Option<String>,
+    pub last_run: Vec<String>,
+}
+
+fn entry_time_ms(t: &Transcript, i: u32) -> Option<i64> {
+    let v = t.entry_json(i).ok()?;
+    let from_iso = v
+        .get("timestamp")
+        .and_then(Value::as_str)
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(|d| d.timestamp_millis());
+    from_iso.or_else(|| {
+        v.get("message")
+            .and_then(|m| m.get("timestamp"))
+            .and_then(Value::as_i64)
+    })
+}
+
+/// The expected context once a compaction is in place: what the next call carries. The one
+/// definition behind "expected after" (plan, dialog, CLI) and the `estimated` used figure.
+pub fn expected_after(overhead: Option<u64>, summary_tokens: u64, kept_tokens: u64) -> u64 {
+    overhead.unwrap_or(0) + summary_tokens + kept_tokens
+}
+
+/// The overhead measured on the last call (prompt minus the messages it carried).
+pub fn overhead_tokens(t: &Transcript) -> Option<u64> {
+    crate::diagnosis::overhead::measure(t, None, None, 0).map(|o| o.tokens)
+}
+
+/// Reads the facts from an opened transcript.
+pub fn facts(t: &Transcript) -> TranscriptFacts {
+    let path = t.active_branch();
+    let last_compaction = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction)
+        .map(|pos| {
+            let i = path[pos];
+            let tokens_after = t.entry_json(i).ok().and_then(|v| {
+                v.get("tokensAfter")
+                    .and_then(crate::store::sessions::non_negative)
+            });
+            (
+                pos,
+                LastCompaction {
+                    entry: i,
+                    at_ms: entry_time_ms(t, i),
+                    tokens_after,
+                },
+            )
+        });
+    let ctx = context::build(t, t.leaf());
+    let whole = context::estimate(t, &ctx);
+    let usage_before_compaction = (whole.usage_tokens > 0).then_some(whole.tokens);
+    // pi's usage counts only when it comes after the compaction that shaped the context.
+    let after = last_compaction.as_ref().map_or(0, |(pos, _)| pos + 1);
+    let usage_entry = whole
+        .last_usage_index
+        .and_then(|k| ctx.slots.get(k))
+        .filter(|s| !s.as_summary)
+        .map(|s| s.entry)
+        .filter(|&e| path[after..].contains(&e));
+    let measured = usage_entry.map(|e| {
+        let prompt = t
+            .entry_json(e)
+            .ok()
+            .and_then(|v| {
+                v.get("message")
+                    .and_then(crate::tokens::valid_usage)
+                    .map(used_check::prompt_tokens)
+            })
+            .unwrap_or(0);
+        Measured {
+            entry: e,
+            at_ms: entry_time_ms(t, e),
+            prompt_tokens: prompt,
+        }
+    });
+    let context = match (&measured, &last_compaction) {
+        (Some(m), _) => TranscriptContext {
+            tokens: whole.tokens,
+            basis: Basis::Usage,
+            usage_tokens: whole.usage_tokens,
+            trailing_tokens: whole.trailing_tokens,
+            entry_id: t.entry_id(m.entry).map(str::to_string),
+            overhead_tokens: None,
+        },
+        (None, Some(_)) => {
+            let messages: u64 = ctx
+                .slots
+                .iter()
+                .map(|&s| context::slot_tokens(t, s))
+                .sum();
+            let overhead = overhead_tokens(t);
+            TranscriptContext {
+                tokens: expected_after(overhead, 0, messages),
+                basis: Basis::AfterCompaction,
+                usage_tokens: 0,
+                trailing_tokens: messages,
+                entry_id: None,
+                overhead_tokens: overhead,
+            }
+        }
+        (None, None) => TranscriptContext {
+            tokens: 0,
+            basis: Basis::None,
+            usage_tokens: 0,
+            trailing_tokens: 0,
+            entry_id: None,
+            overhead_tokens: None,
+        },
+    };
+    let newest_call_ms = path.iter().rev().find_map(|&i| {
+        if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
+            return None;
+        }
+        Some((i, entry_time_ms(t, i)?))
+    });
+    let last_run = used_check::last_run_calls(t);
+    let display = DisplayIds {
+        compaction: last_compaction
+            .as_ref()
+            .map(|(_, c)| t.display_id(c.entry)),
+        newest_call: newest_call_ms.map(|(i, _)| t.display_id(i)),
+        last_run: last_run.iter().map(|c| t.display_id(c.entry)).collect(),
+    };
+    TranscriptFacts {
+        context,
+        last_compaction: last_compaction.map(|(_, c)| c),
+        measured,
+        newest_call_ms,
+        last_run,
+        usage_before_compaction,
+        display,
+    }
+}
+
+/// The decided figure and its comparison with the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Used {
+    pub value: Option<u64>,
+    pub source: UsedSource,
+    /// The store's `totalTokens` when it is not the figure used (a run-sum, stale, not
+    /// fresh): shown beside `value`.
+    pub store_differs: Option<u64>,
+    pub check: UsedCheck,
+    pub check_reason: String,
+}
+
+/// Why the store's figure is not taken.
+enum Distrust {
+    PredatesCompaction { at: i64, updated: i64 },
+    PredatesCall { at: i64, updated: i64 },
+    RunSum { sum: u64 },
+}
+
+/// Decides `used` (module doc) from the store and, when the session has one, its transcript.
+pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) -> Used {
+    let candidate = match (store.total_tokens, store.total_tokens_fresh) {
+        (Some(n), Some(true)) => Some((n, UsedSource::Fresh)),
+        (Some(n), None) => Some((n, UsedSource::Legacy)),
+        _ => None,
+    };
+    let transcript = facts.and_then(|f| match f.context.basis {
+        Basis::Usage => Some((f.context.tokens, UsedSource::Transcript)),
+        Basis::AfterCompaction => Some((f.context.tokens, UsedSource::Estimated)),
+        Basis::None => None,
+    });
+    let Some(f) = facts else {
+        return match candidate {
+            Some((n, src)) => Used {
+                value: Some(n),
+                source: src,
+                store_differs: None,
+                check: UsedCheck::Unknown,
+                check_reason: format!(
+                    "the store says {}; there is no transcript to compare it with",
+                    thousands(n)
+                ),
+            },
+            None => unknown(store),
+        };
+    };
+    let Some((total, src)) = candidate else {
+        return match transcript {
+            Some((n, s)) => Used {
+                value: Some(n),
+                source: s,
+                store_differs: store.total_tokens.filter(|&t| t != n),
+                check: UsedCheck::Unknown,
+                check_reason: match store.total_tokens {
+                    Some(t) => format!(
+                        "the store's {} is marked not fresh (totalTokensFresh false); used is the transcript's {}",
+                        thousands(t),
+                        thousands(n)
+                    ),
+                    None => format!(
+                        "the store has no totalTokens; used is the transcript's {}",
+                        thousands(n)
+                    ),
+                },
+            },
+            None => unknown(store),
+        };
+    };
+    match distrust(total, store.updated_at, f, rules) {
+        Some(why) => {
+            let reason = distrust_words(&why, total, f, transcript);
+            let (check, _) = match why {
+                Distrust::RunSum { .. } => (UsedCheck::RunSum, ()),
+                _ => (UsedCheck::Stale, ()),
+            };
+            match transcript {
+                Some((n, s)) => Used {
+                    value: Some(n),
+                    source: s,
+                    store_differs: Some(total).filter(|&t| t != n),
+                    check,
+                    check_reason: reason,
+                },
+                // Nothing better to show: the store's figure, with the doubt said.
+                None => Used {
+                    value: Some(total),
+                    source: src,
+                    store_differs: None,
+                    check,
+                    check_reason: reason,
+                },
+            }
+        }
+        None => {
+            let (check, check_reason) = agreement(total, store.updated_at, f);
+            Used {
+                value: Some(total),
+                source: src,
+                store_differs: None,
+                check,
+                check_reason,
+            }
+        }
+    }
+}
+
+fn unknown(store: StoreSide) -> Used {
+    Used {
+        value: None,
+        source: UsedSource::Unknown,
+        store_differs: store.total_tokens,
+        check: UsedCheck::Unknown,
+        check_reason: "neither the store nor the transcript has a figure to compare".into(),
+    }
+}
+
+fn distrust(
+    total: u64,
+    updated: Option<i64>,
+    f: &TranscriptFacts,
+    rules: Rules,
+) -> Option<Distrust> {
+    if let Some(updated) = updated {
+        if let Some(at) = f
+            .last_compaction
+            .as_ref()
+            .and_then(|c| c.at_ms)
+            .filter(|&at| at > updated)
+        {
+            return Some(Distrust::PredatesCompaction { at, updated });
+        }
+        if let Some((_, at)) = f.newest_call_ms.filter(|&(_, at)| at > updated) {
+            return Some(Distrust::PredatesCall { at, updated });
+        }
+    }
+    // 2026.9 records the last call's prompt; only 2026.2.x added the calls of a run up.
+    let sum: u64 = f.last_run.iter().map(|c| c.prompt_tokens).sum();
+    if rules == Rules::V2026_2 && f.last_run.len() > 1 && sum == total {
+        return Some(Distrust::RunSum { sum });
+    }
+    None
+}
+
+fn distrust_words(
+    why: &Distrust,
+    total: u64,
+    f: &TranscriptFacts,
+    transcript: Option<(u64, UsedSource)>,
+) -> String {
+    let now = match transcript {
+        Some((n, UsedSource::Estimated)) => format!(
+            "; the context after it is estimated at {}",
+            thousands(n)
+        ),
+        Some((n, _)) => format!("; the transcript now says {}", thousands(n)),
+        None => "; the transcript has no newer figure, so the store's is shown".into(),
+    };
+    let ago = |later: i64, earlier: i64| crate::diagnosis::duration_words(later - earlier);
+    match why {
+        Distrust::PredatesCompaction { at, updated } => format!(
+            "the store's {} was written {} before the last compaction (entry {}){now}",
+            thousands(total),
+            ago(*at, *updated),
+            f.display.compaction.as_deref().unwrap_or("?"),
+        ),
+        Distrust::PredatesCall { at, updated } => format!(
+            "the store's {} was written {} before the newest model call (entry {}){now}",
+            thousands(total),
+            ago(*at, *updated),
+            f.display.newest_call.as_deref().unwrap_or("?"),
+        ),
+        Distrust::RunSum { sum } => {
+            let parts: Vec<String> = f
+                .last_run
+                .iter()
+                .zip(&f.display.last_run)
+                .map(|(c, id)| format!("{} ({id})", thousands(c.prompt_tokens)))
+                .collect();
+            format!(
+                "the store's {} is the sum of the last run's {} model calls, {} = {} (OpenClaw before 2026.9 adds them up){now}",
+                thousands(total),
+                f.last_run.len(),
+                parts.join(" + "),
+                thousands(*sum),
+            )
+        }
+    }
+}
+
+/// The store's figure is used: say how the transcript relates to it.
+fn agreement(total: u64, updated: Option<i64>, f: &TranscriptFacts) -> (UsedCheck, String) {
+    let tc = &f.context;
+    match tc.basis {
+        Basis::None => (
+            UsedCheck::Unknown,
+            format!(
+                "the store says {}, the transcript has nothing to compare it with",
+                thousands(total)
+            ),
+        ),
+        Basis::Usage => {
+            if total == tc.tokens {
+                return (
+                    UsedCheck::Equal,
+                    format!(
+                        "the store's {} equals the transcript's context",
+                        thousands(total)
+                    ),
+                );
+            }
+            if let Some(m) = f.measured.as_ref().filter(|m| m.prompt_tokens == total) {
+                return (
+                    UsedCheck::Equal,
+                    format!(
+                        "the store holds the last call's prompt {}; the transcript's {} adds that call's output and what came after ({})",
+                        thousands(m.prompt_tokens),
+                        thousands(tc.tokens),
+                        thousands(tc.tokens.saturating_sub(m.prompt_tokens))
+                    ),
+                );
+            }
+            differs(total, f)
+        }
+        Basis::AfterCompaction => {
+            let c = f.last_compaction.as_ref();
+            if c.and_then(|c| c.tokens_after) == Some(total) || total == tc.tokens {
+                return (
+                    UsedCheck::Equal,
+                    format!(
+                        "the store's {} is the compaction's figure (entry {}); no model call since",
+                        thousands(total),
+                        f.display.compaction.as_deref().unwrap_or("?")
+                    ),
+                );
+            }
+            let newer = match (updated, c.and_then(|c| c.at_ms)) {
+                (Some(u), Some(at)) => u >= at,
+                _ => false,
+            };
+            if newer {
+                (
+                    UsedCheck::Stale,
+                    format!(
+                        "stale on the transcript's side: its last usage{} predates the compaction (entry {}); the store's {} was written after it (estimate after the compaction: {})",
+                        f.usage_before_compaction
+                            .map(|u| format!(" ({})", thousands(u)))
+                            .unwrap_or_default(),
+                        f.display.compaction.as_deref().unwrap_or("?"),
+                        thousands(total),
+                        thousands(tc.tokens)
+                    ),
+                )
+            } else {
+                differs(total, f)
+            }
+        }
+    }
+}
+
+fn differs(total: u64, f: &TranscriptFacts) -> (UsedCheck, String) {
+    let sum: u64 = f.last_run.iter().map(|c| c.prompt_tokens).sum();
+    (
+        UsedCheck::Differs,
+        format!(
+            "the store says {}, the transcript {}; neither the last run's calls ({} over {} call{}) nor a later write explains the difference",
+            thousands(total),
+            thousands(f.context.tokens),
+            thousands(sum),
+            f.last_run.len(),
+            if f.last_run.len() == 1 { "" } else { "s" }
+        ),
+    )
+}
+
+/// Where a session's `used` came from, in the words `show` and the TUI both print.
+pub fn describe(t: &crate::thresholds::Thresholds) -> String {
+    let tc = t.transcript_context.as_ref();
+    let store = t
+        .store_used
+        .map(|s| format!("; the store says {} ({})", thousands(s), t.used_check.name()))
+        .unwrap_or_default();
+    match t.used_source {
+        UsedSource::Fresh if t.total_tokens_version == Some(1) => {
+            "entry totalTokens (totalTokensFresh true; totalTokensVersion 1: the prompt of the last model call)".into()
+        }
+        UsedSource::Fresh => "entry totalTokens (totalTokensFresh true)".into(),
+        UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: legacy writer)".into(),
+        UsedSource::Transcript => match tc {
+            Some(c) => format!(
+                "last assistant usage {}{} + estimate {} of the messages after it{store}",
+                thousands(c.usage_tokens),
+                c.entry_id
+                    .as_deref()
+                    .map(|e| format!(" ({})", crate::sanitize::one_line(e)))
+                    .unwrap_or_default(),
+                thousands(c.trailing_tokens)
+            ),
+            None => format!("last assistant usage + the messages after it{store}"),
+        },
+        UsedSource::Estimated => match tc {
+            Some(c) => format!(
+                "estimated after the last compaction (no model call since): overhead {} + summary and kept messages {}{store}",
+                c.overhead_tokens
+                    .map(thousands)
+                    .unwrap_or_else(|| "unknown, counted as 0".into()),
+                thousands(c.trailing_tokens)
+            ),
+            None => format!("estimated after the last compaction{store}"),
+        },
+        UsedSource::Unknown => {
+            "no fresh totalTokens and no assistant usage since the last compaction".into()
+        }
+    }
+}
