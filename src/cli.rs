@@ -78,6 +78,10 @@ pub struct Global {
     /// File holding the gateway token (one line).
     #[arg(long, global = true, value_name = "FILE")]
     pub gateway_token_file: Option<PathBuf>,
+    /// Accept a plain ws:// gateway address that is not loopback (token and transcripts travel
+    /// unencrypted; an ssh tunnel to 127.0.0.1 is the safe way).
+    #[arg(long, global = true)]
+    pub allow_insecure_gateway: bool,
     /// TUI on a SQLite host: do not connect to the host's own gateway for live updates (the
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
@@ -538,6 +542,7 @@ fn source_for(g: &Global) -> Result<SourceHandle, String> {
             let overrides = crate::gateway::Overrides {
                 url: g.gateway.clone(),
                 token_file: g.gateway_token_file.clone(),
+                allow_insecure: g.allow_insecure_gateway,
             };
             let target = crate::gateway::target::resolve(
                 &serde_json::Value::Object(Default::default()),
@@ -567,6 +572,9 @@ fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     };
     if as_json {
         out(&json::to_string(&r));
+    } else if r.sessions.is_empty() && !r.errors.is_empty() {
+        // A failure is not "no sessions": stdout stays empty, the causes go to stderr below.
+        warn_all(&r.warnings);
     } else {
         out(&list::render(&r, now_ms(), list_width()));
         warn_all(&r.warnings);
@@ -869,6 +877,7 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
     let overrides = Overrides {
         url: g.gateway.clone(),
         token_file: g.gateway_token_file.clone(),
+        allow_insecure: g.allow_insecure_gateway,
     };
     let target = match target::resolve(&config, &GatewayEnv::from_process(), &overrides) {
         Ok(t) => t,

@@ -133,6 +133,29 @@ pub fn overhead_tokens(t: &Transcript) -> Option<u64> {
     crate::diagnosis::overhead::measure(t, None, None, 0).map(|o| o.tokens)
 }
 
+/// pi's own `estimateContextTokens(buildSessionContext())` of the active branch, whether or
+/// not its usage predates the last compaction (the interop tests compare it with pi's).
+pub fn pi_estimate(t: &Transcript) -> TranscriptContext {
+    let ctx = context::build(t, t.leaf());
+    let e = context::estimate(t, &ctx);
+    TranscriptContext {
+        tokens: e.tokens,
+        basis: if e.usage_tokens > 0 {
+            Basis::Usage
+        } else {
+            Basis::None
+        },
+        usage_tokens: e.usage_tokens,
+        trailing_tokens: e.trailing_tokens,
+        entry_id: e
+            .last_usage_index
+            .and_then(|k| ctx.slots.get(k))
+            .and_then(|s| t.entry_id(s.entry))
+            .map(str::to_string),
+        overhead_tokens: None,
+    }
+}
+
 /// Reads the facts from an opened transcript.
 pub fn facts(t: &Transcript) -> TranscriptFacts {
     let path = t.active_branch();

@@ -212,15 +212,15 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
                 }
                 // The footer goes to stderr so `> summary.md` captures only the summary.
                 eprintln!(
-                    "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; context would be ≈{} tokens (now {}).\n\
+                    "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).\n\
                      To commit exactly this text, save it (stdout) to FILE, edit it if you like, and run:\n  \
                      clawtop compact {} --summary-file FILE --expect-leaf {} --expect-first-kept {} --keep-recent-tokens {} --yes\n\
                      (--yes without --summary-file asks the model again and commits that new answer.)",
                     report.messages_to_summarize,
                     report.turn_prefix_messages,
                     sanitize::one_line(&t.display_id(plan.first_kept_entry)),
-                    tokens_after,
-                    report.tokens_before,
+                    crate::thresholds::thousands(tokens_after),
+                    crate::thresholds::thousands(report.tokens_before),
                     sanitize::one_line(&who),
                     sanitize::one_line(&leaf_display),
                     sanitize::one_line(&t.display_id(plan.first_kept_entry)),

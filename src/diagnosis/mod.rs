@@ -138,9 +138,9 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
     let verdict = outlook::verdict(&outlook::VerdictInputs {
         below: below.map(|u| (u, first_line, first_name)),
         keep: i.keep_recent_tokens,
-        expected,
+        current: current.as_ref(),
         can_help,
-        suggested: suggested.as_ref().map(|s| s.keep_recent_tokens),
+        suggested: suggested.as_ref(),
         compact_at: th.compact_at,
     });
     let context_breakdown =

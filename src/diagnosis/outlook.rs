@@ -169,18 +169,18 @@ pub struct AdviceInputs<'a> {
 }
 
 /// What the verdict is made of.
-pub struct VerdictInputs {
+pub struct VerdictInputs<'a> {
     /// Used below the first line that matters: (used, line, "flush" | "compaction").
     pub below: Option<(u64, u64, &'static str)>,
     pub keep: u64,
-    pub expected: Option<u64>,
+    pub current: Option<&'a AtKeep>,
     pub can_help: bool,
-    pub suggested: Option<u64>,
+    pub suggested: Option<&'a AtKeep>,
     pub compact_at: u64,
 }
 
 /// The verdict in one line, true of the numbers it names.
-pub fn verdict(v: &VerdictInputs) -> String {
+pub fn verdict(v: &VerdictInputs<'_>) -> String {
     if let Some((used, line, name)) = v.below {
         return format!(
             "nothing to do: {} used is below the {name} line {}",
@@ -188,25 +188,38 @@ pub fn verdict(v: &VerdictInputs) -> String {
             thousands(line)
         );
     }
-    let after = v
-        .expected
-        .map(|e| format!("expected after ≈{}", thousands(e)))
-        .unwrap_or_else(|| "expected after unknown".into());
-    if v.can_help {
-        return format!(
-            "compaction can help: {after}, under the compaction line {}",
-            thousands(v.compact_at)
-        );
-    }
-    format!(
-        "compaction cannot help at keepRecentTokens {} ({after}, compaction line {}); {}",
-        thousands(v.keep),
-        thousands(v.compact_at),
-        match v.suggested {
-            Some(k) => format!("keepRecentTokens {} or less would", thousands(k)),
-            None => "no keepRecentTokens would".into(),
+    let line = thousands(v.compact_at);
+    let keep = thousands(v.keep);
+    let about = |a: &AtKeep| {
+        a.expected_tokens_after
+            .map(|e| format!("≈{}", thousands(e)))
+            .unwrap_or_else(|| "an unknown size (no call measured the overhead)".into())
+    };
+    let first = match v.current {
+        None => format!("no compaction plan at keepRecentTokens {keep}"),
+        Some(c) if v.can_help => {
+            return format!(
+                "compaction can help: at keepRecentTokens {keep} it lands at {}, under the compaction line {line}",
+                about(c)
+            );
         }
-    )
+        Some(c) if !c.summarizes() => format!(
+            "a compaction at keepRecentTokens {keep} has nothing to summarize (all {} tokens since the last compaction are kept)",
+            thousands(c.kept_tokens)
+        ),
+        Some(c) => format!(
+            "a compaction at keepRecentTokens {keep} would leave {}, not under the compaction line {line}",
+            about(c)
+        ),
+    };
+    match v.suggested {
+        Some(s) => format!(
+            "{first}; keepRecentTokens {} or less lands at {}",
+            thousands(s.keep_recent_tokens),
+            about(s)
+        ),
+        None => format!("{first}; no keepRecentTokens brings it under {line}"),
+    }
 }
 
 /// Concrete next steps, with numbers.

@@ -13,6 +13,18 @@ use crate::llm::Secret;
 /// cuts the rest (`MAX_INSTRUCTION_LENGTH`, reference §8); clawtop refuses longer text instead.
 pub const MAX_COMPACT_INSTRUCTIONS: usize = 800;
 
+/// The port of a `ws://HOST:PORT` address, for the tunnel hint (the gateway's default when the
+/// address names none).
+pub fn url_port(url: &str) -> u16 {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let port = match authority.rsplit_once(':') {
+        Some((host, p)) if !host.ends_with('[') && !p.contains(']') => p.parse().ok(),
+        _ => None,
+    };
+    port.unwrap_or(crate::diagnosis::running_gateway::DEFAULT_PORT)
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
     #[error("gateway address {url}: {problem}")]
@@ -31,7 +43,7 @@ pub enum GatewayError {
 
     #[error(
         "cannot reach the gateway at {url}: {cause}. Is it running (`openclaw gateway status` on the host)? \
-         For a remote host, open the tunnel first: ssh -N -L 18789:127.0.0.1:18789 HOST"
+         For a remote host, open the tunnel first: ssh -N -L {p}:127.0.0.1:{p} HOST", p = url_port(.url)
     )]
     Unreachable { url: String, cause: String },
 

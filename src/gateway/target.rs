@@ -70,6 +70,9 @@ pub struct Overrides {
     pub url: Option<String>,
     /// `--gateway-token-file FILE`
     pub token_file: Option<PathBuf>,
+    /// `--allow-insecure-gateway`: a plain `ws://` to an address that is not loopback (the
+    /// token and every transcript would cross the network unencrypted).
+    pub allow_insecure: bool,
 }
 
 /// A resolved gateway. `Debug` never shows the token.
@@ -134,6 +137,15 @@ pub fn resolve(
         )
     };
     let loopback = check_url(&url)?;
+    if !loopback && !overrides.allow_insecure {
+        let port = super::error::url_port(&url);
+        return Err(GatewayError::BadUrl {
+            url: redact_userinfo(&url),
+            problem: format!(
+                "not a loopback address, and ws:// is unencrypted: the gateway token and the transcripts would cross the network in clear. Open an ssh tunnel (ssh -N -L {port}:127.0.0.1:{port} HOST) and use --gateway ws://127.0.0.1:{port}, or pass --allow-insecure-gateway on a network you trust"
+            ),
+        });
+    }
 
     let (token, token_source) = if let Some(f) = &overrides.token_file {
         (
@@ -382,6 +394,7 @@ mod tests {
         let ov = Overrides {
             url: Some("ws://127.0.0.1:18789".into()),
             token_file: None,
+            allow_insecure: false,
         };
         let t = resolve(&cfg, &env(&[]), &ov).unwrap();
         assert!(t.token.is_none());
@@ -392,7 +405,20 @@ mod tests {
         std::fs::write(&f, "file-token\n").unwrap();
         let ov = Overrides {
             url: Some("ws://10.0.0.5:18789".into()),
+            token_file: Some(f.clone()),
+            allow_insecure: false,
+        };
+        let refused = resolve(&cfg, &env(&[("OPENCLAW_GATEWAY_TOKEN", "e")]), &ov)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("not a loopback address") && refused.contains("18789:127.0.0.1:18789"),
+            "{refused}"
+        );
+        let ov = Overrides {
+            url: Some("ws://10.0.0.5:18789".into()),
             token_file: Some(f),
+            allow_insecure: true,
         };
         let t = resolve(&cfg, &env(&[("OPENCLAW_GATEWAY_TOKEN", "e")]), &ov).unwrap();
         assert_eq!(t.token.unwrap().expose(), "file-token");
@@ -426,6 +452,7 @@ mod tests {
             let ov = Overrides {
                 url: Some(url.into()),
                 token_file: None,
+                allow_insecure: false,
             };
             let e = resolve(&json!({}), &env(&[]), &ov).unwrap_err();
             assert!(e.to_string().contains(want), "{url}: {e}");
@@ -437,6 +464,7 @@ mod tests {
         let ov = Overrides {
             url: None,
             token_file: Some(f),
+            allow_insecure: false,
         };
         assert!(
             resolve(&json!({}), &env(&[]), &ov)
@@ -447,6 +475,7 @@ mod tests {
         let ov = Overrides {
             url: None,
             token_file: Some(dir.path().join("missing")),
+            allow_insecure: false,
         };
         assert!(resolve(&json!({}), &env(&[]), &ov).is_err());
     }

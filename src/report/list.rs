@@ -76,8 +76,10 @@ pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
     }
 }
 
-/// What the marks next to a used figure mean (a figure without a mark is the store's).
-pub const LEGEND: &str = "~ from the transcript, * estimated after the last compaction (the store's figure is older, a run-sum or missing: see show), ? unknown; CMP = compactionCount";
+/// What the marks next to a used figure mean (a figure without a mark is the store's; with a
+/// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each
+/// line fits 80 columns.
+pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount";
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;

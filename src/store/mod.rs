@@ -101,6 +101,10 @@ pub struct Host {
     pub home: Option<PathBuf>,
     /// Problems that did not stop loading (bad agent ids in config, ...).
     pub warnings: Vec<String>,
+    /// Parts of the host that exist but could not be read (an agents dir or a sessions dir
+    /// that cannot be listed, a store that is not a regular file): reported as errors by
+    /// every listing, so `check` says UNKNOWN instead of "no problem".
+    pub unreadable_parts: Vec<(PathBuf, String)>,
     /// The state dir with symlinks resolved, for containment checks.
     canonical_state: Option<PathBuf>,
     /// Keeps the extracted demo alive; removed on drop.
@@ -199,24 +203,47 @@ impl Host {
         demo: Option<demo::DemoDir>,
     ) -> Host {
         let mut warnings = Vec::new();
+        let mut unreadable_parts = Vec::new();
         let mut ids: Vec<(String, bool)> = Vec::new();
         let agents_root = state_dir.join("agents");
-        if let Ok(rd) = std::fs::read_dir(&agents_root) {
-            for e in rd.flatten() {
-                let name = e.file_name().to_string_lossy().into_owned();
-                let p = e.path();
-                let store = p.join("sessions/sessions.json");
-                if let Some(kind) = odd_store_kind(&store) {
-                    warnings.push(format!(
-                        "{} is {kind}, not a regular file; agent {:?} has no readable sessions",
-                        store.display(),
-                        crate::sanitize::one_line(&name)
-                    ));
-                }
-                if store.is_file() || p.join("agent/openclaw-agent.sqlite").is_file() {
-                    ids.push((name, false));
+        match std::fs::read_dir(&agents_root) {
+            Ok(rd) => {
+                for e in rd {
+                    let e = match e {
+                        Ok(e) => e,
+                        Err(err) => {
+                            unreadable_parts.push((agents_root.clone(), err.to_string()));
+                            continue;
+                        }
+                    };
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    let p = e.path();
+                    let store = p.join("sessions/sessions.json");
+                    if let Some(kind) = odd_store_kind(&store) {
+                        unreadable_parts.push((
+                            store.clone(),
+                            format!(
+                                "is {kind}, not a regular file: agent {:?} has no readable sessions",
+                                crate::sanitize::one_line(&name)
+                            ),
+                        ));
+                    }
+                    // A sessions dir that exists but cannot be looked into hides its store.
+                    match std::fs::metadata(&store) {
+                        Err(err) if err.kind() == std::io::ErrorKind::PermissionDenied => {
+                            unreadable_parts.push((store.clone(), err.to_string()));
+                        }
+                        _ => {}
+                    }
+                    if store.is_file() || p.join("agent/openclaw-agent.sqlite").is_file() {
+                        ids.push((name, false));
+                    }
                 }
             }
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                unreadable_parts.push((agents_root.clone(), err.to_string()));
+            }
+            Err(_) => {}
         }
         // 2026.9 keys its agents (`agents.entries.<id>`); earlier releases list them.
         let keyed: Vec<Value> = config
@@ -307,6 +334,7 @@ impl Host {
             is_demo: false,
             home,
             warnings,
+            unreadable_parts,
             _demo: demo,
         }
     }
@@ -344,6 +372,12 @@ impl Host {
     /// error in `errors` and the other agents still load.
     pub fn load_sessions(&self, only_agent: Option<&str>) -> Loaded {
         let mut out = Loaded::default();
+        for (path, message) in &self.unreadable_parts {
+            out.errors.push(StoreError::Store {
+                path: path.clone(),
+                message: message.clone(),
+            });
+        }
         for a in &self.agents {
             if only_agent.is_some_and(|o| o != a.id) || !a.has_store {
                 continue;

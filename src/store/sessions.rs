@@ -151,6 +151,11 @@ pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, String> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    // OpenClaw writes `{}` for an empty store; no bytes at all is a torn or truncated write,
+    // and its sessions cannot be known.
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err("is empty (0 bytes of JSON): a truncated write? its sessions cannot be read".into());
+    }
     parse(&bytes)
 }
 

@@ -40,10 +40,12 @@ fn host_a_figures_are_reconciled_and_explained() {
     let h = Home::host_a();
     let v = show(&h);
     // The store keeps OpenClaw's figure; the transcript says what the last call carried.
-    assert_eq!(v["used"], 75943);
+    // used is what the last call carried; the store's run-sum stays beside it.
+    assert_eq!(v["used"], 40378);
+    assert_eq!(v["totalTokens"], 75943);
     assert_eq!(
         v["transcriptContext"],
-        json!({"tokens": 40378, "usageTokens": 40378, "trailingTokens": 0, "entryId": "0d090fcc"})
+        json!({"tokens": 40378, "basis": "usage", "usageTokens": 40378, "trailingTokens": 0, "entryId": "0d090fcc"})
     );
     assert_eq!(v["usedCheck"], "run-sum");
     let reason = v["usedCheckReason"].as_str().unwrap();
@@ -146,7 +148,10 @@ fn show_and_dry_run_text_carry_the_figures() {
     o.expect(0);
     let t = o.text();
     assert!(t.contains("used check:") && t.contains("run-sum"), "{t}");
-    assert!(t.contains("suggested keepRecentTokens:"), "{t}");
+    assert!(
+        t.contains("verdict:") && t.contains("keepRecentTokens 4,772 or less lands at ≈19,745"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -200,7 +205,19 @@ fn store_written_before_the_last_compaction_is_stale() {
         e.insert("updatedAt".into(), json!(at - 1600));
     });
     let v = show(&h);
-    assert_eq!(v["status"], "over");
+    // used is the estimate after the compaction (overhead + summary + kept), not the store's
+    // pre-compaction figure: no longer "over".
+    assert_ne!(v["status"], "over");
+    assert_eq!(v["usedSource"], "estimated");
+    assert_eq!(v["transcriptContext"]["basis"], "after-compaction");
+    let tc = &v["transcriptContext"];
+    assert_eq!(v["used"], tc["tokens"]);
+    assert_eq!(
+        tc["tokens"].as_u64().unwrap(),
+        tc["overheadTokens"].as_u64().unwrap() + tc["trailingTokens"].as_u64().unwrap()
+    );
+    assert!(v["used"].as_u64().unwrap() < 48000, "{}", v["used"]);
+    assert_eq!(v["totalTokens"], 75943, "the store's figure stays beside it");
     assert_eq!(v["usedCheck"], "stale");
     let r = v["usedCheckReason"].as_str().unwrap();
     assert!(r.contains("1.6 s before the last compaction"), "{r}");

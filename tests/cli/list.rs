@@ -24,8 +24,14 @@ fn list_json_host_a() {
     assert_eq!(s["modelProvider"], "fake");
     assert_eq!(s["window"], 48000);
     assert_eq!(s["windowSource"], "entry");
-    assert_eq!(s["used"], 75943);
-    assert_eq!(s["usedSource"], "fresh");
+    // A run-sum in the store (75,943 = two calls): used is the last call's context, the
+    // store's figure beside it with the reason.
+    assert_eq!(s["used"], 40378);
+    assert_eq!(s["usedSource"], "transcript");
+    assert_eq!(s["totalTokens"], 75943);
+    assert_eq!(s["usedCheck"], "run-sum");
+    assert_eq!(s["transcriptContext"]["tokens"], 40378);
+    assert!(s["usedCheckReason"].as_str().unwrap().contains("37,937"));
     assert_eq!(s["reserve"], 20000);
     assert_eq!(s["compactAt"], 28000);
     assert_eq!(s["flushAt"], 24000);
@@ -33,7 +39,7 @@ fn list_json_host_a() {
     assert_eq!(s["memoryFlushAt"], serde_json::Value::Null);
     assert_eq!(s["memoryFlushCompactionCount"], serde_json::Value::Null);
     assert_eq!(s["flushedThisCycle"], false);
-    assert_eq!(s["status"], "over");
+    assert_eq!(s["status"], "compact-due");
     assert_eq!(s["totalTokens"], 75943);
     assert_eq!(s["totalTokensFresh"], true);
     assert_eq!(s["contextTokens"], 48000);
@@ -91,7 +97,7 @@ fn list_text_off_a_terminal_prints_whole_keys() {
     o.expect(0);
     let t = o.text();
     assert!(
-        t.contains("agent:main:main") && t.contains("over") && t.contains("158%"),
+        t.contains("agent:main:main") && t.contains("compact-due") && t.contains("84%"),
         "{t}"
     );
     // The demo's long keys and models come out whole (stdout is a pipe here), so each

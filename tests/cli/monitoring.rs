@@ -173,7 +173,7 @@ fn metrics_parse_as_prometheus_text() {
                 && s.labels.get("session_key") == Some("agent:main:dashboard:5f0c2a7e")
         })
         .unwrap();
-    assert_eq!(est.labels.get("provenance"), Some("estimated"));
+    assert_eq!(est.labels.get("provenance"), Some("transcript"));
     // Counts per status sum to the sessions listed.
     let statuses: f64 = scrape
         .samples

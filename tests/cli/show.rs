@@ -13,11 +13,12 @@ fn show_key_and_session_id() {
             t.contains("48,000") && t.contains("entry contextTokens"),
             "{t}"
         );
-        assert!(t.contains("75,943") && t.contains("fresh"), "{t}");
+        // The store's run-sum stays beside the figure used (the last call's context).
+        assert!(t.contains("40,378") && t.contains("the store says 75,943 (run-sum)"), "{t}");
         assert!(t.contains("28,000") && t.contains("24,000"), "{t}");
         assert!(
             t.contains(
-                "flush due: 75,943 used ≥ flush line 24,000 and no flush since compaction 12"
+                "flush due: 40,378 used ≥ flush line 24,000 and no flush since compaction 12; OpenClaw up to 2026.7 decides its flush on the stored totalTokens 75,943, at or past the flush line"
             ),
             "{t}"
         );
@@ -25,7 +26,7 @@ fn show_key_and_session_id() {
         o.expect(0);
         let v = o.json();
         assert_eq!(v["sessionKey"], "agent:main:main");
-        assert_eq!(v["status"], "over");
+        assert_eq!(v["status"], "compact-due");
         assert_eq!(v["sources"]["reserveTokensFloorSource"], "default");
         assert_eq!(v["sources"]["windowDetail"], "entry contextTokens");
         assert_eq!(v["transcriptInfo"]["entries"], 40);
@@ -84,7 +85,7 @@ fn show_bare_file_defaults_and_window_flag() {
     assert_eq!(v["sessionKey"], serde_json::Value::Null);
     assert_eq!(v["window"], 200000);
     assert_eq!(v["windowSource"], "default");
-    assert_eq!(v["usedSource"], "estimated");
+    assert_eq!(v["usedSource"], "transcript");
     assert_eq!(v["used"], 1005, "usage totalTokens = input + output");
     let o = h.run(&["show", f.to_str().unwrap(), "--json", "--window", "1000"]);
     o.expect(0);

@@ -31,7 +31,7 @@ fn state_dir_flag_env_and_profile() {
         &[],
     );
     o.expect(0);
-    assert_eq!(o.json()["sessions"][0]["used"], 75943);
+    assert_eq!(o.json()["sessions"][0]["used"], 40378);
     let o = run_with(
         elsewhere.path(),
         &["list", "--json"],

@@ -121,9 +121,17 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             msgs.len()
         ));
     }
-    // Issue 8 item 2: the "transcriptContext" clawtop shows is pi's estimateContextTokens of
-    // the active branch's context, figure for figure.
-    let tc = clawtop::diagnosis::used_check::transcript_context(&t);
+    // Issue 8 item 2: clawtop's figure from the transcript is pi's estimateContextTokens of
+    // the active branch's context, figure for figure (issue 17: as `used`'s transcript figure
+    // whenever that usage is newer than the last compaction).
+    let tc = clawtop::used::pi_estimate(&t);
+    let facts = clawtop::used::facts(&t);
+    if facts.context.basis == clawtop::used::Basis::Usage && facts.context.tokens != tc.tokens {
+        err(format!(
+            "transcript figure with a usage after the last compaction: pi {} clawtop {}",
+            tc.tokens, facts.context.tokens
+        ));
+    }
     for (what, ours, theirs) in [
         ("tokens", tc.tokens, &pc["tokens"]),
         ("usageTokens", tc.usage_tokens, &pc["usageTokens"]),
