@@ -4,8 +4,8 @@
 
 use crate::source::{Session, SessionSource};
 use crate::thresholds::{self, Catalog, Counters, Rules, Settings, Thresholds};
-use crate::used::{StoreSide, TranscriptFacts};
 use crate::transcript::{EntryKind, Transcript, Warning};
+use crate::used::{StoreSide, TranscriptFacts};
 use serde_json::Value;
 use std::collections::HashMap;
 

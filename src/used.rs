@@ -214,11 +214,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
             overhead_tokens: None,
         },
         (None, Some(_)) => {
-            let messages: u64 = ctx
-                .slots
-                .iter()
-                .map(|&s| context::slot_tokens(t, s))
-                .sum();
+            let messages: u64 = ctx.slots.iter().map(|&s| context::slot_tokens(t, s)).sum();
             let overhead = overhead_tokens(t);
             TranscriptContext {
                 tokens: expected_after(overhead, 0, messages),
@@ -246,9 +242,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
     });
     let last_run = used_check::last_run_calls(t);
     let display = DisplayIds {
-        compaction: last_compaction
-            .as_ref()
-            .map(|(_, c)| t.display_id(c.entry)),
+        compaction: last_compaction.as_ref().map(|(_, c)| t.display_id(c.entry)),
         newest_call: newest_call_ms.map(|(i, _)| t.display_id(i)),
         last_run: last_run.iter().map(|c| t.display_id(c.entry)).collect(),
     };
@@ -413,10 +407,9 @@ fn distrust_words(
     transcript: Option<(u64, UsedSource)>,
 ) -> String {
     let now = match transcript {
-        Some((n, UsedSource::Estimated)) => format!(
-            "; the context after it is estimated at {}",
-            thousands(n)
-        ),
+        Some((n, UsedSource::Estimated)) => {
+            format!("; the context after it is estimated at {}", thousands(n))
+        }
         Some((n, _)) => format!("; the transcript now says {}", thousands(n)),
         None => "; the transcript has no newer figure, so the store's is shown".into(),
     };
@@ -540,9 +533,16 @@ fn differs(total: u64, f: &TranscriptFacts) -> (UsedCheck, String) {
 /// Where a session's `used` came from, in the words `show` and the TUI both print.
 pub fn describe(t: &crate::thresholds::Thresholds) -> String {
     let tc = t.transcript_context.as_ref();
+    // The store's figure first: it is what OpenClaw decided on, and the reason it is not used.
     let store = t
         .store_used
-        .map(|s| format!("; the store says {} ({})", thousands(s), t.used_check.name()))
+        .map(|s| {
+            format!(
+                "the store says {} ({}); ",
+                thousands(s),
+                t.used_check.name()
+            )
+        })
         .unwrap_or_default();
     match t.used_source {
         UsedSource::Fresh if t.total_tokens_version == Some(1) => {
@@ -552,7 +552,7 @@ pub fn describe(t: &crate::thresholds::Thresholds) -> String {
         UsedSource::Legacy => "entry totalTokens (no totalTokensFresh flag: legacy writer)".into(),
         UsedSource::Transcript => match tc {
             Some(c) => format!(
-                "last assistant usage {}{} + estimate {} of the messages after it{store}",
+                "{store}last assistant usage {}{} + estimate {} of the messages after it",
                 thousands(c.usage_tokens),
                 c.entry_id
                     .as_deref()
@@ -560,17 +560,17 @@ pub fn describe(t: &crate::thresholds::Thresholds) -> String {
                     .unwrap_or_default(),
                 thousands(c.trailing_tokens)
             ),
-            None => format!("last assistant usage + the messages after it{store}"),
+            None => format!("{store}last assistant usage + the messages after it"),
         },
         UsedSource::Estimated => match tc {
             Some(c) => format!(
-                "estimated after the last compaction (no model call since): overhead {} + summary and kept messages {}{store}",
+                "{store}estimated after the last compaction (no model call since): overhead {} + summary and kept messages {}",
                 c.overhead_tokens
                     .map(thousands)
                     .unwrap_or_else(|| "unknown, counted as 0".into()),
                 thousands(c.trailing_tokens)
             ),
-            None => format!("estimated after the last compaction{store}"),
+            None => format!("{store}estimated after the last compaction"),
         },
         UsedSource::Unknown => {
             "no fresh totalTokens and no assistant usage since the last compaction".into()

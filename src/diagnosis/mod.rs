@@ -21,9 +21,9 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
-pub use busy::{Busy, busy};
-pub use crate::used::TranscriptContext;
 pub use crate::used::StoreSide as StoreFigure;
+pub use crate::used::TranscriptContext;
+pub use busy::{Busy, busy};
 pub use used_check::UsedCheck;
 
 /// "1.6 s", "3 min", "2 h".
@@ -88,11 +88,7 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         Some(tc) => (tc.clone(), th.used_check, th.used_check_reason.clone()),
         None => {
             let f = crate::used::facts(t);
-            let u = crate::used::resolve(
-                i.store,
-                Some(&f),
-                th.rules,
-            );
+            let u = crate::used::resolve(i.store, Some(&f), th.rules);
             (f.context, u.check, u.check_reason)
         }
     };

@@ -78,4 +78,3 @@ pub fn last_run_calls(t: &Transcript) -> Vec<Call> {
     }
     calls
 }
-

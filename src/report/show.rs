@@ -5,9 +5,7 @@ use super::entries::{self, EntryJson};
 use crate::numbers::{Numbers, push_transcript_warnings};
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionSource};
-use crate::thresholds::{
-    self, Settings, Source, Thresholds, Window, thousands,
-};
+use crate::thresholds::{self, Settings, Source, Thresholds, Window, thousands};
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
 use serde_json::Value;

@@ -154,7 +154,9 @@ pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, String> {
     // OpenClaw writes `{}` for an empty store; no bytes at all is a torn or truncated write,
     // and its sessions cannot be known.
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err("is empty (0 bytes of JSON): a truncated write? its sessions cannot be read".into());
+        return Err(
+            "is empty (0 bytes of JSON): a truncated write? its sessions cannot be read".into(),
+        );
     }
     parse(&bytes)
 }

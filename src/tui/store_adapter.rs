@@ -159,6 +159,11 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
         if matches!(row.used_source, UsedSource::Fresh | UsedSource::Legacy) {
             row.stale = file.and_then(|f| stale(s.entry.updated_at, &f));
         }
+        // The domain found the store behind the transcript and used the transcript's figure:
+        // the row still carries the mark, with the domain's reason.
+        if row.used_check == crate::used::UsedCheck::Stale && row.stale.is_none() {
+            row.stale = Some(format!("stale: {}", row.used_check_reason));
+        }
         rows.push(row);
     }
     SessionsSnapshot {

@@ -257,7 +257,7 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
             "agent:ops:cron:nightly-backup",
             "gpt-5.1",
             Some(177_100),
-            Provenance::Estimated,
+            Provenance::Transcript,
             200_000,
             7,
             Some(7),

@@ -217,7 +217,10 @@ fn store_written_before_the_last_compaction_is_stale() {
         tc["overheadTokens"].as_u64().unwrap() + tc["trailingTokens"].as_u64().unwrap()
     );
     assert!(v["used"].as_u64().unwrap() < 48000, "{}", v["used"]);
-    assert_eq!(v["totalTokens"], 75943, "the store's figure stays beside it");
+    assert_eq!(
+        v["totalTokens"], 75943,
+        "the store's figure stays beside it"
+    );
     assert_eq!(v["usedCheck"], "stale");
     let r = v["usedCheckReason"].as_str().unwrap();
     assert!(r.contains("1.6 s before the last compaction"), "{r}");

@@ -14,5 +14,6 @@ mod instructions;
 mod keys;
 mod list;
 mod monitoring;
+mod one_truth;
 mod show;
 mod state;

@@ -14,7 +14,10 @@ fn show_key_and_session_id() {
             "{t}"
         );
         // The store's run-sum stays beside the figure used (the last call's context).
-        assert!(t.contains("40,378") && t.contains("the store says 75,943 (run-sum)"), "{t}");
+        assert!(
+            t.contains("40,378") && t.contains("the store says 75,943 (run-sum)"),
+            "{t}"
+        );
         assert!(t.contains("28,000") && t.contains("24,000"), "{t}");
         assert!(
             t.contains(

@@ -136,7 +136,7 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
             "gpt-5.1",
             200_000,
             Some(177_100),
-            Provenance::Estimated,
+            Provenance::Transcript,
             7,
             Some(7),
             86_400,

@@ -46,9 +46,10 @@ fn open_session_from_the_list_and_back() {
     // Opens at the tail, with the visible rows decoded.
     assert_eq!(v.selected, 39);
     assert!(v.cache.contains_key(&39));
-    // Header numbers come from the row (the store), not from the transcript.
-    assert_eq!(v.row.used, Some(75_943));
-    assert_eq!(v.row.status, Status::Over);
+    // Header numbers are the list row's: the last call's context, not the store's run-sum.
+    assert_eq!(v.row.used, Some(40_378));
+    assert_eq!(v.row.status, Status::CompactDue);
+    assert_eq!(v.row.store_used, Some(75_943));
     // q goes back, a second q quits.
     drive(&mut state, &ctx, ch('q'));
     assert_eq!(state.screen(), Screen::Sessions);

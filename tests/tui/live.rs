@@ -48,7 +48,7 @@ fn an_appended_turn_reaches_the_header_and_the_list_of_an_estimated_session() {
     let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
     let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
     let row = &state.sessions.rows[0];
-    assert_eq!(row.used_source, clawtop::tui::Provenance::Estimated);
+    assert_eq!(row.used_source, clawtop::tui::Provenance::Transcript);
     let before = row.used.expect("estimated");
     // The transcript is watched with the store (a list of estimated figures follows it).
     assert!(ctx.files.paths().contains(&t), "{:?}", ctx.files.paths());
@@ -76,7 +76,7 @@ fn an_appended_turn_reaches_the_header_and_the_list_of_an_estimated_session() {
     assert_eq!(v.row.used, Some(150_100), "the header follows the list");
     assert_eq!(v.row.status, clawtop::thresholds::Status::Over);
     let s = screen(&state);
-    assert!(s.contains("150,100 ~ estimated"), "{s}");
+    assert!(s.contains("150,100 ~ transcript"), "{s}");
     // 04:23:30 is NOW_MS + 60 s: when the figures were read.
     assert!(s.contains("read 04:23:30"), "{s}");
     assert!(poll_files(&ctx).is_none(), "reported once");
@@ -95,18 +95,22 @@ fn a_store_figure_older_than_the_transcript_is_marked_stale() {
         state.sessions.rows[0]
     );
     drive(&mut state, &ctx, key(KeyCode::Enter));
-    assert!(screen(&state).contains("75,943 ● fresh"));
+    // The store's run-sum is not the figure used; it is named beside it.
+    let s = screen(&state);
+    assert!(s.contains("40,378 ~ transcript"), "{s}");
+    assert!(s.contains("the store says 75,943 (run-sum)"), "{s}");
     append(
         &t,
         &turn("a1b2c3d4", "0d090fcc", "2026-11-21T04:23:19.000Z", 150_000),
     );
     let a = poll_files(&ctx).expect("a change");
     drive(&mut state, &ctx, a);
-    // The store still says 75,943: that is OpenClaw's figure, but it predates the turn.
+    // The store still says 75,943, written before the new turn: the transcript's figure is
+    // used, the store's beside it as stale.
     let s = screen(&state);
-    assert!(s.contains("75,943 ● fresh"), "{s}");
+    assert!(s.contains("150,100 ~ transcript"), "{s}");
     assert!(
-        s.contains("stale: store updated 04:22:23, transcript has an entry at 04:23:19"),
+        s.contains("stale: the store's 75,943 was written 55.3 s before the newest model call"),
         "{s}"
     );
     drive(&mut state, &ctx, key(KeyCode::Esc));
@@ -154,7 +158,7 @@ fn a_failed_reload_is_marked_and_the_old_figures_stay() {
         title.contains("read 04:22:30") && title.contains("reload FAILED 04:22:35"),
         "{s}"
     );
-    assert!(s.contains("76k/48k"), "the old figures stay: {s}");
+    assert!(s.contains("40k/48k"), "the old figures stay: {s}");
     drive(&mut state, &ctx, key(KeyCode::Enter));
     assert!(
         screen(&state)

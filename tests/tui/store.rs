@@ -27,10 +27,12 @@ fn host_a_rows_through_the_adapter() {
         (r.agent_id.as_str(), r.session_key.as_str()),
         ("main", "agent:main:main")
     );
-    assert_eq!(r.used, Some(75_943));
-    assert_eq!(r.used_source, Provenance::Fresh);
+    // The store's 75,943 is a run-sum (two calls): the row shows the last call's context.
+    assert_eq!(r.used, Some(40_378));
+    assert_eq!(r.used_source, Provenance::Transcript);
+    assert_eq!(r.store_used, Some(75_943));
     assert_eq!(r.window, 48_000);
-    assert_eq!(r.status, Status::Over);
+    assert_eq!(r.status, Status::CompactDue);
     assert_eq!(r.compaction_count, Some(12));
     assert_eq!(
         r.transcript.as_deref().map(std::path::Path::new),
@@ -79,7 +81,7 @@ fn bare_file_numbers_use_the_defaults_and_the_estimate() {
     let (state, _) = file_app(&t, (80, 24));
     let r = &state.session.as_ref().expect("view").row;
     assert_eq!(r.window, 200_000);
-    assert_eq!(r.used_source, Provenance::Estimated);
+    assert_eq!(r.used_source, Provenance::Transcript);
     assert_eq!(r.compact_at, 180_000);
     assert_eq!(r.flush_at, Some(176_000));
 }

@@ -118,7 +118,9 @@ pub fn legend(t: Theme) -> Line<'static> {
         Span::raw(" over "),
         Span::styled(HATCH, t.dim()),
         Span::raw(" unknown · "),
-        Span::raw("● fresh ○ legacy ~ estimated ? no count"),
+        Span::raw(
+            "● fresh ○ legacy ~ transcript ≈ estimated ? no count · ◐ busy ✖ stale lock ∅ no transcript ! store behind",
+        ),
     ])
 }
 

@@ -1,0 +1,198 @@
+//! Issue 17: one `used` and one `status` on every surface. For every session of every fixture
+//! host (2026.2.26 host-a, 2026.9.6 host-f, bare pi transcripts, the demo), `list --json`,
+//! `show --json` and `metrics` agree; the run-sum host is judged on its last call's context.
+
+use crate::support::cli::{Home, copy_dir, run_with};
+use crate::support::fixtures::{self, fixture};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// `clawtop_session_used_tokens` per session key, from `metrics`.
+fn metrics_used(text: &str) -> HashMap<String, u64> {
+    let lines = text.lines().map(|l| Ok(l.to_string()));
+    let scrape = prometheus_parse::Scrape::parse(lines).unwrap();
+    scrape
+        .samples
+        .iter()
+        .filter(|s| s.metric == "clawtop_session_used_tokens")
+        .map(|s| {
+            let v = match s.value {
+                prometheus_parse::Value::Gauge(v) => v as u64,
+                _ => panic!("gauge expected"),
+            };
+            (s.labels.get("session_key").unwrap().to_string(), v)
+        })
+        .collect()
+}
+
+/// Every session of a host: list, show and metrics give the same used and status.
+fn agree(home: &std::path::Path, global: &[&str], env: &[(&str, &str)]) -> usize {
+    let args = |extra: &[&str]| -> Vec<String> {
+        extra
+            .iter()
+            .chain(global.iter())
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let run = |extra: &[&str]| {
+        let a = args(extra);
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        run_with(home, &a, env)
+    };
+    let list = run(&["list", "--json"]);
+    list.expect(0);
+    let list = list.json();
+    let metrics = run(&["metrics"]);
+    metrics.expect(0);
+    let used_m = metrics_used(&metrics.text());
+    let sessions = list["sessions"].as_array().unwrap();
+    assert!(!sessions.is_empty());
+    for s in sessions {
+        let key = s["sessionKey"].as_str().unwrap();
+        let show = run(&["show", key, "--json"]);
+        show.expect(0);
+        let v = show.json();
+        for field in [
+            "used",
+            "usedSource",
+            "status",
+            "usedCheck",
+            "usedCheckReason",
+            "transcriptContext",
+            "flushReason",
+        ] {
+            assert_eq!(s[field], v[field], "{key}: list and show differ on {field}");
+        }
+        assert!(
+            s.get("transcriptContext").is_some(),
+            "{key}: list row has transcriptContext"
+        );
+        match s["used"].as_u64() {
+            Some(u) => assert_eq!(used_m.get(key), Some(&u), "{key}: metrics used"),
+            None => assert_eq!(used_m.get(key), None, "{key}: unknown is no sample"),
+        }
+    }
+    sessions.len()
+}
+
+#[test]
+fn list_show_and_metrics_agree_on_every_fixture_host() {
+    // 2026.2.26, file-backed.
+    let h = Home::host_a();
+    assert_eq!(agree(h.path(), &[], &[]), 1);
+    // 2026.9.6, SQLite (a copy: even a read-only open of a WAL database may create files).
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(fixtures::HOST_F), &dir.path().join("host-f"));
+    let state = dir.path().join("host-f/state");
+    let config = state.join("openclaw.json");
+    let sd = state.to_str().unwrap().to_string();
+    let cfg = config.to_str().unwrap().to_string();
+    assert_eq!(
+        agree(
+            dir.path(),
+            &["--state-dir", &sd],
+            &[("OPENCLAW_CONFIG_PATH", &cfg)]
+        ),
+        3
+    );
+    // The demo host.
+    let e = Home::empty();
+    assert!(agree(e.path(), &["--demo"], &[]) >= 3);
+}
+
+#[test]
+fn bare_transcripts_show_the_same_figures_as_their_rules() {
+    // A bare pi transcript has no store: used is the transcript's (or unknown), never 0.
+    for f in [
+        "pi/large-session.jsonl",
+        "pi/before-compaction.jsonl",
+        "transcripts/v3-two-compactions.jsonl",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        std::fs::copy(fixture(f), &p).unwrap();
+        let o = run_with(dir.path(), &["show", p.to_str().unwrap(), "--json"], &[]);
+        o.expect(0);
+        let v = o.json();
+        match v["used"].as_u64() {
+            Some(u) => {
+                assert!(u > 0, "{f}");
+                assert_eq!(v["used"], v["transcriptContext"]["tokens"], "{f}");
+            }
+            None => assert_eq!(v["usedSource"], "unknown", "{f}"),
+        }
+    }
+}
+
+#[test]
+fn the_run_sum_host_is_judged_on_its_last_call() {
+    // host-a's store holds 75,943 = 37,937 + 38,006, the two calls of the last run added up
+    // (OpenClaw 2026.2.x); the last call carried 40,378 (its prompt 38,006 + output).
+    let h = Home::host_a();
+    let l = h.run(&["list"]);
+    l.expect(0);
+    let t = l.text();
+    assert!(
+        t.contains("84%") && t.contains("compact-due") && t.contains("~40k/48k"),
+        "{t}"
+    );
+    assert!(!t.contains("over"), "{t}");
+    let c = h.run(&["check"]);
+    assert_eq!(c.code, 1, "WARNING, not CRITICAL: {}", c.text());
+    let ct = c.text();
+    assert!(ct.contains("compact-due") && ct.contains("40k"), "{ct}");
+    assert!(!ct.contains("over") && !ct.contains("stuck"), "{ct}");
+    let m = h.run(&["metrics"]);
+    m.expect(0);
+    assert_eq!(metrics_used(&m.text()).get("agent:main:main"), Some(&40378));
+    assert!(
+        m.text()
+            .contains("clawtop_session_used_tokens{agent=\"main\",session_key=\"agent:main:main\",session_id=\"adhoc-1\",provenance=\"transcript\"} 40378"),
+        "{}",
+        m.text()
+    );
+}
+
+#[test]
+fn the_store_holding_the_last_prompt_is_agreement() {
+    // The store records the last call's prompt (38,006); the transcript's usage adds that
+    // call's output (40,378). That is agreement, and the store's figure is used.
+    let h = Home::host_a();
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    v["agent:main:main"]["totalTokens"] = 38006.into();
+    std::fs::write(h.store(), serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let o = h.run(&["show", "main", "--json"]);
+    o.expect(0);
+    let s = o.json();
+    assert_eq!(s["usedCheck"], "equal", "{}", s["usedCheckReason"]);
+    assert_eq!(s["used"], 38006);
+    assert_eq!(s["usedSource"], "fresh");
+    let r = s["usedCheckReason"].as_str().unwrap();
+    assert!(r.contains("38,006") && r.contains("40,378"), "{r}");
+}
+
+#[test]
+fn a_2026_9_host_agrees_with_its_store() {
+    // incident-7: the store's 29,144 is the last call's prompt; the transcript's 31,516 adds
+    // its output 2,372: equal, not differs.
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(fixtures::HOST_F), &dir.path().join("host-f"));
+    let state = dir.path().join("host-f/state");
+    let cfg = state.join("openclaw.json");
+    let o = run_with(
+        dir.path(),
+        &[
+            "show",
+            "agent:main:incident-7",
+            "--json",
+            "--state-dir",
+            state.to_str().unwrap(),
+        ],
+        &[("OPENCLAW_CONFIG_PATH", cfg.to_str().unwrap())],
+    );
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["used"], 29144);
+    assert_eq!(v["usedCheck"], "equal", "{}", v["usedCheckReason"]);
+    assert_eq!(v["transcriptContext"]["tokens"], 29144 + 2372);
+}
