@@ -574,7 +574,6 @@ fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
         out(&json::to_string(&r));
     } else if r.sessions.is_empty() && !r.errors.is_empty() {
         // A failure is not "no sessions": stdout stays empty, the causes go to stderr below.
-        warn_all(&r.warnings);
     } else {
         out(&list::render(&r, now_ms(), list_width()));
         warn_all(&r.warnings);

@@ -196,3 +196,43 @@ fn a_2026_9_host_agrees_with_its_store() {
     assert_eq!(v["usedCheck"], "equal", "{}", v["usedCheckReason"]);
     assert_eq!(v["transcriptContext"]["tokens"], 29144 + 2372);
 }
+
+#[test]
+fn a_refused_gateway_is_an_error_not_an_empty_list() {
+    // A port nothing listens on: bind one, then let it go.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("ws://127.0.0.1:{port}");
+    let h = Home::empty();
+    let o = run_with(
+        h.path(),
+        &["list", "--gateway", &url],
+        &[("OPENCLAW_GATEWAY_TOKEN", "not-a-real-token")],
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stdout.is_empty(), "stdout: {}", o.text());
+    assert!(
+        o.stderr.contains(&url) && o.stderr.contains("refused"),
+        "{}",
+        o.stderr
+    );
+    // The tunnel hint names the port the operator gave.
+    assert!(
+        o.stderr
+            .contains(&format!("ssh -N -L {port}:127.0.0.1:{port} HOST")),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("not-a-real-token"));
+    // A plain ws:// to an address that is not loopback is refused before anything is sent.
+    let o = run_with(
+        h.path(),
+        &["list", "--gateway", "ws://192.0.2.1:18789"],
+        &[("OPENCLAW_GATEWAY_TOKEN", "not-a-real-token")],
+    );
+    assert_ne!(o.code, 0);
+    assert!(o.stdout.is_empty());
+    assert!(o.stderr.contains("not a loopback address"), "{}", o.stderr);
+}

@@ -207,6 +207,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if visible.is_empty() {
         let msg = if !s.loaded {
             "Loading sessions…"
+        } else if s.reload_failed_ms.is_some() {
+            // A failed read is never "no sessions": the cause is on the status line.
+            "The sessions could not be read (the status line says why); r retries."
         } else if !s.filter.is_empty() {
             "No session matches the filter (Esc clears it)."
         } else {
