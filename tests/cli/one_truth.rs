@@ -236,3 +236,67 @@ fn a_refused_gateway_is_an_error_not_an_empty_list() {
     assert!(o.stdout.is_empty());
     assert!(o.stderr.contains("not a loopback address"), "{}", o.stderr);
 }
+
+/// Runs `check` with a watchdog: a hang is a failure, not a slow pass.
+fn check_within_10_s(h: &Home) -> (i32, String) {
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clawtop"))
+        .arg("check")
+        .current_dir(h.path())
+        .env("HOME", h.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Some(st) = c.try_wait().unwrap() {
+            let mut out = String::new();
+            std::io::Read::read_to_string(c.stdout.as_mut().unwrap(), &mut out).unwrap();
+            return (st.code().unwrap_or(-1), out);
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = c.kill();
+            panic!("check did not answer within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn check_is_unknown_when_the_store_cannot_be_read() {
+    // Issue 17 item 4: a store that is empty, a directory or a FIFO is not "OK: no problem".
+    type Make = fn(&std::path::Path);
+    let cases: [(&str, Make, &str); 3] = [
+        ("empty", |p| std::fs::write(p, b"").unwrap(), "is empty"),
+        (
+            "directory",
+            |p| std::fs::create_dir(p).unwrap(),
+            "a directory",
+        ),
+        (
+            "fifo",
+            |p| {
+                let ok = std::process::Command::new("mkfifo")
+                    .arg(p)
+                    .status()
+                    .unwrap();
+                assert!(ok.success());
+            },
+            "FIFO",
+        ),
+    ];
+    for (what, make, says) in cases {
+        let h = Home::host_a();
+        std::fs::remove_file(h.store()).unwrap();
+        make(&h.store());
+        let (code, out) = check_within_10_s(&h);
+        assert_eq!(code, 3, "{what}: {out}");
+        assert!(out.starts_with("UNKNOWN: "), "{what}: {out}");
+        assert!(
+            out.contains("sessions.json") && out.contains(says),
+            "{what}: {out}"
+        );
+    }
+}
