@@ -171,7 +171,10 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
             s.flush_at.map_or("-".into(), compact_number)
         ),
         Problem::Busy => "transcript lock held by a live process".into(),
-        Problem::BusyStaleLock => "stale transcript lock (holder dead or older than 30 min)".into(),
+        Problem::BusyStaleLock => s
+            .stale_lock
+            .clone()
+            .unwrap_or_else(|| "stale transcript lock".into()),
         Problem::NoTranscript => "transcript not found".into(),
         Problem::Unknown => "no token figure".into(),
     };

@@ -66,6 +66,8 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         let t = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
+        row.stale_lock =
+            crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
         mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());

@@ -300,3 +300,28 @@ fn check_is_unknown_when_the_store_cannot_be_read() {
         );
     }
 }
+
+#[test]
+fn a_stale_lock_is_said_by_check_show_and_list_alike() {
+    // Issue 17 item 3: the stale lock `check` pages about is on every surface, in one wording.
+    let h = Home::host_a();
+    let pid = crate::support::commit::dead_pid();
+    let mut lock = h.transcript().into_os_string();
+    lock.push(".lock");
+    std::fs::write(
+        &lock,
+        crate::support::commit::lock_payload(pid, &crate::support::commit::now_iso()),
+    )
+    .unwrap();
+    let words = format!("stale transcript lock: its holder (pid {pid}) is dead");
+    let c = h.run(&["check"]);
+    assert_eq!(c.code, 2, "{}", c.text());
+    assert!(c.text().contains(&words), "{}", c.text());
+    let s = h.run(&["show", "main"]);
+    s.expect(0);
+    assert!(s.text().contains(&words), "{}", s.text());
+    let j = h.run(&["show", "main", "--json"]).json();
+    assert!(j["staleLock"].as_str().unwrap().starts_with(&words), "{j}");
+    let l = h.run(&["list", "--json"]).json();
+    assert_eq!(l["sessions"][0]["staleLock"], j["staleLock"]);
+}

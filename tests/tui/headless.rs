@@ -309,7 +309,14 @@ fn errors_go_to_the_status_line() {
     );
     let s = screen(&state);
     let last = s.lines().last().unwrap_or("");
-    assert!(last.starts_with("✖ cannot read sessions.json"), "{s}");
+    assert!(
+        last.starts_with("✖ reload failed: cannot read sessions.json"),
+        "{s}"
+    );
+    assert!(
+        s.contains("could not be read"),
+        "never \"No sessions found\": {s}"
+    );
     assert!(!last.contains('\x1b'));
     // A session without a transcript: its numbers and "why" still open (issue 9).
     let mut rows = status_rows(None);

@@ -256,3 +256,26 @@ fn a_failed_reload_keeps_the_rows_and_says_why() {
     );
     assert!(err.contains("ago"), "the rows' age: {err}");
 }
+
+#[test]
+fn a_stale_lock_is_on_the_session_screen() {
+    // Issue 17 item 3: what `check` reports as busy-stale-lock, the Session screen says too.
+    let (_dir, t, host) = host_a_host(None);
+    let pid = crate::support::commit::dead_pid();
+    let mut lock = t.clone().into_os_string();
+    lock.push(".lock");
+    std::fs::write(
+        &lock,
+        crate::support::commit::lock_payload(pid, &crate::support::commit::now_iso()),
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(host, (160, 40));
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    let s = screen(&state);
+    assert!(
+        s.contains(&format!(
+            "stale transcript lock: its holder (pid {pid}) is dead"
+        )),
+        "{s}"
+    );
+}
