@@ -57,11 +57,12 @@ impl Col {
         match self {
             Col::Mark => 1,
             Col::Agent => 8,
-            Col::Key => 14,
+            // Keys are shortened from the middle; at 80 columns the state column matters more.
+            Col::Key => 8,
             Col::Model => 14,
             Col::Age => 4,
-            Col::Used => 13,
-            Col::Gauge => 12,
+            Col::Used => 12,
+            Col::Gauge => 10,
             Col::Pct => 4,
             Col::Cmp => 3,
             Col::State => 11,
