@@ -179,7 +179,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         super::print_text(&summary);
         match &committed {
             Some(c) => println!(
-                "Committed: compaction entry {} appended to {}{}; context now ≈{} tokens (was {}).",
+                "Committed: compaction entry {} appended to {}{}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).",
                 c.entry_id
                     .clone()
                     .unwrap_or_else(|| "(v1: id assigned by pi on load)".into()),
@@ -189,8 +189,8 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
                 } else {
                     String::new()
                 },
-                tokens_after,
-                report.tokens_before
+                crate::thresholds::thousands(tokens_after),
+                crate::thresholds::thousands(report.tokens_before)
             ),
             None => {
                 if let Some(r) = &requests {

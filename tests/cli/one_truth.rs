@@ -325,3 +325,51 @@ fn a_stale_lock_is_said_by_check_show_and_list_alike() {
     let l = h.run(&["list", "--json"]).json();
     assert_eq!(l["sessions"][0]["staleLock"], j["staleLock"]);
 }
+
+#[test]
+fn after_clawtops_own_compaction_the_check_agrees() {
+    // Issue 17 item 2: the store's figure clawtop writes (tokensAfter = overhead + kept +
+    // summary, the one definition of "expected after") is what the transcript says next.
+    let h = Home::host_a();
+    let summary = h.path().join("summary.md");
+    std::fs::write(&summary, "## Goal\nKeep PR #4242 moving.\n").unwrap();
+    let dry = h.run(&[
+        "compact",
+        "main",
+        "--keep-recent-tokens",
+        "1000",
+        "--dry-run",
+        "--json",
+    ]);
+    dry.expect(0);
+    let d = dry.json();
+    let (leaf, first) = (
+        d["leafId"].as_str().unwrap().to_string(),
+        d["firstKeptEntryId"].as_str().unwrap().to_string(),
+    );
+    let o = h.run(&[
+        "compact",
+        "main",
+        "--keep-recent-tokens",
+        "1000",
+        "--summary-file",
+        summary.to_str().unwrap(),
+        "--expect-leaf",
+        &leaf,
+        "--expect-first-kept",
+        &first,
+        "--yes",
+    ]);
+    o.expect(0);
+    assert!(o.text().contains("expected after ≈"), "{}", o.text());
+    let v = h.run(&["show", "main", "--json"]).json();
+    assert_eq!(v["usedCheck"], "equal", "{}", v["usedCheckReason"]);
+    assert_eq!(v["used"], v["totalTokens"]);
+    assert_eq!(v["transcriptContext"]["basis"], "after-compaction");
+    assert_eq!(v["transcriptContext"]["tokens"], v["totalTokens"]);
+    assert_eq!(v["status"], "ok");
+    // And the list says the same.
+    let l = h.run(&["list", "--json"]).json();
+    assert_eq!(l["sessions"][0]["used"], v["used"]);
+    assert_eq!(l["sessions"][0]["usedCheck"], "equal");
+}
