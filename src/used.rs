@@ -325,6 +325,31 @@ pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) 
             None => unknown(store),
         };
     };
+    // OpenClaw 2026.9 writes a compaction's `tokensAfter` (the summary and kept messages, no
+    // system prompt or tools) as `totalTokens`: until the next call that under-counts by the
+    // whole overhead, so the estimate after the compaction (which adds it) is used, with the
+    // store's figure beside it.
+    if let (Basis::AfterCompaction, Some(oh), Some(c)) = (
+        f.context.basis,
+        f.context.overhead_tokens.filter(|&o| o > 0),
+        f.last_compaction.as_ref(),
+    ) {
+        if c.tokens_after == Some(total) && total != f.context.tokens {
+            return Used {
+                value: Some(f.context.tokens),
+                source: UsedSource::Estimated,
+                store_differs: Some(total),
+                check: UsedCheck::Equal,
+                check_reason: format!(
+                    "the store holds the compaction's tokensAfter {} (entry {}), which leaves out the overhead {} (system prompt, tools, workspace files); with it the next call carries about {}",
+                    thousands(total),
+                    f.display.compaction.as_deref().unwrap_or("?"),
+                    thousands(oh),
+                    thousands(f.context.tokens)
+                ),
+            };
+        }
+    }
     match distrust(total, store.updated_at, f, rules) {
         Some(why) => {
             let reason = distrust_words(&why, total, f, transcript);
@@ -709,9 +734,15 @@ mod tests {
             "{}",
             u.check_reason
         );
-        // The store holding the compaction's own tokensAfter is agreement.
-        let u = resolve(store(4_000, T0 + 6_000), Some(&facts(&t)), Rules::V2026_9);
+        // The store holding the compaction's own tokensAfter is agreement; that figure leaves
+        // out the overhead, so used is the estimate after the compaction, the store's beside it.
+        let f = facts(&t);
+        let u = resolve(store(4_000, T0 + 6_000), Some(&f), Rules::V2026_9);
         assert_eq!(u.check, UsedCheck::Equal, "{}", u.check_reason);
+        assert_eq!(u.source, UsedSource::Estimated);
+        assert_eq!(u.value, Some(f.context.tokens));
+        assert_eq!(u.store_differs, Some(4_000));
+        assert!(u.check_reason.contains("leaves out the overhead"), "{}", u.check_reason);
     }
 
     #[test]
