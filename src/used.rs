@@ -742,7 +742,11 @@ mod tests {
         assert_eq!(u.source, UsedSource::Estimated);
         assert_eq!(u.value, Some(f.context.tokens));
         assert_eq!(u.store_differs, Some(4_000));
-        assert!(u.check_reason.contains("leaves out the overhead"), "{}", u.check_reason);
+        assert!(
+            u.check_reason.contains("leaves out the overhead"),
+            "{}",
+            u.check_reason
+        );
     }
 
     #[test]
