@@ -373,3 +373,49 @@ fn after_clawtops_own_compaction_the_check_agrees() {
     assert_eq!(l["sessions"][0]["used"], v["used"]);
     assert_eq!(l["sessions"][0]["usedCheck"], "equal");
 }
+
+#[test]
+fn dry_run_refuses_what_the_commit_refuses() {
+    // Issue 18: `compact --dry-run` planned a transcript with no session header that the
+    // commit then refused (exit 0 against exit 3). Both now start from the use case.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("no-header.jsonl");
+    let text = std::fs::read_to_string(fixture("transcripts/v3-two-compactions.jsonl")).unwrap();
+    std::fs::write(
+        &f,
+        text.lines().skip(1).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let summary = dir.path().join("s.md");
+    std::fs::write(&summary, "## Goal\nx\n").unwrap();
+    let fp = f.to_str().unwrap();
+    let dry = run_with(
+        dir.path(),
+        &["compact", fp, "--keep-recent-tokens", "100", "--dry-run"],
+        &[],
+    );
+    let commit = run_with(
+        dir.path(),
+        &[
+            "compact",
+            fp,
+            "--keep-recent-tokens",
+            "100",
+            "--summary-file",
+            summary.to_str().unwrap(),
+            "--expect-leaf",
+            "whatever",
+            "--yes",
+        ],
+        &[],
+    );
+    assert_eq!(dry.code, 3, "{}", dry.stderr);
+    assert_eq!(dry.code, commit.code, "{} / {}", dry.stderr, commit.stderr);
+    let reason = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("no session header"))
+            .map(str::to_string)
+    };
+    assert!(reason(&dry.stderr).is_some(), "{}", dry.stderr);
+    assert_eq!(reason(&dry.stderr), reason(&commit.stderr));
+}
