@@ -128,6 +128,9 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
             Some(g.requests),
         )
     };
+    // What is printed as the preview is what the commit writes (the use case cleans it the
+    // same way again at commit).
+    let summary = sanitize::committable(&summary);
     for w in &warnings {
         eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
