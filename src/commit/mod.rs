@@ -10,12 +10,13 @@
 //! No terminal, no network. Every error names the file and the cause
 //! ([`CommitError`]); [`CommitError::exit_code`] maps to the CLI's exit codes.
 //!
-//! Test hook: when the environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
+//! Test hooks, compiled only with the `test-hooks` cargo feature (the tests enable it through
+//! the crate's dev-dependency on itself; a release build has neither hook). First: when the
+//! environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
 //! (to a number of microseconds, read once per process), the commit code sleeps that
 //! long between its steps (lock taken, file checked, bytes written, fsync, rename, ...).
 //! It exists only so the crash test (`tests/commit/crash.rs`) can SIGKILL a child
-//! inside the critical section; it changes timing, never behaviour. Unset (the normal
-//! case), it costs one env lookup per process.
+//! inside the critical section; it changes timing, never behaviour.
 //!
 //! Second test hook, for races that must be forced rather than hoped for: when
 //! `CLAWTOP_TEST_PAUSE_AT` lists steps (comma-separated) and `CLAWTOP_TEST_PAUSE_FIFO`
@@ -24,8 +25,7 @@
 //! closes it, then opens `<fifo>.go` for reading and reads it to the end (the test opens
 //! it for writing and closes it to let the commit go on). Steps the safety tests use:
 //! `store-patched` (transcript or notes appended, locks held, store not yet written) and
-//! `rollback-checked` (the appended bytes were found to be ours, not yet cut). Unset, it
-//! costs one env lookup per step.
+//! `rollback-checked` (the appended bytes were found to be ours, not yet cut).
 
 pub mod append;
 pub(crate) mod jstext;
@@ -34,7 +34,9 @@ pub mod store_patch;
 
 use std::io;
 use std::path::{Path, PathBuf};
+#[cfg(feature = "test-hooks")]
 use std::sync::OnceLock;
+#[cfg(feature = "test-hooks")]
 use std::time::Duration;
 
 pub use append::{
@@ -135,7 +137,9 @@ impl CommitError {
     }
 }
 
-/// Test-only pacing between commit steps; see the module docs.
+/// Test-only pacing between commit steps; see the module docs. Without the `test-hooks`
+/// feature (every release build) it is empty, so no environment variable can stall a commit.
+#[cfg(feature = "test-hooks")]
 pub(crate) fn test_step(name: &str) {
     static DELAY: OnceLock<Option<Duration>> = OnceLock::new();
     let delay = DELAY.get_or_init(|| {
@@ -151,7 +155,12 @@ pub(crate) fn test_step(name: &str) {
     test_pause(name);
 }
 
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub(crate) fn test_step(_name: &str) {}
+
 /// The FIFO pause of the module docs.
+#[cfg(feature = "test-hooks")]
 fn test_pause(name: &str) {
     use std::io::{Read, Write};
     let Some(at) = std::env::var_os("CLAWTOP_TEST_PAUSE_AT") else {

@@ -14,3 +14,4 @@ mod signals;
 mod store_link;
 mod stream_limits;
 mod terminal_text;
+mod test_hooks;
