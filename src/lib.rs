@@ -27,6 +27,7 @@ pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod numbers;
 pub mod plan;
+pub(crate) mod regular_file;
 pub mod report;
 pub(crate) mod sanitize;
 pub mod source;

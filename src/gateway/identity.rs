@@ -132,7 +132,7 @@ impl DeviceIdentity {
                 path.display()
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = crate::regular_file::read_to_string(path).map_err(|e| bad(e.to_string()))?;
         let file: IdentityFile = serde_json::from_str(&text)
             .map_err(|e| bad(format!("not a clawtop identity file ({e})")))?;
         if file.version != 1 || file.algorithm != "ed25519" {

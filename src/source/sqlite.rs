@@ -182,7 +182,9 @@ impl SessionSource for SqliteStore {
             ..Listing::default()
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        for s in loaded.sessions {
+        for mut s in loaded.sessions {
+            s.warnings
+                .extend(self.host.agent_file_warnings(&s.agent_id));
             let reference = SessionRef {
                 source: self.label(),
                 agent_id: s.agent_id.clone(),

@@ -20,6 +20,10 @@
 //!    crash): the main file and the `-wal` are copied into a private temp dir and the copy is
 //!    opened; the same identity check guards the copy.
 //!
+//! The database is first opened by clawtop itself, non-blocking (`crate::regular_file`), to
+//! read its header, and its `-wal`/`-shm` are checked to be regular files when present: SQLite
+//! opens them with a blocking `open`, which a FIFO there would hold forever.
+//!
 //! Every connection also runs `PRAGMA query_only=ON` and never checkpoints (read-only
 //! connections cannot). A busy or locked database is retried for [`busy_timeout`] and then
 //! reported as such, naming the file; it never blocks forever.
@@ -144,7 +148,7 @@ impl std::fmt::Debug for ReadOnlyDb {
 fn header_is_wal(path: &Path) -> Result<bool, DbError> {
     use std::io::Read;
     let mut head = [0u8; 100];
-    let mut f = fs::File::open(path).map_err(|e| DbError::Open {
+    let mut f = crate::regular_file::open(path).map_err(|e| DbError::Open {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
@@ -187,6 +191,20 @@ impl ReadOnlyDb {
         // Taken before anything is read or copied, so a write during the read shows.
         let before = fingerprint(path);
         let wal = header_is_wal(path)?;
+        // SQLite opens the side files itself, with a blocking open: one that is there but
+        // is not a regular file (a FIFO) is refused here, by name.
+        for suffix in ["-wal", "-shm"] {
+            let p = side(path, suffix);
+            match crate::regular_file::check(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(DbError::Open {
+                        path: p,
+                        message: e.to_string(),
+                    });
+                }
+                _ => {}
+            }
+        }
         let has_wal = side(path, "-wal").exists();
         let has_shm = side(path, "-shm").exists();
         let (mode, target, params, copy) = if !wal {

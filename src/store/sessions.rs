@@ -136,21 +136,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
 /// Opened non-blocking and checked to be a regular file before anything is read: a FIFO
 /// swapped in would otherwise block forever, and `/dev/zero` never ends.
 pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let meta = f.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err(super::odd_store_kind(path)
-            .map(|k| format!("is {k}, not a regular file"))
-            .unwrap_or_else(|| "not a regular file".into()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let bytes = crate::regular_file::read(path).map_err(|e| {
+        if crate::regular_file::is_not_regular(&e) {
+            super::odd_store_kind(path)
+                .map(|k| format!("is {k}, not a regular file"))
+                .unwrap_or_else(|| e.to_string())
+        } else {
+            e.to_string()
+        }
+    })?;
     parse(&bytes)
 }
 

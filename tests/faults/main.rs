@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod fifos;
 mod flush_busy;
 mod large;
 mod leftovers;
