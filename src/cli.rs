@@ -407,13 +407,16 @@ fn init_logging() {
     let Some(file) = open_private_log(&dir) else {
         return;
     };
+    use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    // The operator's filter, then the cap no directive lifts (crate::logging).
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
+        .with_filter(filter)
+        .with_filter(crate::logging::transport_cap());
+    let _ = tracing_subscriber::registry().with(layer).try_init();
 }
 
 // ---------------------------------------------------------------- host and targets

@@ -25,6 +25,7 @@ pub(crate) mod format;
 pub mod gateway;
 pub(crate) mod jsjson;
 pub mod llm;
+pub(crate) mod logging;
 pub(crate) mod numbers;
 pub mod plan;
 pub(crate) mod regular_file;

@@ -6,6 +6,7 @@ mod support;
 
 mod fifos;
 mod flush_busy;
+mod gateway_log;
 mod large;
 mod leftovers;
 mod memory_links;
