@@ -183,6 +183,20 @@ fn test_pause(name: &str) {
     }
 }
 
+/// Makes a file-size limit (`ulimit -f`, RLIMIT_FSIZE) an ordinary write error for this
+/// process. By default the kernel kills a process whose write crosses the limit (SIGXFSZ)
+/// after the bytes under the limit are written: a torn transcript line and lock files left
+/// behind. Ignored, the write fails with EFBIG instead, and the write layer's rollback cuts
+/// the partial bytes and releases its locks as for any other I/O error. The binary calls this
+/// first thing; a library user that appends through [`append`] should too (a signal
+/// disposition is the process's to choose, so the library does not change it by itself).
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// fsync a directory so a rename/create/unlink in it is durable.
 pub(crate) fn fsync_dir(dir: &Path) -> Result<(), CommitError> {
     let d = std::fs::File::open(dir).map_err(|e| CommitError::io(dir, "open directory", e))?;

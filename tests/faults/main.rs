@@ -5,6 +5,7 @@
 mod support;
 
 mod fifos;
+mod file_size_limit;
 mod flush_busy;
 mod gateway_log;
 mod large;
