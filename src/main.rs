@@ -4,5 +4,6 @@ fn main() {
     let code = clawtop::cli::main();
     // A worker thread may still hold the demo host (exit runs no destructors).
     clawtop::store::demo::remove_leftovers();
+    clawtop::sqlite::open::remove_copies();
     std::process::exit(code);
 }

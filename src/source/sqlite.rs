@@ -15,7 +15,6 @@ use super::{
     Change, Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource,
     SourceError, Watch, Writer,
 };
-use crate::sqlite::open::side;
 use crate::store::Host;
 use crate::thresholds::Rules;
 use crate::transcript::Transcript;
@@ -141,7 +140,8 @@ impl SqliteStore {
     }
 
     fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
-        dbs.flat_map(|d| [side(&d, "-wal"), d]).collect()
+        dbs.flat_map(|d| [crate::sqlite::open::wal_of(&d), d])
+            .collect()
     }
 }
 

@@ -14,6 +14,7 @@ mod memory_links;
 mod rollback;
 mod secrets;
 mod signals;
+mod sqlite_paths;
 mod store_link;
 mod stream_limits;
 mod terminal_text;
