@@ -141,6 +141,9 @@ pub(crate) fn truncate_if_ours(path: &Path, offset: u64, bytes: &[u8]) -> std::i
         return Ok(false);
     }
     test_step("rollback-checked");
+    if !super::unchanged_len(&f, offset + bytes.len() as u64)? {
+        return Ok(false);
+    }
     f.set_len(offset)?;
     f.sync_all()?;
     Ok(true)

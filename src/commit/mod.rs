@@ -10,6 +10,16 @@
 //! No terminal, no network. Every error names the file and the cause
 //! ([`CommitError`]); [`CommitError::exit_code`] maps to the CLI's exit codes.
 //!
+//! Rollback and writers that ignore the lock: a commit whose later step fails cuts its own
+//! appended bytes again, under the same lock, and only when the file is exactly as long as
+//! after its write and ends with exactly its bytes. A writer that honours the lock cannot
+//! append in between. One that ignores it can, and then the guarantee is: if its bytes landed
+//! before the final length check, nothing is cut (ours stay too, and the error says the
+//! rollback did not happen); only an append that lands between that check (an `fstat`) and
+//! the cut (`ftruncate`, the very next system call) can be lost. POSIX offers no atomic
+//! "truncate if length is N", so that window of one system call is the smallest there is;
+//! the slower byte comparison runs before the final check, outside it.
+//!
 //! Test hooks, compiled only with the `test-hooks` cargo feature (the tests enable it through
 //! the crate's dev-dependency on itself; a release build has neither hook). First: when the
 //! environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
@@ -181,6 +191,12 @@ fn test_pause(name: &str) {
         let mut sink = Vec::new();
         let _ = f.read_to_end(&mut sink);
     }
+}
+
+/// The last check before a rollback cuts: the file is still exactly `len` bytes long. See
+/// "Rollback and writers that ignore the lock" in the module docs.
+pub(crate) fn unchanged_len(f: &std::fs::File, len: u64) -> io::Result<bool> {
+    Ok(f.metadata()?.len() == len)
 }
 
 /// Makes a file-size limit (`ulimit -f`, RLIMIT_FSIZE) an ordinary write error for this

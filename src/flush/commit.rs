@@ -385,6 +385,17 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
             ),
         });
     }
+    // Another name for the same file may be outside the workspace (a link planted to make
+    // clawtop write somewhere else): the notes go only to a file that is only here.
+    if meta.nlink() > 1 {
+        return Err(FlushError::Target {
+            path: target.clone(),
+            reason: format!(
+                "has {} hard links, so writing it would also change a file elsewhere; clawtop does not write through links",
+                meta.nlink()
+            ),
+        });
+    }
     let old_len = meta.len();
     let mut tail = [0u8; 2];
     let tail_len = old_len.min(2) as usize;
@@ -447,6 +458,9 @@ fn roll_back(a: &Appended) -> bool {
             return Ok(false);
         }
         commit::test_step("rollback-checked");
+        if !commit::unchanged_len(&f, a.old_len + a.bytes.len() as u64)? {
+            return Ok(false);
+        }
         if a.created_file && a.old_len == 0 {
             drop(f);
             fs::remove_file(&a.target)?;

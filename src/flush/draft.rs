@@ -287,6 +287,13 @@ pub fn read_existing(target: &Path, warnings: &mut Vec<String>) -> String {
         ));
         return String::new();
     }
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        warnings.push(format!(
+            "{}: has {} hard links; the commit will refuse to write it",
+            target.display(),
+            std::os::unix::fs::MetadataExt::nlink(&meta)
+        ));
+    }
     let mut read = || -> std::io::Result<String> {
         let mut f = crate::regular_file::open(target)?;
         let len = f.metadata()?.len();

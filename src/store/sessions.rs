@@ -118,6 +118,10 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
     for (key, slot) in items {
         let entry = match slot {
             Slot::NotObject(kind) => Err(format!("is {kind}, not an object; skipped")),
+            Slot::BadKey => Err(
+                "has a key with a lone UTF-16 surrogate escape, which is not valid text; skipped"
+                    .into(),
+            ),
             Slot::Entry(f) => (*f).into_entry(),
         };
         match seen.get(&key) {
@@ -156,6 +160,31 @@ enum Top {
 enum Slot {
     Entry(Box<Fields>),
     NotObject(&'static str),
+    /// The key is not valid Unicode (a lone surrogate); the value was read and dropped.
+    BadKey,
+}
+
+/// A store key as its bytes: serde_json reads a lone surrogate escape into bytes (as the
+/// generalized UTF-8 of the code unit) where it refuses it in a `String`.
+struct RawKey(Vec<u8>);
+
+impl<'de> Deserialize<'de> for RawKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a session key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawKey, E> {
+                Ok(RawKey(s.as_bytes().to_vec()))
+            }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<RawKey, E> {
+                Ok(RawKey(b.to_vec()))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
 }
 
 #[derive(Default)]
@@ -259,9 +288,17 @@ impl<'de> Deserialize<'de> for Top {
             non_object_visits!(Top::Other);
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
                 let mut out = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
+                while let Some(RawKey(raw)) = map.next_key::<RawKey>()? {
                     let slot = map.next_value::<Slot>()?;
-                    out.push((key, slot));
+                    match String::from_utf8(raw) {
+                        Ok(key) => out.push((key, slot)),
+                        // A lone UTF-16 surrogate escape (`"\ud83d"`), which JavaScript
+                        // writes and a Rust string cannot hold: only this entry is lost.
+                        Err(e) => {
+                            let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                            out.push((shown, Slot::BadKey));
+                        }
+                    }
                 }
                 Ok(Top::Map(out))
             }

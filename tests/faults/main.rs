@@ -11,6 +11,7 @@ mod gateway_log;
 mod large;
 mod leftovers;
 mod memory_links;
+mod odd_entries;
 mod rollback;
 mod secrets;
 mod signals;
