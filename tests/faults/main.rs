@@ -7,6 +7,7 @@ mod support;
 mod fifos;
 mod file_size_limit;
 mod flush_busy;
+mod gateway_budget;
 mod gateway_log;
 mod large;
 mod leftovers;
