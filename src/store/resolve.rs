@@ -245,8 +245,8 @@ pub fn resolve_config(
     ] {
         let path = state_dir.join(name);
         // Present but not a regular file (a FIFO, a directory) is read, so it is refused by
-        // name instead of silently falling back to defaults.
-        if path.is_file() || std::fs::symlink_metadata(&path).is_ok() {
+        // name instead of silently falling back to defaults; a dangling link stays absent.
+        if std::fs::metadata(&path).is_ok() {
             let v = load_config(&path)?;
             return Ok((Some(path), source, v));
         }
