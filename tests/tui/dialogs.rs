@@ -692,3 +692,47 @@ fn compact_dialog_keep_recent_tokens_and_expected_size() {
     assert_eq!(c.keep_recent_tokens, 3000);
     assert!(c.messages + c.turn_prefix > 0);
 }
+
+/// Issue 18: the TUI and the CLI commit the same bytes for the same summary text, control
+/// characters and all (one cleaning, `sanitize::committable`, in the use case's door).
+#[test]
+fn tui_and_cli_commit_the_same_bytes() {
+    let raw =
+        "## Goal\u{1b}[31m\tShip\r\n- merge PR #42\u{7}\u{202e}\n## Next Steps\n- deploy\u{9b}";
+    // The TUI: the model's answer lands in the preview, committed as is.
+    let (_dir, t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, SMALL);
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    let e = start_generation(&mut state, &ctx);
+    done(&mut state, &ctx, &e, raw);
+    drive(&mut state, &ctx, ctrl('o'));
+    drive(&mut state, &ctx, ch('y'));
+    let tui = last_entry(&t);
+    assert_eq!(tui["type"], "compaction", "{:?}", state.status);
+    // The CLI: the same text from a summary file, on another copy of the same host.
+    let h = crate::support::cli::Home::host_a();
+    let f = h.path().join("summary.md");
+    std::fs::write(&f, raw).unwrap();
+    let o = h.run(&[
+        "compact",
+        "agent:main:main",
+        "--keep-recent-tokens",
+        "1000",
+        "--summary-file",
+        f.to_str().unwrap(),
+        "--expect-leaf",
+        "0d090fcc",
+        "--yes",
+    ]);
+    o.expect(0);
+    let cli = last_entry(&h.transcript());
+    assert_eq!(tui["summary"], cli["summary"]);
+    assert_eq!(tui["firstKeptEntryId"], cli["firstKeptEntryId"]);
+    let s = cli["summary"].as_str().unwrap();
+    assert!(
+        !s.chars().any(|c| c.is_control() && c != '\n'),
+        "no control character is committed: {s:?}"
+    );
+    assert!(s.contains("    Ship") && s.contains("PR #42"), "{s:?}");
+}
