@@ -576,28 +576,6 @@ pub fn status_of(
     }
 }
 
-/// Why a flush does or does not run, in the words every front-end shows.
-pub fn flush_reason(flush_at: Option<u64>, used: Option<u64>, c: &Counters) -> String {
-    let flushed_this_cycle = flushed_this_cycle(c);
-    let cc = c.compaction_count.unwrap_or(0);
-    match (flush_at, used) {
-        (None, _) => "no flush line: memoryFlush.enabled is false".to_string(),
-        (Some(_), None) => "unknown: no fresh token count and the transcript has no usage since the last compaction".to_string(),
-        (Some(f), Some(u)) if u >= f => {
-            if flushed_this_cycle {
-                format!("no flush: flushed this cycle (memoryFlushCompactionCount {} = compactionCount {cc})", c.memory_flush_compaction_count.unwrap_or(0))
-            } else {
-                let last = match c.memory_flush_compaction_count {
-                    Some(m) => format!(" (last flush at compaction {m})"),
-                    None => String::new(),
-                };
-                format!("flush due: {} used ≥ flush line {} and no flush since compaction {cc}{last}", thousands(u), thousands(f))
-            }
-        }
-        (Some(f), Some(u)) => format!("no flush: {} used < flush line {}", thousands(u), thousands(f)),
-    }
-}
-
 /// `41200` → `41,200`.
 /// How the reserve was reached, in words (the figure itself not included): one wording for
 /// every front-end, following the host's rules (docs/numbers.md).

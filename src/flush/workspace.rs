@@ -10,22 +10,6 @@ pub const SOURCE_DEFAULT: &str = "default <state>/workspace";
 /// For callers that apply `--workspace DIR`.
 pub const SOURCE_FLAG: &str = "--workspace";
 
-/// OpenClaw's `normalizeAgentId`: lower-case, invalid characters become `-`, at most 64.
-fn normalize_agent_id(id: &str) -> String {
-    id.trim()
-        .to_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
-        .collect()
-}
-
 /// `~` and `~/…` expand against `home`; anything else is taken as written.
 pub fn expand_tilde(s: &str, home: &Path) -> PathBuf {
     if s == "~" {
@@ -50,7 +34,9 @@ pub fn workspace_for(
     agent_id: &str,
     home: &Path,
 ) -> (PathBuf, &'static str) {
-    let want = normalize_agent_id(agent_id);
+    // One normalization for ids (the store's): an id that normalizes to nothing usable
+    // matches no entry.
+    let want = crate::store::normalize_agent_id(agent_id);
     let non_blank = |v: Option<&Value>| {
         v.and_then(Value::as_str)
             .map(str::trim)
@@ -63,11 +49,11 @@ pub fn workspace_for(
         .and_then(|list| {
             list.iter()
                 .find(|a| {
-                    a.get("id")
-                        .and_then(Value::as_str)
-                        .map(normalize_agent_id)
-                        .as_deref()
-                        == Some(want.as_str())
+                    want.is_some()
+                        && a.get("id")
+                            .and_then(Value::as_str)
+                            .and_then(crate::store::normalize_agent_id)
+                            == want
                 })
                 .and_then(|a| non_blank(a.get("workspace")))
         });
@@ -172,5 +158,34 @@ mod tests {
             target_path(Path::new("/w"), "2026-11-21"),
             PathBuf::from("/w/memory/2026-11-21.md")
         );
+    }
+}
+
+#[cfg(test)]
+mod one_normalization {
+    use super::*;
+    use serde_json::json;
+
+    /// Issue 18: the flush normalized agent ids its own way; it now uses the store's rule, so
+    /// the workspace found is the one of the agent the store lists.
+    #[test]
+    fn agent_ids_are_matched_as_the_store_normalizes_them() {
+        let cfg = json!({"agents": {"list": [
+            {"id": "Ops Team", "workspace": "/srv/ops"},
+            {"id": "-bad", "workspace": "/srv/bad"}
+        ]}});
+        let home = Path::new("/home/op");
+        let state = Path::new("/home/op/.openclaw");
+        assert_eq!(
+            workspace_for(&cfg, state, "ops-team", home),
+            (PathBuf::from("/srv/ops"), SOURCE_AGENT_LIST)
+        );
+        assert_eq!(
+            crate::store::normalize_agent_id("Ops Team").as_deref(),
+            Some("ops-team")
+        );
+        // An id the store would refuse matches no entry: the default applies.
+        assert_eq!(crate::store::normalize_agent_id("-bad"), None);
+        assert_eq!(workspace_for(&cfg, state, "-bad", home).1, SOURCE_DEFAULT);
     }
 }
