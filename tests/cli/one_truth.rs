@@ -419,3 +419,63 @@ fn dry_run_refuses_what_the_commit_refuses() {
     assert!(reason(&dry.stderr).is_some(), "{}", dry.stderr);
     assert_eq!(reason(&dry.stderr), reason(&commit.stderr));
 }
+
+#[test]
+fn check_is_unknown_for_an_agent_dir_it_cannot_read() {
+    // Issue 17 item 4: an agent whose sessions dir cannot be looked into is UNKNOWN, not
+    // skipped. Permission bits do not stop root, so as root clawtop runs as `nobody`.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let state = dir.path().join("state");
+    copy_dir(&fixture(fixtures::HOST_A), &state);
+    let ops = state.join("agents/ops/sessions");
+    std::fs::create_dir_all(&ops).unwrap();
+    std::fs::copy(
+        state.join("agents/main/sessions/sessions.json"),
+        ops.join("sessions.json"),
+    )
+    .unwrap();
+    // Everything readable by anyone, but the ops agent's sessions dir by no one.
+    let status = std::process::Command::new("chmod")
+        .args(["-R", "a+rX", state.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::set_permissions(&ops, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let root = std::fs::metadata("/proc/self").map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        m.uid() == 0
+    });
+    let exe = env!("CARGO_BIN_EXE_clawtop");
+    let sd = state.to_str().unwrap();
+    let mut c = if root.unwrap_or(false) {
+        let mut c = std::process::Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", exe]);
+        c
+    } else {
+        std::process::Command::new(exe)
+    };
+    let o = c
+        .args(["check", "--state-dir", sd])
+        .env("HOME", dir.path())
+        .env_remove("OPENCLAW_STATE_DIR")
+        .env_remove("OPENCLAW_CONFIG_PATH")
+        .output()
+        .unwrap();
+    std::fs::set_permissions(&ops, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.starts_with("UNKNOWN: "), "{out}");
+    assert!(
+        out.contains("agents/ops/sessions") && out.contains("ermission denied"),
+        "{out}"
+    );
+    // The readable agent is still checked.
+    assert!(out.contains("agent:main:main"), "{out}");
+}
