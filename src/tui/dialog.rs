@@ -64,6 +64,9 @@ pub enum Phase {
     /// The result in the editable preview.
     Preview,
     Committing,
+    /// A compaction OpenClaw's Gateway ran: what it wrote, read-only (saved on the host
+    /// already; nothing to commit, regenerate or discard).
+    Done,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,6 +249,9 @@ pub struct Dialog {
     /// and which one is picked.
     pub models: Vec<crate::usecase::ModelCandidate>,
     pub model_pick: usize,
+    /// [`Phase::Done`]: what OpenClaw wrote, and how far its summary is scrolled.
+    pub result: Option<Box<crate::usecase::gateway_compact::GatewayReport>>,
+    pub result_scroll: u16,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -359,6 +365,8 @@ impl Dialog {
             base_keep: 0,
             models: Vec::new(),
             model_pick: 0,
+            result: None,
+            result_scroll: 0,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -374,6 +382,7 @@ impl Dialog {
             Phase::Preview | Phase::Committing => {
                 &[Button::Commit, Button::Regenerate, Button::Discard]
             }
+            Phase::Done => &[Button::Close],
             _ => &[Button::Generate, Button::Close],
         }
     }
@@ -1118,12 +1127,6 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.preview = textarea(&text, d.no_color, "");
                     d.preview_base = text;
                     d.warnings = g.warnings.clone();
-                    if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
-                        gp.done = true;
-                        state.status.info = Some(
-                            "OpenClaw compacted the session through its gateway; its summary is saved on the host.".into(),
-                        );
-                    }
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
                     d.error = None;
@@ -1138,6 +1141,81 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
             d.button = 0;
             d.restyle();
+        }
+        Action::GatewayDone {
+            dialog,
+            generation,
+            result,
+        } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating
+            {
+                return true;
+            }
+            d.running = None;
+            d.button = 0;
+            match result {
+                Ok(r) => {
+                    if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
+                        gp.done = true;
+                    }
+                    d.result = Some(r.clone());
+                    d.result_scroll = 0;
+                    d.phase = Phase::Done;
+                    d.focus = Focus::Buttons;
+                    d.error = None;
+                    state.status.info = Some(format!(
+                        "OpenClaw compacted {} through its gateway and saved it on the host.",
+                        crate::sanitize::one_line(&d.who)
+                    ));
+                    // OpenClaw changed the session: the list and the open transcript follow.
+                    after_commit(state, fx);
+                }
+                Err(GenFailure::Cancelled) => d.phase = Phase::Edit,
+                Err(GenFailure::Failed(e)) => {
+                    d.phase = Phase::Edit;
+                    d.focus = Focus::Text;
+                    d.error = Some(e.clone());
+                }
+            }
+            if let Some(d) = state.dialog.as_mut() {
+                d.restyle();
+            }
+        }
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+            if state
+                .dialog
+                .as_ref()
+                .is_some_and(|d| d.phase == Phase::Done) =>
+        {
+            let width = state.size.0.saturating_sub(4).max(1) as usize;
+            let page = state.size.1.saturating_sub(12).max(1);
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let lines = d
+                .result
+                .as_ref()
+                .and_then(|r| r.written.summary.as_deref())
+                .map(|s| crate::tui::draw::wrap(s, width).len())
+                .unwrap_or(0);
+            let last = u16::try_from(lines).unwrap_or(u16::MAX).saturating_sub(1);
+            d.result_scroll = match action {
+                Action::Up => d.result_scroll.saturating_sub(1),
+                Action::Down => d.result_scroll.saturating_add(1),
+                Action::PageUp => d.result_scroll.saturating_sub(page),
+                Action::PageDown => d.result_scroll.saturating_add(page),
+                Action::Bottom => last,
+                _ => 0,
+            }
+            .min(last);
         }
         Action::DialogRegenerate => {
             let Some(d) = state.dialog.as_mut() else {
@@ -1170,6 +1248,14 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             match d.phase {
                 Phase::Generating => return update(state, &Action::DialogCancel, fx),
                 Phase::Committing => {}
+                // OpenClaw's compaction is saved on the host: closing loses nothing.
+                Phase::Done => {
+                    let who = crate::sanitize::one_line(&d.who);
+                    state.dialog = None;
+                    state.status.info = Some(format!(
+                        "Closed. OpenClaw's compaction of {who} is saved on the host."
+                    ));
+                }
                 _ if d.edited() => {
                     if let Some(d) = state.dialog.as_mut() {
                         d.ask_discard = true;
@@ -1225,12 +1311,18 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::ConfirmYes => {
+            let now = state.now_ms;
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
             let Some(p) = d.confirm.take() else {
                 return true;
             };
+            if let Some(Prep::Gateway(g)) = &d.prep {
+                let g = g.as_ref().clone();
+                start_gateway_compaction(d, &g, now, fx);
+                return true;
+            }
             let job = match &d.prep {
                 Some(Prep::Compact(c)) => CommitJob::Compact {
                     prep: c.clone(),
@@ -1320,7 +1412,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         return;
     };
     if let Prep::Gateway(g) = &prep {
-        start_gateway_compaction(d, g, now, fx);
+        ask_gateway_send(d, g);
         return;
     }
     let model = match prep.model() {
@@ -1352,29 +1444,63 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     });
 }
 
-/// Sends the compaction to the gateway: the instructions are checked against OpenClaw's cap
-/// first (OpenClaw would cut longer text silently), then one [`Effect::GatewayCompact`] runs it.
-fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut Vec<Effect>) {
+/// What sending would do, checked: the instructions within OpenClaw's cap (it would cut
+/// longer text silently) and an identity to connect with. Err: why it cannot be sent.
+fn gateway_send(
+    d: &Dialog,
+    g: &GatewayPrep,
+) -> Result<(Option<String>, std::path::PathBuf), String> {
     if g.done {
-        d.error = Some(
-            "OpenClaw has already compacted this session; close the dialog (q) to see it.".into(),
-        );
-        return;
+        return Err("OpenClaw has already compacted this session; close the dialog (q).".into());
     }
-    let instructions = d.instructions_text();
-    let instructions = match crate::usecase::gateway_compact::instructions(instructions.as_deref())
-    {
-        Ok(i) => i,
+    let instructions =
+        crate::usecase::gateway_compact::instructions(d.instructions_text().as_deref())
+            .map_err(|e| e.to_string())?;
+    let identity_dir = g.identity_dir.clone().ok_or_else(|| {
+        "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".to_string()
+    })?;
+    Ok((instructions, identity_dir))
+}
+
+/// Ctrl-G in the gateway's Compact dialog: OpenClaw compacts and saves at once (no preview,
+/// nothing clawtop can undo), so the popup names what will be asked before anything is sent.
+fn ask_gateway_send(d: &mut Dialog, g: &GatewayPrep) {
+    let instructions = match gateway_send(d, g) {
+        Ok((i, _)) => i,
         Err(e) => {
-            d.error = Some(e.to_string());
+            d.error = Some(e);
             return;
         }
     };
-    let Some(identity_dir) = g.identity_dir.clone() else {
-        d.error = Some(
-            "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".into(),
-        );
-        return;
+    let how = match &instructions {
+        Some(_) => "/compact with your instructions as focus text",
+        None => "sessions.compact, no instructions",
+    };
+    let lines = vec![
+        format!(
+            "Ask {} to compact {} now ({how}).",
+            g.via,
+            crate::sanitize::one_line(&g.key)
+        ),
+        "OpenClaw writes the summary with its own model and saves it at once: there is no preview, and clawtop cannot undo it.".into(),
+        "Refused, nothing sent, while a run is active on the session.".into(),
+    ];
+    d.error = None;
+    d.confirm = Some(PendingCommit {
+        text: instructions.unwrap_or_default(),
+        lines,
+    });
+}
+
+/// Sends the compaction to the gateway (after [`ask_gateway_send`]'s popup): one
+/// [`Effect::GatewayCompact`] runs it.
+fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut Vec<Effect>) {
+    let (instructions, identity_dir) = match gateway_send(d, g) {
+        Ok(x) => x,
+        Err(e) => {
+            d.error = Some(e);
+            return;
+        }
     };
     let (gen_id, cancel) = d.start_running(now, "connecting to the gateway");
     fx.push(Effect::GatewayCompact {

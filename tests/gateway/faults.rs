@@ -741,7 +741,10 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     // With OpenClaw's transcript lock held by a live process: refused, nothing sent.
     let lock = h.hold_transcript_lock();
     let run = |state: &mut clawtop::tui::state::AppState| {
-        let (_, mut pending) = drive_collect(state, &ctx, ctrl('g'));
+        // Ctrl-G asks first; y sends.
+        let (_, pending) = drive_collect(state, &ctx, ctrl('g'));
+        assert!(pending.is_empty(), "nothing sent before the confirmation");
+        let (_, mut pending) = drive_collect(state, &ctx, crate::support::tui::ch('y'));
         let Some(Effect::GatewayCompact {
             dialog,
             generation,
@@ -792,6 +795,173 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     assert_eq!(sent[0]["params"]["message"], "/compact Keep ticket QK-71.");
     let d = state.dialog.as_ref().unwrap();
     assert!(d.error.is_none(), "{:?}", d.error);
-    let shown = clawtop::tui::dialog::text_of(&d.preview);
-    assert!(shown.contains("Compacted by OpenClaw"), "{shown}");
+    assert_eq!(
+        d.phase,
+        clawtop::tui::dialog::Phase::Done,
+        "shown read-only"
+    );
+    let s = screen(&state);
+    assert!(
+        s.contains("OpenClaw compacted this session") && s.contains("Compacted (76k → 1k)"),
+        "{s}"
+    );
+}
+
+/// Scripted like a file-backed host's own gateway that compacts: `sessions.compact` appends a
+/// compaction entry to the session's transcript and counts it in `sessions.json`, as OpenClaw
+/// does, and answers with a summary of its own (`answer`; None: `compacted:false` with the
+/// reason "Already compacted", as OpenClaw answers a session whose last entry is a compaction).
+fn compacting_gateway(
+    transcript: std::path::PathBuf,
+    store: std::path::PathBuf,
+    answer: Option<&'static str>,
+) -> impl FnOnce(Ws, Seen) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> + Send + 'static {
+    move |mut ws, seen| {
+        Box::pin(async move {
+            hello(&mut ws, &seen).await;
+            while let Some(req) = recv(&mut ws, &seen).await {
+                let id = req["id"].clone();
+                let res = match (req["method"].as_str().unwrap(), answer) {
+                    ("sessions.describe", _) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":req["params"]["key"],"hasActiveRun":false}}})
+                    }
+                    ("sessions.list", _) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
+                            {"key":"agent:main:main","hasActiveRun":false,"totalTokens":75943,"totalTokensFresh":true,"contextTokens":48000}
+                        ]}})
+                    }
+                    ("sessions.compact", Some(answer)) => {
+                        let text = std::fs::read_to_string(&transcript).unwrap();
+                        let last: Value =
+                            serde_json::from_str(text.lines().last().unwrap()).unwrap();
+                        let entry = json!({"type":"compaction","id":"c0ffee01","parentId":last["id"],
+                            "timestamp":"2026-11-26T10:00:00.000Z","summary":"## Decisions\nREAD-BACK-SUMMARY 7\n\u{1b}[31mred",
+                            "firstKeptEntryId":last["id"],"tokensBefore":75943,"tokensAfter":1483,"fromHook":true});
+                        let mut f = std::fs::OpenOptions::new()
+                            .append(true)
+                            .open(&transcript)
+                            .unwrap();
+                        std::io::Write::write_all(&mut f, format!("{entry}\n").as_bytes()).unwrap();
+                        let mut s: Value =
+                            serde_json::from_str(&std::fs::read_to_string(&store).unwrap())
+                                .unwrap();
+                        let e = &mut s["agent:main:main"];
+                        let n = e["compactionCount"].as_u64().unwrap_or(0);
+                        e["compactionCount"] = json!(n + 1);
+                        std::fs::write(&store, s.to_string()).unwrap();
+                        json!({"type":"res","id":id,"ok":true,"payload":{"ok":true,"compacted":true,
+                            "result":{"summary":answer,"tokensBefore":75943,"tokensAfter":1483}}})
+                    }
+                    ("sessions.compact", None) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"ok":false,"compacted":false,"reason":"Already compacted"}})
+                    }
+                    _ => {
+                        json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"not scripted"}})
+                    }
+                };
+                send(&mut ws, res).await;
+            }
+        })
+    }
+}
+
+/// `compact --via-gateway --json` carries what OpenClaw wrote, read back from the host after
+/// the compaction: the summary of the new compaction entry (not only the gateway's answer),
+/// tokensBefore → tokensAfter, and compactionCount before → after from `sessions.json`; the
+/// text output shows the same, with the summary's escape neutralised.
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_via_gateway_reads_back_what_openclaw_wrote() {
+    use crate::support::cli::{Home, run_async};
+    let h = Home::host_a();
+    let count_before = {
+        let s: Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+        s["agent:main:main"]["compactionCount"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    let (url, _) = serve(compacting_gateway(
+        h.transcript(),
+        h.store(),
+        Some("ANSWER-S"),
+    ))
+    .await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    let summary = v["summary"].as_str().expect("the summary, not null");
+    assert!(
+        summary.contains("READ-BACK-SUMMARY 7"),
+        "read back from the host: {v}"
+    );
+    assert!(
+        v["summaryFrom"].as_str().unwrap().contains("read back"),
+        "{v}"
+    );
+    assert_eq!(v["tokensBefore"], 75943);
+    assert_eq!(v["tokensAfter"], 1483);
+    assert_eq!(v["compactionCountBefore"], count_before);
+    assert_eq!(v["compactionCount"], count_before + 1);
+
+    // The text output (a fresh copy): the same figures, the summary neutralised.
+    let h = Home::host_a();
+    let (url, _) = serve(compacting_gateway(
+        h.transcript(),
+        h.store(),
+        Some("ANSWER-S"),
+    ))
+    .await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes"]).await;
+    o.expect(0);
+    let out = o.text();
+    assert!(
+        out.contains("tokensBefore 75,943 → tokensAfter 1,483")
+            && out.contains(&format!(
+                "compactionCount {} → {}",
+                count_before,
+                count_before + 1
+            ))
+            && out.contains("READ-BACK-SUMMARY 7"),
+        "{out}"
+    );
+    assert!(
+        !out.contains('\u{1b}'),
+        "escape reached the terminal: {out:?}"
+    );
+}
+
+/// A compaction OpenClaw skipped (`compacted:false` inside a successful answer) is a failure:
+/// exit 1 with OpenClaw's reason on stderr (and in the JSON), never `ok:false` with exit 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_openclaw_skipped_is_exit_1_with_its_reason() {
+    use crate::support::cli::{Home, run_async};
+    let h = Home::host_a();
+    let (url, _) = serve(compacting_gateway(h.transcript(), h.store(), None)).await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
+    o.expect(1);
+    let v = o.json();
+    assert_eq!(v["compacted"], false, "{v}");
+    assert_eq!(v["reason"], "Already compacted", "{v}");
+    assert!(
+        o.stderr.contains("did not compact") && o.stderr.contains("Already compacted"),
+        "{}",
+        o.stderr
+    );
+    // Through an address, as through a tunnel: the same.
+    let (url, _) = serve(compacting_gateway(h.transcript(), h.store(), None)).await;
+    let home = h.path().to_path_buf();
+    let o = tokio::task::spawn_blocking(move || {
+        crate::support::cli::run_with(
+            &home,
+            &["compact", "agent:main:main", "--gateway", &url, "--yes"],
+            &[("OPENCLAW_GATEWAY_TOKEN", TOKEN)],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("Already compacted"), "{}", o.stderr);
 }

@@ -9,6 +9,7 @@ mod dialog_editing;
 mod dialog_model;
 mod dialogs;
 mod editor_pty;
+mod gateway_result;
 mod headless;
 mod live;
 mod sanitize;
