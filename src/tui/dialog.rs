@@ -237,6 +237,9 @@ pub struct Dialog {
     pub preview_base: String,
     /// Esc/close asked "discard your edits?" and waits for y/n.
     pub ask_discard: bool,
+    /// What "yes" does after the edits are thrown away (None: close the dialog): Regenerate
+    /// and Discard of an edited preview ask first too.
+    pub ask_then: Option<Button>,
     /// Sequence number of the last plan requested, whether one is running, and whether the
     /// values changed while it ran (then one more is requested when it answers: typing
     /// coalesces into at most one plan in flight plus one queued).
@@ -359,6 +362,7 @@ impl Dialog {
             instructions_base: String::new(),
             preview_base: String::new(),
             ask_discard: false,
+            ask_then: None,
             prep_seq: 1,
             prep_running: true,
             prep_again: false,
@@ -520,9 +524,11 @@ fn can_write(
         crate::source::Operation::Flush => "flush",
     };
     let Some(session) = session else {
-        state.status.info = Some(format!(
-            "This row has no session store behind it (demo data): nothing to {what}."
-        ));
+        state.status.info = Some(if state.demo {
+            format!("This is a demo row, with no session behind it: nothing to {what}.")
+        } else {
+            format!("This row has no session behind it: nothing to {what}.")
+        });
         return false;
     };
     match session.writer(op) {
@@ -545,13 +551,22 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
     let (row, session, file) = (v.row.clone(), v.session.clone(), v.label_file_name());
     let loaded = v.loaded.is_some();
-    if let Some(s) = &session {
+    // OpenClaw's gateway compacts without clawtop reading the transcript: the row's session
+    // is enough for it.
+    if let Some(s) = session.as_ref().or(row.session.as_ref()) {
         if let crate::source::Writer::Remote { via, note } =
             s.writer(crate::source::Operation::Compact)
         {
             open_gateway_compact(state, s.clone(), who_of(&row), via, note, false);
             return;
         }
+    }
+    if session.is_none() && row.session.is_some() {
+        state.status.info = Some(format!(
+            "No transcript for {}: nothing to compact here (a compaction summarizes the transcript; only the store's numbers are known).",
+            crate::sanitize::one_line(&row.session_key)
+        ));
+        return;
     }
     if !can_write(state, session.as_ref(), crate::source::Operation::Compact) {
         return;
@@ -914,6 +929,13 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
+            // A character typed on the buttons goes back to the text (keymap's `lookup`).
+            if d.focus == Focus::Buttons
+                && matches!(d.phase, Phase::Edit | Phase::Preparing | Phase::Preview)
+            {
+                d.focus = Focus::Text;
+                d.restyle();
+            }
             if d.focus != Focus::Text {
                 return true;
             }
@@ -987,6 +1009,21 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             ));
         }
         Action::DialogDiscardYes => {
+            let then = state
+                .dialog
+                .as_mut()
+                .filter(|d| d.ask_discard)
+                .and_then(|d| d.ask_then.take());
+            if let (Some(b), Some(d)) = (then, state.dialog.as_mut()) {
+                // The edits are given up: the preview as it stands is no longer "edited".
+                d.ask_discard = false;
+                d.preview_base = text_of(&d.preview);
+                let next = match b {
+                    Button::Regenerate => Action::DialogRegenerate,
+                    _ => Action::DialogDiscard,
+                };
+                return update(state, &next, fx);
+            }
             if state.dialog.as_ref().is_some_and(|d| d.ask_discard) {
                 if let Some(g) = state.dialog.as_ref().and_then(|d| d.running.as_ref()) {
                     fx.push(Effect::Cancel(g.cancel.clone()));
@@ -999,6 +1036,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         Action::DialogDiscardNo => {
             if let Some(d) = state.dialog.as_mut() {
                 d.ask_discard = false;
+                d.ask_then = None;
             }
         }
         Action::DialogFocus => {
@@ -1221,6 +1259,11 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
+            if d.phase == Phase::Preview && d.preview_edited() {
+                d.ask_discard = true;
+                d.ask_then = Some(Button::Regenerate);
+                return true;
+            }
             if d.phase == Phase::Preview {
                 d.phase = Phase::Edit;
                 d.focus = Focus::Text;
@@ -1232,6 +1275,15 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::DialogDiscard => {
+            if let Some(d) = state
+                .dialog
+                .as_mut()
+                .filter(|d| d.phase == Phase::Preview && d.preview_edited())
+            {
+                d.ask_discard = true;
+                d.ask_then = Some(Button::Discard);
+                return true;
+            }
             if state
                 .dialog
                 .as_ref()

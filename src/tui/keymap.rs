@@ -644,11 +644,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "previous button",
         None,
     ));
+    // Enter presses; Space and other letters are text (see `lookup`): a key meant for the
+    // text never runs an operation or gets lost.
     v.push(b(
         Mode::DialogButtons,
-        &[Enter, Char(' ')],
+        &[Enter],
         Action::DialogPress,
-        "press the selected button",
+        "press the selected button; letters type text",
         Some("press"),
     ));
     v.push(b(
@@ -837,6 +839,19 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
                     .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
             {
                 return Some(Action::DialogKeepChar(c));
+            }
+        }
+    }
+    // On the dialog's buttons, a character that is no button key was meant for the text: it
+    // is typed there (the focus goes back), not dropped and never a button press.
+    if mode == Mode::DialogButtons {
+        if let KeyCode::Char(c) = key.code {
+            if c != '?'
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                return Some(Action::DialogInput(*key));
             }
         }
     }

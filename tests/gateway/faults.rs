@@ -473,6 +473,71 @@ mod source {
         .unwrap()
     }
 
+    /// The TUI on a `--gateway` source (scripted like 2026.9: rows from `sessions.list`, a
+    /// history whose compaction marker has no summary): the figures' source is the gateway's
+    /// row, not a "store entry", and the compaction card says its summary is unknown (not ≈0).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn tui_gateway_rows_say_gateway_and_unknown_summaries() {
+        use crate::support::tui::{host_app, key, screen};
+        use clawtop::tui::effects::drive;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let (tcp, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                        return;
+                    };
+                    let seen = Seen::default();
+                    hello(&mut ws, &seen).await;
+                    while let Some(req) = recv(&mut ws, &seen).await {
+                        let id = req["id"].clone();
+                        let payload = match req["method"].as_str().unwrap() {
+                            "sessions.list" => {
+                                json!({"sessions":[{"key":"agent:main:incident-7","agentId":"main",
+                                "sessionId":"sid-7","totalTokens":29144,"totalTokensFresh":true,"contextTokens":48000,
+                                "updatedAt":1_795_457_042_282i64,"hasActiveRun":false}]})
+                            }
+                            "chat.history" => {
+                                json!({"sessionKey":"agent:main:incident-7","sessionId":"sid-7","messages":[
+                                {"role":"user","content":"hi","timestamp":1_795_457_032_000i64,"__openclaw":{"id":"u1","seq":1}},
+                                {"role":"system","content":[{"type":"text","text":"Compaction"}],"timestamp":1_795_457_032_079i64,
+                                 "__openclaw":{"kind":"compaction","id":"c1","tokensBefore":37946,"tokensAfter":15042,"seq":2}},
+                                {"role":"assistant","content":[{"type":"text","text":"ok"}],"__openclaw":{"id":"a1","seq":3}}
+                            ],"hasMore":false})
+                            }
+                            _ => json!({}),
+                        };
+                        send(
+                            &mut ws,
+                            json!({"type":"res","id":id,"ok":true,"payload":payload}),
+                        )
+                        .await;
+                    }
+                });
+            }
+        });
+        let s = tokio::task::spawn_blocking(move || {
+            let (_d, id) = identity();
+            let src: clawtop::source::SourceHandle =
+                Arc::new(GatewaySource::with_identity(target(url), quick(), Arc::new(id)).unwrap());
+            let (mut state, ctx) = host_app(src, (100, 30));
+            drive(&mut state, &ctx, key(crossterm::event::KeyCode::Enter));
+            screen(&state)
+        })
+        .await
+        .unwrap();
+        assert!(
+            s.contains("[gateway row]") && !s.contains("store entry"),
+            "{s}"
+        );
+        assert!(
+            s.contains("summary unknown (not exposed by the gateway)") && !s.contains("summary ≈0"),
+            "{s}"
+        );
+    }
+
     fn incident() -> SessionRef {
         SessionRef {
             source: String::new(),

@@ -11,6 +11,7 @@ mod dialogs;
 mod editor_pty;
 mod gateway_result;
 mod headless;
+mod labels;
 mod live;
 mod sanitize;
 mod snapshots;

@@ -186,13 +186,21 @@ fn draw_ask_discard(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
         (false, true) => format!("the {}", d.kind.product()),
         _ => "the instructions".to_string(),
     };
+    let (doing, yes) = match d.ask_then {
+        Some(crate::tui::dialog::Button::Regenerate) => {
+            ("Regenerating", " discard and regenerate · ")
+        }
+        _ => ("Closing", " discard and close · "),
+    };
     let lines = vec![
         Line::from(format!("You edited {what}.")),
-        Line::from("Closing throws the edits away; nothing is written."),
+        Line::from(format!(
+            "{doing} throws the edits away; nothing is written."
+        )),
         Line::from(""),
         Line::from(vec![
             Span::styled("y", t.bold()),
-            Span::raw(" discard and close · "),
+            Span::raw(yes),
             Span::styled("n/Esc", t.bold()),
             Span::raw(" keep editing"),
         ]),
