@@ -252,6 +252,10 @@ pub struct Dialog {
     /// and which one is picked.
     pub models: Vec<crate::usecase::ModelCandidate>,
     pub model_pick: usize,
+    /// The diagnosis's suggested keepRecentTokens for this session (prefilled when the
+    /// session's own value gives no plan), and what the dialog says about it.
+    pub suggested_keep: Option<u64>,
+    pub keep_note: Option<String>,
     /// [`Phase::Done`]: what OpenClaw wrote, and how far its summary is scrolled.
     pub result: Option<Box<crate::usecase::gateway_compact::GatewayReport>>,
     pub result_scroll: u16,
@@ -369,6 +373,8 @@ impl Dialog {
             base_keep: 0,
             models: Vec::new(),
             model_pick: 0,
+            suggested_keep: None,
+            keep_note: None,
             result: None,
             result_scroll: 0,
             preview: textarea("", no_color, ""),
@@ -474,7 +480,8 @@ impl Dialog {
     pub fn keep_shown(&self) -> Option<u64> {
         self.keep.or(match &self.prep {
             Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
-            _ => None,
+            // No plan: the value it was asked for (the session's).
+            _ => Some(self.base_keep).filter(|&k| k > 0),
         })
     }
 
@@ -587,6 +594,12 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         state.no_color,
     );
     d.base_keep = row.keep_recent_tokens;
+    d.suggested_keep = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.diagnosis.as_ref())
+        .and_then(|diag| diag.suggested_keep_recent_tokens);
     state.dialog = Some(d);
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
@@ -732,6 +745,32 @@ fn open_gateway_compact(
     d.phase = Phase::Edit;
     d.prep_running = false;
     state.dialog = Some(d);
+}
+
+/// Why there is no plan, in words for the dialog: the reason first (the file, when the
+/// message names one, at the end: the title already names the session), and "too small"
+/// said as what it means at the value asked for.
+pub fn no_plan_reason(message: &str, keep: u64) -> String {
+    let (file, reason) = match message.split_once(".jsonl: ") {
+        Some((path, rest)) => (
+            std::path::Path::new(&format!("{path}.jsonl"))
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned()),
+            rest,
+        ),
+        None => (None, message),
+    };
+    if reason == crate::plan::NoPlan::TooSmall.to_string() {
+        return format!(
+            "Nothing to summarize at keepRecentTokens {}: every message since the last compaction would be kept.",
+            thousands(keep)
+        );
+    }
+    let mut out = reason.to_string();
+    if let Some(f) = file {
+        out.push_str(&format!(" ({f})"));
+    }
+    out
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
@@ -908,15 +947,44 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.prep_error = None;
                 }
                 Err(e) => {
-                    if let Some(k) = d.keep {
-                        // The plan shown must be the one for the value on screen.
-                        d.prep = None;
-                        d.prep_error = Some(format!(
-                            "keepRecentTokens {}: {e} (- keeps less)",
-                            thousands(k)
-                        ));
-                    } else {
-                        d.prep_error = Some(e.to_string());
+                    let asked = d.keep.unwrap_or(d.base_keep);
+                    let reason = no_plan_reason(&e.to_string(), asked);
+                    let too_small = e
+                        .to_string()
+                        .ends_with(&crate::plan::NoPlan::TooSmall.to_string());
+                    match d.suggested_keep.filter(|&s| s < asked) {
+                        // The session's own value leaves nothing to summarize: the
+                        // diagnosis's value is prefilled and its plan asked for.
+                        Some(s)
+                            if too_small && d.keep.is_none() && d.kind == DialogKind::Compact =>
+                        {
+                            d.keep = Some(s);
+                            d.keep_note = Some(format!(
+                                "{reason} The diagnosis suggests keepRecentTokens {} (prefilled; +/- or type to change).",
+                                thousands(s)
+                            ));
+                            d.prep = None;
+                            d.prep_error = None;
+                            d.request_prepare(fx);
+                            if d.phase == Phase::Preparing {
+                                d.phase = Phase::Edit;
+                            }
+                            d.restyle();
+                            return true;
+                        }
+                        _ => {
+                            // The plan shown must be the one for the value on screen.
+                            d.prep = None;
+                            d.prep_error = Some(if too_small && d.suggested_keep.is_none() {
+                                format!(
+                                    "{reason} No smaller keepRecentTokens is suggested for this session (i explains why)."
+                                )
+                            } else if too_small {
+                                format!("{reason} (- keeps less)")
+                            } else {
+                                reason
+                            });
+                        }
                     }
                 }
             }

@@ -8,6 +8,7 @@ use clawtop::tui::effects::{Effect, drive, drive_collect};
 use clawtop::tui::keymap::Mode;
 use clawtop::tui::state::Screen;
 use crossterm::event::KeyCode;
+use insta::assert_snapshot;
 
 const SMALL: (u16, u16) = (80, 24);
 
@@ -124,4 +125,68 @@ fn regenerate_or_discard_of_an_edited_preview_asks_first() {
     assert!(state.dialog.is_some());
     drive(&mut state, &ctx, ch('y'));
     assert!(state.dialog.is_none());
+}
+
+/// The Compact dialog on a compact-due session whose own keepRecentTokens (20,000, the
+/// default) leaves nothing to summarize (host-a): the reason in plain words leads (no path,
+/// wrapped, not cut), the diagnosis's suggested keepRecentTokens is prefilled, and the plan it
+/// gives is shown, ready to generate.
+#[test]
+fn compact_dialog_without_a_plan_prefills_the_suggestion() {
+    let (dir, _t) = host_a();
+    let opts = clawtop::store::Options {
+        state_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap();
+    let (mut state, ctx) = host_app(clawtop::source::for_host(host), SMALL);
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    let suggested = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.diagnosis.as_ref())
+        .and_then(|d| d.suggested_keep_recent_tokens)
+        .expect("the diagnosis suggests a keepRecentTokens for host-a");
+    drive(&mut state, &ctx, ch('c'));
+    let d = state.dialog.as_ref().unwrap();
+    assert_eq!(d.keep, Some(suggested), "prefilled");
+    let Some(clawtop::tui::dialog::Prep::Compact(c)) = &d.prep else {
+        panic!("the plan for the suggestion: {:?}", d.prep_error)
+    };
+    assert_eq!(c.keep_recent_tokens, suggested);
+    let s = screen(&state);
+    let dir_text = dir.path().display().to_string();
+    assert!(!s.contains(&dir_text) && !s.contains(".jsonl"), "{s}");
+    assert!(
+        !s.contains("too small") && !s.contains("keepRecentTokens ?"),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("Nothing to summarize at keepRecentTokens 20,000")),
+        "the reason leads: {s}"
+    );
+    assert_snapshot!("compact_no_plan_80x24", s);
+}
+
+/// Why there is no plan, in words: the reason first, the file's name (not its path) after it.
+#[test]
+fn no_plan_reason_leads_with_the_reason() {
+    use clawtop::tui::dialog::no_plan_reason;
+    assert_eq!(
+        no_plan_reason(
+            "/a/b/s1.jsonl: nothing to compact (session too small)",
+            20_000
+        ),
+        "Nothing to summarize at keepRecentTokens 20,000: every message since the last compaction would be kept."
+    );
+    assert_eq!(
+        no_plan_reason(
+            "/a/b/s1.jsonl: already compacted: the last entry of the branch is a compaction",
+            20_000
+        ),
+        "already compacted: the last entry of the branch is a compaction (s1.jsonl)"
+    );
 }

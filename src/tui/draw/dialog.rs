@@ -59,13 +59,21 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             if d.kind == DialogKind::Compact && !preview_phase {
                 top.push(keep_line(d, None, w, t));
             }
-            top.push(Line::from(Span::styled(
-                truncate(&format!("✖ {}", one_line(e)), w),
-                t.error(),
-            )))
+            // The reason in full, wrapped: it is what the operator needs to decide.
+            for l in wrap(&format!("✖ {}", one_line(e)), w).into_iter().take(4) {
+                top.push(Line::from(Span::styled(l, t.error())));
+            }
         }
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
-        (Some(Prep::Compact(c)), None) => top.extend(compact_plan(d, c, preview_phase, w, t)),
+        (Some(Prep::Compact(c)), None) => {
+            // Why the session's own keepRecentTokens is not the one shown, before the plan.
+            if let (Some(n), false) = (&d.keep_note, preview_phase) {
+                for l in wrap(&one_line(n), w).into_iter().take(3) {
+                    top.push(Line::from(Span::styled(l, t.info())));
+                }
+            }
+            top.extend(compact_plan(d, c, preview_phase, w, t))
+        }
         (Some(Prep::Flush(f)), None) => top.extend(flush_plan(d, f, preview_phase, w, t)),
         (Some(Prep::Gateway(g)), None) => top.extend(gateway_plan(d, g, preview_phase, w, t)),
     }
