@@ -111,10 +111,36 @@ pub async fn compact_as(
         client.vouch_idle();
     }
     let before = row(&client, key).await?;
+    // `/compact` answers with a notice only: its figures are on the compaction marker of
+    // `chat.history` (the newest one, if it is not the one that was there before).
+    let marker_before = match instructions {
+        Some(_) => last_marker(&client, key).await,
+        None => None,
+    };
     on_started();
     let outcome = match instructions {
         Some(t) => client.compact_with_instructions(key, t, wait).await?,
         None => client.compact(key).await?,
+    };
+    let outcome = match outcome {
+        CompactOutcome::Compacted {
+            summary,
+            tokens_before: None,
+            tokens_after: None,
+            notice,
+        } if instructions.is_some() => {
+            let (tokens_before, tokens_after) = match last_marker(&client, key).await {
+                Some(m) if Some(&m.0) != marker_before.as_ref().map(|b| &b.0) => (m.1, m.2),
+                _ => (None, None),
+            };
+            CompactOutcome::Compacted {
+                summary,
+                tokens_before,
+                tokens_after,
+                notice,
+            }
+        }
+        other => other,
     };
     let after = row(&client, key).await?;
     client.close().await;
@@ -268,6 +294,27 @@ pub fn row_used(r: &SessionRow) -> String {
 pub fn or_unknown(n: Option<u64>) -> String {
     n.map(crate::thresholds::thousands)
         .unwrap_or_else(|| "unknown".into())
+}
+
+/// The newest compaction marker of the session's `chat.history`: (its id, tokensBefore,
+/// tokensAfter). Best effort: None when the gateway does not answer with one.
+async fn last_marker(
+    client: &GatewayClient,
+    key: &str,
+) -> Option<(String, Option<u64>, Option<u64>)> {
+    let h = client.chat_history(key, 20).await.ok()?;
+    h.messages.iter().rev().find_map(|m| {
+        let o = m.get("__openclaw")?;
+        if o.get("kind").and_then(serde_json::Value::as_str) != Some("compaction") {
+            return None;
+        }
+        let n = |k: &str| o.get(k).and_then(serde_json::Value::as_u64);
+        Some((
+            o.get("id")?.as_str()?.to_string(),
+            n("tokensBefore"),
+            n("tokensAfter"),
+        ))
+    })
 }
 
 async fn row(client: &GatewayClient, key: &str) -> Result<SessionRow, GatewayError> {

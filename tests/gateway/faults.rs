@@ -1030,3 +1030,77 @@ async fn compaction_openclaw_skipped_is_exit_1_with_its_reason() {
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(o.stderr.contains("Already compacted"), "{}", o.stderr);
 }
+
+/// `compact KEY --gateway URL --instructions … --json` on a host reached only through its
+/// gateway (scripted like 2026.9): `/compact` returns a notice only, so tokensBefore →
+/// tokensAfter come from the new compaction marker of `chat.history`; the summary is null and
+/// `summaryFrom` says why (2026.9's gateway does not expose it).
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_through_an_address_reads_the_figures_from_the_new_marker() {
+    use crate::support::cli::Home;
+    let (url, _) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        let mut histories = 0;
+        while let Some(req) = recv(&mut ws, &seen).await {
+            let id = req["id"].clone();
+            let p = &req["params"];
+            let marker = |mid: &str, before: u64, after: u64| {
+                json!({"role":"system","content":[{"type":"text","text":"Compaction"}],
+                       "__openclaw":{"kind":"compaction","id":mid,"tokensBefore":before,"tokensAfter":after}})
+            };
+            let res = match req["method"].as_str().unwrap() {
+                "sessions.list" => json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
+                    {"key":"agent:main:main","sessionId":"sid-1","hasActiveRun":false,"totalTokens":75943,"totalTokensFresh":true,"contextTokens":48000}]}}),
+                "sessions.describe" => json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":p["key"],"hasActiveRun":false}}}),
+                "chat.history" => {
+                    histories += 1;
+                    let mut msgs = vec![marker("old", 50000, 9000)];
+                    if histories > 1 {
+                        msgs.push(marker("new", 75943, 1483));
+                    }
+                    json!({"type":"res","id":id,"ok":true,"payload":{"sessionId":"sid-1","messages":msgs,"hasMore":false}})
+                }
+                "chat.send" => {
+                    let run = p["idempotencyKey"].clone();
+                    send(&mut ws, json!({"type":"res","id":id,"ok":true,"payload":{"runId":run,"status":"started"}})).await;
+                    json!({"type":"event","event":"chat","payload":{"runId":run,"sessionKey":p["sessionKey"],"state":"final",
+                        "message":{"role":"assistant","content":[{"type":"text","text":"⚙️ Compacted (76k → 1k) • Context 1k/48k"}]}}})
+                }
+                _ => json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"not scripted"}}),
+            };
+            send(&mut ws, res).await;
+        }
+    })
+    .await;
+    let h = Home::empty();
+    let home = h.path().to_path_buf();
+    let o = tokio::task::spawn_blocking(move || {
+        crate::support::cli::run_with(
+            &home,
+            &[
+                "compact",
+                "agent:main:main",
+                "--gateway",
+                &url,
+                "--instructions",
+                "Keep QK-9.",
+                "--yes",
+                "--json",
+            ],
+            &[("OPENCLAW_GATEWAY_TOKEN", TOKEN)],
+        )
+    })
+    .await
+    .unwrap();
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    assert_eq!(v["tokensBefore"], 75943, "{v}");
+    assert_eq!(v["tokensAfter"], 1483, "{v}");
+    assert!(v["summary"].is_null(), "{v}");
+    assert!(
+        v["summaryFrom"].as_str().unwrap().starts_with("unknown: "),
+        "{v}"
+    );
+    assert!(v["compactionCount"].is_null(), "{v}");
+}
