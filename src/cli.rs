@@ -871,11 +871,18 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
     use crate::gateway::{GatewayEnv, Overrides, target};
     let mut vouch_idle = false;
     let mut key = a.target.clone();
+    // Where clawtop reads back what OpenClaw wrote (see `GatewayCompactJob::host`).
+    let mut host = None;
     let config = if g.gateway.is_some() {
         if a.via_gateway {
             return Some(usage(
                 "--via-gateway uses the host's own gateway; --gateway names one: give one of them",
             ));
+        }
+        if !a.dry_run && a.yes {
+            host = open_host(g)
+                .ok()
+                .and_then(|h| session_by_key(crate::source::for_host(h), &a.target));
         }
         serde_json::Value::Object(Default::default())
     } else if a.via_gateway {
@@ -902,6 +909,7 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
         }
         vouch_idle = true;
         key = session.key().to_string();
+        host = Some(handle);
         source.config().clone()
     } else {
         if a.dry_run || Path::new(&a.target).is_file() || a.target.ends_with(".jsonl") {
@@ -910,7 +918,13 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
         // The seam's one era check decides; a SQLite host's sessions change only through
         // its gateway, which its own config names.
         match open_host(g).map(crate::source::for_host) {
-            Ok(source) if source.kind() == "sqlite" && !source.is_demo() => source.config().clone(),
+            Ok(source) if source.kind() == "sqlite" && !source.is_demo() => {
+                let config = source.config().clone();
+                if a.yes {
+                    host = session_by_key(source, &a.target);
+                }
+                config
+            }
             _ => return None,
         }
     };
@@ -962,7 +976,22 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
         json: a.json,
         wait: crate::gateway::ops::COMPACT_WAIT,
         vouch_idle,
+        host_by_key_only: g.gateway.is_some(),
+        host,
     }))
+}
+
+/// The session `key` of a local host, to read back what its gateway wrote.
+fn session_by_key(
+    source: crate::source::SourceHandle,
+    key: &str,
+) -> Option<crate::source::SessionHandle> {
+    let found = source
+        .list(None)
+        .sessions
+        .into_iter()
+        .find(|s| s.key() == key)?;
+    Some(crate::source::SessionHandle::new(source, found.reference))
 }
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.

@@ -61,9 +61,38 @@ pub fn age(now_ms: i64, then_ms: Option<i64>) -> Option<String> {
     })
 }
 
+/// An epoch-milliseconds time as an operator reads it: `2026-11-21 04:22:23 UTC (3d ago)`;
+/// the raw number only when it is no time chrono can write.
+pub fn time_and_age(then_ms: i64, now_ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(then_ms) {
+        Some(t) => {
+            let when = t.format("%Y-%m-%d %H:%M:%S UTC");
+            match age(now_ms, Some(then_ms)) {
+                Some(a) if a == "now" => format!("{when} (in the future)"),
+                Some(a) => format!("{when} ({a} ago)"),
+                None => when.to_string(),
+            }
+        }
+        None => format!("{then_ms} (not a time)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_with_their_age() {
+        let t = 1_795_457_042_282; // 2026-11-23 18:04:02.282 UTC
+        assert_eq!(
+            time_and_age(t, t + 3 * 3_600_000),
+            "2026-11-23 18:04:02 UTC (3h ago)"
+        );
+        assert_eq!(
+            time_and_age(t, t - 60_000),
+            "2026-11-23 18:04:02 UTC (in the future)"
+        );
+    }
 
     #[test]
     fn tokens_as_openclaw_writes_them() {

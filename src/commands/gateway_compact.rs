@@ -6,11 +6,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::gateway::{CompactOutcome, GatewayTarget, SessionRow};
+use crate::gateway::{CompactOutcome, GatewayTarget};
 use crate::sanitize;
+use crate::source::SessionHandle;
 use crate::thresholds::thousands;
 use crate::usecase::Exit;
-use crate::usecase::gateway_compact::{self, GatewayCompaction};
+use crate::usecase::gateway_compact::{self, GatewayReport};
 
 pub struct GatewayCompactJob {
     pub target: GatewayTarget,
@@ -22,6 +23,12 @@ pub struct GatewayCompactJob {
     pub wait: Duration,
     /// The caller checked OpenClaw's transcript lock itself (a file-backed host's own gateway).
     pub vouch_idle: bool,
+    /// The session as clawtop reads the host, to read back what OpenClaw wrote (None: the
+    /// host is reached only through its gateway).
+    pub host: Option<SessionHandle>,
+    /// `host` was found by key on a local state dir while the gateway was named by address:
+    /// it is read back only if the gateway's row has the same sessionId (the same session).
+    pub host_by_key_only: bool,
 }
 
 pub fn run(job: GatewayCompactJob) -> i32 {
@@ -73,6 +80,11 @@ pub fn run(job: GatewayCompactJob) -> i32 {
             job.wait.as_secs()
         )
     };
+    let mark = job
+        .host
+        .as_ref()
+        .map(gateway_compact::mark)
+        .unwrap_or_default();
     let done = rt.block_on(gateway_compact::compact(
         &job.target,
         &job.key,
@@ -82,32 +94,42 @@ pub fn run(job: GatewayCompactJob) -> i32 {
         started,
     ));
     match done {
-        Ok(c) => render(&job, &c),
+        Ok(c) => {
+            let host = job.host.as_ref().filter(|h| {
+                !job.host_by_key_only
+                    || c.before.session_id.as_deref() == Some(h.session.session_id.as_str())
+            });
+            let written = gateway_compact::read_back(host, &mark, &c);
+            render(
+                &job,
+                &GatewayReport {
+                    compaction: c,
+                    written,
+                },
+            )
+        }
         Err(e) => fail(e.exit_code(), &e.to_string()),
     }
 }
 
-fn used(r: &SessionRow) -> String {
-    match (r.total_tokens, r.total_tokens_fresh) {
-        (Some(t), Some(true)) => thousands(t),
-        (Some(t), _) => format!("{} (not fresh)", thousands(t)),
-        (None, _) => "unknown".into(),
-    }
-}
+use gateway_compact::{or_unknown as count, row_used as used};
 
-fn render(job: &GatewayCompactJob, c: &GatewayCompaction) -> i32 {
+fn render(job: &GatewayCompactJob, r: &GatewayReport) -> i32 {
     let key = sanitize::one_line(&job.key);
+    let (c, w) = (&r.compaction, &r.written);
     match &c.outcome {
-        CompactOutcome::Compacted {
-            summary, notice, ..
-        } => {
+        CompactOutcome::Compacted { notice, .. } => {
             if job.json {
                 let v = json!({
                     "ok": true, "sent": true, "compacted": true, "gateway": job.target.url, "key": job.key,
                     "before": {"totalTokens": c.before.total_tokens, "fresh": c.before.total_tokens_fresh},
                     "after": {"totalTokens": c.after.total_tokens, "fresh": c.after.total_tokens_fresh},
                     "contextTokens": c.after.context_tokens,
-                    "summary": summary, "notice": notice,
+                    "tokensBefore": w.tokens_before, "tokensAfter": w.tokens_after,
+                    "compactionCountBefore": w.compaction_count_before,
+                    "compactionCount": w.compaction_count,
+                    "summary": w.summary, "summaryFrom": w.summary_from,
+                    "notice": notice,
                 });
                 println!("{v}");
             } else {
@@ -122,16 +144,23 @@ fn render(job: &GatewayCompactJob, c: &GatewayCompaction) -> i32 {
                     used(&c.before),
                     used(&c.after),
                 );
+                println!(
+                    "OpenClaw wrote: tokensBefore {} → tokensAfter {}; compactionCount {} → {}.",
+                    count(w.tokens_before),
+                    count(w.tokens_after),
+                    count(w.compaction_count_before),
+                    count(w.compaction_count),
+                );
                 if let Some(n) = notice {
                     println!("OpenClaw: {}", sanitize::one_line(n));
                 }
-                match summary {
-                    Some(s) => {
-                        println!("\nOpenClaw's summary:\n{}", sanitize::for_terminal(s, true))
-                    }
-                    None => println!(
-                        "The gateway does not return the summary of a /compact; it is in the session's transcript on the host."
+                match &w.summary {
+                    Some(s) => println!(
+                        "\nOpenClaw's summary ({}):\n{}",
+                        sanitize::one_line(&w.summary_from),
+                        sanitize::for_terminal(s, true)
                     ),
+                    None => println!("Summary {}.", sanitize::one_line(&w.summary_from)),
                 }
             }
             Exit::OK

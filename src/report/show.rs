@@ -302,7 +302,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             add("totalTokensVersion", v.to_string());
         }
     } else {
-        add("memoryFlushAt", opt(row.memory_flush_at));
+        let now = chrono::Utc::now().timestamp_millis();
+        add(
+            "memoryFlushAt",
+            row.memory_flush_at
+                .map(|t| crate::format::time_and_age(t, now))
+                .unwrap_or_else(|| "-".into()),
+        );
         add(
             "memoryFlushCompactionCount",
             opt(row.memory_flush_compaction_count),

@@ -22,7 +22,10 @@ pub struct SummaryDiff {
 
 /// The lines of `before` and `after` (newlines dropped), in order.
 pub fn line_diff(before: &str, after: &str) -> SummaryDiff {
-    let diff = TextDiff::from_lines(before, after);
+    // Lines compare without their ending: a last line with or without `\n`, or with `\r\n`,
+    // is the same line (counting it would report a change nobody made).
+    let (before, after) = (lines_of(before), lines_of(after));
+    let diff = TextDiff::from_lines(&before, &after);
     let mut out = SummaryDiff {
         lines: Vec::new(),
         dropped: 0,
@@ -42,6 +45,15 @@ pub fn line_diff(before: &str, after: &str) -> SummaryDiff {
         };
         let text = c.value().trim_end_matches(['\n', '\r']).to_string();
         out.lines.push((change, text));
+    }
+    out
+}
+
+/// `text` with `\n` endings on every line, the last one included.
+fn lines_of(text: &str) -> String {
+    let mut out = text.replace("\r\n", "\n");
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
     }
     out
 }
@@ -68,8 +80,17 @@ mod tests {
                 (Change::Added, "- PR 13".into()),
             ]
         );
-        // No trailing newline on one side is no change of its own.
-        let d = line_diff("a\nb", "a\nb\n");
+        // No trailing newline on one side, or CRLF endings, is no change of its own.
+        for (a, b) in [
+            ("a\nb", "a\nb\n"),
+            ("a\r\nb\r\n", "a\nb"),
+            ("a\nb\n", "a\nb"),
+        ] {
+            let d = line_diff(a, b);
+            assert_eq!((d.dropped, d.added), (0, 0), "{a:?} {b:?}: {d:?}");
+            assert!(d.lines.iter().all(|(c, _)| *c == Change::Kept), "{d:?}");
+        }
+        let d = line_diff("a\nb", "a\nc\n");
         assert_eq!((d.dropped, d.added), (1, 1), "{d:?}");
     }
 }

@@ -167,6 +167,13 @@ pub enum Action {
         generation: u64,
         result: Result<Generated, GenFailure>,
     },
+    /// A compaction OpenClaw's Gateway ran for the dialog, with what it wrote read back (Err:
+    /// it did not compact, failed, or the wait was cancelled).
+    GatewayDone {
+        dialog: u64,
+        generation: u64,
+        result: Result<Box<crate::usecase::gateway_compact::GatewayReport>, GenFailure>,
+    },
     /// A commit finished: Ok(what was written) or Err(why nothing (or not all) was written).
     Committed {
         dialog: u64,

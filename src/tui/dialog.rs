@@ -64,6 +64,9 @@ pub enum Phase {
     /// The result in the editable preview.
     Preview,
     Committing,
+    /// A compaction OpenClaw's Gateway ran: what it wrote, read-only (saved on the host
+    /// already; nothing to commit, regenerate or discard).
+    Done,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,6 +237,9 @@ pub struct Dialog {
     pub preview_base: String,
     /// Esc/close asked "discard your edits?" and waits for y/n.
     pub ask_discard: bool,
+    /// What "yes" does after the edits are thrown away (None: close the dialog): Regenerate
+    /// and Discard of an edited preview ask first too.
+    pub ask_then: Option<Button>,
     /// Sequence number of the last plan requested, whether one is running, and whether the
     /// values changed while it ran (then one more is requested when it answers: typing
     /// coalesces into at most one plan in flight plus one queued).
@@ -246,6 +252,13 @@ pub struct Dialog {
     /// and which one is picked.
     pub models: Vec<crate::usecase::ModelCandidate>,
     pub model_pick: usize,
+    /// The diagnosis's suggested keepRecentTokens for this session (prefilled when the
+    /// session's own value gives no plan), and what the dialog says about it.
+    pub suggested_keep: Option<u64>,
+    pub keep_note: Option<String>,
+    /// [`Phase::Done`]: what OpenClaw wrote, and how far its summary is scrolled.
+    pub result: Option<Box<crate::usecase::gateway_compact::GatewayReport>>,
+    pub result_scroll: u16,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -339,12 +352,17 @@ impl Dialog {
             instructions_base: String::new(),
             preview_base: String::new(),
             ask_discard: false,
+            ask_then: None,
             prep_seq: 1,
             prep_running: true,
             prep_again: false,
             base_keep: 0,
             models: Vec::new(),
             model_pick: 0,
+            suggested_keep: None,
+            keep_note: None,
+            result: None,
+            result_scroll: 0,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -360,6 +378,7 @@ impl Dialog {
             Phase::Preview | Phase::Committing => {
                 &[Button::Commit, Button::Regenerate, Button::Discard]
             }
+            Phase::Done => &[Button::Close],
             _ => &[Button::Generate, Button::Close],
         }
     }
@@ -447,7 +466,8 @@ impl Dialog {
     pub fn keep_shown(&self) -> Option<u64> {
         self.keep.or(match &self.prep {
             Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
-            _ => None,
+            // No plan: the value it was asked for (the session's).
+            _ => Some(self.base_keep).filter(|&k| k > 0),
         })
     }
 
@@ -497,9 +517,11 @@ fn can_write(
         crate::source::Operation::Flush => "flush",
     };
     let Some(session) = session else {
-        state.status.info = Some(format!(
-            "This row has no session store behind it (demo data): nothing to {what}."
-        ));
+        state.status.info = Some(if state.demo {
+            format!("This is a demo row, with no session behind it: nothing to {what}.")
+        } else {
+            format!("This row has no session behind it: nothing to {what}.")
+        });
         return false;
     };
     match session.writer(op) {
@@ -522,13 +544,22 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(v) = &state.session else { return };
     let (row, session, file) = (v.row.clone(), v.session.clone(), v.label_file_name());
     let loaded = v.loaded.is_some();
-    if let Some(s) = &session {
+    // OpenClaw's gateway compacts without clawtop reading the transcript: the row's session
+    // is enough for it.
+    if let Some(s) = session.as_ref().or(row.session.as_ref()) {
         if let crate::source::Writer::Remote { via, note } =
             s.writer(crate::source::Operation::Compact)
         {
             open_gateway_compact(state, s.clone(), who_of(&row), via, note, false);
             return;
         }
+    }
+    if session.is_none() && row.session.is_some() {
+        state.status.info = Some(format!(
+            "No transcript for {}: nothing to compact here (a compaction summarizes the transcript; only the store's numbers are known).",
+            crate::sanitize::one_line(&row.session_key)
+        ));
+        return;
     }
     if !can_write(state, session.as_ref(), crate::source::Operation::Compact) {
         return;
@@ -549,6 +580,12 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         state.no_color,
     );
     d.base_keep = row.keep_recent_tokens;
+    d.suggested_keep = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.diagnosis.as_ref())
+        .and_then(|diag| diag.suggested_keep_recent_tokens);
     state.dialog = Some(d);
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
@@ -694,6 +731,32 @@ fn open_gateway_compact(
     d.phase = Phase::Edit;
     d.prep_running = false;
     state.dialog = Some(d);
+}
+
+/// Why there is no plan, in words for the dialog: the reason first (the file, when the
+/// message names one, at the end: the title already names the session), and "too small"
+/// said as what it means at the value asked for.
+pub fn no_plan_reason(message: &str, keep: u64) -> String {
+    let (file, reason) = match message.split_once(".jsonl: ") {
+        Some((path, rest)) => (
+            std::path::Path::new(&format!("{path}.jsonl"))
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned()),
+            rest,
+        ),
+        None => (None, message),
+    };
+    if reason == crate::plan::NoPlan::TooSmall.to_string() {
+        return format!(
+            "Nothing to summarize at keepRecentTokens {}: every message since the last compaction would be kept.",
+            thousands(keep)
+        );
+    }
+    let mut out = reason.to_string();
+    if let Some(f) = file {
+        out.push_str(&format!(" ({f})"));
+    }
+    out
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
@@ -870,15 +933,44 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.prep_error = None;
                 }
                 Err(e) => {
-                    if let Some(k) = d.keep {
-                        // The plan shown must be the one for the value on screen.
-                        d.prep = None;
-                        d.prep_error = Some(format!(
-                            "keepRecentTokens {}: {e} (- keeps less)",
-                            thousands(k)
-                        ));
-                    } else {
-                        d.prep_error = Some(e.to_string());
+                    let asked = d.keep.unwrap_or(d.base_keep);
+                    let reason = no_plan_reason(&e.to_string(), asked);
+                    let too_small = e
+                        .to_string()
+                        .ends_with(&crate::plan::NoPlan::TooSmall.to_string());
+                    match d.suggested_keep.filter(|&s| s < asked) {
+                        // The session's own value leaves nothing to summarize: the
+                        // diagnosis's value is prefilled and its plan asked for.
+                        Some(s)
+                            if too_small && d.keep.is_none() && d.kind == DialogKind::Compact =>
+                        {
+                            d.keep = Some(s);
+                            d.keep_note = Some(format!(
+                                "{reason} The diagnosis suggests keepRecentTokens {} (prefilled; +/- or type to change).",
+                                thousands(s)
+                            ));
+                            d.prep = None;
+                            d.prep_error = None;
+                            d.request_prepare(fx);
+                            if d.phase == Phase::Preparing {
+                                d.phase = Phase::Edit;
+                            }
+                            d.restyle();
+                            return true;
+                        }
+                        _ => {
+                            // The plan shown must be the one for the value on screen.
+                            d.prep = None;
+                            d.prep_error = Some(if too_small && d.suggested_keep.is_none() {
+                                format!(
+                                    "{reason} No smaller keepRecentTokens is suggested for this session (i explains why)."
+                                )
+                            } else if too_small {
+                                format!("{reason} (- keeps less)")
+                            } else {
+                                reason
+                            });
+                        }
                     }
                 }
             }
@@ -891,6 +983,13 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
+            // A character typed on the buttons goes back to the text (keymap's `lookup`).
+            if d.focus == Focus::Buttons
+                && matches!(d.phase, Phase::Edit | Phase::Preparing | Phase::Preview)
+            {
+                d.focus = Focus::Text;
+                d.restyle();
+            }
             if d.focus != Focus::Text {
                 return true;
             }
@@ -964,6 +1063,21 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             ));
         }
         Action::DialogDiscardYes => {
+            let then = state
+                .dialog
+                .as_mut()
+                .filter(|d| d.ask_discard)
+                .and_then(|d| d.ask_then.take());
+            if let (Some(b), Some(d)) = (then, state.dialog.as_mut()) {
+                // The edits are given up: the preview as it stands is no longer "edited".
+                d.ask_discard = false;
+                d.preview_base = text_of(&d.preview);
+                let next = match b {
+                    Button::Regenerate => Action::DialogRegenerate,
+                    _ => Action::DialogDiscard,
+                };
+                return update(state, &next, fx);
+            }
             if state.dialog.as_ref().is_some_and(|d| d.ask_discard) {
                 if let Some(g) = state.dialog.as_ref().and_then(|d| d.running.as_ref()) {
                     fx.push(Effect::Cancel(g.cancel.clone()));
@@ -976,6 +1090,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         Action::DialogDiscardNo => {
             if let Some(d) = state.dialog.as_mut() {
                 d.ask_discard = false;
+                d.ask_then = None;
             }
         }
         Action::DialogFocus => {
@@ -1104,12 +1219,6 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.preview = textarea(&text, d.no_color, "");
                     d.preview_base = text;
                     d.warnings = g.warnings.clone();
-                    if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
-                        gp.done = true;
-                        state.status.info = Some(
-                            "OpenClaw compacted the session through its gateway; its summary is saved on the host.".into(),
-                        );
-                    }
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
                     d.error = None;
@@ -1125,10 +1234,90 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             d.button = 0;
             d.restyle();
         }
+        Action::GatewayDone {
+            dialog,
+            generation,
+            result,
+        } => {
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating
+            {
+                return true;
+            }
+            d.running = None;
+            d.button = 0;
+            match result {
+                Ok(r) => {
+                    if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
+                        gp.done = true;
+                    }
+                    d.result = Some(r.clone());
+                    d.result_scroll = 0;
+                    d.phase = Phase::Done;
+                    d.focus = Focus::Buttons;
+                    d.error = None;
+                    state.status.info = Some(format!(
+                        "OpenClaw compacted {} through its gateway and saved it on the host.",
+                        crate::sanitize::one_line(&d.who)
+                    ));
+                    // OpenClaw changed the session: the list and the open transcript follow.
+                    after_commit(state, fx);
+                }
+                Err(GenFailure::Cancelled) => d.phase = Phase::Edit,
+                Err(GenFailure::Failed(e)) => {
+                    d.phase = Phase::Edit;
+                    d.focus = Focus::Text;
+                    d.error = Some(e.clone());
+                }
+            }
+            if let Some(d) = state.dialog.as_mut() {
+                d.restyle();
+            }
+        }
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+            if state
+                .dialog
+                .as_ref()
+                .is_some_and(|d| d.phase == Phase::Done) =>
+        {
+            let width = state.size.0.saturating_sub(4).max(1) as usize;
+            let page = state.size.1.saturating_sub(12).max(1);
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let lines = d
+                .result
+                .as_ref()
+                .and_then(|r| r.written.summary.as_deref())
+                .map(|s| crate::tui::draw::wrap(s, width).len())
+                .unwrap_or(0);
+            let last = u16::try_from(lines).unwrap_or(u16::MAX).saturating_sub(1);
+            d.result_scroll = match action {
+                Action::Up => d.result_scroll.saturating_sub(1),
+                Action::Down => d.result_scroll.saturating_add(1),
+                Action::PageUp => d.result_scroll.saturating_sub(page),
+                Action::PageDown => d.result_scroll.saturating_add(page),
+                Action::Bottom => last,
+                _ => 0,
+            }
+            .min(last);
+        }
         Action::DialogRegenerate => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
+            if d.phase == Phase::Preview && d.preview_edited() {
+                d.ask_discard = true;
+                d.ask_then = Some(Button::Regenerate);
+                return true;
+            }
             if d.phase == Phase::Preview {
                 d.phase = Phase::Edit;
                 d.focus = Focus::Text;
@@ -1140,6 +1329,15 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::DialogDiscard => {
+            if let Some(d) = state
+                .dialog
+                .as_mut()
+                .filter(|d| d.phase == Phase::Preview && d.preview_edited())
+            {
+                d.ask_discard = true;
+                d.ask_then = Some(Button::Discard);
+                return true;
+            }
             if state
                 .dialog
                 .as_ref()
@@ -1156,6 +1354,14 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             match d.phase {
                 Phase::Generating => return update(state, &Action::DialogCancel, fx),
                 Phase::Committing => {}
+                // OpenClaw's compaction is saved on the host: closing loses nothing.
+                Phase::Done => {
+                    let who = crate::sanitize::one_line(&d.who);
+                    state.dialog = None;
+                    state.status.info = Some(format!(
+                        "Closed. OpenClaw's compaction of {who} is saved on the host."
+                    ));
+                }
                 _ if d.edited() => {
                     if let Some(d) = state.dialog.as_mut() {
                         d.ask_discard = true;
@@ -1211,12 +1417,18 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             }
         }
         Action::ConfirmYes => {
+            let now = state.now_ms;
             let Some(d) = state.dialog.as_mut() else {
                 return true;
             };
             let Some(p) = d.confirm.take() else {
                 return true;
             };
+            if let Some(Prep::Gateway(g)) = &d.prep {
+                let g = g.as_ref().clone();
+                start_gateway_compaction(d, &g, now, fx);
+                return true;
+            }
             let job = match &d.prep {
                 Some(Prep::Compact(c)) => CommitJob::Compact {
                     prep: c.clone(),
@@ -1306,7 +1518,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         return;
     };
     if let Prep::Gateway(g) = &prep {
-        start_gateway_compaction(d, g, now, fx);
+        ask_gateway_send(d, g);
         return;
     }
     let model = match prep.model() {
@@ -1338,29 +1550,63 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     });
 }
 
-/// Sends the compaction to the gateway: the instructions are checked against OpenClaw's cap
-/// first (OpenClaw would cut longer text silently), then one [`Effect::GatewayCompact`] runs it.
-fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut Vec<Effect>) {
+/// What sending would do, checked: the instructions within OpenClaw's cap (it would cut
+/// longer text silently) and an identity to connect with. Err: why it cannot be sent.
+fn gateway_send(
+    d: &Dialog,
+    g: &GatewayPrep,
+) -> Result<(Option<String>, std::path::PathBuf), String> {
     if g.done {
-        d.error = Some(
-            "OpenClaw has already compacted this session; close the dialog (q) to see it.".into(),
-        );
-        return;
+        return Err("OpenClaw has already compacted this session; close the dialog (q).".into());
     }
-    let instructions = d.instructions_text();
-    let instructions = match crate::usecase::gateway_compact::instructions(instructions.as_deref())
-    {
-        Ok(i) => i,
+    let instructions =
+        crate::usecase::gateway_compact::instructions(d.instructions_text().as_deref())
+            .map_err(|e| e.to_string())?;
+    let identity_dir = g.identity_dir.clone().ok_or_else(|| {
+        "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".to_string()
+    })?;
+    Ok((instructions, identity_dir))
+}
+
+/// Ctrl-G in the gateway's Compact dialog: OpenClaw compacts and saves at once (no preview,
+/// nothing clawtop can undo), so the popup names what will be asked before anything is sent.
+fn ask_gateway_send(d: &mut Dialog, g: &GatewayPrep) {
+    let instructions = match gateway_send(d, g) {
+        Ok((i, _)) => i,
         Err(e) => {
-            d.error = Some(e.to_string());
+            d.error = Some(e);
             return;
         }
     };
-    let Some(identity_dir) = g.identity_dir.clone() else {
-        d.error = Some(
-            "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".into(),
-        );
-        return;
+    let how = match &instructions {
+        Some(_) => "/compact with your instructions as focus text",
+        None => "sessions.compact, no instructions",
+    };
+    let lines = vec![
+        format!(
+            "Ask {} to compact {} now ({how}).",
+            g.via,
+            crate::sanitize::one_line(&g.key)
+        ),
+        "OpenClaw writes the summary with its own model and saves it at once: there is no preview, and clawtop cannot undo it.".into(),
+        "Refused, nothing sent, while a run is active on the session.".into(),
+    ];
+    d.error = None;
+    d.confirm = Some(PendingCommit {
+        text: instructions.unwrap_or_default(),
+        lines,
+    });
+}
+
+/// Sends the compaction to the gateway (after [`ask_gateway_send`]'s popup): one
+/// [`Effect::GatewayCompact`] runs it.
+fn start_gateway_compaction(d: &mut Dialog, g: &GatewayPrep, now: i64, fx: &mut Vec<Effect>) {
+    let (instructions, identity_dir) = match gateway_send(d, g) {
+        Ok(x) => x,
+        Err(e) => {
+            d.error = Some(e);
+            return;
+        }
     };
     let (gen_id, cancel) = d.start_running(now, "connecting to the gateway");
     fx.push(Effect::GatewayCompact {

@@ -602,8 +602,9 @@ pub async fn run_generation(
 
 /// A compaction through OpenClaw's Gateway for the dialog `dialog`: connect, check for an
 /// active run, compact, read the figures back ([`usecase::gateway_compact::compact`]), then
-/// read OpenClaw's new summary from the host through the session's source (`/compact` does
-/// not return it). Esc cancels the wait, not OpenClaw's work: the dialog says so.
+/// read what OpenClaw wrote back from the host through the session's source
+/// ([`usecase::gateway_compact::read_back`]; `/compact` does not return the summary). Esc
+/// cancels the wait, not OpenClaw's work: the dialog says so.
 pub async fn run_gateway_compaction(
     dialog: u64,
     generation: u64,
@@ -639,7 +640,7 @@ pub async fn run_gateway_compaction(
             .map_err(|e| e.to_string())
             .and_then(|r| r.map_err(|p| p.to_string()));
         if let Err(why) = busy {
-            let _ = tx.send(Action::GenDone {
+            let _ = tx.send(Action::GatewayDone {
                 dialog,
                 generation,
                 result: Err(GenFailure::Failed(why)),
@@ -647,6 +648,13 @@ pub async fn run_gateway_compaction(
             return;
         }
     }
+    // The host's view before sending: tells OpenClaw's new compaction entry from older ones.
+    let before = {
+        let s = session.clone();
+        tokio::task::spawn_blocking(move || usecase::gateway_compact::mark(&s))
+            .await
+            .unwrap_or_default()
+    };
     let sent = || {
         step(
             2,
@@ -669,88 +677,37 @@ pub async fn run_gateway_compaction(
     let result = match result {
         None => Err(GenFailure::Cancelled),
         Some(Err(e)) => Err(GenFailure::Failed(e.to_string())),
-        Some(Ok(c)) => {
-            step(3, "reading the result back from the host");
-            let from_host = {
+        Some(Ok(c)) => match &c.outcome {
+            crate::gateway::CompactOutcome::NotCompacted { reason } => Err(GenFailure::Failed(
+                format!("OpenClaw did not compact the session: {reason}"),
+            )),
+            crate::gateway::CompactOutcome::Compacted { .. } => {
+                step(3, "reading what OpenClaw wrote back from the host");
                 let s = session.clone();
-                tokio::task::spawn_blocking(move || latest_summary(&s))
-                    .await
-                    .ok()
-                    .flatten()
-            };
-            match gateway_report(&c, from_host) {
-                Ok(text) => Ok(Generated {
-                    text,
-                    calls: 1,
-                    warnings: vec![],
-                    no_reply: false,
-                    current: None,
-                }),
-                Err(why) => Err(GenFailure::Failed(why)),
+                let written = tokio::task::spawn_blocking(move || {
+                    let w = usecase::gateway_compact::read_back(Some(&s), &before, &c);
+                    (w, c)
+                })
+                .await;
+                match written {
+                    Ok((written, compaction)) => {
+                        Ok(Box::new(usecase::gateway_compact::GatewayReport {
+                            compaction,
+                            written,
+                        }))
+                    }
+                    Err(e) => Err(GenFailure::Failed(format!(
+                        "OpenClaw compacted the session, but reading it back failed: {e}"
+                    ))),
+                }
             }
-        }
+        },
     };
-    let _ = tx.send(Action::GenDone {
+    let _ = tx.send(Action::GatewayDone {
         dialog,
         generation,
         result,
     });
-}
-
-/// The summary of the session's last compaction entry, read through its source.
-fn latest_summary(session: &SessionHandle) -> Option<String> {
-    let t = session.open_transcript().ok()?;
-    let idx = t
-        .entries
-        .iter()
-        .rposition(|e| e.kind == crate::transcript::EntryKind::Compaction)?;
-    let e = t.entry_json(idx as u32).ok()?;
-    e.get("summary")
-        .and_then(serde_json::Value::as_str)
-        .map(str::to_string)
-}
-
-/// What the dialog shows after a gateway compaction: the figures before and after (the
-/// host's), OpenClaw's notice, and its summary. `Err` when OpenClaw did not compact.
-fn gateway_report(
-    c: &usecase::gateway_compact::GatewayCompaction,
-    from_host: Option<String>,
-) -> Result<String, String> {
-    use crate::gateway::CompactOutcome;
-    let used = |r: &crate::gateway::SessionRow| match (r.total_tokens, r.total_tokens_fresh) {
-        (Some(t), Some(false)) => format!("{} (not fresh)", crate::thresholds::thousands(t)),
-        (Some(t), _) => crate::thresholds::thousands(t),
-        (None, _) => "unknown".into(),
-    };
-    match &c.outcome {
-        CompactOutcome::NotCompacted { reason } => {
-            Err(format!("OpenClaw did not compact the session: {reason}"))
-        }
-        CompactOutcome::Compacted {
-            summary, notice, ..
-        } => {
-            let window = c
-                .after
-                .context_tokens
-                .map(crate::thresholds::thousands)
-                .unwrap_or_else(|| "unknown".into());
-            let mut out = format!(
-                "Compacted by OpenClaw: used {} → {} of {window} (read back from the host).\n",
-                used(&c.before),
-                used(&c.after)
-            );
-            if let Some(n) = notice {
-                out.push_str(&format!("OpenClaw: {n}\n"));
-            }
-            match from_host.or_else(|| summary.clone()) {
-                Some(s) => out.push_str(&format!("\nOpenClaw's summary:\n{s}\n")),
-                None => out.push_str(
-                    "\nThe summary could not be read back; it is in the session's transcript on the host.\n",
-                ),
-            }
-            Ok(out)
-        }
-    }
 }
 
 /// One poll of the watched files: the watcher's tick, which headless tests drive themselves.

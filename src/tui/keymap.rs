@@ -32,6 +32,8 @@ pub enum Mode {
     AskDiscard,
     /// Compact/Flush dialog while the model writes (or the commit runs).
     Generating,
+    /// The read-only result of a compaction OpenClaw's Gateway ran.
+    DialogResult,
     /// The commit confirmation popup.
     Confirm,
     Help,
@@ -58,12 +60,13 @@ impl Mode {
             Mode::DialogModel => "Compact / Flush dialog: model picker",
             Mode::AskDiscard => "Close the dialog and discard the edited text?",
             Mode::Generating => "Compact / Flush dialog: generating",
+            Mode::DialogResult => "Compact dialog: what OpenClaw wrote (read-only)",
             Mode::Confirm => "Commit confirmation",
             Mode::Help => "Help",
         }
     }
 
-    pub const ALL: [Mode; 16] = [
+    pub const ALL: [Mode; 17] = [
         Mode::Sessions,
         Mode::Filter,
         Mode::Session,
@@ -77,6 +80,7 @@ impl Mode {
         Mode::DialogButtons,
         Mode::AskDiscard,
         Mode::Generating,
+        Mode::DialogResult,
         Mode::Confirm,
         Mode::Help,
         Mode::Global,
@@ -640,11 +644,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "previous button",
         None,
     ));
+    // Enter presses; Space and other letters are text (see `lookup`): a key meant for the
+    // text never runs an operation or gets lost.
     v.push(b(
         Mode::DialogButtons,
-        &[Enter, Char(' ')],
+        &[Enter],
         Action::DialogPress,
-        "press the selected button",
+        "press the selected button; letters type text",
         Some("press"),
     ));
     v.push(b(
@@ -710,6 +716,15 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "close the dialog (nothing written)",
         Some("close"),
     ));
+    // OpenClaw's compaction result: saved on the host already, so one key closes it.
+    v.push(b(
+        Mode::DialogResult,
+        &[Esc, Enter, Char('q')],
+        Action::DialogClose,
+        "close (OpenClaw's compaction stays saved on the host)",
+        Some("close"),
+    ));
+    v.extend(movement(Mode::DialogResult, "scroll"));
     v.push(b(
         Mode::Generating,
         &[Esc],
@@ -824,6 +839,19 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
                     .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
             {
                 return Some(Action::DialogKeepChar(c));
+            }
+        }
+    }
+    // On the dialog's buttons, a character that is no button key was meant for the text: it
+    // is typed there (the focus goes back), not dropped and never a button press.
+    if mode == Mode::DialogButtons {
+        if let KeyCode::Char(c) = key.code {
+            if c != '?'
+                && !key
+                    .modifiers
+                    .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            {
+                return Some(Action::DialogInput(*key));
             }
         }
     }

@@ -94,7 +94,9 @@ pub fn load_transcript(
     let mut l = analyze(Arc::new(t), keep_recent_tokens);
     let (d, busy, th) =
         crate::report::diagnosis::for_handle(session, &l.transcript, l.keep_recent_tokens);
-    l.numbers = Some(crate::tui::store_adapter::numbers_row(&th));
+    let mut numbers = crate::tui::store_adapter::numbers_row(&th);
+    crate::tui::store_adapter::name_entry(&mut numbers.sources, session.source.kind());
+    l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
     l.read_only = match session.writer(crate::source::Operation::Compact) {

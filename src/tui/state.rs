@@ -357,6 +357,7 @@ impl AppState {
             } else {
                 match d.phase {
                     Phase::Generating | Phase::Committing => Mode::Generating,
+                    Phase::Done => Mode::DialogResult,
                     _ if d.focus == Focus::Buttons => Mode::DialogButtons,
                     Phase::Edit | Phase::Preparing if d.focus == Focus::Keep => Mode::DialogKeep,
                     Phase::Edit | Phase::Preparing if d.focus == Focus::Model => Mode::DialogModel,

@@ -72,7 +72,7 @@ pub fn row_from(
         (Some(p), None) => Some(p.clone()),
         (None, None) => None,
     };
-    SessionRow {
+    let mut row = SessionRow {
         agent_id: s.agent_id().to_string(),
         session_key: s.key().to_string(),
         session_id: e.session_id.clone(),
@@ -84,6 +84,18 @@ pub fn row_from(
         model_provider: e.model_provider.clone(),
         model_id: e.model.clone(),
         ..numbers_row(t)
+    };
+    name_entry(&mut row.sources, source.kind());
+    row
+}
+
+/// A gateway's sessions are its `sessions.list` rows: clawtop reads no store there, so the
+/// figures' source is named the gateway's row.
+pub fn name_entry(n: &mut NumberSources, source_kind: &str) {
+    if source_kind == "gateway" {
+        for text in [&mut n.used, &mut n.window, &mut n.reserve, &mut n.flush_at] {
+            *text = text.replace("store entry", "gateway row");
+        }
     }
 }
 

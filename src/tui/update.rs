@@ -406,6 +406,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         // Handled by `dialog::update` above.
         Action::OpenCompact
         | Action::OpenCompactViaGateway
+        | Action::GatewayDone { .. }
         | Action::OpenFlush
         | Action::DialogKeepMore
         | Action::DialogKeepLess
@@ -598,6 +599,7 @@ fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
         | crate::tui::keymap::Mode::DialogModel
         | crate::tui::keymap::Mode::AskDiscard
         | crate::tui::keymap::Mode::Generating
+        | crate::tui::keymap::Mode::DialogResult
         | crate::tui::keymap::Mode::Confirm
         | crate::tui::keymap::Mode::Prompt => {}
     }

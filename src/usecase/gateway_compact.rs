@@ -11,10 +11,19 @@
 //! 4. `sessions.compact` without instructions, `/compact <instructions>` with them; wait for the
 //!    result, bounded (on timeout the error says OpenClaw may still finish).
 //! 5. Read the row again: the "after" figures are the host's, not computed here.
+//! 6. Read back what OpenClaw wrote ([`read_back`], blocking: the caller runs it off the async
+//!    path): the new compaction entry of the session's transcript (its summary, tokensBefore,
+//!    tokensAfter) and the store's compactionCount, when clawtop can read the host; otherwise
+//!    what the gateway answered, and why the rest is unknown. [`mark`] taken before sending
+//!    tells OpenClaw's new entry from an older one.
 //!
 //! There is no preview or edited-text commit: OpenClaw writes the summary with its own model.
+//! Every surface (the CLI's text and JSON, the TUI's result screen) renders the one
+//! [`GatewayReport`] built here.
 
 use std::time::Duration;
+
+use crate::source::SessionHandle;
 
 use crate::gateway::{
     CompactOutcome, DeviceIdentity, GatewayClient, GatewayError, GatewayTarget, SessionRow,
@@ -102,10 +111,36 @@ pub async fn compact_as(
         client.vouch_idle();
     }
     let before = row(&client, key).await?;
+    // `/compact` answers with a notice only: its figures are on the compaction marker of
+    // `chat.history` (the newest one, if it is not the one that was there before).
+    let marker_before = match instructions {
+        Some(_) => last_marker(&client, key).await,
+        None => None,
+    };
     on_started();
     let outcome = match instructions {
         Some(t) => client.compact_with_instructions(key, t, wait).await?,
         None => client.compact(key).await?,
+    };
+    let outcome = match outcome {
+        CompactOutcome::Compacted {
+            summary,
+            tokens_before: None,
+            tokens_after: None,
+            notice,
+        } if instructions.is_some() => {
+            let (tokens_before, tokens_after) = match last_marker(&client, key).await {
+                Some(m) if Some(&m.0) != marker_before.as_ref().map(|b| &b.0) => (m.1, m.2),
+                _ => (None, None),
+            };
+            CompactOutcome::Compacted {
+                summary,
+                tokens_before,
+                tokens_after,
+                notice,
+            }
+        }
+        other => other,
     };
     let after = row(&client, key).await?;
     client.close().await;
@@ -113,6 +148,172 @@ pub async fn compact_as(
         before,
         after,
         outcome,
+    })
+}
+
+/// The session as the host showed it before the compaction was sent: what tells OpenClaw's new
+/// compaction entry from an older one, and the compactionCount it starts from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// The id of the transcript's last compaction entry (None: none, or unreadable).
+    pub last_compaction: Option<String>,
+    /// How many compaction entries the transcript had.
+    pub compactions: usize,
+    pub compaction_count: Option<u64>,
+}
+
+/// What OpenClaw wrote, read back after it compacted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Written {
+    /// OpenClaw's summary (None: unknown; `summary_from` says why).
+    pub summary: Option<String>,
+    /// Where the summary was read, or why it is unknown, in words.
+    pub summary_from: String,
+    pub tokens_before: Option<u64>,
+    pub tokens_after: Option<u64>,
+    pub compaction_count_before: Option<u64>,
+    /// The store's compactionCount after (None: this host does not expose it).
+    pub compaction_count: Option<u64>,
+}
+
+/// A compaction OpenClaw ran, with what it wrote: the one record the CLI and the TUI render.
+#[derive(Debug, Clone)]
+pub struct GatewayReport {
+    pub compaction: GatewayCompaction,
+    pub written: Written,
+}
+
+/// A compaction entry: its id (None in a v1 transcript) and its JSON.
+type CompactionEntry = (Option<String>, serde_json::Value);
+
+/// The last compaction entry of the session's transcript, and how many compaction entries
+/// there are. None when the transcript cannot be read.
+fn last_compaction(session: &SessionHandle) -> Option<(usize, Option<CompactionEntry>)> {
+    let t = session.open_transcript().ok()?;
+    let kind = crate::transcript::EntryKind::Compaction;
+    let count = t.entries.iter().filter(|e| e.kind == kind).count();
+    let last = t
+        .entries
+        .iter()
+        .rposition(|e| e.kind == kind)
+        .and_then(|i| {
+            let id = t.entries[i].id.as_deref().map(str::to_string);
+            t.entry_json(i as u32).ok().map(|v| (id, v))
+        });
+    Some((count, last))
+}
+
+/// The store's compactionCount of the session (None: not listed, or not exposed).
+fn compaction_count(session: &SessionHandle) -> Option<u64> {
+    let s = &session.session;
+    let agent = (!s.agent_id.is_empty()).then_some(s.agent_id.as_str());
+    session
+        .source
+        .list(agent)
+        .sessions
+        .into_iter()
+        .find(|x| x.key() == s.key)
+        .and_then(|x| x.entry.compaction_count)
+}
+
+/// Step 6's "before": read the host's view of the session (blocking I/O).
+pub fn mark(session: &SessionHandle) -> Mark {
+    let (compactions, last) = last_compaction(session).unwrap_or((0, None));
+    Mark {
+        last_compaction: last.and_then(|(id, _)| id),
+        compactions,
+        compaction_count: compaction_count(session),
+    }
+}
+
+/// Step 6: what OpenClaw wrote. `host` is the session as clawtop reads the host (None: a
+/// host reached only through its gateway); `before` is [`mark`] taken before sending.
+/// Blocking I/O.
+pub fn read_back(host: Option<&SessionHandle>, before: &Mark, c: &GatewayCompaction) -> Written {
+    let (answer_summary, answer_before, answer_after) = match &c.outcome {
+        CompactOutcome::Compacted {
+            summary,
+            tokens_before,
+            tokens_after,
+            ..
+        } => (summary.clone(), *tokens_before, *tokens_after),
+        CompactOutcome::NotCompacted { .. } => (None, None, None),
+    };
+    let num = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_u64);
+    // A compaction entry that was not there before is OpenClaw's new one.
+    let new_entry = host.and_then(last_compaction).and_then(|(n, last)| {
+        let (id, v) = last?;
+        let new = n > before.compactions || (id.is_some() && id != before.last_compaction);
+        new.then_some(v)
+    });
+    let compaction_count = host.and_then(compaction_count);
+    let mut w = Written {
+        compaction_count_before: before.compaction_count,
+        compaction_count,
+        ..Written::default()
+    };
+    match new_entry {
+        Some(v) => {
+            w.summary = v
+                .get("summary")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string);
+            w.summary_from = "read back from the session's new compaction entry on the host".into();
+            w.tokens_before = num(&v, "tokensBefore").or(answer_before);
+            w.tokens_after = num(&v, "tokensAfter").or(answer_after);
+            if w.summary.is_none() {
+                w.summary = answer_summary;
+                w.summary_from = "from OpenClaw's answer (the new entry has no summary)".into();
+            }
+        }
+        None => {
+            w.tokens_before = answer_before;
+            w.tokens_after = answer_after;
+            w.summary_from = match (&answer_summary, host) {
+                (Some(_), _) => "from OpenClaw's sessions.compact answer".into(),
+                (None, Some(_)) => "unknown: no new compaction entry is readable on the host yet; OpenClaw keeps it in the session's transcript".into(),
+                (None, None) => "unknown: OpenClaw's gateway returns no summary for /compact, and this host is reached only through its gateway (the summary is in the session's transcript on the host)".into(),
+            };
+            w.summary = answer_summary;
+        }
+    }
+    w
+}
+
+/// The gateway row's used figure in words: `29,144`, `29,144 (not fresh)`, `unknown`.
+pub fn row_used(r: &SessionRow) -> String {
+    use crate::thresholds::thousands;
+    match (r.total_tokens, r.total_tokens_fresh) {
+        (Some(t), Some(false)) => format!("{} (not fresh)", thousands(t)),
+        (Some(t), _) => thousands(t),
+        (None, _) => "unknown".into(),
+    }
+}
+
+/// A count read back, or `unknown`.
+pub fn or_unknown(n: Option<u64>) -> String {
+    n.map(crate::thresholds::thousands)
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The newest compaction marker of the session's `chat.history`: (its id, tokensBefore,
+/// tokensAfter). Best effort: None when the gateway does not answer with one.
+async fn last_marker(
+    client: &GatewayClient,
+    key: &str,
+) -> Option<(String, Option<u64>, Option<u64>)> {
+    let h = client.chat_history(key, 20).await.ok()?;
+    h.messages.iter().rev().find_map(|m| {
+        let o = m.get("__openclaw")?;
+        if o.get("kind").and_then(serde_json::Value::as_str) != Some("compaction") {
+            return None;
+        }
+        let n = |k: &str| o.get(k).and_then(serde_json::Value::as_u64);
+        Some((
+            o.get("id")?.as_str()?.to_string(),
+            n("tokensBefore"),
+            n("tokensAfter"),
+        ))
     })
 }
 

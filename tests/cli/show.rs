@@ -177,3 +177,28 @@ fn show_entries_neutralises_escapes() {
     );
     assert!(o.text().contains("mystery"), "unknown types shown raw");
 }
+
+/// `memoryFlushAt` (OpenClaw ≤ 2026.7 keeps it in epoch ms) is shown as a time and its age,
+/// never as the raw number.
+#[test]
+fn memory_flush_at_is_a_time_and_an_age() {
+    let h = Home::host_a();
+    let mut store: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    let at = store["agent:main:main"]["updatedAt"].as_i64().unwrap();
+    store["agent:main:main"]["memoryFlushAt"] = serde_json::json!(at);
+    std::fs::write(h.store(), store.to_string()).unwrap();
+    let o = h.run(&["show", "agent:main:main"]);
+    o.expect(0);
+    let t = o.text();
+    let line = t
+        .lines()
+        .find(|l| l.contains("memoryFlushAt"))
+        .unwrap_or_else(|| panic!("no memoryFlushAt line: {t}"));
+    assert!(!line.contains(&at.to_string()), "raw epoch ms: {line}");
+    let when = chrono::DateTime::from_timestamp_millis(at)
+        .unwrap()
+        .format("%Y-%m-%d %H:%M:%S UTC")
+        .to_string();
+    assert!(line.contains(&when) && line.contains(" ago)"), "{line}");
+}

@@ -473,6 +473,71 @@ mod source {
         .unwrap()
     }
 
+    /// The TUI on a `--gateway` source (scripted like 2026.9: rows from `sessions.list`, a
+    /// history whose compaction marker has no summary): the figures' source is the gateway's
+    /// row, not a "store entry", and the compaction card says its summary is unknown (not ≈0).
+    #[tokio::test(flavor = "multi_thread")]
+    async fn tui_gateway_rows_say_gateway_and_unknown_summaries() {
+        use crate::support::tui::{host_app, key, screen};
+        use clawtop::tui::effects::drive;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("ws://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let (tcp, _) = listener.accept().await.unwrap();
+                tokio::spawn(async move {
+                    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                        return;
+                    };
+                    let seen = Seen::default();
+                    hello(&mut ws, &seen).await;
+                    while let Some(req) = recv(&mut ws, &seen).await {
+                        let id = req["id"].clone();
+                        let payload = match req["method"].as_str().unwrap() {
+                            "sessions.list" => {
+                                json!({"sessions":[{"key":"agent:main:incident-7","agentId":"main",
+                                "sessionId":"sid-7","totalTokens":29144,"totalTokensFresh":true,"contextTokens":48000,
+                                "updatedAt":1_795_457_042_282i64,"hasActiveRun":false}]})
+                            }
+                            "chat.history" => {
+                                json!({"sessionKey":"agent:main:incident-7","sessionId":"sid-7","messages":[
+                                {"role":"user","content":"hi","timestamp":1_795_457_032_000i64,"__openclaw":{"id":"u1","seq":1}},
+                                {"role":"system","content":[{"type":"text","text":"Compaction"}],"timestamp":1_795_457_032_079i64,
+                                 "__openclaw":{"kind":"compaction","id":"c1","tokensBefore":37946,"tokensAfter":15042,"seq":2}},
+                                {"role":"assistant","content":[{"type":"text","text":"ok"}],"__openclaw":{"id":"a1","seq":3}}
+                            ],"hasMore":false})
+                            }
+                            _ => json!({}),
+                        };
+                        send(
+                            &mut ws,
+                            json!({"type":"res","id":id,"ok":true,"payload":payload}),
+                        )
+                        .await;
+                    }
+                });
+            }
+        });
+        let s = tokio::task::spawn_blocking(move || {
+            let (_d, id) = identity();
+            let src: clawtop::source::SourceHandle =
+                Arc::new(GatewaySource::with_identity(target(url), quick(), Arc::new(id)).unwrap());
+            let (mut state, ctx) = host_app(src, (100, 30));
+            drive(&mut state, &ctx, key(crossterm::event::KeyCode::Enter));
+            screen(&state)
+        })
+        .await
+        .unwrap();
+        assert!(
+            s.contains("[gateway row]") && !s.contains("store entry"),
+            "{s}"
+        );
+        assert!(
+            s.contains("summary unknown (not exposed by the gateway)") && !s.contains("summary ≈0"),
+            "{s}"
+        );
+    }
+
     fn incident() -> SessionRef {
         SessionRef {
             source: String::new(),
@@ -741,7 +806,10 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     // With OpenClaw's transcript lock held by a live process: refused, nothing sent.
     let lock = h.hold_transcript_lock();
     let run = |state: &mut clawtop::tui::state::AppState| {
-        let (_, mut pending) = drive_collect(state, &ctx, ctrl('g'));
+        // Ctrl-G asks first; y sends.
+        let (_, pending) = drive_collect(state, &ctx, ctrl('g'));
+        assert!(pending.is_empty(), "nothing sent before the confirmation");
+        let (_, mut pending) = drive_collect(state, &ctx, crate::support::tui::ch('y'));
         let Some(Effect::GatewayCompact {
             dialog,
             generation,
@@ -792,6 +860,247 @@ async fn tui_compacts_a_file_backed_session_through_its_running_gateway() {
     assert_eq!(sent[0]["params"]["message"], "/compact Keep ticket QK-71.");
     let d = state.dialog.as_ref().unwrap();
     assert!(d.error.is_none(), "{:?}", d.error);
-    let shown = clawtop::tui::dialog::text_of(&d.preview);
-    assert!(shown.contains("Compacted by OpenClaw"), "{shown}");
+    assert_eq!(
+        d.phase,
+        clawtop::tui::dialog::Phase::Done,
+        "shown read-only"
+    );
+    let s = screen(&state);
+    assert!(
+        s.contains("OpenClaw compacted this session") && s.contains("Compacted (76k → 1k)"),
+        "{s}"
+    );
+}
+
+/// Scripted like a file-backed host's own gateway that compacts: `sessions.compact` appends a
+/// compaction entry to the session's transcript and counts it in `sessions.json`, as OpenClaw
+/// does, and answers with a summary of its own (`answer`; None: `compacted:false` with the
+/// reason "Already compacted", as OpenClaw answers a session whose last entry is a compaction).
+fn compacting_gateway(
+    transcript: std::path::PathBuf,
+    store: std::path::PathBuf,
+    answer: Option<&'static str>,
+) -> impl FnOnce(Ws, Seen) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> + Send + 'static {
+    move |mut ws, seen| {
+        Box::pin(async move {
+            hello(&mut ws, &seen).await;
+            while let Some(req) = recv(&mut ws, &seen).await {
+                let id = req["id"].clone();
+                let res = match (req["method"].as_str().unwrap(), answer) {
+                    ("sessions.describe", _) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":req["params"]["key"],"hasActiveRun":false}}})
+                    }
+                    ("sessions.list", _) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
+                            {"key":"agent:main:main","hasActiveRun":false,"totalTokens":75943,"totalTokensFresh":true,"contextTokens":48000}
+                        ]}})
+                    }
+                    ("sessions.compact", Some(answer)) => {
+                        let text = std::fs::read_to_string(&transcript).unwrap();
+                        let last: Value =
+                            serde_json::from_str(text.lines().last().unwrap()).unwrap();
+                        let entry = json!({"type":"compaction","id":"c0ffee01","parentId":last["id"],
+                            "timestamp":"2026-11-26T10:00:00.000Z","summary":"## Decisions\nREAD-BACK-SUMMARY 7\n\u{1b}[31mred",
+                            "firstKeptEntryId":last["id"],"tokensBefore":75943,"tokensAfter":1483,"fromHook":true});
+                        let mut f = std::fs::OpenOptions::new()
+                            .append(true)
+                            .open(&transcript)
+                            .unwrap();
+                        std::io::Write::write_all(&mut f, format!("{entry}\n").as_bytes()).unwrap();
+                        let mut s: Value =
+                            serde_json::from_str(&std::fs::read_to_string(&store).unwrap())
+                                .unwrap();
+                        let e = &mut s["agent:main:main"];
+                        let n = e["compactionCount"].as_u64().unwrap_or(0);
+                        e["compactionCount"] = json!(n + 1);
+                        std::fs::write(&store, s.to_string()).unwrap();
+                        json!({"type":"res","id":id,"ok":true,"payload":{"ok":true,"compacted":true,
+                            "result":{"summary":answer,"tokensBefore":75943,"tokensAfter":1483}}})
+                    }
+                    ("sessions.compact", None) => {
+                        json!({"type":"res","id":id,"ok":true,"payload":{"ok":false,"compacted":false,"reason":"Already compacted"}})
+                    }
+                    _ => {
+                        json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"not scripted"}})
+                    }
+                };
+                send(&mut ws, res).await;
+            }
+        })
+    }
+}
+
+/// `compact --via-gateway --json` carries what OpenClaw wrote, read back from the host after
+/// the compaction: the summary of the new compaction entry (not only the gateway's answer),
+/// tokensBefore → tokensAfter, and compactionCount before → after from `sessions.json`; the
+/// text output shows the same, with the summary's escape neutralised.
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_via_gateway_reads_back_what_openclaw_wrote() {
+    use crate::support::cli::{Home, run_async};
+    let h = Home::host_a();
+    let count_before = {
+        let s: Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+        s["agent:main:main"]["compactionCount"]
+            .as_u64()
+            .unwrap_or(0)
+    };
+    let (url, _) = serve(compacting_gateway(
+        h.transcript(),
+        h.store(),
+        Some("ANSWER-S"),
+    ))
+    .await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    let summary = v["summary"].as_str().expect("the summary, not null");
+    assert!(
+        summary.contains("READ-BACK-SUMMARY 7"),
+        "read back from the host: {v}"
+    );
+    assert!(
+        v["summaryFrom"].as_str().unwrap().contains("read back"),
+        "{v}"
+    );
+    assert_eq!(v["tokensBefore"], 75943);
+    assert_eq!(v["tokensAfter"], 1483);
+    assert_eq!(v["compactionCountBefore"], count_before);
+    assert_eq!(v["compactionCount"], count_before + 1);
+
+    // The text output (a fresh copy): the same figures, the summary neutralised.
+    let h = Home::host_a();
+    let (url, _) = serve(compacting_gateway(
+        h.transcript(),
+        h.store(),
+        Some("ANSWER-S"),
+    ))
+    .await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes"]).await;
+    o.expect(0);
+    let out = o.text();
+    assert!(
+        out.contains("tokensBefore 75,943 → tokensAfter 1,483")
+            && out.contains(&format!(
+                "compactionCount {} → {}",
+                count_before,
+                count_before + 1
+            ))
+            && out.contains("READ-BACK-SUMMARY 7"),
+        "{out}"
+    );
+    assert!(
+        !out.contains('\u{1b}'),
+        "escape reached the terminal: {out:?}"
+    );
+}
+
+/// A compaction OpenClaw skipped (`compacted:false` inside a successful answer) is a failure:
+/// exit 1 with OpenClaw's reason on stderr (and in the JSON), never `ok:false` with exit 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_openclaw_skipped_is_exit_1_with_its_reason() {
+    use crate::support::cli::{Home, run_async};
+    let h = Home::host_a();
+    let (url, _) = serve(compacting_gateway(h.transcript(), h.store(), None)).await;
+    h.set_gateway(url.rsplit(':').next().unwrap(), TOKEN);
+    let o = run_async(&h, &["compact", "main", "--via-gateway", "--yes", "--json"]).await;
+    o.expect(1);
+    let v = o.json();
+    assert_eq!(v["compacted"], false, "{v}");
+    assert_eq!(v["reason"], "Already compacted", "{v}");
+    assert!(
+        o.stderr.contains("did not compact") && o.stderr.contains("Already compacted"),
+        "{}",
+        o.stderr
+    );
+    // Through an address, as through a tunnel: the same.
+    let (url, _) = serve(compacting_gateway(h.transcript(), h.store(), None)).await;
+    let home = h.path().to_path_buf();
+    let o = tokio::task::spawn_blocking(move || {
+        crate::support::cli::run_with(
+            &home,
+            &["compact", "agent:main:main", "--gateway", &url, "--yes"],
+            &[("OPENCLAW_GATEWAY_TOKEN", TOKEN)],
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stderr.contains("Already compacted"), "{}", o.stderr);
+}
+
+/// `compact KEY --gateway URL --instructions … --json` on a host reached only through its
+/// gateway (scripted like 2026.9): `/compact` returns a notice only, so tokensBefore →
+/// tokensAfter come from the new compaction marker of `chat.history`; the summary is null and
+/// `summaryFrom` says why (2026.9's gateway does not expose it).
+#[tokio::test(flavor = "multi_thread")]
+async fn compact_through_an_address_reads_the_figures_from_the_new_marker() {
+    use crate::support::cli::Home;
+    let (url, _) = serve(|mut ws, seen| async move {
+        hello(&mut ws, &seen).await;
+        let mut histories = 0;
+        while let Some(req) = recv(&mut ws, &seen).await {
+            let id = req["id"].clone();
+            let p = &req["params"];
+            let marker = |mid: &str, before: u64, after: u64| {
+                json!({"role":"system","content":[{"type":"text","text":"Compaction"}],
+                       "__openclaw":{"kind":"compaction","id":mid,"tokensBefore":before,"tokensAfter":after}})
+            };
+            let res = match req["method"].as_str().unwrap() {
+                "sessions.list" => json!({"type":"res","id":id,"ok":true,"payload":{"sessions":[
+                    {"key":"agent:main:main","sessionId":"sid-1","hasActiveRun":false,"totalTokens":75943,"totalTokensFresh":true,"contextTokens":48000}]}}),
+                "sessions.describe" => json!({"type":"res","id":id,"ok":true,"payload":{"session":{"key":p["key"],"hasActiveRun":false}}}),
+                "chat.history" => {
+                    histories += 1;
+                    let mut msgs = vec![marker("old", 50000, 9000)];
+                    if histories > 1 {
+                        msgs.push(marker("new", 75943, 1483));
+                    }
+                    json!({"type":"res","id":id,"ok":true,"payload":{"sessionId":"sid-1","messages":msgs,"hasMore":false}})
+                }
+                "chat.send" => {
+                    let run = p["idempotencyKey"].clone();
+                    send(&mut ws, json!({"type":"res","id":id,"ok":true,"payload":{"runId":run,"status":"started"}})).await;
+                    json!({"type":"event","event":"chat","payload":{"runId":run,"sessionKey":p["sessionKey"],"state":"final",
+                        "message":{"role":"assistant","content":[{"type":"text","text":"⚙️ Compacted (76k → 1k) • Context 1k/48k"}]}}})
+                }
+                _ => json!({"type":"res","id":id,"ok":false,"error":{"code":"INVALID_REQUEST","message":"not scripted"}}),
+            };
+            send(&mut ws, res).await;
+        }
+    })
+    .await;
+    let h = Home::empty();
+    let home = h.path().to_path_buf();
+    let o = tokio::task::spawn_blocking(move || {
+        crate::support::cli::run_with(
+            &home,
+            &[
+                "compact",
+                "agent:main:main",
+                "--gateway",
+                &url,
+                "--instructions",
+                "Keep QK-9.",
+                "--yes",
+                "--json",
+            ],
+            &[("OPENCLAW_GATEWAY_TOKEN", TOKEN)],
+        )
+    })
+    .await
+    .unwrap();
+    o.expect(0);
+    let v = o.json();
+    assert_eq!(v["compacted"], true, "{v}");
+    assert_eq!(v["tokensBefore"], 75943, "{v}");
+    assert_eq!(v["tokensAfter"], 1483, "{v}");
+    assert!(v["summary"].is_null(), "{v}");
+    assert!(
+        v["summaryFrom"].as_str().unwrap().starts_with("unknown: "),
+        "{v}"
+    );
+    assert!(v["compactionCount"].is_null(), "{v}");
 }

@@ -427,6 +427,8 @@ async fn real_gateway_scenario() {
     let (code, out, err) = clawtop(
         &gw,
         &[
+            "--state-dir",
+            &state,
             "compact",
             OPS_MAIN,
             "--gateway",
@@ -442,6 +444,18 @@ async fn real_gateway_scenario() {
     assert_eq!(code, 0, "{out}{err}");
     let v: Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(v["compacted"], true, "{v}");
+    // /compact returns no summary: read back from the host's DB (the same sessionId).
+    assert!(
+        v["summary"]
+            .as_str()
+            .unwrap_or("")
+            .contains("FAKE-SUMMARY-OK"),
+        "{v}"
+    );
+    assert!(
+        v["tokensAfter"].is_u64() && v["compactionCount"].is_u64(),
+        "{v}"
+    );
     assert!(
         fake.requests()[asked_before..]
             .iter()
@@ -549,7 +563,10 @@ async fn real_gateway_scenario() {
         type_str(&mut state, &ctx, "Keep ticket QK-58 in the summary.");
         let asked_before = fake.requests().len();
         let rows_before = compaction_rows(&gw, "ops", OPS_MAIN_ID);
-        let (_, mut pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+        // Ctrl-G asks first (OpenClaw saves at once); y sends.
+        let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+        assert!(pending.is_empty(), "nothing sent before the confirmation");
+        let (_, mut pending) = drive_collect(&mut state, &ctx, crate::support::tui::ch('y'));
         let Some(Effect::GatewayCompact {
             dialog,
             generation,
@@ -570,11 +587,25 @@ async fn real_gateway_scenario() {
         }
         let d = state.dialog.as_ref().expect("the dialog shows the result");
         assert!(d.error.is_none(), "{:?}", d.error);
-        let shown = clawtop::tui::dialog::text_of(&d.preview);
+        assert_eq!(d.phase, clawtop::tui::dialog::Phase::Done, "read-only");
+        let w = &d.result.as_ref().expect("what OpenClaw wrote").written;
         assert!(
-            shown.contains("Compacted by OpenClaw: used") && shown.contains("FAKE-SUMMARY-OK"),
-            "{shown}"
+            w.summary
+                .as_deref()
+                .unwrap_or("")
+                .contains("FAKE-SUMMARY-OK"),
+            "read back from the host: {w:?}"
         );
+        assert!(
+            w.tokens_before.is_some() && w.tokens_after.is_some(),
+            "{w:?}"
+        );
+        assert_eq!(
+            w.compaction_count,
+            w.compaction_count_before.map(|c| c + 1),
+            "{w:?}"
+        );
+        assert!(screen(&state).contains("read-only"), "{}", screen(&state));
         assert!(
             fake.requests()[asked_before..]
                 .iter()
@@ -582,15 +613,12 @@ async fn real_gateway_scenario() {
             "the fake model received the instructions"
         );
         assert_eq!(compaction_rows(&gw, "ops", OPS_MAIN_ID), rows_before + 1);
-        // Nothing to commit: OpenClaw already saved it.
+        // Nothing to commit: OpenClaw already saved it; one key closes.
         drive(&mut state, &ctx, ctrl('o'));
         let d = state.dialog.as_ref().unwrap();
         assert!(d.confirm.is_none());
-        assert!(
-            d.error
-                .as_deref()
-                .is_some_and(|e| e.contains("Nothing to commit"))
-        );
+        drive(&mut state, &ctx, key(crossterm::event::KeyCode::Esc));
+        assert!(state.dialog.is_none());
     }
 
     // 9c. Live updates on the SQLite host itself (what the TUI subscribes to): the local

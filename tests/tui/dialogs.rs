@@ -680,7 +680,8 @@ fn compact_dialog_keep_recent_tokens_and_expected_size() {
     assert!(d.prep.is_none(), "the 2,000 plan must not stay on screen");
     let err = d.prep_error.clone().unwrap();
     assert!(
-        err.contains("keepRecentTokens 6,000") && err.contains("nothing to compact"),
+        err.contains("Nothing to summarize at keepRecentTokens 6,000")
+            && err.contains("- keeps less"),
         "{err}"
     );
     let s = scrub(screen(&state), dir.path());

@@ -46,6 +46,10 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let w = inner.width as usize;
+    if let (Phase::Done, Some(r)) = (d.phase, &d.result) {
+        gateway_result(frame, inner, d, r, t);
+        return;
+    }
 
     let mut top: Vec<Line> = Vec::new();
     let preview_phase = matches!(d.phase, Phase::Preview | Phase::Committing);
@@ -55,13 +59,21 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             if d.kind == DialogKind::Compact && !preview_phase {
                 top.push(keep_line(d, None, w, t));
             }
-            top.push(Line::from(Span::styled(
-                truncate(&format!("✖ {}", one_line(e)), w),
-                t.error(),
-            )))
+            // The reason in full, wrapped: it is what the operator needs to decide.
+            for l in wrap(&format!("✖ {}", one_line(e)), w).into_iter().take(4) {
+                top.push(Line::from(Span::styled(l, t.error())));
+            }
         }
         (None, None) => top.push(Line::from(Span::styled("planning…", t.dim()))),
-        (Some(Prep::Compact(c)), None) => top.extend(compact_plan(d, c, preview_phase, w, t)),
+        (Some(Prep::Compact(c)), None) => {
+            // Why the session's own keepRecentTokens is not the one shown, before the plan.
+            if let (Some(n), false) = (&d.keep_note, preview_phase) {
+                for l in wrap(&one_line(n), w).into_iter().take(3) {
+                    top.push(Line::from(Span::styled(l, t.info())));
+                }
+            }
+            top.extend(compact_plan(d, c, preview_phase, w, t))
+        }
         (Some(Prep::Flush(f)), None) => top.extend(flush_plan(d, f, preview_phase, w, t)),
         (Some(Prep::Gateway(g)), None) => top.extend(gateway_plan(d, g, preview_phase, w, t)),
     }
@@ -182,13 +194,21 @@ fn draw_ask_discard(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
         (false, true) => format!("the {}", d.kind.product()),
         _ => "the instructions".to_string(),
     };
+    let (doing, yes) = match d.ask_then {
+        Some(crate::tui::dialog::Button::Regenerate) => {
+            ("Regenerating", " discard and regenerate · ")
+        }
+        _ => ("Closing", " discard and close · "),
+    };
     let lines = vec![
         Line::from(format!("You edited {what}.")),
-        Line::from("Closing throws the edits away; nothing is written."),
+        Line::from(format!(
+            "{doing} throws the edits away; nothing is written."
+        )),
         Line::from(""),
         Line::from(vec![
             Span::styled("y", t.bold()),
-            Span::raw(" discard and close · "),
+            Span::raw(yes),
             Span::styled("n/Esc", t.bold()),
             Span::raw(" keep editing"),
         ]),
@@ -621,16 +641,19 @@ fn draw_confirm(
             lines.push(Line::from(x));
         }
     }
+    let gateway = matches!(d.prep, Some(Prep::Gateway(_)));
     let text_lines: Vec<&str> = p.text.lines().collect();
     if !p.text.trim().is_empty() {
-        lines.push(Line::from(Span::styled(
+        let what = if gateway {
+            format!("Your instructions ({} lines), begin:", text_lines.len())
+        } else {
             format!(
                 "The {} as previewed ({} lines), begins:",
                 d.kind.product(),
                 text_lines.len()
-            ),
-            t.dim(),
-        )));
+            )
+        };
+        lines.push(Line::from(Span::styled(what, t.dim())));
         for l in text_lines.iter().take(3) {
             lines.push(Line::from(Span::raw(truncate(
                 &format!("  {}", one_line(l)),
@@ -639,16 +662,22 @@ fn draw_confirm(
         }
     }
     lines.push(Line::from(""));
+    let (yes, no) = if gateway {
+        (" send · ", " back to the instructions, nothing sent")
+    } else {
+        (" write · ", " back to the preview")
+    };
     lines.push(Line::from(vec![
         Span::styled("y/Enter", t.bold()),
-        Span::raw(" write · "),
+        Span::raw(yes),
         Span::styled("n/Esc", t.bold()),
-        Span::raw(" back to the preview"),
+        Span::raw(no),
     ]));
     let h = (lines.len() as u16 + 2).min(area.height);
     let popup = centered(area, w, h);
     frame.render_widget(Clear, popup);
     let title = match d.kind {
+        _ if gateway => " Send this compaction to OpenClaw? ",
         DialogKind::Compact => " Commit this compaction? ",
         DialogKind::Flush => " Commit this memory flush? ",
     };
@@ -657,4 +686,111 @@ fn draw_confirm(
         .border_style(t.marker())
         .title(Span::styled(title, t.bold()));
     frame.render_widget(Paragraph::new(lines).block(block), popup);
+}
+
+/// [`Phase::Done`]: what OpenClaw wrote, read-only. Saved on the host already, so there is
+/// nothing to commit, regenerate or discard: the figures read back, its summary (scrolls), and
+/// one key to close.
+fn gateway_result(
+    frame: &mut Frame,
+    area: Rect,
+    d: &Dialog,
+    r: &crate::usecase::gateway_compact::GatewayReport,
+    t: Theme,
+) {
+    use crate::usecase::gateway_compact::{or_unknown, row_used};
+    let w = area.width as usize;
+    let (c, wr) = (&r.compaction, &r.written);
+    let mut top = Vec::new();
+    if let Some(Prep::Gateway(g)) = &d.prep {
+        top.push(kv("via", one_line(&g.via), w, t));
+    }
+    top.push(Line::from(Span::styled(
+        truncate(
+            "✔ OpenClaw compacted this session and saved it on the host: nothing to commit.",
+            w,
+        ),
+        t.bold(),
+    )));
+    top.push(kv(
+        "tokens",
+        format!(
+            "tokensBefore {} → tokensAfter {}",
+            or_unknown(wr.tokens_before),
+            or_unknown(wr.tokens_after)
+        ),
+        w,
+        t,
+    ));
+    let count = match (wr.compaction_count_before, wr.compaction_count) {
+        (None, None) => "unknown (this host does not expose it)".to_string(),
+        (b, a) => format!("{} → {}", or_unknown(b), or_unknown(a)),
+    };
+    top.push(kv("count", format!("compactionCount {count}"), w, t));
+    let window = or_unknown(c.after.context_tokens);
+    top.push(kv(
+        "used",
+        format!(
+            "{} → {} of {window} (the gateway's row)",
+            row_used(&c.before),
+            row_used(&c.after)
+        ),
+        w,
+        t,
+    ));
+    if let crate::gateway::CompactOutcome::Compacted {
+        notice: Some(n), ..
+    } = &c.outcome
+    {
+        top.push(kv("notice", one_line(n), w, t));
+    }
+    for (i, l) in wrap(&one_line(&wr.summary_from), w.saturating_sub(11))
+        .into_iter()
+        .take(2)
+        .enumerate()
+    {
+        top.push(kv(if i == 0 { "summary" } else { "" }, l, w, t));
+    }
+    let top_h = (top.len() as u16).min(area.height.saturating_sub(4));
+    let [top_area, main, footer] = Layout::vertical([
+        Constraint::Length(top_h),
+        Constraint::Fill(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(top), top_area);
+
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.dim())
+        .title(" OpenClaw's summary (read-only) ");
+    let inner = block.inner(main);
+    frame.render_widget(block, main);
+    let lines: Vec<Line> = match &wr.summary {
+        Some(s) => {
+            let wrapped = wrap(&for_terminal(s, true), inner.width as usize);
+            let max = wrapped.len().saturating_sub(inner.height as usize);
+            let from = (d.result_scroll as usize).min(max);
+            wrapped[from..]
+                .iter()
+                .take(inner.height as usize)
+                .map(|l| Line::from(l.clone()))
+                .collect()
+        }
+        None => vec![Line::from(Span::styled(
+            "(not readable here: see the summary line above)",
+            t.dim(),
+        ))],
+    };
+    frame.render_widget(Paragraph::new(lines), inner);
+    frame.buffer_mut().set_line(
+        footer.x,
+        footer.y,
+        &Line::from(vec![
+            Span::styled("[ Close ]", t.selected()),
+            Span::raw("  "),
+            Span::styled("saved on the host; Esc/Enter/q close", t.dim()),
+        ]),
+        footer.width,
+    );
 }

@@ -169,8 +169,18 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     ) {
         // The reason that follows says the flush state is unknown, and why.
         _ if has_unknown(r, "memoryFlush") => String::new(),
+        // The time from the 1 s tick, never the system clock here.
+        (Some(at), _, true) => format!(
+            "flushed this cycle, {}",
+            crate::format::age(state.now_ms, Some(at))
+                .map(|a| format!("{a} ago"))
+                .unwrap_or_else(|| "time unknown".into())
+        ),
         (_, _, true) => "flushed this cycle".to_string(),
-        (Some(_), _, false) => "last flush in an earlier cycle".to_string(),
+        (Some(at), _, false) => format!(
+            "last flush {} ago, in an earlier cycle",
+            crate::format::age(state.now_ms, Some(at)).unwrap_or_else(|| "?".into())
+        ),
         (None, Some(n), false) => format!("flushed at compaction {n}"),
         (None, None, false) => "never flushed".to_string(),
     };
@@ -390,12 +400,17 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
                 ]),
                 sel,
             );
-            let foot = format!(
-                "  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries",
-                compact_num(row.map(|r| r.tokens).unwrap_or(0)),
-                files.0,
-                files.1
-            );
+            // A gateway does not return summaries: unknown, not ≈0 (nor its files).
+            let foot = if has_unknown(&v.row, "compactionSummary") {
+                "  └ summary unknown (not exposed by the gateway) · S: all summaries".to_string()
+            } else {
+                format!(
+                    "  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries",
+                    compact_num(row.map(|r| r.tokens).unwrap_or(0)),
+                    files.0,
+                    files.1
+                )
+            };
             put(
                 frame,
                 Line::from(vec![gutter, Span::styled(truncate(&foot, iw - 1), t.dim())]),
