@@ -231,6 +231,30 @@ impl SessionSource for SqliteStore {
         Ok(opened.transcript)
     }
 
+    fn transcript_tail(
+        &self,
+        r: &SessionRef,
+        budget: u64,
+    ) -> Result<crate::history::tail::Tail, SourceError> {
+        let (db, sid) = self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        let conn = self.connection(&db)?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let (rows, complete) = crate::sqlite::events::last_rows(&guard, &sid, budget)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        let entries = rows
+            .iter()
+            .rev()
+            .filter_map(|b| serde_json::from_slice(b).ok())
+            .collect();
+        Ok(crate::history::tail::Tail { entries, complete })
+    }
+
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
             Watch::Sessions { agent } => Changes::Poll(

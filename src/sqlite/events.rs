@@ -227,6 +227,45 @@ pub fn read_one(
     Ok(Some(stored_of(seq, j, z, n).and_then(|s| decode(seq, s))))
 }
 
+/// The last rows of a session, newest first, decoded, until `budget` decoded bytes are
+/// reached (the forecast reads a transcript's end only); undecodable rows are left out. The
+/// bool is true when the rows reach the first one.
+pub fn last_rows(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    budget: u64,
+) -> Result<(Vec<Vec<u8>>, bool), DbError> {
+    let mut st = db
+        .conn()
+        .prepare_cached(
+            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+             WHERE session_id = ?1 ORDER BY seq DESC",
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let (mut out, mut bytes) = (Vec::new(), 0u64);
+    while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
+        if bytes >= budget {
+            return Ok((out, false));
+        }
+        let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let n: Option<i64> = r.get(3).unwrap_or(None);
+        let j = r
+            .get_ref(1)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let z = r
+            .get_ref(2)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        if let Ok(b) = stored_of(seq, j, z, n).and_then(|s| decode(seq, s)) {
+            bytes += b.len() as u64;
+            out.push(b);
+        }
+    }
+    Ok((out, true))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,192 @@
+//! The forecast from the end of a transcript only: `list` forecasts every session of a host,
+//! so it reads the last entries (a few KiB to a few MiB), not the whole file.
+//!
+//! A source hands over the last entries in append order ([`Tail`], through
+//! [`crate::source::SessionSource::transcript_tail`]); the active branch is followed back from
+//! the last entry through `parentId` as far as the tail reaches (file order for v1 files
+//! without ids), and the reads grow through [`BUDGETS`] until the current cycle shows enough
+//! turns, a compaction or the start of the transcript.
+
+use super::series::{self, At, FORECAST_TURNS, Forecast, Step};
+use crate::source::{SessionRef, SessionSource, SourceError};
+use crate::thresholds::{Rules, Thresholds};
+use serde_json::Value;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Read sizes, in bytes of transcript, tried in order.
+pub const BUDGETS: [u64; 3] = [64 << 10, 1 << 20, 16 << 20];
+
+/// The last entries of a transcript.
+#[derive(Debug, Default)]
+pub struct Tail {
+    /// Decoded entries in append order (lines that are not JSON are left out).
+    pub entries: Vec<Value>,
+    /// True when they reach the transcript's start.
+    pub complete: bool,
+}
+
+/// The last `budget` bytes of a JSONL file (from the first line start inside them), decoded.
+pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let start = len.saturating_sub(budget);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    (&mut f).take(len - start).read_to_end(&mut buf)?;
+    let body = if start == 0 {
+        &buf[..]
+    } else {
+        // The first line is cut (or starts exactly here: then it is dropped too, harmlessly).
+        match memchr::memchr(b'\n', &buf) {
+            Some(nl) => &buf[nl + 1..],
+            None => &[][..],
+        }
+    };
+    let entries = body
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .collect();
+    Ok(Tail {
+        entries,
+        complete: start == 0,
+    })
+}
+
+/// The active branch's steps within the tail, oldest first, and whether they reach back far
+/// enough (to the start, to a compaction, or over enough measured turns).
+pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
+    let e = &tail.entries;
+    fn id(v: &Value) -> Option<&str> {
+        v.get("id").and_then(Value::as_str)
+    }
+    let has_ids = e.iter().any(|v| id(v).is_some());
+    let mut branch: Vec<usize> = Vec::new();
+    let mut cut = false;
+    if has_ids {
+        let by_id: std::collections::HashMap<&str, usize> = e
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| id(v).map(|i| (i, k)))
+            .collect();
+        let mut cur = e.iter().rposition(|v| {
+            id(v).is_some() && v.get("type").and_then(Value::as_str) != Some("session")
+        });
+        while let Some(k) = cur {
+            branch.push(k);
+            cur = match e[k].get("parentId").and_then(Value::as_str) {
+                Some(p) => match by_id.get(p) {
+                    // Parents come earlier in append order; anything else (a cycle) stops.
+                    Some(&pk) if pk < k => Some(pk),
+                    _ => {
+                        cut = true;
+                        None
+                    }
+                },
+                None => None,
+            };
+        }
+        branch.reverse();
+    } else {
+        branch = (0..e.len()).collect();
+        cut = !tail.complete;
+    }
+    let mut out = Vec::new();
+    for k in branch {
+        let v = &e[k];
+        if let Some(s) = series::step_of(rules, v) {
+            out.push((
+                s,
+                At {
+                    id: id(v).map(str::to_string),
+                    timestamp: v
+                        .get("timestamp")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                },
+            ));
+        }
+    }
+    // Enough when the current cycle shows the turns the forecast takes, counted the way the
+    // forecast counts them (measured turns), so a longer read could not change its answer.
+    let turns = series::turns(out.iter().cloned());
+    let last_cycle = turns.last().map_or(0, |t| t.cycle);
+    let measured_in_cycle = turns
+        .iter()
+        .filter(|t| t.cycle == last_cycle && t.tokens.is_some())
+        .count();
+    let enough = !cut || last_cycle > 0 || measured_in_cycle > FORECAST_TURNS + 1;
+    (out, enough)
+}
+
+/// The forecast of a session from its transcript's tail, reading more only while needed.
+pub fn forecast_of(
+    source: &dyn SessionSource,
+    session: &SessionRef,
+    th: &Thresholds,
+) -> Result<Forecast, SourceError> {
+    let mut last = Vec::new();
+    for budget in BUDGETS {
+        let tail = source.transcript_tail(session, budget)?;
+        let (s, enough) = steps(&tail, th.rules);
+        last = s;
+        if enough || tail.complete {
+            break;
+        }
+    }
+    let turns = series::turns(last);
+    Ok(series::forecast(
+        &turns,
+        th.used,
+        th.flush_at,
+        th.compact_at,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, parent: Option<&str>, role: &str, input: u64) -> String {
+        let usage = if role == "assistant" {
+            serde_json::json!({"input": input, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + 10})
+        } else {
+            Value::Null
+        };
+        serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-11-21T04:00:00.000Z",
+            "message": {"role": role, "content": [{"type": "text", "text": "x".repeat(200)}], "usage": usage, "stopReason": "stop"}})
+        .to_string()
+    }
+
+    #[test]
+    fn a_tail_follows_the_branch_and_grows_until_it_has_enough_turns() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n");
+        let mut parent: Option<String> = None;
+        for k in 0..400u64 {
+            let u = format!("u{k}");
+            let a = format!("a{k}");
+            text.push_str(&line(&u, parent.as_deref(), "user", 0));
+            text.push('\n');
+            text.push_str(&line(&a, Some(&u), "assistant", 1_000 + k * 250));
+            text.push('\n');
+            parent = Some(a);
+        }
+        // An abandoned branch appended last would be the leaf; here the leaf is a0399.
+        std::fs::write(&p, &text).unwrap();
+        let small = read_file(&p, 4 << 10).unwrap();
+        assert!(!small.complete);
+        let (s, enough) = steps(&small, Rules::V2026_2);
+        assert!(!enough, "4 KiB hold only a few turns: {}", s.len());
+        let big = read_file(&p, 64 << 10).unwrap();
+        let (s, enough) = steps(&big, Rules::V2026_2);
+        assert!(enough);
+        let turns = series::turns(s);
+        let f = series::forecast(&turns, Some(100_760), Some(110_000), 120_000);
+        assert_eq!(f.tokens_per_turn, Some(250));
+        assert_eq!(f.turns_to_flush, Some(37)); // 9,240 / 250, rounded up
+        assert_eq!(f.turns_to_compaction, Some(77));
+    }
+}
