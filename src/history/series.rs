@@ -150,37 +150,36 @@ pub struct Forecast {
     pub note: Option<String>,
 }
 
-/// The median growth of the context over the last [`FORECAST_TURNS`] measured turns of the
-/// current cycle (a compaction restarts the count: the drop it causes is not growth), and the
-/// turns from `used` to the flush and compaction lines at that rate, rounded up (0 when the
-/// line is already reached). The lines are the session's [`crate::thresholds::Thresholds`];
-/// `used` is its one `used` figure.
+/// The median growth of the context over the last [`FORECAST_TURNS`] growths between measured
+/// turns (a growth across a compaction is left out: the drop it causes is not the workload's
+/// growth, and the rate before it still tells how fast the new cycle will fill), and the turns
+/// from `used` to the flush and compaction lines at that rate, rounded up (0 when the line is
+/// already reached). The lines are the session's [`crate::thresholds::Thresholds`]; `used` is
+/// its one `used` figure.
 pub fn forecast(
     turns: &[Turn],
     used: Option<u64>,
     flush_at: Option<u64>,
     compact_at: u64,
 ) -> Forecast {
-    let measured: Vec<&Turn> = turns.iter().filter(|t| t.tokens.is_some()).collect();
-    let Some(last) = measured.last() else {
-        return Forecast::unknown("no model call in the transcript measured the context");
-    };
-    let cycle: Vec<u64> = measured
+    let measured: Vec<(u32, u64)> = turns
         .iter()
-        .rev()
-        .take_while(|t| t.cycle == last.cycle)
-        .take(FORECAST_TURNS + 1)
-        .filter_map(|t| t.tokens)
+        .filter_map(|t| t.tokens.map(|n| (t.cycle, n)))
         .collect();
-    // Newest first, so each growth is newer − older; a drop is a negative growth.
-    let mut growth: Vec<i128> = cycle
+    if measured.is_empty() {
+        return Forecast::unknown("no model call in the transcript measured the context");
+    }
+    let recent = &measured[measured.len().saturating_sub(FORECAST_TURNS + 1)..];
+    let mut growth: Vec<i128> = recent
         .windows(2)
-        .map(|w| w[0] as i128 - w[1] as i128)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1].1 as i128 - w[0].1 as i128)
         .collect();
     if growth.len() < 2 {
         return Forecast::unknown(&format!(
-            "{} measured turn(s) since the last compaction; at least 3 are needed",
-            cycle.len()
+            "{} growth(s) between measured turns of one cycle in the last {} turns; at least 2 are needed",
+            growth.len(),
+            recent.len()
         ));
     }
     growth.sort_unstable();
@@ -250,29 +249,29 @@ mod tests {
         let down = forecast(&series(&[9_000, 8_000, 7_000]), Some(7_000), None, 10_000);
         assert_eq!(down.tokens_per_turn, None);
         let short = forecast(&series(&[1_000, 2_000]), Some(2_000), None, 10_000);
-        assert!(short.note.unwrap().contains("2 measured turn(s)"));
+        assert!(short.note.unwrap().contains("1 growth(s)"));
         let none = forecast(&[], None, None, 10_000);
         assert_eq!(none, Forecast::unknown(&none.note.clone().unwrap()));
     }
 
     #[test]
-    fn a_compaction_restarts_the_growth_count() {
+    fn a_compactions_drop_is_not_growth() {
         let mut steps: Vec<(Step, At)> = Vec::new();
-        for n in [10_000, 20_000, 30_000, 40_000] {
+        for n in [20_000, 22_000] {
             steps.push((Step::User { flush: false }, At::default()));
             steps.push((Step::Call(n), At::default()));
         }
         steps.push((Step::Compaction, At::default()));
-        for n in [12_000, 13_000, 14_000] {
+        for n in [12_000, 14_000] {
             steps.push((Step::User { flush: false }, At::default()));
             steps.push((Step::Call(n), At::default()));
         }
         let s = turns(steps);
-        assert_eq!(s.iter().filter(|t| t.cycle == 1).count(), 3);
+        assert_eq!(s.iter().filter(|t| t.cycle == 1).count(), 2);
         let f = forecast(&s, Some(14_000), Some(17_000), 20_000);
-        assert_eq!(f.tokens_per_turn, Some(1_000));
-        assert_eq!(f.turns_to_flush, Some(3));
-        assert_eq!(f.turns_to_compaction, Some(6));
+        assert_eq!(f.tokens_per_turn, Some(2_000));
+        assert_eq!(f.turns_to_flush, Some(2)); // 3,000 / 2,000, rounded up
+        assert_eq!(f.turns_to_compaction, Some(3));
         // Past a line: zero turns left, never a negative or a division by zero.
         let f = forecast(&s, Some(25_000), Some(17_000), 20_000);
         assert_eq!(
@@ -280,8 +279,22 @@ mod tests {
             (Some(0), Some(0))
         );
         let f = forecast(&s, None, Some(17_000), 20_000);
-        assert_eq!(f.tokens_per_turn, Some(1_000));
+        assert_eq!(f.tokens_per_turn, Some(2_000));
         assert_eq!(f.turns_to_compaction, None);
+        // One growth on each side of a compaction is not enough to tell a rate.
+        let short = turns([
+            (Step::User { flush: false }, At::default()),
+            (Step::Call(30_000), At::default()),
+            (Step::Compaction, At::default()),
+            (Step::User { flush: false }, At::default()),
+            (Step::Call(12_000), At::default()),
+            (Step::User { flush: false }, At::default()),
+            (Step::Call(13_000), At::default()),
+        ]);
+        assert_eq!(
+            forecast(&short, Some(13_000), None, 20_000).tokens_per_turn,
+            None
+        );
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! A source hands over the last entries in append order ([`Tail`], through
 //! [`crate::source::SessionSource::transcript_tail`]); the active branch is followed back from
 //! the last entry through `parentId` as far as the tail reaches (file order for v1 files
-//! without ids), and the reads grow through [`BUDGETS`] until the current cycle shows enough
-//! turns, a compaction or the start of the transcript.
+//! without ids), and the reads grow through [`BUDGETS`] until they show enough turns or the
+//! start of the transcript.
 
 use super::series::{self, At, FORECAST_TURNS, Forecast, Step};
 use crate::source::{SessionRef, SessionSource, SourceError};
@@ -55,7 +55,7 @@ pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
 }
 
 /// The active branch's steps within the tail, oldest first, and whether they reach back far
-/// enough (to the start, to a compaction, or over enough measured turns).
+/// enough (to the start, or over the measured turns the forecast takes).
 pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
     let e = &tail.entries;
     fn id(v: &Value) -> Option<&str> {
@@ -108,15 +108,14 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
             ));
         }
     }
-    // Enough when the current cycle shows the turns the forecast takes, counted the way the
-    // forecast counts them (measured turns), so a longer read could not change its answer.
-    let turns = series::turns(out.iter().cloned());
-    let last_cycle = turns.last().map_or(0, |t| t.cycle);
-    let measured_in_cycle = turns
+    // Enough when the tail shows the turns the forecast takes, counted the way the forecast
+    // counts them (measured turns; one more, as the first may be cut), so a longer read could
+    // not change its answer.
+    let measured = series::turns(out.iter().cloned())
         .iter()
-        .filter(|t| t.cycle == last_cycle && t.tokens.is_some())
+        .filter(|t| t.tokens.is_some())
         .count();
-    let enough = !cut || last_cycle > 0 || measured_in_cycle > FORECAST_TURNS + 1;
+    let enough = !cut || measured > FORECAST_TURNS + 1;
     (out, enough)
 }
 
