@@ -208,7 +208,8 @@ pub fn forecast(
 }
 
 impl Forecast {
-    fn unknown(why: &str) -> Forecast {
+    /// No figures, and why.
+    pub fn unknown(why: &str) -> Forecast {
         Forecast {
             note: Some(why.to_string()),
             ..Default::default()

@@ -119,28 +119,39 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
     (out, enough)
 }
 
-/// The forecast of a session from its transcript's tail, reading more only while needed.
-pub fn forecast_of(
+/// The turns at the end of a session's transcript, reading more only while needed.
+pub fn turns_of(
     source: &dyn SessionSource,
     session: &SessionRef,
-    th: &Thresholds,
-) -> Result<Forecast, SourceError> {
+    rules: Rules,
+) -> Result<Vec<series::Turn>, SourceError> {
     let mut last = Vec::new();
     for budget in BUDGETS {
         let tail = source.transcript_tail(session, budget)?;
-        let (s, enough) = steps(&tail, th.rules);
+        let (s, enough) = steps(&tail, rules);
         last = s;
         if enough || tail.complete {
             break;
         }
     }
-    let turns = series::turns(last);
-    Ok(series::forecast(
-        &turns,
-        th.used,
-        th.flush_at,
-        th.compact_at,
-    ))
+    Ok(series::turns(last))
+}
+
+/// The forecast of a listed session from its transcript's tail and its numbers: what `list`
+/// and `show` print (`history` computes the same from the whole branch). Unreadable
+/// transcripts give an unknown forecast that says why.
+pub fn forecast_of(
+    source: &dyn SessionSource,
+    session: &crate::source::Session,
+    th: &Thresholds,
+) -> Forecast {
+    if session.transcript.is_none() {
+        return Forecast::unknown("no transcript");
+    }
+    match turns_of(source, &session.reference, th.rules) {
+        Ok(turns) => series::forecast(&turns, th.used, th.flush_at, th.compact_at),
+        Err(e) => Forecast::unknown(&format!("transcript not readable: {e}")),
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         let (t, _) = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
+        row.forecast = Some(crate::history::tail::forecast_of(source, s, &t));
         mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());
@@ -106,9 +107,9 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         .max()
         .unwrap_or(5)
         .max(5);
-    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, 7 gaps.
-    let (age_w, used_w, pct_w, status_w, comp_w) = (4, 11, 5, 11, 3);
-    let fixed = age_w + used_w + pct_w + status_w + comp_w + 7;
+    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
+    let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
+    let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
     let (agent_w, key_w, model_w) = match width {
         None => (agent_w, longest(&keys, 3), longest(&models, 5)),
         Some(w) => {
@@ -123,7 +124,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             (agent_w, key_w, model_w)
         }
     };
-    let row = |cols: [String; 8]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
+    let row = |cols: [String; 9]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
     out.push_str(&row([
         cell("AGENT", agent_w),
         cell("KEY", key_w),
@@ -133,6 +134,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         rcell("%", pct_w),
         cell("STATUS", status_w),
         rcell("CMP", comp_w),
+        rcell("ETA", eta_w),
     ]));
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
@@ -165,8 +167,18 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
                 ),
                 comp_w,
             ),
+            rcell(&eta(s), eta_w),
         ]));
     }
-    out.push_str("~ estimated from the transcript, ? unknown; CMP = compactionCount\n");
+    out.push_str("~ estimated, ? unknown; CMP = compactionCount; ETA = turns to compaction line\n");
     out
+}
+
+/// Turns to the compaction line at the forecast's rate; `-` when not growing or unknown.
+fn eta(s: &super::SessionRow) -> String {
+    match s.forecast.as_ref().and_then(|f| f.turns_to_compaction) {
+        Some(n) if n > 999 => ">999".into(),
+        Some(n) => n.to_string(),
+        None => "-".into(),
+    }
 }

@@ -147,6 +147,7 @@ pub fn for_session(
     let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
     super::list::mark_unknown(&mut row, numbers.source);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
+    row.forecast = Some(crate::history::tail::forecast_of(numbers.source, s, &th));
     let report = ShowReport {
         sources: sources(&th, est.as_ref(), Some(s.transcript_how)),
         row,
