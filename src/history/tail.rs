@@ -46,12 +46,85 @@ pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
     let entries = body
         .split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
-        .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+        .filter_map(slim)
         .collect();
     Ok(Tail {
         entries,
         complete: start == 0,
     })
+}
+
+/// The fields of an entry the series reads; the rest (tool results, assistant text, the
+/// bulk of a transcript) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct SlimEntry<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "parentId", borrow)]
+    parent_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<SlimMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct SlimMessage<'a> {
+    #[serde(borrow)]
+    role: Option<std::borrow::Cow<'a, str>>,
+    usage: Option<Value>,
+    #[serde(rename = "stopReason", borrow)]
+    stop_reason: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    provider: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry's JSON reduced to what [`series::step_of`] and the branch walk read: the
+/// envelope, and of a message its role, usage, stop reason, provider and model, plus the
+/// content of user messages only (the flush prompt is recognised there). None for a line
+/// that is not a JSON object of that shape.
+pub fn slim(line: &[u8]) -> Option<Value> {
+    let e: SlimEntry = serde_json::from_slice(line).ok()?;
+    let mut o = serde_json::Map::new();
+    let mut put = |k: &str, v: Option<std::borrow::Cow<'_, str>>| {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::String(v.into_owned()));
+        }
+    };
+    put("type", e.ty);
+    put("id", e.id);
+    put("parentId", e.parent_id);
+    put("timestamp", e.timestamp);
+    if let Some(m) = e.message {
+        let mut mo = serde_json::Map::new();
+        let user = m.role.as_deref() == Some("user");
+        for (k, v) in [
+            ("role", m.role),
+            ("stopReason", m.stop_reason),
+            ("provider", m.provider),
+            ("model", m.model),
+        ] {
+            if let Some(v) = v {
+                mo.insert(k.into(), Value::String(v.into_owned()));
+            }
+        }
+        if let Some(u) = m.usage {
+            mo.insert("usage".into(), u);
+        }
+        if let (true, Some(c)) = (user, m.content) {
+            if let Ok(c) = serde_json::from_str::<Value>(c.get()) {
+                mo.insert("content".into(), c);
+            }
+        }
+        o.insert("message".into(), Value::Object(mo));
+    }
+    Some(Value::Object(o))
 }
 
 /// The active branch's steps within the tail, oldest first, and whether they reach back far
@@ -145,12 +218,33 @@ pub fn forecast_of(
     session: &crate::source::Session,
     th: &Thresholds,
 ) -> Forecast {
-    if session.transcript.is_none() {
-        return Forecast::unknown("no transcript");
-    }
-    match turns_of(source, &session.reference, th.rules) {
-        Ok(turns) => series::forecast(&turns, th.used, th.flush_at, th.compact_at),
-        Err(e) => Forecast::unknown(&format!("transcript not readable: {e}")),
+    Forecasts::default().of(source, session, th)
+}
+
+/// Forecasts of many sessions, reading each transcript's tail once: sessions can share a
+/// transcript (forks, copies), and the turns do not depend on the session's numbers.
+#[derive(Default)]
+pub struct Forecasts {
+    turns: std::collections::HashMap<String, Result<Vec<series::Turn>, String>>,
+}
+
+impl Forecasts {
+    pub fn of(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        th: &Thresholds,
+    ) -> Forecast {
+        let Some(at) = &session.transcript else {
+            return Forecast::unknown("no transcript");
+        };
+        let turns = self.turns.entry(at.clone()).or_insert_with(|| {
+            turns_of(source, &session.reference, th.rules).map_err(|e| e.to_string())
+        });
+        match turns {
+            Ok(turns) => series::forecast(turns, th.used, th.flush_at, th.compact_at),
+            Err(e) => Forecast::unknown(&format!("transcript not readable: {e}")),
+        }
     }
 }
 
@@ -167,6 +261,22 @@ mod tests {
         serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-11-21T04:00:00.000Z",
             "message": {"role": role, "content": [{"type": "text", "text": "x".repeat(200)}], "usage": usage, "stopReason": "stop"}})
         .to_string()
+    }
+
+    #[test]
+    fn a_slim_entry_keeps_what_the_series_reads() {
+        let line = br#"{"type":"message","id":"a","parentId":"u","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"long"}],"usage":{"input":5,"totalTokens":9},"stopReason":"stop","provider":"p","model":"m"}}"#;
+        let v = slim(line).unwrap();
+        assert_eq!(v["message"]["usage"]["totalTokens"], 9);
+        assert!(v["message"].get("content").is_none());
+        assert_eq!(series::step_of(Rules::V2026_2, &v), Some(Step::Call(9)));
+        let u = br#"{"type":"message","id":"u","message":{"role":"user","content":"Pre-compaction memory flush. Store"}}"#;
+        assert_eq!(
+            series::step_of(Rules::V2026_2, &slim(u).unwrap()),
+            Some(Step::User { flush: true })
+        );
+        assert_eq!(slim(b"[1,2]"), None);
+        assert_eq!(slim(b"{\"type\": 3}"), None);
     }
 
     #[test]

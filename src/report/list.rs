@@ -55,12 +55,13 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     report.warnings.extend(loaded.warnings);
     report.errors.extend(loaded.errors);
     let mut numbers = Numbers::new(source);
+    let mut forecasts = crate::history::tail::Forecasts::default();
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let (t, _) = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
-        row.forecast = Some(crate::history::tail::forecast_of(source, s, &t));
+        row.forecast = Some(forecasts.of(source, s, &t));
         mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());

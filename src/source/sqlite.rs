@@ -250,7 +250,7 @@ impl SessionSource for SqliteStore {
         let entries = rows
             .iter()
             .rev()
-            .filter_map(|b| serde_json::from_slice(b).ok())
+            .filter_map(|b| crate::history::tail::slim(b))
             .collect();
         Ok(crate::history::tail::Tail { entries, complete })
     }
