@@ -146,9 +146,10 @@ pub enum Cmd {
 #[derive(Debug, Args, Clone)]
 pub struct CheckArgs {
     /// Problems graded WARNING (exit 1), comma-separated. Problems: over, stuck, compact-due,
-    /// flush-due, busy, busy-stale-lock, no-transcript, unknown.
+    /// flush-due, busy, busy-stale-lock, no-transcript, unknown, compaction-loop,
+    /// no-flush-before-compaction (the last two read the transcripts of compacted sessions).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
-          default_value = "flush-due,compact-due")]
+          default_value = "flush-due,compact-due,compaction-loop,no-flush-before-compaction")]
     pub warn: Vec<Problem>,
     /// Problems graded CRITICAL (exit 2), comma-separated; wins over --warn.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
@@ -639,7 +640,17 @@ fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
     } else {
         Vec::new()
     };
-    let (text, code) = check::run(&r, &locks, &a.warn, &a.crit);
+    let histories = if a
+        .warn
+        .iter()
+        .chain(&a.crit)
+        .any(|p| check::needs_history(*p))
+    {
+        crate::usecase::history::check_problems(source.as_ref(), g.agent.as_deref(), &r.refs)
+    } else {
+        Vec::new()
+    };
+    let (text, code) = check::run(&r, &locks, &histories, &a.warn, &a.crit);
     out(&text);
     code
 }

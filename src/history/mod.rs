@@ -108,6 +108,23 @@ pub struct FlushRecord {
 pub struct HistoryWarning {
     pub code: &'static str,
     pub message: String,
+    /// The compaction it is about, when it is about one (its id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<String>,
+}
+
+impl History {
+    /// The warnings about the last compaction on the branch, the one that shapes the context
+    /// now: what `check` reports (older compactions are history, not a current problem).
+    pub fn about_last_compaction(&self) -> Vec<&HistoryWarning> {
+        let Some(last) = self.compactions.last() else {
+            return Vec::new();
+        };
+        self.warnings
+            .iter()
+            .filter(|w| w.compaction.as_deref() == Some(last.id.as_str()))
+            .collect()
+    }
 }
 
 /// Codes of [`HistoryWarning`].
@@ -287,6 +304,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
     if let (Some(count), Some(_)) = (th.compaction_count, t) {
         if count > entries as u64 {
             warnings.push(HistoryWarning {
+                compaction: None,
                 code: code::COUNT_MISMATCH,
                 message: format!(
                     "compactionCount is {count} but the transcript holds {entries} compaction {}: {} compaction(s) left no entry (failed, cancelled or looping)",
@@ -333,6 +351,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
             if *first {
                 let c = &r.compactions[turn.cycle as usize - 1];
                 warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
                     code: code::FLUSH_AFTER,
                     message: format!(
                         "flush turn {} ({}) came after compaction {} ({}) with no turn between: it ran after the compaction it should have preceded",
@@ -377,6 +396,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
                     .filter(|t| t.cycle == cycle)
                     .find_map(|t| t.tokens);
                 warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
                     code: code::NO_FLUSH,
                     message: format!(
                         "compaction {} ({}; tokensBefore {}) had no flush in its cycle while flush is enabled (flush line {}; the cycle's last measured context {}): {flush_evidence}",
@@ -393,6 +413,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
                 let c_ms = c.timestamp.as_deref().and_then(millis);
                 if sc == cycle as u64 && c_ms.is_some_and(|cm| at > cm) {
                     warnings.push(HistoryWarning {
+                        compaction: Some(c.id.clone()),
                         code: code::FLUSH_AFTER,
                         message: format!(
                             "the flush recorded for cycle {sc} (memoryFlushAt {at}) is later than compaction {} ({}) that closed that cycle",
@@ -404,6 +425,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
             }
             if let Some(a) = tokens_after.filter(|&a| a >= th.compact_at) {
                 warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
                     code: code::LOOP,
                     message: format!(
                         "compaction {} left the context at {} tokens ({}), at or above the compaction line {}: the next turn compacts again",
@@ -436,6 +458,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         // Anomalies: named, counted, never turned into figures.
         if !r.clock.is_empty() {
             warnings.push(HistoryWarning {
+                compaction: None,
                 code: code::CLOCK,
                 message: format!(
                     "the clock went backwards {} time(s) on the branch; first: {}",
@@ -458,6 +481,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
             .collect();
         if !drops.is_empty() {
             warnings.push(HistoryWarning {
+                compaction: None,
                 code: code::USAGE_DOWN,
                 message: format!(
                     "the context went down without a compaction {} time(s) (pruning, a model change or a reset counter); first: {}",
@@ -471,6 +495,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         for f in &m.files {
             for d in &f.duplicates {
                 warnings.push(HistoryWarning {
+                    compaction: None,
                     code: code::DUPLICATE_NOTE,
                     message: format!(
                         "memory/{}.md: the block at line {} ({} line(s), {:?}) was appended again at line {}",

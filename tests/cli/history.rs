@@ -116,3 +116,85 @@ fn a_transcript_without_usage_or_with_its_clock_going_back_is_unknown_not_a_cras
     assert_eq!(codes, ["clock-backwards", "usage-down"], "{v}");
     assert!(v["forecast"]["tokensPerTurn"].is_null());
 }
+
+#[test]
+fn check_names_the_loop_and_the_missing_flush_of_the_last_compaction_with_their_numbers() {
+    let h = Home::host_a();
+    // Only the history problems graded, so the store's own (over, stuck) stay out of the way.
+    let o = h.run(&[
+        "check",
+        "--warn",
+        "compaction-loop,no-flush-before-compaction",
+        "--crit",
+        "busy",
+    ]);
+    o.expect(1);
+    let t = o.text();
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 2, "{t}");
+    let lp = lines
+        .iter()
+        .find(|l| l.starts_with("WARNING compaction-loop agent:main:main: "))
+        .unwrap();
+    assert!(
+        lp.contains("27ed3704") && lp.contains("37,896") && lp.contains("28,000"),
+        "{lp}"
+    );
+    let nf = lines
+        .iter()
+        .find(|l| l.starts_with("WARNING no-flush-before-compaction agent:main:main: "))
+        .unwrap();
+    assert!(
+        nf.contains("tokensBefore 37,863") && nf.contains("flush line 24,000"),
+        "{nf}"
+    );
+    // Graded critical on request; left out when not asked for.
+    let o = h.run(&["check", "--warn", "flush-due", "--crit", "compaction-loop"]);
+    o.expect(2);
+    assert!(
+        o.text()
+            .starts_with("CRITICAL compaction-loop agent:main:main: ")
+    );
+    let o = h.run(&["check", "--warn", "busy", "--crit", "busy"]);
+    o.expect(0);
+    // A flush recorded in the cycle that compaction closed: no missing-flush warning.
+    let store = h.store();
+    let text = std::fs::read_to_string(&store).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["agent:main:main"]["compactionCount"] = 1.into();
+    v["agent:main:main"]["memoryFlushCompactionCount"] = 0.into();
+    v["agent:main:main"]["memoryFlushAt"] = 1_795_234_900_000i64.into();
+    std::fs::write(&store, v.to_string()).unwrap();
+    let o = h.run(&[
+        "check",
+        "--warn",
+        "no-flush-before-compaction,compaction-loop",
+        "--crit",
+        "busy",
+    ]);
+    o.expect(1);
+    assert!(
+        !o.text().contains("no-flush-before-compaction"),
+        "{}",
+        o.text()
+    );
+    assert!(o.text().contains("compaction-loop"));
+}
+
+#[test]
+fn check_grades_the_history_problems_by_default() {
+    let h = Home::empty();
+    let o = run_with(h.path(), &["--demo", "check"], &[]);
+    o.expect(2);
+    let t = o.text();
+    // The demo's discord and dashboard sessions compacted without a flush in the cycle.
+    let nf: Vec<&str> = t
+        .lines()
+        .filter(|l| l.starts_with("WARNING no-flush-before-compaction "))
+        .collect();
+    assert_eq!(nf.len(), 2, "{t}");
+    assert!(nf.iter().any(
+        |l| l.contains("agent:main:discord:channel:998877: compaction 743af9e3")
+            && l.contains("tokensBefore 183,020")
+    ));
+}
