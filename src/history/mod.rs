@@ -266,6 +266,12 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
     }
 }
 
+/// The context per turn of the active branch (the TUI's History pane; `history` has the same
+/// in [`History::turns`]). Reads the transcript: never on the render path.
+pub fn branch_turns(t: &Transcript, rules: Rules) -> Vec<Turn> {
+    read_branch(t, rules).turns
+}
+
 /// The flush turns, each with whether it came first in its cycle after a compaction (no
 /// ordinary turn between the compaction and the flush: it ran after the compaction it should
 /// have preceded).

@@ -343,6 +343,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Session,
+        &[Char('H')],
+        Action::ToggleHistory,
+        "history: context per turn, compactions, flushes",
+        None,
+    ));
+    v.push(b(
+        Mode::Session,
         &[Char('t')],
         Action::CycleFindKind,
         "n / N find: compaction, error, tool, flush turn",

@@ -215,6 +215,8 @@ pub struct SessionView {
     /// Rows decoded since the view opened (tests assert it stays bounded).
     pub decoded_total: u64,
     pub detail: Option<Detail>,
+    /// The History pane (`H`) is shown over the transcript list.
+    pub history_open: bool,
 }
 
 impl SessionView {

@@ -10,6 +10,7 @@ mod dialog_model;
 mod dialogs;
 mod editor_pty;
 mod headless;
+mod history;
 mod live;
 mod sanitize;
 mod snapshots;
