@@ -229,21 +229,46 @@ pub struct Forecasts {
 }
 
 impl Forecasts {
+    fn turns_for(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        rules: Rules,
+    ) -> Option<&Result<Vec<series::Turn>, String>> {
+        let at = session.transcript.as_ref()?;
+        Some(self.turns.entry(at.clone()).or_insert_with(|| {
+            turns_of(source, &session.reference, rules).map_err(|e| e.to_string())
+        }))
+    }
+
     pub fn of(
         &mut self,
         source: &dyn SessionSource,
         session: &crate::source::Session,
         th: &Thresholds,
     ) -> Forecast {
-        let Some(at) = &session.transcript else {
-            return Forecast::unknown("no transcript");
-        };
-        let turns = self.turns.entry(at.clone()).or_insert_with(|| {
-            turns_of(source, &session.reference, th.rules).map_err(|e| e.to_string())
-        });
-        match turns {
-            Ok(turns) => series::forecast(turns, th.used, th.flush_at, th.compact_at),
-            Err(e) => Forecast::unknown(&format!("transcript not readable: {e}")),
+        match self.turns_for(source, session, th.rules) {
+            None => Forecast::unknown("no transcript"),
+            Some(Ok(turns)) => series::forecast(turns, th.used, th.flush_at, th.compact_at),
+            Some(Err(e)) => Forecast::unknown(&format!("transcript not readable: {e}")),
+        }
+    }
+
+    /// The context of the last `n` measured turns, oldest first (the Sessions list's trend);
+    /// empty when unknown.
+    pub fn recent(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        rules: Rules,
+        n: usize,
+    ) -> Vec<u64> {
+        match self.turns_for(source, session, rules) {
+            Some(Ok(turns)) => {
+                let v: Vec<u64> = turns.iter().filter_map(|t| t.tokens).collect();
+                v[v.len().saturating_sub(n)..].to_vec()
+            }
+            _ => Vec::new(),
         }
     }
 }

@@ -214,7 +214,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         Mode::Sessions,
         &[Char('s')],
         Action::CycleSort,
-        "cycle sort: pressure, updated, agent/key",
+        "cycle sort: pressure, updated, agent/key, ETA",
         Some("sort"),
     ));
     v.push(b(

@@ -72,6 +72,10 @@ pub struct SessionRow {
     pub stale: Option<String>,
     /// Inputs the source cannot read, with why (the figures derived from them are unknown).
     pub unknown: Vec<(&'static str, String)>,
+    /// Tokens per turn and turns to each line (the list's forecast); None when not computed.
+    pub forecast: Option<crate::history::Forecast>,
+    /// The context of the last turns, oldest first (the Sessions list's trend column).
+    pub recent: Vec<u64>,
 }
 
 impl SessionRow {
