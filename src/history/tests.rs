@@ -300,3 +300,31 @@ fn duplicate_note_blocks_become_warnings() {
     );
     assert!(h.warnings[0].message.contains("again at line 3"));
 }
+
+#[test]
+fn through_a_gateway_the_flush_of_a_cycle_is_unknown_not_no() {
+    let mut c = Chain::new();
+    for k in 0..3 {
+        c.turn(20_000 + k * 2_000);
+    }
+    c.compaction(26_000);
+    c.turn(10_000);
+    let t = c.transcript();
+    let mut th = numbers(
+        Some(10_000),
+        Counters {
+            compaction_count: Some(5),
+            ..Default::default()
+        },
+    );
+    // What a GatewaySource reports as not exposed (source::gateway): the figures are masked.
+    th.mask_not_exposed(&[
+        ("compactionCount", "not exposed by the gateway".into()),
+        ("memoryFlush", "not exposed by the gateway".into()),
+    ]);
+    let h = build(Some(&t), &th, None);
+    assert_eq!(h.compaction_count, None);
+    assert_eq!(h.compactions[0].flush_before, "unknown");
+    assert!(h.compactions[0].flush_evidence.contains("cannot read"));
+    assert!(codes(&h).is_empty(), "{:?}", h.warnings);
+}
