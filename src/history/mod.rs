@@ -173,8 +173,8 @@ fn millis(ts: &str) -> Option<i64> {
         .map(|d| d.timestamp_millis())
 }
 
-/// Walks the active branch once, decoding only user and assistant messages and compactions
-/// (tool results, the bulk of a transcript, are never decoded).
+/// Walks the active branch once, decoding only user and assistant messages (slim) and
+/// compactions (tool results, the bulk of a transcript, are never decoded).
 fn read_branch(t: &Transcript, rules: Rules) -> Read {
     let mut steps: Vec<(series::Step, series::At)> = Vec::new();
     let mut raws: Vec<Raw> = Vec::new();
@@ -193,7 +193,14 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
         ) {
             continue;
         }
-        let Ok(v) = t.entry_json(i) else { continue };
+        // Messages are read slim (envelope, role, usage; user content only): assistant text
+        // and pasted content are most of a transcript's bytes and none of its figures.
+        let v = if kind == EntryKind::Compaction {
+            t.entry_json(i).ok()
+        } else {
+            t.raw_line(i).ok().and_then(|b| tail::slim(&b))
+        };
+        let Some(v) = v else { continue };
         let ts = timestamp_of(&v);
         let id = t.display_id(i);
         if let Some(ms) = ts.as_deref().and_then(millis) {
