@@ -184,6 +184,13 @@ pub fn for_file(
         row.model_provider = Some(p).filter(|p| !p.is_empty());
     }
     row.warnings = warnings;
+    // The file is open already: its whole branch, rather than a tail read again.
+    row.forecast = Some(crate::history::forecast(
+        &crate::history::branch_turns(&t, th.rules),
+        th.used,
+        th.flush_at,
+        th.compact_at,
+    ));
     let diagnosis = Some(super::diagnosis::for_file(
         &t,
         &th,

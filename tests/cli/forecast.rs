@@ -93,3 +93,21 @@ fn a_session_growing_a_fixed_amount_per_turn_gets_that_rate_and_the_turns_to_eac
     let line = text.lines().find(|l| l.contains("flat")).unwrap();
     assert!(line.ends_with(" -"), "{line}");
 }
+
+#[test]
+fn show_json_of_a_bare_file_has_the_forecast_too() {
+    let h = Home::empty();
+    std::fs::create_dir_all(h.sessions_dir()).unwrap();
+    let inputs: Vec<u64> = (0..12).map(|k| 50_000 + k * 3_000).collect();
+    session(&h, "bare", &inputs);
+    let f = h.sessions_dir().join("bare.jsonl");
+    let o = h.run(&["show", f.to_str().unwrap(), "--json"]);
+    o.expect(0);
+    let v = o.json();
+    // Window 200,000 (a bare file's default): compaction line 180,000, flush line 176,000;
+    // used = the last usage, 83,005.
+    assert_eq!(v["used"], 83_005);
+    assert_eq!(v["forecast"]["tokensPerTurn"], 3_000);
+    assert_eq!(v["forecast"]["turnsToFlush"], 31); // 92,995 / 3,000 = 30.998
+    assert_eq!(v["forecast"]["turnsToCompaction"], 33); // 96,995 / 3,000 = 32.33
+}
