@@ -130,6 +130,15 @@ pub enum Cmd {
     Compact(CompactArgs),
     /// Memory flush: the model drafts notes for memory/<date>.md; preview, then commit with --yes.
     Flush(FlushArgs),
+    /// A session's compactions and flushes over time, their warnings, and the forecast.
+    History {
+        /// The session (a KEY, see `clawtop --help`) or a transcript file.
+        #[arg(value_name = "KEY|FILE")]
+        target: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
     /// Open a bare transcript in the TUI.
     Open {
         /// The transcript to open.
@@ -141,9 +150,10 @@ pub enum Cmd {
 #[derive(Debug, Args, Clone)]
 pub struct CheckArgs {
     /// Problems graded WARNING (exit 1), comma-separated. Problems: over, stuck, compact-due,
-    /// flush-due, busy, busy-stale-lock, no-transcript, unknown.
+    /// flush-due, busy, busy-stale-lock, no-transcript, unknown, compaction-loop,
+    /// no-flush-before-compaction (the last two read the transcripts of compacted sessions).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
-          default_value = "flush-due,compact-due")]
+          default_value = "flush-due,compact-due,compaction-loop,no-flush-before-compaction")]
     pub warn: Vec<Problem>,
     /// Problems graded CRITICAL (exit 2), comma-separated; wins over --warn.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
@@ -271,7 +281,11 @@ pub fn main() -> i32 {
     JSON_ERRORS.store(
         matches!(
             &cli.cmd,
-            Some(Cmd::List { json: true, .. } | Cmd::Show { json: true, .. })
+            Some(
+                Cmd::List { json: true, .. }
+                    | Cmd::Show { json: true, .. }
+                    | Cmd::History { json: true, .. }
+            )
         ) || matches!(&cli.cmd, Some(Cmd::Compact(a)) if a.json)
             || matches!(&cli.cmd, Some(Cmd::Flush(a)) if a.json),
         std::sync::atomic::Ordering::Relaxed,
@@ -288,6 +302,7 @@ fn cmd_name(c: &Cmd) -> &'static str {
         Cmd::Compact(_) => "compact",
         Cmd::Flush(_) => "flush",
         Cmd::Open { .. } => "open",
+        Cmd::History { .. } => "history",
     }
 }
 
@@ -323,6 +338,7 @@ pub fn run(cli: Cli) -> i32 {
             window,
         }) => cmd_show(&g, &target, json, entries, window),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
+        Some(Cmd::History { target, json }) => cmd_history(&g, &target, json),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
 }
@@ -681,7 +697,17 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
     } else {
         Vec::new()
     };
-    check::run(&r, &locks, &a.warn, &a.crit)
+    let histories = if a
+        .warn
+        .iter()
+        .chain(&a.crit)
+        .any(|p| check::needs_history(*p))
+    {
+        crate::usecase::history::check_problems(source.as_ref(), g.agent.as_deref(), &r.refs)
+    } else {
+        Vec::new()
+    };
+    check::run(&r, &locks, &histories, &a.warn, &a.crit)
 }
 
 fn cmd_metrics(g: &Global) -> i32 {
@@ -737,6 +763,36 @@ fn cmd_show(
     drop(stdout);
     if !as_json {
         warn_all(&rep.row.warnings);
+    }
+    Exit::OK
+}
+
+fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
+    let t = match resolve_target(g, target, Exit::FAILED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let rep = match &t {
+        Target::File(f) => {
+            let session = Session {
+                reference: f.reference(),
+                entry: Default::default(),
+                transcript: Some(f.path().display().to_string()),
+                transcript_how: "the file given",
+                entry_from: None,
+                warnings: Vec::new(),
+            };
+            crate::report::history::build(&mut Numbers::new(f.as_ref()), &session)
+        }
+        Target::Session { source, session } => {
+            crate::report::history::build(&mut Numbers::new(source.as_ref()), session)
+        }
+    };
+    if as_json {
+        out(&json::to_string(&rep));
+    } else {
+        out(&crate::report::history::render(&rep));
+        warn_all(&rep.read_warnings);
     }
     Exit::OK
 }

@@ -2,7 +2,7 @@
 //!
 //! Layering (see README "Architecture"):
 //! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`
+//!   `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`, `history`
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
@@ -23,6 +23,7 @@ pub mod diagnosis;
 pub mod flush;
 pub(crate) mod format;
 pub mod gateway;
+pub mod history;
 pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod logging;

@@ -36,9 +36,14 @@ pub enum Problem {
     NoTranscript,
     /// No usable token figure at all.
     Unknown,
+    /// The last compaction left the context at or above the compaction line
+    /// ([`crate::history`]).
+    CompactionLoop,
+    /// The last compaction's cycle had no memory flush while flush is enabled.
+    NoFlushBeforeCompaction,
 }
 
-pub const ALL: [Problem; 8] = [
+pub const ALL: [Problem; 10] = [
     Problem::Stuck,
     Problem::Over,
     Problem::CompactDue,
@@ -47,6 +52,8 @@ pub const ALL: [Problem; 8] = [
     Problem::BusyStaleLock,
     Problem::NoTranscript,
     Problem::Unknown,
+    Problem::CompactionLoop,
+    Problem::NoFlushBeforeCompaction,
 ];
 
 impl Problem {
@@ -60,6 +67,8 @@ impl Problem {
             Problem::BusyStaleLock => "busy-stale-lock",
             Problem::NoTranscript => "no-transcript",
             Problem::Unknown => "unknown",
+            Problem::CompactionLoop => "compaction-loop",
+            Problem::NoFlushBeforeCompaction => "no-flush-before-compaction",
         }
     }
 
@@ -71,7 +80,35 @@ impl Problem {
     }
 }
 
-pub const DEFAULT_WARN: [Problem; 2] = [Problem::FlushDue, Problem::CompactDue];
+pub const DEFAULT_WARN: [Problem; 4] = [
+    Problem::FlushDue,
+    Problem::CompactDue,
+    Problem::CompactionLoop,
+    Problem::NoFlushBeforeCompaction,
+];
+
+/// Whether `p` needs the session's history (a transcript read), which `check` does only
+/// when the operator's sets name it.
+pub fn needs_history(p: Problem) -> bool {
+    matches!(
+        p,
+        Problem::CompactionLoop | Problem::NoFlushBeforeCompaction
+    )
+}
+
+/// The history problems of one session: its last compaction's warnings, each with its
+/// numbers in words ([`crate::history::History::about_last_compaction`]).
+pub fn history_problems(h: &crate::history::History) -> Vec<(Problem, String)> {
+    use crate::history::code;
+    h.about_last_compaction()
+        .into_iter()
+        .filter_map(|w| match w.code {
+            code::LOOP => Some((Problem::CompactionLoop, w.message.clone())),
+            code::NO_FLUSH => Some((Problem::NoFlushBeforeCompaction, w.message.clone())),
+            _ => None,
+        })
+        .collect()
+}
 pub const DEFAULT_CRIT: [Problem; 3] = [Problem::Over, Problem::Stuck, Problem::BusyStaleLock];
 
 /// The problems of one row (`lock`: what the source says about its write lock).
@@ -100,10 +137,12 @@ pub fn problems(s: &SessionRow, lock: Option<&LockStatus>) -> Vec<Problem> {
     p
 }
 
-/// The report: lines (worst first) and the exit code.
+/// The report: lines (worst first) and the exit code. `histories`: per row (same order), the
+/// [`history_problems`] when they were asked for.
 pub fn run(
     r: &ListReport,
     locks: &[Option<LockStatus>],
+    histories: &[Vec<(Problem, String)>],
     warn: &[Problem],
     crit: &[Problem],
 ) -> (String, i32) {
@@ -123,6 +162,29 @@ pub fn run(
                 continue;
             };
             lines.push((level, line(level, p, s)));
+        }
+        for (p, detail) in histories.get(i).into_iter().flatten() {
+            let level = if crit.contains(p) {
+                CRITICAL
+            } else if warn.contains(p) {
+                WARNING
+            } else {
+                continue;
+            };
+            let tag = if level == CRITICAL {
+                "CRITICAL"
+            } else {
+                "WARNING"
+            };
+            let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+            lines.push((
+                level,
+                format!(
+                    "{tag} {} {key}: {}",
+                    p.name(),
+                    crate::sanitize::one_line(detail)
+                ),
+            ));
         }
     }
     // Worst first; within a level the order of `list`.
@@ -177,6 +239,10 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
             .unwrap_or_else(|| "stale transcript lock".into()),
         Problem::NoTranscript => "transcript not found".into(),
         Problem::Unknown => "no token figure".into(),
+        // Reported from the history with their own numbers (`history_problems`).
+        Problem::CompactionLoop | Problem::NoFlushBeforeCompaction => {
+            "see `clawtop history`".into()
+        }
     };
     format!("{tag} {} {key}: {detail}", p.name())
 }

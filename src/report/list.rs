@@ -61,6 +61,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     report.errors.extend(loaded.errors);
     report.skipped = loaded.skipped.into_iter().map(|(_, w)| w).collect();
     let mut numbers = Numbers::new(source);
+    let mut forecasts = crate::history::tail::Forecasts::default();
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let t = numbers.session(s, &mut warnings);
@@ -68,6 +69,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         row.busy = crate::diagnosis::busy::of_session(source, s);
         row.stale_lock =
             crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
+        row.forecast = Some(forecasts.of(source, s, &t));
         mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());
@@ -87,7 +89,7 @@ pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
 /// What the marks next to a used figure mean (a figure without a mark is the store's; with a
 /// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each
 /// line fits 80 columns.
-pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount";
+pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line";
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;
@@ -119,9 +121,9 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         .max()
         .unwrap_or(5)
         .max(5);
-    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, 7 gaps.
-    let (age_w, used_w, pct_w, status_w, comp_w) = (4, 11, 5, 11, 3);
-    let fixed = age_w + used_w + pct_w + status_w + comp_w + 7;
+    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
+    let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
+    let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
     let (agent_w, key_w, model_w) = match width {
         None => (agent_w, longest(&keys, 3), longest(&models, 5)),
         Some(w) => {
@@ -136,7 +138,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             (agent_w, key_w, model_w)
         }
     };
-    let row = |cols: [String; 8]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
+    let row = |cols: [String; 9]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
     out.push_str(&row([
         cell("AGENT", agent_w),
         cell("KEY", key_w),
@@ -146,6 +148,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         rcell("%", pct_w),
         cell("STATUS", status_w),
         rcell("CMP", comp_w),
+        rcell("ETA", eta_w),
     ]));
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
@@ -179,9 +182,19 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
                 ),
                 comp_w,
             ),
+            rcell(&eta(s), eta_w),
         ]));
     }
     out.push_str(LEGEND);
     out.push('\n');
     out
+}
+
+/// Turns to the compaction line at the forecast's rate; `-` when not growing or unknown.
+fn eta(s: &super::SessionRow) -> String {
+    match s.forecast.as_ref().and_then(|f| f.turns_to_compaction) {
+        Some(n) if n > 999 => ">999".into(),
+        Some(n) => n.to_string(),
+        None => "-".into(),
+    }
 }

@@ -43,7 +43,7 @@ fn label_value(s: &str) -> String {
 pub fn render(r: &ListReport) -> String {
     let mut out = String::new();
     type Get = fn(&super::SessionRow) -> Option<u64>;
-    let gauges: [(&str, &str, Get); 7] = [
+    let gauges: [(&str, &str, Get); 8] = [
         (
             "clawtop_session_used_tokens",
             "Tokens in the session's context now, the figure list and check use (provenance: fresh, legacy, transcript, estimated)",
@@ -78,6 +78,11 @@ pub fn render(r: &ListReport) -> String {
             "clawtop_session_flushed_this_cycle",
             "1 when the memory flush ran in the current compaction cycle",
             |s| Some(s.flushed_this_cycle as u64),
+        ),
+        (
+            "clawtop_session_turns_to_compaction",
+            "Turns left until the compaction line at the median growth of the last 10 turns (absent when not growing or unknown)",
+            |s| s.forecast.as_ref().and_then(|f| f.turns_to_compaction),
         ),
     ];
     for (name, help, get) in gauges {

@@ -5,6 +5,7 @@ pub mod check;
 pub mod compact;
 pub mod diagnosis;
 pub mod entries;
+pub mod history;
 pub mod json;
 pub mod list;
 pub mod metrics;
@@ -65,6 +66,8 @@ pub struct SessionRow {
     /// and why: their fields above are null because they are unknown, not zero.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub unknown: std::collections::BTreeMap<String, String>,
+    /// Tokens per turn and turns left to each line (SPEC §3), from the transcript's tail.
+    pub forecast: Option<crate::history::Forecast>,
 }
 
 /// Where a session's entry and transcript were read.
@@ -145,6 +148,7 @@ impl SessionRow {
             total_tokens_version: t.total_tokens_version,
             data_source: None,
             unknown: Default::default(),
+            forecast: None,
         }
     }
 }

@@ -118,6 +118,7 @@ pub fn for_session(
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
     row.stale_lock =
         crate::diagnosis::busy::stale_lock_words(numbers.source.lock(&s.reference).as_ref());
+    row.forecast = Some(crate::history::tail::forecast_of(numbers.source, s, &th));
     let report = ShowReport {
         sources: sources(&th, Some(s.transcript_how)),
         row,
@@ -153,6 +154,13 @@ pub fn for_file(
         row.model_provider = Some(p).filter(|p| !p.is_empty());
     }
     row.warnings = warnings;
+    // The file is open already: its whole branch, rather than a tail read again.
+    row.forecast = Some(crate::history::forecast(
+        &crate::history::branch_turns(&t, th.rules),
+        th.used,
+        th.flush_at,
+        th.compact_at,
+    ));
     let diagnosis = Some(super::diagnosis::for_file(
         &t,
         &th,

@@ -146,6 +146,23 @@ impl SessionSource for FileStore {
         Ok(Transcript::open(&path)?)
     }
 
+    fn transcript_tail(
+        &self,
+        r: &SessionRef,
+        budget: u64,
+    ) -> Result<crate::history::tail::Tail, SourceError> {
+        let path = self.transcript_path(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no transcript file for {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        crate::history::tail::read_file(&path, budget).map_err(|source| {
+            SourceError::Transcript(crate::transcript::TranscriptError::Io { path, source })
+        })
+    }
+
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
             Watch::Sessions { agent } => Changes::Poll(

@@ -230,6 +230,31 @@ pub trait SessionSource: Send + Sync {
     fn list(&self, agent: Option<&str>) -> Listing;
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
+    /// The last entries of a session's transcript (about `budget` bytes of them, more for one
+    /// long entry), for the forecast, which needs only the last turns. The default opens the
+    /// transcript; a source that can read a tail cheaply (a file's end, the last rows) does.
+    fn transcript_tail(
+        &self,
+        session: &SessionRef,
+        budget: u64,
+    ) -> Result<crate::history::tail::Tail, SourceError> {
+        let t = self.open_transcript(session)?;
+        let mut entries = Vec::new();
+        let mut bytes = 0u64;
+        let mut k = t.entries.len();
+        while k > 0 && bytes < budget {
+            k -= 1;
+            bytes += u64::from(t.entries[k].len);
+            if let Ok(v) = t.entry_json(k as u32) {
+                entries.push(v);
+            }
+        }
+        entries.reverse();
+        Ok(crate::history::tail::Tail {
+            entries,
+            complete: k == 0,
+        })
+    }
     fn changes(&self, what: Watch<'_>) -> Changes;
     /// Registers a callback for pushed changes; false when the source only supports polling.
     fn subscribe(&self, _on_change: Box<dyn Fn(Change) + Send + Sync>) -> bool {

@@ -234,6 +234,43 @@ impl SessionSource for SqliteStore {
         Ok(opened.transcript)
     }
 
+    fn transcript_tail(
+        &self,
+        r: &SessionRef,
+        budget: u64,
+    ) -> Result<crate::history::tail::Tail, SourceError> {
+        let (db, sid) = self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        let conn = self.connection(&db)?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        // Newest first, until the user turns the forecast takes (and one more), so one read
+        // is enough; the byte cap (at least 1 MiB) only bounds turns of unusual size.
+        let budget = budget.max(1 << 20);
+        let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
+        let complete = crate::sqlite::events::last_rows(&guard, &sid, |b| {
+            bytes += b.len() as u64;
+            if let Some(v) = crate::history::tail::slim(b) {
+                if v.pointer("/message/role")
+                    .and_then(serde_json::Value::as_str)
+                    == Some("user")
+                {
+                    users += 1;
+                }
+                entries.push(v);
+            }
+            bytes < budget && users <= crate::history::series::FORECAST_TURNS + 2
+        })
+        .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        drop(guard);
+        entries.reverse();
+        Ok(crate::history::tail::Tail { entries, complete })
+    }
+
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
             Watch::Sessions { agent } => Changes::Poll(

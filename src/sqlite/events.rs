@@ -227,6 +227,72 @@ pub fn read_one(
     Ok(Some(stored_of(seq, j, z, n).and_then(|s| decode(seq, s))))
 }
 
+/// The last rows of a session, newest first, each handed to `more` until it returns false
+/// (the forecast reads a transcript's end only); returns whether the rows ran out (the first
+/// row was reached). A zstd row whose `navigation_json` says it is a tool result is handed
+/// over as that projection (type, id, parentId, role) without being decompressed: tool
+/// results are the bulk of a transcript and carry no usage. Undecodable rows are left out.
+pub fn last_rows(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    mut more: impl FnMut(&[u8]) -> bool,
+) -> Result<bool, DbError> {
+    #[derive(serde::Deserialize)]
+    struct Nav<'a> {
+        #[serde(borrow)]
+        navigation: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        message: Option<Role<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Role<'a> {
+        #[serde(borrow)]
+        role: Option<std::borrow::Cow<'a, str>>,
+    }
+    let tool_result_projection = |nav: &[u8]| -> Option<Vec<u8>> {
+        let n = serde_json::from_slice::<Nav>(nav).ok()?.navigation?;
+        let head: Head = serde_json::from_str(n.get()).ok()?;
+        (head.message?.role.as_deref() == Some("toolResult")).then(|| n.get().as_bytes().to_vec())
+    };
+    let mut st = db
+        .conn()
+        .prepare_cached(
+            "SELECT seq, event_json, event_zstd, event_utf8_bytes, navigation_json \
+             FROM transcript_events WHERE session_id = ?1 ORDER BY seq DESC",
+        )
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
+        let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let n: Option<i64> = r.get(3).unwrap_or(None);
+        let j = r
+            .get_ref(1)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let z = r
+            .get_ref(2)
+            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        let projected = match (j, r.get_ref(4)) {
+            (ValueRef::Null, Ok(ValueRef::Text(nav))) => tool_result_projection(nav),
+            _ => None,
+        };
+        let bytes = match projected {
+            Some(p) => Some(p),
+            None => stored_of(seq, j, z, n).and_then(|s| decode(seq, s)).ok(),
+        };
+        if let Some(b) = bytes {
+            if !more(&b) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -48,6 +48,8 @@ pub enum Action {
     StartJump,
     /// Session: cycle what `n`/`N` look for among the entry kinds.
     CycleFindKind,
+    /// Show or hide the History pane of the Session screen.
+    ToggleHistory,
     /// Session: next / previous match of the current find (a kind or the searched text).
     FindNext,
     FindPrev,

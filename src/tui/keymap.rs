@@ -218,7 +218,7 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         Mode::Sessions,
         &[Char('s')],
         Action::CycleSort,
-        "cycle sort: pressure, updated, agent/key",
+        "cycle sort: pressure, updated, agent/key, ETA",
         Some("sort"),
     ));
     v.push(b(
@@ -343,6 +343,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         &[Char('N'), Char('[')],
         Action::FindPrev,
         "previous match",
+        None,
+    ));
+    v.push(b(
+        Mode::Session,
+        &[Char('H')],
+        Action::ToggleHistory,
+        "history: context per turn, compactions, flushes",
         None,
     ));
     v.push(b(

@@ -81,6 +81,8 @@ pub struct LoadedTranscript {
     pub busy: Option<crate::diagnosis::Busy>,
     /// Why nothing can be written here (None: the source offers a writer).
     pub read_only: Option<String>,
+    /// The context per turn of the active branch (the History pane), by the source's rules.
+    pub turns: Vec<crate::history::Turn>,
 }
 
 /// Opens a session's transcript through its source and computes the per-file facts. Blocking.
@@ -99,6 +101,7 @@ pub fn load_transcript(
     l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
+    l.turns = crate::history::branch_turns(&l.transcript, session.source.rules().0);
     l.read_only = match session.writer(crate::source::Operation::Compact) {
         crate::source::Writer::ReadOnly(why) => Some(one_line(&why)),
         _ => None,
@@ -149,6 +152,7 @@ pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript 
         diagnosis: None,
         busy: None,
         read_only: None,
+        turns: Vec::new(),
     }
 }
 

@@ -24,6 +24,8 @@ pub enum SortKey {
     Updated,
     /// Agent, then session key.
     Name,
+    /// Fewest turns to the compaction line first (the forecast); unknown last.
+    Eta,
 }
 
 impl SortKey {
@@ -31,7 +33,8 @@ impl SortKey {
         match self {
             SortKey::Urgency => SortKey::Updated,
             SortKey::Updated => SortKey::Name,
-            SortKey::Name => SortKey::Urgency,
+            SortKey::Name => SortKey::Eta,
+            SortKey::Eta => SortKey::Urgency,
         }
     }
 
@@ -40,6 +43,7 @@ impl SortKey {
             SortKey::Urgency => "act first",
             SortKey::Updated => "updated",
             SortKey::Name => "agent/key",
+            SortKey::Eta => "turns to compaction",
         }
     }
 }
@@ -114,6 +118,15 @@ impl SessionsState {
                     .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Name => self.rows.sort_by_key(key),
+            SortKey::Eta => self.rows.sort_by(|a, b| {
+                let eta = |r: &SessionRow| {
+                    r.forecast
+                        .as_ref()
+                        .and_then(|f| f.turns_to_compaction)
+                        .unwrap_or(u64::MAX)
+                };
+                eta(a).cmp(&eta(b)).then_with(|| key(a).cmp(&key(b)))
+            }),
         }
     }
 }
@@ -215,6 +228,8 @@ pub struct SessionView {
     /// Rows decoded since the view opened (tests assert it stays bounded).
     pub decoded_total: u64,
     pub detail: Option<Detail>,
+    /// The History pane (`H`) is shown over the transcript list.
+    pub history_open: bool,
 }
 
 impl SessionView {

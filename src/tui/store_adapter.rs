@@ -162,10 +162,13 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
             .cloned(),
     );
     let mut rows = Vec::with_capacity(loaded.sessions.len());
+    let mut forecasts = crate::history::tail::Forecasts::default();
     for (s, file) in loaded.sessions.iter().zip(transcript_of) {
         let mut w = Vec::new();
         let t = numbers.session(s, &mut w);
         let mut row = row_from(source, s, &t, keep);
+        row.forecast = Some(forecasts.of(source.as_ref(), s, &t));
+        row.recent = forecasts.recent(source.as_ref(), s, t.rules, TREND_TURNS);
         row.lock = source
             .lock(&s.reference)
             .filter(|l| *l != crate::commit::LockStatus::Free);
@@ -189,6 +192,9 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
         running_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
     }
 }
+
+/// Turns the Sessions list's trend column shows.
+pub const TREND_TURNS: usize = 12;
 
 /// Why a store figure is stale: the transcript's last entry is later than the store's
 /// `updatedAt` (OpenClaw records the tokens after the turn is written).

@@ -204,6 +204,11 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
                 Err(e) => state.status.error = Some(one_line(&e.to_string())),
             }
         }
+        Action::ToggleHistory => {
+            if let Some(v) = state.session.as_mut() {
+                v.history_open = !v.history_open;
+            }
+        }
         Action::CycleFindKind => {
             if let Some(v) = state.session.as_mut() {
                 v.find = v.find.next_kind();
@@ -479,8 +484,12 @@ fn back(state: &mut AppState, may_quit: bool) {
     if state.help.take().is_some() {
         return;
     }
+    let on_session = state.screen() == Screen::Session;
     if let Some(v) = state.session.as_mut() {
-        if v.detail.take().is_some() && state.screen() == Screen::Session {
+        if v.detail.take().is_some() && on_session {
+            return;
+        }
+        if std::mem::take(&mut v.history_open) && on_session {
             return;
         }
     }

@@ -77,6 +77,10 @@ pub struct SessionRow {
     pub store_used: Option<u64>,
     pub used_check: crate::used::UsedCheck,
     pub used_check_reason: String,
+    /// Tokens per turn and turns to each line (the list's forecast); None when not computed.
+    pub forecast: Option<crate::history::Forecast>,
+    /// The context of the last turns, oldest first (the Sessions list's trend column).
+    pub recent: Vec<u64>,
 }
 
 impl SessionRow {

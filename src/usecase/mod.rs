@@ -24,6 +24,7 @@
 pub mod compact;
 pub mod flush;
 pub mod gateway_compact;
+pub mod history;
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{self, ModelEndpoint, ModelOverrides};

@@ -69,7 +69,7 @@ fn list_json_host_a() {
     ];
     assert_eq!(&keys[..want.len()], &want);
     assert_eq!(
-        &keys[keys.len() - 9..],
+        &keys[keys.len() - 10..],
         &[
             "totalTokens",
             "totalTokensFresh",
@@ -79,7 +79,8 @@ fn list_json_host_a() {
             "rules",
             "memoryFlushKind",
             "totalTokensVersion",
-            "dataSource"
+            "dataSource",
+            "forecast"
         ]
     );
     assert_eq!(s["rules"], "2026.2");

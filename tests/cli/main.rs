@@ -10,6 +10,8 @@ mod compact_model;
 mod demo;
 mod diagnosis;
 mod flush_model;
+mod forecast;
+mod history;
 mod instructions;
 mod keys;
 mod list;

@@ -138,12 +138,31 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
     }
     assert_eq!(local[INCIDENT]["compactionCount"], 1);
 
-    // Text: CMP is "?" (unknown), and the reason is printed.
+    // Text: CMP (the column before ETA) is "?" (unknown), and the reason is printed.
     let (code, out, err) = clawtop(&gw, &["list", "--gateway", &url]).await;
     assert_eq!(code, 0, "{err}");
     let line = out.lines().find(|l| l.contains(INCIDENT)).unwrap();
-    assert!(line.trim_end().ends_with('?'), "{line}");
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cols[cols.len() - 2], "?", "{line}");
     assert!(err.contains("not exposed by the gateway"), "{err}");
+
+    // history through the gateway: the compaction from chat.history; what the gateway does
+    // not expose (compactionCount, memoryFlush) stays unknown, never "no flush".
+    let (code, out, err) = clawtop(&gw, &["history", INCIDENT, "--gateway", &url, "--json"]).await;
+    assert_eq!(code, 0, "{err}");
+    let h: Value = serde_json::from_str(&out).unwrap();
+    assert!(h["compactionCount"].is_null(), "{h}");
+    let c = h["compactions"].as_array().unwrap();
+    assert_eq!(c.len(), 1, "{h}");
+    assert_eq!(c[0]["flushBefore"], "unknown", "{h}");
+    assert!(
+        !h["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "no-flush-before-compaction"),
+        "{h}"
+    );
 
     // Secrets: with tracing at its most verbose, neither the token nor any string of the
     // identity file's private key is printed; a wrong token from a file says what to do.

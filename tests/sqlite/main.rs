@@ -8,6 +8,7 @@ mod bad_input;
 mod cli;
 mod common;
 mod fixture;
+mod history;
 mod read_only;
 mod transcript;
 mod tui;

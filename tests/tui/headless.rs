@@ -250,6 +250,8 @@ fn sort_cycles_and_keeps_the_selection() {
         Some("agent:main:main")
     );
     press(&mut state, &ctx, &[ch('s')]);
+    assert_eq!(state.sessions.sort, SortKey::Eta);
+    press(&mut state, &ctx, &[ch('s')]);
     assert_eq!(state.sessions.sort, SortKey::Urgency);
 }
 

@@ -11,6 +11,7 @@ mod dialogs;
 mod editor_pty;
 mod gateway_result;
 mod headless;
+mod history;
 mod labels;
 mod live;
 mod reload_pty;

@@ -256,6 +256,19 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         height: area.bottom().saturating_sub(y),
     };
     draw_list(frame, list_area, state, v, t);
+    if let (true, Some(l)) = (v.history_open, &v.loaded) {
+        frame.render_widget(
+            super::history::HistoryChart {
+                turns: &l.turns,
+                window: r.window,
+                compact_at: r.compact_at,
+                flush_at: r.flush_at,
+                used: r.used,
+                theme: t,
+            },
+            list_area,
+        );
+    }
     if let Some(d) = &v.detail {
         draw_detail(frame, area, state, d, t);
     }

@@ -33,6 +33,10 @@ pub enum Col {
     Cmp,
     State,
     Headroom,
+    /// Turns to the compaction line (the forecast).
+    Eta,
+    /// The context of the last turns (a sparkline, full height at the compaction line).
+    Trend,
 }
 
 impl Col {
@@ -49,6 +53,8 @@ impl Col {
             Col::Cmp => "CMP",
             Col::State => "STATE",
             Col::Headroom => "HEADROOM",
+            Col::Eta => "ETA",
+            Col::Trend => "TREND",
         }
     }
 
@@ -67,13 +73,30 @@ impl Col {
             Col::Cmp => 3,
             Col::State => 11,
             Col::Headroom => 18,
+            Col::Eta => 4,
+            Col::Trend => crate::tui::store_adapter::TREND_TURNS,
         }
     }
 }
 
+/// From this width on, the ETA and trend columns are added at the end (narrower terminals keep
+/// the columns they had).
+pub const FORECAST_MIN_WIDTH: usize = 140;
+
 /// Columns in display order with widths for `width` columns. Columns are dropped in this
 /// order when space runs out; the gauge never is.
 pub fn columns(width: usize) -> Vec<(Col, usize)> {
+    if width >= FORECAST_MIN_WIDTH {
+        let extra = [Col::Eta, Col::Trend];
+        let room: usize = extra.iter().map(|c| c.min() + 1).sum();
+        let mut v = base_columns(width - room);
+        v.extend(extra.iter().map(|&c| (c, c.min())));
+        return v;
+    }
+    base_columns(width)
+}
+
+fn base_columns(width: usize) -> Vec<(Col, usize)> {
     const ORDER: [Col; 11] = [
         Col::Mark,
         Col::Agent,
@@ -336,6 +359,28 @@ fn draw_row(
                 t.plain(),
             ),
             Col::State => (pad(r.status.name(), w), t.status(r.status)),
+            Col::Eta => (
+                rpad(
+                    &match r.forecast.as_ref().and_then(|f| f.turns_to_compaction) {
+                        Some(n) if n > 999 => ">999".to_string(),
+                        Some(n) => n.to_string(),
+                        None => "-".to_string(),
+                    },
+                    w,
+                ),
+                t.plain(),
+            ),
+            Col::Trend => {
+                frame.render_widget(
+                    ratatui::widgets::Sparkline::default()
+                        .data(&r.recent)
+                        .max(r.compact_at.max(1))
+                        .style(t.dim()),
+                    cell,
+                );
+                x += w as u16;
+                continue;
+            }
         };
         frame.buffer_mut().set_string(x, area.y, text, style);
         x += w as u16;

@@ -1,0 +1,617 @@
+//! How a session got here: its compactions and flushes over time, the warnings they add up
+//! to, and the forecast of the next flush and compaction (issue 22, SPEC §3 "forecast").
+//!
+//! OpenClaw keeps only the latest counters, so the history is pieced together from three
+//! kinds of evidence, read in this order and never mixed up:
+//! 1. the active branch of the transcript: compaction entries (`tokensBefore`, the summary,
+//!    `fromHook`), the model calls that measured the context before and after each, and on
+//!    2026.2.x hosts the memory-flush turns (OpenClaw's flush prompt), which 2026.9 no longer
+//!    writes to the transcript;
+//! 2. the store's counters, which record only the *last* flush: `memoryFlushAt` +
+//!    `memoryFlushCompactionCount` (2026.2.x), `memoryFlush {kind, compactionCount}` (2026.9);
+//! 3. the note blocks in `<workspace>/memory/<date>.md` ([`memory`]).
+//!
+//! The lines and `used` come from the session's [`Thresholds`] (computed once, by
+//! [`crate::numbers`]); nothing here recomputes them. No terminal code: the report layer
+//! renders and neutralises.
+//!
+//! Cycles: the turns between two compactions form a cycle, numbered by the compactions
+//! before it, which is how OpenClaw counts (`memoryFlushCompactionCount` = the
+//! `compactionCount` the flush ran at). Compaction *k* (1-based, on the branch) closes cycle
+//! *k − 1*; a flush of that cycle should precede it.
+
+pub mod memory;
+pub mod series;
+pub mod tail;
+
+use crate::thresholds::{Rules, Thresholds};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde::Serialize;
+use serde_json::Value;
+
+pub use memory::MemoryNotes;
+pub use series::{Forecast, Turn, forecast};
+
+/// Everything `clawtop history` shows.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The store's `compactionCount` (None: absent or not readable through this source).
+    pub compaction_count: Option<u64>,
+    /// Compaction entries anywhere in the transcript (all branches): what was written.
+    pub compaction_entries: usize,
+    /// The compactions of the active branch, oldest first.
+    pub compactions: Vec<CompactionRecord>,
+    /// Every flush there is evidence of, oldest first where the time is known.
+    pub flushes: Vec<FlushRecord>,
+    /// The workspace's memory files (None: the source knows no workspace).
+    pub memory: Option<MemoryNotes>,
+    pub window: u64,
+    pub flush_at: Option<u64>,
+    pub compact_at: u64,
+    pub used: Option<u64>,
+    pub forecast: Forecast,
+    /// The context per turn (the chart's data), oldest first.
+    pub turns: Vec<Turn>,
+    pub warnings: Vec<HistoryWarning>,
+}
+
+/// One compaction entry on the active branch.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionRecord {
+    pub id: String,
+    pub timestamp: Option<String>,
+    /// 1-based position among the branch's compactions.
+    pub number: u32,
+    pub tokens_before: Option<u64>,
+    /// The context right after: measured by the next model call when one followed in the
+    /// same cycle, else the entry's own `tokensAfter` (OpenClaw's estimate, without the
+    /// system prompt and tools); None when neither exists.
+    pub tokens_after: Option<u64>,
+    /// `next-call` or `entry` (see [`Self::tokens_after`]).
+    pub tokens_after_source: Option<&'static str>,
+    pub first_kept_entry_id: Option<String>,
+    pub summary_chars: usize,
+    /// pi's estimate of the summary message (characters / 4).
+    pub summary_tokens: u64,
+    /// `manual` (a `/compact` request or the gateway's notice around it), `openclaw` (written
+    /// by OpenClaw's compaction hook, no manual request seen: automatic or overflow),
+    /// `unknown` (pi's own format, which clawtop also writes).
+    pub trigger: &'static str,
+    /// Whether the cycle this compaction closed had a flush: `yes`, `no`, `unknown`.
+    pub flush_before: &'static str,
+    /// The evidence behind `flush_before`, in words.
+    pub flush_evidence: String,
+}
+
+/// Evidence of one flush.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlushRecord {
+    /// `transcript` (a flush turn), `store` (the counters of the last flush).
+    pub source: &'static str,
+    /// The flush turn's user message (transcript evidence).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub timestamp: Option<String>,
+    /// The cycle it ran in: compactions before it (the store's `compactionCount` at the flush,
+    /// or the branch's compactions before the flush turn).
+    pub compaction_count: Option<u64>,
+    /// 2026.9 `memoryFlush.kind`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+/// A warning with its code (for `check` and scripts) and its numbers in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct HistoryWarning {
+    pub code: &'static str,
+    pub message: String,
+    /// The compaction it is about, when it is about one (its id).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<String>,
+}
+
+impl History {
+    /// The warnings about the last compaction on the branch, the one that shapes the context
+    /// now: what `check` reports (older compactions are history, not a current problem).
+    pub fn about_last_compaction(&self) -> Vec<&HistoryWarning> {
+        let Some(last) = self.compactions.last() else {
+            return Vec::new();
+        };
+        self.warnings
+            .iter()
+            .filter(|w| w.compaction.as_deref() == Some(last.id.as_str()))
+            .collect()
+    }
+}
+
+/// Codes of [`HistoryWarning`].
+pub mod code {
+    pub const COUNT_MISMATCH: &str = "compaction-count-mismatch";
+    pub const NO_FLUSH: &str = "no-flush-before-compaction";
+    pub const FLUSH_AFTER: &str = "flush-after-compaction";
+    pub const LOOP: &str = "compaction-loop";
+    pub const DUPLICATE_NOTE: &str = "duplicate-note";
+    pub const CLOCK: &str = "clock-backwards";
+    pub const USAGE_DOWN: &str = "usage-down";
+}
+
+/// What the branch walk found.
+struct Read {
+    turns: Vec<Turn>,
+    compactions: Vec<Raw>,
+    flush_turns: Vec<(Turn, bool)>,
+    clock: Vec<String>,
+}
+
+/// A compaction entry as read, before the cycle evidence is added.
+struct Raw {
+    id: String,
+    timestamp: Option<String>,
+    tokens_before: Option<u64>,
+    entry_tokens_after: Option<u64>,
+    /// The first call after it that measured the context, before any later compaction.
+    next_call: Option<u64>,
+    first_kept: Option<String>,
+    summary_chars: usize,
+    summary_tokens: u64,
+    from_hook: Option<bool>,
+    manual: bool,
+}
+
+fn timestamp_of(v: &Value) -> Option<String> {
+    v.get("timestamp")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn millis(ts: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(ts)
+        .ok()
+        .map(|d| d.timestamp_millis())
+}
+
+/// Walks the active branch once, decoding only user and assistant messages (slim) and
+/// compactions (tool results, the bulk of a transcript, are never decoded).
+fn read_branch(t: &Transcript, rules: Rules) -> Read {
+    let mut steps: Vec<(series::Step, series::At)> = Vec::new();
+    let mut raws: Vec<Raw> = Vec::new();
+    let mut clock = Vec::new();
+    let mut last_ms: Option<(i64, String, String)> = None;
+    let mut last_user_compact = false;
+    // The compaction still waiting for the call that measures the context after it.
+    let mut waiting: Option<usize> = None;
+    for &i in &t.active_branch() {
+        let kind = t.entries[i as usize].kind;
+        if !matches!(
+            kind,
+            EntryKind::Compaction
+                | EntryKind::Message(Role::User)
+                | EntryKind::Message(Role::Assistant)
+        ) {
+            continue;
+        }
+        // Messages are read slim (envelope, role, usage; user content only): assistant text
+        // and pasted content are most of a transcript's bytes and none of its figures.
+        let v = if kind == EntryKind::Compaction {
+            t.entry_json(i).ok()
+        } else {
+            t.raw_line(i).ok().and_then(|b| tail::slim(&b))
+        };
+        let Some(v) = v else { continue };
+        let ts = timestamp_of(&v);
+        let id = t.display_id(i);
+        if let Some(ms) = ts.as_deref().and_then(millis) {
+            if let Some((prev, prev_id, prev_ts)) = &last_ms {
+                if ms < *prev {
+                    clock.push(format!(
+                        "entry {id} is stamped {} but comes after entry {prev_id} stamped {prev_ts}",
+                        ts.as_deref().unwrap_or("?")
+                    ));
+                }
+            }
+            last_ms = Some((ms, id.clone(), ts.clone().unwrap_or_default()));
+        }
+        let at = series::At {
+            id: Some(id.clone()),
+            timestamp: ts.clone(),
+        };
+        if kind == EntryKind::Compaction {
+            let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
+            let msg = crate::tokens::compaction_summary_message(&v);
+            raws.push(Raw {
+                id: id.clone(),
+                timestamp: ts,
+                tokens_before: v
+                    .get("tokensBefore")
+                    .and_then(crate::store::sessions::non_negative),
+                entry_tokens_after: v
+                    .get("tokensAfter")
+                    .and_then(crate::store::sessions::non_negative),
+                next_call: None,
+                first_kept: v
+                    .get("firstKeptEntryId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                summary_chars: summary.chars().count(),
+                summary_tokens: crate::tokens::estimate_message(&msg),
+                from_hook: v.get("fromHook").and_then(Value::as_bool),
+                manual: last_user_compact,
+            });
+            waiting = Some(raws.len() - 1);
+            steps.push((series::Step::Compaction, at));
+            continue;
+        }
+        let m = v.get("message").cloned().unwrap_or(Value::Null);
+        if kind == EntryKind::Message(Role::User) {
+            let text = crate::transcript::content::plain(m.get("content"));
+            last_user_compact = text.trim_start().starts_with("/compact");
+        }
+        // The gateway's "Compacted" notice follows a `/compact` request it served.
+        if kind == EntryKind::Message(Role::Assistant) && crate::tokens::is_gateway_notice(&m) {
+            if let Some(r) = raws.last_mut() {
+                r.manual = true;
+            }
+        }
+        if let Some(s) = series::step_of(rules, &v) {
+            if let (series::Step::Call(n), Some(w)) = (&s, waiting) {
+                raws[w].next_call = Some(*n);
+                waiting = None;
+            }
+            steps.push((s, at));
+        }
+    }
+    let turns = series::turns(steps);
+    let flush_turns = flush_turns(&turns);
+    Read {
+        turns,
+        compactions: raws,
+        flush_turns,
+        clock,
+    }
+}
+
+/// The context per turn of the active branch (the TUI's History pane; `history` has the same
+/// in [`History::turns`]). Reads the transcript: never on the render path.
+pub fn branch_turns(t: &Transcript, rules: Rules) -> Vec<Turn> {
+    read_branch(t, rules).turns
+}
+
+/// The flush turns, each with whether it came first in its cycle after a compaction (no
+/// ordinary turn between the compaction and the flush: it ran after the compaction it should
+/// have preceded).
+fn flush_turns(turns: &[Turn]) -> Vec<(Turn, bool)> {
+    let mut out = Vec::new();
+    for (k, t) in turns.iter().enumerate() {
+        if !t.flush {
+            continue;
+        }
+        let first_in_cycle = t.cycle > 0
+            && turns[..k]
+                .iter()
+                .filter(|p| p.cycle == t.cycle)
+                .all(|p| p.flush);
+        out.push((t.clone(), first_in_cycle));
+    }
+    out
+}
+
+/// The history of a session. `t`: its transcript (None when it could not be read; the
+/// transcript's figures are then unknown); `th`: its numbers; `memory`: its workspace's notes.
+pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes>) -> History {
+    let rules = th.rules;
+    let read = t.map(|t| read_branch(t, rules));
+    let entries = t.map_or(0, |t| {
+        t.entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Compaction)
+            .count()
+    });
+    let mut warnings = Vec::new();
+    let mut flushes = Vec::new();
+    let turns = read.as_ref().map(|r| r.turns.clone()).unwrap_or_default();
+    let branch_compactions = read.as_ref().map_or(0, |r| r.compactions.len());
+
+    if let (Some(count), Some(_)) = (th.compaction_count, t) {
+        if count > entries as u64 {
+            warnings.push(HistoryWarning {
+                compaction: None,
+                code: code::COUNT_MISMATCH,
+                message: format!(
+                    "compactionCount is {count} but the transcript holds {entries} compaction {}: {} compaction(s) left no entry (failed, cancelled or looping)",
+                    if entries == 1 { "entry" } else { "entries" },
+                    count - entries as u64
+                ),
+            });
+        }
+    }
+
+    // The store's last flush, and the branch cycle it maps to (only when the store's count
+    // and the branch's compactions agree: otherwise the cycles cannot be lined up).
+    let store_cycle = th.memory_flush_compaction_count;
+    let aligned = th.compaction_count.unwrap_or(0) == branch_compactions as u64;
+    let failed = th.memory_flush_kind.as_deref() == Some("failed");
+    if store_cycle.is_some() || th.memory_flush_at.is_some() || th.memory_flush_kind.is_some() {
+        flushes.push(FlushRecord {
+            source: "store",
+            id: None,
+            timestamp: th.memory_flush_at.and_then(|ms| {
+                chrono::DateTime::from_timestamp_millis(ms)
+                    .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+            }),
+            compaction_count: store_cycle,
+            kind: th.memory_flush_kind.clone(),
+        });
+    }
+    let store_unknown = th.unknown("memoryFlush").is_some()
+        || th.unknown("compactionCount").is_some()
+        || th.unknown("memoryFlushCompactionCount").is_some();
+
+    let mut compactions = Vec::new();
+    if let Some(r) = &read {
+        for (turn, _) in &r.flush_turns {
+            flushes.push(FlushRecord {
+                source: "transcript",
+                id: turn.id.clone(),
+                timestamp: turn.timestamp.clone(),
+                compaction_count: Some(turn.cycle as u64),
+                kind: None,
+            });
+        }
+        for (turn, first) in &r.flush_turns {
+            if *first {
+                let c = &r.compactions[turn.cycle as usize - 1];
+                warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
+                    code: code::FLUSH_AFTER,
+                    message: format!(
+                        "flush turn {} ({}) came after compaction {} ({}) with no turn between: it ran after the compaction it should have preceded",
+                        turn.id.as_deref().unwrap_or("?"),
+                        turn.timestamp.as_deref().unwrap_or("no time"),
+                        c.id,
+                        c.timestamp.as_deref().unwrap_or("no time")
+                    ),
+                });
+            }
+        }
+        let measured: Vec<&Turn> = r.turns.iter().filter(|t| t.tokens.is_some()).collect();
+        for (k, c) in r.compactions.iter().enumerate() {
+            let number = k as u32 + 1;
+            let cycle = number - 1;
+            let (tokens_after, tokens_after_source) = match (c.next_call, c.entry_tokens_after) {
+                (Some(n), _) => (Some(n), Some("next-call")),
+                (None, Some(n)) => (Some(n), Some("entry")),
+                (None, None) => (None, None),
+            };
+            let trigger = if c.manual {
+                "manual"
+            } else if c.from_hook == Some(true) {
+                "openclaw"
+            } else {
+                "unknown"
+            };
+            let (flush_before, flush_evidence) = flush_before(
+                th,
+                rules,
+                cycle,
+                r,
+                aligned && !failed,
+                store_unknown,
+                branch_compactions,
+            );
+            if flush_before == "no" {
+                let last = r
+                    .turns
+                    .iter()
+                    .rev()
+                    .filter(|t| t.cycle == cycle)
+                    .find_map(|t| t.tokens);
+                warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
+                    code: code::NO_FLUSH,
+                    message: format!(
+                        "compaction {} ({}; tokensBefore {}) had no flush in its cycle while flush is enabled (flush line {}; the cycle's last measured context {}): {flush_evidence}",
+                        c.id,
+                        c.timestamp.as_deref().unwrap_or("no time"),
+                        opt(c.tokens_before),
+                        opt(th.flush_at),
+                        opt(last)
+                    ),
+                });
+            }
+            // 2026.2 memoryFlushAt: a flush of this cycle stamped after the compaction.
+            if let (Some(at), Some(sc), true) = (th.memory_flush_at, store_cycle, aligned) {
+                let c_ms = c.timestamp.as_deref().and_then(millis);
+                if sc == cycle as u64 && c_ms.is_some_and(|cm| at > cm) {
+                    warnings.push(HistoryWarning {
+                        compaction: Some(c.id.clone()),
+                        code: code::FLUSH_AFTER,
+                        message: format!(
+                            "the flush recorded for cycle {sc} (memoryFlushAt {at}) is later than compaction {} ({}) that closed that cycle",
+                            c.id,
+                            c.timestamp.as_deref().unwrap_or("?")
+                        ),
+                    });
+                }
+            }
+            if let Some(a) = tokens_after.filter(|&a| a >= th.compact_at) {
+                warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
+                    code: code::LOOP,
+                    message: format!(
+                        "compaction {} left the context at {} tokens ({}), at or above the compaction line {}: the next turn compacts again",
+                        c.id,
+                        crate::thresholds::thousands(a),
+                        if tokens_after_source == Some("next-call") {
+                            "measured by the next call"
+                        } else {
+                            "OpenClaw's estimate in the entry"
+                        },
+                        crate::thresholds::thousands(th.compact_at)
+                    ),
+                });
+            }
+            compactions.push(CompactionRecord {
+                id: c.id.clone(),
+                timestamp: c.timestamp.clone(),
+                number,
+                tokens_before: c.tokens_before,
+                tokens_after,
+                tokens_after_source,
+                first_kept_entry_id: c.first_kept.clone(),
+                summary_chars: c.summary_chars,
+                summary_tokens: c.summary_tokens,
+                trigger,
+                flush_before,
+                flush_evidence,
+            });
+        }
+        // Anomalies: named, counted, never turned into figures.
+        if !r.clock.is_empty() {
+            warnings.push(HistoryWarning {
+                compaction: None,
+                code: code::CLOCK,
+                message: format!(
+                    "the clock went backwards {} time(s) on the branch; first: {}",
+                    r.clock.len(),
+                    r.clock[0]
+                ),
+            });
+        }
+        let drops: Vec<String> = measured
+            .windows(2)
+            .filter(|w| w[0].cycle == w[1].cycle && w[1].tokens < w[0].tokens)
+            .map(|w| {
+                format!(
+                    "turn {} measured {} after {}",
+                    w[1].turn,
+                    opt(w[1].tokens),
+                    opt(w[0].tokens)
+                )
+            })
+            .collect();
+        if !drops.is_empty() {
+            warnings.push(HistoryWarning {
+                compaction: None,
+                code: code::USAGE_DOWN,
+                message: format!(
+                    "the context went down without a compaction {} time(s) (pruning, a model change or a reset counter); first: {}",
+                    drops.len(),
+                    drops[0]
+                ),
+            });
+        }
+    }
+    if let Some(m) = &memory {
+        for f in &m.files {
+            for d in &f.duplicates {
+                warnings.push(HistoryWarning {
+                    compaction: None,
+                    code: code::DUPLICATE_NOTE,
+                    message: format!(
+                        "memory/{}.md: the block at line {} ({} line(s), {:?}) was appended again at line {}",
+                        f.date, d.line, d.lines, d.preview, d.again_line
+                    ),
+                });
+            }
+        }
+    }
+    flushes.sort_by_key(|f| {
+        let ms = f.timestamp.as_deref().and_then(millis);
+        (ms.is_none(), ms)
+    });
+    let forecast = series::forecast(&turns, th.used, th.flush_at, th.compact_at);
+    History {
+        compaction_count: th.compaction_count,
+        compaction_entries: entries,
+        compactions,
+        flushes,
+        memory,
+        window: th.window,
+        flush_at: th.flush_at,
+        compact_at: th.compact_at,
+        used: th.used,
+        forecast,
+        turns,
+        warnings,
+    }
+}
+
+fn opt(n: Option<u64>) -> String {
+    n.map_or_else(|| "unknown".into(), crate::thresholds::thousands)
+}
+
+/// Whether cycle `cycle` had a flush, and the evidence.
+fn flush_before(
+    th: &Thresholds,
+    rules: Rules,
+    cycle: u32,
+    r: &Read,
+    store_usable: bool,
+    store_unknown: bool,
+    branch_compactions: usize,
+) -> (&'static str, String) {
+    if let Some((t, _)) = r.flush_turns.iter().find(|(t, _)| t.cycle == cycle) {
+        return (
+            "yes",
+            format!(
+                "flush turn {} in the transcript",
+                t.id.as_deref().unwrap_or("?")
+            ),
+        );
+    }
+    if !th.flush_enabled.value {
+        return ("unknown", "memoryFlush.enabled is false".into());
+    }
+    if store_unknown {
+        return (
+            "unknown",
+            "this source cannot read the flush counters".into(),
+        );
+    }
+    let sc = th.memory_flush_compaction_count;
+    if store_usable {
+        match sc {
+            Some(c) if c == cycle as u64 => {
+                return (
+                    "yes",
+                    format!("the store's last flush ran at compactionCount {c}"),
+                );
+            }
+            // The store keeps the last successful flush: none ran in a later cycle.
+            Some(c) if c < cycle as u64 => {
+                return (
+                    "no",
+                    format!(
+                        "the store's last flush ran at compactionCount {c}, before this cycle ({cycle})"
+                    ),
+                );
+            }
+            None => {
+                return ("no", "no flush is recorded on the session".into());
+            }
+            Some(_) => {}
+        }
+    }
+    // On 2026.2.x the flush turn is written to the transcript; a cycle seen whole with none.
+    let whole = cycle > 0 || r.turns.first().is_some_and(|t| t.turn <= 1);
+    if rules == Rules::V2026_2 && whole && branch_compactions > 0 {
+        return (
+            "no",
+            format!("no flush turn in cycle {cycle} of the transcript"),
+        );
+    }
+    (
+        "unknown",
+        if store_usable {
+            "the store records only the last flush, which ran later".into()
+        } else {
+            "the store's compactionCount does not match the compactions written, so its flush cannot be placed".into()
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,337 @@
+//! The forecast from the end of a transcript only: `list` forecasts every session of a host,
+//! so it reads the last entries (a few KiB to a few MiB), not the whole file.
+//!
+//! A source hands over the last entries in append order ([`Tail`], through
+//! [`crate::source::SessionSource::transcript_tail`]); the active branch is followed back from
+//! the last entry through `parentId` as far as the tail reaches (file order for v1 files
+//! without ids), and the reads grow through [`BUDGETS`] until they show enough turns or the
+//! start of the transcript.
+
+use super::series::{self, At, FORECAST_TURNS, Forecast, Step};
+use crate::source::{SessionRef, SessionSource, SourceError};
+use crate::thresholds::{Rules, Thresholds};
+use serde_json::Value;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+/// Read sizes, in bytes of transcript, tried in order.
+pub const BUDGETS: [u64; 3] = [64 << 10, 1 << 20, 16 << 20];
+
+/// The last entries of a transcript.
+#[derive(Debug, Default)]
+pub struct Tail {
+    /// Decoded entries in append order (lines that are not JSON are left out).
+    pub entries: Vec<Value>,
+    /// True when they reach the transcript's start.
+    pub complete: bool,
+}
+
+/// The last `budget` bytes of a JSONL file (from the first line start inside them), decoded.
+pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let start = len.saturating_sub(budget);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    (&mut f).take(len - start).read_to_end(&mut buf)?;
+    let body = if start == 0 {
+        &buf[..]
+    } else {
+        // The first line is cut (or starts exactly here: then it is dropped too, harmlessly).
+        match memchr::memchr(b'\n', &buf) {
+            Some(nl) => &buf[nl + 1..],
+            None => &[][..],
+        }
+    };
+    let entries = body
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .filter_map(slim)
+        .collect();
+    Ok(Tail {
+        entries,
+        complete: start == 0,
+    })
+}
+
+/// The fields of an entry the series reads; the rest (tool results, assistant text, the
+/// bulk of a transcript) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct SlimEntry<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "parentId", borrow)]
+    parent_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<SlimMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct SlimMessage<'a> {
+    #[serde(borrow)]
+    role: Option<std::borrow::Cow<'a, str>>,
+    usage: Option<Value>,
+    #[serde(rename = "stopReason", borrow)]
+    stop_reason: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    provider: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry's JSON reduced to what [`series::step_of`] and the branch walk read: the
+/// envelope, and of a message its role, usage, stop reason, provider and model, plus the
+/// content of user messages only (the flush prompt is recognised there). None for a line
+/// that is not a JSON object of that shape.
+pub fn slim(line: &[u8]) -> Option<Value> {
+    let e: SlimEntry = serde_json::from_slice(line).ok()?;
+    let mut o = serde_json::Map::new();
+    let mut put = |k: &str, v: Option<std::borrow::Cow<'_, str>>| {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::String(v.into_owned()));
+        }
+    };
+    put("type", e.ty);
+    put("id", e.id);
+    put("parentId", e.parent_id);
+    put("timestamp", e.timestamp);
+    if let Some(m) = e.message {
+        let mut mo = serde_json::Map::new();
+        let user = m.role.as_deref() == Some("user");
+        for (k, v) in [
+            ("role", m.role),
+            ("stopReason", m.stop_reason),
+            ("provider", m.provider),
+            ("model", m.model),
+        ] {
+            if let Some(v) = v {
+                mo.insert(k.into(), Value::String(v.into_owned()));
+            }
+        }
+        if let Some(u) = m.usage {
+            mo.insert("usage".into(), u);
+        }
+        if let (true, Some(c)) = (user, m.content) {
+            if let Ok(c) = serde_json::from_str::<Value>(c.get()) {
+                mo.insert("content".into(), c);
+            }
+        }
+        o.insert("message".into(), Value::Object(mo));
+    }
+    Some(Value::Object(o))
+}
+
+/// The active branch's steps within the tail, oldest first, and whether they reach back far
+/// enough (to the start, or over the measured turns the forecast takes).
+pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
+    let e = &tail.entries;
+    fn id(v: &Value) -> Option<&str> {
+        v.get("id").and_then(Value::as_str)
+    }
+    let has_ids = e.iter().any(|v| id(v).is_some());
+    let mut branch: Vec<usize> = Vec::new();
+    let mut cut = false;
+    if has_ids {
+        let by_id: std::collections::HashMap<&str, usize> = e
+            .iter()
+            .enumerate()
+            .filter_map(|(k, v)| id(v).map(|i| (i, k)))
+            .collect();
+        let mut cur = e.iter().rposition(|v| {
+            id(v).is_some() && v.get("type").and_then(Value::as_str) != Some("session")
+        });
+        while let Some(k) = cur {
+            branch.push(k);
+            cur = match e[k].get("parentId").and_then(Value::as_str) {
+                Some(p) => match by_id.get(p) {
+                    // Parents come earlier in append order; anything else (a cycle) stops.
+                    Some(&pk) if pk < k => Some(pk),
+                    _ => {
+                        cut = true;
+                        None
+                    }
+                },
+                None => None,
+            };
+        }
+        branch.reverse();
+    } else {
+        branch = (0..e.len()).collect();
+        cut = !tail.complete;
+    }
+    let mut out = Vec::new();
+    for k in branch {
+        let v = &e[k];
+        if let Some(s) = series::step_of(rules, v) {
+            out.push((
+                s,
+                At {
+                    id: id(v).map(str::to_string),
+                    timestamp: v
+                        .get("timestamp")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                },
+            ));
+        }
+    }
+    // Enough when the tail shows the turns the forecast takes, counted the way the forecast
+    // counts them (measured turns; one more, as the first may be cut), so a longer read could
+    // not change its answer.
+    let measured = series::turns(out.iter().cloned())
+        .iter()
+        .filter(|t| t.tokens.is_some())
+        .count();
+    let enough = !cut || measured > FORECAST_TURNS + 1;
+    (out, enough)
+}
+
+/// The turns at the end of a session's transcript, reading more only while needed.
+pub fn turns_of(
+    source: &dyn SessionSource,
+    session: &SessionRef,
+    rules: Rules,
+) -> Result<Vec<series::Turn>, SourceError> {
+    let mut last = Vec::new();
+    for budget in BUDGETS {
+        let tail = source.transcript_tail(session, budget)?;
+        let (s, enough) = steps(&tail, rules);
+        last = s;
+        if enough || tail.complete {
+            break;
+        }
+    }
+    Ok(series::turns(last))
+}
+
+/// The forecast of a listed session from its transcript's tail and its numbers: what `list`
+/// and `show` print (`history` computes the same from the whole branch). Unreadable
+/// transcripts give an unknown forecast that says why.
+pub fn forecast_of(
+    source: &dyn SessionSource,
+    session: &crate::source::Session,
+    th: &Thresholds,
+) -> Forecast {
+    Forecasts::default().of(source, session, th)
+}
+
+/// Forecasts of many sessions, reading each transcript's tail once: sessions can share a
+/// transcript (forks, copies), and the turns do not depend on the session's numbers.
+#[derive(Default)]
+pub struct Forecasts {
+    turns: std::collections::HashMap<String, Result<Vec<series::Turn>, String>>,
+}
+
+impl Forecasts {
+    fn turns_for(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        rules: Rules,
+    ) -> Option<&Result<Vec<series::Turn>, String>> {
+        let at = session.transcript.as_ref()?;
+        Some(self.turns.entry(at.clone()).or_insert_with(|| {
+            turns_of(source, &session.reference, rules).map_err(|e| e.to_string())
+        }))
+    }
+
+    pub fn of(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        th: &Thresholds,
+    ) -> Forecast {
+        match self.turns_for(source, session, th.rules) {
+            None => Forecast::unknown("no transcript"),
+            Some(Ok(turns)) => series::forecast(turns, th.used, th.flush_at, th.compact_at),
+            Some(Err(e)) => Forecast::unknown(&format!("transcript not readable: {e}")),
+        }
+    }
+
+    /// The context of the last `n` measured turns, oldest first (the Sessions list's trend);
+    /// empty when unknown.
+    pub fn recent(
+        &mut self,
+        source: &dyn SessionSource,
+        session: &crate::source::Session,
+        rules: Rules,
+        n: usize,
+    ) -> Vec<u64> {
+        match self.turns_for(source, session, rules) {
+            Some(Ok(turns)) => {
+                let v: Vec<u64> = turns.iter().filter_map(|t| t.tokens).collect();
+                v[v.len().saturating_sub(n)..].to_vec()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(id: &str, parent: Option<&str>, role: &str, input: u64) -> String {
+        let usage = if role == "assistant" {
+            serde_json::json!({"input": input, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + 10})
+        } else {
+            Value::Null
+        };
+        serde_json::json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-11-21T04:00:00.000Z",
+            "message": {"role": role, "content": [{"type": "text", "text": "x".repeat(200)}], "usage": usage, "stopReason": "stop"}})
+        .to_string()
+    }
+
+    #[test]
+    fn a_slim_entry_keeps_what_the_series_reads() {
+        let line = br#"{"type":"message","id":"a","parentId":"u","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"long"}],"usage":{"input":5,"totalTokens":9},"stopReason":"stop","provider":"p","model":"m"}}"#;
+        let v = slim(line).unwrap();
+        assert_eq!(v["message"]["usage"]["totalTokens"], 9);
+        assert!(v["message"].get("content").is_none());
+        assert_eq!(series::step_of(Rules::V2026_2, &v), Some(Step::Call(9)));
+        let u = br#"{"type":"message","id":"u","message":{"role":"user","content":"Pre-compaction memory flush. Store"}}"#;
+        assert_eq!(
+            series::step_of(Rules::V2026_2, &slim(u).unwrap()),
+            Some(Step::User { flush: true })
+        );
+        assert_eq!(slim(b"[1,2]"), None);
+        assert_eq!(slim(b"{\"type\": 3}"), None);
+    }
+
+    #[test]
+    fn a_tail_follows_the_branch_and_grows_until_it_has_enough_turns() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n");
+        let mut parent: Option<String> = None;
+        for k in 0..400u64 {
+            let u = format!("u{k}");
+            let a = format!("a{k}");
+            text.push_str(&line(&u, parent.as_deref(), "user", 0));
+            text.push('\n');
+            text.push_str(&line(&a, Some(&u), "assistant", 1_000 + k * 250));
+            text.push('\n');
+            parent = Some(a);
+        }
+        // An abandoned branch appended last would be the leaf; here the leaf is a0399.
+        std::fs::write(&p, &text).unwrap();
+        let small = read_file(&p, 4 << 10).unwrap();
+        assert!(!small.complete);
+        let (s, enough) = steps(&small, Rules::V2026_2);
+        assert!(!enough, "4 KiB hold only a few turns: {}", s.len());
+        let big = read_file(&p, 64 << 10).unwrap();
+        let (s, enough) = steps(&big, Rules::V2026_2);
+        assert!(enough);
+        let turns = series::turns(s);
+        let f = series::forecast(&turns, Some(100_760), Some(110_000), 120_000);
+        assert_eq!(f.tokens_per_turn, Some(250));
+        assert_eq!(f.turns_to_flush, Some(37)); // 9,240 / 250, rounded up
+        assert_eq!(f.turns_to_compaction, Some(77));
+    }
+}

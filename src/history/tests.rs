@@ -1,0 +1,330 @@
+use super::*;
+use crate::thresholds::{Counters, Settings, Source, UsedSource, Window};
+use serde_json::json;
+
+/// A transcript under construction: a v3 chain, one line per entry.
+struct Chain {
+    lines: Vec<String>,
+    n: u32,
+    minute: i64,
+}
+
+impl Chain {
+    fn new() -> Chain {
+        Chain {
+            lines: vec![json!({"type": "session", "version": 3, "id": "s"}).to_string()],
+            n: 0,
+            minute: 0,
+        }
+    }
+    fn push(&mut self, mut v: Value) -> String {
+        self.n += 1;
+        let id = format!("e{}", self.n);
+        let parent = (self.n > 1).then(|| format!("e{}", self.n - 1));
+        self.minute += 1;
+        let ts = chrono::DateTime::from_timestamp(1_795_000_000 + self.minute * 60, 0)
+            .unwrap()
+            .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        let o = v.as_object_mut().unwrap();
+        o.insert("id".into(), id.clone().into());
+        o.insert("parentId".into(), parent.into());
+        o.entry("timestamp").or_insert(ts.into());
+        self.lines.push(v.to_string());
+        id
+    }
+    fn user(&mut self, text: &str) -> String {
+        self.push(json!({"type": "message", "message": {"role": "user", "content": text}}))
+    }
+    fn call(&mut self, total: Option<u64>) -> String {
+        let mut m = json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"});
+        if let Some(t) = total {
+            m["usage"] = json!({"input": t - 10, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": t});
+        }
+        self.push(json!({"type": "message", "message": m}))
+    }
+    fn turn(&mut self, total: u64) {
+        self.user("go on");
+        self.call(Some(total));
+    }
+    fn compaction(&mut self, before: u64) -> String {
+        self.push(json!({"type": "compaction", "summary": "s".repeat(400), "firstKeptEntryId": "e1", "tokensBefore": before, "fromHook": true}))
+    }
+    fn transcript(&self) -> Transcript {
+        Transcript::from_bytes("t.jsonl", (self.lines.join("\n") + "\n").into_bytes())
+    }
+}
+
+/// 2026.2 numbers of a 48,000 window: compaction line 28,000, flush line 24,000.
+fn numbers(used: Option<u64>, c: Counters) -> Thresholds {
+    let window = Window {
+        tokens: 48_000,
+        source: Source::Entry,
+        detail: String::new(),
+    };
+    let used = (
+        used,
+        used.map_or(UsedSource::Unknown, |_| UsedSource::Fresh),
+    );
+    crate::thresholds::compute_with(
+        Rules::V2026_2,
+        window,
+        used,
+        &Settings::from_config(&Value::Null),
+        &c,
+    )
+}
+
+fn codes(h: &History) -> Vec<&'static str> {
+    h.warnings.iter().map(|w| w.code).collect()
+}
+
+#[test]
+fn compactions_flushes_and_the_warnings_of_their_cycles() {
+    let mut c = Chain::new();
+    for k in 0..5 {
+        c.turn(16_000 + k * 2_000);
+    }
+    let flush = c.user(
+        "Pre-compaction memory flush. Store durable memories now (use memory/2026-11-21.md).",
+    );
+    c.call(Some(25_000));
+    let first = c.compaction(27_500);
+    c.turn(30_000); // still above the compaction line: a loop
+    c.turn(31_000);
+    let second = c.compaction(32_000);
+    c.turn(12_000);
+    for k in 1..=4 {
+        c.turn(12_000 + k * 1_000);
+    }
+    let t = c.transcript();
+    let th = numbers(
+        Some(16_000),
+        Counters {
+            compaction_count: Some(2),
+            memory_flush_compaction_count: Some(0),
+            memory_flush_at: Some(1_795_000_000_000 + 6 * 60_000),
+            ..Default::default()
+        },
+    );
+    assert_eq!((th.compact_at, th.flush_at), (28_000, Some(24_000)));
+    let h = build(Some(&t), &th, None);
+    assert_eq!(h.compactions.len(), 2);
+    let (a, b) = (&h.compactions[0], &h.compactions[1]);
+    assert_eq!((a.id.as_str(), a.number), (first.as_str(), 1));
+    assert_eq!(a.tokens_before, Some(27_500));
+    assert_eq!(
+        (a.tokens_after, a.tokens_after_source),
+        (Some(30_000), Some("next-call"))
+    );
+    assert_eq!(a.trigger, "openclaw");
+    assert_eq!(a.flush_before, "yes", "{}", a.flush_evidence);
+    assert!(a.flush_evidence.contains(&flush));
+    assert_eq!(a.summary_chars, 400);
+    assert_eq!(a.summary_tokens, 100);
+    assert_eq!(b.id, second);
+    assert_eq!(b.tokens_after, Some(12_000));
+    assert_eq!(b.flush_before, "no", "{}", b.flush_evidence);
+    let w = |code: &str| {
+        h.warnings
+            .iter()
+            .filter(|w| w.code == code)
+            .map(|w| w.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let loops = w(code::LOOP);
+    assert_eq!(loops.len(), 1, "{:?}", h.warnings);
+    assert!(
+        loops[0].contains(&first) && loops[0].contains("30,000") && loops[0].contains("28,000")
+    );
+    let no_flush = w(code::NO_FLUSH);
+    assert_eq!(no_flush.len(), 1);
+    assert!(no_flush[0].contains(&second) && no_flush[0].contains("32,000"));
+    assert!(no_flush[0].contains("24,000"), "{}", no_flush[0]);
+    assert!(w(code::COUNT_MISMATCH).is_empty());
+    // Flushes: the store's record and the transcript's flush turn.
+    assert_eq!(h.flushes.len(), 2);
+    assert!(
+        h.flushes
+            .iter()
+            .any(|f| f.source == "transcript" && f.id.as_deref() == Some(flush.as_str()))
+    );
+    // Forecast over the last cycle: +1,000 a turn from 16,000.
+    assert_eq!(h.forecast.tokens_per_turn, Some(1_000));
+    assert_eq!(h.forecast.turns_to_flush, Some(8));
+    assert_eq!(h.forecast.turns_to_compaction, Some(12));
+    assert!(h.turns.iter().any(|t| t.flush));
+}
+
+#[test]
+fn a_flush_recorded_after_its_compaction_or_written_right_after_it_is_named() {
+    let mut c = Chain::new();
+    for k in 0..3 {
+        c.turn(20_000 + k * 2_000);
+    }
+    let comp = c.compaction(27_000);
+    let late = c.user("Pre-compaction memory flush. Store durable memories now.");
+    c.call(Some(9_000));
+    c.turn(10_000);
+    let t = c.transcript();
+    let th = numbers(
+        Some(10_000),
+        Counters {
+            compaction_count: Some(1),
+            memory_flush_compaction_count: Some(0),
+            // Stamped an hour after everything: later than the compaction of its cycle.
+            memory_flush_at: Some(1_795_000_000_000 + 3_600_000),
+            ..Default::default()
+        },
+    );
+    let h = build(Some(&t), &th, None);
+    let after: Vec<&HistoryWarning> = h
+        .warnings
+        .iter()
+        .filter(|w| w.code == code::FLUSH_AFTER)
+        .collect();
+    assert_eq!(after.len(), 2, "{:?}", h.warnings);
+    assert!(
+        after
+            .iter()
+            .any(|w| w.message.contains(&late) && w.message.contains(&comp))
+    );
+    assert!(after.iter().any(|w| w.message.contains("memoryFlushAt")));
+    // The store says the last flush ran at count 0: the compaction that closed cycle 0 had one.
+    assert_eq!(h.compactions[0].flush_before, "yes");
+}
+
+#[test]
+fn a_count_above_the_entries_names_both_numbers() {
+    let mut c = Chain::new();
+    c.turn(20_000);
+    c.compaction(27_000);
+    c.turn(9_000);
+    let t = c.transcript();
+    let th = numbers(
+        Some(9_000),
+        Counters {
+            compaction_count: Some(12),
+            ..Default::default()
+        },
+    );
+    let h = build(Some(&t), &th, None);
+    let m = &h
+        .warnings
+        .iter()
+        .find(|w| w.code == code::COUNT_MISMATCH)
+        .unwrap()
+        .message;
+    assert!(
+        m.contains("compactionCount is 12")
+            && m.contains("holds 1 compaction entry")
+            && m.contains("11"),
+        "{m}"
+    );
+    // The cycles cannot be lined up with the store's, and there is no flush turn: on 2026.2
+    // the whole cycle is in the transcript, so "no".
+    assert_eq!(h.compactions[0].flush_before, "no");
+}
+
+#[test]
+fn no_usage_falling_usage_and_a_clock_going_backwards_are_named_not_divided_by() {
+    let mut c = Chain::new();
+    c.user("hi");
+    c.call(None);
+    c.compaction(1_000);
+    c.user("again");
+    c.call(None);
+    let t = c.transcript();
+    let h = build(Some(&t), &numbers(None, Counters::default()), None);
+    assert_eq!(h.compactions[0].tokens_after, None);
+    assert_eq!(h.compactions[0].tokens_after_source, None);
+    assert_eq!(h.forecast.tokens_per_turn, None);
+    assert!(
+        h.forecast
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("no model call")
+    );
+
+    let mut c = Chain::new();
+    c.turn(20_000);
+    c.turn(18_000);
+    c.push(json!({"type": "message", "timestamp": "2020-01-01T00:00:00.000Z", "message": {"role": "user", "content": "from the past"}}));
+    c.call(Some(19_000));
+    let t = c.transcript();
+    let h = build(Some(&t), &numbers(Some(19_000), Counters::default()), None);
+    assert_eq!(codes(&h), vec![code::CLOCK, code::USAGE_DOWN]);
+    assert!(
+        h.warnings[1].message.contains("18,000 after 20,000"),
+        "{}",
+        h.warnings[1].message
+    );
+    assert!(h.warnings[0].message.contains("2020-01-01"));
+
+    // No transcript at all: only the store's figures, everything else empty.
+    let h = build(
+        None,
+        &numbers(
+            None,
+            Counters {
+                compaction_count: Some(3),
+                ..Default::default()
+            },
+        ),
+        None,
+    );
+    assert!(h.compactions.is_empty() && h.warnings.is_empty());
+    assert_eq!(h.compaction_count, Some(3));
+}
+
+#[test]
+fn duplicate_note_blocks_become_warnings() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir(ws.path().join("memory")).unwrap();
+    std::fs::write(
+        ws.path().join("memory/2026-11-23.md"),
+        "- durable note 16: deployment plan reviewed\n\n- durable note 16: deployment plan reviewed\n",
+    )
+    .unwrap();
+    let h = build(
+        None,
+        &numbers(None, Counters::default()),
+        Some(memory::read(ws.path())),
+    );
+    assert_eq!(codes(&h), vec![code::DUPLICATE_NOTE]);
+    assert!(
+        h.warnings[0]
+            .message
+            .contains("memory/2026-11-23.md: the block at line 1")
+    );
+    assert!(h.warnings[0].message.contains("again at line 3"));
+}
+
+#[test]
+fn through_a_gateway_the_flush_of_a_cycle_is_unknown_not_no() {
+    let mut c = Chain::new();
+    for k in 0..3 {
+        c.turn(20_000 + k * 2_000);
+    }
+    c.compaction(26_000);
+    c.turn(10_000);
+    let t = c.transcript();
+    let mut th = numbers(
+        Some(10_000),
+        Counters {
+            compaction_count: Some(5),
+            ..Default::default()
+        },
+    );
+    // What a GatewaySource reports as not exposed (source::gateway): the figures are masked.
+    th.mask_not_exposed(&[
+        ("compactionCount", "not exposed by the gateway".into()),
+        ("memoryFlush", "not exposed by the gateway".into()),
+    ]);
+    let h = build(Some(&t), &th, None);
+    assert_eq!(h.compaction_count, None);
+    assert_eq!(h.compactions[0].flush_before, "unknown");
+    assert!(h.compactions[0].flush_evidence.contains("cannot read"));
+    assert!(codes(&h).is_empty(), "{:?}", h.warnings);
+}

@@ -1,0 +1,270 @@
+//! The History pane of the Session screen (`H`): the context per turn as bars (ratatui's
+//! `Sparkline`), the compaction line (`━`) and the flush line (`┄`) across them, and under the
+//! bars each turn that follows a compaction (`C`) and each memory-flush turn (`F`).
+//!
+//! The turns are computed with the transcript, off the render path
+//! ([`crate::history::branch_turns`] in the loader); this only lays them out. The top of the
+//! chart is the window (or the largest turn, when a turn went over it), so the lines sit at
+//! their true height. With more turns than columns, the latest turns are shown.
+
+use super::theme::Theme;
+use crate::history::Turn;
+use crate::thresholds::thousands;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Sparkline, Widget};
+
+/// What the pane shows: the turns and the session's lines (from its numbers).
+pub struct HistoryChart<'a> {
+    pub turns: &'a [Turn],
+    pub window: u64,
+    pub compact_at: u64,
+    pub flush_at: Option<u64>,
+    pub used: Option<u64>,
+    pub theme: Theme,
+}
+
+const Y_LABEL_W: u16 = 7;
+
+fn short(n: u64) -> String {
+    crate::format::tokens(n)
+}
+
+impl Widget for HistoryChart<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        Clear.render(area, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(Span::styled(" History: context per turn ", t.title()))
+            .title_bottom(Span::styled(" H or Esc closes ", t.dim()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height == 0 || inner.width == 0 {
+            return;
+        }
+        if inner.height < 6 || inner.width < Y_LABEL_W + 8 {
+            buf.set_string(inner.x, inner.y, "too small for the chart", t.dim());
+            return;
+        }
+        // Legend, then the forecast at the rate the turns show.
+        let mut legend = vec![
+            Span::styled("━", t.compaction()),
+            Span::raw(format!(" compaction {}  ", thousands(self.compact_at))),
+        ];
+        match self.flush_at {
+            Some(f) => {
+                legend.push(Span::styled("┄", t.marker()));
+                legend.push(Span::raw(format!(" flush {}  ", thousands(f))));
+            }
+            None => legend.push(Span::raw("no flush line  ")),
+        }
+        legend.push(Span::styled("C", t.compaction()));
+        legend.push(Span::raw(" compacted  "));
+        legend.push(Span::styled("F", t.marker()));
+        legend.push(Span::raw(" flush"));
+        buf.set_line(inner.x, inner.y, &Line::from(legend), inner.width);
+        let f = crate::history::forecast(self.turns, self.used, self.flush_at, self.compact_at);
+        let outlook = match f.tokens_per_turn {
+            Some(r) => format!(
+                "+{}/turn · flush in {} · compaction in {} turn(s)",
+                thousands(r),
+                f.turns_to_flush
+                    .map_or_else(|| "-".to_string(), |n| n.to_string()),
+                f.turns_to_compaction
+                    .map_or_else(|| "?".to_string(), |n| n.to_string()),
+            ),
+            None => format!(
+                "forecast unknown: {}",
+                crate::sanitize::one_line(f.note.as_deref().unwrap_or("-"))
+            ),
+        };
+        buf.set_stringn(
+            inner.x,
+            inner.y + 1,
+            &outlook,
+            inner.width as usize,
+            t.dim(),
+        );
+
+        // Plot: rows between the legend and the two axis rows.
+        let plot_h = inner.height - 4;
+        let plot = Rect {
+            x: inner.x + Y_LABEL_W,
+            y: inner.y + 2,
+            width: inner.width - Y_LABEL_W,
+            height: plot_h,
+        };
+        let shown = &self.turns[self.turns.len().saturating_sub(plot.width as usize)..];
+        let top = shown
+            .iter()
+            .filter_map(|t| t.tokens)
+            .chain([self.window, self.compact_at])
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        // The row (from the plot's top) a value falls in, as the bars fill cells.
+        let row_of = |v: u64| -> u16 {
+            let from_bottom = ((v as u128 * plot_h as u128) / top as u128) as u16;
+            plot_h - 1 - from_bottom.min(plot_h - 1)
+        };
+        // (value, row, glyph, style): a flush line that would share the compaction line's row
+        // (a short chart) goes one row lower, so both stay visible.
+        let compact_row = row_of(self.compact_at);
+        let mut lines: Vec<(u64, u16, &str, ratatui::style::Style)> = Vec::new();
+        if let Some(f) = self.flush_at {
+            let mut row = row_of(f);
+            if row == compact_row && f < self.compact_at && row + 1 < plot_h - 1 {
+                row += 1;
+            }
+            lines.push((f, row, "┄", t.marker()));
+        }
+        lines.push((self.compact_at, compact_row, "━", t.compaction()));
+        for (_, row, glyph, style) in &lines {
+            let y = plot.y + row;
+            for x in plot.x..plot.right() {
+                buf[(x, y)].set_symbol(glyph).set_style(*style);
+            }
+        }
+        let data: Vec<u64> = shown.iter().map(|t| t.tokens.unwrap_or(0)).collect();
+        let bars = Rect {
+            width: (data.len() as u16).min(plot.width),
+            ..plot
+        };
+        // Bars over the lines: a turn above a line hides it in its own column only.
+        let mut above = Buffer::empty(bars);
+        Sparkline::default()
+            .data(&data)
+            .max(top)
+            .style(t.plain())
+            .render(bars, &mut above);
+        for y in bars.y..bars.bottom() {
+            for x in bars.x..bars.right() {
+                let c = &above[(x, y)];
+                if c.symbol() != " " {
+                    buf[(x, y)].set_symbol(c.symbol()).set_style(t.plain());
+                }
+            }
+        }
+        // Y labels: the top, each line, zero.
+        let mut labels: Vec<(u16, String)> = vec![(0, short(top)), (plot_h - 1, "0".into())];
+        for (v, row, _, _) in &lines {
+            labels.push((*row, short(*v)));
+        }
+        for (row, text) in labels {
+            buf.set_string(
+                inner.x,
+                plot.y + row,
+                format!("{text:>w$} ┤", w = Y_LABEL_W as usize - 2),
+                t.dim(),
+            );
+        }
+        // X axis: the marks under their turns, then the first and last turn numbers.
+        let axis_y = plot.bottom();
+        for x in plot.x..plot.right() {
+            buf[(x, axis_y)].set_symbol("─").set_style(t.dim());
+        }
+        buf.set_string(inner.x + Y_LABEL_W - 1, axis_y, "└", t.dim());
+        for (k, turn) in shown.iter().enumerate() {
+            let prev_cycle = if k > 0 {
+                Some(shown[k - 1].cycle)
+            } else {
+                let all = self.turns.len() - shown.len();
+                all.checked_sub(1).map(|p| self.turns[p].cycle)
+            };
+            let x = plot.x + k as u16;
+            if turn.flush {
+                buf[(x, axis_y)].set_symbol("F").set_style(t.marker());
+            } else if prev_cycle.is_some_and(|c| c != turn.cycle)
+                || (prev_cycle.is_none() && turn.cycle > 0)
+            {
+                buf[(x, axis_y)].set_symbol("C").set_style(t.compaction());
+            }
+        }
+        if let (Some(first), Some(last)) = (shown.first(), shown.last()) {
+            buf.set_stringn(
+                plot.x,
+                axis_y + 1,
+                format!("turns {} to {}, one column each", first.turn, last.turn),
+                plot.width as usize,
+                t.dim(),
+            );
+        } else {
+            buf.set_string(
+                plot.x,
+                plot.y,
+                "no model call measured the context",
+                t.dim(),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::series::{At, Step, turns};
+
+    fn session() -> Vec<Turn> {
+        // Grows 2,400 a turn from 14,000, a flush turn at 24,500, compaction after 28,500
+        // brings it to 12,000, then it grows again.
+        fn push(s: &mut Vec<(Step, At)>, n: u64, flush: bool) {
+            s.push((Step::User { flush }, At::default()));
+            s.push((Step::Call(n), At::default()));
+        }
+        let mut s: Vec<(Step, At)> = Vec::new();
+        for k in 0..5 {
+            push(&mut s, 14_000 + k * 2_400, false);
+        }
+        push(&mut s, 24_500, true);
+        push(&mut s, 28_500, false);
+        s.push((Step::Compaction, At::default()));
+        for k in 0..5 {
+            push(&mut s, 12_000 + k * 2_400, false);
+        }
+        turns(s)
+    }
+
+    #[test]
+    fn chart_with_both_lines_a_flush_and_a_compaction_marked() {
+        let turns = session();
+        let chart = HistoryChart {
+            turns: &turns,
+            window: 48_000,
+            compact_at: 28_000,
+            flush_at: Some(24_000),
+            used: Some(21_600),
+            theme: Theme::new(true),
+        };
+        let area = Rect::new(0, 0, 60, 16);
+        let mut buf = Buffer::empty(area);
+        chart.render(area, &mut buf);
+        let text: String = (0..area.height)
+            .map(|y| {
+                let line: String = (0..area.width).map(|x| buf[(x, y)].symbol()).collect();
+                line.trim_end().to_string() + "\n"
+            })
+            .collect();
+        assert!(text.contains('━') && text.contains('┄'), "{text}");
+        assert!(text.contains("C") && text.contains("F"));
+        insta::assert_snapshot!("history_chart_60x16", text);
+    }
+
+    #[test]
+    fn tiny_areas_and_no_turns_draw_without_panicking() {
+        for (w, h) in [(1, 1), (10, 5), (20, 7), (40, 8)] {
+            let area = Rect::new(0, 0, w, h);
+            let mut buf = Buffer::empty(area);
+            HistoryChart {
+                turns: &[],
+                window: 0,
+                compact_at: 0,
+                flush_at: None,
+                used: None,
+                theme: Theme::new(false),
+            }
+            .render(area, &mut buf);
+        }
+    }
+}

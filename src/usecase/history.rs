@@ -1,0 +1,58 @@
+//! `clawtop history KEY` and the Session screen's History pane: one session's history
+//! ([`crate::history`]) from its source, with the session's numbers from [`Numbers`] (the
+//! lines are never recomputed here).
+
+use crate::history::{self, History};
+use crate::numbers::Numbers;
+use crate::source::Session;
+
+/// The history of `s`, and the problems met reading it (the transcript's, naming it).
+pub fn for_session(numbers: &mut Numbers<'_>, s: &Session) -> (History, Vec<String>) {
+    read(numbers, s, true)
+}
+
+fn read(numbers: &mut Numbers<'_>, s: &Session, with_memory: bool) -> (History, Vec<String>) {
+    let mut warnings = s.warnings.clone();
+    let t = match &s.transcript {
+        Some(_) => crate::numbers::open_transcript(numbers.source, s, &mut warnings),
+        None => None,
+    };
+    let th = numbers.session_with_transcript(s, t.as_ref());
+    let memory = numbers
+        .source
+        .workspace(s.agent_id())
+        .filter(|_| with_memory)
+        .map(|(w, _)| history::memory::read(&w));
+    (history::build(t.as_ref(), &th, memory), warnings)
+}
+
+/// The history problems `check` grades ([`crate::report::check::history_problems`]), per
+/// reference of `refs` (same order). Only sessions that have compacted are read (a store
+/// `compactionCount` of 0 or none means there is nothing to find, unless the source cannot
+/// read the count), and no workspace: the notes play no part in these problems.
+pub fn check_problems(
+    source: &dyn crate::source::SessionSource,
+    agent: Option<&str>,
+    refs: &[crate::source::SessionRef],
+) -> Vec<Vec<(crate::report::check::Problem, String)>> {
+    let listed = source.list(agent);
+    let by_ref: std::collections::HashMap<_, _> =
+        listed.sessions.iter().map(|s| (&s.reference, s)).collect();
+    let count_unknown = source
+        .not_exposed()
+        .iter()
+        .any(|(f, _)| *f == "compactionCount");
+    let mut numbers = Numbers::new(source);
+    refs.iter()
+        .map(|r| match by_ref.get(r) {
+            Some(s)
+                if s.transcript.is_some()
+                    && (count_unknown || s.entry.compaction_count.unwrap_or(0) > 0) =>
+            {
+                let (h, _) = read(&mut numbers, s, false);
+                crate::report::check::history_problems(&h)
+            }
+            _ => Vec::new(),
+        })
+        .collect()
+}
