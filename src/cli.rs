@@ -122,6 +122,15 @@ pub enum Cmd {
         #[arg(long, value_name = "N")]
         window: Option<u64>,
     },
+    /// What each compaction on the session's branch lost: identifiers, messages dropped unsummarized.
+    Audit {
+        /// The session (a KEY, see `clawtop --help`) or a transcript file.
+        #[arg(value_name = "KEY|FILE")]
+        target: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compaction: plan (--dry-run), generate and preview a summary, commit with --yes.
     Compact(CompactArgs),
     /// Memory flush: the model drafts notes for memory/<date>.md; preview, then commit with --yes.
@@ -256,7 +265,11 @@ pub fn main() -> i32 {
     JSON_ERRORS.store(
         matches!(
             &cli.cmd,
-            Some(Cmd::List { json: true, .. } | Cmd::Show { json: true, .. })
+            Some(
+                Cmd::List { json: true, .. }
+                    | Cmd::Show { json: true, .. }
+                    | Cmd::Audit { json: true, .. }
+            )
         ) || matches!(&cli.cmd, Some(Cmd::Compact(a)) if a.json)
             || matches!(&cli.cmd, Some(Cmd::Flush(a)) if a.json),
         std::sync::atomic::Ordering::Relaxed,
@@ -270,6 +283,7 @@ fn cmd_name(c: &Cmd) -> &'static str {
         Cmd::Check(_) => "check",
         Cmd::Metrics => "metrics",
         Cmd::Show { .. } => "show",
+        Cmd::Audit { .. } => "audit",
         Cmd::Compact(_) => "compact",
         Cmd::Flush(_) => "flush",
         Cmd::Open { .. } => "open",
@@ -307,6 +321,7 @@ pub fn run(cli: Cli) -> i32 {
             entries,
             window,
         }) => cmd_show(&g, &target, json, entries, window),
+        Some(Cmd::Audit { target, json }) => cmd_audit(&g, &target, json),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
@@ -686,6 +701,24 @@ fn cmd_show(
     Exit::OK
 }
 
+fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
+    let t = match resolve_target(g, target, Exit::FAILED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let a = match crate::usecase::audit::run(&t.handle()) {
+        Ok(a) => a,
+        Err(p) => return fail(&p.to_string()),
+    };
+    if as_json {
+        out(&json::to_string(&a));
+    } else {
+        out(&crate::report::audit::render(&a));
+        warn_all(&a.warnings);
+    }
+    Exit::OK
+}
+
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
 fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
     if let Some(n) = flag {
@@ -966,8 +999,8 @@ fn open_file(g: &Global, file: &Path) -> i32 {
     )
 }
 
-const SUBCOMMANDS: [&str; 7] = [
-    "list", "check", "metrics", "show", "compact", "flush", "open",
+const SUBCOMMANDS: [&str; 8] = [
+    "list", "check", "metrics", "show", "audit", "compact", "flush", "open",
 ];
 
 /// The subcommand `word` is probably a typo of (`lsit` → `list`).

@@ -1,0 +1,18 @@
+//! Audit a session's compactions (SPEC §6a): open its transcript through the source and hand
+//! it to [`crate::audit`] with what the host says about itself (its release's boundary,
+//! whether its summaries can be read). The CLI, `check`, `metrics` and the TUI all call this.
+
+use super::Problem;
+use crate::audit::{self, HostFacts, SessionAudit};
+use crate::source::SessionHandle;
+
+/// The audit of every compaction on the session's active branch, oldest first.
+pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
+    let t = session
+        .open_transcript()
+        .map_err(|e| Problem::Failed(e.to_string()))?;
+    Ok(audit::audit_transcript(
+        &t,
+        &HostFacts::of(session.source.as_ref()),
+    ))
+}
