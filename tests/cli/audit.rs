@@ -189,3 +189,27 @@ fn hostile_input_stays_bounded_and_neutralised() {
     );
     assert!(o.text().contains("… 99980 more"), "{}", o.text());
 }
+
+/// SPEC §6.1: clawtop's plan summarizes the messages the last compaction kept (pi 0.55.1
+/// would start after the compaction entry and have nothing but the new message), and the
+/// draft's audit then drops nothing.
+#[test]
+fn dry_run_summarizes_what_the_last_compaction_kept() {
+    let h = Home::empty();
+    let f = h.path().join("planted.jsonl");
+    std::fs::copy(fixture(fixtures::AUDIT_PLANTED), &f).unwrap();
+    let o = h.run(&[
+        "compact",
+        f.to_str().unwrap(),
+        "--dry-run",
+        "--json",
+        "--keep-recent-tokens",
+        "1",
+    ]);
+    o.expect(0);
+    let v = o.json();
+    // c0000002 kept a0000009; the cut (pi's) keeps the newest message a0000010.
+    assert_eq!(v["firstKeptEntryId"], "a0000010");
+    assert_eq!(v["messagesToSummarize"], 1, "{v}");
+    assert_eq!(v["hasPreviousSummary"], true);
+}

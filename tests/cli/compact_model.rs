@@ -10,7 +10,10 @@ async fn preview_writes_nothing_and_yes_commits_it() {
     let fake = FakeModel::start().await;
     cli::point_fake_provider(&h, &fake.base_url());
     let before = snapshot(h.path());
-    for _ in 0..2 {
+    // Four calls: since clawtop also summarizes the 25 messages host-a's last compaction kept
+    // (SPEC §6.1), the history no longer fits one call: two chunks and their merge, then the
+    // split turn's prefix.
+    for _ in 0..4 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
     let o = cli::run_async(
@@ -44,26 +47,39 @@ async fn preview_writes_nothing_and_yes_commits_it() {
         .collect();
     let before: Vec<_> = before.into_iter().collect();
     assert_eq!(after, before, "a preview must not write anything");
-    let req = &fake.requests()[0];
-    let user = req.body["messages"]
-        .as_array()
-        .unwrap()
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4);
+    let users: Vec<String> = requests
         .iter()
-        .find(|m| m["role"] == "user")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(user.contains("Additional focus: Keep PR #4411"));
+        .map(|r| {
+            r.body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "user")
+                .unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
     assert!(
-        user.contains("<previous-summary>\nFAKE-SUMMARY 16"),
+        users
+            .iter()
+            .any(|u| u.contains("Additional focus: Keep PR #4411"))
+    );
+    assert!(
+        users
+            .iter()
+            .any(|u| u.contains("<previous-summary>\nFAKE-SUMMARY 16")),
         "host-a has a previous compaction"
     );
+    let req = &requests[0];
     assert!(
         !format!("{:?}", req.headers).contains("fake-key") || req.header("authorization").is_some()
     );
 
-    for _ in 0..2 {
+    for _ in 0..4 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
     let o = cli::run_async(
