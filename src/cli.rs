@@ -146,9 +146,10 @@ pub enum Cmd {
 #[derive(Debug, Args, Clone)]
 pub struct CheckArgs {
     /// Problems graded WARNING (exit 1), comma-separated. Problems: over, stuck, compact-due,
-    /// flush-due, busy, busy-stale-lock, no-transcript, unknown.
+    /// flush-due, busy, busy-stale-lock, no-transcript, unknown, lossy-compaction (the latest
+    /// compaction lost identifiers or dropped messages unsummarized; reads every transcript).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
-          default_value = "flush-due,compact-due")]
+          default_value = "flush-due,compact-due,lossy-compaction")]
     pub warn: Vec<Problem>,
     /// Problems graded CRITICAL (exit 2), comma-separated; wins over --warn.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
@@ -639,17 +640,28 @@ fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
     } else {
         Vec::new()
     };
-    let (text, code) = check::run(&r, &locks, &a.warn, &a.crit);
+    let losses = if a
+        .warn
+        .iter()
+        .chain(&a.crit)
+        .any(|p| *p == Problem::LossyCompaction)
+    {
+        crate::usecase::audit::latest_losses(source.as_ref(), &r.refs)
+    } else {
+        Vec::new()
+    };
+    let (text, code) = check::run(&r, &locks, &losses, &a.warn, &a.crit);
     out(&text);
     code
 }
 
 fn cmd_metrics(g: &Global) -> i32 {
-    let r = match list_report(g) {
-        Ok((_, r)) => r,
+    let (source, r) = match list_report(g) {
+        Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    out(&metrics::render(&r));
+    let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
+    out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }

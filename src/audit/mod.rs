@@ -300,8 +300,43 @@ struct Plan<'p> {
     dropped: Vec<usize>,
 }
 
+/// What the latest compaction of a session lost, for `check` and `metrics`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Loss {
+    pub entry_id: Option<String>,
+    /// None when the summary cannot be read.
+    pub identifiers_lost: Option<usize>,
+    pub messages_dropped_unsummarized: usize,
+}
+
+impl Loss {
+    pub fn of(c: &CompactionAudit) -> Loss {
+        Loss {
+            entry_id: c.entry_id.clone(),
+            identifiers_lost: c.lost(),
+            messages_dropped_unsummarized: c.dropped_unsummarized.messages,
+        }
+    }
+
+    /// Lost an identifier or dropped a message unsummarized.
+    pub fn is_lossy(&self) -> bool {
+        self.identifiers_lost.is_some_and(|n| n > 0) || self.messages_dropped_unsummarized > 0
+    }
+}
+
 /// Audits every compaction on the active branch of `t`, oldest first.
 pub fn audit_transcript(t: &Transcript, host: &HostFacts) -> SessionAudit {
+    audit_compactions(t, host, false)
+}
+
+/// What the latest compaction on the active branch lost (None: there is none). Only that
+/// compaction's span is read, and the branch only as far as its summary's identifiers need.
+pub fn audit_latest(t: &Transcript, host: &HostFacts) -> Option<Loss> {
+    audit_compactions(t, host, true).latest().map(Loss::of)
+}
+
+fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> SessionAudit {
     let path = t.active_branch();
     let boundary = Boundary::of_host(host.rules);
     let mut reader = Reader::new(t);
@@ -341,19 +376,23 @@ pub fn audit_transcript(t: &Transcript, host: &HostFacts) -> SessionAudit {
         .collect();
 
     // Every summary's identifiers, and the first branch position that holds each.
+    let audited = if only_latest {
+        found.len().saturating_sub(1)
+    } else {
+        0
+    };
     let summary_ids: Vec<Vec<String>> = found
         .iter()
-        .map(|f| {
-            f.summary
-                .as_deref()
-                .map(extract::identifiers)
-                .unwrap_or_default()
+        .enumerate()
+        .map(|(k, f)| match &f.summary {
+            Some(s) if k >= audited => extract::identifiers(s),
+            _ => Vec::new(),
         })
         .collect();
     let first_seen = first_positions(t, &path, &summary_ids, &mut reader);
 
     let mut audits = Vec::with_capacity(found.len());
-    for (k, c) in found.iter().enumerate() {
+    for (k, c) in found.iter().enumerate().skip(audited) {
         let prev = k.checked_sub(1).map(|j| &found[j]);
         let start = match (prev, boundary) {
             (None, _) => 0,

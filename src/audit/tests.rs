@@ -138,3 +138,18 @@ fn unreadable_summaries_are_unknown() {
             .contains("gateway")
     );
 }
+
+#[test]
+fn latest_only_agrees_with_the_full_audit() {
+    let t = two_compactions();
+    for rules in [Rules::V2026_2, Rules::V2026_9] {
+        let host = HostFacts {
+            rules,
+            summaries_unreadable: None,
+        };
+        let full = audit_transcript(&t, &host);
+        let latest = audit_latest(&t, &host).unwrap();
+        assert_eq!(latest, Loss::of(full.latest().unwrap()));
+        assert!(latest.is_lossy());
+    }
+}

@@ -36,9 +36,12 @@ pub enum Problem {
     NoTranscript,
     /// No usable token figure at all.
     Unknown,
+    /// The latest compaction lost identifiers or dropped messages unsummarized (`clawtop
+    /// audit` says which).
+    LossyCompaction,
 }
 
-pub const ALL: [Problem; 8] = [
+pub const ALL: [Problem; 9] = [
     Problem::Stuck,
     Problem::Over,
     Problem::CompactDue,
@@ -47,6 +50,7 @@ pub const ALL: [Problem; 8] = [
     Problem::BusyStaleLock,
     Problem::NoTranscript,
     Problem::Unknown,
+    Problem::LossyCompaction,
 ];
 
 impl Problem {
@@ -60,6 +64,7 @@ impl Problem {
             Problem::BusyStaleLock => "busy-stale-lock",
             Problem::NoTranscript => "no-transcript",
             Problem::Unknown => "unknown",
+            Problem::LossyCompaction => "lossy-compaction",
         }
     }
 
@@ -71,7 +76,11 @@ impl Problem {
     }
 }
 
-pub const DEFAULT_WARN: [Problem; 2] = [Problem::FlushDue, Problem::CompactDue];
+pub const DEFAULT_WARN: [Problem; 3] = [
+    Problem::FlushDue,
+    Problem::CompactDue,
+    Problem::LossyCompaction,
+];
 pub const DEFAULT_CRIT: [Problem; 3] = [Problem::Over, Problem::Stuck, Problem::BusyStaleLock];
 
 /// The problems of one row (`lock`: what the source says about its write lock).
@@ -100,10 +109,12 @@ pub fn problems(s: &SessionRow, lock: Option<&LockStatus>) -> Vec<Problem> {
     p
 }
 
-/// The report: lines (worst first) and the exit code.
+/// The report: lines (worst first) and the exit code. `losses`: what the latest compaction of
+/// each row lost (empty when `lossy-compaction` was not asked for).
 pub fn run(
     r: &ListReport,
     locks: &[Option<LockStatus>],
+    losses: &[Option<crate::audit::Loss>],
     warn: &[Problem],
     crit: &[Problem],
 ) -> (String, i32) {
@@ -126,6 +137,11 @@ pub fn run(
             };
             lines.push((level, line(level, p, s)));
         }
+        if let Some(loss) = losses.get(i).and_then(Option::as_ref) {
+            if let Some(l) = lossy_line(loss, s, warn, crit) {
+                lines.push(l);
+            }
+        }
     }
     // Worst first; within a level the order of `list`.
     lines.sort_by_key(|(l, _)| std::cmp::Reverse(*l));
@@ -142,6 +158,39 @@ pub fn run(
     }
     let out: String = lines.into_iter().map(|(_, l)| l + "\n").collect();
     (out, code)
+}
+
+/// `lossy-compaction` for a row whose latest compaction lost something, when asked for.
+fn lossy_line(
+    loss: &crate::audit::Loss,
+    s: &SessionRow,
+    warn: &[Problem],
+    crit: &[Problem],
+) -> Option<(i32, String)> {
+    let p = Problem::LossyCompaction;
+    let (level, tag) = if crit.contains(&p) {
+        (CRITICAL, "CRITICAL")
+    } else if warn.contains(&p) {
+        (WARNING, "WARNING")
+    } else {
+        return None;
+    };
+    if !loss.is_lossy() {
+        return None;
+    }
+    let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+    let id = crate::sanitize::one_line(loss.entry_id.as_deref().unwrap_or("-"));
+    let lost = loss
+        .identifiers_lost
+        .map_or("an unknown number of".into(), |n| n.to_string());
+    Some((
+        level,
+        format!(
+            "{tag} {} {key}: latest compaction {id} lost {lost} identifiers, dropped {} messages unsummarized",
+            p.name(),
+            loss.messages_dropped_unsummarized
+        ),
+    ))
 }
 
 fn line(level: i32, p: Problem, s: &SessionRow) -> String {
@@ -170,6 +219,8 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
         Problem::BusyStaleLock => "stale transcript lock (holder dead or older than 30 min)".into(),
         Problem::NoTranscript => "transcript not found".into(),
         Problem::Unknown => "no token figure".into(),
+        // Worded by `lossy_line`, which has the audit.
+        Problem::LossyCompaction => String::new(),
     };
     format!("{tag} {} {key}: {detail}", p.name())
 }

@@ -3,8 +3,8 @@
 //! whether its summaries can be read). The CLI, `check`, `metrics` and the TUI all call this.
 
 use super::Problem;
-use crate::audit::{self, HostFacts, SessionAudit};
-use crate::source::SessionHandle;
+use crate::audit::{self, HostFacts, Loss, SessionAudit};
+use crate::source::{SessionHandle, SessionRef, SessionSource};
 
 /// The audit of every compaction on the session's active branch, oldest first.
 pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
@@ -15,4 +15,17 @@ pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
         &t,
         &HostFacts::of(session.source.as_ref()),
     ))
+}
+
+/// What the latest compaction of each session lost (`check`, `metrics`), in the order of
+/// `sessions`; None where there is no compaction or the transcript cannot be read.
+pub fn latest_losses(source: &dyn SessionSource, sessions: &[SessionRef]) -> Vec<Option<Loss>> {
+    let host = HostFacts::of(source);
+    sessions
+        .iter()
+        .map(|s| {
+            let t = source.open_transcript(s).ok()?;
+            audit::audit_latest(&t, &host)
+        })
+        .collect()
 }

@@ -213,3 +213,41 @@ fn dry_run_summarizes_what_the_last_compaction_kept() {
     assert_eq!(v["messagesToSummarize"], 1, "{v}");
     assert_eq!(v["hasPreviousSummary"], true);
 }
+
+/// A host whose session transcript is the planted one: `check` warns `lossy-compaction` by
+/// default and `metrics` carries the latest compaction's figures.
+#[test]
+fn check_and_metrics_report_the_latest_compaction() {
+    let h = Home::host_a();
+    std::fs::copy(fixture(fixtures::AUDIT_PLANTED), h.transcript()).unwrap();
+    let o = h.run(&["check"]);
+    let t = o.text();
+    assert!(
+        t.contains("WARNING lossy-compaction agent:main:main: latest compaction c0000002 lost 4 identifiers, dropped 2 messages unsummarized"),
+        "{t}"
+    );
+    assert!(o.code >= 1, "{t}");
+    // Not asked for: not reported.
+    let o = h.run(&["check", "--warn", "flush-due"]);
+    assert!(!o.text().contains("lossy-compaction"), "{}", o.text());
+    let o = h.run(&["check", "--warn", "flush-due", "--crit", "lossy-compaction"]);
+    assert!(
+        o.text().contains("CRITICAL lossy-compaction"),
+        "{}",
+        o.text()
+    );
+    let o = h.run(&["metrics"]);
+    o.expect(0);
+    let m = o.text();
+    let labels = r#"{agent="main",session_key="agent:main:main",session_id="adhoc-1"}"#;
+    assert!(
+        m.contains(&format!("clawtop_compaction_identifiers_lost{labels} 4")),
+        "{m}"
+    );
+    assert!(
+        m.contains(&format!(
+            "clawtop_compaction_messages_dropped_unsummarized{labels} 2"
+        )),
+        "{m}"
+    );
+}
