@@ -31,6 +31,45 @@ pub fn badge(c: &CompactionAudit) -> String {
     format!("{lost} lost · {} dropped", c.dropped_unsummarized.messages)
 }
 
+/// One line for a draft under its preview: what it would lose.
+pub fn draft_line(c: &CompactionAudit) -> String {
+    let Some(i) = &c.identifiers else {
+        return "unknown".into();
+    };
+    let mut s = format!(
+        "this summary keeps {} of {} identifiers in the span it replaces",
+        i.kept.len(),
+        i.total
+    );
+    if !i.still_in_kept.is_empty() {
+        s.push_str(&format!(
+            ", {} stay in kept messages",
+            i.still_in_kept.len()
+        ));
+    }
+    if i.lost.is_empty() {
+        s.push_str(", loses none");
+    } else {
+        let shown: Vec<String> = i.lost.iter().take(8).map(|h| one_line(&h.value)).collect();
+        let more = i.lost.len().saturating_sub(shown.len());
+        s.push_str(&format!(
+            ", would lose {}: {}",
+            i.lost.len(),
+            shown.join(", ")
+        ));
+        if more > 0 {
+            s.push_str(&format!(" … (+{more})"));
+        }
+    }
+    if c.dropped_unsummarized.messages > 0 {
+        s.push_str(&format!(
+            "; {} messages dropped unsummarized",
+            c.dropped_unsummarized.messages
+        ));
+    }
+    s
+}
+
 const LIST_MAX: usize = 20;
 
 fn list(out: &mut String, label: &str, items: &[Held]) {
