@@ -192,6 +192,9 @@ pub struct Generated {
     pub no_reply: bool,
     /// Flush: the target's content as the draft read it (fresher than the plan's).
     pub current: Option<String>,
+    /// Compact: what the draft loses of the span it replaces (computed with the draft, in the
+    /// generation task, never while drawing).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
 }
 
 #[derive(Debug, Clone)]
@@ -246,6 +249,8 @@ pub struct Dialog {
     /// and which one is picked.
     pub models: Vec<crate::usecase::ModelCandidate>,
     pub model_pick: usize,
+    /// The preview's audit: what the model's draft would lose (Compact only).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -359,6 +364,7 @@ impl Dialog {
             base_keep: 0,
             models: Vec::new(),
             model_pick: 0,
+            audit: None,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -1118,6 +1124,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.preview = textarea(&text, d.no_color, "");
                     d.preview_base = text;
                     d.warnings = g.warnings.clone();
+                    d.audit = g.audit.clone();
                     if let Some(Prep::Gateway(gp)) = d.prep.as_mut() {
                         gp.done = true;
                         state.status.info = Some(
@@ -1148,10 +1155,48 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.focus = Focus::Text;
                 d.button = 0;
                 d.warnings.clear();
+                d.audit = None;
                 d.preview = textarea("", d.no_color, "");
                 d.preview_base.clear();
                 d.restyle();
             }
+        }
+        Action::DialogKeepIdentifiers => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let Some(audit) = d
+                .audit
+                .clone()
+                .filter(|a| d.phase == Phase::Preview && a.lost() > Some(0))
+            else {
+                state.status.info = Some("The preview loses no identifier: nothing to add.".into());
+                return true;
+            };
+            // Back to the instructions with the lost identifiers asked for: the operator reads
+            // and edits them, then generates (Ctrl-G) as usual.
+            let current = text_of(&d.instructions);
+            let asked =
+                crate::usecase::compact::keep_identifiers_instructions(Some(&current), &audit)
+                    .unwrap_or_default();
+            d.instructions = textarea(&asked, d.no_color, "");
+            // The cursor after the list, where the operator adds to it.
+            d.instructions
+                .move_cursor(ratatui_textarea::CursorMove::Bottom);
+            d.instructions
+                .move_cursor(ratatui_textarea::CursorMove::End);
+            let n = audit.lost().unwrap_or(0);
+            d.phase = Phase::Edit;
+            d.focus = Focus::Text;
+            d.button = 0;
+            d.warnings.clear();
+            d.audit = None;
+            d.preview = textarea("", d.no_color, "");
+            d.preview_base.clear();
+            d.restyle();
+            state.status.info = Some(format!(
+                "Instructions now ask to keep the {n} lost identifiers: edit them, then Ctrl-G to generate."
+            ));
         }
         Action::DialogDiscard => {
             if state

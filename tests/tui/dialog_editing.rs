@@ -49,6 +49,7 @@ fn generated(state: &mut AppState, ctx: &EffectCtx, text: &str) {
                 warnings: vec![],
                 no_reply: false,
                 current: None,
+                audit: None,
             }),
         },
     );
