@@ -21,6 +21,11 @@ pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
 /// `sessions`; None where there is no compaction or the transcript cannot be read.
 pub fn latest_losses(source: &dyn SessionSource, sessions: &[SessionRef]) -> Vec<Option<Loss>> {
     let host = HostFacts::of(source);
+    // Where no summary can be read (a gateway), there is nothing to audit: do not fetch every
+    // session's history for an answer that can only be "unknown".
+    if host.summaries_unreadable.is_some() {
+        return vec![None; sessions.len()];
+    }
     sessions
         .iter()
         .map(|s| {
