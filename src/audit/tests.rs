@@ -45,7 +45,7 @@ fn two_compactions() -> Transcript {
             "c2",
             "u4",
             "u4",
-            "INC-123456 done; see /tmp/made/up and DEADBEEF01",
+            "INC-123456 done; see /opt/made/up and DEADBEEF01",
         ),
     ];
     Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes())
@@ -94,7 +94,7 @@ fn pi_boundary_drops_what_the_previous_compaction_kept() {
             ("/srv/app/two.yaml", "a3")
         ]
     );
-    assert_eq!(ids.invented, ["/tmp/made/up"]);
+    assert_eq!(ids.invented, ["/opt/made/up"]);
     assert_eq!(a.totals.identifiers_lost, 3);
     assert_eq!(a.totals.messages_dropped_unsummarized, 2);
     assert_eq!(c2.guard.verdict, Verdict::Fail);
