@@ -4,7 +4,10 @@
 //! - decoding one screenful of entries at the start and at the end of that transcript, which
 //!   must cost the same (scrolling cost must not grow with transcript length);
 //! - `list` on a 2,000-session / ~30 MB store made by `bench/gen_store.py` (needs python3);
-//! - the TUI's first frame on that store (load + state + draw into a test backend).
+//! - the TUI's first frame on that store (load + state + draw into a test backend);
+//! - `clawtop audit` of every compaction of a ~100 MB transcript (issue 19: ≤ 1 s, ≤ 64 MB;
+//!   the peak resident memory of one audit is printed, measured by resetting the process's
+//!   high-water mark first).
 
 use clawtop::plan;
 use clawtop::tokens::{self, MessageView};
@@ -176,5 +179,90 @@ fn bench_store(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_transcript, bench_store);
+/// A linear v3 transcript of about `mb` megabytes with identifiers in every message (paths,
+/// URLs, hashes, ticket ids, host:port) and a compaction every 2,000 entries that keeps the 40
+/// entries before it and summarizes part of what it replaced.
+fn generate_audit_transcript(dir: &Path, mb: usize) -> PathBuf {
+    let path = dir.join(format!("audit-{mb}mb.jsonl"));
+    let mut w = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    writeln!(w, r#"{{"type":"session","version":3,"id":"audit","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/srv"}}"#).unwrap();
+    let filler =
+        "the exporter retries uploads with backoff while the cursor is committed ".repeat(20);
+    let (mut written, mut n, mut parent) = (0usize, 0u64, String::from("null"));
+    while written < mb << 20 {
+        let id = format!("{n:08x}");
+        let line = if n % 2000 == 1999 {
+            let kept = format!("{:08x}", n - 40);
+            format!(
+                r###"{{"type":"compaction","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","summary":"## Decisions\n- deploy /srv/app/mod{}/main.rs to db{}.internal:5432\n## Open TODOs\n- PR https://git.example.com/o/r/pull/{}\n## Constraints/Rules\n## Pending user asks\n## Exact identifiers\nDEADBEEF{:08X}","firstKeptEntryId":"{kept}","tokensBefore":90000}}"###,
+                n % 97,
+                n % 13,
+                n / 3,
+                n - 7
+            )
+        } else {
+            let role = if n % 2 == 0 { "user" } else { "assistant" };
+            format!(
+                r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{role}","content":[{{"type":"text","text":"step {n}: see /srv/app/mod{}/main.rs, https://git.example.com/o/r/pull/{} and db{}.internal:5432; commit deadbeef{n:08x}, ticket OPS-{:06}. {filler}"}}],"timestamp":1}}}}"#,
+                n % 97,
+                n / 3,
+                n % 13,
+                n % 1_000_000
+            )
+        };
+        written += line.len() + 1;
+        writeln!(w, "{line}").unwrap();
+        parent = format!("\"{id}\"");
+        n += 1;
+    }
+    w.flush().unwrap();
+    path
+}
+
+/// Peak resident memory (VmHWM) of this process in MB, after `f`, with the mark reset before
+/// it (Linux; None elsewhere).
+fn peak_rss_mb_of(f: impl FnOnce()) -> Option<f64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    f();
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}
+
+fn bench_audit(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = generate_audit_transcript(dir.path(), 100);
+    let host = clawtop::audit::HostFacts {
+        rules: clawtop::thresholds::Rules::V2026_2,
+        summaries_unreadable: None,
+    };
+    let audit_once = || {
+        let t = Transcript::open(&path).unwrap();
+        black_box(clawtop::audit::audit_transcript(&t, &host))
+    };
+    let a = audit_once();
+    eprintln!(
+        "audit-100MB: {} compactions, {} identifiers lost, {} messages dropped unsummarized",
+        a.totals.compactions, a.totals.identifiers_lost, a.totals.messages_dropped_unsummarized
+    );
+    drop(a);
+    if let Some(mb) = peak_rss_mb_of(|| {
+        audit_once();
+    }) {
+        eprintln!("audit-100MB: peak resident memory of one open + audit: {mb:.1} MB (target 64)");
+    }
+    let mut g = c.benchmark_group("audit-100MB");
+    g.sample_size(10);
+    g.bench_function("open + audit every compaction", |b| b.iter(audit_once));
+    g.finish();
+}
+
+criterion_group!(benches, bench_transcript, bench_store, bench_audit);
 criterion_main!(benches);

@@ -130,6 +130,15 @@ pub enum Cmd {
     Compact(CompactArgs),
     /// Memory flush: the model drafts notes for memory/<date>.md; preview, then commit with --yes.
     Flush(FlushArgs),
+    /// What each compaction on the session's branch lost: identifiers, messages dropped unsummarized.
+    Audit {
+        /// The session (a KEY, see `clawtop --help`) or a transcript file.
+        #[arg(value_name = "KEY|FILE")]
+        target: String,
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
     /// A session's compactions and flushes over time, their warnings, and the forecast.
     History {
         /// The session (a KEY, see `clawtop --help`) or a transcript file.
@@ -151,9 +160,11 @@ pub enum Cmd {
 pub struct CheckArgs {
     /// Problems graded WARNING (exit 1), comma-separated. Problems: over, stuck, compact-due,
     /// flush-due, busy, busy-stale-lock, no-transcript, unknown, compaction-loop,
-    /// no-flush-before-compaction (the last two read the transcripts of compacted sessions).
+    /// no-flush-before-compaction (these two read the transcripts of compacted sessions),
+    /// lossy-compaction (the latest compaction lost identifiers or dropped messages
+    /// unsummarized; reads every transcript).
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
-          default_value = "flush-due,compact-due,compaction-loop,no-flush-before-compaction")]
+          default_value = "flush-due,compact-due,compaction-loop,no-flush-before-compaction,lossy-compaction")]
     pub warn: Vec<Problem>,
     /// Problems graded CRITICAL (exit 2), comma-separated; wins over --warn.
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
@@ -285,6 +296,7 @@ pub fn main() -> i32 {
                 Cmd::List { json: true, .. }
                     | Cmd::Show { json: true, .. }
                     | Cmd::History { json: true, .. }
+                    | Cmd::Audit { json: true, .. }
             )
         ) || matches!(&cli.cmd, Some(Cmd::Compact(a)) if a.json)
             || matches!(&cli.cmd, Some(Cmd::Flush(a)) if a.json),
@@ -303,6 +315,7 @@ fn cmd_name(c: &Cmd) -> &'static str {
         Cmd::Flush(_) => "flush",
         Cmd::Open { .. } => "open",
         Cmd::History { .. } => "history",
+        Cmd::Audit { .. } => "audit",
     }
 }
 
@@ -339,6 +352,7 @@ pub fn run(cli: Cli) -> i32 {
         }) => cmd_show(&g, &target, json, entries, window),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
         Some(Cmd::History { target, json }) => cmd_history(&g, &target, json),
+        Some(Cmd::Audit { target, json }) => cmd_audit(&g, &target, json),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
 }
@@ -707,15 +721,26 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
     } else {
         Vec::new()
     };
-    check::run(&r, &locks, &histories, &a.warn, &a.crit)
+    let losses = if a
+        .warn
+        .iter()
+        .chain(&a.crit)
+        .any(|p| *p == Problem::LossyCompaction)
+    {
+        crate::usecase::audit::latest_losses(source.as_ref(), &r.refs)
+    } else {
+        Vec::new()
+    };
+    check::run(&r, &locks, &histories, &losses, &a.warn, &a.crit)
 }
 
 fn cmd_metrics(g: &Global) -> i32 {
-    let r = match list_report(g) {
-        Ok((_, r)) => r,
+    let (source, r) = match list_report(g) {
+        Ok(x) => x,
         Err(e) => return fail(&e),
     };
-    out(&metrics::render(&r));
+    let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
+    out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
@@ -763,6 +788,24 @@ fn cmd_show(
     drop(stdout);
     if !as_json {
         warn_all(&rep.row.warnings);
+    }
+    Exit::OK
+}
+
+fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
+    let t = match resolve_target(g, target, Exit::FAILED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let a = match crate::usecase::audit::run(&t.handle()) {
+        Ok(a) => a,
+        Err(p) => return fail(&p.to_string()),
+    };
+    if as_json {
+        out(&json::to_string(&a));
+    } else {
+        out(&crate::report::audit::render(&a));
+        warn_all(&a.warnings);
     }
     Exit::OK
 }

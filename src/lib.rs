@@ -1,8 +1,8 @@
 //! clawtop: inspect and maintain OpenClaw sessions.
 //!
 //! Layering (see README "Architecture"):
-//! - domain (no terminal, no network): `jsjson`, `transcript`, `tokens`, `context`, `plan`,
-//!   `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`, `history`
+//! - domain (no terminal, no network): `audit`, `jsjson`, `transcript`, `tokens`, `context`,
+//!   `plan`, `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`, `history`
 //! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
 //!   Gateway, behind one trait)
 //! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
@@ -14,6 +14,7 @@
 //! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
 //! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
 
+pub mod audit;
 pub mod cli;
 pub(crate) mod commands;
 pub mod commit;

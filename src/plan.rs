@@ -1,5 +1,12 @@
 //! The compaction plan: pi's `prepareCompaction` on the active branch
-//! (docs/pi-compaction.md §4 and §5), without any model call.
+//! (docs/pi-compaction.md §4 and §5), without any model call, with one deliberate difference
+//! (SPEC §6.1): the messages to summarize start at the previous compaction's
+//! `firstKeptEntryId`, as OpenClaw 2026.9 does, not right after the previous compaction entry
+//! as pi 0.55.1 does. pi's range leaves the messages the previous compaction kept verbatim
+//! out of both the summary and the kept region, so they vanish from the context unsummarized
+//! (what `clawtop audit` reports as dropped). The cut itself is pi's: it is searched after
+//! the previous compaction, so the entry written still names a `firstKeptEntryId` pi and
+//! OpenClaw 2026.2.26 would have chosen, and loads in both.
 
 use crate::jsjson::sort_js;
 use crate::tokens::{self, MessageView};
@@ -27,7 +34,8 @@ pub struct CompactionPlan {
     /// Transcript index of the first entry kept verbatim.
     pub first_kept_entry: u32,
     pub cut: CutPoint,
-    /// Path positions `[boundary_start, history_end)` whose messages get summarized.
+    /// Path positions `[boundary_start, history_end)` whose messages get summarized (the
+    /// previous compaction entry itself excepted: its summary is `previous_summary`).
     pub boundary_start: usize,
     pub history_end: usize,
     /// Transcript indices of the entries whose messages are summarized / are the turn prefix.
@@ -160,13 +168,19 @@ fn prepare_with(
     let prev_pos = (0..path.len())
         .rev()
         .find(|&p| kind(p) == EntryKind::Compaction);
-    let boundary_start = prev_pos.map(|p| p + 1).unwrap_or(0);
+    // pi searches the cut after the previous compaction; the summarized range starts earlier,
+    // at the previous compaction's firstKeptEntryId when that is on the branch before it.
+    let cut_start = prev_pos.map(|p| p + 1).unwrap_or(0);
+    let boundary_start = match prev_pos {
+        Some(pp) => previous_first_kept(t, &path, pp).unwrap_or(pp + 1),
+        None => 0,
+    };
     let end = path.len();
     // tokensBefore counts from the previous compaction (its summary included) to the end.
     let from = prev_pos.unwrap_or(0);
     let tokens_before =
         tokens::estimate_context_of_entries(t, &path[from..], MessageView::Compaction).tokens;
-    let cut = find_cut_point(t, &path, boundary_start, end, keep);
+    let cut = find_cut_point(t, &path, cut_start, end, keep);
     if cut.first_kept >= path.len() {
         return Err(NoPlan::TooSmall);
     }
@@ -178,7 +192,10 @@ fn prepare_with(
     } else {
         cut.first_kept
     };
-    let yields = |p: &usize| tokens::kind_yields_message(kind(*p), MessageView::Compaction);
+    let yields = |p: &usize| {
+        kind(*p) != EntryKind::Compaction
+            && tokens::kind_yields_message(kind(*p), MessageView::Compaction)
+    };
     let messages_to_summarize: Vec<u32> = (boundary_start..history_end)
         .filter(yields)
         .map(|p| path[p])
@@ -236,6 +253,14 @@ fn prepare_with(
         keep_recent_tokens: keep,
         path,
     })
+}
+
+/// The branch position of the `firstKeptEntryId` of the compaction at position `prev`, when
+/// it is on the branch before it.
+fn previous_first_kept(t: &Transcript, path: &[u32], prev: usize) -> Option<usize> {
+    let v = t.entry_json(path[prev]).ok()?;
+    let idx = t.first_kept_of(path[prev], &v)?;
+    path[..prev].iter().rposition(|&i| i == idx)
 }
 
 /// `extractFileOpsFromMessage`: read/write/edit tool calls with a non-empty string `path`.

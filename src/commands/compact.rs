@@ -144,6 +144,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         .as_ref()
         .map(|c| c.tokens_after)
         .unwrap_or_else(|| crate::compaction::tokens_after(t, plan, &summary));
+    let audit = usecase::compact::audit_draft(&p, &summary);
     if job.json {
         let mut v = serde_json::to_value(&report).unwrap_or(Value::Null);
         if let Some(m) = v.as_object_mut() {
@@ -156,6 +157,8 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
                 json!(committed.as_ref().and_then(|c| c.entry_id.clone())),
             );
             m.insert("tokensAfter".into(), json!(tokens_after));
+            // What this summary loses of the span it replaces (SPEC §6a).
+            m.insert("audit".into(), json!(audit));
             m.insert(
                 "storeUpdated".into(),
                 json!(committed.as_ref().map(|c| c.store_updated).unwrap_or(false)),
@@ -180,6 +183,8 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
             .map(str::to_string)
             .unwrap_or_else(|| p.transcript.display().to_string());
         super::print_text(&summary);
+        // On stderr with the footer, so `> summary.md` captures only the summary.
+        eprintln!("Audit: {}", crate::report::audit::draft_line(&audit));
         match &committed {
             Some(c) => println!(
                 "Committed: compaction entry {} appended to {}{}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).",

@@ -41,9 +41,13 @@ pub enum Problem {
     CompactionLoop,
     /// The last compaction's cycle had no memory flush while flush is enabled.
     NoFlushBeforeCompaction,
+
+    /// The latest compaction lost identifiers or dropped messages unsummarized (`clawtop
+    /// audit` says which).
+    LossyCompaction,
 }
 
-pub const ALL: [Problem; 10] = [
+pub const ALL: [Problem; 11] = [
     Problem::Stuck,
     Problem::Over,
     Problem::CompactDue,
@@ -54,6 +58,7 @@ pub const ALL: [Problem; 10] = [
     Problem::Unknown,
     Problem::CompactionLoop,
     Problem::NoFlushBeforeCompaction,
+    Problem::LossyCompaction,
 ];
 
 impl Problem {
@@ -69,6 +74,7 @@ impl Problem {
             Problem::Unknown => "unknown",
             Problem::CompactionLoop => "compaction-loop",
             Problem::NoFlushBeforeCompaction => "no-flush-before-compaction",
+            Problem::LossyCompaction => "lossy-compaction",
         }
     }
 
@@ -80,11 +86,12 @@ impl Problem {
     }
 }
 
-pub const DEFAULT_WARN: [Problem; 4] = [
+pub const DEFAULT_WARN: [Problem; 5] = [
     Problem::FlushDue,
     Problem::CompactDue,
     Problem::CompactionLoop,
     Problem::NoFlushBeforeCompaction,
+    Problem::LossyCompaction,
 ];
 
 /// Whether `p` needs the session's history (a transcript read), which `check` does only
@@ -138,11 +145,13 @@ pub fn problems(s: &SessionRow, lock: Option<&LockStatus>) -> Vec<Problem> {
 }
 
 /// The report: lines (worst first) and the exit code. `histories`: per row (same order), the
-/// [`history_problems`] when they were asked for.
+/// [`history_problems`] when they were asked for; `losses`: what the latest compaction of each
+/// row lost (empty when `lossy-compaction` was not asked for).
 pub fn run(
     r: &ListReport,
     locks: &[Option<LockStatus>],
     histories: &[Vec<(Problem, String)>],
+    losses: &[Option<crate::audit::Loss>],
     warn: &[Problem],
     crit: &[Problem],
 ) -> (String, i32) {
@@ -186,6 +195,11 @@ pub fn run(
                 ),
             ));
         }
+        if let Some(loss) = losses.get(i).and_then(Option::as_ref) {
+            if let Some(l) = lossy_line(loss, s, warn, crit) {
+                lines.push(l);
+            }
+        }
     }
     // Worst first; within a level the order of `list`.
     lines.sort_by_key(|(l, _)| std::cmp::Reverse(*l));
@@ -208,6 +222,39 @@ pub fn run(
     }
     let out: String = lines.into_iter().map(|(_, l)| l + "\n").collect();
     (out, code)
+}
+
+/// `lossy-compaction` for a row whose latest compaction lost something, when asked for.
+fn lossy_line(
+    loss: &crate::audit::Loss,
+    s: &SessionRow,
+    warn: &[Problem],
+    crit: &[Problem],
+) -> Option<(i32, String)> {
+    let p = Problem::LossyCompaction;
+    let (level, tag) = if crit.contains(&p) {
+        (CRITICAL, "CRITICAL")
+    } else if warn.contains(&p) {
+        (WARNING, "WARNING")
+    } else {
+        return None;
+    };
+    if !loss.is_lossy() {
+        return None;
+    }
+    let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+    let id = crate::sanitize::one_line(loss.entry_id.as_deref().unwrap_or("-"));
+    let lost = loss
+        .identifiers_lost
+        .map_or("an unknown number of".into(), |n| n.to_string());
+    Some((
+        level,
+        format!(
+            "{tag} {} {key}: latest compaction {id} lost {lost} identifiers, dropped {} messages unsummarized",
+            p.name(),
+            loss.messages_dropped_unsummarized
+        ),
+    ))
 }
 
 fn line(level: i32, p: Problem, s: &SessionRow) -> String {
@@ -243,6 +290,8 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
         Problem::CompactionLoop | Problem::NoFlushBeforeCompaction => {
             "see `clawtop history`".into()
         }
+        // Worded by `lossy_line`, which has the audit.
+        Problem::LossyCompaction => String::new(),
     };
     format!("{tag} {} {key}: {detail}", p.name())
 }

@@ -120,6 +120,44 @@ pub fn render(r: &ListReport) -> String {
     out
 }
 
+/// What the latest compaction of each session lost (`losses`, in the order of the rows): the
+/// identifiers of its span in neither its summary nor a kept message, and the messages the
+/// previous compaction kept that it neither summarized nor kept. Unknown figures (a summary a
+/// gateway does not expose) have no sample.
+pub fn render_compaction_losses(r: &ListReport, losses: &[Option<crate::audit::Loss>]) -> String {
+    let mut out = String::new();
+    type Get = fn(&crate::audit::Loss) -> Option<usize>;
+    let gauges: [(&str, &str, Get); 2] = [
+        (
+            "clawtop_compaction_identifiers_lost",
+            "Identifiers the session's latest compaction lost (clawtop audit)",
+            |l| l.identifiers_lost,
+        ),
+        (
+            "clawtop_compaction_messages_dropped_unsummarized",
+            "Messages the previous compaction kept that the latest one neither summarized nor kept",
+            |l| Some(l.messages_dropped_unsummarized),
+        ),
+    ];
+    for (name, help, get) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}.");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for (s, loss) in r.sessions.iter().zip(losses) {
+            let Some(v) = loss.as_ref().and_then(get) else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "{name}{{agent=\"{}\",session_key=\"{}\",session_id=\"{}\"}} {v}",
+                label_value(s.agent_id.as_deref().unwrap_or("")),
+                label_value(s.session_key.as_deref().unwrap_or("")),
+                label_value(s.session_id.as_deref().unwrap_or("")),
+            );
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -1,6 +1,7 @@
 //! `list`, `show` and `compact --dry-run` as data (serde, camelCase, stable key order) and as
 //! plain text, over the numbers of [`crate::numbers`].
 
+pub mod audit;
 pub mod check;
 pub mod compact;
 pub mod diagnosis;

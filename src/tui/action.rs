@@ -98,6 +98,9 @@ pub enum Action {
     DialogCancel,
     /// Preview: back to the editor to change the instructions and generate again.
     DialogRegenerate,
+    /// Preview: back to the instructions with "Keep these exact identifiers: …" added for
+    /// what the draft lost (editable before generating again).
+    DialogKeepIdentifiers,
     /// Preview: throw the result away and close (nothing written).
     DialogDiscard,
     /// Close the dialog (nothing written). Asks first when the operator edited the

@@ -195,6 +195,9 @@ pub struct Generated {
     pub no_reply: bool,
     /// Flush: the target's content as the draft read it (fresher than the plan's).
     pub current: Option<String>,
+    /// Compact: what the draft loses of the span it replaces (computed with the draft, in the
+    /// generation task, never while drawing).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
 }
 
 #[derive(Debug, Clone)]
@@ -259,6 +262,8 @@ pub struct Dialog {
     /// [`Phase::Done`]: what OpenClaw wrote, and how far its summary is scrolled.
     pub result: Option<Box<crate::usecase::gateway_compact::GatewayReport>>,
     pub result_scroll: u16,
+    /// The preview's audit: what the model's draft would lose (Compact only).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -363,6 +368,7 @@ impl Dialog {
             keep_note: None,
             result: None,
             result_scroll: 0,
+            audit: None,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -748,7 +754,7 @@ pub fn no_plan_reason(message: &str, keep: u64) -> String {
     };
     if reason == crate::plan::NoPlan::TooSmall.to_string() {
         return format!(
-            "Nothing to summarize at keepRecentTokens {}: every message since the last compaction would be kept.",
+            "Nothing to summarize at keepRecentTokens {}: it would keep every message a compaction could summarize.",
             thousands(keep)
         );
     }
@@ -1219,6 +1225,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                     d.preview = textarea(&text, d.no_color, "");
                     d.preview_base = text;
                     d.warnings = g.warnings.clone();
+                    d.audit = g.audit.clone();
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;
                     d.error = None;
@@ -1323,10 +1330,48 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 d.focus = Focus::Text;
                 d.button = 0;
                 d.warnings.clear();
+                d.audit = None;
                 d.preview = textarea("", d.no_color, "");
                 d.preview_base.clear();
                 d.restyle();
             }
+        }
+        Action::DialogKeepIdentifiers => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let Some(audit) = d
+                .audit
+                .clone()
+                .filter(|a| d.phase == Phase::Preview && a.lost() > Some(0))
+            else {
+                state.status.info = Some("The preview loses no identifier: nothing to add.".into());
+                return true;
+            };
+            // Back to the instructions with the lost identifiers asked for: the operator reads
+            // and edits them, then generates (Ctrl-G) as usual.
+            let current = text_of(&d.instructions);
+            let asked =
+                crate::usecase::compact::keep_identifiers_instructions(Some(&current), &audit)
+                    .unwrap_or_default();
+            d.instructions = textarea(&asked, d.no_color, "");
+            // The cursor after the list, where the operator adds to it.
+            d.instructions
+                .move_cursor(ratatui_textarea::CursorMove::Bottom);
+            d.instructions
+                .move_cursor(ratatui_textarea::CursorMove::End);
+            let n = audit.lost().unwrap_or(0);
+            d.phase = Phase::Edit;
+            d.focus = Focus::Text;
+            d.button = 0;
+            d.warnings.clear();
+            d.audit = None;
+            d.preview = textarea("", d.no_color, "");
+            d.preview_base.clear();
+            d.restyle();
+            state.status.info = Some(format!(
+                "Instructions now ask to keep the {n} lost identifiers: edit them, then Ctrl-G to generate."
+            ));
         }
         Action::DialogDiscard => {
             if let Some(d) = state

@@ -553,23 +553,38 @@ pub async fn run_generation(
         p => GenFailure::Failed(p.to_string()),
     };
     let result = match job {
-        GenJob::Compact { prep, instructions } => usecase::compact::generate(
-            &prep,
-            &model,
-            instructions,
-            options,
-            cancel.clone(),
-            Box::new(on_progress),
-        )
-        .await
-        .map(|g| Generated {
-            text: g.text,
-            calls: g.calls,
-            warnings: g.warnings,
-            no_reply: false,
-            current: None,
-        })
-        .map_err(failure),
+        GenJob::Compact { prep, instructions } => {
+            match usecase::compact::generate(
+                &prep,
+                &model,
+                instructions,
+                options,
+                cancel.clone(),
+                Box::new(on_progress),
+            )
+            .await
+            {
+                Ok(g) => {
+                    // The draft's audit reads the transcript: a blocking task, with the draft.
+                    let text = g.text.clone();
+                    let audit = tokio::task::spawn_blocking(move || {
+                        usecase::compact::audit_draft(&prep, &text)
+                    })
+                    .await
+                    .ok()
+                    .map(Box::new);
+                    Ok(Generated {
+                        text: g.text,
+                        calls: g.calls,
+                        warnings: g.warnings,
+                        no_reply: false,
+                        current: None,
+                        audit,
+                    })
+                }
+                Err(p) => Err(failure(p)),
+            }
+        }
         GenJob::Flush { prep, instructions } => usecase::flush::generate(
             &prep,
             &model,
@@ -585,6 +600,7 @@ pub async fn run_generation(
             warnings: d.warnings,
             no_reply: d.no_reply,
             current: Some(d.existing),
+            audit: None,
         })
         .map_err(failure),
     };

@@ -499,6 +499,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         if mode == Mode::DialogPreview {
             v.push(b(
                 mode,
+                &[F(6)],
+                Action::DialogKeepIdentifiers,
+                "compaction: instructions + the identifiers it lost",
+                None,
+            ));
+            v.push(b(
+                mode,
                 &[F(8)],
                 Action::DialogDiscard,
                 "discard the result, close (nothing written)",

@@ -54,6 +54,9 @@ pub struct SummaryCard {
     pub summary: String,
     pub read_files: Vec<String>,
     pub modified_files: Vec<String>,
+    /// What it lost (`clawtop audit`), computed by the loader for compactions on the active
+    /// branch; None off the branch or for a transcript analyzed without its source.
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
 }
 
 /// A transcript opened for the Session screen, with the facts that need a pass over the
@@ -102,11 +105,28 @@ pub fn load_transcript(
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
     l.turns = crate::history::branch_turns(&l.transcript, session.source.rules().0);
+    attach_audits(&mut l, session);
     l.read_only = match session.writer(crate::source::Operation::Compact) {
         crate::source::Writer::ReadOnly(why) => Some(one_line(&why)),
         _ => None,
     };
     Ok(l)
+}
+
+/// Audits every compaction on the branch (the badges "12 lost · 49 dropped") here, in the
+/// loader, never while drawing.
+fn attach_audits(l: &mut LoadedTranscript, session: &crate::source::SessionHandle) {
+    let host = crate::audit::HostFacts::of(session.source.as_ref());
+    let mut by_id: HashMap<String, crate::audit::CompactionAudit> =
+        crate::audit::audit_transcript(&l.transcript, &host)
+            .compactions
+            .into_iter()
+            .filter_map(|c| Some((c.entry_id.clone()?, c)))
+            .collect();
+    for card in &mut l.summaries {
+        let id = l.transcript.display_id(card.idx);
+        card.audit = by_id.remove(&id).map(Box::new);
+    }
 }
 
 /// The per-file facts for an already indexed transcript.
@@ -182,6 +202,7 @@ fn summary_card(
         summary: for_terminal(v.get("summary").and_then(Value::as_str).unwrap_or(""), true),
         read_files: str_list(details.and_then(|d| d.get("readFiles"))),
         modified_files: str_list(details.and_then(|d| d.get("modifiedFiles"))),
+        audit: None,
     }
 }
 

@@ -423,6 +423,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::DialogGenerate
         | Action::DialogCancel
         | Action::DialogRegenerate
+        | Action::DialogKeepIdentifiers
         | Action::DialogDiscard
         | Action::DialogClose
         | Action::DialogDiscardYes

@@ -276,3 +276,36 @@ pub fn commit(p: &Prepared, text: &str) -> Result<compaction::Committed, Problem
         e => Problem::from_code(e.exit_code(), e.to_string()),
     })
 }
+
+/// What the draft `text` would lose of the span the plan replaces, the previous summary
+/// included (SPEC §6a), before it is committed: the preview's audit, for the CLI and the TUI.
+pub fn audit_draft(p: &Prepared, text: &str) -> crate::audit::CompactionAudit {
+    crate::audit::audit_draft(
+        &p.prepared.transcript,
+        &p.prepared.plan,
+        text,
+        &crate::audit::HostFacts::of(p.session.source.as_ref()),
+    )
+}
+
+/// The operator's instructions with "Keep these exact identifiers: …" appended for the
+/// identifiers a draft lost (the TUI's regenerate key; editable before it is sent).
+pub fn keep_identifiers_instructions(
+    instructions: Option<&str>,
+    audit: &crate::audit::CompactionAudit,
+) -> Option<String> {
+    let lost: Vec<&str> = audit
+        .identifiers
+        .as_ref()
+        .map(|i| i.lost.iter().map(|h| h.value.as_str()).collect())
+        .unwrap_or_default();
+    let base = instructions.map(str::trim).filter(|s| !s.is_empty());
+    if lost.is_empty() {
+        return base.map(str::to_string);
+    }
+    let keep = format!("Keep these exact identifiers: {}", lost.join(", "));
+    Some(match base {
+        Some(b) => format!("{b}\n\n{keep}"),
+        None => keep,
+    })
+}

@@ -21,6 +21,7 @@
 //! refuses when the session moved since prepare. No terminal code here: texts in
 //! [`Problem`]s and warnings are sanitized by the front-end that shows them.
 
+pub mod audit;
 pub mod compact;
 pub mod flush;
 pub mod gateway_compact;

@@ -1,7 +1,7 @@
 //! `clawtop compact KEY` with a model: preview, --yes, the edited-preview loop, refusals and
 //! failures, on a copy of host-a whose provider points at the fake model server.
 
-use crate::support::cli::{self, Home, snapshot};
+use crate::support::cli::{self, Home, fixture, snapshot};
 use crate::support::fake_model::{FakeModel, Reply};
 
 #[tokio::test(flavor = "multi_thread")]
@@ -10,7 +10,10 @@ async fn preview_writes_nothing_and_yes_commits_it() {
     let fake = FakeModel::start().await;
     cli::point_fake_provider(&h, &fake.base_url());
     let before = snapshot(h.path());
-    for _ in 0..2 {
+    // Four calls: since clawtop also summarizes the 25 messages host-a's last compaction kept
+    // (SPEC §6.1), the history no longer fits one call: two chunks and their merge, then the
+    // split turn's prefix.
+    for _ in 0..4 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
     let o = cli::run_async(
@@ -44,26 +47,39 @@ async fn preview_writes_nothing_and_yes_commits_it() {
         .collect();
     let before: Vec<_> = before.into_iter().collect();
     assert_eq!(after, before, "a preview must not write anything");
-    let req = &fake.requests()[0];
-    let user = req.body["messages"]
-        .as_array()
-        .unwrap()
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4);
+    let users: Vec<String> = requests
         .iter()
-        .find(|m| m["role"] == "user")
-        .unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    assert!(user.contains("Additional focus: Keep PR #4411"));
+        .map(|r| {
+            r.body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["role"] == "user")
+                .unwrap()["content"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
     assert!(
-        user.contains("<previous-summary>\nFAKE-SUMMARY 16"),
+        users
+            .iter()
+            .any(|u| u.contains("Additional focus: Keep PR #4411"))
+    );
+    assert!(
+        users
+            .iter()
+            .any(|u| u.contains("<previous-summary>\nFAKE-SUMMARY 16")),
         "host-a has a previous compaction"
     );
+    let req = &requests[0];
     assert!(
         !format!("{:?}", req.headers).contains("fake-key") || req.header("authorization").is_some()
     );
 
-    for _ in 0..2 {
+    for _ in 0..4 {
         fake.push(Reply::text("## Goal\nFinish the deployment plan review"));
     }
     let o = cli::run_async(
@@ -353,4 +369,51 @@ async fn an_edited_summary_is_refused_when_the_cut_moved() {
         .to_string();
     let entry: serde_json::Value = serde_json::from_str(&last).unwrap();
     assert_eq!(entry["summary"], "## Goal\nedited");
+}
+
+/// The preview's audit (SPEC §6a): what the draft loses of the span it replaces, the previous
+/// summary included, in `compact --json` (key `audit`) and under the text preview.
+#[tokio::test(flavor = "multi_thread")]
+async fn preview_audits_what_the_draft_loses() {
+    let h = Home::host_a();
+    std::fs::copy(
+        fixture(crate::support::fixtures::AUDIT_PLANTED),
+        h.transcript(),
+    )
+    .unwrap();
+    let fake = FakeModel::start().await;
+    cli::point_fake_provider(&h, &fake.base_url());
+    fake.push(Reply::text("## Goal\nShip https://staging.acme.dev/app"));
+    let args = ["compact", "agent:main:main", "--keep-recent-tokens", "1"];
+    let o = cli::run_async(&h, &[&args[..], &["--json"]].concat()).await;
+    o.expect(0);
+    let v = o.json();
+    let a = &v["audit"];
+    assert_eq!(a["span"]["previousSummaryEntryId"], "c0000002");
+    assert_eq!(a["droppedUnsummarized"]["messages"], 0, "{a}");
+    let lost: Vec<&str> = a["identifiers"]["lost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lost,
+        ["build-778899", "https://github.com/acme/api/pull/4711"],
+        "{a}"
+    );
+    assert_eq!(
+        a["identifiers"]["kept"][0]["value"],
+        "https://staging.acme.dev/app"
+    );
+    fake.push(Reply::text("## Goal\nShip https://staging.acme.dev/app"));
+    let o = cli::run_async(&h, &args).await;
+    o.expect(0);
+    assert!(
+        o.stderr.contains(
+            "Audit: this summary keeps 1 of 3 identifiers in the span it replaces, would lose 2: build-778899, https://github.com/acme/api/pull/4711"
+        ),
+        "{}",
+        o.stderr
+    );
 }

@@ -11,9 +11,10 @@ fn demo(args: &[&str]) -> Out {
 
 #[test]
 fn check_grades_problems_with_nagios_codes() {
-    // Defaults: warn flush-due,compact-due (and the history problems, tested in
-    // tests/cli/history.rs); crit over,stuck,busy-stale-lock.
-    let o = demo(&["check", "--warn", "flush-due,compact-due"]);
+    // Defaults: warn flush-due,compact-due,lossy-compaction (and the history problems, tested
+    // in tests/cli/history.rs); crit over,stuck,busy-stale-lock. Three demo sessions' latest
+    // compactions lost identifiers or dropped messages (the demo host is 2026.2: pi's boundary).
+    let o = demo(&["check", "--warn", "flush-due,compact-due,lossy-compaction"]);
     o.expect(2);
     let t = o.text();
     let lines: Vec<&str> = t.lines().collect();
@@ -23,7 +24,10 @@ fn check_grades_problems_with_nagios_codes() {
             "CRITICAL over agent:ops:main: 35k/33k used, over the window",
             "CRITICAL stuck agent:ops:main: 35k/33k used after the last run; compaction did not bring it under the window",
             "WARNING flush-due agent:main:telegram:direct:12345: 177k used, flush line 176k",
+            "WARNING lossy-compaction agent:main:telegram:direct:12345: latest compaction 0fd4080c lost 2 identifiers, dropped 0 messages unsummarized",
+            "WARNING lossy-compaction agent:main:discord:channel:998877: latest compaction 743af9e3 lost 0 identifiers, dropped 4 messages unsummarized",
             "WARNING compact-due agent:main:slack:channel:c07ops: 186k used, compaction line 180k",
+            "WARNING lossy-compaction agent:main:dashboard:5f0c2a7e: latest compaction 1726e253 lost 2 identifiers, dropped 0 messages unsummarized",
         ],
         "{t}"
     );

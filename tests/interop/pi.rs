@@ -219,21 +219,46 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             (false, Err(e)) => err(format!("keep {k}: pi plans, clawtop says {e}")),
             (false, Ok(p)) => {
                 let turn_start = p.cut.turn_start.map(|s| p.path[s] as i64).unwrap_or(-1);
+                // SPEC §6.1: clawtop also summarizes what the previous compaction kept (pi
+                // 0.55.1 drops it); everything else, the cut first of all, is pi's.
+                let extra = previously_kept(&t, &p.path);
                 let got = serde_json::json!({
                     "firstKeptIndex": p.first_kept_entry,
                     "firstKeptPathIndex": p.cut.first_kept,
                     "turnStartIndex": turn_start,
                     "isSplitTurn": p.cut.is_split_turn,
                     "tokensBefore": p.tokens_before,
-                    "messagesToSummarize": p.messages_to_summarize.len(),
+                    "messagesToSummarize": p.messages_to_summarize.len() - extra,
                     "turnPrefixMessages": p.turn_prefix_messages.len(),
                     "hasPreviousSummary": p.previous_summary.is_some(),
-                    "readFiles": p.read_files,
-                    "modifiedFiles": p.modified_files,
                 });
                 for (key, v) in got.as_object().unwrap() {
                     if &pp[key] != v {
                         err(format!("keep {k} {key}: pi {} clawtop {v}", pp[key]));
+                    }
+                }
+                // The file lists: pi's exactly when nothing more is summarized; else pi's
+                // modified files are still modified and nothing pi lists is missing.
+                let strs = |v: &Value| -> Vec<String> {
+                    serde_json::from_value(v.clone()).unwrap_or_default()
+                };
+                let (pi_read, pi_mod) = (strs(&pp["readFiles"]), strs(&pp["modifiedFiles"]));
+                if extra == 0 {
+                    if pi_read != p.read_files || pi_mod != p.modified_files {
+                        err(format!(
+                            "keep {k} files: pi {pi_read:?} {pi_mod:?} clawtop {:?} {:?}",
+                            p.read_files, p.modified_files
+                        ));
+                    }
+                } else {
+                    let ours: Vec<&String> = p.read_files.iter().chain(&p.modified_files).collect();
+                    if pi_mod.iter().any(|f| !p.modified_files.contains(f))
+                        || pi_read.iter().any(|f| !ours.contains(&f))
+                    {
+                        err(format!(
+                            "keep {k} files: pi {pi_read:?} {pi_mod:?} not within clawtop {:?} {:?}",
+                            p.read_files, p.modified_files
+                        ));
                     }
                 }
                 if t.version >= 2
@@ -253,6 +278,32 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
         std::fs::read(path).unwrap(),
         "{name} was modified by reading it"
     );
+}
+
+/// Messages the last compaction on `path` kept verbatim (its `firstKeptEntryId` up to it):
+/// what clawtop's plan summarizes on top of pi's.
+fn previously_kept(t: &Transcript, path: &[u32]) -> usize {
+    use clawtop::transcript::EntryKind;
+    let kind = |p: usize| t.entries[path[p] as usize].kind;
+    let Some(prev) = (0..path.len())
+        .rev()
+        .find(|&p| kind(p) == EntryKind::Compaction)
+    else {
+        return 0;
+    };
+    let v = t.entry_json(path[prev]).unwrap();
+    let Some(fk) = t
+        .first_kept_of(path[prev], &v)
+        .and_then(|i| path[..prev].iter().position(|&x| x == i))
+    else {
+        return 0;
+    };
+    (fk..prev)
+        .filter(|&p| {
+            kind(p) != EntryKind::Compaction
+                && tokens::kind_yields_message(kind(p), MessageView::Compaction)
+        })
+        .count()
 }
 
 #[test]

@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod audit;
 mod bad_input;
 mod cli;
 mod common;

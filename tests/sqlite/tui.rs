@@ -141,6 +141,7 @@ fn flush_dialog_appends_notes_without_recording_the_flush() {
                 warnings: vec![],
                 no_reply: false,
                 current: None,
+                audit: None,
             }),
         },
     );

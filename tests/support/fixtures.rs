@@ -14,6 +14,8 @@ pub const HOST_A_SESSIONS: &str = "openclaw-2026.2.26/host-a/agents/main/session
 pub const HOST_F: &str = "openclaw-2026.9.6/host-f";
 /// pi's own legacy (v1) test transcripts.
 pub const PI: &str = "pi";
+/// A transcript with identifiers planted for `clawtop audit` (see the fixtures README).
+pub const AUDIT_PLANTED: &str = "audit/planted.jsonl";
 /// clawtop's generated edge-case transcripts (v1–v3).
 pub const TRANSCRIPTS: &str = "transcripts";
 

@@ -47,6 +47,7 @@ fn done(state: &mut AppState, ctx: &EffectCtx, e: &Effect, text: &str) {
         warnings: vec![],
         no_reply: false,
         current: None,
+        audit: None,
     };
     drive(
         state,
@@ -550,6 +551,7 @@ fn flush_no_reply_records_without_writing_notes() {
         warnings: vec![],
         no_reply: true,
         current: Some(String::new()),
+        audit: None,
     };
     drive(
         &mut state,
@@ -675,17 +677,16 @@ fn compact_dialog_keep_recent_tokens_and_expected_size() {
     for _ in 0..4 {
         drive(&mut state, &ctx, ch('+'));
     }
-    // 6,000 keeps everything since the last compaction (~4.8k): no plan, and no stale one.
-    let d = state.dialog.as_ref().unwrap();
-    assert!(d.prep.is_none(), "the 2,000 plan must not stay on screen");
-    let err = d.prep_error.clone().unwrap();
-    assert!(
-        err.contains("Nothing to summarize at keepRecentTokens 6,000")
-            && err.contains("- keeps less"),
-        "{err}"
+    // 6,000 keeps everything since the last compaction (~4.8k); the plan still summarizes
+    // the 25 messages that compaction kept (SPEC §6.1). It is the 6,000 plan, not a stale one.
+    let c = prep(&state);
+    assert_eq!(
+        c.keep_recent_tokens, 6000,
+        "the 2,000 plan must not stay on screen"
     );
+    assert_eq!((c.messages, c.turn_prefix), (25, 0));
     let s = scrub(screen(&state), dir.path());
-    assert!(s.contains("keepRecentTokens 6,000"), "{s}");
+    assert!(s.contains("summarize  25 messages"), "{s}");
     for _ in 0..3 {
         drive(&mut state, &ctx, ch('-'));
     }
@@ -736,4 +737,96 @@ fn tui_and_cli_commit_the_same_bytes() {
         "no control character is committed: {s:?}"
     );
     assert!(s.contains("    Ship") && s.contains("PR #42"), "{s:?}");
+}
+
+/// Issue 19: the preview says what the draft would lose of the span it replaces (the previous
+/// summary included), and F6 goes back to the instructions with "Keep these exact
+/// identifiers: …" added, editable, which the next generation sends.
+#[test]
+fn preview_audit_and_regenerate_keeping_the_lost_identifiers() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let fake = rt.block_on(FakeModel::start());
+    for _ in 0..2 {
+        fake.push(Reply::text("## Goal\nShip https://staging.acme.dev/app"));
+    }
+    let (dir, t, host) = host_a_host(Some(&fake.base_url()));
+    std::fs::copy(
+        crate::support::fixtures::fixture(crate::support::fixtures::AUDIT_PLANTED),
+        &t,
+    )
+    .unwrap();
+    let (mut state, mut ctx) = host_app(host, (120, 40));
+    ctx.client.max_attempts = 1;
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    let generate = |state: &mut AppState, ctx: &EffectCtx| {
+        let Effect::Generate {
+            dialog,
+            generation,
+            model,
+            cancel,
+            job,
+        } = start_generation(state, ctx)
+        else {
+            unreachable!()
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        rt.block_on(run_generation(
+            dialog,
+            generation,
+            *model,
+            cancel,
+            *job,
+            ctx.client.clone(),
+            tx,
+        ));
+        while let Ok(a) = rx.try_recv() {
+            drive(state, ctx, a);
+        }
+    };
+    generate(&mut state, &ctx);
+    assert_eq!(state.mode(), Mode::DialogPreview);
+    let d = state.dialog.as_ref().unwrap();
+    let lost: Vec<&str> = d
+        .audit
+        .as_ref()
+        .unwrap()
+        .identifiers
+        .as_ref()
+        .unwrap()
+        .lost
+        .iter()
+        .map(|h| h.value.as_str())
+        .collect();
+    assert_eq!(
+        lost,
+        ["build-778899", "https://github.com/acme/api/pull/4711"]
+    );
+    let s = scrub(screen(&state), dir.path());
+    assert!(
+        s.contains("would lose 2:")
+            && s.contains("build-778899, https://github.com/acme/api/pull/4711"),
+        "{s}"
+    );
+    assert!(s.contains("audit (F6: ask again, keeping them)"), "{s}");
+
+    drive(&mut state, &ctx, key(KeyCode::F(6)));
+    assert_eq!(state.mode(), Mode::DialogEdit);
+    let want = "Keep these exact identifiers: build-778899, https://github.com/acme/api/pull/4711";
+    let asked = clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().instructions);
+    assert_eq!(asked, want);
+    // Editable before it is sent.
+    type_str(&mut state, &ctx, " and INC-1");
+    generate(&mut state, &ctx);
+    let reqs = fake.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(
+        reqs[1].raw_body.contains(&format!("{want} and INC-1")),
+        "{}",
+        reqs[1].raw_body
+    );
 }

@@ -114,7 +114,9 @@ fn session_navigation_keys() {
     press(&mut state, &ctx, &[key(KeyCode::Home), ch('x')]);
     assert_eq!(state.session.as_ref().map(|v| v.selected), Some(cut));
 
-    // host-a right after its compaction has nothing to summarize at 20000: no marker.
+    // host-a right after its compaction: at 20000 the next compaction keeps every message
+    // after it and summarizes the 25 it kept (SPEC §6.1), so the marker sits on the first
+    // entry after the compaction.
     let (_dir, t) = host_a();
     let (mut state, ctx) = file_app(&t, (80, 24));
     assert!(state.bare_file);
@@ -124,7 +126,7 @@ fn session_navigation_keys() {
             .as_ref()
             .and_then(|v| v.loaded.as_ref())
             .and_then(|l| l.next_cut),
-        None
+        Some(34)
     );
     press(&mut state, &ctx, &[key(KeyCode::Home), ch('n')]);
     let v = state.session.as_ref().expect("view");

@@ -104,6 +104,7 @@ fn regenerate_or_discard_of_an_edited_preview_asks_first() {
                 warnings: vec![],
                 no_reply: false,
                 current: None,
+                audit: None,
             }),
         },
     );
@@ -127,13 +128,30 @@ fn regenerate_or_discard_of_an_edited_preview_asks_first() {
     assert!(state.dialog.is_none());
 }
 
-/// The Compact dialog on a compact-due session whose own keepRecentTokens (20,000, the
-/// default) leaves nothing to summarize (host-a): the reason in plain words leads (no path,
-/// wrapped, not cut), the diagnosis's suggested keepRecentTokens is prefilled, and the plan it
-/// gives is shown, ready to generate.
+/// The Compact dialog on a compact-due session whose own keepRecentTokens (100,000 in its
+/// config) leaves nothing to summarize (host-a up to just before its compaction: since SPEC
+/// §6.1 a plan after a compaction always summarizes what that compaction kept): the reason in
+/// plain words leads (no path, wrapped, not cut), the diagnosis's suggested keepRecentTokens
+/// is prefilled, and the plan it gives is shown, ready to generate.
 #[test]
 fn compact_dialog_without_a_plan_prefills_the_suggestion() {
-    let (dir, _t) = host_a();
+    let (dir, t) = host_a();
+    let text = std::fs::read_to_string(&t).unwrap();
+    let before: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.contains("\"type\":\"compaction\""))
+        .collect();
+    std::fs::write(&t, before.join("\n") + "\n").unwrap();
+    let cfg = dir.path().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        r#"compaction: { mode: "safeguard" }"#,
+        r#"compaction: { mode: "safeguard", keepRecentTokens: 100000 }"#,
+    );
+    assert!(
+        text.contains("keepRecentTokens: 100000"),
+        "host-a config changed shape"
+    );
+    std::fs::write(&cfg, text).unwrap();
     let opts = clawtop::store::Options {
         state_dir: Some(dir.path().to_path_buf()),
         ..Default::default()
@@ -165,7 +183,7 @@ fn compact_dialog_without_a_plan_prefills_the_suggestion() {
     assert!(
         s.lines()
             .nth(1)
-            .is_some_and(|l| l.contains("Nothing to summarize at keepRecentTokens 20,000")),
+            .is_some_and(|l| l.contains("Nothing to summarize at keepRecentTokens 100,000")),
         "the reason leads: {s}"
     );
     assert_snapshot!("compact_no_plan_80x24", s);
@@ -180,7 +198,7 @@ fn no_plan_reason_leads_with_the_reason() {
             "/a/b/s1.jsonl: nothing to compact (session too small)",
             20_000
         ),
-        "Nothing to summarize at keepRecentTokens 20,000: every message since the last compaction would be kept."
+        "Nothing to summarize at keepRecentTokens 20,000: it would keep every message a compaction could summarize."
     );
     assert_eq!(
         no_plan_reason(

@@ -83,6 +83,21 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         }
     }
     if preview_phase {
+        if let Some(a) = &d.audit {
+            let lossy = a.lost().is_some_and(|n| n > 0);
+            let text = if lossy {
+                format!(
+                    "audit (F6: ask again, keeping them): {}",
+                    crate::report::audit::draft_line(a)
+                )
+            } else {
+                format!("audit: {}", crate::report::audit::draft_line(a))
+            };
+            let style = if lossy { t.error() } else { t.dim() };
+            for l in wrap(&text, w).into_iter().take(3) {
+                top.push(Line::from(Span::styled(l, style)));
+            }
+        }
         for warn in &d.warnings {
             top.push(Line::from(Span::styled(
                 truncate(&format!("⚠ {}", one_line(warn)), w),

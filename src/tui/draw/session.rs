@@ -382,8 +382,15 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
                 .map(thousands)
                 .unwrap_or_else(|| "?".into());
             let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
+            let badge = l
+                .summaries
+                .iter()
+                .find(|c| c.idx == idx)
+                .and_then(|c| c.audit.as_deref())
+                .map(|a| format!(" · {}", crate::report::audit::badge(a)))
+                .unwrap_or_default();
             let head = format!(
-                " {} COMPACTION · tokensBefore {before} · kept from {kept} ",
+                " {} COMPACTION · tokensBefore {before} · kept from {kept}{badge} ",
                 pad(&id, 8)
             );
             let fill = "━".repeat(iw.saturating_sub(head.chars().count() + 2));

@@ -53,9 +53,47 @@ pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
     if !c.on_branch {
         text.push_str("(not on the active branch)\n");
     }
+    if let Some(a) = &c.audit {
+        text.push_str(&audit_text(a));
+    }
     text.push_str("── summary ──\n");
     text.push_str(&c.summary);
     wrap(&text, width)
+}
+
+/// The audit block of a compaction's body (`clawtop audit`'s figures, the same code).
+fn audit_text(a: &crate::audit::CompactionAudit) -> String {
+    let mut t = format!("── audit: {} ──\n", crate::report::audit::badge(a));
+    match &a.identifiers {
+        Some(i) => {
+            t.push_str(&format!(
+                "identifiers       {} in span · {} kept · {} in kept messages · {} lost · {} invented\n",
+                i.total,
+                i.kept.len(),
+                i.still_in_kept.len(),
+                i.lost.len(),
+                i.invented.len()
+            ));
+            for h in &i.lost {
+                t.push_str(&format!(
+                    "  lost  {}  (entry {})\n",
+                    one_line(&h.value),
+                    one_line(&h.entry_id)
+                ));
+            }
+        }
+        None => t.push_str(&format!(
+            "identifiers       unknown ({})\n",
+            one_line(a.unknown.as_deref().unwrap_or("summary not readable"))
+        )),
+    }
+    if a.dropped_unsummarized.messages > 0 {
+        t.push_str(&format!(
+            "dropped           {} messages kept by the previous compaction, never summarized\n",
+            a.dropped_unsummarized.messages
+        ));
+    }
+    t
 }
 
 /// How a body line is drawn.
@@ -159,7 +197,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .take(list_h as usize)
         .map(|(i, c)| {
             let text = format!(
-                "{} {}/{} {} {} · tokensBefore {} · kept from {}{}",
+                "{} {}/{} {} {} · tokensBefore {} · kept from {}{}{}",
                 if i == sel { "›" } else { " " },
                 i + 1,
                 cards.len(),
@@ -167,7 +205,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
                 c.timestamp,
                 c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
                 c.first_kept_id.as_deref().unwrap_or("?"),
-                if c.on_branch { "" } else { " · off branch" }
+                if c.on_branch { "" } else { " · off branch" },
+                c.audit
+                    .as_deref()
+                    .map(|a| format!(" · {}", crate::report::audit::badge(a)))
+                    .unwrap_or_default()
             );
             let text = truncate(&text, list_area.width.saturating_sub(2) as usize);
             if i == sel {

@@ -1,0 +1,691 @@
+//! What each compaction lost (SPEC §6a), for every compaction on the active branch and for a
+//! draft summary before it is committed. Domain only: figures, no terminal.
+//!
+//! For a compaction C whose previous compaction on the branch is P:
+//! 1. The **span** C replaced: P's summary, then the messages C summarized, from the boundary
+//!    up to C's `firstKeptEntryId` (a split turn's prefix included). The boundary is the
+//!    host's: pi 0.55.1 (OpenClaw ≤ 2026.7) starts right after P, OpenClaw 2026.9 at P's
+//!    `firstKeptEntryId` ([`Boundary`]).
+//! 2. Its **identifiers** ([`extract`]), each with the first entry that held it, sorted into
+//!    `kept` (C's summary includes it), `stillInKept` (a message C kept verbatim, from its
+//!    `firstKeptEntryId` up to C, includes it) and `lost`; `invented` are the summary's own
+//!    identifiers that nothing on the branch before C holds. "Includes" is OpenClaw's rule
+//!    ([`presence`]).
+//! 3. **droppedUnsummarized**: messages P kept (its `firstKeptEntryId` up to P) that C
+//!    neither summarized nor kept: every such message under pi's boundary.
+//! 4. The summary against OpenClaw 2026.9's guard ([`guard`]): required headings (reported
+//!    as `missingSections` on 2026.9 hosts only), the 16,000-character cap, the verdict.
+//!
+//! Texts are the messages' text blocks, as OpenClaw's guard reads them, plus what the
+//! summarizer also sees (a bash command and its output, a branch summary); tool-call
+//! arguments are not scanned. The invented check needs every summary's identifiers before the
+//! branch is read, so [`audit_transcript`] reads compactions first, then makes one pass over
+//! the branch for "seen before", then one pass per compaction over its span and kept
+//! messages: each entry is decoded a bounded number of times, whatever the number of
+//! compactions.
+
+pub mod extract;
+pub mod guard;
+pub mod presence;
+
+use crate::thresholds::Rules;
+use crate::tokens::{self, MessageView};
+use crate::transcript::{EntryKind, Role, Transcript};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+
+pub use guard::{GuardVerdict, Verdict};
+
+/// Where the range a compaction summarized starts after a previous compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Boundary {
+    /// Right after the previous compaction entry (pi 0.55.1, OpenClaw 2026.2.26–2026.7).
+    #[serde(rename = "pi-0.55.1")]
+    AfterPrevious,
+    /// At the previous compaction's `firstKeptEntryId` (OpenClaw 2026.9, clawtop's own plan).
+    #[serde(rename = "openclaw-2026.9")]
+    PreviousFirstKept,
+}
+
+impl Boundary {
+    /// The boundary the host's own compactions used.
+    pub fn of_host(rules: Rules) -> Boundary {
+        match rules {
+            Rules::V2026_2 => Boundary::AfterPrevious,
+            Rules::V2026_9 => Boundary::PreviousFirstKept,
+        }
+    }
+}
+
+/// An identifier and the first entry (on the branch) that held it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Held {
+    pub value: String,
+    pub entry_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Identifiers {
+    /// Distinct identifiers in the span.
+    pub total: usize,
+    pub kept: Vec<Held>,
+    pub lost: Vec<Held>,
+    pub still_in_kept: Vec<Held>,
+    /// In the summary, in nothing on the branch before it.
+    pub invented: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Span {
+    /// The previous compaction, whose summary the span starts with.
+    pub previous_summary_entry_id: Option<String>,
+    /// Message entries summarized (the previous summary not counted).
+    pub entries: usize,
+    /// pi's estimate of the span, the previous summary included.
+    pub tokens: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Dropped {
+    pub messages: usize,
+    pub tokens: u64,
+    pub entry_ids: Vec<String>,
+}
+
+/// The audit of one compaction (or of a draft: `entry_id` None).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionAudit {
+    pub entry_id: Option<String>,
+    pub first_kept_entry_id: Option<String>,
+    pub boundary: Boundary,
+    pub span: Span,
+    /// None when the summary cannot be read (`unknown` says why).
+    pub identifiers: Option<Identifiers>,
+    pub dropped_unsummarized: Dropped,
+    /// OpenClaw 2026.9's required headings the summary lacks; None on other hosts.
+    pub missing_sections: Option<Vec<String>>,
+    pub summary_chars: Option<usize>,
+    pub summary_cap: usize,
+    pub guard: GuardVerdict,
+    pub unknown: Option<String>,
+}
+
+impl CompactionAudit {
+    pub fn lost(&self) -> Option<usize> {
+        self.identifiers.as_ref().map(|i| i.lost.len())
+    }
+    pub fn over_cap(&self) -> bool {
+        self.summary_chars.is_some_and(|c| c > self.summary_cap)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Totals {
+    pub compactions: usize,
+    pub identifiers_lost: usize,
+    pub messages_dropped_unsummarized: usize,
+    /// Compactions whose summary could not be read.
+    pub unknown: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionAudit {
+    pub boundary: Boundary,
+    pub totals: Totals,
+    /// Oldest first.
+    pub compactions: Vec<CompactionAudit>,
+    /// Entries that could not be read (named by line); their text was not audited.
+    pub warnings: Vec<String>,
+}
+
+impl SessionAudit {
+    pub fn latest(&self) -> Option<&CompactionAudit> {
+        self.compactions.last()
+    }
+}
+
+/// What the audit needs to know about the host.
+#[derive(Debug, Clone)]
+pub struct HostFacts {
+    pub rules: Rules,
+    /// Why compaction summaries cannot be read here (a gateway does not expose them).
+    pub summaries_unreadable: Option<String>,
+}
+
+impl HostFacts {
+    pub fn of(source: &dyn crate::source::SessionSource) -> HostFacts {
+        HostFacts {
+            rules: source.rules().0,
+            summaries_unreadable: source
+                .not_exposed()
+                .into_iter()
+                .find(|(what, _)| *what == "compactionSummary")
+                .map(|(_, why)| why),
+        }
+    }
+}
+
+/// One entry of the branch, decoded once for what the audit reads of it.
+struct Read {
+    /// Its text as the summarizer sees it, and as OpenClaw's guard reads it (the text blocks).
+    text: String,
+    guard_text: String,
+    tokens: u64,
+}
+
+/// Reads branch entries, reporting those that cannot be decoded once each.
+struct Reader<'a> {
+    t: &'a Transcript,
+    warnings: Vec<String>,
+    warned: std::collections::HashSet<u32>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(t: &'a Transcript) -> Reader<'a> {
+        Reader {
+            t,
+            warnings: Vec::new(),
+            warned: Default::default(),
+        }
+    }
+
+    fn value(&mut self, idx: u32) -> Option<Value> {
+        match self.t.entry_json(idx) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                if self.warned.insert(idx) {
+                    self.warnings.push(format!("{e}; its text is not audited"));
+                }
+                None
+            }
+        }
+    }
+
+    /// Text and tokens of a message-yielding entry (the compaction view's messages).
+    fn read(&mut self, idx: u32) -> Read {
+        let kind = self.t.entries[idx as usize].kind;
+        let Some(v) = self.value(idx) else {
+            return Read {
+                text: String::new(),
+                guard_text: String::new(),
+                tokens: tokens::estimate_entry(self.t, idx, MessageView::Compaction),
+            };
+        };
+        let table = usize::from(matches!(
+            kind,
+            EntryKind::BranchSummary | EntryKind::Compaction
+        ));
+        let tokens = self.t.memo_estimate(idx, table, || {
+            tokens::message_of_entry(&v, MessageView::Compaction)
+                .map(|m| tokens::estimate_message(&m))
+                .unwrap_or(0)
+        });
+        let (text, guard_text) = texts(kind, &v);
+        Read {
+            text,
+            guard_text,
+            tokens,
+        }
+    }
+}
+
+/// (what the summarizer sees, what OpenClaw's guard reads) of an entry.
+fn texts(kind: EntryKind, v: &Value) -> (String, String) {
+    let blocks = |content: Option<&Value>| -> String {
+        match content {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    };
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    match kind {
+        EntryKind::Message(role) => {
+            let m = v.get("message").unwrap_or(&Value::Null);
+            let guard = blocks(m.get("content"));
+            let seen = match role {
+                Role::BashExecution => format!("{}\n{}", s(m, "command"), s(m, "output")),
+                Role::BranchSummary | Role::CompactionSummary => s(m, "summary"),
+                _ => guard.clone(),
+            };
+            (seen, guard)
+        }
+        EntryKind::CustomMessage => {
+            let t = blocks(v.get("content"));
+            (t.clone(), t)
+        }
+        EntryKind::BranchSummary | EntryKind::Compaction => (s(v, "summary"), String::new()),
+        _ => (String::new(), String::new()),
+    }
+}
+
+/// The text of entry `idx` as OpenClaw 2026.9's guard reads it (`extractMessageText`: the
+/// `text` of each content block); None when the entry cannot be decoded.
+pub fn guard_text(t: &Transcript, idx: u32) -> Option<String> {
+    let v = t.entry_json(idx).ok()?;
+    Some(texts(t.entries[idx as usize].kind, &v).1)
+}
+
+fn yields(kind: EntryKind) -> bool {
+    kind != EntryKind::Compaction && tokens::kind_yields_message(kind, MessageView::Compaction)
+}
+
+/// One compaction as found on the branch.
+struct Found {
+    pos: usize,
+    summary: Option<String>,
+    /// Path position of its `firstKeptEntryId` when that is on the branch before it.
+    first_kept: Option<usize>,
+    first_kept_id: Option<String>,
+}
+
+/// The span and kept region of one audit, as branch positions.
+struct Plan<'p> {
+    path: &'p [u32],
+    previous: Option<usize>,
+    summarized: Vec<usize>,
+    kept: Vec<usize>,
+    dropped: Vec<usize>,
+}
+
+/// What the latest compaction of a session lost, for `check` and `metrics`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Loss {
+    pub entry_id: Option<String>,
+    /// None when the summary cannot be read.
+    pub identifiers_lost: Option<usize>,
+    pub messages_dropped_unsummarized: usize,
+}
+
+impl Loss {
+    pub fn of(c: &CompactionAudit) -> Loss {
+        Loss {
+            entry_id: c.entry_id.clone(),
+            identifiers_lost: c.lost(),
+            messages_dropped_unsummarized: c.dropped_unsummarized.messages,
+        }
+    }
+
+    /// Lost an identifier or dropped a message unsummarized.
+    pub fn is_lossy(&self) -> bool {
+        self.identifiers_lost.is_some_and(|n| n > 0) || self.messages_dropped_unsummarized > 0
+    }
+}
+
+/// Audits every compaction on the active branch of `t`, oldest first.
+pub fn audit_transcript(t: &Transcript, host: &HostFacts) -> SessionAudit {
+    audit_compactions(t, host, false)
+}
+
+/// What the latest compaction on the active branch lost (None: there is none). Only that
+/// compaction's span is read, and the branch only as far as its summary's identifiers need.
+pub fn audit_latest(t: &Transcript, host: &HostFacts) -> Option<Loss> {
+    audit_compactions(t, host, true).latest().map(Loss::of)
+}
+
+fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> SessionAudit {
+    let path = t.active_branch();
+    let boundary = Boundary::of_host(host.rules);
+    let mut reader = Reader::new(t);
+    let mut pos_of = vec![u32::MAX; t.len()];
+    for (p, &i) in path.iter().enumerate() {
+        pos_of[i as usize] = p as u32;
+    }
+    let found: Vec<Found> = path
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| t.entries[**i as usize].kind == EntryKind::Compaction)
+        .map(|(pos, &i)| {
+            let v = reader.value(i);
+            let summary = v
+                .as_ref()
+                .and_then(|v| v.get("summary"))
+                .and_then(Value::as_str)
+                .filter(|_| host.summaries_unreadable.is_none())
+                .map(str::to_string);
+            let first_kept = v
+                .as_ref()
+                .and_then(|v| t.first_kept_of(i, v))
+                .map(|k| pos_of[k as usize] as usize)
+                .filter(|&k| k < pos);
+            let first_kept_id = v
+                .as_ref()
+                .and_then(|v| v.get("firstKeptEntryId"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            Found {
+                pos,
+                summary,
+                first_kept,
+                first_kept_id,
+            }
+        })
+        .collect();
+
+    // Every summary's identifiers, and the first branch position that holds each.
+    let audited = if only_latest {
+        found.len().saturating_sub(1)
+    } else {
+        0
+    };
+    let summary_ids: Vec<Vec<String>> = found
+        .iter()
+        .enumerate()
+        .map(|(k, f)| match &f.summary {
+            Some(s) if k >= audited => extract::identifiers(s),
+            _ => Vec::new(),
+        })
+        .collect();
+    let first_seen = first_positions(t, &path, &summary_ids, &mut reader);
+
+    let mut audits = Vec::with_capacity(found.len());
+    for (k, c) in found.iter().enumerate().skip(audited) {
+        let prev = k.checked_sub(1).map(|j| &found[j]);
+        let start = match (prev, boundary) {
+            (None, _) => 0,
+            (Some(p), Boundary::PreviousFirstKept) => p.first_kept.unwrap_or(p.pos + 1),
+            (Some(p), Boundary::AfterPrevious) => p.pos + 1,
+        };
+        let keep_from = c.first_kept.unwrap_or(c.pos);
+        let is_msg = |p: &usize| yields(t.entries[path[*p] as usize].kind);
+        let summarized: Vec<usize> = (start..keep_from.max(start)).filter(is_msg).collect();
+        let kept: Vec<usize> = (keep_from..c.pos).filter(is_msg).collect();
+        let dropped: Vec<usize> = match prev.and_then(|p| p.first_kept.map(|fk| (fk, p.pos))) {
+            Some((fk, pp)) => (fk..pp)
+                .filter(is_msg)
+                .filter(|&q| q < start && q < keep_from)
+                .collect(),
+            None => Vec::new(),
+        };
+        let plan = Plan {
+            path: &path,
+            previous: prev.map(|p| p.pos),
+            summarized,
+            kept,
+            dropped,
+        };
+        let prev_summary = prev.and_then(|p| p.summary.as_deref());
+        let invented = summary_ids[k]
+            .iter()
+            .filter(|id| first_seen.get(id.as_str()).is_none_or(|&s| s >= c.pos))
+            .cloned()
+            .collect();
+        let mut a = audit_plan(
+            t,
+            &plan,
+            prev_summary,
+            c.summary.as_deref(),
+            invented,
+            host,
+            boundary,
+            &mut reader,
+        );
+        a.entry_id = Some(t.display_id(path[c.pos]));
+        a.first_kept_entry_id = c.first_kept_id.clone();
+        if a.identifiers.is_none() {
+            a.unknown = Some(match &host.summaries_unreadable {
+                Some(why) => format!("compaction summaries are {why}"),
+                None => "the compaction entry has no readable summary".to_string(),
+            });
+        }
+        audits.push(a);
+    }
+    let totals = Totals {
+        compactions: audits.len(),
+        identifiers_lost: audits.iter().filter_map(CompactionAudit::lost).sum(),
+        messages_dropped_unsummarized: audits.iter().map(|a| a.dropped_unsummarized.messages).sum(),
+        unknown: audits.iter().filter(|a| a.identifiers.is_none()).count(),
+    };
+    SessionAudit {
+        boundary,
+        totals,
+        compactions: audits,
+        warnings: reader.warnings,
+    }
+}
+
+/// The first branch position whose text includes each identifier of `ids` (all lists).
+fn first_positions(
+    t: &Transcript,
+    path: &[u32],
+    ids: &[Vec<String>],
+    reader: &mut Reader,
+) -> HashMap<String, usize> {
+    let all: Vec<&str> = {
+        let mut seen = std::collections::HashSet::new();
+        ids.iter()
+            .flatten()
+            .map(String::as_str)
+            .filter(|s| seen.insert(*s))
+            .collect()
+    };
+    let mut out = HashMap::new();
+    if all.is_empty() {
+        return out;
+    }
+    let mut presence = presence::Presence::new(&all);
+    for (pos, &i) in path.iter().enumerate() {
+        let kind = t.entries[i as usize].kind;
+        if !tokens::kind_yields_message(kind, MessageView::Compaction) {
+            continue;
+        }
+        let text = if kind == EntryKind::Compaction {
+            reader
+                .value(i)
+                .and_then(|v| v.get("summary").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_default()
+        } else {
+            reader.read(i).text
+        };
+        presence.scan(&text, |k| {
+            out.insert(all[k].to_string(), pos);
+        });
+        if presence.all_found() {
+            break;
+        }
+    }
+    out
+}
+
+/// The audit of `summary` (None: unreadable) against the span and kept region of `plan`.
+#[allow(clippy::too_many_arguments)]
+fn audit_plan(
+    t: &Transcript,
+    plan: &Plan,
+    prev_summary: Option<&str>,
+    summary: Option<&str>,
+    invented: Vec<String>,
+    host: &HostFacts,
+    boundary: Boundary,
+    reader: &mut Reader,
+) -> CompactionAudit {
+    let path = plan.path;
+    let id_at = |p: usize| t.display_id(path[p]);
+    // Span identifiers in order of first appearance, with the entry that held each.
+    let mut order: Vec<(String, usize)> = Vec::new();
+    let mut index: HashMap<String, ()> = HashMap::new();
+    let mut add = |text: &str, pos: usize, order: &mut Vec<(String, usize)>| {
+        extract::each(text, |v| {
+            if index.insert(v.to_string(), ()).is_none() {
+                order.push((v.to_string(), pos));
+            }
+        });
+    };
+    let mut span = Span {
+        previous_summary_entry_id: plan.previous.map(id_at),
+        ..Span::default()
+    };
+    if let (Some(pp), Some(s)) = (plan.previous, prev_summary) {
+        add(s, pp, &mut order);
+        span.tokens += tokens::estimate_entry(t, path[pp], MessageView::Compaction);
+    } else if let Some(pp) = plan.previous {
+        span.tokens += tokens::estimate_entry(t, path[pp], MessageView::Compaction);
+    }
+    let mut guard_texts = Vec::with_capacity(plan.summarized.len());
+    for &p in &plan.summarized {
+        let r = reader.read(path[p]);
+        add(&r.text, p, &mut order);
+        span.entries += 1;
+        span.tokens += r.tokens;
+        guard_texts.push(r.guard_text);
+    }
+    let mut dropped = Dropped::default();
+    for &p in &plan.dropped {
+        dropped.messages += 1;
+        dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);
+        dropped.entry_ids.push(id_at(p));
+    }
+    let Some(summary) = summary else {
+        return CompactionAudit {
+            entry_id: None,
+            first_kept_entry_id: None,
+            boundary,
+            span,
+            identifiers: None,
+            dropped_unsummarized: dropped,
+            missing_sections: None,
+            summary_chars: None,
+            summary_cap: guard::SUMMARY_CAP,
+            guard: GuardVerdict::unknown(),
+            unknown: None,
+        };
+    };
+    let values: Vec<&str> = order.iter().map(|(v, _)| v.as_str()).collect();
+    let mut in_summary = presence::Presence::new(&values);
+    in_summary.scan(summary, |_| {});
+    let residual: Vec<usize> = (0..values.len())
+        .filter(|&i| !in_summary.found(i))
+        .collect();
+    let residual_values: Vec<&str> = residual.iter().map(|&i| values[i]).collect();
+    let mut in_kept = presence::Presence::new(&residual_values);
+    for &p in &plan.kept {
+        if in_kept.all_found() {
+            break;
+        }
+        let r = reader.read(path[p]);
+        in_kept.scan(&r.text, |_| {});
+    }
+    let held = |i: usize| Held {
+        value: order[i].0.clone(),
+        entry_id: id_at(order[i].1),
+    };
+    let mut ids = Identifiers {
+        total: order.len(),
+        invented,
+        ..Identifiers::default()
+    };
+    for i in 0..order.len() {
+        if in_summary.found(i) {
+            ids.kept.push(held(i));
+        }
+    }
+    for (r, &i) in residual.iter().enumerate() {
+        if in_kept.found(r) {
+            ids.still_in_kept.push(held(i));
+        } else {
+            ids.lost.push(held(i));
+        }
+    }
+    CompactionAudit {
+        entry_id: None,
+        first_kept_entry_id: None,
+        boundary,
+        span,
+        identifiers: Some(ids),
+        dropped_unsummarized: dropped,
+        missing_sections: (host.rules == Rules::V2026_9).then(|| guard::missing_sections(summary)),
+        summary_chars: Some(guard::chars(summary)),
+        summary_cap: guard::SUMMARY_CAP,
+        guard: guard::verdict(summary, &guard_texts),
+        unknown: None,
+    }
+}
+
+/// The audit of a draft `summary` for `plan` before it is committed: what it would lose of
+/// the span the plan replaces (the previous summary included), against what stays in context
+/// (the plan's `firstKeptEntryId` to the leaf).
+pub fn audit_draft(
+    t: &Transcript,
+    plan: &crate::plan::CompactionPlan,
+    summary: &str,
+    host: &HostFacts,
+) -> CompactionAudit {
+    let path = &plan.path;
+    let mut reader = Reader::new(t);
+    let mut pos_of: HashMap<u32, usize> = HashMap::with_capacity(path.len());
+    for (p, &i) in path.iter().enumerate() {
+        pos_of.insert(i, p);
+    }
+    let at = |i: &u32| pos_of.get(i).copied();
+    let summarized: Vec<usize> = plan
+        .messages_to_summarize
+        .iter()
+        .chain(&plan.turn_prefix_messages)
+        .filter_map(at)
+        .collect();
+    let first_kept = at(&plan.first_kept_entry).unwrap_or(path.len());
+    let kept: Vec<usize> = (first_kept..path.len())
+        .filter(|p| yields(t.entries[path[*p] as usize].kind))
+        .collect();
+    let previous = plan.previous_compaction.and_then(|i| at(&i));
+    let dropped = previous
+        .and_then(|pp| {
+            let v = reader.value(path[pp])?;
+            let fk = t.first_kept_of(path[pp], &v).and_then(|i| at(&i))?;
+            let summarized: std::collections::HashSet<usize> = summarized.iter().copied().collect();
+            Some(
+                (fk..pp)
+                    .filter(|p| yields(t.entries[path[*p] as usize].kind))
+                    .filter(|p| !summarized.contains(p) && *p < first_kept)
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    let draft_ids = extract::identifiers(summary);
+    let seen = first_positions(t, path, std::slice::from_ref(&draft_ids), &mut reader);
+    let invented = draft_ids
+        .into_iter()
+        .filter(|id| !seen.contains_key(id))
+        .collect();
+    let boundary =
+        if plan.boundary_start > 0 && previous.is_some_and(|pp| plan.boundary_start <= pp) {
+            Boundary::PreviousFirstKept
+        } else {
+            Boundary::AfterPrevious
+        };
+    let p = Plan {
+        path,
+        previous,
+        summarized,
+        kept,
+        dropped,
+    };
+    let mut a = audit_plan(
+        t,
+        &p,
+        plan.previous_summary.as_deref(),
+        Some(summary),
+        invented,
+        host,
+        boundary,
+        &mut reader,
+    );
+    a.first_kept_entry_id = t.entry_id(plan.first_kept_entry).map(str::to_string);
+    a
+}
+
+#[cfg(test)]
+mod tests;

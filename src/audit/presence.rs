@@ -1,0 +1,116 @@
+//! Which of many identifiers occur in a sequence of texts, with OpenClaw's rule for "the
+//! summary includes it" (`summaryIncludesIdentifier`): a substring, pure hex compared after
+//! upper-casing both sides, anything else verbatim.
+//!
+//! One Aho–Corasick automaton per rule, built once and run over each text, instead of one
+//! substring search per identifier: a span can hold 100,000 identifiers and a text 16 MB, and
+//! the cost stays proportional to the texts plus the matches reported. A match already seen is
+//! not counted twice, and the scan stops as soon as every identifier has been found.
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
+pub struct Presence {
+    plain: Option<(AhoCorasick, Vec<usize>)>,
+    hex: Option<(AhoCorasick, Vec<usize>)>,
+    found: Vec<bool>,
+    remaining: usize,
+}
+
+impl Presence {
+    /// An automaton for `ids` (values as [`super::extract`] yields them).
+    pub fn new<S: AsRef<str>>(ids: &[S]) -> Presence {
+        let (mut plain, mut hex) = (Vec::new(), Vec::new());
+        for (i, id) in ids.iter().enumerate() {
+            if super::extract::is_pure_hex(id.as_ref()) {
+                hex.push(i);
+            } else {
+                plain.push(i);
+            }
+        }
+        let build = |which: Vec<usize>, ascii_ci: bool| {
+            if which.is_empty() {
+                return None;
+            }
+            AhoCorasickBuilder::new()
+                .match_kind(MatchKind::Standard)
+                .ascii_case_insensitive(ascii_ci)
+                .build(which.iter().map(|&i| ids[i].as_ref()))
+                .ok()
+                .map(|ac| (ac, which))
+        };
+        Presence {
+            plain: build(plain, false),
+            hex: build(hex, true),
+            found: vec![false; ids.len()],
+            remaining: ids.len(),
+        }
+    }
+
+    pub fn all_found(&self) -> bool {
+        self.remaining == 0
+    }
+
+    pub fn found(&self, i: usize) -> bool {
+        self.found[i]
+    }
+
+    /// Looks for the identifiers not found yet in `text`; calls `newly` with the index of each
+    /// one found here for the first time.
+    pub fn scan(&mut self, text: &str, mut newly: impl FnMut(usize)) {
+        if self.remaining == 0 || text.is_empty() {
+            return;
+        }
+        let found = &mut self.found;
+        let remaining = &mut self.remaining;
+        let mut run = |ac: &AhoCorasick, which: &[usize], hay: &str| {
+            for m in ac.find_overlapping_iter(hay) {
+                let i = which[m.pattern().as_usize()];
+                if !found[i] {
+                    found[i] = true;
+                    *remaining -= 1;
+                    newly(i);
+                    if *remaining == 0 {
+                        return;
+                    }
+                }
+            }
+        };
+        if let Some((ac, which)) = &self.plain {
+            run(ac, which, text);
+        }
+        if let Some((ac, which)) = &self.hex {
+            // JavaScript upper-cases the whole summary, and a few non-ASCII characters
+            // upper-case into ASCII hex letters (U+FB00 'ﬀ' is "FF"); ASCII text needs no copy.
+            if text.is_ascii() {
+                run(ac, which, text);
+            } else {
+                run(ac, which, &text.to_uppercase());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substring_and_hex_rules() {
+        let ids = ["/srv/app", "DEADBEEF12", "INC-123456", "/not/there"];
+        let mut p = Presence::new(&ids);
+        let mut got = Vec::new();
+        p.scan("moved /srv/app/x; commit deadbeef12 (ﬀ)", |i| got.push(i));
+        p.scan("INC-123456 and INC-123456", |i| got.push(i));
+        got.sort();
+        assert_eq!(got, [0, 1, 2]);
+        assert!(!p.found(3) && !p.all_found());
+        // Verbatim for anything but pure hex.
+        let mut q = Presence::new(&["INC-123456"]);
+        q.scan("inc-123456", |_| panic!("case-sensitive"));
+        // U+FB00 upper-cases to "FF", as in JavaScript.
+        let mut r = Presence::new(&["00FFAB12"]);
+        let mut hit = false;
+        r.scan("00\u{fb00}ab12", |_| hit = true);
+        assert!(hit);
+    }
+}

@@ -1,0 +1,155 @@
+use super::*;
+use serde_json::json;
+
+fn line(v: Value) -> String {
+    v.to_string()
+}
+
+fn msg(id: &str, parent: &str, role: &str, text: &str) -> String {
+    line(json!({"type": "message", "id": id, "parentId": parent,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": role, "content": [{"type": "text", "text": text}], "timestamp": 1}}))
+}
+
+fn compaction(id: &str, parent: &str, first_kept: &str, summary: &str) -> String {
+    line(json!({"type": "compaction", "id": id, "parentId": parent,
+        "timestamp": "2026-01-01T00:00:00.000Z", "summary": summary,
+        "firstKeptEntryId": first_kept, "tokensBefore": 100}))
+}
+
+/// Two compactions: the second one's summary saw only what came after the first (pi).
+fn two_compactions() -> Transcript {
+    let lines = [
+        line(
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}),
+        ),
+        msg(
+            "u1",
+            "",
+            "user",
+            "deploy https://ci.example.com/job/77 please",
+        ),
+        msg("a1", "u1", "assistant", "wrote /srv/app/one.yaml"),
+        msg("u2", "a1", "user", "check db.internal:5432"),
+        msg("a2", "u2", "assistant", "commit DEADBEEF01 ok"),
+        compaction(
+            "c1",
+            "a2",
+            "u2",
+            "Deployed https://ci.example.com/job/77; wrote /srv/app/one.yaml",
+        ),
+        msg("u3", "c1", "user", "ticket INC-123456 and deadbeef01"),
+        msg("a3", "u3", "assistant", "noted /srv/app/two.yaml"),
+        msg("u4", "a3", "user", "next"),
+        compaction(
+            "c2",
+            "u4",
+            "u4",
+            "INC-123456 done; see /opt/made/up and DEADBEEF01",
+        ),
+    ];
+    Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes())
+}
+
+fn values(h: &[Held]) -> Vec<(&str, &str)> {
+    h.iter()
+        .map(|h| (h.value.as_str(), h.entry_id.as_str()))
+        .collect()
+}
+
+#[test]
+fn pi_boundary_drops_what_the_previous_compaction_kept() {
+    let t = two_compactions();
+    let host = HostFacts {
+        rules: Rules::V2026_2,
+        summaries_unreadable: None,
+    };
+    let a = audit_transcript(&t, &host);
+    assert_eq!(a.compactions.len(), 2);
+    let c1 = &a.compactions[0];
+    let ids = c1.identifiers.as_ref().unwrap();
+    assert_eq!(
+        values(&ids.kept),
+        [
+            ("https://ci.example.com/job/77", "u1"),
+            ("/srv/app/one.yaml", "a1")
+        ]
+    );
+    assert!(ids.lost.is_empty() && ids.still_in_kept.is_empty() && ids.invented.is_empty());
+    assert_eq!(c1.span.entries, 2);
+    assert_eq!(c1.missing_sections, None);
+    let c2 = &a.compactions[1];
+    assert_eq!(c2.dropped_unsummarized.entry_ids, ["u2", "a2"]);
+    let ids = c2.identifiers.as_ref().unwrap();
+    // c1's summary and u3..a3 are the span; u2/a2 (db.internal:5432) were never summarized.
+    assert_eq!(
+        values(&ids.kept),
+        [("INC-123456", "u3"), ("DEADBEEF01", "u3")]
+    );
+    assert_eq!(
+        values(&ids.lost),
+        [
+            ("https://ci.example.com/job/77", "c1"),
+            ("/srv/app/one.yaml", "c1"),
+            ("/srv/app/two.yaml", "a3")
+        ]
+    );
+    assert_eq!(ids.invented, ["/opt/made/up"]);
+    assert_eq!(a.totals.identifiers_lost, 3);
+    assert_eq!(a.totals.messages_dropped_unsummarized, 2);
+    assert_eq!(c2.guard.verdict, Verdict::Fail);
+}
+
+#[test]
+fn openclaw_2026_9_boundary_summarizes_them() {
+    let t = two_compactions();
+    let host = HostFacts {
+        rules: Rules::V2026_9,
+        summaries_unreadable: None,
+    };
+    let a = audit_transcript(&t, &host);
+    let c2 = &a.compactions[1];
+    assert_eq!(c2.dropped_unsummarized.messages, 0);
+    assert_eq!(c2.span.entries, 4);
+    let lost = values(&c2.identifiers.as_ref().unwrap().lost);
+    assert!(lost.contains(&("db.internal:5432", "u2")), "{lost:?}");
+    assert_eq!(c2.missing_sections.as_ref().unwrap().len(), 5);
+}
+
+#[test]
+fn unreadable_summaries_are_unknown() {
+    let t = two_compactions();
+    let host = HostFacts {
+        rules: Rules::V2026_9,
+        summaries_unreadable: Some("not exposed by the gateway".into()),
+    };
+    let a = audit_transcript(&t, &host);
+    assert_eq!(a.totals.unknown, 2);
+    assert!(
+        a.compactions
+            .iter()
+            .all(|c| c.identifiers.is_none() && c.guard.verdict == Verdict::Unknown)
+    );
+    assert!(
+        a.compactions[0]
+            .unknown
+            .as_deref()
+            .unwrap()
+            .contains("gateway")
+    );
+}
+
+#[test]
+fn latest_only_agrees_with_the_full_audit() {
+    let t = two_compactions();
+    for rules in [Rules::V2026_2, Rules::V2026_9] {
+        let host = HostFacts {
+            rules,
+            summaries_unreadable: None,
+        };
+        let full = audit_transcript(&t, &host);
+        let latest = audit_latest(&t, &host).unwrap();
+        assert_eq!(latest, Loss::of(full.latest().unwrap()));
+        assert!(latest.is_lossy());
+    }
+}
