@@ -86,6 +86,10 @@ pub struct Global {
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
     pub no_live: bool,
+    /// Every host of a hosts file (default $XDG_CONFIG_HOME/clawtop/hosts.toml): `list`,
+    /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
+    #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
+    pub hosts: Option<Option<PathBuf>>,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -291,6 +295,9 @@ pub fn run(cli: Cli) -> i32 {
     }
     if g.gateway_token_file.is_some() && g.gateway.is_none() {
         return usage("--gateway-token-file goes with --gateway URL");
+    }
+    if g.hosts.is_some() {
+        return cmd_fleet(&g, cli.cmd, cli.target.is_some());
     }
     match cli.cmd {
         None if g.gateway.is_some() => tui_gateway(&g, cli.target.as_deref()),
@@ -647,6 +654,71 @@ fn cmd_metrics(g: &Global) -> i32 {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
     Exit::OK
+}
+
+/// `--hosts`: the hosts file, every host read in parallel, then the fleet form of the command.
+fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
+    if g.state_dir.is_some() || g.gateway.is_some() || g.demo || g.profile.is_some() {
+        return usage(
+            "--hosts names every host; it does not combine with --state-dir, --gateway, --profile or --demo",
+        );
+    }
+    if g.agent.is_some() || g.config.is_some() || has_target {
+        return usage("--hosts lists whole hosts; --agent, --config and a KEY go with one host");
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let path = match g.hosts.clone().flatten().or_else(|| {
+        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+        crate::fleet::hosts::default_path(xdg.as_deref(), home.as_deref())
+    }) {
+        Some(p) => p,
+        None => return fail("no hosts file: give --hosts FILE (HOME is not set)"),
+    };
+    let hosts = match crate::fleet::hosts::load(&path, home.as_deref()) {
+        Ok(h) => h,
+        Err(e) => return fail(&e),
+    };
+    let results = match &cmd {
+        Some(Cmd::List { .. } | Cmd::Check(_) | Cmd::Metrics) => {
+            crate::fleet::read_all(&hosts, home.as_deref())
+        }
+        None => return fail("the fleet TUI is not built yet: use `clawtop list --hosts`"),
+        Some(c) => {
+            return usage(&format!(
+                "`{}` acts on one host: run it there (`ssh -t DEST clawtop {} …`) or give --state-dir/--gateway instead of --hosts",
+                cmd_name(c),
+                cmd_name(c)
+            ));
+        }
+    };
+    let failed = results.iter().any(|h| !h.errors().is_empty());
+    match cmd {
+        Some(Cmd::List { json: true, .. }) => {
+            out(&json::to_string(&crate::fleet::to_json(&results)))
+        }
+        Some(Cmd::List { .. }) => {
+            out(&crate::report::fleet::render_list(
+                &results,
+                now_ms(),
+                list_width(),
+            ));
+        }
+        Some(Cmd::Check(a)) => {
+            let (text, code) = crate::report::fleet::run_check(&results, &a.warn, &a.crit);
+            out(&text);
+            return code;
+        }
+        _ => {
+            out(&crate::report::fleet::render_metrics(&results));
+            for h in &results {
+                for e in h.errors() {
+                    eprintln!("clawtop: {}", crate::sanitize::one_line(&e));
+                }
+            }
+            return Exit::OK;
+        }
+    }
+    if failed { Exit::FAILED } else { Exit::OK }
 }
 
 fn cmd_show(

@@ -106,6 +106,22 @@ pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpe
             None => format!("host #{}", i + 1),
         };
         let at = |msg: String| format!("hosts file {file}: {label}: {msg}");
+        // serde's type errors do not say which key; say it first.
+        for (k, v) in &table {
+            let want = if k == "timeout" {
+                "an integer (seconds)"
+            } else {
+                "a string"
+            };
+            let ok = if k == "timeout" {
+                v.is_integer()
+            } else {
+                v.is_str()
+            };
+            if !ok {
+                return Err(at(format!("`{k}` must be {want}")));
+            }
+        }
         let h: RawHost = table
             .try_into()
             .map_err(|e: toml::de::Error| at(e.message().trim_end().replace('\n', " ")))?;

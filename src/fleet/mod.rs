@@ -52,8 +52,8 @@ pub struct FleetRow<'a> {
 }
 
 impl HostResult {
-    /// The host's error, or its stores' errors, one line each (what `list` reports as error
-    /// rows).
+    /// The host's error, or its stores' errors, one line each naming the host (what `list`
+    /// reports as error rows).
     pub fn errors(&self) -> Vec<String> {
         match &self.outcome {
             Err(e) => vec![e.clone()],
@@ -61,7 +61,7 @@ impl HostResult {
                 .report
                 .errors
                 .iter()
-                .map(|e| crate::sanitize::one_line(e))
+                .map(|e| crate::sanitize::one_line(&format!("{}: {e}", self.name)))
                 .collect(),
         }
     }
@@ -284,10 +284,11 @@ pub fn parse_remote(
     };
     Ok(HostList {
         report: ListReport {
-            state_dir: format!(
-                "{name}:{}",
-                obj.get("stateDir").and_then(Value::as_str).unwrap_or("?")
-            ),
+            state_dir: obj
+                .get("stateDir")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_string(),
             era,
             sessions: rows,
             warnings: strings("warnings"),

@@ -5,6 +5,7 @@ pub mod check;
 pub mod compact;
 pub mod diagnosis;
 pub mod entries;
+pub mod fleet;
 pub mod json;
 pub mod list;
 pub mod metrics;
