@@ -365,3 +365,36 @@ fn bad_hosts_files_are_named_errors() {
     out.expect(0);
     assert_eq!(sessions_of(&out.json(), "here").len(), 1);
 }
+
+#[test]
+fn a_gateway_host_that_refuses_is_an_error_row_and_the_rest_are_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fleet::new();
+    let token = f.path().join("edge.token");
+    std::fs::write(&token, "edge-secret-token-0123\n").unwrap();
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // A loopback port nothing listens on any more.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let hosts = f.write_hosts(&format!(
+        "{}\n[[host]]\nname = \"edge\"\ngateway = \"ws://127.0.0.1:{port}\"\ntoken_file = {:?}\n",
+        f.good_hosts(),
+        token.display().to_string()
+    ));
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap(), "--json"]);
+    out.expect(1);
+    let v = out.json();
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{v}");
+    assert_eq!(errors[0]["host"], "edge");
+    let e = errors[0]["error"].as_str().unwrap();
+    assert!(
+        e.starts_with("edge: ") && e.contains(&port.to_string()),
+        "{e}"
+    );
+    assert!(!out.text().contains("edge-secret-token") && !out.stderr.contains("edge-secret-token"));
+    assert_eq!(sessions_of(&v, "f").len(), 3);
+}
