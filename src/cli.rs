@@ -682,7 +682,15 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
         Some(Cmd::List { .. } | Cmd::Check(_) | Cmd::Metrics) => {
             crate::fleet::read_all(&hosts, home.as_deref())
         }
-        None => return fail("the fleet TUI is not built yet: use `clawtop list --hosts`"),
+        None => {
+            return match crate::tui::fleet::run(hosts, home) {
+                Ok(()) => Exit::OK,
+                Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
+                    Some(s) => 128 + s.0,
+                    None => fail(&format!("{e:#}")),
+                },
+            };
+        }
         Some(c) => {
             return usage(&format!(
                 "`{}` acts on one host: run it there (`ssh -t DEST clawtop {} …`) or give --state-dir/--gateway instead of --hosts",

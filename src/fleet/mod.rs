@@ -465,3 +465,77 @@ mod tests {
         assert!(e.contains("session #1") && e.contains("window"), "{e}");
     }
 }
+
+/// What the Fleet screen says of a host that answered, computed once here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostSummary {
+    pub sessions: usize,
+    /// The most urgent status among its sessions (None: no sessions).
+    pub worst: Option<crate::thresholds::Status>,
+    /// Sessions past a line the operator acts on: over, compact-due, flush-due.
+    pub need_action: usize,
+}
+
+/// How urgent a status is for an operator (higher first).
+pub fn urgency(s: crate::thresholds::Status) -> u8 {
+    use crate::thresholds::Status;
+    match s {
+        Status::Over => 5,
+        Status::CompactDue => 4,
+        Status::FlushDue => 3,
+        Status::Unknown => 2,
+        Status::Flushed => 1,
+        Status::Ok => 0,
+    }
+}
+
+pub fn summary(rows: &[SessionRow]) -> HostSummary {
+    HostSummary {
+        sessions: rows.len(),
+        worst: rows.iter().map(|r| r.status).max_by_key(|s| urgency(*s)),
+        need_action: rows.iter().filter(|r| urgency(r.status) >= 3).count(),
+    }
+}
+
+/// The command that opens clawtop's own TUI on session `key` of host `h`, the terminal
+/// handed to it: `ssh -t -- DEST clawtop [--state-dir DIR] KEY` for an ssh host (the operator
+/// compacts or flushes there, with every check that host's clawtop makes), this clawtop with
+/// the host's state dir or gateway otherwise. (program, arguments).
+pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<String>) {
+    match &h.transport {
+        Transport::Ssh {
+            destination,
+            clawtop,
+            state_dir,
+        } => {
+            let mut a: Vec<String> = vec!["-t".into(), "--".into(), destination.clone()];
+            a.push(ssh::shell_word(clawtop));
+            if let Some(d) = state_dir {
+                a.extend(["--state-dir".into(), ssh::shell_word(d)]);
+            }
+            // `--`: a key from a store is data, never an option of the remote clawtop.
+            a.extend(["--".into(), ssh::shell_word(key)]);
+            ("ssh".into(), a)
+        }
+        Transport::Local { state_dir } => (
+            this_exe.into(),
+            vec![
+                "--state-dir".into(),
+                state_dir.display().to_string(),
+                "--".into(),
+                key.into(),
+            ],
+        ),
+        Transport::Gateway { url, token_file } => (
+            this_exe.into(),
+            vec![
+                "--gateway".into(),
+                url.clone(),
+                "--gateway-token-file".into(),
+                token_file.display().to_string(),
+                "--".into(),
+                key.into(),
+            ],
+        ),
+    }
+}
