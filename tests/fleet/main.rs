@@ -7,3 +7,4 @@ mod support;
 
 mod cli;
 mod fake;
+mod tui;

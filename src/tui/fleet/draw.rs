@@ -64,7 +64,11 @@ pub fn draw(f: &mut Frame, s: &FleetState) {
 }
 
 fn age(now: i64, at: Option<i64>) -> String {
-    crate::format::age(now, at).map_or_else(|| "-".into(), |a| format!("{a} ago"))
+    match crate::format::age(now, at) {
+        None => "-".into(),
+        Some(a) if a == "now" => a,
+        Some(a) => format!("{a} ago"),
+    }
 }
 
 fn hosts_table(f: &mut Frame, s: &FleetState, area: ratatui::layout::Rect) {

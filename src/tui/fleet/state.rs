@@ -342,10 +342,8 @@ fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
         Cmd::Down => *sel = (*sel + 1).min(len.saturating_sub(1)),
         Cmd::Quit => state.should_quit = true,
         Cmd::Help => state.show_help = true,
-        Cmd::Refresh => {
-            state.status = Some("reading every host".into());
-            return state.due(true);
-        }
+        // The title counts the hosts being read.
+        Cmd::Refresh => return state.due(true),
         Cmd::AllSessions => {
             state.host_filter = None;
             state.session_sel = 0;
