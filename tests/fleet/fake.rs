@@ -14,6 +14,11 @@ pub struct Fleet {
 
 const SSH: &str = r#"#!/bin/sh
 # Fake ssh for clawtop's fleet tests.
+if [ "$1" = "-t" ]; then
+  # The TUI handing the terminal over: record the words and the tty's mode, then exit 7.
+  { printf '%s\n' "$@"; stty -a < /dev/tty | tr ' ' '\n' | grep -x -- '-\?icanon'; } > "$FLEET_TTY_LOG"
+  echo FAKE-SSH-TTY; exit 7
+fi
 [ "$1" = "-o" ] && [ "$2" = "BatchMode=yes" ] && [ "$3" = "--" ] || {
   echo "fake ssh: expected -o BatchMode=yes -- DEST, got: $*" >&2; exit 2; }
 dest=$4; shift 4
@@ -77,11 +82,24 @@ impl Fleet {
             d.join("bin").display(),
             std::env::var("PATH").unwrap_or_default()
         );
-        let remote_bin = d.join("remote-bin").display().to_string();
+        let (remote_bin, _) = self.env();
         run_with(
             d,
             args,
             &[("PATH", &path), ("FLEET_REMOTE_BIN", &remote_bin)],
+        )
+    }
+
+    /// (FLEET_REMOTE_BIN, PATH with the fake ssh first).
+    pub fn env(&self) -> (String, String) {
+        let d = self.path();
+        (
+            d.join("remote-bin").display().to_string(),
+            format!(
+                "{}:{}",
+                d.join("bin").display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
         )
     }
 

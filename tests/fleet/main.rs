@@ -7,4 +7,5 @@ mod support;
 
 mod cli;
 mod fake;
+mod pty;
 mod tui;
