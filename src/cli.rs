@@ -700,6 +700,19 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
         }
     };
     let failed = results.iter().any(|h| !h.errors().is_empty());
+    if matches!(cmd, Some(Cmd::List { .. })) {
+        for h in &results {
+            if let Ok(l) = &h.outcome {
+                let ws: Vec<String> = l
+                    .report
+                    .warnings
+                    .iter()
+                    .map(|w| format!("{}: {w}", h.name))
+                    .collect();
+                warn_all(&ws);
+            }
+        }
+    }
     match cmd {
         Some(Cmd::List { json: true, .. }) => {
             out(&json::to_string(&crate::fleet::to_json(&results)))

@@ -398,3 +398,24 @@ fn a_gateway_host_that_refuses_is_an_error_row_and_the_rest_are_listed() {
     assert!(!out.text().contains("edge-secret-token") && !out.stderr.contains("edge-secret-token"));
     assert_eq!(sessions_of(&v, "f").len(), 3);
 }
+
+#[test]
+fn commands_on_one_session_do_not_take_hosts() {
+    let f = Fleet::new();
+    let hosts = f.write_hosts(&f.good_hosts());
+    let h = hosts.to_str().unwrap();
+    for args in [
+        &["show", "agent:main:main", "--hosts", h][..],
+        &["compact", "agent:main:main", "--dry-run", "--hosts", h],
+        &["list", "--hosts", h, "--state-dir", "x"],
+        &["list", "--hosts", h, "--agent", "main"],
+    ] {
+        let out = f.run(args);
+        out.expect(2);
+        assert!(
+            out.stderr.contains("--hosts") || out.stderr.contains("one host"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}

@@ -304,6 +304,9 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
                     h.next_due_ms = now + backoff.min(MAX_BACKOFF_MS).max(interval);
                 }
             }
+            // The row under the cursor may be gone.
+            let n = state.sessions().len();
+            state.session_sel = state.session_sel.min(n.saturating_sub(1));
             Vec::new()
         }
         FleetAction::OpenDone(r) => {
