@@ -105,6 +105,8 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
                 // an ssh host's rows say only whether a live turn holds one (`busy`).
                 let locks: Vec<_> = match (&l.source, wants_lock) {
                     (Some(src), true) => l.report.refs.iter().map(|s| src.lock(s)).collect(),
+                    // A stale lock is not in `list --json`: only `busy` is known there.
+                    (None, true) => l.report.sessions.iter().map(remote_lock).collect(),
                     _ => Vec::new(),
                 };
                 check::run(&l.report, &locks, warn, crit)
@@ -120,6 +122,19 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
         .max_by_key(|c| rank(*c))
         .unwrap_or(check::UNKNOWN);
     (per_host.into_iter().map(|(_, t)| t).collect(), code)
+}
+
+/// What a remote row's `busy` says about its transcript lock.
+fn remote_lock(r: &super::SessionRow) -> Option<crate::commit::LockStatus> {
+    let b = r.busy.as_ref()?;
+    Some(crate::commit::LockStatus::Held(crate::commit::LockHolder {
+        pid: b.pid,
+        created_at: b
+            .created_at
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+            .map(|t| t.with_timezone(&chrono::Utc)),
+    }))
 }
 
 /// `metrics` with a `host` label on every series, and `clawtop_host_up` per host.

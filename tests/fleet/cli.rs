@@ -419,3 +419,38 @@ fn commands_on_one_session_do_not_take_hosts() {
         );
     }
 }
+
+#[test]
+fn a_live_turn_on_an_ssh_host_is_busy_in_check() {
+    let f = Fleet::new();
+    // The remote copy's transcript lock, held by this (live) test process.
+    let lock = f.path().join(
+        "remote a/.openclaw/agents/main/sessions/eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl.lock",
+    );
+    let created = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    std::fs::write(
+        &lock,
+        format!(
+            "{{\"pid\": {}, \"createdAt\": \"{created}\"}}\n",
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    let hosts = f.write_hosts(&f.good_hosts());
+    let out = f.run(&[
+        "check",
+        "--hosts",
+        hosts.to_str().unwrap(),
+        "--crit",
+        "busy",
+    ]);
+    out.expect(2);
+    let text = out.text();
+    assert!(
+        text.starts_with(
+            "a: CRITICAL busy agent:main:main: transcript lock held by a live process"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("here: CRITICAL busy"), "{text}");
+}

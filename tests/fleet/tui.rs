@@ -186,3 +186,86 @@ fn help_is_made_from_the_keymap() {
     key(&mut s, KeyCode::Char('x'));
     assert!(!s.show_help);
 }
+
+#[test]
+fn a_host_that_stops_answering_keeps_its_sessions_with_their_age_and_remote_text_is_neutral() {
+    let f = Fleet::new();
+    let d = f.path();
+    let text = format!(
+        "[[host]]\nname = \"a\"\nstate_dir = {:?}\n\n[[host]]\nname = \"p1\"\nssh = \"ops@f\"\n",
+        d.join("here/.openclaw").display().to_string(),
+    );
+    let specs = hosts::parse(&text, std::path::Path::new("hosts.toml"), Some(d)).unwrap();
+    let mut s = FleetState::new(specs, NOW_MS, "clawtop".into());
+    let fx = init(&mut s);
+    // p1 answers with hostile text in its store fields.
+    let mut json = f.local_list("remote f/state");
+    json["sessions"][0]["sessionKey"] = "agent:main:\u{1b}]52;c;cHduZWQ=\u{7}evil".into();
+    json["sessions"][0]["agentId"] = "m\u{202e}ain".into();
+    let bytes = serde_json::to_vec(&json).unwrap();
+    let remote = HostResult {
+        name: "p1".into(),
+        kind: "ssh",
+        at_ms: NOW_MS - 5_000,
+        took_ms: 0,
+        outcome: clawtop::fleet::parse_remote("p1", &bytes, 0, ""),
+    };
+    let mut local = clawtop::fleet::read_host(&s.hosts[0].spec, Some(d));
+    local.at_ms = NOW_MS - 5_000;
+    assert_eq!(fx.len(), 2);
+    update(
+        &mut s,
+        FleetAction::HostRead {
+            index: 0,
+            result: Box::new(local),
+        },
+    );
+    update(
+        &mut s,
+        FleetAction::HostRead {
+            index: 1,
+            result: Box::new(remote),
+        },
+    );
+
+    // Host a stops answering: its row says so and keeps its last sessions, with their age.
+    update(
+        &mut s,
+        FleetAction::Tick {
+            now_ms: NOW_MS + 40_000,
+        },
+    );
+    let failed = HostResult {
+        name: "a".into(),
+        kind: "local",
+        at_ms: NOW_MS + 40_000,
+        took_ms: 0,
+        outcome: Err("a: \u{1b}[2Jgone".into()),
+    };
+    update(
+        &mut s,
+        FleetAction::HostRead {
+            index: 0,
+            result: Box::new(failed),
+        },
+    );
+    let fleet = screen(&s, 110, 8);
+    let row_a = fleet.lines().find(|l| l.contains(" a ")).unwrap();
+    for want in [" no ", " 1 ", "compact-due", "45s ago", "a: ␛[2Jgone"] {
+        assert!(row_a.contains(want), "{want:?} in {row_a:?}\n{fleet}");
+    }
+    key(&mut s, KeyCode::Char('a'));
+    let sessions = screen(&s, 110, 10);
+    assert!(sessions.contains("agent:main:main"), "{sessions}");
+    assert!(
+        sessions.contains("agent:main:␛]52;c;cHduZWQ=␇evil"),
+        "{sessions}"
+    );
+    assert!(sessions.contains("m�ain"), "{sessions}");
+    assert!(
+        !sessions
+            .chars()
+            .chain(fleet.chars())
+            .any(|c| c.is_control() && c != '\n')
+    );
+}
