@@ -454,3 +454,56 @@ fn a_live_turn_on_an_ssh_host_is_busy_in_check() {
     );
     assert!(!text.contains("here: CRITICAL busy"), "{text}");
 }
+
+#[test]
+fn what_the_remote_clawtop_says_went_wrong_is_the_error_row() {
+    let f = Fleet::new();
+    // One agent database of host f is garbage: the remote lists the other agent and exits 1.
+    std::fs::write(
+        f.path().join("remote f/state/agents/ops/agent/openclaw-agent.sqlite"),
+        b"not a database at all, but long enough to be read as one....................................",
+    )
+    .unwrap();
+    let hosts = f.write_hosts(&format!(
+        "{}\n[[host]]\nname = \"nostate\"\nssh = \"ops@a\"\nstate_dir = \"~/no such dir\"\n",
+        f.good_hosts()
+    ));
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap(), "--json"]);
+    out.expect(1);
+    let v = out.json();
+    let direct = f.run(&[
+        "--state-dir",
+        f.path().join("remote f/state").to_str().unwrap(),
+        "list",
+        "--json",
+    ]);
+    direct.expect(1);
+    assert_eq!(
+        sessions_of(&v, "f").len(),
+        direct.json()["sessions"].as_array().unwrap().len()
+    );
+    let errs: Vec<(String, String)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["host"].as_str().unwrap().into(),
+                e["error"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let f_err = errs.iter().find(|(h, _)| h == "f").expect("f's error row");
+    assert!(
+        f_err.1.starts_with("f: ") && f_err.1.contains("agents/ops/agent/openclaw-agent.sqlite"),
+        "{errs:?}"
+    );
+    let n = errs
+        .iter()
+        .find(|(h, _)| h == "nostate")
+        .expect("nostate's error row");
+    assert!(
+        n.1.starts_with("nostate: ") && n.1.contains("no such dir"),
+        "{errs:?}"
+    );
+}
