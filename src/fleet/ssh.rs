@@ -81,13 +81,24 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
             .map_err(|e| format!("reading its output: {e}"));
         let _ = tx.send(r.map(|_| buf));
     });
+    // stderr is collected as it comes and taken when ssh has exited, without waiting for
+    // its end: a ControlPersist master that ssh forked keeps stderr open after ssh exits.
     let mut err = child.stderr.take().expect("stderr is piped");
-    let stderr_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = (&mut err).take(MAX_STDERR as u64).read_to_end(&mut buf);
-        // Drain the rest so the remote never blocks on a full pipe.
-        let _ = std::io::copy(&mut err, &mut std::io::sink());
-        String::from_utf8_lossy(&buf).into_owned()
+    let said = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let (err_done, err_eof) = mpsc::channel::<()>();
+    let sink = said.clone();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = err.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            let mut b = sink.lock().unwrap_or_else(|e| e.into_inner());
+            // Past the limit the rest is drained unread, so the remote never blocks on it.
+            let room = MAX_STDERR.saturating_sub(b.len());
+            b.extend_from_slice(&chunk[..n.min(room)]);
+        }
+        let _ = err_done.send(());
     });
     let kill = |child: &mut std::process::Child| {
         // SAFETY: kill(2) on the process group we created; no memory is involved.
@@ -134,7 +145,9 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
             Err(e) => return Err(format!("waiting for {program}: {e}")),
         }
     };
-    let stderr = stderr_reader.join().unwrap_or_default();
+    let _ = err_eof.recv_timeout(Duration::from_millis(200));
+    let stderr =
+        String::from_utf8_lossy(&said.lock().unwrap_or_else(|e| e.into_inner())).into_owned();
     Ok(Output {
         code: status.code(),
         stdout,

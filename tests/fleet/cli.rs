@@ -507,3 +507,22 @@ fn what_the_remote_clawtop_says_went_wrong_is_the_error_row() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a_background_process_holding_ssh_stderr_does_not_hold_the_list() {
+    let f = Fleet::new();
+    let hosts = f.write_hosts(&format!(
+        "[[host]]\nname = \"f\"\nssh = \"persist@f\"\nstate_dir = {:?}\n",
+        f.path().join("remote f/state").display().to_string()
+    ));
+    let t0 = std::time::Instant::now();
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap(), "--json"]);
+    out.expect(0);
+    assert_eq!(sessions_of(&out.json(), "f").len(), 3);
+    // The holder lives 5 s; the list does not wait for it.
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        t0.elapsed()
+    );
+}

@@ -25,6 +25,8 @@ dest=$4; shift 4
 case "$dest" in
   ops@a|ops@f) PATH="$FLEET_REMOTE_BIN:/usr/bin:/bin" exec sh -c "$*" ;;
   bare) PATH="/usr/bin:/bin" exec sh -c "$*" ;;
+  # Like a ControlPersist master: a background process that keeps stderr open after ssh exits.
+  persist@f) (sleep 5 >/dev/null </dev/null &); PATH="$FLEET_REMOTE_BIN:/usr/bin:/bin" exec sh -c "$*" ;;
   down) echo "ssh: connect to host down port 22: Connection refused" >&2; exit 255 ;;
   garbage) printf '\033]52;c;cHduZWQ=\007this is not json'; exit 0 ;;
   huge) exec yes '{"sessions":[' ;;
