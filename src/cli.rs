@@ -581,7 +581,6 @@ fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
         out(&json::to_string(&r));
     } else if r.sessions.is_empty() && !r.errors.is_empty() {
         // A failure is not "no sessions": stdout stays empty, the causes go to stderr below.
-        warn_all(&r.warnings);
     } else {
         out(&list::render(&r, now_ms(), list_width()));
         warn_all(&r.warnings);
@@ -806,6 +805,24 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     };
     if !a.dry_run {
         return compact_commit(&target, a);
+    }
+    // The dry run starts where the commit starts (the use case's prepare): what the commit
+    // would refuse, the dry run refuses with the same exit code and reason.
+    let handle = target.handle();
+    if matches!(
+        handle.writer(crate::source::Operation::Compact),
+        crate::source::Writer::Local(_)
+    ) {
+        let opts = crate::usecase::compact::Options {
+            keep_recent_tokens: a.keep_recent_tokens,
+            model: crate::usecase::ModelChoice::default(),
+        };
+        if let Err(p) = crate::usecase::compact::prepare(&handle, &opts) {
+            if p.exit_code() == Exit::REFUSED {
+                report_error(&p.to_string(), p.exit_code());
+                return p.exit_code();
+            }
+        }
     }
     let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
         Target::File(f) => (f.as_ref(), f.reference(), None),

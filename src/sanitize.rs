@@ -4,6 +4,26 @@
 //! the screen, move the cursor, set the window title or (OSC 52) write the operator's
 //! clipboard. Every C0/C1 control, DEL and ESC becomes a visible placeholder instead.
 
+/// Text that will be committed (a summary, flush notes), cleaned the same way on every
+/// front-end: `\n` stays, `\t` becomes four spaces, `\r`, ESC, every other C0/C1 control, DEL
+/// and the bidi overrides are dropped. Dropped, not the visible stand-ins of [`one_line`],
+/// because this text is written to the operator's files; the use case applies it at commit,
+/// and the TUI before its editable preview, so a TUI and a CLI commit of the same text write
+/// the same bytes.
+pub fn committable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            '\t' => out.push_str("    "),
+            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {}
+            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Replaces control characters with visible stand-ins. `keep_newlines` keeps `\n` (and maps
 /// `\t` to spaces) for multi-line views; single-line views get `⏎` for newlines.
 pub fn for_terminal(s: &str, keep_newlines: bool) -> String {

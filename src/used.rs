@@ -325,6 +325,31 @@ pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) 
             None => unknown(store),
         };
     };
+    // OpenClaw 2026.9 writes a compaction's `tokensAfter` (the summary and kept messages, no
+    // system prompt or tools) as `totalTokens`: until the next call that under-counts by the
+    // whole overhead, so the estimate after the compaction (which adds it) is used, with the
+    // store's figure beside it.
+    if let (Basis::AfterCompaction, Some(oh), Some(c)) = (
+        f.context.basis,
+        f.context.overhead_tokens.filter(|&o| o > 0),
+        f.last_compaction.as_ref(),
+    ) {
+        if c.tokens_after == Some(total) && total != f.context.tokens {
+            return Used {
+                value: Some(f.context.tokens),
+                source: UsedSource::Estimated,
+                store_differs: Some(total),
+                check: UsedCheck::Equal,
+                check_reason: format!(
+                    "the store holds the compaction's tokensAfter {} (entry {}), which leaves out the overhead {} (system prompt, tools, workspace files); with it the next call carries about {}",
+                    thousands(total),
+                    f.display.compaction.as_deref().unwrap_or("?"),
+                    thousands(oh),
+                    thousands(f.context.tokens)
+                ),
+            };
+        }
+    }
     match distrust(total, store.updated_at, f, rules) {
         Some(why) => {
             let reason = distrust_words(&why, total, f, transcript);
@@ -575,5 +600,178 @@ pub fn describe(t: &crate::thresholds::Thresholds) -> String {
         UsedSource::Unknown => {
             "no fresh totalTokens and no assistant usage since the last compaction".into()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: i64 = 1_795_000_000_000;
+
+    fn iso(ms: i64) -> String {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .unwrap()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+    }
+
+    fn user(id: &str, parent: Option<&str>, at: i64) -> String {
+        let p = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{p},"timestamp":"{}","message":{{"role":"user","content":"go on","timestamp":{at}}}}}"#,
+            iso(at)
+        )
+    }
+
+    fn reply(id: &str, parent: &str, at: i64, input: u64, output: u64) -> String {
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"{}","message":{{"role":"assistant","content":[{{"type":"text","text":"ok"}}],"usage":{{"input":{input},"output":{output},"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":{at}}}}}"#,
+            iso(at),
+            input + output
+        )
+    }
+
+    fn compaction(id: &str, parent: &str, first_kept: &str, at: i64, after: Option<u64>) -> String {
+        let after = after.map_or(String::new(), |a| format!(r#","tokensAfter":{a}"#));
+        format!(
+            r#"{{"type":"compaction","id":"{id}","parentId":"{parent}","timestamp":"{}","summary":"Goal: ship it","firstKeptEntryId":"{first_kept}","tokensBefore":9000{after}}}"#,
+            iso(at)
+        )
+    }
+
+    fn transcript(lines: &[String]) -> Transcript {
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00.000Z"}"#,
+        );
+        for l in lines {
+            text.push('\n');
+            text.push_str(l);
+        }
+        text.push('\n');
+        Transcript::from_bytes("t.jsonl", text.into_bytes())
+    }
+
+    fn store(total: u64, updated_at: i64) -> StoreSide {
+        StoreSide {
+            total_tokens: Some(total),
+            total_tokens_fresh: Some(true),
+            updated_at: Some(updated_at),
+        }
+    }
+
+    #[test]
+    fn a_run_sum_is_replaced_by_the_last_calls_context() {
+        let t = transcript(&[
+            user("u1", None, T0),
+            reply("a1", "u1", T0 + 1_000, 30_000, 500),
+            reply("a2", "a1", T0 + 2_000, 31_000, 700),
+        ]);
+        let f = facts(&t);
+        let u = resolve(store(61_000, T0 + 3_000), Some(&f), Rules::V2026_2);
+        assert_eq!(u.value, Some(31_700));
+        assert_eq!(u.source, UsedSource::Transcript);
+        assert_eq!(u.check, UsedCheck::RunSum);
+        assert_eq!(u.store_differs, Some(61_000));
+        // 2026.9 never adds calls up: the same figure there is "differs", and it is used.
+        let u = resolve(store(61_000, T0 + 3_000), Some(&f), Rules::V2026_9);
+        assert_eq!((u.value, u.check), (Some(61_000), UsedCheck::Differs));
+    }
+
+    #[test]
+    fn the_last_prompt_in_the_store_is_agreement() {
+        let t = transcript(&[
+            user("u1", None, T0),
+            reply("a1", "u1", T0 + 1_000, 30_000, 500),
+        ]);
+        let u = resolve(store(30_000, T0 + 2_000), Some(&facts(&t)), Rules::V2026_9);
+        assert_eq!(
+            (u.value, u.source, u.check),
+            (Some(30_000), UsedSource::Fresh, UsedCheck::Equal)
+        );
+    }
+
+    #[test]
+    fn a_store_written_before_the_compaction_gives_way_to_the_estimate_after_it() {
+        let t = transcript(&[
+            user("u1", None, T0),
+            reply("a1", "u1", T0 + 1_000, 30_000, 500),
+            user("u2", Some("a1"), T0 + 2_000),
+            reply("a2", "u2", T0 + 3_000, 31_000, 700),
+            compaction("c1", "a2", "u2", T0 + 5_000, None),
+        ]);
+        let f = facts(&t);
+        assert_eq!(f.context.basis, Basis::AfterCompaction);
+        let u = resolve(store(31_000, T0 + 4_000), Some(&f), Rules::V2026_2);
+        assert_eq!(u.source, UsedSource::Estimated);
+        assert_eq!(u.check, UsedCheck::Stale);
+        assert!(
+            u.check_reason.contains("before the last compaction"),
+            "{}",
+            u.check_reason
+        );
+        // Overhead (prompt minus the messages it carried) + summary + kept messages.
+        let oh = f.context.overhead_tokens.unwrap();
+        assert_eq!(u.value, Some(oh + f.context.trailing_tokens));
+        assert_eq!(u.store_differs, Some(31_000));
+    }
+
+    #[test]
+    fn after_a_2026_9_compaction_the_transcript_is_the_stale_side() {
+        let lines = |after| {
+            vec![
+                user("u1", None, T0),
+                reply("a1", "u1", T0 + 1_000, 30_000, 500),
+                compaction("c1", "a1", "u1", T0 + 5_000, after),
+            ]
+        };
+        // The store was written after the compaction with another figure than its tokensAfter.
+        let t = transcript(&lines(Some(4_000)));
+        let u = resolve(store(6_000, T0 + 6_000), Some(&facts(&t)), Rules::V2026_9);
+        assert_eq!((u.value, u.source), (Some(6_000), UsedSource::Fresh));
+        assert_eq!(u.check, UsedCheck::Stale);
+        assert!(
+            u.check_reason.starts_with("stale on the transcript's side"),
+            "{}",
+            u.check_reason
+        );
+        // The store holding the compaction's own tokensAfter is agreement; that figure leaves
+        // out the overhead, so used is the estimate after the compaction, the store's beside it.
+        let f = facts(&t);
+        let u = resolve(store(4_000, T0 + 6_000), Some(&f), Rules::V2026_9);
+        assert_eq!(u.check, UsedCheck::Equal, "{}", u.check_reason);
+        assert_eq!(u.source, UsedSource::Estimated);
+        assert_eq!(u.value, Some(f.context.tokens));
+        assert_eq!(u.store_differs, Some(4_000));
+        assert!(
+            u.check_reason.contains("leaves out the overhead"),
+            "{}",
+            u.check_reason
+        );
+    }
+
+    #[test]
+    fn no_store_and_no_usage_is_unknown_never_zero() {
+        let t = transcript(&[user("u1", None, T0)]);
+        let u = resolve(StoreSide::default(), Some(&facts(&t)), Rules::V2026_2);
+        assert_eq!((u.value, u.source), (None, UsedSource::Unknown));
+        let u = resolve(StoreSide::default(), None, Rules::V2026_2);
+        assert_eq!(u.value, None);
+    }
+
+    #[test]
+    fn a_store_behind_a_newer_call_gives_way() {
+        let t = transcript(&[
+            user("u1", None, T0),
+            reply("a1", "u1", T0 + 1_000, 30_000, 500),
+            user("u2", Some("a1"), T0 + 5_000),
+            reply("a2", "u2", T0 + 6_000, 40_000, 900),
+        ]);
+        let u = resolve(store(30_000, T0 + 2_000), Some(&facts(&t)), Rules::V2026_2);
+        assert_eq!((u.value, u.check), (Some(40_900), UsedCheck::Stale));
+        assert!(
+            u.check_reason.contains("before the newest model call"),
+            "{}",
+            u.check_reason
+        );
     }
 }

@@ -128,6 +128,9 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
             Some(g.requests),
         )
     };
+    // What is printed as the preview is what the commit writes (the use case cleans it the
+    // same way again at commit).
+    let summary = sanitize::committable(&summary);
     for w in &warnings {
         eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
@@ -179,7 +182,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         super::print_text(&summary);
         match &committed {
             Some(c) => println!(
-                "Committed: compaction entry {} appended to {}{}; context now ≈{} tokens (was {}).",
+                "Committed: compaction entry {} appended to {}{}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).",
                 c.entry_id
                     .clone()
                     .unwrap_or_else(|| "(v1: id assigned by pi on load)".into()),
@@ -189,8 +192,8 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
                 } else {
                     String::new()
                 },
-                tokens_after,
-                report.tokens_before
+                crate::thresholds::thousands(tokens_after),
+                crate::thresholds::thousands(report.tokens_before)
             ),
             None => {
                 if let Some(r) = &requests {

@@ -56,6 +56,31 @@ pub fn of_handle(h: &SessionHandle) -> Option<Busy> {
     }
 }
 
+/// What a stale transcript lock is, in the words `check`, `show` and the Session screen all
+/// use; None when the lock is free, held by a live process or unknown.
+pub fn stale_lock_words(status: Option<&LockStatus>) -> Option<String> {
+    let Some(LockStatus::Stale(why, holder)) = status else {
+        return None;
+    };
+    use crate::commit::lock::StaleReason as R;
+    let pid = holder
+        .pid
+        .map(|p| format!("pid {p}"))
+        .unwrap_or_else(|| "no pid".into());
+    let why = match why {
+        R::Unparsable => "its content is not a lock record".to_string(),
+        R::MissingPid => "it names no holder pid".to_string(),
+        R::InvalidCreatedAt => "its createdAt is not a date".to_string(),
+        R::DeadPid => format!("its holder ({pid}) is dead"),
+        R::ZombiePid => format!("its holder ({pid}) is a zombie"),
+        R::RecycledPid => format!("its {pid} now belongs to another process"),
+        R::TooOld => format!("it is older than OpenClaw's 30 min staleMs ({pid})"),
+    };
+    Some(format!(
+        "stale transcript lock: {why}; OpenClaw takes it over at the next turn, and so does a clawtop commit"
+    ))
+}
+
 impl Busy {
     /// "a running OpenClaw turn (pid 4242, since 2026-11-21T04:22:23.600Z) holds <lock>".
     pub fn describe(&self) -> String {

@@ -107,12 +107,10 @@ pub fn run(
     warn: &[Problem],
     crit: &[Problem],
 ) -> (String, i32) {
-    if !r.errors.is_empty() {
-        let mut out = String::new();
-        for e in &r.errors {
-            out.push_str(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(e)));
-        }
-        return (out, UNKNOWN);
+    // What could not be read comes first and is never skipped silently.
+    let mut unread = String::new();
+    for e in r.errors.iter().chain(&r.skipped) {
+        unread.push_str(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(e)));
     }
     let mut lines: Vec<(i32, String)> = Vec::new();
     for (i, s) in r.sessions.iter().enumerate() {
@@ -130,6 +128,12 @@ pub fn run(
     // Worst first; within a level the order of `list`.
     lines.sort_by_key(|(l, _)| std::cmp::Reverse(*l));
     let code = lines.first().map_or(OK, |(l, _)| *l);
+    if !unread.is_empty() {
+        // A part of the host could not be read: UNKNOWN, unless what was read is CRITICAL
+        // already (the worse news for the operator paged).
+        let out: String = unread + &lines.into_iter().map(|(_, l)| l + "\n").collect::<String>();
+        return (out, if code == CRITICAL { CRITICAL } else { UNKNOWN });
+    }
     if lines.is_empty() {
         return (
             format!(
@@ -167,7 +171,10 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
             s.flush_at.map_or("-".into(), compact_number)
         ),
         Problem::Busy => "transcript lock held by a live process".into(),
-        Problem::BusyStaleLock => "stale transcript lock (holder dead or older than 30 min)".into(),
+        Problem::BusyStaleLock => s
+            .stale_lock
+            .clone()
+            .unwrap_or_else(|| "stale transcript lock".into()),
         Problem::NoTranscript => "transcript not found".into(),
         Problem::Unknown => "no token figure".into(),
     };

@@ -17,6 +17,10 @@ pub struct ListReport {
     /// Stores that could not be read (the command exits 1 when there are any).
     #[serde(skip)]
     pub errors: Vec<String>,
+    /// Entries or rows that could not be read, each with why (also among `warnings`):
+    /// `check` says UNKNOWN for them, never a silent skip.
+    #[serde(skip)]
+    pub skipped: Vec<String>,
     /// The reference of each row of `sessions` (same order), to ask the source more.
     #[serde(skip)]
     pub refs: Vec<crate::source::SessionRef>,
@@ -30,6 +34,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         sessions: Vec::new(),
         warnings: source.warnings(),
         errors: Vec::new(),
+        skipped: Vec::new(),
         refs: Vec::new(),
     };
     if source.unreadable().is_some() {
@@ -54,12 +59,15 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     );
     report.warnings.extend(loaded.warnings);
     report.errors.extend(loaded.errors);
+    report.skipped = loaded.skipped.into_iter().map(|(_, w)| w).collect();
     let mut numbers = Numbers::new(source);
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let t = numbers.session(s, &mut warnings);
         let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
+        row.stale_lock =
+            crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
         mark_unknown(&mut row, source);
         report.sessions.push(row);
         report.refs.push(s.reference.clone());

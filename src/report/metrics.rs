@@ -53,11 +53,16 @@ pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
     };
     let mut out = String::new();
     type Get = fn(&super::SessionRow) -> Option<u64>;
-    let gauges: [(&str, &str, Get); 6] = [
+    let gauges: [(&str, &str, Get); 7] = [
         (
             "clawtop_session_used_tokens",
-            "Tokens in the session's context (provenance: fresh, legacy, estimated)",
+            "Tokens in the session's context now, the figure list and check use (provenance: fresh, legacy, transcript, estimated)",
             |s| s.used,
+        ),
+        (
+            "clawtop_session_store_total_tokens",
+            "The store's own totalTokens (what OpenClaw up to 2026.7 decides its flush on; differs from used for a run-sum or a stale store)",
+            |s| s.total_tokens.as_ref().and_then(serde_json::Value::as_u64),
         ),
         (
             "clawtop_session_window_tokens",

@@ -47,6 +47,8 @@ pub struct SessionRow {
     pub used_check_reason: String,
     /// A live OpenClaw turn holding `<transcript>.lock`, or null.
     pub busy: Option<crate::diagnosis::Busy>,
+    /// A stale `<transcript>.lock` left behind, in words ([`crate::diagnosis::busy::stale_lock_words`]).
+    pub stale_lock: Option<String>,
     pub total_tokens: Option<Value>,
     pub total_tokens_fresh: Option<Value>,
     pub context_tokens: Option<Value>,
@@ -133,6 +135,7 @@ impl SessionRow {
             used_check: t.used_check,
             used_check_reason: t.used_check_reason.clone(),
             busy: None,
+            stale_lock: None,
             total_tokens: None,
             total_tokens_fresh: None,
             context_tokens: None,

@@ -116,6 +116,8 @@ pub fn for_session(
     }
     super::list::mark_unknown(&mut row, numbers.source);
     row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
+    row.stale_lock =
+        crate::diagnosis::busy::stale_lock_words(numbers.source.lock(&s.reference).as_ref());
     let report = ShowReport {
         sources: sources(&th, Some(s.transcript_how)),
         row,
@@ -338,6 +340,9 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     }
     if let Some(d) = &r.diagnosis {
         lines.extend(super::diagnosis::lines(d));
+    }
+    if let Some(l) = &row.stale_lock {
+        lines.push(("lock".into(), clean(l)));
     }
     if let Some(b) = &row.busy {
         lines.push((

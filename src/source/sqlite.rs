@@ -179,6 +179,7 @@ impl SessionSource for SqliteStore {
         let mut out = Listing {
             warnings: loaded.warnings,
             errors: loaded.errors,
+            skipped: loaded.skipped,
             ..Listing::default()
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());

@@ -36,6 +36,8 @@ pub struct Loaded {
     pub warnings: Vec<String>,
     /// Databases that could not be read at all, each naming the file.
     pub errors: Vec<String>,
+    /// Session rows that could not be read, by key, with the warning that says why.
+    pub skipped: Vec<(String, String)>,
 }
 
 /// Reads the sessions of every agent (or one) of `layout`. A database that cannot be read is
@@ -61,6 +63,9 @@ pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
                 continue;
             }
         };
+        let total = rows.len();
+        let before = out.sessions.len();
+        let mut first_why = None;
         for r in rows {
             match r.entry {
                 Ok((entry, extra)) => {
@@ -82,12 +87,25 @@ pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
                         warnings,
                     });
                 }
-                Err(why) => out.warnings.push(format!(
-                    "{}: session {:?}: {why}; skipped",
-                    a.path.display(),
-                    crate::sanitize::one_line(&r.key)
-                )),
+                Err(why) => {
+                    let w = format!(
+                        "{}: session {:?}: {why}; skipped",
+                        a.path.display(),
+                        crate::sanitize::one_line(&r.key)
+                    );
+                    first_why.get_or_insert_with(|| w.clone());
+                    out.skipped.push((r.key, w.clone()));
+                    out.warnings.push(w);
+                }
             }
+        }
+        // Not one row readable: the database's sessions are unknown, not absent.
+        if total > 0 && out.sessions.len() == before {
+            out.errors.push(format!(
+                "{}: none of its {total} session rows could be read (first: {})",
+                a.path.display(),
+                first_why.unwrap_or_default()
+            ));
         }
     }
     out

@@ -75,6 +75,12 @@ pub fn body(d: &Diagnosis, busy: Option<&Busy>, width: usize) -> String {
         b.free_to_flush.map(signed).unwrap_or_else(|| "-".into()),
         signed(b.free_to_window)
     ));
+    // The verdict and the advice first: on a 24-row terminal they are what must be seen
+    // without scrolling; the parts and the figures follow.
+    out.push(format!("verdict: {}", one_line(&d.verdict)));
+    for a in &d.advice {
+        out.push(format!("- {}", one_line(a)));
+    }
     out.push(String::new());
     for p in &b.parts {
         let pct = if b.window > 0 {
@@ -93,6 +99,7 @@ pub fn body(d: &Diagnosis, busy: Option<&Busy>, width: usize) -> String {
     for (k, v) in crate::report::diagnosis::lines(d)
         .into_iter()
         .take_while(|(k, _)| k != "context")
+        .filter(|(k, _)| k != "verdict" && k != "advice" && !k.is_empty())
     {
         if k.is_empty() {
             out.push(format!("  {v}"));

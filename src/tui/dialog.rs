@@ -284,23 +284,9 @@ pub fn parse_keep(text: &str) -> Result<u64, String> {
     Ok(v)
 }
 
-/// Removes control characters from model output before it goes into the editable preview:
-/// `\n` stays, `\t` becomes four spaces, `\r`, ESC, every other C0/C1 control, DEL and the
-/// bidi overrides are dropped. (Dropping, not the visible stand-ins of `sanitize`, because the
-/// preview text is what gets committed.)
-pub fn strip_controls(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' => out.push('\n'),
-            '\t' => out.push_str("    "),
-            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {}
-            '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// The one cleaning of text that is committed ([`crate::sanitize::committable`]); the TUI
+/// applies it before text reaches the editable preview, so the preview is what is written.
+pub use crate::sanitize::committable as strip_controls;
 
 fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = if text.is_empty() {

@@ -511,7 +511,7 @@ fn commit(job: CommitJob) -> Result<String, Problem> {
                 _ => String::new(),
             };
             Ok(format!(
-                "Committed compaction {id} ({} bytes of summary){store}; context now ≈{} tokens.",
+                "Committed compaction {id} ({} bytes of summary){store}; expected after ≈{} (overhead + kept + summary).",
                 text.len(),
                 crate::tui::view::thousands(c.tokens_after)
             ))

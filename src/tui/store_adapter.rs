@@ -141,6 +141,7 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
         .collect();
     warnings.extend(source.warnings());
     warnings.extend(loaded.errors.iter().cloned());
+    let errors = loaded.errors.clone();
     warnings.extend(
         loaded
             .warnings
@@ -172,6 +173,7 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
         stamps,
         label: source.label(),
         warnings,
+        errors,
         running_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
     }
 }
@@ -198,7 +200,15 @@ fn stale(updated_at: Option<i64>, transcript: &std::path::Path) -> Option<String
 
 /// A loader over a source.
 pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader {
-    Arc::new(move || Ok(snapshot(&source, agent.as_deref())))
+    Arc::new(move || {
+        let snap = snapshot(&source, agent.as_deref());
+        // Nothing listed and the source said why: a failed read, not an empty host (the
+        // screen keeps the rows it had and says the reload failed).
+        if snap.rows.is_empty() && !snap.errors.is_empty() {
+            anyhow::bail!("{}", snap.errors.join("; "));
+        }
+        Ok(snap)
+    })
 }
 
 impl TuiLaunch {

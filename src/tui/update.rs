@@ -311,7 +311,15 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::SessionsLoaded(Err(e)) => {
             state.sessions.loaded = true;
             state.sessions.reload_failed_ms = Some(state.now_ms);
-            state.status.error = Some(one_line(&e));
+            // The rows stay; say how old they are.
+            let age = match state.sessions.refreshed_ms {
+                Some(at) if !state.sessions.rows.is_empty() => format!(
+                    " (the rows shown are from {} ago)",
+                    crate::diagnosis::duration_words(state.now_ms - at)
+                ),
+                _ => String::new(),
+            };
+            state.status.error = Some(one_line(&format!("reload failed: {e}{age}")));
         }
         Action::TranscriptLoaded { generation, result } => {
             transcript_loaded(state, generation, result, &mut fx)

@@ -178,6 +178,8 @@ pub use crate::thresholds::thousands;
 #[derive(Debug, Clone, Default)]
 pub struct SessionsSnapshot {
     pub rows: Vec<SessionRow>,
+    /// What could not be read (also among `warnings`); with no rows, the load failed.
+    pub errors: Vec<String>,
     /// Files whose change means "reload" (the `sessions.json` files and the transcripts).
     pub watch: Vec<PathBuf>,
     /// How the loader found watched files before it read them (the poller's baseline; see

@@ -267,7 +267,9 @@ pub async fn generate(
 
 /// Appends the compaction entry carrying exactly `text` and updates the store row.
 pub fn commit(p: &Prepared, text: &str) -> Result<compaction::Committed, Problem> {
-    compaction::commit(&p.prepared, text, p.store.as_ref()).map_err(|e| match e {
+    // Every front-end's text is cleaned the same way here, the one door to the commit.
+    let text = crate::sanitize::committable(text);
+    compaction::commit(&p.prepared, &text, p.store.as_ref()).map_err(|e| match e {
         compaction::CompactCommitError::Store {
             rolled_back: false, ..
         } => Problem::PartlyWritten(e.to_string()),

@@ -273,7 +273,8 @@ pub fn commit(p: &Prepared, text: &str) -> Result<FlushCommitted, Problem> {
     if let Some(why) = &p.read_only {
         return Err(Problem::Refused(why.clone()));
     }
-    let (notes, no_reply) = notes_to_commit(text)?;
+    let text = crate::sanitize::committable(text);
+    let (notes, no_reply) = notes_to_commit(&text)?;
     if let (true, Some(why)) = (no_reply, &p.unrecorded) {
         return Err(Problem::Refused(format!(
             "NO_REPLY only records a flush without notes, and here {why}: nothing to write"

@@ -196,3 +196,226 @@ fn a_2026_9_host_agrees_with_its_store() {
     assert_eq!(v["usedCheck"], "equal", "{}", v["usedCheckReason"]);
     assert_eq!(v["transcriptContext"]["tokens"], 29144 + 2372);
 }
+
+#[test]
+fn a_refused_gateway_is_an_error_not_an_empty_list() {
+    // A port nothing listens on: bind one, then let it go.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let url = format!("ws://127.0.0.1:{port}");
+    let h = Home::empty();
+    let o = run_with(
+        h.path(),
+        &["list", "--gateway", &url],
+        &[("OPENCLAW_GATEWAY_TOKEN", "not-a-real-token")],
+    );
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stdout.is_empty(), "stdout: {}", o.text());
+    assert!(
+        o.stderr.contains(&url) && o.stderr.contains("refused"),
+        "{}",
+        o.stderr
+    );
+    // The tunnel hint names the port the operator gave.
+    assert!(
+        o.stderr
+            .contains(&format!("ssh -N -L {port}:127.0.0.1:{port} HOST")),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains("not-a-real-token"));
+    // A plain ws:// to an address that is not loopback is refused before anything is sent.
+    let o = run_with(
+        h.path(),
+        &["list", "--gateway", "ws://192.0.2.1:18789"],
+        &[("OPENCLAW_GATEWAY_TOKEN", "not-a-real-token")],
+    );
+    assert_ne!(o.code, 0);
+    assert!(o.stdout.is_empty());
+    assert!(o.stderr.contains("not a loopback address"), "{}", o.stderr);
+}
+
+/// Runs `check` with a watchdog: a hang is a failure, not a slow pass.
+fn check_within_10_s(h: &Home) -> (i32, String) {
+    use std::process::{Command, Stdio};
+    let mut c = Command::new(env!("CARGO_BIN_EXE_clawtop"))
+        .arg("check")
+        .current_dir(h.path())
+        .env("HOME", h.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    loop {
+        if let Some(st) = c.try_wait().unwrap() {
+            let mut out = String::new();
+            std::io::Read::read_to_string(c.stdout.as_mut().unwrap(), &mut out).unwrap();
+            return (st.code().unwrap_or(-1), out);
+        }
+        if t0.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = c.kill();
+            panic!("check did not answer within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn check_is_unknown_when_the_store_cannot_be_read() {
+    // Issue 17 item 4: a store that is empty, a directory or a FIFO is not "OK: no problem".
+    type Make = fn(&std::path::Path);
+    let cases: [(&str, Make, &str); 3] = [
+        ("empty", |p| std::fs::write(p, b"").unwrap(), "is empty"),
+        (
+            "directory",
+            |p| std::fs::create_dir(p).unwrap(),
+            "a directory",
+        ),
+        (
+            "fifo",
+            |p| {
+                let ok = std::process::Command::new("mkfifo")
+                    .arg(p)
+                    .status()
+                    .unwrap();
+                assert!(ok.success());
+            },
+            "FIFO",
+        ),
+    ];
+    for (what, make, says) in cases {
+        let h = Home::host_a();
+        std::fs::remove_file(h.store()).unwrap();
+        make(&h.store());
+        let (code, out) = check_within_10_s(&h);
+        assert_eq!(code, 3, "{what}: {out}");
+        assert!(out.starts_with("UNKNOWN: "), "{what}: {out}");
+        assert!(
+            out.contains("sessions.json") && out.contains(says),
+            "{what}: {out}"
+        );
+    }
+}
+
+#[test]
+fn a_stale_lock_is_said_by_check_show_and_list_alike() {
+    // Issue 17 item 3: the stale lock `check` pages about is on every surface, in one wording.
+    let h = Home::host_a();
+    let pid = crate::support::commit::dead_pid();
+    let mut lock = h.transcript().into_os_string();
+    lock.push(".lock");
+    std::fs::write(
+        &lock,
+        crate::support::commit::lock_payload(pid, &crate::support::commit::now_iso()),
+    )
+    .unwrap();
+    let words = format!("stale transcript lock: its holder (pid {pid}) is dead");
+    let c = h.run(&["check"]);
+    assert_eq!(c.code, 2, "{}", c.text());
+    assert!(c.text().contains(&words), "{}", c.text());
+    let s = h.run(&["show", "main"]);
+    s.expect(0);
+    assert!(s.text().contains(&words), "{}", s.text());
+    let j = h.run(&["show", "main", "--json"]).json();
+    assert!(j["staleLock"].as_str().unwrap().starts_with(&words), "{j}");
+    let l = h.run(&["list", "--json"]).json();
+    assert_eq!(l["sessions"][0]["staleLock"], j["staleLock"]);
+}
+
+#[test]
+fn after_clawtops_own_compaction_the_check_agrees() {
+    // Issue 17 item 2: the store's figure clawtop writes (tokensAfter = overhead + kept +
+    // summary, the one definition of "expected after") is what the transcript says next.
+    let h = Home::host_a();
+    let summary = h.path().join("summary.md");
+    std::fs::write(&summary, "## Goal\nKeep PR #4242 moving.\n").unwrap();
+    let dry = h.run(&[
+        "compact",
+        "main",
+        "--keep-recent-tokens",
+        "1000",
+        "--dry-run",
+        "--json",
+    ]);
+    dry.expect(0);
+    let d = dry.json();
+    let (leaf, first) = (
+        d["leafId"].as_str().unwrap().to_string(),
+        d["firstKeptEntryId"].as_str().unwrap().to_string(),
+    );
+    let o = h.run(&[
+        "compact",
+        "main",
+        "--keep-recent-tokens",
+        "1000",
+        "--summary-file",
+        summary.to_str().unwrap(),
+        "--expect-leaf",
+        &leaf,
+        "--expect-first-kept",
+        &first,
+        "--yes",
+    ]);
+    o.expect(0);
+    assert!(o.text().contains("expected after ≈"), "{}", o.text());
+    let v = h.run(&["show", "main", "--json"]).json();
+    assert_eq!(v["usedCheck"], "equal", "{}", v["usedCheckReason"]);
+    assert_eq!(v["used"], v["totalTokens"]);
+    assert_eq!(v["transcriptContext"]["basis"], "after-compaction");
+    assert_eq!(v["transcriptContext"]["tokens"], v["totalTokens"]);
+    assert_eq!(v["status"], "ok");
+    // And the list says the same.
+    let l = h.run(&["list", "--json"]).json();
+    assert_eq!(l["sessions"][0]["used"], v["used"]);
+    assert_eq!(l["sessions"][0]["usedCheck"], "equal");
+}
+
+#[test]
+fn dry_run_refuses_what_the_commit_refuses() {
+    // Issue 18: `compact --dry-run` planned a transcript with no session header that the
+    // commit then refused (exit 0 against exit 3). Both now start from the use case.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("no-header.jsonl");
+    let text = std::fs::read_to_string(fixture("transcripts/v3-two-compactions.jsonl")).unwrap();
+    std::fs::write(
+        &f,
+        text.lines().skip(1).collect::<Vec<_>>().join("\n") + "\n",
+    )
+    .unwrap();
+    let summary = dir.path().join("s.md");
+    std::fs::write(&summary, "## Goal\nx\n").unwrap();
+    let fp = f.to_str().unwrap();
+    let dry = run_with(
+        dir.path(),
+        &["compact", fp, "--keep-recent-tokens", "100", "--dry-run"],
+        &[],
+    );
+    let commit = run_with(
+        dir.path(),
+        &[
+            "compact",
+            fp,
+            "--keep-recent-tokens",
+            "100",
+            "--summary-file",
+            summary.to_str().unwrap(),
+            "--expect-leaf",
+            "whatever",
+            "--yes",
+        ],
+        &[],
+    );
+    assert_eq!(dry.code, 3, "{}", dry.stderr);
+    assert_eq!(dry.code, commit.code, "{} / {}", dry.stderr, commit.stderr);
+    let reason = |s: &str| {
+        s.lines()
+            .find(|l| l.contains("no session header"))
+            .map(str::to_string)
+    };
+    assert!(reason(&dry.stderr).is_some(), "{}", dry.stderr);
+    assert_eq!(reason(&dry.stderr), reason(&commit.stderr));
+}

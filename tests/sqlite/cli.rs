@@ -255,3 +255,37 @@ fn blank_line_after(old: &str) -> String {
     };
     format!("{old}{sep}")
 }
+
+#[test]
+fn check_is_unknown_when_no_session_row_can_be_read() {
+    // Issue 17 item 4: every session row of every agent database unreadable is not "OK: no
+    // problem" but UNKNOWN naming the database.
+    let h = HostF::new();
+    for agent in ["main", "ops"] {
+        let w = h.writer(agent);
+        w.execute_batch("UPDATE session_nodes SET entry_json = 'not json';")
+            .unwrap();
+    }
+    let o = run(&h, &["check"]);
+    assert_eq!(o.code, 3, "{}", o.text());
+    let t = o.text();
+    assert!(t.starts_with("UNKNOWN: "), "{t}");
+    assert!(
+        t.contains("openclaw-agent.sqlite") && t.contains("none of its"),
+        "{t}"
+    );
+    let o = run(&h, &["list"]);
+    assert_eq!(o.code, 1, "{}", o.stderr);
+    assert!(o.stdout.is_empty(), "{}", o.text());
+    // One unreadable row among readable ones: the others are checked, the row is UNKNOWN.
+    let h = HostF::new();
+    let w = h.writer("ops");
+    w.execute_batch(
+        "UPDATE session_nodes SET entry_json = 'not json' WHERE session_key = 'agent:ops:main';",
+    )
+    .unwrap();
+    drop(w);
+    let o = run(&h, &["check"]);
+    assert_eq!(o.code, 3, "{}", o.text());
+    assert!(o.text().contains("agent:ops:main"), "{}", o.text());
+}

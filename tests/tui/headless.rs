@@ -309,7 +309,14 @@ fn errors_go_to_the_status_line() {
     );
     let s = screen(&state);
     let last = s.lines().last().unwrap_or("");
-    assert!(last.starts_with("✖ cannot read sessions.json"), "{s}");
+    assert!(
+        last.starts_with("✖ reload failed: cannot read sessions.json"),
+        "{s}"
+    );
+    assert!(
+        s.contains("could not be read"),
+        "never \"No sessions found\": {s}"
+    );
     assert!(!last.contains('\x1b'));
     // A session without a transcript: its numbers and "why" still open (issue 9).
     let mut rows = status_rows(None);
@@ -639,4 +646,32 @@ fn session_search_kind_and_jump() {
         state.status.error
     );
     assert_eq!(sel(&state), with_id);
+}
+
+#[test]
+fn help_lists_every_mark_the_sessions_screen_draws() {
+    // Issue 17 item 9: the legend's marks and the row marks are all explained in help.
+    let (mut state, ctx) = sessions_app(status_rows(None), (120, 40));
+    let sessions = screen(&state);
+    press(&mut state, &ctx, &[ch('?')]);
+    let mut seen = String::new();
+    for _ in 0..200 {
+        seen.push_str(&screen(&state));
+        press(&mut state, &ctx, &[key(KeyCode::Down)]);
+    }
+    for (m, what) in clawtop::tui::draw::gauge::MARKS {
+        let line = format!("{} {what}", clawtop::tui::draw::pad(m, 20));
+        assert!(seen.contains(&line), "help lacks {m:?}: {line}");
+    }
+    // Every non-ASCII mark in the legend line is one of them.
+    let legend = sessions.lines().nth(1).unwrap();
+    for c in legend.chars().filter(|c| !c.is_ascii() && *c != '·') {
+        let c = c.to_string();
+        assert!(
+            clawtop::tui::draw::gauge::MARKS
+                .iter()
+                .any(|(m, _)| *m == c),
+            "legend mark {c:?} is not explained"
+        );
+    }
 }

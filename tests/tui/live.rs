@@ -229,3 +229,53 @@ fn pushed_changes_reload_and_show_the_live_marker() {
         "{s}"
     );
 }
+
+#[test]
+fn a_failed_reload_keeps_the_rows_and_says_why() {
+    // Issue 17 item 5: a source that can no longer be read is a failure, not "no sessions":
+    // the rows stay, marked with their age, and the status line names the cause.
+    let (dir, _t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, (120, 40));
+    assert_eq!(state.sessions.rows.len(), 1);
+    let store = dir.path().join("agents/main/sessions/sessions.json");
+    std::fs::remove_file(&store).unwrap();
+    std::fs::create_dir(&store).unwrap();
+    state.now_ms = NOW_MS + 90_000;
+    drive(&mut state, &ctx, ch('r'));
+    let s = screen(&state);
+    assert!(!s.contains("No sessions found"), "{s}");
+    assert_eq!(state.sessions.rows.len(), 1, "the old rows stay");
+    assert!(s.contains("40k/48k"), "{s}");
+    assert!(s.contains("reload FAILED"), "{s}");
+    let err = state.status.error.clone().unwrap_or_default();
+    assert!(
+        err.starts_with("reload failed: ")
+            && err.contains("sessions.json")
+            && err.contains("directory"),
+        "{err}"
+    );
+    assert!(err.contains("ago"), "the rows' age: {err}");
+}
+
+#[test]
+fn a_stale_lock_is_on_the_session_screen() {
+    // Issue 17 item 3: what `check` reports as busy-stale-lock, the Session screen says too.
+    let (_dir, t, host) = host_a_host(None);
+    let pid = crate::support::commit::dead_pid();
+    let mut lock = t.clone().into_os_string();
+    lock.push(".lock");
+    std::fs::write(
+        &lock,
+        crate::support::commit::lock_payload(pid, &crate::support::commit::now_iso()),
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(host, (160, 40));
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    let s = screen(&state);
+    assert!(
+        s.contains(&format!(
+            "stale transcript lock: its holder (pid {pid}) is dead"
+        )),
+        "{s}"
+    );
+}

@@ -11,6 +11,7 @@ mod dialogs;
 mod editor_pty;
 mod headless;
 mod live;
+mod reload_pty;
 mod sanitize;
 mod snapshots;
 mod store;

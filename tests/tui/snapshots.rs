@@ -213,7 +213,8 @@ fn context_view_host_a() {
             "overhead: ",
             "expected after: ",
             "verdict: ",
-            "advice: ",
+            // The advice comes right after the verdict, before the parts (24 rows show it).
+            "- A compaction at keepRecentTokens 1,000 would bring",
             "system prompt and tools",
             "AGENTS.md",
         ] {

@@ -153,8 +153,11 @@ fn the_flush_gate_is_the_numbers_typed_counters() {
     let dir = tempfile::tempdir().unwrap();
     let s = host(
         dir.path(),
+        // Written after the transcript's last call (a store older than it gives way to the
+        // transcript's figure: crate::used).
         json!({"compactionCount": 3, "memoryFlushCompactionCount": 3, "memoryFlushAt": 1_700_000_000_000i64,
-               "totalTokens": 50_000, "totalTokensFresh": true, "contextTokens": 64_000}),
+               "totalTokens": 50_000, "totalTokensFresh": true, "contextTokens": 64_000,
+               "updatedAt": 4_000_000_000_000i64}),
         json!({}),
     );
     let h = handle(&s);

@@ -27,6 +27,13 @@ pub fn help_lines() -> Vec<(bool, String)> {
         for b in bs {
             out.push((false, format!("  {} {}", pad(&b.keys_label(), 20), b.help)));
         }
+        if mode == Mode::Sessions {
+            out.push((false, String::new()));
+            out.push((true, "Marks".to_string()));
+            for (m, what) in super::gauge::MARKS {
+                out.push((false, format!("  {} {}", pad(m, 20), what)));
+            }
+        }
         if mode == Mode::Filter {
             out.push((
                 false,

@@ -61,6 +61,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if state.sessions.reload_failed_ms.is_some() {
         read_mark.push(Span::styled(" · reload FAILED", t.error()));
     }
+    // A stale lock `check` reports is said here too, in the same words (up to the advice),
+    // before the file name.
+    if let Some(words) = crate::diagnosis::busy::stale_lock_words(v.row.lock.as_ref()) {
+        let short = words.split(';').next().unwrap_or(&words).to_string();
+        read_mark.push(Span::styled(format!(" · {short}"), t.error()));
+    }
     if state.bare_file {
         title.push(Span::styled(file, t.bold()));
         title.extend(read_mark);

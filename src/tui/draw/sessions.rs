@@ -57,11 +57,12 @@ impl Col {
         match self {
             Col::Mark => 1,
             Col::Agent => 8,
-            Col::Key => 14,
+            // Keys are shortened from the middle; at 80 columns the state column matters more.
+            Col::Key => 8,
             Col::Model => 14,
             Col::Age => 4,
-            Col::Used => 13,
-            Col::Gauge => 12,
+            Col::Used => 12,
+            Col::Gauge => 10,
             Col::Pct => 4,
             Col::Cmp => 3,
             Col::State => 11,
@@ -207,6 +208,9 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     if visible.is_empty() {
         let msg = if !s.loaded {
             "Loading sessions…"
+        } else if s.reload_failed_ms.is_some() {
+            // A failed read is never "no sessions": the cause is on the status line.
+            "The sessions could not be read (the status line says why); r retries."
         } else if !s.filter.is_empty() {
             "No session matches the filter (Esc clears it)."
         } else {
