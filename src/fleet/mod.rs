@@ -293,6 +293,8 @@ pub fn parse_remote(
             sessions: rows,
             warnings: strings("warnings"),
             errors,
+            // A remote's skipped entries reach us only among its warnings.
+            skipped: Vec::new(),
             refs: Vec::new(),
         },
         json: sessions.clone(),
@@ -391,6 +393,7 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, String> {
         used_check,
         used_check_reason: s("usedCheckReason").unwrap_or_default(),
         busy,
+        stale_lock: s("staleLock"),
         total_tokens: o.get("totalTokens").cloned().filter(|v| !v.is_null()),
         total_tokens_fresh: o.get("totalTokensFresh").cloned().filter(|v| !v.is_null()),
         context_tokens: o.get("contextTokens").cloned().filter(|v| !v.is_null()),

@@ -38,6 +38,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
             sessions: rows.iter().map(|r| r.row.clone()).collect(),
             warnings: Vec::new(),
             errors: Vec::new(),
+            skipped: Vec::new(),
             refs: Vec::new(),
         };
         let table = list::render(
@@ -105,7 +106,6 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
                 // an ssh host's rows say only whether a live turn holds one (`busy`).
                 let locks: Vec<_> = match (&l.source, wants_lock) {
                     (Some(src), true) => l.report.refs.iter().map(|s| src.lock(s)).collect(),
-                    // A stale lock is not in `list --json`: only `busy` is known there.
                     (None, true) => l.report.sessions.iter().map(remote_lock).collect(),
                     _ => Vec::new(),
                 };
@@ -124,17 +124,30 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
     (per_host.into_iter().map(|(_, t)| t).collect(), code)
 }
 
-/// What a remote row's `busy` says about its transcript lock.
+/// What a remote row says about its transcript lock: `busy` (a live holder) or `staleLock`
+/// (the host's words for a stale one, which the check line prints).
 fn remote_lock(r: &super::SessionRow) -> Option<crate::commit::LockStatus> {
-    let b = r.busy.as_ref()?;
-    Some(crate::commit::LockStatus::Held(crate::commit::LockHolder {
-        pid: b.pid,
-        created_at: b
-            .created_at
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-            .map(|t| t.with_timezone(&chrono::Utc)),
-    }))
+    use crate::commit::{LockHolder, LockStatus, StaleReason};
+    if let Some(b) = &r.busy {
+        return Some(LockStatus::Held(LockHolder {
+            pid: b.pid,
+            created_at: b
+                .created_at
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&chrono::Utc)),
+        }));
+    }
+    // The JSON carries the words, not the reason; check only asks whether it is stale.
+    r.stale_lock.as_ref().map(|_| {
+        LockStatus::Stale(
+            StaleReason::Unparsable,
+            LockHolder {
+                pid: None,
+                created_at: None,
+            },
+        )
+    })
 }
 
 /// `metrics` with a `host` label on every series, and `clawtop_host_up` per host.
@@ -145,6 +158,7 @@ pub fn render_metrics(results: &[HostResult]) -> String {
         sessions: Vec::new(),
         warnings: Vec::new(),
         errors: Vec::new(),
+        skipped: Vec::new(),
         refs: Vec::new(),
     };
     let hosts: Vec<(Option<&str>, &ListReport)> = results
