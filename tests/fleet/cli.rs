@@ -526,3 +526,37 @@ fn a_background_process_holding_ssh_stderr_does_not_hold_the_list() {
         t0.elapsed()
     );
 }
+
+#[test]
+fn a_stale_lock_on_an_ssh_host_reads_as_on_the_host() {
+    let f = Fleet::new();
+    let lock = f.path().join(
+        "remote a/.openclaw/agents/main/sessions/eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl.lock",
+    );
+    // A holder long dead.
+    std::fs::write(
+        &lock,
+        "{\"pid\": 2147483646, \"createdAt\": \"2020-01-01T00:00:00.000Z\"}\n",
+    )
+    .unwrap();
+    let hosts = f.write_hosts(&f.good_hosts());
+    let out = f.run(&["check", "--hosts", hosts.to_str().unwrap()]);
+    out.expect(2);
+    let direct = f.run(&[
+        "--state-dir",
+        f.path().join("remote a/.openclaw").to_str().unwrap(),
+        "check",
+    ]);
+    direct.expect(2);
+    let stale = direct
+        .text()
+        .lines()
+        .find(|l| l.starts_with("CRITICAL busy-stale-lock"))
+        .expect("the host itself reports the stale lock")
+        .to_string();
+    assert!(
+        out.text().starts_with(&format!("a: {stale}\n")),
+        "{}\n{stale}",
+        out.text()
+    );
+}
