@@ -449,6 +449,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_session_opens_on_its_host_with_the_key_as_data() {
+        let spec = |transport| HostSpec {
+            name: "h".into(),
+            transport,
+            timeout: hosts::DEFAULT_TIMEOUT,
+        };
+        let ssh = spec(Transport::Ssh {
+            destination: "ops@p1".into(),
+            clawtop: "/opt/claw top".into(),
+            state_dir: None,
+        });
+        assert_eq!(
+            open_command(&ssh, "-k;$(id)", "/me"),
+            (
+                "ssh".into(),
+                ["-t", "--", "ops@p1", "'/opt/claw top'", "--", "'-k;$(id)'"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        let gw = spec(Transport::Gateway {
+            url: "ws://127.0.0.1:18790".into(),
+            token_file: "/k/edge.token".into(),
+        });
+        let (program, args) = open_command(&gw, "agent:main:main", "/me");
+        assert_eq!(program, "/me");
+        assert_eq!(
+            args,
+            [
+                "--gateway",
+                "ws://127.0.0.1:18790",
+                "--gateway-token-file",
+                "/k/edge.token",
+                "--",
+                "agent:main:main"
+            ]
+        );
+    }
+
+    #[test]
     fn remote_json_is_read_leniently_and_garbage_is_named() {
         let out = br#"{"stateDir":"/s","era":"file","sessions":[{"agentId":"main","sessionKey":"agent:main:main","window":48000,"compactAt":28000,"used":30000,"usedSource":"fresh","status":"over","forecast":{"x":1}}],"warnings":[]}"#;
         let l = parse_remote("p1", out, 0, "").unwrap();
