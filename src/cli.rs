@@ -655,7 +655,7 @@ fn cmd_metrics(g: &Global) -> i32 {
     Exit::OK
 }
 
-/// `--hosts`: the hosts file, every host read in parallel, then the fleet form of the command.
+/// `--hosts`: every host of the hosts file ([`crate::commands::fleet`]), or the fleet TUI.
 fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     if g.state_dir.is_some() || g.gateway.is_some() || g.demo || g.profile.is_some() {
         return usage(
@@ -665,80 +665,42 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     if g.agent.is_some() || g.config.is_some() || has_target {
         return usage("--hosts lists whole hosts; --agent, --config and a KEY go with one host");
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let path = match g.hosts.clone().flatten().or_else(|| {
-        let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-        crate::fleet::hosts::default_path(xdg.as_deref(), home.as_deref())
-    }) {
-        Some(p) => p,
-        None => return fail("no hosts file: give --hosts FILE (HOME is not set)"),
-    };
-    let hosts = match crate::fleet::hosts::load(&path, home.as_deref()) {
-        Ok(h) => h,
-        Err(e) => return fail(&e),
-    };
-    let results = match &cmd {
-        Some(Cmd::List { .. } | Cmd::Check(_) | Cmd::Metrics) => {
-            crate::fleet::read_all(&hosts, home.as_deref())
-        }
-        None => {
-            return match crate::tui::fleet::run(hosts, home) {
-                Ok(()) => Exit::OK,
-                Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
-                    Some(s) => 128 + s.0,
-                    None => fail(&format!("{e:#}")),
-                },
-            };
-        }
+    use crate::commands::fleet::{self, Kind};
+    let kind = match &cmd {
+        Some(Cmd::List { json, .. }) => Some(Kind::List { json: *json }),
+        Some(Cmd::Check(a)) => Some(Kind::Check {
+            warn: &a.warn,
+            crit: &a.crit,
+        }),
+        Some(Cmd::Metrics) => Some(Kind::Metrics),
+        None => None,
         Some(c) => {
             return usage(&format!(
-                "`{}` acts on one host: run it there (`ssh -t DEST clawtop {} …`) or give --state-dir/--gateway instead of --hosts",
-                cmd_name(c),
+                "`{0}` acts on one host: run it there (`ssh -t DEST clawtop {0} …`) or give --state-dir/--gateway instead of --hosts",
                 cmd_name(c)
             ));
         }
     };
-    let failed = results.iter().any(|h| !h.errors().is_empty());
-    if matches!(cmd, Some(Cmd::List { .. })) {
-        for h in &results {
-            if let Ok(l) = &h.outcome {
-                let ws: Vec<String> = l
-                    .report
-                    .warnings
-                    .iter()
-                    .map(|w| format!("{}: {w}", h.name))
-                    .collect();
-                warn_all(&ws);
-            }
-        }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
+        Ok(h) => h,
+        Err(e) => return fail(&e),
+    };
+    let Some(kind) = kind else {
+        return match crate::tui::fleet::run(hosts, home) {
+            Ok(()) => Exit::OK,
+            Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
+                Some(s) => 128 + s.0,
+                None => fail(&format!("{e:#}")),
+            },
+        };
+    };
+    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width());
+    out(&o.stdout);
+    for l in &o.stderr {
+        eprintln!("{l}");
     }
-    match cmd {
-        Some(Cmd::List { json: true, .. }) => {
-            out(&json::to_string(&crate::fleet::to_json(&results)))
-        }
-        Some(Cmd::List { .. }) => {
-            out(&crate::report::fleet::render_list(
-                &results,
-                now_ms(),
-                list_width(),
-            ));
-        }
-        Some(Cmd::Check(a)) => {
-            let (text, code) = crate::report::fleet::run_check(&results, &a.warn, &a.crit);
-            out(&text);
-            return code;
-        }
-        _ => {
-            out(&crate::report::fleet::render_metrics(&results));
-            for h in &results {
-                for e in h.errors() {
-                    eprintln!("clawtop: {}", crate::sanitize::one_line(&e));
-                }
-            }
-            return Exit::OK;
-        }
-    }
-    if failed { Exit::FAILED } else { Exit::OK }
+    o.code
 }
 
 fn cmd_show(
