@@ -153,6 +153,17 @@ pub struct CheckArgs {
     #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Problem::parse,
           default_value = "over,stuck,busy-stale-lock")]
     pub crit: Vec<Problem>,
+    /// Answer UNKNOWN (exit 3) if the check has not finished after this many seconds (a slow
+    /// gateway or disk; a monitoring system must not wait for ever).
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive_secs)]
+    pub timeout: f64,
+}
+
+fn positive_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 86_400.0 => Ok(v),
+        _ => Err("a number of seconds above 0 (at most 86400)".into()),
+    }
 }
 
 #[derive(Debug, Args, Clone, Default)]
@@ -418,13 +429,16 @@ fn init_logging() {
     let Some(file) = open_private_log(&dir) else {
         return;
     };
+    use tracing_subscriber::prelude::*;
     let filter = tracing_subscriber::EnvFilter::try_from_env("CLAWTOP_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
+    // The operator's filter, then the cap no directive lifts (crate::logging).
+    let layer = tracing_subscriber::fmt::layer()
         .with_writer(std::sync::Mutex::new(file))
         .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
+        .with_filter(filter)
+        .with_filter(crate::logging::transport_cap());
+    let _ = tracing_subscriber::registry().with(layer).try_init();
 }
 
 // ---------------------------------------------------------------- host and targets
@@ -616,17 +630,53 @@ fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     }
 }
 
+/// `check` within its `--timeout`: the whole read runs on a worker thread, so no slow request
+/// or file can hold the answer past the deadline. The worker only reads; the process exits
+/// right after the answer, abandoning it.
 fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
+    let limit = std::time::Duration::from_secs_f64(a.timeout);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (g2, a2) = (g.clone(), a.clone());
+    let worker = std::thread::Builder::new()
+        .name("clawtop-check".into())
+        .spawn(move || {
+            let _ = tx.send(check_report(&g2, &a2));
+        });
+    let answer = match worker {
+        Ok(_) => rx.recv_timeout(limit).ok(),
+        Err(e) => Some((
+            format!("UNKNOWN: cannot start the check: {e}\n"),
+            check::UNKNOWN,
+        )),
+    };
+    let (text, code) = answer.unwrap_or_else(|| {
+        (
+            format!(
+                "UNKNOWN: no answer within {} s (--timeout); the host or its gateway is too slow\n",
+                a.timeout
+            ),
+            check::UNKNOWN,
+        )
+    });
+    out(&text);
+    code
+}
+
+fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
     let (source, r) = match list_report(g) {
         Ok(x) => x,
         Err(e) => {
-            out(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e)));
-            return check::UNKNOWN;
+            return (
+                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e)),
+                check::UNKNOWN,
+            );
         }
     };
     if let Some(why) = source.unreadable() {
-        out(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(&why)));
-        return check::UNKNOWN;
+        return (
+            format!("UNKNOWN: {}\n", crate::sanitize::one_line(&why)),
+            check::UNKNOWN,
+        );
     }
     let wants_lock = a
         .warn
@@ -638,9 +688,7 @@ fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
     } else {
         Vec::new()
     };
-    let (text, code) = check::run(&r, &locks, &a.warn, &a.crit);
-    out(&text);
-    code
+    check::run(&r, &locks, &a.warn, &a.crit)
 }
 
 fn cmd_metrics(g: &Global) -> i32 {

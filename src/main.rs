@@ -1,6 +1,9 @@
 fn main() {
+    // Before anything is written: a file-size limit is a write error, never a kill.
+    clawtop::commit::ignore_file_size_signal();
     let code = clawtop::cli::main();
     // A worker thread may still hold the demo host (exit runs no destructors).
     clawtop::store::demo::remove_leftovers();
+    clawtop::sqlite::open::remove_copies();
     std::process::exit(code);
 }

@@ -58,6 +58,7 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
                 "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
                 "flushRecorded": p.unrecorded.is_none(),
                 "flushNotRecordedBecause": p.unrecorded,
+                "warnings": p.target_warnings,
             });
             print!("{}", crate::report::json::to_string(&v));
         } else {
@@ -76,6 +77,9 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
             );
             if let Some(why) = &p.unrecorded {
                 println!("  not recorded: {why}");
+            }
+            for w in &p.target_warnings {
+                eprintln!("clawtop: warning: {}", sanitize::one_line(w));
             }
             println!(
                 "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",

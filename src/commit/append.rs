@@ -28,7 +28,8 @@ pub struct Expect {
 impl Expect {
     /// Current length and last entry id of `path`, reading only the tail.
     pub fn capture(path: &Path) -> Result<Expect, CommitError> {
-        let file = File::open(path).map_err(|e| CommitError::io(path, "open transcript", e))?;
+        let file = crate::regular_file::open(path)
+            .map_err(|e| CommitError::io(path, "open transcript", e))?;
         let len = file
             .metadata()
             .map_err(|e| CommitError::io(path, "stat transcript", e))?
@@ -129,7 +130,7 @@ pub(crate) fn truncate_if_ours(path: &Path, offset: u64, bytes: &[u8]) -> std::i
     let f = OpenOptions::new()
         .read(true)
         .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
         .open(path)?;
     if f.metadata()?.len() != offset + bytes.len() as u64 {
         return Ok(false);
@@ -140,6 +141,9 @@ pub(crate) fn truncate_if_ours(path: &Path, offset: u64, bytes: &[u8]) -> std::i
         return Ok(false);
     }
     test_step("rollback-checked");
+    if !super::unchanged_len(&f, offset + bytes.len() as u64)? {
+        return Ok(false);
+    }
     f.set_len(offset)?;
     f.sync_all()?;
     Ok(true)
@@ -159,7 +163,7 @@ pub fn append_line_held(
     let file = OpenOptions::new()
         .read(true)
         .append(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::ELOOP) {

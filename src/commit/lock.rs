@@ -21,7 +21,7 @@
 //! acquisition never waits; the store lock is held only for a quick rewrite, so we
 //! retry with 50 → 1000 ms backoff for a few seconds (OpenClaw's own retry bounds).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -280,9 +280,15 @@ struct Snapshot {
 
 /// Bytes and identity of the lock file; None if it does not exist.
 fn read_snapshot(lock_path: &Path) -> Result<Option<Snapshot>, CommitError> {
-    let mut f = match File::open(lock_path) {
+    let mut f = match crate::regular_file::open(lock_path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // Not a lock OpenClaw writes: nothing to judge stale or remove, so no commit past it.
+        Err(e) if crate::regular_file::is_not_regular(&e) => {
+            return Err(CommitError::Refused {
+                reason: format!("{} is {e}; remove it by hand", lock_path.display()),
+            });
+        }
         Err(e) => return Err(CommitError::io(lock_path, "open lock", e)),
     };
     let meta = f

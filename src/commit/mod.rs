@@ -10,12 +10,23 @@
 //! No terminal, no network. Every error names the file and the cause
 //! ([`CommitError`]); [`CommitError::exit_code`] maps to the CLI's exit codes.
 //!
-//! Test hook: when the environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
+//! Rollback and writers that ignore the lock: a commit whose later step fails cuts its own
+//! appended bytes again, under the same lock, and only when the file is exactly as long as
+//! after its write and ends with exactly its bytes. A writer that honours the lock cannot
+//! append in between. One that ignores it can, and then the guarantee is: if its bytes landed
+//! before the final length check, nothing is cut (ours stay too, and the error says the
+//! rollback did not happen); only an append that lands between that check (an `fstat`) and
+//! the cut (`ftruncate`, the very next system call) can be lost. POSIX offers no atomic
+//! "truncate if length is N", so that window of one system call is the smallest there is;
+//! the slower byte comparison runs before the final check, outside it.
+//!
+//! Test hooks, compiled only with the `test-hooks` cargo feature (the tests enable it through
+//! the crate's dev-dependency on itself; a release build has neither hook). First: when the
+//! environment variable `CLAWTOP_TEST_COMMIT_STEP_DELAY_US` is set
 //! (to a number of microseconds, read once per process), the commit code sleeps that
 //! long between its steps (lock taken, file checked, bytes written, fsync, rename, ...).
 //! It exists only so the crash test (`tests/commit/crash.rs`) can SIGKILL a child
-//! inside the critical section; it changes timing, never behaviour. Unset (the normal
-//! case), it costs one env lookup per process.
+//! inside the critical section; it changes timing, never behaviour.
 //!
 //! Second test hook, for races that must be forced rather than hoped for: when
 //! `CLAWTOP_TEST_PAUSE_AT` lists steps (comma-separated) and `CLAWTOP_TEST_PAUSE_FIFO`
@@ -24,8 +35,7 @@
 //! closes it, then opens `<fifo>.go` for reading and reads it to the end (the test opens
 //! it for writing and closes it to let the commit go on). Steps the safety tests use:
 //! `store-patched` (transcript or notes appended, locks held, store not yet written) and
-//! `rollback-checked` (the appended bytes were found to be ours, not yet cut). Unset, it
-//! costs one env lookup per step.
+//! `rollback-checked` (the appended bytes were found to be ours, not yet cut).
 
 pub mod append;
 pub(crate) mod jstext;
@@ -34,7 +44,9 @@ pub mod store_patch;
 
 use std::io;
 use std::path::{Path, PathBuf};
+#[cfg(feature = "test-hooks")]
 use std::sync::OnceLock;
+#[cfg(feature = "test-hooks")]
 use std::time::Duration;
 
 pub use append::{
@@ -135,7 +147,9 @@ impl CommitError {
     }
 }
 
-/// Test-only pacing between commit steps; see the module docs.
+/// Test-only pacing between commit steps; see the module docs. Without the `test-hooks`
+/// feature (every release build) it is empty, so no environment variable can stall a commit.
+#[cfg(feature = "test-hooks")]
 pub(crate) fn test_step(name: &str) {
     static DELAY: OnceLock<Option<Duration>> = OnceLock::new();
     let delay = DELAY.get_or_init(|| {
@@ -151,7 +165,12 @@ pub(crate) fn test_step(name: &str) {
     test_pause(name);
 }
 
+#[cfg(not(feature = "test-hooks"))]
+#[inline(always)]
+pub(crate) fn test_step(_name: &str) {}
+
 /// The FIFO pause of the module docs.
+#[cfg(feature = "test-hooks")]
 fn test_pause(name: &str) {
     use std::io::{Read, Write};
     let Some(at) = std::env::var_os("CLAWTOP_TEST_PAUSE_AT") else {
@@ -171,6 +190,26 @@ fn test_pause(name: &str) {
     if let Ok(mut f) = std::fs::File::open(&go) {
         let mut sink = Vec::new();
         let _ = f.read_to_end(&mut sink);
+    }
+}
+
+/// The last check before a rollback cuts: the file is still exactly `len` bytes long. See
+/// "Rollback and writers that ignore the lock" in the module docs.
+pub(crate) fn unchanged_len(f: &std::fs::File, len: u64) -> io::Result<bool> {
+    Ok(f.metadata()?.len() == len)
+}
+
+/// Makes a file-size limit (`ulimit -f`, RLIMIT_FSIZE) an ordinary write error for this
+/// process. By default the kernel kills a process whose write crosses the limit (SIGXFSZ)
+/// after the bytes under the limit are written: a torn transcript line and lock files left
+/// behind. Ignored, the write fails with EFBIG instead, and the write layer's rollback cuts
+/// the partial bytes and releases its locks as for any other I/O error. The binary calls this
+/// first thing; a library user that appends through [`append`] should too (a signal
+/// disposition is the process's to choose, so the library does not change it by itself).
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

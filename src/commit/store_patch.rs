@@ -299,7 +299,8 @@ fn same_file_state(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 }
 
 fn read_store(path: &Path) -> Result<(String, fs::Metadata), CommitError> {
-    let mut f = File::open(path).map_err(|e| CommitError::io(path, "open session store", e))?;
+    let mut f = crate::regular_file::open(path)
+        .map_err(|e| CommitError::io(path, "open session store", e))?;
     let meta = f
         .metadata()
         .map_err(|e| CommitError::io(path, "stat session store", e))?;

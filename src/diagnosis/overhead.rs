@@ -80,7 +80,7 @@ fn last_measured_call(t: &Transcript) -> Option<(usize, u32, u64)> {
 pub fn workspace_files(workspace: &Path, max_chars: u64) -> Vec<OverheadPart> {
     let mut out = Vec::new();
     for name in BOOTSTRAP_FILES {
-        let Ok(text) = std::fs::read_to_string(workspace.join(name)) else {
+        let Ok(text) = crate::regular_file::read_to_string(&workspace.join(name)) else {
             continue;
         };
         // JavaScript string lengths (UTF-16 units), as OpenClaw counts bootstrapMaxChars.
@@ -183,7 +183,7 @@ pub fn bootstrap_max_chars(config: &Value) -> u64 {
 /// The `systemPromptReport` of one store entry, read from the store file (only `show` and the
 /// compaction preview need it, so the listing's streaming parse does not keep it).
 pub fn read_prompt_report(store_path: &Path, key: &str) -> Option<Value> {
-    let bytes = std::fs::read(store_path).ok()?;
+    let bytes = crate::regular_file::read(store_path).ok()?;
     let entries: std::collections::HashMap<String, &serde_json::value::RawValue> =
         serde_json::from_slice(&bytes).ok()?;
     let entry: serde_json::Map<String, Value> =

@@ -214,7 +214,10 @@ fn preflight(
             Ok(m) if !m.file_type().is_file() => {
                 return Err(FlushError::Target {
                     path: target,
-                    reason: "exists but is not a regular file".into(),
+                    reason: format!(
+                        "exists but is {}, not a regular file",
+                        crate::regular_file::describe(m.file_type())
+                    ),
                 });
             }
             Ok(_) => {}
@@ -257,12 +260,14 @@ fn open_dir_nofollow(dir: &Path) -> io::Result<File> {
         .open(dir)
 }
 
-/// `openat(dir, name, O_RDWR|O_APPEND|O_NOFOLLOW[|O_CREAT|O_EXCL])`.
+/// `openat(dir, name, O_RDWR|O_APPEND|O_NOFOLLOW|O_NONBLOCK[|O_CREAT|O_EXCL])`.
 fn open_in_dir(dir: &File, name: &str, create_new: bool) -> io::Result<File> {
     use std::os::fd::{AsRawFd, FromRawFd};
     let c =
         std::ffi::CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let mut flags = libc::O_RDWR | libc::O_APPEND | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // O_NONBLOCK: a FIFO in the file's place must not block the open (it is refused below).
+    let mut flags =
+        libc::O_RDWR | libc::O_APPEND | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK;
     if create_new {
         flags |= libc::O_CREAT | libc::O_EXCL;
     }
@@ -374,7 +379,21 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
     if !meta.file_type().is_file() {
         return Err(FlushError::Target {
             path: target.clone(),
-            reason: "is not a regular file".into(),
+            reason: format!(
+                "is {}, not a regular file",
+                crate::regular_file::describe(meta.file_type())
+            ),
+        });
+    }
+    // Another name for the same file may be outside the workspace (a link planted to make
+    // clawtop write somewhere else): the notes go only to a file that is only here.
+    if meta.nlink() > 1 {
+        return Err(FlushError::Target {
+            path: target.clone(),
+            reason: format!(
+                "has {} hard links, so writing it would also change a file elsewhere; clawtop does not write through links",
+                meta.nlink()
+            ),
         });
     }
     let old_len = meta.len();
@@ -439,6 +458,9 @@ fn roll_back(a: &Appended) -> bool {
             return Ok(false);
         }
         commit::test_step("rollback-checked");
+        if !commit::unchanged_len(&f, a.old_len + a.bytes.len() as u64)? {
+            return Ok(false);
+        }
         if a.created_file && a.old_len == 0 {
             drop(f);
             fs::remove_file(&a.target)?;

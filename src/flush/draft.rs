@@ -281,13 +281,21 @@ pub fn read_existing(target: &Path, warnings: &mut Vec<String>) -> String {
     };
     if !meta.file_type().is_file() {
         warnings.push(format!(
-            "{}: not a regular file; the commit will refuse to write it",
-            target.display()
+            "{}: {}, not a regular file; the commit will refuse to write it",
+            target.display(),
+            crate::regular_file::describe(meta.file_type())
         ));
         return String::new();
     }
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        warnings.push(format!(
+            "{}: has {} hard links; the commit will refuse to write it",
+            target.display(),
+            std::os::unix::fs::MetadataExt::nlink(&meta)
+        ));
+    }
     let mut read = || -> std::io::Result<String> {
-        let mut f = std::fs::File::open(target)?;
+        let mut f = crate::regular_file::open(target)?;
         let len = f.metadata()?.len();
         if len > EXISTING_PREVIEW_MAX_BYTES {
             f.seek(SeekFrom::Start(len - EXISTING_PREVIEW_MAX_BYTES))?;

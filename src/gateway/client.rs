@@ -37,6 +37,11 @@ use crate::llm::Secret;
 
 /// The gateway protocol clawtop speaks (2026.9.6 accepts 4..4 and rejects 3..3).
 pub const PROTOCOL: u32 = 4;
+/// The largest single frame or message clawtop accepts from a gateway. OpenClaw's own
+/// `policy.maxPayload` is 25 MiB; a larger reply is refused by the WebSocket layer as it
+/// arrives, before it is held whole.
+pub const REPLY_MAX_BYTES: usize = 32 * 1024 * 1024;
+
 /// `client.id` / `client.mode`: a device-bearing `cli` client keeps the operator scopes it asks
 /// for on loopback with the shared token (reference §7).
 pub const CLIENT_ID: &str = "cli";
@@ -98,6 +103,8 @@ pub struct GatewayClient {
     closed: watch::Receiver<Option<String>>,
     next_id: AtomicU64,
     reader: JoinHandle<()>,
+    /// Bytes of text frames read since the handshake: what a paged read bounds itself by.
+    received: Arc<AtomicU64>,
     /// The caller has seen for itself that no run is active (OpenClaw's transcript lock is
     /// free on a file-backed host); used only where the gateway does not say.
     idle_vouched: std::sync::atomic::AtomicBool,
@@ -127,25 +134,26 @@ impl GatewayClient {
     ) -> Result<GatewayClient, GatewayError> {
         let url = target.url.clone();
         let token = target.token.clone();
-        let (ws, _response) =
-            match tokio::time::timeout(timeouts.connect, tokio_tungstenite::connect_async(&url))
-                .await
-            {
-                Err(_) => {
-                    return Err(GatewayError::Timeout {
-                        url,
-                        what: "accept the WebSocket connection".into(),
-                        after: timeouts.connect,
-                    });
-                }
-                Ok(Err(e)) => {
-                    return Err(GatewayError::Unreachable {
-                        url,
-                        cause: connect_cause(&e),
-                    });
-                }
-                Ok(Ok(ok)) => ok,
-            };
+        let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+            .max_message_size(Some(REPLY_MAX_BYTES))
+            .max_frame_size(Some(REPLY_MAX_BYTES));
+        let connecting = tokio_tungstenite::connect_async_with_config(&url, Some(config), false);
+        let (ws, _response) = match tokio::time::timeout(timeouts.connect, connecting).await {
+            Err(_) => {
+                return Err(GatewayError::Timeout {
+                    url,
+                    what: "accept the WebSocket connection".into(),
+                    after: timeouts.connect,
+                });
+            }
+            Ok(Err(e)) => {
+                return Err(GatewayError::Unreachable {
+                    url,
+                    cause: connect_cause(&e),
+                });
+            }
+            Ok(Ok(ok)) => ok,
+        };
         let (mut sink, mut stream) = ws.split();
         let handshake = handshake(&mut sink, &mut stream, &url, token.as_ref(), identity);
         let hello = match tokio::time::timeout(timeouts.handshake, handshake).await {
@@ -163,6 +171,7 @@ impl GatewayClient {
         let (closed_tx, closed) = watch::channel(None);
         // The server ticks every tickIntervalMs; two missed ticks mean it is gone.
         let silence = hello.tick_interval * 2 + Duration::from_secs(5);
+        let received = Arc::new(AtomicU64::new(0));
         let reader = tokio::spawn(read_loop(
             stream,
             pending.clone(),
@@ -170,6 +179,7 @@ impl GatewayClient {
             closed_tx,
             silence,
             token.clone(),
+            received.clone(),
         ));
         tracing::debug!(url = %url, device = %identity.device_id(), server = ?hello.server_version, "gateway connected");
         Ok(GatewayClient {
@@ -184,6 +194,7 @@ impl GatewayClient {
             closed,
             next_id: AtomicU64::new(1),
             idle_vouched: std::sync::atomic::AtomicBool::new(false),
+            received,
             reader,
         })
     }
@@ -198,6 +209,11 @@ impl GatewayClient {
 
     pub(crate) fn idle_vouched(&self) -> bool {
         self.idle_vouched.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Bytes of text frames received since the handshake (responses and events).
+    pub fn received_bytes(&self) -> u64 {
+        self.received.load(Ordering::Relaxed)
     }
 
     pub fn hello(&self) -> &Hello {
@@ -544,16 +560,28 @@ async fn read_loop(
     closed: watch::Sender<Option<String>>,
     silence: Duration,
     token: Option<Secret>,
+    received: Arc<AtomicU64>,
 ) {
+    use tokio_tungstenite::tungstenite::Error as WsError;
+    use tokio_tungstenite::tungstenite::error::CapacityError;
     let reason = loop {
         let msg = match tokio::time::timeout(silence, stream.next()).await {
             Err(_) => break format!("the gateway sent nothing for {}s", silence.as_secs()),
             Ok(None) => break "the gateway closed the connection".to_string(),
+            Ok(Some(Err(WsError::Capacity(CapacityError::MessageTooLong { size, .. })))) => {
+                break format!(
+                    "the gateway sent a message of {size} bytes, over clawtop's limit of {} MiB for one reply",
+                    REPLY_MAX_BYTES / (1024 * 1024)
+                );
+            }
             Ok(Some(Err(e))) => break untrusted(&e.to_string(), token.as_ref()),
             Ok(Some(Ok(m))) => m,
         };
         let text = match msg {
-            Message::Text(t) => t,
+            Message::Text(t) => {
+                received.fetch_add(t.len() as u64, Ordering::Relaxed);
+                t
+            }
             Message::Close(f) => {
                 break match f {
                     Some(f) => format!(

@@ -144,6 +144,16 @@ pub enum GatewayError {
 
     #[error("unknown session {key} on the gateway")]
     UnknownSession { key: String },
+
+    #[error(
+        "the gateway at {url} sent more than {} MiB for {what}; clawtop stopped reading there (a bound on what one read may hold)",
+        .limit / (1024 * 1024)
+    )]
+    TooLarge {
+        url: String,
+        what: String,
+        limit: u64,
+    },
 }
 
 fn reason_suffix(code: &Option<u16>, reason: &str) -> String {

@@ -120,11 +120,25 @@ impl DeviceIdentity {
     }
 
     fn load(path: &Path) -> Result<DeviceIdentity, GatewayError> {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        Self::load_as(path, unsafe { libc::geteuid() })
+    }
+
+    /// [`Self::load`] for the user `uid`: the file must be theirs (a key another user can
+    /// replace would let them pose as this device) and private to them.
+    fn load_as(path: &Path, uid: u32) -> Result<DeviceIdentity, GatewayError> {
+        use std::os::unix::fs::MetadataExt;
         let bad = |problem: String| GatewayError::Identity {
             path: path.to_path_buf(),
             problem,
         };
         let meta = std::fs::metadata(path).map_err(|e| bad(e.to_string()))?;
+        if meta.uid() != uid {
+            return Err(bad(format!(
+                "owned by uid {}, not by this user (uid {uid}); a device key must be the user's own: remove it to make a new one, or `chown` it",
+                meta.uid()
+            )));
+        }
         let mode = meta.permissions().mode() & 0o777;
         if mode & 0o077 != 0 {
             return Err(bad(format!(
@@ -132,7 +146,7 @@ impl DeviceIdentity {
                 path.display()
             )));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+        let text = crate::regular_file::read_to_string(path).map_err(|e| bad(e.to_string()))?;
         let file: IdentityFile = serde_json::from_str(&text)
             .map_err(|e| bad(format!("not a clawtop identity file ({e})")))?;
         if file.version != 1 || file.algorithm != "ed25519" {
@@ -311,5 +325,18 @@ mod tests {
         std::fs::write(&p, v.to_string()).unwrap();
         let e = DeviceIdentity::load_or_create(dir.path()).unwrap_err();
         assert!(e.to_string().contains("does not match"), "{e}");
+    }
+
+    #[test]
+    fn a_key_file_owned_by_another_user_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let id = DeviceIdentity::load_or_create(dir.path()).unwrap();
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        let e = DeviceIdentity::load_as(id.path(), me.wrapping_add(1)).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains(&format!("owned by uid {me}")), "{msg}");
+        assert!(msg.contains(IDENTITY_FILE), "names the file: {msg}");
+        assert!(DeviceIdentity::load_as(id.path(), me).is_ok());
     }
 }

@@ -108,12 +108,18 @@ pub enum CompactOutcome {
 /// How long a compaction may take before clawtop stops waiting (OpenClaw may still finish).
 pub const COMPACT_WAIT: Duration = Duration::from_secs(300);
 
+/// The most one paged read (`sessions.list`, `chat.history`) takes in across its pages, as
+/// text received; with [`super::client::REPLY_MAX_BYTES`] per reply, it bounds what a gateway
+/// can make clawtop hold (a history is cut there to its newest messages, a listing fails).
+pub const PAGED_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
 impl GatewayClient {
     /// Every session of every agent (`sessions.list`, paged).
     pub async fn sessions_list(&self) -> Result<Vec<SessionRow>, GatewayError> {
         const PAGE: u64 = 500;
         let mut rows = Vec::new();
         let mut offset = 0u64;
+        let start = self.received_bytes();
         loop {
             let p = self
                 .request("sessions.list", json!({"limit": PAGE, "offset": offset}))
@@ -128,6 +134,13 @@ impl GatewayClient {
             let more = p.get("hasMore").and_then(Value::as_bool) == Some(true);
             if !more || page.is_empty() || rows.len() > 1_000_000 {
                 return Ok(rows);
+            }
+            if self.received_bytes().saturating_sub(start) > PAGED_MAX_BYTES {
+                return Err(GatewayError::TooLarge {
+                    url: self.url().to_string(),
+                    what: format!("sessions.list ({} sessions so far)", rows.len()),
+                    limit: PAGED_MAX_BYTES,
+                });
             }
             offset += page.len() as u64;
         }
@@ -223,12 +236,15 @@ impl GatewayClient {
         page: u32,
         max: usize,
     ) -> Result<ChatHistory, GatewayError> {
+        let start = self.received_bytes();
         let mut first = self.chat_history(key, page).await?;
         let mut pages = vec![std::mem::take(&mut first.messages)];
         let mut total = pages[0].len();
         let mut next = first.next_offset;
         while let (true, Some(offset)) = (first.has_more, next) {
-            if total >= max {
+            // Pages come newest first: stopping keeps the newest, and `has_more` says the
+            // rest is left out.
+            if total >= max || self.received_bytes().saturating_sub(start) > PAGED_MAX_BYTES {
                 break;
             }
             let p = self

@@ -113,7 +113,9 @@ impl SessionSource for FileStore {
             }
         }
         let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());
-        for s in loaded.sessions {
+        for mut s in loaded.sessions {
+            s.warnings
+                .extend(self.host.agent_file_warnings(&s.agent_id));
             let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
             if let Some(p) = &s.transcript {
                 paths.insert(reference.clone(), p.clone());

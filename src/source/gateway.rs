@@ -340,10 +340,11 @@ impl SessionSource for GatewaySource {
             t.warnings.push(crate::transcript::Warning {
                 line: 0,
                 message: format!(
-                    "only the newest {} of {} messages are shown (clawtop reads at most {HISTORY_MAX} through the gateway)",
+                    "only the newest {} of {} messages are shown (clawtop reads at most {HISTORY_MAX} messages and {} MiB through the gateway)",
                     h.messages.len(),
                     h.total_messages
-                        .map_or_else(|| "more".to_string(), |n| n.to_string())
+                        .map_or_else(|| "more".to_string(), |n| n.to_string()),
+                    crate::gateway::ops::PAGED_MAX_BYTES / (1024 * 1024)
                 ),
             });
         }

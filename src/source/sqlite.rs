@@ -15,7 +15,6 @@ use super::{
     Change, Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource,
     SourceError, Watch, Writer,
 };
-use crate::sqlite::open::side;
 use crate::store::Host;
 use crate::thresholds::Rules;
 use crate::transcript::Transcript;
@@ -141,7 +140,8 @@ impl SqliteStore {
     }
 
     fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
-        dbs.flat_map(|d| [side(&d, "-wal"), d]).collect()
+        dbs.flat_map(|d| [crate::sqlite::open::wal_of(&d), d])
+            .collect()
     }
 }
 
@@ -183,7 +183,9 @@ impl SessionSource for SqliteStore {
             ..Listing::default()
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        for s in loaded.sessions {
+        for mut s in loaded.sessions {
+            s.warnings
+                .extend(self.host.agent_file_warnings(&s.agent_id));
             let reference = SessionRef {
                 source: self.label(),
                 agent_id: s.agent_id.clone(),

@@ -256,10 +256,17 @@ fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
         error: None,
     };
     if !path.is_file() {
-        a.error = Some(format!(
-            "agent database {} (named by state/openclaw.sqlite for agent {id}) does not exist",
-            path.display()
-        ));
+        a.error = Some(match std::fs::metadata(&path) {
+            Ok(m) => format!(
+                "agent database {} (named by state/openclaw.sqlite for agent {id}) is {}, not a regular file; not read",
+                path.display(),
+                crate::regular_file::describe(m.file_type())
+            ),
+            Err(_) => format!(
+                "agent database {} (named by state/openclaw.sqlite for agent {id}) does not exist",
+                path.display()
+            ),
+        });
         // The state database says this is a SQLite agent, so its sessions are not in files.
         a.has_sessions = registered;
         return a;

@@ -18,7 +18,20 @@
 //!    ([`ReadOnlyDb::check_unchanged`]); a change means "read again", never stale figures.
 //! 4. **WAL database with a `-wal` but no `-shm`** (unusual: an exclusive-mode writer, or a
 //!    crash): the main file and the `-wal` are copied into a private temp dir and the copy is
-//!    opened; the same identity check guards the copy.
+//!    opened; the same identity check guards the copy. SQLite cannot read such a WAL
+//!    read-only without writing a `-shm` beside it, hence the copy. It is made once per
+//!    process and state of the files (later opens of unchanged files reuse it), in
+//!    `$TMPDIR/clawtop-db-<pid>-*`; the process removes its copies when it exits
+//!    ([`remove_copies`]), and a new copy first removes those of processes that are gone
+//!    (killed before they could).
+//!
+//! A database path that is a symbolic link is resolved first: SQLite itself follows the link
+//! and looks for `-wal`/`-shm` beside the file it points to, so that is where the checks
+//! above look too (a link's own `-wal` would not exist, and the WAL would be ignored).
+//!
+//! The database is first opened by clawtop itself, non-blocking (`crate::regular_file`), to
+//! read its header, and its `-wal`/`-shm` are checked to be regular files when present: SQLite
+//! opens them with a blocking `open`, which a FIFO there would hold forever.
 //!
 //! Every connection also runs `PRAGMA query_only=ON` and never checkpoints (read-only
 //! connections cannot). A busy or locked database is retried for [`busy_timeout`] and then
@@ -114,6 +127,18 @@ fn fingerprint(path: &Path) -> Fingerprint {
     Fingerprint { main, wal }
 }
 
+/// The `-wal` beside the file a database path leads to: beside the link's target when `path`
+/// is a symbolic link, where SQLite itself looks (module docs).
+pub fn wal_of(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => match fs::canonicalize(path) {
+            Ok(real) => side(&real, "-wal"),
+            Err(_) => side(path, "-wal"),
+        },
+        _ => side(path, "-wal"),
+    }
+}
+
 /// `<path><suffix>`, e.g. the `-wal` beside a database.
 pub fn side(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
@@ -126,9 +151,11 @@ pub struct ReadOnlyDb {
     pub path: PathBuf,
     pub mode: OpenMode,
     conn: Connection,
+    /// The file read: `path`, or where it leads when it is a symbolic link.
+    file: PathBuf,
     /// For immutable and copied reads: the state the read must still match.
     guard: Option<Fingerprint>,
-    _copy: Option<tempfile::TempDir>,
+    _copy: Option<std::sync::Arc<tempfile::TempDir>>,
 }
 
 impl std::fmt::Debug for ReadOnlyDb {
@@ -144,7 +171,7 @@ impl std::fmt::Debug for ReadOnlyDb {
 fn header_is_wal(path: &Path) -> Result<bool, DbError> {
     use std::io::Read;
     let mut head = [0u8; 100];
-    let mut f = fs::File::open(path).map_err(|e| DbError::Open {
+    let mut f = crate::regular_file::open(path).map_err(|e| DbError::Open {
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
@@ -181,47 +208,152 @@ fn uri(path: &Path, params: &str) -> String {
     s
 }
 
+/// A private copy of a WAL database without `-shm` (way in 4 of the module docs).
+struct Copy {
+    source: PathBuf,
+    state: Fingerprint,
+    dir: std::sync::Arc<tempfile::TempDir>,
+}
+
+/// This process's copies: the newest per source, and every directory ever made (removed at
+/// exit even while a thread still holds a connection to it).
+static COPIES: std::sync::Mutex<(Vec<Copy>, Vec<PathBuf>)> =
+    std::sync::Mutex::new((Vec::new(), Vec::new()));
+
+fn copies() -> std::sync::MutexGuard<'static, (Vec<Copy>, Vec<PathBuf>)> {
+    COPIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every private copy this process made; for the last step before it exits.
+pub fn remove_copies() {
+    let mut c = copies();
+    c.0.clear();
+    for d in c.1.drain(..) {
+        let _ = fs::remove_dir_all(d);
+    }
+}
+
+/// Removes `clawtop-db-<pid>-*` directories of processes that no longer run.
+fn sweep_dead_copies(tmp: &Path) {
+    let Ok(rd) = fs::read_dir(tmp) else { return };
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("clawtop-db-"))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() as i32
+            && !crate::commit::lock::pid_alive(pid)
+            && e.file_type().is_ok_and(|t| t.is_dir())
+        {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// The copy of `file` (and its `-wal`) for the files' state `now`: the one made earlier when
+/// nothing changed since, else a new one.
+fn private_copy(
+    file: &Path,
+    shown: &Path,
+    now: &Fingerprint,
+) -> Result<(PathBuf, std::sync::Arc<tempfile::TempDir>), DbError> {
+    let io = |e: std::io::Error| DbError::Open {
+        path: shown.to_path_buf(),
+        message: format!("cannot make a private copy: {e}"),
+    };
+    let mut c = copies();
+    if let Some(hit) = c.0.iter().find(|c| c.source == file && c.state == *now) {
+        return Ok((hit.dir.path().join("copy.sqlite"), hit.dir.clone()));
+    }
+    let tmp = std::env::temp_dir();
+    sweep_dead_copies(&tmp);
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("clawtop-db-{}-", std::process::id()))
+        .tempdir_in(&tmp)
+        .map_err(io)?;
+    c.1.push(dir.path().to_path_buf());
+    let copy = dir.path().join("copy.sqlite");
+    // The -wal first: a checkpoint between the two copies only moves pages the copied -wal
+    // still holds.
+    fs::copy(side(file, "-wal"), side(&copy, "-wal")).map_err(io)?;
+    fs::copy(file, &copy).map_err(io)?;
+    let dir = std::sync::Arc::new(dir);
+    c.0.retain(|c| c.source != file);
+    c.0.push(Copy {
+        source: file.to_path_buf(),
+        state: now.clone(),
+        dir: dir.clone(),
+    });
+    Ok((copy, dir))
+}
+
 impl ReadOnlyDb {
     /// Opens `path` without creating, changing or leaving any file beside it.
     pub fn open(path: &Path) -> Result<ReadOnlyDb, DbError> {
+        // A link is read as the file it points to (module docs); errors name `path`.
+        let resolved;
+        let file = match fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                resolved = fs::canonicalize(path).map_err(|e| DbError::Open {
+                    path: path.to_path_buf(),
+                    message: format!("a symbolic link that leads nowhere: {e}"),
+                })?;
+                resolved.as_path()
+            }
+            _ => path,
+        };
         // Taken before anything is read or copied, so a write during the read shows.
-        let before = fingerprint(path);
-        let wal = header_is_wal(path)?;
-        let has_wal = side(path, "-wal").exists();
-        let has_shm = side(path, "-shm").exists();
+        let before = fingerprint(file);
+        let wal = header_is_wal(file).map_err(|e| match e {
+            DbError::Open { message, .. } => DbError::Open {
+                path: path.to_path_buf(),
+                message,
+            },
+            DbError::Corrupt { message, .. } => DbError::Corrupt {
+                path: path.to_path_buf(),
+                message,
+            },
+            other => other,
+        })?;
+        // SQLite opens the side files itself, with a blocking open: one that is there but
+        // is not a regular file (a FIFO) is refused here, by name.
+        for suffix in ["-wal", "-shm"] {
+            let p = side(file, suffix);
+            match crate::regular_file::check(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(DbError::Open {
+                        path: p,
+                        message: e.to_string(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        let has_wal = side(file, "-wal").exists();
+        let has_shm = side(file, "-shm").exists();
         let (mode, target, params, copy) = if !wal {
-            (OpenMode::Rollback, path.to_path_buf(), "mode=ro", None)
+            (OpenMode::Rollback, file.to_path_buf(), "mode=ro", None)
         } else if has_wal && has_shm {
             (
                 OpenMode::WalReadOnlyShm,
-                path.to_path_buf(),
+                file.to_path_buf(),
                 "mode=ro&readonly_shm=1",
                 None,
             )
         } else if !has_wal {
             (
                 OpenMode::Immutable,
-                path.to_path_buf(),
+                file.to_path_buf(),
                 "mode=ro&immutable=1",
                 None,
             )
         } else {
-            let dir = tempfile::Builder::new()
-                .prefix("clawtop-db-")
-                .tempdir()
-                .map_err(|e| DbError::Open {
-                    path: path.to_path_buf(),
-                    message: format!("cannot make a private copy: {e}"),
-                })?;
-            let copy = dir.path().join("copy.sqlite");
-            let io = |e: std::io::Error| DbError::Open {
-                path: path.to_path_buf(),
-                message: format!("cannot make a private copy: {e}"),
-            };
-            // The -wal first: a checkpoint between the two copies only moves pages the
-            // copied -wal still holds.
-            fs::copy(side(path, "-wal"), side(&copy, "-wal")).map_err(io)?;
-            fs::copy(path, &copy).map_err(io)?;
+            let (copy, dir) = private_copy(file, path, &before)?;
             (OpenMode::PrivateCopy, copy, "", Some(dir))
         };
         let guard = matches!(mode, OpenMode::Immutable | OpenMode::PrivateCopy).then_some(before);
@@ -244,6 +376,7 @@ impl ReadOnlyDb {
             .map_err(|e| DbError::from_sqlite(path, e))?;
         let db = ReadOnlyDb {
             path: path.to_path_buf(),
+            file: file.to_path_buf(),
             mode,
             conn,
             guard,
@@ -265,7 +398,7 @@ impl ReadOnlyDb {
     pub fn check_unchanged(&self) -> bool {
         match &self.guard {
             None => true,
-            Some(g) => *g == fingerprint(&self.path),
+            Some(g) => *g == fingerprint(&self.file),
         }
     }
 
@@ -321,6 +454,78 @@ impl ReadOnlyDb {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A WAL database whose committed data is only in its `-wal`, with no `-shm`.
+    fn wal_without_shm(dir: &Path) -> PathBuf {
+        let p = dir.join("db.sqlite");
+        let w = Connection::open(&p).unwrap();
+        w.pragma_update(None, "journal_mode", "wal").unwrap();
+        w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (7);")
+            .unwrap();
+        // SAFETY: a valid open handle; the option only changes what close does.
+        let rc = unsafe {
+            rusqlite::ffi::sqlite3_db_config(
+                w.handle(),
+                rusqlite::ffi::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                1,
+                std::ptr::null_mut::<i32>(),
+            )
+        };
+        assert_eq!(rc, 0);
+        drop(w);
+        fs::remove_file(side(&p, "-shm")).unwrap();
+        assert!(side(&p, "-wal").exists());
+        p
+    }
+
+    #[test]
+    fn a_wal_without_shm_is_copied_once_while_it_does_not_change() {
+        let d = tempfile::tempdir().unwrap();
+        let p = wal_without_shm(d.path());
+        let read = |db: &ReadOnlyDb| -> i64 {
+            db.conn()
+                .query_row("SELECT x FROM t", [], |r| r.get(0))
+                .unwrap()
+        };
+        let a = ReadOnlyDb::open(&p).unwrap();
+        let b = ReadOnlyDb::open(&p).unwrap();
+        assert_eq!(a.mode, OpenMode::PrivateCopy);
+        assert_eq!((read(&a), read(&b)), (7, 7));
+        let (ca, cb) = (a._copy.clone().unwrap(), b._copy.clone().unwrap());
+        assert!(std::sync::Arc::ptr_eq(&ca, &cb), "one copy for both reads");
+        let dir = ca.path().to_path_buf();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with(&format!("clawtop-db-{}-", std::process::id())));
+        // This test's copy only: other tests of this process may hold theirs.
+        copies().0.retain(|c| c.source != p);
+        drop((a, b, ca, cb));
+        assert!(!dir.exists(), "removed with its last reader");
+        assert!(
+            !side(&p, "-shm").exists(),
+            "nothing written beside the database"
+        );
+    }
+
+    #[test]
+    fn copies_of_processes_that_are_gone_are_swept() {
+        let d = tempfile::tempdir().unwrap();
+        let mut c = std::process::Command::new("true").spawn().unwrap();
+        let dead = c.id();
+        c.wait().unwrap();
+        let gone = d.path().join(format!("clawtop-db-{dead}-abc"));
+        let ours = d
+            .path()
+            .join(format!("clawtop-db-{}-abc", std::process::id()));
+        let init = d.path().join("clawtop-db-1-abc");
+        let other = d.path().join("clawtop-demo-1-abc");
+        for p in [&gone, &ours, &init, &other] {
+            fs::create_dir(p).unwrap();
+        }
+        sweep_dead_copies(d.path());
+        assert!(!gone.exists());
+        assert!(ours.exists() && init.exists() && other.exists());
+    }
 
     #[test]
     fn uri_escapes() {

@@ -19,7 +19,7 @@ pub fn stamp(path: &Path) -> Stamp {
             .ok()
             .map(|m| (m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
     };
-    Stamp(f(path), f(&super::open::side(path, "-wal")))
+    Stamp(f(path), f(&super::open::wal_of(path)))
 }
 
 /// Databases watched for commits.

@@ -21,7 +21,7 @@ const SCAN: u64 = 1 << 20;
 /// Why a SQLite file marks era B, or None.
 pub fn sqlite_era_b(path: &Path) -> Option<String> {
     let mut head = Vec::new();
-    std::fs::File::open(path)
+    crate::regular_file::open(path)
         .ok()?
         .take(SCAN)
         .read_to_end(&mut head)
@@ -41,7 +41,7 @@ pub fn sqlite_era_b(path: &Path) -> Option<String> {
     }
     let wal = path.with_file_name(format!("{}-wal", path.file_name()?.to_string_lossy()));
     let mut w = Vec::new();
-    if let Ok(f) = std::fs::File::open(&wal) {
+    if let Ok(f) = crate::regular_file::open(&wal) {
         if f.take(SCAN).read_to_end(&mut w).is_ok() && memmem::find(&w, b"session_nodes").is_some()
         {
             return Some(format!("{} mentions a session_nodes table", wal.display()));

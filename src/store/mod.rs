@@ -493,6 +493,20 @@ impl Host {
             ));
             return (None, TranscriptHow::Missing);
         }
+        // Likewise a FIFO, directory or device in a transcript's place: never opened.
+        if let Some((odd, ft)) = candidates.iter().find_map(|c| {
+            std::fs::symlink_metadata(c)
+                .ok()
+                .filter(|m| !m.is_file())
+                .map(|m| (c, m.file_type()))
+        }) {
+            warnings.push(format!(
+                "transcript {} is {}, not a regular file; refused",
+                odd.display(),
+                crate::regular_file::describe(ft)
+            ));
+            return (None, TranscriptHow::Missing);
+        }
         warnings.push(format!("transcript not found (looked for {})", p.display()));
         (None, TranscriptHow::Missing)
     }
@@ -518,7 +532,7 @@ impl Host {
     /// `agents/<id>/agent/models.json`, if present and parseable.
     pub fn models_json(&self, agent_id: &str) -> Option<(PathBuf, Value)> {
         let p = self.agent(agent_id)?.dir.join("agent/models.json");
-        let text = std::fs::read(&p).ok()?;
+        let text = crate::regular_file::read(&p).ok()?;
         let v: Value = serde_json::from_slice(&text).ok()?;
         Some((p, v))
     }
@@ -529,6 +543,25 @@ impl Host {
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "config".into())
+    }
+
+    /// Problems with the agent's own files that every one of its sessions' figures inherits
+    /// (a `models.json` that is a FIFO or a directory is not read, so windows may fall back
+    /// to defaults): the sources add them to each session's warnings.
+    pub fn agent_file_warnings(&self, agent_id: &str) -> Vec<String> {
+        let Some(a) = self.agent(agent_id) else {
+            return Vec::new();
+        };
+        let models = a.dir.join("agent/models.json");
+        odd_store_kind(&models)
+            .map(|kind| {
+                format!(
+                    "{} is {kind}, not a regular file; not read",
+                    models.display()
+                )
+            })
+            .into_iter()
+            .collect()
     }
 
     /// `models_json` with the path as the label the sources show.
@@ -597,20 +630,7 @@ impl Loaded {
 /// (`None` when it is a regular file or absent). Never opens it: a FIFO would block.
 pub fn odd_store_kind(p: &Path) -> Option<String> {
     let lm = std::fs::symlink_metadata(p).ok()?;
-    let describe = |ft: std::fs::FileType| -> &'static str {
-        use std::os::unix::fs::FileTypeExt;
-        if ft.is_dir() {
-            "a directory"
-        } else if ft.is_fifo() {
-            "a FIFO (named pipe)"
-        } else if ft.is_char_device() || ft.is_block_device() {
-            "a device"
-        } else if ft.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        }
-    };
+    let describe = crate::regular_file::describe;
     if lm.file_type().is_symlink() {
         return match std::fs::metadata(p) {
             Ok(m) if m.is_file() => None,

@@ -228,7 +228,7 @@ pub fn resolve_config(
             .map(|c| (c, ConfigSource::EnvConfigPath))
     };
     if let Some((path, source)) = explicit {
-        if !path.is_file() {
+        if std::fs::metadata(&path).is_err() {
             return Err(StoreError::ConfigMissing { path, from: source });
         }
         let v = load_config(&path)?;
@@ -244,7 +244,9 @@ pub fn resolve_config(
         ("clawdbot.json", ConfigSource::Legacy),
     ] {
         let path = state_dir.join(name);
-        if path.is_file() {
+        // Present but not a regular file (a FIFO, a directory) is read, so it is refused by
+        // name instead of silently falling back to defaults; a dangling link stays absent.
+        if std::fs::metadata(&path).is_ok() {
             let v = load_config(&path)?;
             return Ok((Some(path), source, v));
         }
@@ -254,10 +256,11 @@ pub fn resolve_config(
 
 /// Reads an `openclaw.json` (JSON5). The top level must be an object.
 pub fn load_config(path: &Path) -> Result<Value, StoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StoreError::ConfigRead {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text =
+        crate::regular_file::read_to_string(path).map_err(|source| StoreError::ConfigRead {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));

@@ -118,6 +118,10 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
     for (key, slot) in items {
         let entry = match slot {
             Slot::NotObject(kind) => Err(format!("is {kind}, not an object; skipped")),
+            Slot::BadKey => Err(
+                "has a key with a lone UTF-16 surrogate escape, which is not valid text; skipped"
+                    .into(),
+            ),
             Slot::Entry(f) => (*f).into_entry(),
         };
         match seen.get(&key) {
@@ -136,21 +140,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
 /// Opened non-blocking and checked to be a regular file before anything is read: a FIFO
 /// swapped in would otherwise block forever, and `/dev/zero` never ends.
 pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| e.to_string())?;
-    let meta = f.metadata().map_err(|e| e.to_string())?;
-    if !meta.is_file() {
-        return Err(super::odd_store_kind(path)
-            .map(|k| format!("is {k}, not a regular file"))
-            .unwrap_or_else(|| "not a regular file".into()));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let bytes = crate::regular_file::read(path).map_err(|e| {
+        if crate::regular_file::is_not_regular(&e) {
+            super::odd_store_kind(path)
+                .map(|k| format!("is {k}, not a regular file"))
+                .unwrap_or_else(|| e.to_string())
+        } else {
+            e.to_string()
+        }
+    })?;
     // OpenClaw writes `{}` for an empty store; no bytes at all is a torn or truncated write,
     // and its sessions cannot be known.
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -169,6 +167,31 @@ enum Top {
 enum Slot {
     Entry(Box<Fields>),
     NotObject(&'static str),
+    /// The key is not valid Unicode (a lone surrogate); the value was read and dropped.
+    BadKey,
+}
+
+/// A store key as its bytes: serde_json reads a lone surrogate escape into bytes (as the
+/// generalized UTF-8 of the code unit) where it refuses it in a `String`.
+struct RawKey(Vec<u8>);
+
+impl<'de> Deserialize<'de> for RawKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RawKey;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a session key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawKey, E> {
+                Ok(RawKey(s.as_bytes().to_vec()))
+            }
+            fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<RawKey, E> {
+                Ok(RawKey(b.to_vec()))
+            }
+        }
+        d.deserialize_bytes(V)
+    }
 }
 
 #[derive(Default)]
@@ -272,9 +295,17 @@ impl<'de> Deserialize<'de> for Top {
             non_object_visits!(Top::Other);
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
                 let mut out = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
+                while let Some(RawKey(raw)) = map.next_key::<RawKey>()? {
                     let slot = map.next_value::<Slot>()?;
-                    out.push((key, slot));
+                    match String::from_utf8(raw) {
+                        Ok(key) => out.push((key, slot)),
+                        // A lone UTF-16 surrogate escape (`"\ud83d"`), which JavaScript
+                        // writes and a Rust string cannot hold: only this entry is lost.
+                        Err(e) => {
+                            let shown = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                            out.push((shown, Slot::BadKey));
+                        }
+                    }
                 }
                 Ok(Top::Map(out))
             }

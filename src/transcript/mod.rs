@@ -205,11 +205,7 @@ impl Transcript {
             path: path.to_path_buf(),
             source,
         };
-        let file = std::fs::File::open(path).map_err(io)?;
-        let meta = file.metadata().map_err(io)?;
-        if meta.is_dir() {
-            return Err(io(std::io::Error::other("is a directory")));
-        }
+        let file = crate::regular_file::open(path).map_err(io)?;
         let mut reader = std::io::BufReader::with_capacity(0, &file);
         let (scan, len) = parse::scan_reader(&mut reader).map_err(io)?;
         Ok(Self::finish(

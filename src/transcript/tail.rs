@@ -12,7 +12,7 @@ const STEPS: [u64; 3] = [4 * 1024, 256 * 1024, 16 * 1024 * 1024];
 /// file cannot be read, the line is not an entry with an RFC 3339 `timestamp` (a line being
 /// written, garbage), or the line is longer than the largest read.
 pub fn last_entry_ms(path: &Path) -> Option<i64> {
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = crate::regular_file::open(path).ok()?;
     let len = f.metadata().ok()?.len();
     for step in STEPS {
         let start = len.saturating_sub(step);

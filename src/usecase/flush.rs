@@ -42,6 +42,9 @@ pub struct Prepared {
     /// Its path: a live holder of `<transcript>.lock` (a running turn) blocks the commit.
     pub transcript: Option<PathBuf>,
     pub warnings: Vec<String>,
+    /// The part of `warnings` about the target file itself (not a regular file, too large
+    /// to preview): a dry run says these, as the commit would refuse or shorten on them.
+    pub target_warnings: Vec<String>,
 }
 
 /// What to prepare with.
@@ -55,7 +58,7 @@ pub struct Options {
 /// Length and last two bytes of the target (the separator before the notes depends on them).
 fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(target) else {
+    let Ok(mut f) = crate::regular_file::open(target) else {
         return (0, Vec::new());
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
@@ -116,11 +119,13 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
             workspace.display()
         ));
     }
-    let current = if target.exists() {
-        Some(flush::read_existing(&target, &mut warnings))
+    let mut target_warnings = Vec::new();
+    let current = if std::fs::symlink_metadata(&target).is_ok() {
+        Some(flush::read_existing(&target, &mut target_warnings))
     } else {
         None
     };
+    warnings.extend(target_warnings.iter().cloned());
     let (current_len, current_tail) = tail_of(&target);
     let e = &listed.entry;
     let model = super::resolve_model(
@@ -151,6 +156,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         has_transcript: listed.transcript.is_some(),
         transcript,
         warnings,
+        target_warnings,
     })
 }
 

@@ -4,13 +4,20 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod fifos;
+mod file_size_limit;
 mod flush_busy;
+mod gateway_budget;
+mod gateway_log;
 mod large;
 mod leftovers;
 mod memory_links;
+mod odd_entries;
 mod rollback;
 mod secrets;
 mod signals;
+mod sqlite_paths;
 mod store_link;
 mod stream_limits;
 mod terminal_text;
+mod test_hooks;

@@ -246,3 +246,53 @@ fn flush_rollback_happens_under_the_store_lock() {
     );
     assert!(!lock_of(&h.store()).exists());
 }
+
+#[test]
+fn a_line_appended_after_the_rollback_check_is_not_cut() {
+    let h = Home::host_a();
+    let leaf = leaf(&h);
+    let summary = h.path().join("summary.md");
+    std::fs::write(&summary, "## Goal\nkeep the PR open").unwrap();
+    let pause = Pause::new(h.path());
+    let child = spawn(
+        &h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--summary-file",
+            summary.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--yes",
+        ],
+        &pause.env("store-patched,rollback-checked"),
+    );
+    assert_eq!(pause.reached(), "store-patched");
+    touch_store(&h);
+    pause.resume();
+    // Our bytes were found to be the file's last ones; a writer that ignores the lock
+    // appends before the cut.
+    assert_eq!(pause.reached(), "rollback-checked");
+    let theirs = b"{\"type\":\"custom\",\"id\":\"l473r\",\"parentId\":null}\n";
+    {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(h.transcript())
+            .unwrap();
+        f.write_all(theirs).unwrap();
+    }
+    let with_theirs = std::fs::read(h.transcript()).unwrap();
+    pause.resume();
+    let (code, stderr) = finish(child);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(
+        std::fs::read(h.transcript()).unwrap(),
+        with_theirs,
+        "their line (and ours before it) are kept, not cut"
+    );
+    assert!(!lock_of(&h.transcript()).exists());
+    assert!(!lock_of(&h.store()).exists());
+}
