@@ -82,8 +82,9 @@ pub fn default_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Opti
 /// Reads and checks the hosts file. `home` expands `~/` in local paths (`token_file`, a
 /// local `state_dir`).
 pub fn load(path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("hosts file {}: {e}", path.display()))?;
+    // Never blocks on a FIFO or reads a device: a regular file or a named error.
+    let text = crate::regular_file::read_to_string(path)
+        .map_err(|e| format!("hosts file {}: {e}", path.display()))?;
     parse(&text, path, home)
 }
 

@@ -341,6 +341,18 @@ fn bad_hosts_files_are_named_errors() {
         assert!(!out.stderr.contains("secret-token"));
     }
     assert!(!f.path().join("pwned").exists());
+    // A FIFO in its place is refused, never waited on.
+    let fifo = f.path().join("fifo.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = f.run(&["list", "--hosts", fifo.to_str().unwrap()]);
+    out.expect(1);
+    assert!(
+        out.stderr.contains("fifo.toml") && out.stderr.contains("FIFO"),
+        "{}",
+        out.stderr
+    );
     // A missing file is named too; the default is $XDG_CONFIG_HOME/clawtop/hosts.toml.
     let out = f.run(&["list", "--hosts", "nope.toml"]);
     out.expect(1);
