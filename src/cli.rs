@@ -86,6 +86,10 @@ pub struct Global {
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
     pub no_live: bool,
+    /// Every host of a hosts file (default $XDG_CONFIG_HOME/clawtop/hosts.toml): `list`,
+    /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
+    #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
+    pub hosts: Option<Option<PathBuf>>,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -330,6 +334,9 @@ pub fn run(cli: Cli) -> i32 {
     }
     if g.gateway_token_file.is_some() && g.gateway.is_none() {
         return usage("--gateway-token-file goes with --gateway URL");
+    }
+    if g.hosts.is_some() {
+        return cmd_fleet(&g, cli.cmd, cli.target.is_some());
     }
     match cli.cmd {
         None if g.gateway.is_some() => tui_gateway(&g, cli.target.as_deref()),
@@ -745,6 +752,54 @@ fn cmd_metrics(g: &Global) -> i32 {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
     Exit::OK
+}
+
+/// `--hosts`: every host of the hosts file ([`crate::commands::fleet`]), or the fleet TUI.
+fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
+    if g.state_dir.is_some() || g.gateway.is_some() || g.demo || g.profile.is_some() {
+        return usage(
+            "--hosts names every host; it does not combine with --state-dir, --gateway, --profile or --demo",
+        );
+    }
+    if g.agent.is_some() || g.config.is_some() || has_target {
+        return usage("--hosts lists whole hosts; --agent, --config and a KEY go with one host");
+    }
+    use crate::commands::fleet::{self, Kind};
+    let kind = match &cmd {
+        Some(Cmd::List { json, .. }) => Some(Kind::List { json: *json }),
+        Some(Cmd::Check(a)) => Some(Kind::Check {
+            warn: &a.warn,
+            crit: &a.crit,
+        }),
+        Some(Cmd::Metrics) => Some(Kind::Metrics),
+        None => None,
+        Some(c) => {
+            return usage(&format!(
+                "`{0}` acts on one host: run it there (`ssh -t DEST clawtop {0} …`) or give --state-dir/--gateway instead of --hosts",
+                cmd_name(c)
+            ));
+        }
+    };
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
+        Ok(h) => h,
+        Err(e) => return fail(&e),
+    };
+    let Some(kind) = kind else {
+        return match crate::tui::fleet::run(hosts, home) {
+            Ok(()) => Exit::OK,
+            Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
+                Some(s) => 128 + s.0,
+                None => fail(&format!("{e:#}")),
+            },
+        };
+    };
+    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width());
+    out(&o.stdout);
+    for l in &o.stderr {
+        eprintln!("{l}");
+    }
+    o.code
 }
 
 fn cmd_show(

@@ -21,6 +21,7 @@ pub mod commit;
 pub mod compaction;
 pub mod context;
 pub mod diagnosis;
+pub mod fleet;
 pub mod flush;
 pub(crate) mod format;
 pub mod gateway;

@@ -3,6 +3,7 @@
 //! JSON).
 
 pub mod compact;
+pub mod fleet;
 pub mod flush;
 pub mod gateway_compact;
 

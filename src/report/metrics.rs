@@ -22,7 +22,7 @@ const STATUSES: [Status; 6] = [
 
 /// Label value escaping of the text format (`\\`, `\"`, `\n`). Other control characters, C1
 /// and bidi overrides are replaced: they are legal there but unsafe on a terminal.
-fn label_value(s: &str) -> String {
+pub(crate) fn label_value(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -41,6 +41,16 @@ fn label_value(s: &str) -> String {
 }
 
 pub fn render(r: &ListReport) -> String {
+    render_hosts(&[(None, r)])
+}
+
+/// Several hosts' reports in one exposition (each metric family once); a `Some` host name
+/// becomes the first label of each of its series.
+pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
+    let host_label = |h: Option<&str>, more: bool| match h {
+        Some(h) => format!("host=\"{}\"{}", label_value(h), if more { "," } else { "" }),
+        None => String::new(),
+    };
     let mut out = String::new();
     type Get = fn(&super::SessionRow) -> Option<u64>;
     let gauges: [(&str, &str, Get); 8] = [
@@ -88,10 +98,14 @@ pub fn render(r: &ListReport) -> String {
     for (name, help, get) in gauges {
         let _ = writeln!(out, "# HELP {name} {help}.");
         let _ = writeln!(out, "# TYPE {name} gauge");
-        for s in &r.sessions {
+        for (s, h) in hosts
+            .iter()
+            .flat_map(|(h, r)| r.sessions.iter().map(move |s| (s, *h)))
+        {
             let Some(v) = get(s) else { continue };
             let mut labels = format!(
-                "agent=\"{}\",session_key=\"{}\",session_id=\"{}\"",
+                "{}agent=\"{}\",session_key=\"{}\",session_id=\"{}\"",
+                host_label(h, true),
                 label_value(s.agent_id.as_deref().unwrap_or("")),
                 label_value(s.session_key.as_deref().unwrap_or("")),
                 label_value(s.session_id.as_deref().unwrap_or("")),
@@ -107,16 +121,33 @@ pub fn render(r: &ListReport) -> String {
         "# HELP clawtop_sessions Sessions by status (ok, flush-due, flushed, compact-due, over, unknown)."
     );
     let _ = writeln!(out, "# TYPE clawtop_sessions gauge");
-    for st in STATUSES {
-        let n = r.sessions.iter().filter(|s| s.status == st).count();
-        let _ = writeln!(out, "clawtop_sessions{{status=\"{}\"}} {n}", st.name());
+    for (h, r) in hosts {
+        for st in STATUSES {
+            let n = r.sessions.iter().filter(|s| s.status == st).count();
+            let host = host_label(*h, true);
+            let _ = writeln!(
+                out,
+                "clawtop_sessions{{{host}status=\"{}\"}} {n}",
+                st.name()
+            );
+        }
     }
     let _ = writeln!(
         out,
         "# HELP clawtop_store_errors Session stores that could not be read."
     );
     let _ = writeln!(out, "# TYPE clawtop_store_errors gauge");
-    let _ = writeln!(out, "clawtop_store_errors {}", r.errors.len());
+    for (h, r) in hosts {
+        match h {
+            Some(_) => {
+                let host = host_label(*h, false);
+                let _ = writeln!(out, "clawtop_store_errors{{{host}}} {}", r.errors.len());
+            }
+            None => {
+                let _ = writeln!(out, "clawtop_store_errors {}", r.errors.len());
+            }
+        }
+    }
     out
 }
 

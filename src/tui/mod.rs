@@ -18,6 +18,7 @@ pub mod context_view;
 pub mod dialog;
 pub mod draw;
 pub mod effects;
+pub mod fleet;
 pub mod flush_ui;
 pub mod keymap;
 pub mod palette;

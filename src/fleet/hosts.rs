@@ -1,0 +1,307 @@
+//! The hosts file (`--hosts FILE`, default `$XDG_CONFIG_HOME/clawtop/hosts.toml`).
+//!
+//! It is read in two steps so that every error can name the host it is about: the file is
+//! first split into its `[[host]]` tables, then each table is decoded on its own with
+//! `deny_unknown_fields` (a misspelt key is an error, never a silently ignored setting).
+//! Everything that can be checked without touching the network is checked here, before any
+//! host is contacted: one transport per host, unique names, an ssh destination that ssh could
+//! not mistake for an option, a token file that only its owner can read.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long one host may take to answer before it is reported as down.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// One `[[host]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSpec {
+    pub name: String,
+    pub transport: Transport,
+    pub timeout: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// clawtop on the far side of an OpenSSH destination.
+    Ssh {
+        destination: String,
+        /// The remote program (default `clawtop`, found on the remote PATH).
+        clawtop: String,
+        /// Passed as `--state-dir` on that host; `~` is the remote user's home.
+        state_dir: Option<String>,
+    },
+    /// An OpenClaw gateway (typically the local end of `ssh -L`).
+    Gateway { url: String, token_file: PathBuf },
+    /// A state dir on this machine.
+    Local { state_dir: PathBuf },
+}
+
+impl Transport {
+    /// `ssh`, `gateway` or `local`, for tables and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Transport::Ssh { .. } => "ssh",
+            Transport::Gateway { .. } => "gateway",
+            Transport::Local { .. } => "local",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    host: Vec<toml::Table>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHost {
+    name: String,
+    ssh: Option<String>,
+    clawtop: Option<String>,
+    state_dir: Option<String>,
+    gateway: Option<String>,
+    token_file: Option<String>,
+    /// Seconds.
+    timeout: Option<u64>,
+}
+
+/// The default hosts file: `$XDG_CONFIG_HOME/clawtop/hosts.toml`, else
+/// `~/.config/clawtop/hosts.toml`.
+pub fn default_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
+    let base = xdg_config_home
+        .filter(|p| p.is_absolute())
+        .map(Path::to_path_buf)
+        .or_else(|| home.map(|h| h.join(".config")))?;
+    Some(base.join("clawtop").join("hosts.toml"))
+}
+
+/// Reads and checks the hosts file. `home` expands `~/` in local paths (`token_file`, a
+/// local `state_dir`).
+pub fn load(path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
+    // Never blocks on a FIFO or reads a device: a regular file or a named error.
+    let text = crate::regular_file::read_to_string(path)
+        .map_err(|e| format!("hosts file {}: {e}", path.display()))?;
+    parse(&text, path, home)
+}
+
+/// [`load`] on text already read (`path` only names the file in errors).
+pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
+    let file = path.display();
+    let raw: RawFile = toml::from_str(text).map_err(|e| {
+        format!(
+            "hosts file {file}: {}",
+            e.message().trim_end().replace('\n', " ")
+        )
+    })?;
+    if raw.host.is_empty() {
+        return Err(format!("hosts file {file}: no [[host]] entries"));
+    }
+    let mut hosts: Vec<HostSpec> = Vec::new();
+    for (i, table) in raw.host.into_iter().enumerate() {
+        let label = match table.get("name").and_then(|v| v.as_str()) {
+            Some(n) => format!("host {:?}", crate::sanitize::one_line(n)),
+            None => format!("host #{}", i + 1),
+        };
+        let at = |msg: String| format!("hosts file {file}: {label}: {msg}");
+        // serde's type errors do not say which key; say it first.
+        for (k, v) in &table {
+            let want = if k == "timeout" {
+                "an integer (seconds)"
+            } else {
+                "a string"
+            };
+            let ok = if k == "timeout" {
+                v.is_integer()
+            } else {
+                v.is_str()
+            };
+            if !ok {
+                return Err(at(format!("`{k}` must be {want}")));
+            }
+        }
+        let h: RawHost = table
+            .try_into()
+            .map_err(|e: toml::de::Error| at(e.message().trim_end().replace('\n', " ")))?;
+        let spec = check_host(h, home).map_err(at)?;
+        if hosts.iter().any(|o| o.name == spec.name) {
+            return Err(at("duplicate name: every host needs its own `name`".into()));
+        }
+        hosts.push(spec);
+    }
+    Ok(hosts)
+}
+
+fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, String> {
+    if h.name.trim().is_empty() || h.name.chars().any(|c| c.is_control()) {
+        return Err("`name` must be a non-empty line of text".into());
+    }
+    let expand = |s: &str| crate::store::resolve::expand_tilde(s, home);
+    let transport = match (&h.ssh, &h.gateway) {
+        (Some(dest), None) => {
+            if h.token_file.is_some() {
+                return Err("`token_file` goes with `gateway`, not `ssh`".into());
+            }
+            // ssh would read a leading '-' as an option (`-oProxyCommand=…` runs a command
+            // on this machine), even after the `--` clawtop passes; refuse it outright.
+            if dest.starts_with('-') {
+                return Err(format!(
+                    "`ssh` destination {:?} starts with '-'",
+                    crate::sanitize::one_line(dest)
+                ));
+            }
+            if dest.is_empty() || dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+                return Err("`ssh` must be one destination (user@host or a Host alias)".into());
+            }
+            let clawtop = h.clawtop.clone().unwrap_or_else(|| "clawtop".into());
+            if clawtop.is_empty() || clawtop.starts_with('-') || clawtop.contains('\n') {
+                return Err(format!(
+                    "`clawtop` {:?} is not a program path",
+                    crate::sanitize::one_line(&clawtop)
+                ));
+            }
+            Transport::Ssh {
+                destination: dest.clone(),
+                clawtop,
+                state_dir: h.state_dir.clone(),
+            }
+        }
+        (None, Some(url)) => {
+            if h.clawtop.is_some() || h.state_dir.is_some() {
+                return Err(
+                    "`clawtop` and `state_dir` go with `ssh`; a gateway host takes `token_file`"
+                        .into(),
+                );
+            }
+            let Some(tf) = &h.token_file else {
+                return Err(
+                    "`gateway` needs `token_file` (the token is never written in the hosts file)"
+                        .into(),
+                );
+            };
+            let token_file = expand(tf);
+            check_token_file(&token_file)?;
+            Transport::Gateway {
+                url: url.clone(),
+                token_file,
+            }
+        }
+        (None, None) => match &h.state_dir {
+            Some(dir) if h.clawtop.is_none() && h.token_file.is_none() => Transport::Local {
+                state_dir: expand(dir),
+            },
+            Some(_) => {
+                return Err(
+                    "a local host (only `state_dir`) takes no `clawtop` or `token_file`".into(),
+                );
+            }
+            None => {
+                return Err(
+                    "no transport: give one of `ssh`, `gateway` or `state_dir` (local)".into(),
+                );
+            }
+        },
+        (Some(_), Some(_)) => {
+            return Err("several transports: give only one of `ssh`, `gateway`".into());
+        }
+    };
+    let timeout = match h.timeout {
+        Some(0) => return Err("`timeout` must be at least 1 (seconds)".into()),
+        Some(s) => Duration::from_secs(s),
+        None => DEFAULT_TIMEOUT,
+    };
+    Ok(HostSpec {
+        name: h.name,
+        transport,
+        timeout,
+    })
+}
+
+/// A gateway token is a credential: refused when its file is readable or writable by anyone
+/// but the owner, as ssh refuses a private key.
+fn check_token_file(p: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(p).map_err(|e| format!("`token_file` {}: {e}", p.display()))?;
+    if !meta.is_file() {
+        return Err(format!("`token_file` {} is not a file", p.display()));
+    }
+    let mode = meta.permissions().mode();
+    if mode & 0o077 != 0 {
+        return Err(format!(
+            "`token_file` {} is accessible by others (mode {:o}); run chmod 600 on it",
+            p.display(),
+            mode & 0o777
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(s: &str) -> Result<Vec<HostSpec>, String> {
+        parse(s, Path::new("hosts.toml"), Some(Path::new("/h")))
+    }
+
+    #[test]
+    fn three_transports() {
+        let hosts = parse_str(
+            "[[host]]\nname = \"prod-1\"\nssh = \"ops@prod-1\"\nstate_dir = \"~/.openclaw\"\ntimeout = 5\n\
+             [[host]]\nname = \"here\"\nstate_dir = \"~/.openclaw\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            hosts[0].transport,
+            Transport::Ssh {
+                destination: "ops@prod-1".into(),
+                clawtop: "clawtop".into(),
+                state_dir: Some("~/.openclaw".into()),
+            }
+        );
+        assert_eq!(hosts[0].timeout, Duration::from_secs(5));
+        assert_eq!(
+            hosts[1].transport,
+            Transport::Local {
+                state_dir: "/h/.openclaw".into()
+            }
+        );
+        assert_eq!(hosts[1].timeout, DEFAULT_TIMEOUT);
+    }
+
+    #[test]
+    fn errors_name_the_host_and_the_key() {
+        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\nsshh = \"y\"\n").unwrap_err();
+        assert!(e.contains("host \"a\"") && e.contains("sshh"), "{e}");
+        let e =
+            parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\n[[host]]\nname = \"a\"\nssh = \"y\"\n")
+                .unwrap_err();
+        assert!(e.contains("host \"a\"") && e.contains("duplicate"), "{e}");
+        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"-oProxyCommand=x\"\n").unwrap_err();
+        assert!(e.contains("starts with '-'"), "{e}");
+        let e = parse_str("[[host]]\nname = \"a\"\n").unwrap_err();
+        assert!(e.contains("no transport"), "{e}");
+        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\ngateway = \"ws://127.0.0.1:1\"\n")
+            .unwrap_err();
+        assert!(e.contains("several transports"), "{e}");
+        let e = parse_str("[[host]]\nssh = \"x\"\n").unwrap_err();
+        assert!(e.contains("host #1") && e.contains("name"), "{e}");
+        let e = parse_str("hosts = 1\n").unwrap_err();
+        assert!(e.contains("hosts.toml") && e.contains("hosts"), "{e}");
+    }
+
+    #[test]
+    fn default_path_prefers_xdg() {
+        assert_eq!(
+            default_path(Some(Path::new("/x")), Some(Path::new("/h"))),
+            Some(PathBuf::from("/x/clawtop/hosts.toml"))
+        );
+        assert_eq!(
+            default_path(Some(Path::new("rel")), Some(Path::new("/h"))),
+            Some(PathBuf::from("/h/.config/clawtop/hosts.toml"))
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! `list`, `check` and `metrics` over a fleet ([`crate::fleet`]): the single-host reports
+//! with the host added, never a second way of grading a session.
+//!
+//! `list` lays the whole fleet out as one table by [`super::list::render`] and puts a HOST
+//! column in front of it; `check` runs [`super::check::run`] host by host and prefixes each
+//! line with the host; `metrics` is [`super::metrics::render_hosts`] with a `host` label.
+
+use super::check::{self, Problem};
+use super::list::{self, ListReport};
+use super::text::{ascii, cell};
+use crate::fleet::HostResult;
+
+/// The fleet as one `list` table with a HOST column, then one error row per host (or store)
+/// that could not be read.
+pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) -> String {
+    let rows = crate::fleet::rows(results);
+    let hosts: Vec<String> = rows.iter().map(|r| ascii(r.host)).collect();
+    let errors: Vec<(String, String)> = results
+        .iter()
+        .flat_map(|h| {
+            h.errors()
+                .into_iter()
+                .map(|e| (ascii(&h.name), crate::sanitize::one_line(&e)))
+        })
+        .collect();
+    let host_w = hosts
+        .iter()
+        .chain(errors.iter().map(|(h, _)| h))
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let mut out = String::new();
+    if !rows.is_empty() {
+        let combined = ListReport {
+            state_dir: String::new(),
+            era: "fleet",
+            sessions: rows.iter().map(|r| r.row.clone()).collect(),
+            warnings: Vec::new(),
+            errors: Vec::new(),
+            skipped: Vec::new(),
+            refs: Vec::new(),
+        };
+        let table = list::render(
+            &combined,
+            now_ms,
+            width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)),
+        );
+        // list::render prints a header, one line per session in order, then the legend.
+        for (i, line) in table.lines().enumerate() {
+            let host = match i {
+                0 => "HOST",
+                i if i <= hosts.len() => &hosts[i - 1],
+                _ => {
+                    if i == hosts.len() + 1 {
+                        push_errors(&mut out, &errors, host_w);
+                    }
+                    out.push_str(line);
+                    out.push('\n');
+                    continue;
+                }
+            };
+            out.push_str(&format!("{} {line}\n", cell(host, host_w)));
+        }
+    } else {
+        out.push_str("no sessions on any host\n");
+        push_errors(&mut out, &errors, host_w);
+    }
+    out
+}
+
+fn push_errors(out: &mut String, errors: &[(String, String)], host_w: usize) {
+    for (h, e) in errors {
+        out.push_str(&format!("{} ERROR {e}\n", cell(h, host_w)));
+    }
+}
+
+/// Nagios severity, worst last: an unreadable host (UNKNOWN) is worse than a warning and
+/// not as bad as a critical session elsewhere.
+fn rank(code: i32) -> u8 {
+    match code {
+        check::OK => 0,
+        check::WARNING => 1,
+        check::UNKNOWN => 2,
+        _ => 3,
+    }
+}
+
+/// `check` host by host: every line prefixed with `HOST: `, the worst host first; the exit
+/// code is the worst of the hosts' (CRITICAL > UNKNOWN > WARNING > OK).
+pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> (String, i32) {
+    let wants_lock = warn
+        .iter()
+        .chain(crit)
+        .any(|p| matches!(p, Problem::Busy | Problem::BusyStaleLock));
+    let mut per_host: Vec<(i32, String)> = Vec::new();
+    for h in results {
+        let host = crate::sanitize::one_line(&h.name);
+        let (text, code) = match &h.outcome {
+            Err(e) => (
+                format!("UNKNOWN: {}\n", crate::sanitize::one_line(e)),
+                check::UNKNOWN,
+            ),
+            Ok(l) => {
+                // Locks are read where the transcript is: a local host's source knows them;
+                // an ssh host's rows say only whether a live turn holds one (`busy`).
+                let locks: Vec<_> = match (&l.source, wants_lock) {
+                    (Some(src), true) => l.report.refs.iter().map(|s| src.lock(s)).collect(),
+                    (None, true) => l.report.sessions.iter().map(remote_lock).collect(),
+                    _ => Vec::new(),
+                };
+                // The history and audit problems need the transcripts: read where the host
+                // is local; an ssh host's rows carry no such problems (its own `check` has them).
+                let wants = |p: Problem| warn.iter().chain(crit).any(|q| *q == p);
+                let (histories, losses) = match &l.source {
+                    Some(src) => (
+                        if warn.iter().chain(crit).any(|p| check::needs_history(*p)) {
+                            crate::usecase::history::check_problems(
+                                src.as_ref(),
+                                None,
+                                &l.report.refs,
+                            )
+                        } else {
+                            Vec::new()
+                        },
+                        if wants(Problem::LossyCompaction) {
+                            crate::usecase::audit::latest_losses(src.as_ref(), &l.report.refs)
+                        } else {
+                            Vec::new()
+                        },
+                    ),
+                    None => (Vec::new(), Vec::new()),
+                };
+                check::run(&l.report, &locks, &histories, &losses, warn, crit)
+            }
+        };
+        let lines: String = text.lines().map(|l| format!("{host}: {l}\n")).collect();
+        per_host.push((code, lines));
+    }
+    per_host.sort_by_key(|(c, _)| std::cmp::Reverse(rank(*c)));
+    let code = per_host
+        .iter()
+        .map(|(c, _)| *c)
+        .max_by_key(|c| rank(*c))
+        .unwrap_or(check::UNKNOWN);
+    (per_host.into_iter().map(|(_, t)| t).collect(), code)
+}
+
+/// What a remote row says about its transcript lock: `busy` (a live holder) or `staleLock`
+/// (the host's words for a stale one, which the check line prints).
+fn remote_lock(r: &super::SessionRow) -> Option<crate::commit::LockStatus> {
+    use crate::commit::{LockHolder, LockStatus, StaleReason};
+    if let Some(b) = &r.busy {
+        return Some(LockStatus::Held(LockHolder {
+            pid: b.pid,
+            created_at: b
+                .created_at
+                .as_deref()
+                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                .map(|t| t.with_timezone(&chrono::Utc)),
+        }));
+    }
+    // The JSON carries the words, not the reason; check only asks whether it is stale.
+    r.stale_lock.as_ref().map(|_| {
+        LockStatus::Stale(
+            StaleReason::Unparsable,
+            LockHolder {
+                pid: None,
+                created_at: None,
+            },
+        )
+    })
+}
+
+/// `metrics` with a `host` label on every series, and `clawtop_host_up` per host.
+pub fn render_metrics(results: &[HostResult]) -> String {
+    let empty = ListReport {
+        state_dir: String::new(),
+        era: "fleet",
+        sessions: Vec::new(),
+        warnings: Vec::new(),
+        errors: Vec::new(),
+        skipped: Vec::new(),
+        refs: Vec::new(),
+    };
+    let hosts: Vec<(Option<&str>, &ListReport)> = results
+        .iter()
+        .map(|h| {
+            let r = match &h.outcome {
+                Ok(l) => &l.report,
+                Err(_) => &empty,
+            };
+            (Some(h.name.as_str()), r)
+        })
+        .collect();
+    let mut out = super::metrics::render_hosts(&hosts);
+    out.push_str("# HELP clawtop_host_up 1 when clawtop could read the host.\n");
+    out.push_str("# TYPE clawtop_host_up gauge\n");
+    for h in results {
+        out.push_str(&format!(
+            "clawtop_host_up{{host=\"{}\"}} {}\n",
+            super::metrics::label_value(&h.name),
+            h.outcome.is_ok() as u8
+        ));
+    }
+    out
+}

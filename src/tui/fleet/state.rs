@@ -1,0 +1,386 @@
+//! The fleet TUI's state, its one message type, its keymap and `update`.
+//!
+//! `update` is pure: it changes the state and returns effects (read a host, hand the
+//! terminal to a host's own clawtop); the app runs them off the render path and feeds the
+//! results back as actions. Reads are asked for by the clock ([`FleetAction::Tick`]) and by
+//! `r`, never by a draw; a host that keeps failing is asked less often (doubling, capped).
+
+use crate::fleet::hosts::HostSpec;
+use crate::fleet::{HostResult, HostSummary};
+use crate::report::SessionRow;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// How often every host is read again.
+pub const DEFAULT_INTERVAL_MS: i64 = 30_000;
+/// The longest a failing host waits between tries.
+pub const MAX_BACKOFF_MS: i64 = 10 * 60_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FleetScreen {
+    /// One row per host.
+    Hosts,
+    /// Sessions across hosts (or of one host).
+    Sessions,
+}
+
+/// One host on the Fleet screen: its last good answer and how the last try went.
+pub struct HostRow {
+    pub spec: HostSpec,
+    /// The sessions of the last answer (kept, with their age, when a later try fails).
+    pub rows: Vec<SessionRow>,
+    pub summary: Option<HostSummary>,
+    /// The last try's error (a host that answered may still name stores it could not read).
+    pub error: Option<String>,
+    pub last_ok_ms: Option<i64>,
+    pub failures: u32,
+    pub next_due_ms: i64,
+    pub reading: bool,
+}
+
+impl HostRow {
+    /// Answered on the last try.
+    pub fn reachable(&self) -> Option<bool> {
+        if self.last_ok_ms.is_none() && self.error.is_none() {
+            return None;
+        }
+        Some(self.failures == 0)
+    }
+}
+
+pub struct FleetState {
+    pub hosts: Vec<HostRow>,
+    pub screen: FleetScreen,
+    /// Selected host on the Fleet screen.
+    pub host_sel: usize,
+    /// Sessions screen: only this host's sessions (index into `hosts`), or every host's.
+    pub host_filter: Option<usize>,
+    pub session_sel: usize,
+    pub interval_ms: i64,
+    pub now_ms: i64,
+    pub status: Option<String>,
+    pub show_help: bool,
+    pub should_quit: bool,
+    /// This clawtop (local and gateway hosts are opened with it).
+    pub this_exe: String,
+}
+
+pub enum FleetAction {
+    Key(KeyEvent),
+    Tick {
+        now_ms: i64,
+    },
+    HostRead {
+        index: usize,
+        result: Box<HostResult>,
+    },
+    /// The handed-over program exited (its status, or why it could not run).
+    OpenDone(Result<Option<i32>, String>),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum FleetEffect {
+    /// Read host `index` (a thread; the answer comes back as [`FleetAction::HostRead`]).
+    Read(usize),
+    /// Suspend the TUI and run this program on the terminal until it exits.
+    Open { program: String, args: Vec<String> },
+}
+
+/// What a key does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmd {
+    Up,
+    Down,
+    Enter,
+    Back,
+    AllSessions,
+    NextHost,
+    Refresh,
+    Help,
+    Quit,
+}
+
+/// One key binding: where it works (None: everywhere), the key, its hint and help text.
+pub struct Binding {
+    pub screen: Option<FleetScreen>,
+    pub key: KeyCode,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub cmd: Cmd,
+}
+
+/// The key table: it decides what a key does, and the hint line and help are made from it.
+pub const KEYMAP: &[Binding] = &[
+    Binding {
+        screen: None,
+        key: KeyCode::Up,
+        label: "↑/k",
+        help: "previous row",
+        cmd: Cmd::Up,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Char('k'),
+        label: "",
+        help: "",
+        cmd: Cmd::Up,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Down,
+        label: "↓/j",
+        help: "next row",
+        cmd: Cmd::Down,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Char('j'),
+        label: "",
+        help: "",
+        cmd: Cmd::Down,
+    },
+    Binding {
+        screen: Some(FleetScreen::Hosts),
+        key: KeyCode::Enter,
+        label: "Enter",
+        help: "the host's sessions",
+        cmd: Cmd::Enter,
+    },
+    Binding {
+        screen: Some(FleetScreen::Sessions),
+        key: KeyCode::Enter,
+        label: "Enter",
+        help: "open the session in clawtop on its host (ssh -t for an ssh host); back here when it exits",
+        cmd: Cmd::Enter,
+    },
+    Binding {
+        screen: Some(FleetScreen::Hosts),
+        key: KeyCode::Char('a'),
+        label: "a",
+        help: "sessions of every host",
+        cmd: Cmd::AllSessions,
+    },
+    Binding {
+        screen: Some(FleetScreen::Sessions),
+        key: KeyCode::Char('h'),
+        label: "h",
+        help: "next host (then every host)",
+        cmd: Cmd::NextHost,
+    },
+    Binding {
+        screen: Some(FleetScreen::Sessions),
+        key: KeyCode::Esc,
+        label: "Esc",
+        help: "back to the fleet",
+        cmd: Cmd::Back,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Char('r'),
+        label: "r",
+        help: "read every host now",
+        cmd: Cmd::Refresh,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Char('?'),
+        label: "?",
+        help: "help",
+        cmd: Cmd::Help,
+    },
+    Binding {
+        screen: None,
+        key: KeyCode::Char('q'),
+        label: "q",
+        help: "quit",
+        cmd: Cmd::Quit,
+    },
+];
+
+/// The bindings of a screen that have a hint.
+pub fn bindings(screen: FleetScreen) -> impl Iterator<Item = &'static Binding> {
+    KEYMAP
+        .iter()
+        .filter(move |b| !b.label.is_empty() && b.screen.is_none_or(|s| s == screen))
+}
+
+fn lookup(screen: FleetScreen, key: &KeyEvent) -> Option<Cmd> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(Cmd::Quit);
+    }
+    KEYMAP
+        .iter()
+        .find(|b| b.key == key.code && b.screen.is_none_or(|s| s == screen))
+        .map(|b| b.cmd)
+}
+
+impl FleetState {
+    pub fn new(hosts: Vec<HostSpec>, now_ms: i64, this_exe: String) -> FleetState {
+        FleetState {
+            hosts: hosts
+                .into_iter()
+                .map(|spec| HostRow {
+                    spec,
+                    rows: Vec::new(),
+                    summary: None,
+                    error: None,
+                    last_ok_ms: None,
+                    failures: 0,
+                    next_due_ms: now_ms,
+                    reading: false,
+                })
+                .collect(),
+            screen: FleetScreen::Hosts,
+            host_sel: 0,
+            host_filter: None,
+            session_sel: 0,
+            interval_ms: DEFAULT_INTERVAL_MS,
+            now_ms,
+            status: None,
+            show_help: false,
+            should_quit: false,
+            this_exe,
+        }
+    }
+
+    /// The Sessions screen's rows: (host index, row), most urgent first, then host order.
+    pub fn sessions(&self) -> Vec<(usize, &SessionRow)> {
+        let mut v: Vec<(usize, &SessionRow)> = self
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.host_filter.is_none_or(|f| f == *i))
+            .flat_map(|(i, h)| h.rows.iter().map(move |r| (i, r)))
+            .collect();
+        v.sort_by_key(|(i, r)| (std::cmp::Reverse(crate::fleet::urgency(r.status)), *i));
+        v
+    }
+
+    /// Asks for every host that is due (or all, `force`) and not being read.
+    fn due(&mut self, force: bool) -> Vec<FleetEffect> {
+        let now = self.now_ms;
+        let mut fx = Vec::new();
+        for (i, h) in self.hosts.iter_mut().enumerate() {
+            if !h.reading && (force || h.next_due_ms <= now) {
+                h.reading = true;
+                fx.push(FleetEffect::Read(i));
+            }
+        }
+        fx
+    }
+}
+
+/// The start: read every host.
+pub fn init(state: &mut FleetState) -> Vec<FleetEffect> {
+    state.due(true)
+}
+
+pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
+    match action {
+        FleetAction::Tick { now_ms } => {
+            state.now_ms = now_ms;
+            state.due(false)
+        }
+        FleetAction::HostRead { index, result } => {
+            let now = state.now_ms.max(result.at_ms);
+            let interval = state.interval_ms;
+            let Some(h) = state.hosts.get_mut(index) else {
+                return Vec::new();
+            };
+            h.reading = false;
+            let errors = result.errors();
+            match result.outcome {
+                Ok(list) => {
+                    h.rows = list.report.sessions;
+                    h.summary = Some(crate::fleet::summary(&h.rows));
+                    h.last_ok_ms = Some(result.at_ms);
+                    h.failures = 0;
+                    h.error = (!errors.is_empty()).then(|| errors.join("; "));
+                    h.next_due_ms = now + interval;
+                }
+                Err(e) => {
+                    h.failures = h.failures.saturating_add(1);
+                    h.error = Some(e);
+                    let backoff = interval.saturating_mul(1 << h.failures.min(10));
+                    h.next_due_ms = now + backoff.min(MAX_BACKOFF_MS).max(interval);
+                }
+            }
+            // The row under the cursor may be gone.
+            let n = state.sessions().len();
+            state.session_sel = state.session_sel.min(n.saturating_sub(1));
+            Vec::new()
+        }
+        FleetAction::OpenDone(r) => {
+            state.status = Some(match r {
+                Ok(Some(0)) => "back from the host".into(),
+                Ok(Some(c)) => format!("the host's clawtop exited {c}"),
+                Ok(None) => "the host's clawtop was ended by a signal".into(),
+                Err(e) => crate::sanitize::one_line(&e),
+            });
+            // Whatever was done there shows at once.
+            state.due(true)
+        }
+        FleetAction::Key(k) => {
+            if state.show_help {
+                state.show_help = false;
+                return Vec::new();
+            }
+            let Some(cmd) = lookup(state.screen, &k) else {
+                return Vec::new();
+            };
+            on_cmd(state, cmd)
+        }
+    }
+}
+
+fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
+    let (sel, len) = match state.screen {
+        FleetScreen::Hosts => (&mut state.host_sel, state.hosts.len()),
+        FleetScreen::Sessions => {
+            let len = state.sessions().len();
+            (&mut state.session_sel, len)
+        }
+    };
+    match cmd {
+        Cmd::Up => *sel = sel.saturating_sub(1),
+        Cmd::Down => *sel = (*sel + 1).min(len.saturating_sub(1)),
+        Cmd::Quit => state.should_quit = true,
+        Cmd::Help => state.show_help = true,
+        // The title counts the hosts being read.
+        Cmd::Refresh => return state.due(true),
+        Cmd::AllSessions => {
+            state.host_filter = None;
+            state.session_sel = 0;
+            state.screen = FleetScreen::Sessions;
+        }
+        Cmd::Back => state.screen = FleetScreen::Hosts,
+        Cmd::NextHost => {
+            state.host_filter = match state.host_filter {
+                None if !state.hosts.is_empty() => Some(0),
+                Some(i) if i + 1 < state.hosts.len() => Some(i + 1),
+                _ => None,
+            };
+            state.session_sel = 0;
+        }
+        Cmd::Enter => match state.screen {
+            FleetScreen::Hosts => {
+                if state.host_sel < state.hosts.len() {
+                    state.host_filter = Some(state.host_sel);
+                    state.session_sel = 0;
+                    state.screen = FleetScreen::Sessions;
+                }
+            }
+            FleetScreen::Sessions => {
+                let Some((i, row)) = state.sessions().get(state.session_sel).copied() else {
+                    return Vec::new();
+                };
+                let Some(key) = row.session_key.clone().or_else(|| row.session_id.clone()) else {
+                    return Vec::new();
+                };
+                let (program, args) =
+                    crate::fleet::open_command(&state.hosts[i].spec, &key, &state.this_exe);
+                return vec![FleetEffect::Open { program, args }];
+            }
+        },
+    }
+    Vec::new()
+}
