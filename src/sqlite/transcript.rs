@@ -29,10 +29,51 @@ pub type SharedDb = std::sync::Arc<Mutex<ReadOnlyDb>>;
 struct DbRows {
     db: SharedDb,
     session_id: String,
+    recent: Recent,
+}
+
+/// The rows fetched last, newest first. Working out one session's figures asks for the same
+/// few entries several times (the last reply for its usage, its time, the run it ends); each
+/// fetch is a query, a decode and a check of the file's identity, which on a 2,000-session
+/// `list` was most of its time. Bounded in rows and in the size of a row kept, so a big row
+/// is never held. A row served from here was read from the same snapshot as the index.
+#[derive(Default)]
+struct Recent(Mutex<std::collections::VecDeque<(u64, Vec<u8>)>>);
+
+const RECENT_ROWS: usize = 8;
+const RECENT_ROW_MAX: usize = 64 * 1024;
+
+impl Recent {
+    fn get_or_fetch(
+        &self,
+        seq: u64,
+        fetch: impl FnOnce(u64) -> Result<Vec<u8>, String>,
+    ) -> Result<Vec<u8>, String> {
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pos) = recent.iter().position(|(k, _)| *k == seq) {
+            if let Some(hit) = recent.remove(pos) {
+                let bytes = hit.1.clone();
+                recent.push_front(hit);
+                return Ok(bytes);
+            }
+        }
+        let bytes = fetch(seq)?;
+        if bytes.len() <= RECENT_ROW_MAX {
+            recent.truncate(RECENT_ROWS - 1);
+            recent.push_front((seq, bytes.clone()));
+        }
+        Ok(bytes)
+    }
 }
 
 impl RowFetch for DbRows {
     fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+        self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
+    }
+}
+
+impl DbRows {
+    fn fetch_row(&self, seq: u64) -> Result<Vec<u8>, String> {
         let db = self
             .db
             .lock()
@@ -133,7 +174,7 @@ pub fn open_after(
     {
         let mut st = db
             .conn()
-            .prepare(
+            .prepare_cached(
                 "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
                  FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
             )
@@ -201,6 +242,7 @@ pub fn open_after(
     let fetch = DbRows {
         db: shared.clone(),
         session_id: session_id.to_string(),
+        recent: Recent::default(),
     };
     let mut t = Transcript::from_rows(
         label(path, session_id),
@@ -300,4 +342,38 @@ pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn recent_rows_are_fetched_once_and_big_rows_never_kept() {
+        let r = Recent::default();
+        let reads = Cell::new(0);
+        let row = |seq: u64| {
+            reads.set(reads.get() + 1);
+            let n = if seq == 99 { RECENT_ROW_MAX + 1 } else { 10 };
+            Ok(vec![seq as u8; n])
+        };
+        assert_eq!(r.get_or_fetch(1, row).unwrap(), vec![1u8; 10]);
+        assert_eq!(r.get_or_fetch(2, row).unwrap(), vec![2u8; 10]);
+        assert_eq!(r.get_or_fetch(1, row).unwrap(), vec![1u8; 10]);
+        assert_eq!(reads.get(), 2);
+        // A big row is read every time it is asked for.
+        r.get_or_fetch(99, row).unwrap();
+        r.get_or_fetch(99, row).unwrap();
+        assert_eq!(reads.get(), 4);
+        // Past RECENT_ROWS other rows, the oldest is read again; a failed read keeps nothing.
+        for seq in 10..10 + RECENT_ROWS as u64 {
+            r.get_or_fetch(seq, row).unwrap();
+        }
+        let before = reads.get();
+        assert_eq!(r.get_or_fetch(2, row).unwrap(), vec![2u8; 10]);
+        assert_eq!(reads.get(), before + 1);
+        assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
+        assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
+    }
 }
