@@ -30,7 +30,14 @@ struct DbRows {
     db: SharedDb,
     session_id: String,
     recent: Recent,
+    /// Small plain-JSON rows read while indexing, by `seq`: such a row's stored text is the
+    /// entry itself, so it is served from here without a second query (up to
+    /// [`PLAIN_KEPT_MAX`] bytes in all; the rest are fetched).
+    plain: std::collections::HashMap<u64, Box<[u8]>>,
 }
+
+/// Bytes of plain rows a transcript keeps from its indexing ([`DbRows::plain`]).
+const PLAIN_KEPT_MAX: usize = 4 * 1024 * 1024;
 
 /// The rows fetched last, newest first. Working out one session's figures asks for the same
 /// few entries several times (the last reply for its usage, its time, the run it ends); each
@@ -68,6 +75,9 @@ impl Recent {
 
 impl RowFetch for DbRows {
     fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+        if let Some(row) = self.plain.get(&seq) {
+            return Ok(row.to_vec());
+        }
         self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
     }
 }
@@ -171,6 +181,8 @@ pub fn open_after(
     }
     idx.generation = generation;
     let after = idx.max_seq.unwrap_or(-1);
+    let mut plain = std::collections::HashMap::new();
+    let mut plain_bytes = 0usize;
     {
         let mut st = db
             .conn()
@@ -193,6 +205,10 @@ pub fn open_after(
             match (json, frame) {
                 (V::Text(t) | V::Blob(t), V::Null) => {
                     idx.total += t.len() as u64;
+                    if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX {
+                        plain_bytes += t.len();
+                        plain.insert(seq as u64, Box::from(t));
+                    }
                     idx.heads.push((seq as u64, t.to_vec()));
                 }
                 (V::Null, V::Blob(f) | V::Text(f)) => {
@@ -243,6 +259,7 @@ pub fn open_after(
         db: shared.clone(),
         session_id: session_id.to_string(),
         recent: Recent::default(),
+        plain,
     };
     let mut t = Transcript::from_rows(
         label(path, session_id),
