@@ -393,4 +393,42 @@ mod tests {
         assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
         assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
     }
+
+    #[test]
+    fn rows_kept_from_indexing_are_the_rows_a_query_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
+             event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
+             event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
+        )
+        .unwrap();
+        let rows = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-11-01T00:00:00.000Z"}"#.to_string(),
+            r#"{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"hi \u00e9"}}"#.to_string(),
+            // Over the size kept from indexing: fetched by query.
+            format!(
+                r#"{{"type":"message","id":"a1","parentId":"u1","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                "x".repeat(RECENT_ROW_MAX)
+            ),
+        ];
+        for (seq, r) in rows.iter().enumerate() {
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                rusqlite::params![seq as i64, r],
+            )
+            .unwrap();
+        }
+        drop(c);
+        let t = open(&path, "s1").unwrap().transcript;
+        assert_eq!(t.len(), 2);
+        let db = ReadOnlyDb::open(&path).unwrap();
+        for i in 0..t.len() as u32 {
+            let seq = t.entries[i as usize].offset as i64;
+            let queried = events::read_one(&db, "s1", seq).unwrap().unwrap().unwrap();
+            assert_eq!(t.raw_line(i).unwrap().as_ref(), queried.as_slice());
+        }
+    }
 }
