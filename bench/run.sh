@@ -22,7 +22,8 @@
 # is used when interop/openclaw/install.sh has installed it (Node 26 and openclaw@2026.9.6 from
 # npm; OPENCLAW_BENCH=DIR points at another such install). It writes into the state dir it
 # reads, so it runs on a copy, measured as `openclaw sessions --all-agents --json` with
-# OPENCLAW_STATE_DIR and OPENCLAW_CONFIG_PATH pointing at the copy.
+# OPENCLAW_STATE_DIR and OPENCLAW_CONFIG_PATH pointing at the copy, with `--limit all` (its
+# default lists 100 sessions, clawtop lists them all).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -137,7 +138,7 @@ if [[ -f $OC_DIR/node_modules/openclaw/openclaw.mjs && -x $OC_NODE/node ]]; then
   rm -rf "$OC_COPY" && cp -a "$SQLITE_HOST" "$OC_COPY"
   measure "openclaw sessions (sqlite)" "$OC_COPY" - - -- \
     env OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
-    "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" sessions --all-agents --json
+    "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" sessions --all-agents --json --limit all
   rm -rf "$OC_COPY"
 else
   ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: run interop/openclaw/install.sh (see the header)")

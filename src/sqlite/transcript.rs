@@ -29,10 +29,61 @@ pub type SharedDb = std::sync::Arc<Mutex<ReadOnlyDb>>;
 struct DbRows {
     db: SharedDb,
     session_id: String,
+    recent: Recent,
+    /// Small plain-JSON rows read while indexing, by `seq`: such a row's stored text is the
+    /// entry itself, so it is served from here without a second query (up to
+    /// [`PLAIN_KEPT_MAX`] bytes in all; the rest are fetched).
+    plain: std::collections::HashMap<u64, Box<[u8]>>,
+}
+
+/// Bytes of plain rows a transcript keeps from its indexing ([`DbRows::plain`]).
+const PLAIN_KEPT_MAX: usize = 4 * 1024 * 1024;
+
+/// The rows fetched last, newest first. Working out one session's figures asks for the same
+/// few entries several times (the last reply for its usage, its time, the run it ends); each
+/// fetch is a query, a decode and a check of the file's identity, which on a 2,000-session
+/// `list` was most of its time. Bounded in rows and in the size of a row kept, so a big row
+/// is never held. A row served from here was read from the same snapshot as the index.
+#[derive(Default)]
+struct Recent(Mutex<std::collections::VecDeque<(u64, Vec<u8>)>>);
+
+const RECENT_ROWS: usize = 8;
+const RECENT_ROW_MAX: usize = 64 * 1024;
+
+impl Recent {
+    fn get_or_fetch(
+        &self,
+        seq: u64,
+        fetch: impl FnOnce(u64) -> Result<Vec<u8>, String>,
+    ) -> Result<Vec<u8>, String> {
+        let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pos) = recent.iter().position(|(k, _)| *k == seq) {
+            if let Some(hit) = recent.remove(pos) {
+                let bytes = hit.1.clone();
+                recent.push_front(hit);
+                return Ok(bytes);
+            }
+        }
+        let bytes = fetch(seq)?;
+        if bytes.len() <= RECENT_ROW_MAX {
+            recent.truncate(RECENT_ROWS - 1);
+            recent.push_front((seq, bytes.clone()));
+        }
+        Ok(bytes)
+    }
 }
 
 impl RowFetch for DbRows {
     fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+        if let Some(row) = self.plain.get(&seq) {
+            return Ok(row.to_vec());
+        }
+        self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
+    }
+}
+
+impl DbRows {
+    fn fetch_row(&self, seq: u64) -> Result<Vec<u8>, String> {
         let db = self
             .db
             .lock()
@@ -130,10 +181,12 @@ pub fn open_after(
     }
     idx.generation = generation;
     let after = idx.max_seq.unwrap_or(-1);
+    let mut plain = std::collections::HashMap::new();
+    let mut plain_bytes = 0usize;
     {
         let mut st = db
             .conn()
-            .prepare(
+            .prepare_cached(
                 "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
                  FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
             )
@@ -152,6 +205,10 @@ pub fn open_after(
             match (json, frame) {
                 (V::Text(t) | V::Blob(t), V::Null) => {
                     idx.total += t.len() as u64;
+                    if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX {
+                        plain_bytes += t.len();
+                        plain.insert(seq as u64, Box::from(t));
+                    }
                     idx.heads.push((seq as u64, t.to_vec()));
                 }
                 (V::Null, V::Blob(f) | V::Text(f)) => {
@@ -201,6 +258,8 @@ pub fn open_after(
     let fetch = DbRows {
         db: shared.clone(),
         session_id: session_id.to_string(),
+        recent: Recent::default(),
+        plain,
     };
     let mut t = Transcript::from_rows(
         label(path, session_id),
@@ -300,4 +359,76 @@ pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn recent_rows_are_fetched_once_and_big_rows_never_kept() {
+        let r = Recent::default();
+        let reads = Cell::new(0);
+        let row = |seq: u64| {
+            reads.set(reads.get() + 1);
+            let n = if seq == 99 { RECENT_ROW_MAX + 1 } else { 10 };
+            Ok(vec![seq as u8; n])
+        };
+        assert_eq!(r.get_or_fetch(1, row).unwrap(), vec![1u8; 10]);
+        assert_eq!(r.get_or_fetch(2, row).unwrap(), vec![2u8; 10]);
+        assert_eq!(r.get_or_fetch(1, row).unwrap(), vec![1u8; 10]);
+        assert_eq!(reads.get(), 2);
+        // A big row is read every time it is asked for.
+        r.get_or_fetch(99, row).unwrap();
+        r.get_or_fetch(99, row).unwrap();
+        assert_eq!(reads.get(), 4);
+        // Past RECENT_ROWS other rows, the oldest is read again; a failed read keeps nothing.
+        for seq in 10..10 + RECENT_ROWS as u64 {
+            r.get_or_fetch(seq, row).unwrap();
+        }
+        let before = reads.get();
+        assert_eq!(r.get_or_fetch(2, row).unwrap(), vec![2u8; 10]);
+        assert_eq!(reads.get(), before + 1);
+        assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
+        assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
+    }
+
+    #[test]
+    fn rows_kept_from_indexing_are_the_rows_a_query_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
+             event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
+             event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
+        )
+        .unwrap();
+        let rows = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-11-01T00:00:00.000Z"}"#.to_string(),
+            r#"{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"hi \u00e9"}}"#.to_string(),
+            // Over the size kept from indexing: fetched by query.
+            format!(
+                r#"{{"type":"message","id":"a1","parentId":"u1","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+                "x".repeat(RECENT_ROW_MAX)
+            ),
+        ];
+        for (seq, r) in rows.iter().enumerate() {
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                rusqlite::params![seq as i64, r],
+            )
+            .unwrap();
+        }
+        drop(c);
+        let t = open(&path, "s1").unwrap().transcript;
+        assert_eq!(t.len(), 2);
+        let db = ReadOnlyDb::open(&path).unwrap();
+        for i in 0..t.len() as u32 {
+            let seq = t.entries[i as usize].offset as i64;
+            let queried = events::read_one(&db, "s1", seq).unwrap().unwrap().unwrap();
+            assert_eq!(t.raw_line(i).unwrap().as_ref(), queried.as_slice());
+        }
+    }
 }
