@@ -916,8 +916,10 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         return compact_commit(&target, a);
     }
     // The dry run starts where the commit starts (the use case's prepare): what the commit
-    // would refuse, the dry run refuses with the same exit code and reason.
+    // would refuse, the dry run refuses with the same exit code and reason. Its transcript and
+    // diagnosis are then reused (the file is read and diagnosed once).
     let handle = target.handle();
+    let mut prepared = None;
     if matches!(
         handle.writer(crate::source::Operation::Compact),
         crate::source::Writer::Local(_)
@@ -926,11 +928,13 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
             keep_recent_tokens: a.keep_recent_tokens,
             model: crate::usecase::ModelChoice::default(),
         };
-        if let Err(p) = crate::usecase::compact::prepare(&handle, &opts) {
-            if p.exit_code() == Exit::REFUSED {
+        match crate::usecase::compact::prepare(&handle, &opts) {
+            Ok(p) => prepared = Some(p),
+            Err(p) if p.exit_code() == Exit::REFUSED => {
                 report_error(&p.to_string(), p.exit_code());
                 return p.exit_code();
             }
+            Err(_) => {}
         }
     }
     let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
@@ -950,19 +954,32 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
             )
         }
     };
-    let t = match source.open_transcript(&reference) {
-        Ok(t) => t,
-        Err(e) => return fail(&e.to_string()),
+    let opened;
+    let t: &crate::transcript::Transcript = match &prepared {
+        Some(p) => p.transcript(),
+        None => {
+            opened = match source.open_transcript(&reference) {
+                Ok(t) => t,
+                Err(e) => return fail(&e.to_string()),
+            };
+            &opened
+        }
     };
     let mut warnings = Vec::new();
-    crate::numbers::push_transcript_warnings(&t, &mut warnings);
+    crate::numbers::push_transcript_warnings(t, &mut warnings);
     let keep = keep_recent(a.keep_recent_tokens, source);
     let session = match &target {
         Target::Session { session, .. } => Some(session.as_ref()),
         Target::File(_) => None,
     };
-    let (diag, busy, _) = crate::report::diagnosis::for_target(source, session, &t, keep.0);
-    match compact::build(&t, key, keep) {
+    let (diag, busy) = match prepared.as_ref().and_then(|p| p.outlook.clone()) {
+        Some(d) => (*d, crate::diagnosis::busy(t.path())),
+        None => {
+            let (d, b, _) = crate::report::diagnosis::for_target(source, session, t, keep.0);
+            (d, b)
+        }
+    };
+    match compact::build(t, key, keep) {
         Ok((r, _)) => {
             if a.json {
                 out(&json::to_string(&compact::DryRun {
