@@ -97,17 +97,7 @@ impl<'s> Numbers<'s> {
             facts,
             self.rules,
         );
-        let mut t = thresholds::compute_with(
-            self.rules,
-            window,
-            (used.value, used.source),
-            &self.settings,
-            &counters,
-        );
-        t.store_used = used.store_differs;
-        t.used_check = used.check;
-        t.used_check_reason = used.check_reason;
-        t.transcript_context = facts.map(|f| f.context.clone());
+        let mut t = with_used(self.rules, window, used, facts, &self.settings, &counters);
         thresholds::note_store_flush_figure(&mut t);
         t.mask_not_exposed(&source.not_exposed());
         t
@@ -119,16 +109,34 @@ impl<'s> Numbers<'s> {
 pub fn bare(t: Option<&Transcript>, window: thresholds::Window, settings: &Settings) -> Thresholds {
     let facts = t.map(crate::used::facts);
     let used = crate::used::resolve(StoreSide::default(), facts.as_ref(), Rules::V2026_2);
-    let mut th = thresholds::compute(
+    with_used(
+        Rules::V2026_2,
         window,
-        (used.value, used.source),
+        used,
+        facts.as_ref(),
         settings,
         &Counters::default(),
-    );
-    th.used_check = used.check;
-    th.used_check_reason = used.check_reason;
-    th.transcript_context = facts.map(|f| f.context);
-    th
+    )
+}
+
+/// The lines and status of `used`, with the decision's own figures (the store's figure, the
+/// check, the transcript's view) carried on the thresholds: the one place both a session and
+/// a bare transcript get them.
+fn with_used(
+    rules: Rules,
+    window: thresholds::Window,
+    used: crate::used::Used,
+    facts: Option<&TranscriptFacts>,
+    settings: &Settings,
+    counters: &Counters,
+) -> Thresholds {
+    let mut t =
+        thresholds::compute_with(rules, window, (used.value, used.source), settings, counters);
+    t.store_used = used.store_differs;
+    t.used_check = used.check;
+    t.used_check_reason = used.check_reason;
+    t.transcript_context = facts.map(|f| f.context.clone());
+    t
 }
 
 /// Opens a session's transcript, turning its problems into warnings naming it (and the line).

@@ -353,9 +353,9 @@ pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) 
     match distrust(total, store.updated_at, f, rules) {
         Some(why) => {
             let reason = distrust_words(&why, total, f, transcript);
-            let (check, _) = match why {
-                Distrust::RunSum { .. } => (UsedCheck::RunSum, ()),
-                _ => (UsedCheck::Stale, ()),
+            let check = match why {
+                Distrust::RunSum { .. } => UsedCheck::RunSum,
+                _ => UsedCheck::Stale,
             };
             match transcript {
                 Some((n, s)) => Used {

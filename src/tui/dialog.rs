@@ -306,6 +306,16 @@ pub fn parse_keep(text: &str) -> Result<u64, String> {
 /// applies it before text reaches the editable preview, so the preview is what is written.
 pub use crate::sanitize::committable as strip_controls;
 
+/// The dialog an answer is for, while it still waits for that generation; None for an answer
+/// that arrives late (the dialog closed, moved on, or asked again): it is dropped.
+fn awaiting(dialog: &mut Option<Dialog>, id: u64, generation: u64) -> Option<&mut Dialog> {
+    dialog.as_mut().filter(|d| {
+        d.id == id
+            && d.running.as_ref().map(|g| g.id) == Some(generation)
+            && d.phase == Phase::Generating
+    })
+}
+
 fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = if text.is_empty() {
         vec![String::new()]
@@ -1199,13 +1209,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             generation,
             result,
         } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+            let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
                 return true;
             };
-            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating
-            {
-                return true;
-            }
             d.running = None;
             match result {
                 Ok(g) => {
@@ -1246,13 +1252,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
             generation,
             result,
         } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+            let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
                 return true;
             };
-            if d.running.as_ref().map(|g| g.id) != Some(*generation) || d.phase != Phase::Generating
-            {
-                return true;
-            }
             d.running = None;
             d.button = 0;
             match result {
