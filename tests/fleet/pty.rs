@@ -4,9 +4,10 @@
 //! the fleet comes back when it exits.
 
 use crate::fake::Fleet;
+use crate::support::pty;
 use std::process::Command;
 
-const DRIVER: &str = r#"
+const SETUP: &str = r#"
 import fcntl, json, os, pty, select, struct, sys, termios, time
 exe, hosts, home, path, remote_bin, log = sys.argv[1:7]
 pid, fd = pty.fork()
@@ -16,24 +17,9 @@ if pid == 0:
                        "XDG_STATE_HOME": home + "/.xdg-state"})
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
     os.execv(exe, [exe, "--hosts", hosts])
-out = b""
-def wait_for(needle, start, timeout=60):
-    global out
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        i = out.find(needle, start)
-        if i >= 0:
-            return i + len(needle)
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return -1
-            if not chunk:
-                return -1
-            out += chunk
-    return -1
+"#;
+
+const STEPS: &str = r#"
 steps = {}
 def step(name, i, at):
     steps[name] = i >= 0
@@ -52,26 +38,6 @@ at = step("ssh_ran", wait_for(b"FAKE-SSH-TTY", at), at)
 at = step("back_on_alt_screen", wait_for(b"\x1b[?1049h", at), at)
 at = step("says_exit", wait_for(b"exited", at), at)
 os.write(fd, b"q")
-status = None
-deadline = time.time() + 20
-while time.time() < deadline:
-    done, st = os.waitpid(pid, os.WNOHANG)
-    if done:
-        status = st
-        break
-    r, _, _ = select.select([fd], [], [], 0.2)
-    if r:
-        try:
-            out += os.read(fd, 65536)
-        except OSError:
-            pass
-if status is None:
-    os.kill(pid, 9)
-    os.waitpid(pid, 0)
-if not all(steps.values()):
-    steps["tail"] = out[-3000:].decode("latin-1")
-steps["code"] = os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
-print(json.dumps(steps))
 "#;
 
 #[test]
@@ -80,10 +46,11 @@ fn fleet_screen_enter_a_host_hand_over_a_session_and_come_back() {
     let hosts = f.write_hosts(&f.good_hosts());
     let log = f.path().join("tty.log");
     let (remote_bin, path) = f.env();
+    let driver = pty::driver(&[SETUP, pty::WAIT_FOR, STEPS, pty::FINISH]);
     let o = Command::new("python3")
         .args([
             "-c",
-            DRIVER,
+            &driver,
             env!("CARGO_BIN_EXE_clawtop"),
             hosts.to_str().unwrap(),
             f.path().to_str().unwrap(),

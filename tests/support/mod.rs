@@ -10,6 +10,7 @@ pub mod flush;
 pub mod kill_window;
 pub mod openclaw_gateway;
 pub mod pause;
+pub mod pty;
 pub mod tui;
 
 /// The name libtest gives test `name` of module `module` (pass `module_path!()`), for tests

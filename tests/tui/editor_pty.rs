@@ -3,10 +3,11 @@
 //! out of raw mode and off the alternate screen, afterwards the TUI takes it back, redraws,
 //! and shows what the editor wrote; the private temp file is gone.
 
+use crate::support::pty;
 use crate::support::tui::fixture;
 use std::process::Command;
 
-const DRIVER: &str = r#"
+const SETUP: &str = r#"
 import fcntl, json, os, pty, select, struct, sys, termios, time
 exe, file, editor, tmp = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 pid, fd = pty.fork()
@@ -17,24 +18,9 @@ if pid == 0:
     # A pty starts at 0x0: give it a size, as a terminal would.
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
     os.execv(exe, [exe, file])
-out = b""
-def wait_for(needle, start, timeout=30):
-    global out
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        i = out.find(needle, start)
-        if i >= 0:
-            return i + len(needle)
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                return -1
-            if not chunk:
-                return -1
-            out += chunk
-    return -1
+"#;
+
+const STEPS: &str = r#"
 def pos(i, start):
     return i if i >= 0 else start
 steps = {}
@@ -42,9 +28,9 @@ def dump():
     steps["tail"] = out[steps_c:steps_c + 3000].decode("latin-1")
 at = wait_for(b"\x1b[?1049h", 0)
 steps["entered"] = at >= 0
-# The Session screen of the file, once the transcript is loaded (the used figure becomes an
-# estimate from it; before that `c` only says it is still loading).
-at = pos(wait_for(b"estimated", at), at)
+# The Session screen of the file, once the transcript is loaded (its entries are listed;
+# before that `c` only says it is still loading).
+at = pos(wait_for(b"COMPACTION", at), at)
 os.write(fd, b"c")
 steps_c = len(out)
 i = wait_for(b"Instructions", at)
@@ -99,10 +85,11 @@ fn ctrl_t_suspends_the_tui_for_the_editor_and_reads_the_text_back() {
         ),
     )
     .unwrap();
+    let driver = pty::driver(&[SETUP, pty::WAIT_FOR, STEPS]);
     let o = Command::new("python3")
         .args([
             "-c",
-            DRIVER,
+            &driver,
             env!("CARGO_BIN_EXE_clawtop"),
             file.to_str().unwrap(),
             &format!("sh {}", script.display()),
