@@ -15,8 +15,8 @@
 //!   left unknown and [`SessionSource::not_exposed`] says why; nothing is guessed.
 
 use super::{
-    Change, Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, Watch,
-    Writer,
+    Change, Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError,
+    SourceKind, Watch, Writer,
 };
 use crate::gateway::{
     DeviceIdentity, GatewayClient, GatewayError, GatewayTarget, SessionRow, Timeouts, identity,
@@ -199,7 +199,7 @@ impl Drop for GatewaySource {
 }
 
 /// `agent:<id>:…` → `<id>` (the gateway always sends `agentId`; this is the fallback).
-fn agent_of(key: &str) -> String {
+pub(crate) fn agent_of(key: &str) -> String {
     let mut parts = key.splitn(3, ':');
     match (parts.next(), parts.next()) {
         (Some("agent"), Some(id)) => id.to_string(),
@@ -253,8 +253,8 @@ pub fn history_entries(session_id: &str, messages: &[Value]) -> Vec<String> {
 }
 
 impl SessionSource for GatewaySource {
-    fn kind(&self) -> &'static str {
-        "gateway"
+    fn kind(&self) -> SourceKind {
+        SourceKind::Gateway
     }
 
     fn label(&self) -> String {
@@ -397,10 +397,11 @@ impl SessionSource for GatewaySource {
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
         match op {
-            Operation::Compact => Writer::Remote {
+            Operation::Compact => Writer::Remote(Box::new(super::RemoteWriter {
                 via: format!("the gateway at {}", self.target.url),
                 note: "OpenClaw writes the summary with its own model (your instructions become its focus text); there is no preview to edit".into(),
-            },
+                target: self.target.clone(),
+            })),
             Operation::Flush => Writer::ReadOnly(format!(
                 "no memory flush through the gateway at {}: a flush writes notes into the agent's workspace, which is not reachable over a tunnel, and OpenClaw has no flush request",
                 self.target.url

@@ -13,7 +13,7 @@
 
 use super::{
     Change, Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource,
-    SourceError, Watch, Writer,
+    SourceError, SourceKind, Watch, Writer,
 };
 use crate::store::Host;
 use crate::thresholds::Rules;
@@ -146,8 +146,8 @@ impl SqliteStore {
 }
 
 impl SessionSource for SqliteStore {
-    fn kind(&self) -> &'static str {
-        "sqlite"
+    fn kind(&self) -> SourceKind {
+        SourceKind::Sqlite
     }
 
     fn label(&self) -> String {
@@ -414,13 +414,14 @@ impl SessionSource for SqliteStore {
                 &crate::gateway::GatewayEnv::from_process(),
                 &crate::gateway::Overrides::default(),
             ) {
-                Ok(t) => Writer::Remote {
+                Ok(t) => Writer::Remote(Box::new(super::RemoteWriter {
                     via: format!(
                         "OpenClaw's Gateway at {}",
                         crate::gateway::target::redact_userinfo(&t.url)
                     ),
                     note: GATEWAY_COMPACT_NOTE.into(),
-                },
+                    target: t,
+                })),
                 Err(e) => Writer::ReadOnly(format!(
                     "{} ({e})",
                     self.host.sqlite_write_refusal("compaction")
