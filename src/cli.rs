@@ -786,7 +786,7 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
         Ok(h) => h,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     let Some(kind) = kind else {
         return match crate::tui::fleet::run(hosts, home) {

@@ -267,7 +267,7 @@ fn a_second_source_needs_no_change_above_the_seam() {
     // The same transcript gives the same numbers through either source.
     let a = clawtop::report::list::build(rows.as_ref(), None);
     let b = clawtop::report::list::build(files.as_ref(), None);
-    assert_eq!(a.era, "rows");
+    assert_eq!(a.era, "sqlite", "the kind the source says it is");
     let (a, b) = (&a.sessions[0], &b.sessions[0]);
     assert!(a.used.is_some());
     assert_eq!(
