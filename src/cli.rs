@@ -520,7 +520,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return Err(fail(&e)),
+        Err(e) => return Err(fail(&e.to_string())),
     };
     if let Some(msg) = source.unreadable() {
         return Err(if unreadable_code == Exit::REFUSED {
@@ -587,10 +587,19 @@ fn list_width() -> Option<usize> {
     )
 }
 
+/// Why the host the flags name cannot be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    #[error(transparent)]
+    Gateway(#[from] crate::gateway::GatewayError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// The source of the host the flags name: its Gateway with `--gateway URL` (a remote host,
 /// nothing local read), else the local host through [`crate::source::for_host`]. The one
 /// place the CLI picks between them.
-fn source_for(g: &Global) -> Result<SourceHandle, String> {
+fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
     match &g.gateway {
         Some(_) => {
             let overrides = crate::gateway::Overrides {
@@ -602,18 +611,15 @@ fn source_for(g: &Global) -> Result<SourceHandle, String> {
                 &serde_json::Value::Object(Default::default()),
                 &crate::gateway::GatewayEnv::from_process(),
                 &overrides,
-            )
-            .map_err(|e| e.to_string())?;
-            crate::source::for_gateway(target)
+            )?;
+            Ok(crate::source::for_gateway(target)?)
         }
-        None => Ok(crate::source::for_host(
-            open_host(g).map_err(|e| e.to_string())?,
-        )),
+        None => Ok(crate::source::for_host(open_host(g)?)),
     }
 }
 
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
-fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
+fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError> {
     let source = source_for(g)?;
     let r = list::build(source.as_ref(), g.agent.as_deref());
     Ok((source, r))
@@ -622,7 +628,7 @@ fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
 fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     let r = match list_report(g) {
         Ok((_, r)) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     if as_json {
         out(&json::to_string(&r));
@@ -700,7 +706,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         Ok(x) => x,
         Err(e) => {
             return (
-                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e)),
+                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
                 check::UNKNOWN,
             );
         }
@@ -747,7 +753,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
 fn cmd_metrics(g: &Global) -> i32 {
     let (source, r) = match list_report(g) {
         Ok(x) => x,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
     out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
@@ -1055,9 +1061,9 @@ fn compact_dry_run(
 }
 
 /// The model flags and the process environment.
-fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
+fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, crate::llm::LlmError> {
     let api = match m.api.as_deref() {
-        Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
+        Some(a) => Some(a.parse::<crate::llm::Api>()?),
         None => None,
     };
     Ok(crate::usecase::ModelChoice {
@@ -1097,7 +1103,7 @@ fn compact_on_gateway_url(g: &Global, a: &CompactArgs) -> i32 {
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     let reference = crate::source::SessionRef {
         source: source.label(),
@@ -1186,7 +1192,7 @@ fn session_by_key(
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
     let model = match model_choice(&a.model) {
         Ok(m) => m,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
@@ -1222,7 +1228,7 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
     let model = match model_choice(&a.model) {
         Ok(m) => m,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
@@ -1364,7 +1370,7 @@ fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     let open = match target {
         None => None,

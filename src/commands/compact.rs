@@ -83,7 +83,10 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         }
         (text, None, None, Vec::new(), None)
     } else {
-        let model = p.model.clone().map_err(Problem::Failed)?;
+        let model = p
+            .model
+            .clone()
+            .map_err(|e| Problem::Failed(e.to_string()))?;
         if let Some(n) = &model.endpoint_note {
             eprintln!("clawtop: note: {}", crate::sanitize::one_line(n));
         }

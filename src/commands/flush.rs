@@ -110,7 +110,10 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
         }
         (text, None, None)
     } else {
-        let model = p.model.clone().map_err(Problem::Failed)?;
+        let model = p
+            .model
+            .clone()
+            .map_err(|e| Problem::Failed(e.to_string()))?;
         let show = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
         let cancel = CancellationToken::new();
         let rt = tokio::runtime::Builder::new_current_thread()

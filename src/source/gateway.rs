@@ -55,20 +55,20 @@ pub struct GatewaySource {
 }
 
 impl GatewaySource {
-    pub fn new(target: GatewayTarget) -> Result<GatewaySource, String> {
+    pub fn new(target: GatewayTarget) -> Result<GatewaySource, GatewayError> {
         Self::with_timeouts(target, Timeouts::default())
     }
 
     pub fn with_timeouts(
         target: GatewayTarget,
         timeouts: Timeouts,
-    ) -> Result<GatewaySource, String> {
+    ) -> Result<GatewaySource, GatewayError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("clawtop-gateway")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the gateway runtime: {e}"))?;
+            .map_err(GatewayError::Runtime)?;
         Ok(GatewaySource {
             target,
             timeouts,
@@ -87,29 +87,26 @@ impl GatewaySource {
         target: GatewayTarget,
         timeouts: Timeouts,
         identity: Arc<DeviceIdentity>,
-    ) -> Result<GatewaySource, String> {
+    ) -> Result<GatewaySource, GatewayError> {
         let s = Self::with_timeouts(target, timeouts)?;
         *s.identity.lock().unwrap_or_else(|e| e.into_inner()) = Some(identity);
         Ok(s)
     }
 
-    fn identity(&self) -> Result<Arc<DeviceIdentity>, String> {
+    fn identity(&self) -> Result<Arc<DeviceIdentity>, GatewayError> {
         let mut id = self.identity.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = &*id {
             return Ok(i.clone());
         }
-        let dir = identity::config_dir().ok_or_else(|| {
-            "no config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR"
-                .to_string()
-        })?;
-        let i = Arc::new(DeviceIdentity::load_or_create(&dir).map_err(|e| e.to_string())?);
+        let dir = identity::config_dir().ok_or(GatewayError::NoConfigDir)?;
+        let i = Arc::new(DeviceIdentity::load_or_create(&dir)?);
         *id = Some(i.clone());
         Ok(i)
     }
 
     /// Runs `f` with a connected client on the source's runtime and waits for it. Works from
     /// any thread that is not one of this runtime's own workers.
-    fn call<T, F, Fut>(&self, f: F) -> Result<T, String>
+    fn call<T, F, Fut>(&self, f: F) -> Result<T, GatewayError>
     where
         T: Send + 'static,
         F: FnOnce(Arc<GatewayClient>) -> Fut + Send + 'static,
@@ -146,11 +143,10 @@ impl GatewaySource {
                 *self.version.lock().unwrap_or_else(|e| e.into_inner()) = version;
                 Ok(v)
             }
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!(
-                "the gateway task at {} ended without an answer",
-                self.target.url
-            )),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(GatewayError::TaskEnded {
+                url: self.target.url.clone(),
+            }),
         }
     }
 
@@ -303,7 +299,7 @@ impl SessionSource for GatewaySource {
             Ok(rows) => rows,
             Err(e) => {
                 return Listing {
-                    errors: vec![crate::sanitize::one_line(&e)],
+                    errors: vec![crate::sanitize::one_line(&e.to_string())],
                     ..Listing::default()
                 };
             }
@@ -332,7 +328,7 @@ impl SessionSource for GatewaySource {
             .call(
                 move |c| async move { c.chat_history_all(&key, HISTORY_LIMIT, HISTORY_MAX).await },
             )
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e)))?;
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         let sid = h.session_id.clone().unwrap_or_else(|| r.session_id.clone());
         let label = format!("{} chat.history {}", self.target.url, r.key);
         let mut t = Transcript::from_entries(label, history_entries(&sid, &h.messages));

@@ -161,6 +161,15 @@ pub enum Change {
     LiveUnavailable(String),
 }
 
+/// What a host's gateway said about a run on a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    Active,
+    Idle,
+    /// It could not be asked; the note says what that means for the operator.
+    Unknown(String),
+}
+
 /// The write a writer is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -317,9 +326,8 @@ pub trait SessionSource: Send + Sync {
     }
     /// Whether an OpenClaw run is active on the session, asked of whoever runs the turns (a
     /// SQLite host's gateway). `None`: the source has no such check (a file-backed host's runs
-    /// are seen through their transcript lock, [`Self::lock`]); `Some(Err(note))`: it could
-    /// not be asked, and the note says what that means. May do network I/O, bounded.
-    fn active_run(&self, _session: &SessionRef) -> Option<Result<bool, String>> {
+    /// are seen through their transcript lock, [`Self::lock`]). May do network I/O, bounded.
+    fn active_run(&self, _session: &SessionRef) -> Option<RunState> {
         None
     }
     /// Who writes `op` for `session`. Must not block.
@@ -409,7 +417,9 @@ impl fmt::Display for SessionHandle {
 
 /// The source of a host reached through its Gateway (`--gateway URL`): the one place a remote
 /// target is chosen; the layers above see only the trait.
-pub fn for_gateway(target: crate::gateway::GatewayTarget) -> Result<SourceHandle, String> {
+pub fn for_gateway(
+    target: crate::gateway::GatewayTarget,
+) -> Result<SourceHandle, crate::gateway::GatewayError> {
     Ok(Arc::new(gateway::GatewaySource::new(target)?))
 }
 

@@ -373,7 +373,8 @@ impl SessionSource for SqliteStore {
         true
     }
 
-    fn active_run(&self, r: &SessionRef) -> Option<Result<bool, String>> {
+    fn active_run(&self, r: &SessionRef) -> Option<super::RunState> {
+        use super::RunState;
         if self.host.is_demo {
             return None;
         }
@@ -384,24 +385,28 @@ impl SessionSource for SqliteStore {
         ) {
             Ok(t) => t,
             Err(e) => {
-                return Some(Err(format!(
+                return Some(RunState::Unknown(format!(
                     "no gateway to ask whether a run is active ({e})"
                 )));
             }
         };
         let Some(dir) = self.identity_dir.clone() else {
-            return Some(Err(
+            return Some(RunState::Unknown(
                 "could not ask the gateway whether a run is active: no config dir for clawtop's device identity (set HOME or CLAWTOP_CONFIG_DIR)".into(),
             ));
         };
         let url = crate::gateway::target::redact_userinfo(&target.url);
         Some(
-            crate::gateway::ops::active_run_blocking(&target, &dir, &r.key).map_err(|e| match e {
-                crate::gateway::GatewayError::Unreachable { .. } => format!(
-                    "no gateway answered at {url}, so no gateway run can be active; a run started with `openclaw agent --local` cannot be seen from outside"
-                ),
-                e => format!("could not ask the gateway at {url} whether a run is active: {e}"),
-            }),
+            match crate::gateway::ops::active_run_blocking(&target, &dir, &r.key) {
+                Ok(true) => RunState::Active,
+                Ok(false) => RunState::Idle,
+                Err(e) => RunState::Unknown(match e {
+                    crate::gateway::GatewayError::Unreachable { .. } => format!(
+                        "no gateway answered at {url}, so no gateway run can be active; a run started with `openclaw agent --local` cannot be seen from outside"
+                    ),
+                    e => format!("could not ask the gateway at {url} whether a run is active: {e}"),
+                }),
+            },
         )
     }
 

@@ -134,7 +134,7 @@ pub struct GatewayPrep {
     pub via: String,
     pub note: String,
     /// Always `Err`: OpenClaw compacts with its own model.
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, crate::usecase::NoModel>,
     /// Where clawtop's device identity lives (its config dir); None: no HOME to keep one in.
     pub identity_dir: Option<std::path::PathBuf>,
     /// Set once the gateway answered: the preview then shows what OpenClaw wrote, which is
@@ -146,7 +146,7 @@ pub struct GatewayPrep {
 }
 
 impl Prep {
-    pub fn model(&self) -> &Result<ModelInfo, String> {
+    pub fn model(&self) -> &Result<ModelInfo, crate::usecase::NoModel> {
         match self {
             Prep::Compact(c) => &c.model,
             Prep::Flush(f) => &f.model,
@@ -709,7 +709,7 @@ fn open_gateway_compact(
         key: session.session.key.clone(),
         via: route.via,
         note: route.note,
-        model: Err("OpenClaw compacts with its own model".into()),
+        model: Err(crate::usecase::NoModel::Gateway),
         identity_dir: crate::gateway::identity::config_dir(),
         done: false,
         vouch_idle: route.vouch_idle,

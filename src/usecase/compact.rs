@@ -44,7 +44,7 @@ pub struct Prepared {
     pub keep_recent_tokens: u64,
     pub keep: Sourced<u64>,
     /// `Err` says why no model can be called (generation refuses; the plan still shows).
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, super::NoModel>,
     /// `compaction.customInstructions` when set and not blank.
     pub default_instructions: Option<String>,
     pub compaction_count: Option<u64>,

@@ -28,7 +28,7 @@ pub struct Prepared {
     pub date: String,
     pub window: u64,
     /// `Err` says why no model can be called.
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, super::NoModel>,
     /// The store row the flush is recorded in.
     pub store: Option<StoreRow>,
     /// Mode bits of the store file now (a commit rewrites it 0600).
