@@ -391,13 +391,15 @@ pub(crate) fn report_error(msg: &str, code: i32) {
     }
 }
 
-fn fail(msg: &str) -> i32 {
+/// Reports a failure (exit 1): any error or message.
+fn fail(msg: impl std::fmt::Display) -> i32 {
+    let msg = msg.to_string();
     tracing::warn!("{msg}");
-    report_error(msg, Exit::FAILED);
+    report_error(&msg, Exit::FAILED);
     Exit::FAILED
 }
 
-fn refuse(msg: &str) -> i32 {
+fn refuse(msg: impl std::fmt::Display) -> i32 {
     report_error(&format!("refused: {msg}"), Exit::REFUSED);
     Exit::REFUSED
 }
@@ -516,11 +518,11 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         return Ok(Target::File(Arc::new(TranscriptFile::new(target))));
     }
     if target.ends_with(".jsonl") {
-        return Err(fail(&format!("transcript file {target} not found")));
+        return Err(fail(format!("transcript file {target} not found")));
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return Err(fail(&e.to_string())),
+        Err(e) => return Err(fail(e.to_string())),
     };
     if let Some(msg) = source.unreadable() {
         return Err(if unreadable_code == Exit::REFUSED {
@@ -531,7 +533,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
     }
     if let Some(a) = &g.agent {
         if !source.has_agent(a) {
-            return Err(fail(&format!("no agent {a:?} in {}", source.label())));
+            return Err(fail(format!("no agent {a:?} in {}", source.label())));
         }
     }
     let loaded = source.list(g.agent.as_deref());
@@ -554,13 +556,13 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
             if let Some(why) = loaded.why_skipped(target) {
                 return Err(fail(why));
             }
-            Err(fail(&format!(
+            Err(fail(format!(
                 "no session with key, key without agent:<id>:, sessionId or sessionId prefix {target:?} in {} ({} sessions; see `clawtop list`)",
                 source.label(),
                 loaded.sessions.len()
             )))
         }
-        Err(Lookup::Ambiguous(candidates)) => Err(fail(&format!(
+        Err(Lookup::Ambiguous(candidates)) => Err(fail(format!(
             "ambiguous: {target:?} matches {}; give the full key{}",
             candidates.join(", "),
             if g.agent.is_none() {
@@ -628,7 +630,7 @@ fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError
 fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     let r = match list_report(g) {
         Ok((_, r)) => r,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     if as_json {
         out(&json::to_string(&r));
@@ -753,7 +755,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
 fn cmd_metrics(g: &Global) -> i32 {
     let (source, r) = match list_report(g) {
         Ok(x) => x,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
     out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
@@ -792,14 +794,14 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
         Ok(h) => h,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     let Some(kind) = kind else {
         return match crate::tui::fleet::run(hosts, home) {
             Ok(()) => Exit::OK,
             Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
                 Some(s) => 128 + s.0,
-                None => fail(&format!("{e:#}")),
+                None => fail(format!("{e:#}")),
             },
         };
     };
@@ -848,7 +850,7 @@ fn cmd_show(
     if let Err(e) = written.and_then(|()| stdout.flush()) {
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return fail(&format!("writing output: {e}"));
+            return fail(format!("writing output: {e}"));
         }
     }
     drop(stdout);
@@ -865,7 +867,7 @@ fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
     };
     let a = match crate::usecase::audit::run(&t.handle()) {
         Ok(a) => a,
-        Err(p) => return fail(&p.to_string()),
+        Err(p) => return fail(p.to_string()),
     };
     if as_json {
         out(&json::to_string(&a));
@@ -940,7 +942,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     // first, whatever the route (a busy session is refused before anything else is said).
     if a.via_gateway {
         if let Err(e) = crate::usecase::refuse_if_busy(&handle) {
-            return refuse(&e.to_string());
+            return refuse(e.to_string());
         }
     }
     // The use cases' router is the one place that decides where this compaction goes; the
@@ -998,7 +1000,7 @@ fn compact_dry_run(
             source, session, ..
         } => {
             if session.transcript.is_none() {
-                return fail(&format!(
+                return fail(format!(
                     "session {} has no transcript: {}",
                     session.key(),
                     session.warnings.join("; ")
@@ -1017,7 +1019,7 @@ fn compact_dry_run(
         None => {
             opened = match source.open_transcript(&reference) {
                 Ok(t) => t,
-                Err(e) => return fail(&e.to_string()),
+                Err(e) => return fail(e.to_string()),
             };
             &opened
         }
@@ -1055,7 +1057,7 @@ fn compact_dry_run(
             warn_all(&warnings);
             // No plan, but the operator still gets the figures and what to do instead.
             eprint!("{}", compact::render_diagnosis(&diag, busy.as_ref()));
-            fail(&format!("{}: {why}", t.path().display()))
+            fail(format!("{}: {why}", t.path().display()))
         }
     }
 }
@@ -1078,15 +1080,27 @@ fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, crate::ll
     })
 }
 
+/// `--instructions-file` that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read instructions file {}: {source}", .path.display())]
+struct InstructionsFileError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 fn read_instructions(
     text: &Option<String>,
     file: &Option<PathBuf>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, InstructionsFileError> {
     match (text, file) {
         (Some(t), _) => Ok(Some(t.clone())),
+        // The operator names this file: a pipe (`--instructions-file /dev/stdin`) is meant.
         (None, Some(f)) => std::fs::read_to_string(f)
             .map(Some)
-            .map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
+            .map_err(|source| InstructionsFileError {
+                path: f.clone(),
+                source,
+            }),
         (None, None) => Ok(None),
     }
 }
@@ -1103,7 +1117,7 @@ fn compact_on_gateway_url(g: &Global, a: &CompactArgs) -> i32 {
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     let reference = crate::source::SessionRef {
         source: source.label(),
@@ -1250,7 +1264,7 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
 
 fn open_file(g: &Global, file: &Path) -> i32 {
     if !file.is_file() {
-        return fail(&format!("transcript file {} not found", file.display()));
+        return fail(format!("transcript file {} not found", file.display()));
     }
     run_tui(
         g,
@@ -1309,7 +1323,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
             ));
         }
         Err(Lookup::Ambiguous(c)) => {
-            return fail(&format!(
+            return fail(format!(
                 "ambiguous: {target:?} matches {}; give the full key or --agent ID",
                 c.join(", ")
             ));
@@ -1318,7 +1332,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
     drop(loaded);
     let host = match open_host(g) {
         Ok(h) => h,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     run_tui(
         g,
@@ -1342,10 +1356,10 @@ fn tui_default(g: &Global) -> i32 {
             notice = Some(first_run_notice(&places));
             match Host::demo() {
                 Ok(h) => h,
-                Err(e) => return fail(&e.to_string()),
+                Err(e) => return fail(e.to_string()),
             }
         }
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     run_tui_with(
         g,
@@ -1370,7 +1384,7 @@ fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     let open = match target {
         None => None,

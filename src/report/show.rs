@@ -138,10 +138,8 @@ pub fn for_file(
     file: &TranscriptFile,
     window: Option<u64>,
     with_entries: bool,
-) -> Result<(ShowReport, Transcript), String> {
-    let t = file
-        .open_transcript(&file.reference())
-        .map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
+) -> Result<(ShowReport, Transcript), crate::source::SourceError> {
+    let t = file.open_transcript(&file.reference())?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
     let (th, settings) = bare_thresholds(Some(&t), window);
