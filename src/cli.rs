@@ -1095,12 +1095,14 @@ fn read_instructions(
     match (text, file) {
         (Some(t), _) => Ok(Some(t.clone())),
         // The operator names this file: a pipe (`--instructions-file /dev/stdin`) is meant.
-        (None, Some(f)) => std::fs::read_to_string(f)
-            .map(Some)
-            .map_err(|source| InstructionsFileError {
-                path: f.clone(),
-                source,
-            }),
+        (None, Some(f)) => {
+            std::fs::read_to_string(f)
+                .map(Some)
+                .map_err(|source| InstructionsFileError {
+                    path: f.clone(),
+                    source,
+                })
+        }
         (None, None) => Ok(None),
     }
 }
