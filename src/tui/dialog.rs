@@ -720,30 +720,25 @@ fn open_gateway_compact(
     state.dialog = Some(d);
 }
 
-/// Why there is no plan, in words for the dialog: the reason first (the file, when the
-/// message names one, at the end: the title already names the session), and "too small"
-/// said as what it means at the value asked for.
-pub fn no_plan_reason(message: &str, keep: u64) -> String {
-    let (file, reason) = match message.split_once(".jsonl: ") {
-        Some((path, rest)) => (
-            std::path::Path::new(&format!("{path}.jsonl"))
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned()),
-            rest,
-        ),
-        None => (None, message),
-    };
-    if reason == crate::plan::NoPlan::TooSmall.to_string() {
-        return format!(
+/// Why there is no plan, in words for the dialog: the reason first (the file at the end: the
+/// title already names the session), and "too small" said as what it means at the value
+/// asked for.
+pub fn no_plan_reason(problem: &crate::usecase::Problem, keep: u64) -> String {
+    use crate::usecase::Problem;
+    match problem {
+        Problem::NoPlan {
+            reason: crate::plan::NoPlan::TooSmall,
+            ..
+        } => format!(
             "Nothing to summarize at keepRecentTokens {}: it would keep every message a compaction could summarize.",
             thousands(keep)
-        );
+        ),
+        Problem::NoPlan { transcript, reason } => match transcript.file_name() {
+            Some(f) => format!("{reason} ({})", f.to_string_lossy()),
+            None => reason.to_string(),
+        },
+        other => other.to_string(),
     }
-    let mut out = reason.to_string();
-    if let Some(f) = file {
-        out.push_str(&format!(" ({f})"));
-    }
-    out
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
@@ -921,10 +916,14 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 }
                 Err(e) => {
                     let asked = d.keep.unwrap_or(d.base_keep);
-                    let reason = no_plan_reason(&e.to_string(), asked);
-                    let too_small = e
-                        .to_string()
-                        .ends_with(&crate::plan::NoPlan::TooSmall.to_string());
+                    let reason = no_plan_reason(e, asked);
+                    let too_small = matches!(
+                        e,
+                        crate::usecase::Problem::NoPlan {
+                            reason: crate::plan::NoPlan::TooSmall,
+                            ..
+                        }
+                    );
                     match d.suggested_keep.filter(|&s| s < asked) {
                         // The session's own value leaves nothing to summarize: the
                         // diagnosis's value is prefilled and its plan asked for.
@@ -1483,7 +1482,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                         Problem::Failed(m) => format!("Commit failed, nothing written: {m}"),
                         Problem::PartlyWritten(m) => format!("Partly committed: {m}"),
                         Problem::Usage(m) => m.clone(),
-                        Problem::Cancelled => p.to_string(),
+                        Problem::Cancelled | Problem::NoPlan { .. } => p.to_string(),
                     };
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;

@@ -109,8 +109,13 @@ pub fn instructions(given: Option<String>, default: Option<&str>) -> Option<Stri
 }
 
 fn prepare_problem(e: PrepareError) -> Problem {
-    let msg = e.to_string();
-    Problem::from_code(e.exit_code(), msg)
+    match e {
+        PrepareError::NoPlan { path, reason } => Problem::NoPlan {
+            transcript: path,
+            reason,
+        },
+        e => Problem::from_code(e.exit_code(), e.to_string()),
+    }
 }
 
 /// Plans the compaction of `session` (disk I/O: store row, transcript).

@@ -64,6 +64,13 @@ pub enum Problem {
     PartlyWritten(String),
     #[error("cancelled; nothing written")]
     Cancelled,
+    /// The transcript leaves nothing to compact (nothing written). Front-ends match the
+    /// reason (e.g. too small at the keepRecentTokens asked) rather than its words.
+    #[error("{}: {reason}", .transcript.display())]
+    NoPlan {
+        transcript: std::path::PathBuf,
+        reason: crate::plan::NoPlan,
+    },
 }
 
 impl Problem {
@@ -71,7 +78,10 @@ impl Problem {
         match self {
             Problem::Usage(_) => Exit::USAGE,
             Problem::Refused(_) => Exit::REFUSED,
-            Problem::Failed(_) | Problem::PartlyWritten(_) | Problem::Cancelled => Exit::FAILED,
+            Problem::Failed(_)
+            | Problem::PartlyWritten(_)
+            | Problem::Cancelled
+            | Problem::NoPlan { .. } => Exit::FAILED,
         }
     }
 
