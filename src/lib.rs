@@ -37,6 +37,7 @@ pub(crate) mod sanitize;
 pub mod source;
 pub mod sqlite;
 pub mod store;
+pub(crate) mod store_entry;
 pub mod summary;
 pub mod thresholds;
 pub mod tokens;

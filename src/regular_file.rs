@@ -98,6 +98,39 @@ pub fn read_to_string(path: &Path) -> io::Result<String> {
     })
 }
 
+/// What a file that is there but not a regular file is (a `sessions.json`, a `models.json`),
+/// for the warning (`None` when it is a regular file or absent). Never opens it: a FIFO would block.
+pub fn odd_kind(p: &Path) -> Option<String> {
+    let lm = std::fs::symlink_metadata(p).ok()?;
+    let describe = describe;
+    if lm.file_type().is_symlink() {
+        return match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => None,
+            Ok(m) => Some(format!(
+                "a symbolic link to {} ({})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default(),
+                describe(m.file_type())
+            )),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                Some("a symbolic link that loops (too many levels of links)".into())
+            }
+            Err(_) => Some(format!(
+                "a dangling symbolic link (to {})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default()
+            )),
+        };
+    }
+    if lm.is_file() {
+        None
+    } else {
+        Some(describe(lm.file_type()).to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -341,8 +341,8 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, String> {
         _ => crate::used::UsedCheck::Unknown,
     };
     let rules = match s("rules").as_deref() {
-        Some("2026.9") => crate::sqlite::version::Rules::V2026_9,
-        _ => crate::sqlite::version::Rules::V2026_2,
+        Some("2026.9") => crate::thresholds::Rules::V2026_9,
+        _ => crate::thresholds::Rules::V2026_2,
     };
     let busy = o
         .get("busy")

@@ -6,8 +6,8 @@
 //! `totalTokensVersion`, and `sessionFile` is gone (the transcript is `transcript_events`).
 
 use super::open::{DbError, ReadOnlyDb};
-use crate::store::StoreEntry;
-use crate::store::sessions::non_negative;
+use crate::store_entry::StoreEntry;
+use crate::store_entry::non_negative;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -122,7 +122,7 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
         Err(e) => return Err(format!("entry_json is not JSON ({e})")),
     };
     let session_id = match o.get("sessionId") {
-        Some(Value::String(s)) if crate::store::sessions::safe_session_id(s) => s.clone(),
+        Some(Value::String(s)) if crate::store_entry::safe_session_id(s) => s.clone(),
         Some(Value::String(s)) => {
             return Err(format!(
                 "entry_json has an unsafe sessionId {:?}",
