@@ -19,6 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::commands::{JSON_ERRORS, json_error, out, report_error};
 use crate::usecase::Exit;
 
 const AFTER_HELP: &str = "\
@@ -367,30 +368,6 @@ pub fn run(cli: Cli) -> i32 {
 // ---------------------------------------------------------------- output helpers
 
 /// stdout without panicking on a closed pipe (`clawtop list | head`).
-fn out(s: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    let _ = o.flush();
-}
-
-/// Set for a `--json` command: its failures also print a JSON error object on stdout.
-static JSON_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `{"error": …, "exitCode": …}` on stdout, so `… --json | jq` reads something on failure too.
-fn json_error(msg: &str, code: i32) {
-    out(&json::to_string(
-        &serde_json::json!({"error": crate::sanitize::one_line(msg), "exitCode": code}),
-    ));
-}
-
-/// One failure line on stderr (and the JSON error object on stdout under `--json`).
-pub(crate) fn report_error(msg: &str, code: i32) {
-    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
-    if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
-        json_error(msg, code);
-    }
-}
-
 fn fail(msg: &str) -> i32 {
     tracing::warn!("{msg}");
     report_error(msg, Exit::FAILED);
@@ -724,7 +701,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         .chain(&a.crit)
         .any(|p| check::needs_history(*p))
     {
-        crate::usecase::history::check_problems(source.as_ref(), g.agent.as_deref(), &r.refs)
+        check::history_checks(source.as_ref(), g.agent.as_deref(), &r.refs)
     } else {
         Vec::new()
     };
@@ -975,7 +952,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     let (diag, busy) = match prepared.as_ref().and_then(|p| p.outlook.clone()) {
         Some(d) => (*d, crate::diagnosis::busy(t.path())),
         None => {
-            let (d, b, _) = crate::report::diagnosis::for_target(source, session, t, keep.0);
+            let (d, b, _) = crate::diagnosis::gather::for_target(source, session, t, keep.0);
             (d, b)
         }
     };

@@ -1,6 +1,6 @@
 //! `list`, `check` and `metrics` with `--hosts`: the hosts file found and read, every host
 //! read in parallel ([`crate::fleet::read_all`]), then the fleet form of the report
-//! ([`crate::report::fleet`]). Returns what to print; the CLI prints it.
+//! ([`crate::fleet::report`]). Returns what to print; the CLI prints it.
 
 use crate::fleet::hosts::{self, HostSpec};
 use crate::report::check::Problem;
@@ -73,7 +73,7 @@ pub fn run(
             let stdout = if json {
                 crate::report::json::to_string(&crate::fleet::to_json(&results))
             } else {
-                crate::report::fleet::render_list(&results, now_ms, width)
+                crate::fleet::report::render_list(&results, now_ms, width)
             };
             // The error rows are in the output; stderr says it too, for scripts reading it.
             stderr.extend(errors);
@@ -84,7 +84,7 @@ pub fn run(
             }
         }
         Kind::Check { warn, crit } => {
-            let (stdout, code) = crate::report::fleet::run_check(&results, warn, crit);
+            let (stdout, code) = crate::fleet::report::run_check(&results, warn, crit);
             Output {
                 stdout,
                 stderr: Vec::new(),
@@ -94,7 +94,7 @@ pub fn run(
         // Like `metrics` on one host: the exposition is the answer (clawtop_host_up says who
         // is down); the causes go to stderr.
         Kind::Metrics => Output {
-            stdout: crate::report::fleet::render_metrics(&results),
+            stdout: crate::fleet::report::render_metrics(&results),
             stderr: errors,
             code: Exit::OK,
         },

@@ -11,6 +11,7 @@
 
 pub mod breakdown;
 pub mod busy;
+pub mod gather;
 pub mod outlook;
 
 use crate::thresholds::Thresholds;

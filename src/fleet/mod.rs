@@ -11,8 +11,12 @@
 //! are kept in [`FleetRow::json`] for `--json`), and every string in it is untrusted: text
 //! surfaces neutralise it as they do local store fields, and error text from a remote is
 //! made one neutral line here.
+//!
+//! Layer: above [`crate::report`] (a fleet is built from the single-host reports, and
+//! [`report`] lays the results out with the host added), below the front-ends.
 
 pub mod hosts;
+pub mod report;
 pub mod ssh;
 
 use crate::report::SessionRow;

@@ -5,10 +5,9 @@ use super::entries::{self, EntryJson};
 use crate::numbers::{Numbers, push_transcript_warnings};
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionSource};
-use crate::thresholds::{self, Settings, Source, Thresholds, Window, thousands};
+use crate::thresholds::{Source, Thresholds, thousands};
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
-use serde_json::Value;
 
 /// Facts about the transcript file.
 #[derive(Debug, Clone, Serialize)]
@@ -106,7 +105,7 @@ pub fn for_session(
     let keep = numbers.settings.keep_recent_tokens.value;
     let diagnosis = t
         .as_ref()
-        .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
+        .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
     let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
@@ -144,7 +143,7 @@ pub fn for_file(
         .map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
-    let (th, settings) = bare_thresholds(Some(&t), window);
+    let (th, settings) = crate::numbers::bare_file(Some(&t), window);
     let ctx_model = crate::context::build(&t, t.leaf()).model;
     let mut row = SessionRow::numbers(&th);
     row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
@@ -161,7 +160,7 @@ pub fn for_file(
         th.flush_at,
         th.compact_at,
     ));
-    let diagnosis = Some(super::diagnosis::for_file(
+    let diagnosis = Some(crate::diagnosis::gather::for_file(
         &t,
         &th,
         settings.keep_recent_tokens.value,
@@ -178,25 +177,6 @@ pub fn for_file(
         },
     };
     Ok((report, t))
-}
-
-/// Thresholds of a bare transcript: window 200000 unless `--window`, used from the transcript.
-pub fn bare_thresholds(t: Option<&Transcript>, window: Option<u64>) -> (Thresholds, Settings) {
-    let settings = Settings::from_config(&Value::Object(Default::default()));
-    let window = match window {
-        Some(n) => Window {
-            tokens: n,
-            source: Source::Flag,
-            detail: "--window".into(),
-        },
-        None => Window {
-            tokens: thresholds::DEFAULT_WINDOW,
-            source: Source::Default,
-            detail: "default 200000 (bare file; use --window)".into(),
-        },
-    };
-    let th = crate::numbers::bare(t, window, &settings);
-    (th, settings)
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {

@@ -98,7 +98,7 @@ pub fn load_transcript(
         .map_err(|e| one_line(&e.to_string()))?;
     let mut l = analyze(Arc::new(t), keep_recent_tokens);
     let (d, busy, th) =
-        crate::report::diagnosis::for_handle(session, &l.transcript, l.keep_recent_tokens);
+        crate::diagnosis::gather::for_handle(session, &l.transcript, l.keep_recent_tokens);
     let mut numbers = crate::tui::store_adapter::numbers_row(&th);
     crate::tui::store_adapter::name_entry(&mut numbers.sources, session.source.kind());
     l.numbers = Some(numbers);
