@@ -402,8 +402,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(_) => return None,
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     let meta = std::fs::symlink_metadata(dir).ok()?;
     if !meta.is_dir() {
         return None;
@@ -415,7 +414,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
         .create(true)
         .append(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC).bits() as i32)
         .open(dir.join("clawtop.log"))
         .ok()?;
     let m = file.metadata().ok()?;

@@ -17,6 +17,7 @@
 //! already put the path in front ("cannot read <path>: a FIFO (named pipe), not a regular
 //! file").
 
+use rustix::fs::OFlags;
 use std::fs::{File, FileType};
 use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -70,7 +71,7 @@ pub fn open(path: &Path) -> io::Result<File> {
     check(path)?;
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags((OFlags::NONBLOCK | OFlags::CLOEXEC).bits() as i32)
         .open(path)?;
     let m = f.metadata()?;
     if !m.is_file() {
@@ -113,7 +114,7 @@ pub fn odd_kind(p: &Path) -> Option<String> {
                     .unwrap_or_default(),
                 describe(m.file_type())
             )),
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
                 Some("a symbolic link that loops (too many levels of links)".into())
             }
             Err(_) => Some(format!(
@@ -136,9 +137,7 @@ mod tests {
     use super::*;
 
     fn mkfifo(p: &Path) {
-        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(rustix::fs::CWD, p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
     }
 
     #[test]

@@ -120,8 +120,7 @@ impl DeviceIdentity {
     }
 
     fn load(path: &Path) -> Result<DeviceIdentity, GatewayError> {
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        Self::load_as(path, unsafe { libc::geteuid() })
+        Self::load_as(path, rustix::process::geteuid().as_raw())
     }
 
     /// [`Self::load`] for the user `uid`: the file must be theirs (a key another user can
@@ -331,8 +330,7 @@ mod tests {
     fn a_key_file_owned_by_another_user_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let id = DeviceIdentity::load_or_create(dir.path()).unwrap();
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
+        let me = rustix::process::geteuid().as_raw();
         let e = DeviceIdentity::load_as(id.path(), me.wrapping_add(1)).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains(&format!("owned by uid {me}")), "{msg}");
