@@ -1,7 +1,7 @@
 //! clawtop: inspect and maintain OpenClaw sessions.
 //!
 //! Layering (docs/architecture.md, checked by `tests/architecture`), lowest first:
-//! - foundation: `sanitize`, `format`, `jsjson`, `regular_file`, `logging`
+//! - foundation: `sanitize`, `format`, `jsjson`, `regular_file`, `logging`, `retry`
 //! - domain (no terminal): formats and arithmetic (`transcript`, `tokens`, `context`, `plan`,
 //!   `summary`, `store_entry`, `thresholds`); readers, clients and writers (`commit`, `llm`,
 //!   `gateway`, `sqlite`, `store`, `used`, `flush`, `compaction`); the data-source seam
@@ -32,6 +32,7 @@ pub(crate) mod numbers;
 pub mod plan;
 pub(crate) mod regular_file;
 pub mod report;
+pub mod retry;
 pub(crate) mod sanitize;
 pub mod source;
 pub mod sqlite;

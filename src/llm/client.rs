@@ -303,24 +303,15 @@ fn is_local_host(host: &str) -> bool {
     }
 }
 
-/// `base * 2^(attempt-1)`, capped, then scaled into [50 %, 100 %] so that clients
-/// failing together don't retry together.
+/// The wait before retry `attempt` (1-based), by the one retry policy ([`crate::retry`]):
+/// `base * 2^(attempt-1)`, capped, then scaled into [50 %, 100 %] so that clients failing
+/// together don't retry together.
 fn backoff(opts: &ClientOptions, attempt: u32) -> Duration {
-    let exp = opts
-        .base_backoff
-        .saturating_mul(1u32 << (attempt - 1).min(20))
-        .min(opts.max_backoff);
-    // Checked: a huge configured max_backoff must not panic the conversion.
-    Duration::try_from_secs_f64(exp.as_secs_f64() * (0.5 + 0.5 * random_unit())).unwrap_or(exp)
-}
-
-/// A random number in [0, 1) without a PRNG dependency: std's `RandomState` is seeded
-/// randomly per instance, which is plenty for jitter.
-fn random_unit() -> f64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0x636c_6177);
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
+    crate::retry::Backoff {
+        first: opts.base_backoff,
+        max: opts.max_backoff,
+    }
+    .jittered(attempt.saturating_sub(1))
 }
 
 async fn one_attempt(

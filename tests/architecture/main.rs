@@ -22,7 +22,14 @@ use syn::visit::{self, Visit};
 pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "foundation",
-        &["format", "jsjson", "logging", "regular_file", "sanitize"],
+        &[
+            "format",
+            "jsjson",
+            "logging",
+            "regular_file",
+            "retry",
+            "sanitize",
+        ],
     ),
     (
         "domain",
