@@ -425,11 +425,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
 }
 
 fn init_logging() {
-    let dir = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")));
-    let Some(dir) = dir.map(|d| d.join("clawtop")) else {
+    let Some(dir) = crate::paths::state_dir() else {
         return;
     };
     let Some(file) = open_private_log(&dir) else {
@@ -756,7 +752,7 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
             ));
         }
     };
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::paths::home();
     let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
         Ok(h) => h,
         Err(e) => return fail(&e),

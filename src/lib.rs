@@ -1,7 +1,8 @@
 //! clawtop: inspect and maintain OpenClaw sessions.
 //!
 //! Layering (docs/architecture.md, checked by `tests/architecture`), lowest first:
-//! - foundation: `sanitize`, `format`, `jsjson`, `regular_file`, `logging`, `retry`
+//! - foundation: `sanitize`, `format`, `jsjson`, `regular_file`, `logging`, `retry`,
+//!   `paths`
 //! - domain (no terminal): formats and arithmetic (`transcript`, `tokens`, `context`, `plan`,
 //!   `summary`, `store_entry`, `thresholds`); readers, clients and writers (`commit`, `llm`,
 //!   `gateway`, `sqlite`, `store`, `used`, `flush`, `compaction`); the data-source seam
@@ -29,6 +30,7 @@ pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod logging;
 pub(crate) mod numbers;
+pub mod paths;
 pub mod plan;
 pub(crate) mod regular_file;
 pub mod report;

@@ -5,7 +5,7 @@
 use crate::fleet::hosts::{self, HostSpec};
 use crate::report::check::Problem;
 use crate::usecase::Exit;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub enum Kind<'a> {
     List {
@@ -25,15 +25,14 @@ pub struct Output {
     pub code: i32,
 }
 
-/// `--hosts FILE`, or the default `$XDG_CONFIG_HOME/clawtop/hosts.toml`, read and checked.
+/// `--hosts FILE`, or the default `hosts.toml` in clawtop's config dir
+/// ([`crate::paths::Env::hosts_file`]), read and checked.
 pub fn load(flag: Option<&Path>, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
     let path = match flag {
         Some(p) => p.to_path_buf(),
-        None => {
-            let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-            hosts::default_path(xdg.as_deref(), home)
-                .ok_or("no hosts file: give --hosts FILE (HOME is not set)")?
-        }
+        None => crate::paths::Env::from_process()
+            .hosts_file()
+            .ok_or("no hosts file: give --hosts FILE (HOME is not set)")?,
     };
     hosts::load(&path, home)
 }

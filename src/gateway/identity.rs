@@ -26,18 +26,8 @@ use super::error::GatewayError;
 /// File name inside clawtop's config dir.
 pub const IDENTITY_FILE: &str = "device-identity.json";
 
-/// clawtop's config dir: `CLAWTOP_CONFIG_DIR`, else `$XDG_CONFIG_HOME/clawtop`, else
-/// `~/.config/clawtop`.
-pub fn config_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(d) = var("CLAWTOP_CONFIG_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = var("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(d).join("clawtop"));
-    }
-    var("HOME").map(|h| PathBuf::from(h).join(".config/clawtop"))
-}
+/// clawtop's config dir, where the identity file lives ([`crate::paths::Env::config_dir`]).
+pub use crate::paths::config_dir;
 
 /// The device keypair. `Debug` shows the device id only; the private key has no accessor.
 pub struct DeviceIdentity {
