@@ -869,10 +869,7 @@ fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
 fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
-    if let Some(n) = flag {
-        return (n, Source::Flag);
-    }
-    let s = Settings::from_config(source.config()).keep_recent_tokens;
+    let s = Settings::from_config(source.config()).keep_recent(flag);
     (s.value, s.source)
 }
 

@@ -166,6 +166,16 @@ impl Settings {
                 .filter(|&n| n > 0),
         }
     }
+
+    /// `keepRecentTokens` for a compaction, the one rule for the CLI flag, the use cases and
+    /// the TUI: the operator's value when given and above 0, else the config's
+    /// `compaction.keepRecentTokens` (above 0), else 20000.
+    pub fn keep_recent(&self, given: Option<u64>) -> Sourced<u64> {
+        match given.filter(|&n| n > 0) {
+            Some(n) => Sourced::new(n, Source::Flag),
+            None => self.keep_recent_tokens,
+        }
+    }
 }
 
 /// A model catalog to look windows up in: an object with `providers.<p>.models[]`.
