@@ -314,6 +314,8 @@ fn backoff(opts: &ClientOptions, attempt: u32) -> Duration {
     .jittered(attempt.saturating_sub(1))
 }
 
+/// One request: sent, its status checked, and its body read as an event stream or (from
+/// servers that ignore `stream: true`) as one JSON document.
 async fn one_attempt(
     client: &reqwest::Client,
     p: &Prepared,
@@ -322,60 +324,10 @@ async fn one_attempt(
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<ChatResponse, Failure> {
     let url = &p.shown_url;
-    let send = client
-        .post(&p.url)
-        .headers(p.headers.clone())
-        .body(p.body.clone())
-        .send();
-    let resp = match tokio::time::timeout(opts.idle_timeout, send).await {
-        Err(_) => {
-            return Err(Failure::fatal(LlmError::Timeout {
-                url: url.clone(),
-                phase: "waiting for the response",
-                after: opts.idle_timeout,
-            }));
-        }
-        // No response at all: refused, DNS, TLS, connect timeout, reset before headers.
-        // Nothing was generated, so another attempt is safe.
-        Ok(Err(e)) if e.is_builder() => {
-            // A malformed URL or header: retrying cannot help.
-            return Err(Failure::fatal(LlmError::InvalidEndpoint {
-                provider: ep.provider.clone(),
-                reason: scrub(ep, &chain(&e)),
-            }));
-        }
-        Ok(Err(e)) => {
-            let reason = scrub(ep, &chain(&e));
-            return Err(Failure::retryable(
-                LlmError::Connect {
-                    url: url.clone(),
-                    reason,
-                    attempts: 1,
-                },
-                None,
-            ));
-        }
-        Ok(Ok(r)) => r,
-    };
-
-    let status = resp.status().as_u16();
+    let resp = send(client, p, ep, opts).await?;
     if !resp.status().is_success() {
-        let retry_after = retry_after(resp.headers());
-        let body = read_error_body(resp, opts.idle_timeout).await;
-        let message = scrub(ep, &error_text(&body, status));
-        let error = LlmError::Status {
-            status,
-            url: url.clone(),
-            message,
-            attempts: 1,
-        };
-        return Err(if RETRY_STATUSES.contains(&status) {
-            Failure::retryable(error, retry_after)
-        } else {
-            Failure::fatal(error)
-        });
+        return Err(status_failure(resp, ep, url, opts).await);
     }
-
     let content_type = resp
         .headers()
         .get("content-type")
@@ -413,7 +365,83 @@ async fn one_attempt(
     if as_json {
         return read_json(ep, url, chunks, asm.as_mut(), opts, progress).await;
     }
+    read_events(ep, url, chunks, asm.as_mut(), opts, progress).await
+}
 
+/// Sends the request and waits for the response's head. No response at all (refused, DNS,
+/// TLS, connect timeout, reset before headers) is retryable: nothing was generated.
+async fn send(
+    client: &reqwest::Client,
+    p: &Prepared,
+    ep: &ModelEndpoint,
+    opts: &ClientOptions,
+) -> Result<reqwest::Response, Failure> {
+    let url = &p.shown_url;
+    let send = client
+        .post(&p.url)
+        .headers(p.headers.clone())
+        .body(p.body.clone())
+        .send();
+    match tokio::time::timeout(opts.idle_timeout, send).await {
+        Err(_) => Err(Failure::fatal(LlmError::Timeout {
+            url: url.clone(),
+            phase: "waiting for the response",
+            after: opts.idle_timeout,
+        })),
+        // No response at all: refused, DNS, TLS, connect timeout, reset before headers.
+        // Nothing was generated, so another attempt is safe.
+        // A malformed URL or header: retrying cannot help.
+        Ok(Err(e)) if e.is_builder() => Err(Failure::fatal(LlmError::InvalidEndpoint {
+            provider: ep.provider.clone(),
+            reason: scrub(ep, &chain(&e)),
+        })),
+        Ok(Err(e)) => Err(Failure::retryable(
+            LlmError::Connect {
+                url: url.clone(),
+                reason: scrub(ep, &chain(&e)),
+                attempts: 1,
+            },
+            None,
+        )),
+        Ok(Ok(r)) => Ok(r),
+    }
+}
+
+/// A response that is not a success: its status and the server's message (scrubbed),
+/// retryable for the statuses a retry can help with, honouring `retry-after`.
+async fn status_failure(
+    resp: reqwest::Response,
+    ep: &ModelEndpoint,
+    url: &str,
+    opts: &ClientOptions,
+) -> Failure {
+    let status = resp.status().as_u16();
+    let retry_after = retry_after(resp.headers());
+    let body = read_error_body(resp, opts.idle_timeout).await;
+    let message = scrub(ep, &error_text(&body, status));
+    let error = LlmError::Status {
+        status,
+        url: url.to_string(),
+        message,
+        attempts: 1,
+    };
+    if RETRY_STATUSES.contains(&status) {
+        Failure::retryable(error, retry_after)
+    } else {
+        Failure::fatal(error)
+    }
+}
+
+/// The event stream, one event at a time into the assembler, reporting the answer's growth,
+/// until the stream ends or says it is done; then the assembled response.
+async fn read_events<B: AsRef<[u8]>>(
+    ep: &ModelEndpoint,
+    url: &str,
+    chunks: impl Stream<Item = Result<B, ChunkError>>,
+    asm: &mut dyn Assembler,
+    opts: &ClientOptions,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Result<ChatResponse, Failure> {
     // Raw chunks seen so far: when the content timer below and the per-chunk timer of
     // `guarded` run out together, this tells which one describes what happened.
     let seen = Arc::new(AtomicUsize::new(0));
@@ -423,7 +451,7 @@ async fn one_attempt(
             counter.fetch_add(1, Ordering::Relaxed);
         }
     });
-    let mut events = chunks.eventsource();
+    let mut events = std::pin::pin!(chunks.eventsource());
     let mut last = (0usize, None);
     // Only events with content count as progress: a server that sends nothing but
     // keep-alive comments (which never surface as events) or pings hits the idle limit
@@ -439,7 +467,7 @@ async fn one_attempt(
                     "with no content (only keep-alive comments or pings arrived)"
                 };
                 return Err(Failure::fatal(LlmError::Timeout {
-                    url: url.clone(),
+                    url: url.to_string(),
                     phase,
                     after: opts.idle_timeout,
                 }));
@@ -454,7 +482,7 @@ async fn one_attempt(
             }
             Err(EventStreamError::Utf8(e)) => {
                 return Err(Failure::fatal(LlmError::BadResponse {
-                    url: url.clone(),
+                    url: url.to_string(),
                     reason: format!("stream is not UTF-8: {e}"),
                 }));
             }
@@ -464,7 +492,7 @@ async fn one_attempt(
                     &tidy_message(&format!("not an event stream: {e}"), ERROR_TEXT_MAX),
                 );
                 return Err(Failure::fatal(LlmError::BadResponse {
-                    url: url.clone(),
+                    url: url.to_string(),
                     reason,
                 }));
             }
@@ -490,7 +518,7 @@ async fn one_attempt(
     }
     let resp = asm.finish().map_err(|reason| {
         Failure::fatal(LlmError::Incomplete {
-            url: url.clone(),
+            url: url.to_string(),
             reason,
         })
     })?;

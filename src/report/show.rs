@@ -183,13 +183,36 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".into(), |v| v.to_string())
 }
 
-/// Plain text (every transcript- or store-derived string sanitized).
+/// Plain text (every transcript- or store-derived string sanitized): the key/value lines in
+/// the order an operator reads them (which session, its figures, its flush and compaction
+/// state, the transcript's facts and diagnosis), then the entries when asked for.
 pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> String {
+    let mut lines = Lines(Vec::new());
+    which_session(&mut lines, r);
+    figures(&mut lines, r);
+    flush_and_compaction_state(&mut lines, r);
+    transcript_facts(&mut lines, r);
+    layout(&lines.0, t, with_entries)
+}
+
+/// Key/value lines of [`render`].
+struct Lines(Vec<(String, String)>);
+
+impl Lines {
+    fn add(&mut self, k: &str, v: String) {
+        self.0.push((k.to_string(), v));
+    }
+}
+
+fn clean(s: &str) -> String {
+    crate::sanitize::one_line(s)
+}
+
+/// Session, agent, session id, transcript and model.
+fn which_session(lines: &mut Lines, r: &ShowReport) {
     let row = &r.row;
     let src = &r.sources;
-    let clean = |s: &str| crate::sanitize::one_line(s);
-    let mut lines: Vec<(String, String)> = Vec::new();
-    let mut add = |k: &str, v: String| lines.push((k.to_string(), v));
+    let mut add = |k: &str, v: String| lines.add(k, v);
     if let Some(k) = &row.session_key {
         add("session", clean(k));
     }
@@ -211,6 +234,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         _ => "-".into(),
     };
     add("model", clean(&model));
+}
+
+/// Window, used, reserve and the compaction and flush lines, each with how it was found.
+fn figures(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let src = &r.sources;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     add(
         "window",
         format!(
@@ -237,7 +267,6 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     };
     add("used", used);
     use crate::thresholds::{Sourced, explain_flush_line, explain_reserve};
-    let v9 = row.rules == crate::thresholds::Rules::V2026_9;
     add(
         "reserve",
         format!(
@@ -270,6 +299,14 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             None => flush,
         },
     );
+}
+
+/// Compactions, the memory flush as the host's release records it, where the data came
+/// from, the status and the flush reason.
+fn flush_and_compaction_state(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let v9 = row.rules == crate::thresholds::Rules::V2026_9;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     let unknown = |field: &str| row.unknown.get(field).map(|why| format!("unknown ({why})"));
     add(
         "compactions",
@@ -315,6 +352,12 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     }
     add("status", row.status.name().to_string());
     add("flush", row.flush_reason.clone());
+}
+
+/// The transcript file's facts, the diagnosis, a stale lock and a running turn.
+fn transcript_facts(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     if let Some(i) = &r.transcript_info {
         add(
             "entries",
@@ -333,13 +376,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         );
     }
     if let Some(d) = &r.diagnosis {
-        lines.extend(super::diagnosis::lines(d));
+        lines.0.extend(super::diagnosis::lines(d));
     }
     if let Some(l) = &row.stale_lock {
-        lines.push(("lock".into(), clean(l)));
+        lines.0.push(("lock".into(), clean(l)));
     }
     if let Some(b) = &row.busy {
-        lines.push((
+        lines.0.push((
             "busy".into(),
             format!(
                 "an OpenClaw turn is running (pid {}, since {})",
@@ -348,9 +391,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             ),
         ));
     }
+}
+
+/// The lines aligned on their keys, then the entries when asked for.
+fn layout(lines: &[(String, String)], t: Option<&Transcript>, with_entries: bool) -> String {
     let kw = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (k, v) in &lines {
+    for (k, v) in lines {
         out.push_str(&format!("{k:<kw$}  {v}\n"));
     }
     if with_entries {
