@@ -19,6 +19,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::commands::{JSON_ERRORS, json_error, out, report_error};
 use crate::usecase::Exit;
 
 const AFTER_HELP: &str = "\
@@ -366,31 +367,6 @@ pub fn run(cli: Cli) -> i32 {
 
 // ---------------------------------------------------------------- output helpers
 
-/// stdout without panicking on a closed pipe (`clawtop list | head`).
-fn out(s: &str) {
-    let mut o = std::io::stdout().lock();
-    let _ = o.write_all(s.as_bytes());
-    let _ = o.flush();
-}
-
-/// Set for a `--json` command: its failures also print a JSON error object on stdout.
-static JSON_ERRORS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `{"error": …, "exitCode": …}` on stdout, so `… --json | jq` reads something on failure too.
-fn json_error(msg: &str, code: i32) {
-    out(&json::to_string(
-        &serde_json::json!({"error": crate::sanitize::one_line(msg), "exitCode": code}),
-    ));
-}
-
-/// One failure line on stderr (and the JSON error object on stdout under `--json`).
-pub(crate) fn report_error(msg: &str, code: i32) {
-    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
-    if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
-        json_error(msg, code);
-    }
-}
-
 /// Reports a failure (exit 1): any error or message.
 fn fail(msg: impl std::fmt::Display) -> i32 {
     let msg = msg.to_string();
@@ -427,8 +403,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(_) => return None,
     }
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
+    let uid = rustix::process::geteuid().as_raw();
     let meta = std::fs::symlink_metadata(dir).ok()?;
     if !meta.is_dir() {
         return None;
@@ -440,7 +415,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
         .create(true)
         .append(true)
         .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::CLOEXEC).bits() as i32)
         .open(dir.join("clawtop.log"))
         .ok()?;
     let m = file.metadata().ok()?;
@@ -451,11 +426,7 @@ pub fn open_private_log(dir: &Path) -> Option<std::fs::File> {
 }
 
 fn init_logging() {
-    let dir = std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")));
-    let Some(dir) = dir.map(|d| d.join("clawtop")) else {
+    let Some(dir) = crate::paths::state_dir() else {
         return;
     };
     let Some(file) = open_private_log(&dir) else {
@@ -735,7 +706,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         .chain(&a.crit)
         .any(|p| check::needs_history(*p))
     {
-        crate::usecase::history::check_problems(source.as_ref(), g.agent.as_deref(), &r.refs)
+        check::history_checks(source.as_ref(), g.agent.as_deref(), &r.refs)
     } else {
         Vec::new()
     };
@@ -791,7 +762,7 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
             ));
         }
     };
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::paths::home();
     let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
         Ok(h) => h,
         Err(e) => return fail(e.to_string()),
@@ -910,10 +881,7 @@ fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.
 fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
-    if let Some(n) = flag {
-        return (n, Source::Flag);
-    }
-    let s = Settings::from_config(source.config()).keep_recent_tokens;
+    let s = Settings::from_config(source.config()).keep_recent(flag);
     (s.value, s.source)
 }
 
@@ -949,7 +917,16 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     // dry run starts from the same answer as the commit, so it refuses what the commit
     // refuses, with the same exit code and reason.
     match route::route(&handle, crate::source::Operation::Compact, door) {
-        Route::ReadOnly(why) => refuse(&why),
+        // Why the session has no transcript (a FIFO, a link out of the sessions dir) was
+        // found while listing: said with the refusal.
+        Route::ReadOnly(why) => match &target {
+            Target::Session { session, .. }
+                if session.transcript.is_none() && !session.warnings.is_empty() =>
+            {
+                refuse(format!("{why}: {}", session.warnings.join("; ")))
+            }
+            _ => refuse(&why),
+        },
         // A local SQLite host: the dry run shows clawtop's reading of the transcript; the
         // commit is OpenClaw's (it plans and summarizes with its own model).
         Route::Gateway(r) if a.dry_run && !a.via_gateway => {
@@ -1034,7 +1011,7 @@ fn compact_dry_run(
     let (diag, busy) = match prepared.as_ref().and_then(|p| p.outlook.clone()) {
         Some(d) => (*d, crate::diagnosis::busy(t.path())),
         None => {
-            let (d, b, _) = crate::report::diagnosis::for_target(source, session, t, keep.0);
+            let (d, b, _) = crate::diagnosis::gather::for_target(source, session, t, keep.0);
             (d, b)
         }
     };

@@ -77,6 +77,18 @@ pub fn time_and_age(then_ms: i64, now_ms: i64) -> String {
     }
 }
 
+/// "1.6 s", "3 min", "2 h".
+pub fn duration_words(ms: i64) -> String {
+    let ms = ms.max(0);
+    if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{} min", ms / 60_000)
+    } else {
+        format!("{} h", ms / 3_600_000)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

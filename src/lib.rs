@@ -1,15 +1,15 @@
 //! clawtop: inspect and maintain OpenClaw sessions.
 //!
-//! Layering (see README "Architecture"):
-//! - domain (no terminal, no network): `audit`, `jsjson`, `transcript`, `tokens`, `context`,
-//!   `plan`, `store`, `thresholds`, `numbers`, `format`, `summary`, `flush`, `history`
-//! - the data-source seam: `source` (a session is a `SessionRef`; files, later SQLite and a
-//!   Gateway, behind one trait)
-//! - I/O with side effects: `commit` (locks, append, store patch), `llm` (model clients),
-//!   `gateway` (OpenClaw Gateway client: handshake, sessions, compaction, live events)
+//! Layering (docs/architecture.md, checked by `tests/architecture`), lowest first:
+//! - foundation: `sanitize`, `format`, `jsjson`, `regular_file`, `logging`, `retry`,
+//!   `paths`
+//! - domain (no terminal): formats and arithmetic (`transcript`, `tokens`, `context`, `plan`,
+//!   `summary`, `store_entry`, `thresholds`); readers, clients and writers (`commit`, `llm`,
+//!   `gateway`, `sqlite`, `store`, `used`, `flush`, `compaction`); the data-source seam
+//!   `source`; figures over a source (`numbers`, `audit`, `diagnosis`, `history`)
 //! - use cases: `usecase` (prepare, generate, commit a compaction or a flush)
-//! - front-ends over the same data and use cases: `report` (list/show text + JSON), `tui`,
-//!   `cli` with `commands`
+//! - `report` (list/show/check text + JSON), then `fleet` (many hosts, built on the reports)
+//! - front-ends: `commands`, `tui`, `cli`
 //!
 //! A module is `pub` only when `main.rs`, the tests or the benches use it; the others are
 //! crate-private, so rustc reports their code that nothing calls (dead code fails CI).
@@ -31,13 +31,16 @@ pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod logging;
 pub(crate) mod numbers;
+pub mod paths;
 pub mod plan;
 pub(crate) mod regular_file;
 pub mod report;
+pub mod retry;
 pub(crate) mod sanitize;
 pub mod source;
 pub mod sqlite;
 pub mod store;
+pub(crate) mod store_entry;
 pub mod summary;
 pub mod thresholds;
 pub mod tokens;

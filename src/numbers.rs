@@ -119,6 +119,27 @@ pub fn bare(t: Option<&Transcript>, window: thresholds::Window, settings: &Setti
     )
 }
 
+/// The numbers of a bare transcript file, the one definition for `show FILE`, its diagnosis
+/// and the TUI's bare row: no store entry and no config, so every setting is its default;
+/// window 200000 unless `--window`; used from the transcript ([`bare`]).
+pub fn bare_file(t: Option<&Transcript>, window: Option<u64>) -> (Thresholds, Settings) {
+    let settings = Settings::from_config(&Value::Object(Default::default()));
+    let window = match window {
+        Some(n) => thresholds::Window {
+            tokens: n,
+            source: thresholds::Source::Flag,
+            detail: "--window".into(),
+        },
+        None => thresholds::Window {
+            tokens: thresholds::DEFAULT_WINDOW,
+            source: thresholds::Source::Default,
+            detail: "default 200000 (bare file; use --window)".into(),
+        },
+    };
+    let th = bare(t, window, &settings);
+    (th, settings)
+}
+
 /// The lines and status of `used`, with the decision's own figures (the store's figure, the
 /// check, the transcript's view) carried on the thresholds: the one place both a session and
 /// a bare transcript get them.

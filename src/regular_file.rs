@@ -17,6 +17,7 @@
 //! already put the path in front ("cannot read <path>: a FIFO (named pipe), not a regular
 //! file").
 
+use rustix::fs::OFlags;
 use std::fs::{File, FileType};
 use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
@@ -78,7 +79,7 @@ pub fn open(path: &Path) -> io::Result<File> {
     check(path)?;
     let f = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags((OFlags::NONBLOCK | OFlags::CLOEXEC).bits() as i32)
         .open(path)?;
     let m = f.metadata()?;
     if !m.is_file() {
@@ -106,14 +107,45 @@ pub fn read_to_string(path: &Path) -> io::Result<String> {
     })
 }
 
+/// What a file that is there but not a regular file is (a `sessions.json`, a `models.json`),
+/// for the warning (`None` when it is a regular file or absent). Never opens it: a FIFO would block.
+pub fn odd_kind(p: &Path) -> Option<String> {
+    let lm = std::fs::symlink_metadata(p).ok()?;
+    let describe = describe;
+    if lm.file_type().is_symlink() {
+        return match std::fs::metadata(p) {
+            Ok(m) if m.is_file() => None,
+            Ok(m) => Some(format!(
+                "a symbolic link to {} ({})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default(),
+                describe(m.file_type())
+            )),
+            Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+                Some("a symbolic link that loops (too many levels of links)".into())
+            }
+            Err(_) => Some(format!(
+                "a dangling symbolic link (to {})",
+                std::fs::read_link(p)
+                    .map(|t| t.display().to_string())
+                    .unwrap_or_default()
+            )),
+        };
+    }
+    if lm.is_file() {
+        None
+    } else {
+        Some(describe(lm.file_type()).to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn mkfifo(p: &Path) {
-        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        rustix::fs::mkfifoat(rustix::fs::CWD, p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
     }
 
     #[test]

@@ -72,6 +72,13 @@ pub fn is_invisible_format(c: char) -> bool {
     )
 }
 
+/// A character no terminal-bound text may carry as is: a C0 or C1 control, DEL, or an
+/// invisible format character ([`is_invisible_format`]). The one test every surface that
+/// writes untrusted text its own way (the metrics labels, a provider's error text) applies.
+pub fn is_unsafe_for_terminal(c: char) -> bool {
+    c.is_control() || is_invisible_format(c)
+}
+
 /// Single-line form (for tables and one-line previews).
 pub fn one_line(s: &str) -> String {
     for_terminal(s, false)

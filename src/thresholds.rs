@@ -12,7 +12,9 @@
 //! never clamped and never invented: unknown stays unknown. Flushed-this-cycle is the same
 //! test in both: the compaction count recorded at the last flush equals the current one.
 
-pub use crate::sqlite::version::Rules;
+mod rules;
+
+pub use rules::{Release, Rules};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -60,7 +62,7 @@ pub enum UsedSource {
     /// estimates of the messages after it.
     Transcript,
     /// Right after a compaction, before any call measured it: overhead + summary + kept
-    /// messages ([`crate::used::expected_after`]).
+    /// messages (`used::expected_after`).
     Estimated,
     #[default]
     Unknown,
@@ -132,7 +134,7 @@ pub struct Settings {
 }
 
 fn num(v: Option<&Value>) -> Option<u64> {
-    v.and_then(crate::store::sessions::non_negative)
+    v.and_then(crate::store_entry::non_negative)
 }
 
 impl Settings {
@@ -162,6 +164,16 @@ impl Settings {
             ),
             default_context_tokens: num(config.pointer("/agents/defaults/contextTokens"))
                 .filter(|&n| n > 0),
+        }
+    }
+
+    /// `keepRecentTokens` for a compaction, the one rule for the CLI flag, the use cases and
+    /// the TUI: the operator's value when given and above 0, else the config's
+    /// `compaction.keepRecentTokens` (above 0), else 20000.
+    pub fn keep_recent(&self, given: Option<u64>) -> Sourced<u64> {
+        match given.filter(|&n| n > 0) {
+            Some(n) => Sourced::new(n, Source::Flag),
+            None => self.keep_recent_tokens,
         }
     }
 }
@@ -283,7 +295,7 @@ pub struct Counters {
 }
 
 impl Counters {
-    pub fn from_entry(e: &crate::store::StoreEntry) -> Counters {
+    pub fn from_entry(e: &crate::store_entry::StoreEntry) -> Counters {
         Counters {
             total_tokens: e.total_tokens(),
             total_tokens_fresh: e.total_tokens_fresh(),
@@ -313,6 +325,65 @@ pub fn resolve_used(
     }
 }
 
+// The store-versus-transcript facts a `Thresholds` carries. They are computed in `used`
+// (`used::resolve`), which sits above this module; the types live here so that the record
+// of a session's numbers needs nothing from above.
+
+/// The store figure against the transcript (`usedCheck`, docs/numbers.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsedCheck {
+    Equal,
+    RunSum,
+    Stale,
+    Differs,
+    #[default]
+    Unknown,
+}
+
+impl UsedCheck {
+    pub fn name(self) -> &'static str {
+        match self {
+            UsedCheck::Equal => "equal",
+            UsedCheck::RunSum => "run-sum",
+            UsedCheck::Stale => "stale",
+            UsedCheck::Differs => "differs",
+            UsedCheck::Unknown => "unknown",
+        }
+    }
+}
+
+/// How the transcript's figure was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// An assistant usage newer than the last compaction, plus estimates after it.
+    Usage,
+    /// No usage since the last compaction: overhead + summary + kept messages.
+    AfterCompaction,
+    /// Nothing measures it.
+    None,
+}
+
+/// The transcript's view of the context now (`transcriptContext` in `--json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TranscriptContext {
+    /// The figure (0 with basis `none`).
+    pub tokens: u64,
+    pub basis: Basis,
+    /// The usage taken (basis `usage`): `calculateContextTokens` of the last valid reply.
+    pub usage_tokens: u64,
+    /// Estimate of the messages after that reply (basis `usage`), or of the summary and kept
+    /// messages (basis `after-compaction`).
+    pub trailing_tokens: u64,
+    /// Id of the entry whose usage was taken.
+    pub entry_id: Option<String>,
+    /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead_tokens: Option<u64>,
+}
+
 /// All numbers of one session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Thresholds {
@@ -321,14 +392,14 @@ pub struct Thresholds {
     pub window_detail: String,
     pub used: Option<u64>,
     pub used_source: UsedSource,
-    /// The store's `totalTokens` where it is not the figure used ([`crate::used`]).
+    /// The store's `totalTokens` where it is not the figure used (`used`).
     pub store_used: Option<u64>,
-    /// The store figure against the transcript ([`crate::used::resolve`]); `Unknown` with an
+    /// The store figure against the transcript (`used::resolve`); `Unknown` with an
     /// empty reason when no transcript was consulted.
-    pub used_check: crate::used::UsedCheck,
+    pub used_check: UsedCheck,
     pub used_check_reason: String,
     /// The transcript's view of the context now, when the transcript was read.
-    pub transcript_context: Option<crate::used::TranscriptContext>,
+    pub transcript_context: Option<TranscriptContext>,
     pub reserve: u64,
     /// The setting that won the max (reserveTokens or reserveTokensFloor) and its source.
     pub reserve_from: &'static str,
@@ -356,8 +427,8 @@ pub struct Thresholds {
 
 impl Thresholds {
     /// What a source cannot read stays unknown instead of a default: the figures derived from
-    /// it are masked (field names as in [`crate::source::SessionSource::not_exposed`]). Every
-    /// front-end gets its numbers through [`crate::numbers::Numbers`], which calls this.
+    /// it are masked (field names as in `source::SessionSource::not_exposed`). Every
+    /// front-end gets its numbers through `numbers::Numbers`, which calls this.
     pub fn mask_not_exposed(&mut self, fields: &[(&'static str, String)]) {
         for (field, why) in fields {
             match *field {
@@ -505,7 +576,7 @@ pub fn compute_with(
         used,
         used_source,
         store_used: None,
-        used_check: crate::used::UsedCheck::Unknown,
+        used_check: UsedCheck::Unknown,
         used_check_reason: String::new(),
         transcript_context: None,
         reserve,
@@ -531,7 +602,7 @@ pub fn compute_with(
 }
 
 /// OpenClaw up to 2026.7 decides its flush on the stored `totalTokens`; where clawtop's `used`
-/// is another figure ([`crate::used`]), the flush reason says what OpenClaw's figure gives.
+/// is another figure (`used`), the flush reason says what OpenClaw's figure gives.
 pub fn note_store_flush_figure(t: &mut Thresholds) {
     let (Some(stored), Some(line), Rules::V2026_2) = (t.store_used, t.flush_at, t.rules) else {
         return;

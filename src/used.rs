@@ -19,13 +19,16 @@
 //! comparison of the two (`usedCheck`) is made here as well, from the same facts.
 
 use crate::context;
-use crate::diagnosis::used_check::{self, Call};
 use crate::thresholds::{Rules, UsedSource, thousands};
 use crate::transcript::{EntryKind, Role, Transcript};
-use serde::Serialize;
 use serde_json::Value;
 
-pub use crate::diagnosis::used_check::UsedCheck;
+pub mod check;
+pub mod overhead;
+
+use check::Call;
+
+pub use crate::thresholds::{Basis, TranscriptContext, UsedCheck};
 
 /// What the store says.
 #[derive(Debug, Clone, Copy, Default)]
@@ -34,37 +37,6 @@ pub struct StoreSide {
     pub total_tokens_fresh: Option<bool>,
     /// `updatedAt` of the entry (ms).
     pub updated_at: Option<i64>,
-}
-
-/// How the transcript's figure was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Basis {
-    /// An assistant usage newer than the last compaction, plus estimates after it.
-    Usage,
-    /// No usage since the last compaction: overhead + summary + kept messages.
-    AfterCompaction,
-    /// Nothing measures it.
-    None,
-}
-
-/// The transcript's view of the context now (`transcriptContext` in `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TranscriptContext {
-    /// The figure (0 with basis `none`).
-    pub tokens: u64,
-    pub basis: Basis,
-    /// The usage taken (basis `usage`): `calculateContextTokens` of the last valid reply.
-    pub usage_tokens: u64,
-    /// Estimate of the messages after that reply (basis `usage`), or of the summary and kept
-    /// messages (basis `after-compaction`).
-    pub trailing_tokens: u64,
-    /// Id of the entry whose usage was taken.
-    pub entry_id: Option<String>,
-    /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub overhead_tokens: Option<u64>,
 }
 
 /// The last compaction on the active branch.
@@ -130,7 +102,7 @@ pub fn expected_after(overhead: Option<u64>, summary_tokens: u64, kept_tokens: u
 
 /// The overhead measured on the last call (prompt minus the messages it carried).
 pub fn overhead_tokens(t: &Transcript) -> Option<u64> {
-    crate::diagnosis::overhead::measure(t, None, None, 0).map(|o| o.tokens)
+    overhead::measure(t, None, None, 0).map(|o| o.tokens)
 }
 
 /// pi's own `estimateContextTokens(buildSessionContext())` of the active branch, whether or
@@ -166,7 +138,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
             let i = path[pos];
             let tokens_after = t.entry_json(i).ok().and_then(|v| {
                 v.get("tokensAfter")
-                    .and_then(crate::store::sessions::non_negative)
+                    .and_then(crate::store_entry::non_negative)
             });
             (
                 pos,
@@ -195,7 +167,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
             .and_then(|v| {
                 v.get("message")
                     .and_then(crate::tokens::valid_usage)
-                    .map(used_check::prompt_tokens)
+                    .map(check::prompt_tokens)
             })
             .unwrap_or(0);
         Measured {
@@ -240,7 +212,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
         }
         Some((i, entry_time_ms(t, i)?))
     });
-    let last_run = used_check::last_run_calls(t);
+    let last_run = check::last_run_calls(t);
     let display = DisplayIds {
         compaction: last_compaction.as_ref().map(|(_, c)| t.display_id(c.entry)),
         newest_call: newest_call_ms.map(|(i, _)| t.display_id(i)),
@@ -438,7 +410,7 @@ fn distrust_words(
         Some((n, _)) => format!("; the transcript now says {}", thousands(n)),
         None => "; the transcript has no newer figure, so the store's is shown".into(),
     };
-    let ago = |later: i64, earlier: i64| crate::diagnosis::duration_words(later - earlier);
+    let ago = |later: i64, earlier: i64| crate::format::duration_words(later - earlier);
     match why {
         Distrust::PredatesCompaction { at, updated } => format!(
             "the store's {} was written {} before the last compaction (entry {}){now}",

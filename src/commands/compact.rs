@@ -29,7 +29,7 @@ pub fn run(job: CompactJob) -> i32 {
     match run_inner(&job) {
         Ok(()) => Exit::OK,
         Err(p) => {
-            crate::cli::report_error(&p.to_string(), p.exit_code());
+            super::report_error(&p.to_string(), p.exit_code());
             p.exit_code()
         }
     }

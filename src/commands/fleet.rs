@@ -1,11 +1,11 @@
 //! `list`, `check` and `metrics` with `--hosts`: the hosts file found and read, every host
 //! read in parallel ([`crate::fleet::read_all`]), then the fleet form of the report
-//! ([`crate::report::fleet`]). Returns what to print; the CLI prints it.
+//! ([`crate::fleet::report`]). Returns what to print; the CLI prints it.
 
 use crate::fleet::hosts::{self, HostSpec};
 use crate::report::check::Problem;
 use crate::usecase::Exit;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub enum Kind<'a> {
     List {
@@ -25,14 +25,14 @@ pub struct Output {
     pub code: i32,
 }
 
-/// `--hosts FILE`, or the default `$XDG_CONFIG_HOME/clawtop/hosts.toml`, read and checked.
+/// `--hosts FILE`, or the default `hosts.toml` in clawtop's config dir
+/// ([`crate::paths::Env::hosts_file`]), read and checked.
 pub fn load(flag: Option<&Path>, home: Option<&Path>) -> Result<Vec<HostSpec>, hosts::HostsError> {
     let path = match flag {
         Some(p) => p.to_path_buf(),
-        None => {
-            let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-            hosts::default_path(xdg.as_deref(), home).ok_or(hosts::HostsError::NoPath)?
-        }
+        None => crate::paths::Env::from_process()
+            .hosts_file()
+            .ok_or(hosts::HostsError::NoPath)?,
     };
     hosts::load(&path, home)
 }
@@ -72,7 +72,7 @@ pub fn run(
             let stdout = if json {
                 crate::report::json::to_string(&crate::fleet::to_json(&results))
             } else {
-                crate::report::fleet::render_list(&results, now_ms, width)
+                crate::fleet::report::render_list(&results, now_ms, width)
             };
             // The error rows are in the output; stderr says it too, for scripts reading it.
             stderr.extend(errors);
@@ -83,7 +83,7 @@ pub fn run(
             }
         }
         Kind::Check { warn, crit } => {
-            let (stdout, code) = crate::report::fleet::run_check(&results, warn, crit);
+            let (stdout, code) = crate::fleet::report::run_check(&results, warn, crit);
             Output {
                 stdout,
                 stderr: Vec::new(),
@@ -93,7 +93,7 @@ pub fn run(
         // Like `metrics` on one host: the exposition is the answer (clawtop_host_up says who
         // is down); the causes go to stderr.
         Kind::Metrics => Output {
-            stdout: crate::report::fleet::render_metrics(&results),
+            stdout: crate::fleet::report::render_metrics(&results),
             stderr: errors,
             code: Exit::OK,
         },

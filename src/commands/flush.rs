@@ -27,7 +27,7 @@ pub fn run(job: FlushJob) -> i32 {
     match run_inner(&job) {
         Ok(()) => Exit::OK,
         Err(p) => {
-            crate::cli::report_error(&p.to_string(), p.exit_code());
+            super::report_error(&p.to_string(), p.exit_code());
             p.exit_code()
         }
     }

@@ -1,6 +1,10 @@
 //! The write commands (`compact`, `flush`) of the CLI: the use cases the TUI calls too
 //! ([`crate::usecase`]), rendered with progress on stderr and results on stdout (text or
 //! JSON).
+//!
+//! The CLI's output helpers live here too (stdout, the error line and its `--json` object):
+//! the commands print failures themselves, and `cli` sits above them, so they are defined
+//! at the lower of the two.
 
 pub mod compact;
 pub mod fleet;
@@ -9,6 +13,32 @@ pub mod gateway_compact;
 
 use crate::compaction::model::GenProgress;
 use std::io::Write;
+
+/// The CLI's stdout: written whole and flushed.
+pub(crate) fn out(s: &str) {
+    let mut o = std::io::stdout().lock();
+    let _ = o.write_all(s.as_bytes());
+    let _ = o.flush();
+}
+
+/// Set for a `--json` command: its failures also print a JSON error object on stdout.
+pub(crate) static JSON_ERRORS: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// `{"error": …, "exitCode": …}` on stdout, so `… --json | jq` reads something on failure too.
+pub(crate) fn json_error(msg: &str, code: i32) {
+    out(&crate::report::json::to_string(
+        &serde_json::json!({"error": crate::sanitize::one_line(msg), "exitCode": code}),
+    ));
+}
+
+/// One failure line on stderr (and the JSON error object on stdout under `--json`).
+pub(crate) fn report_error(msg: &str, code: i32) {
+    eprintln!("clawtop: {}", crate::sanitize::one_line(msg));
+    if JSON_ERRORS.load(std::sync::atomic::Ordering::Relaxed) {
+        json_error(msg, code);
+    }
+}
 
 /// A progress callback that redraws one status line on stderr (only when it is a terminal).
 pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {

@@ -5,6 +5,7 @@
 //! [`append_line_held`] keeps the lock after the append so that a later step (the store
 //! write) can still undo it before anyone else may append.
 
+use rustix::fs::OFlags;
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -130,7 +131,7 @@ pub(crate) fn truncate_if_ours(path: &Path, offset: u64, bytes: &[u8]) -> std::i
     let f = OpenOptions::new()
         .read(true)
         .write(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK).bits() as i32)
         .open(path)?;
     if f.metadata()?.len() != offset + bytes.len() as u64 {
         return Ok(false);
@@ -163,10 +164,10 @@ pub fn append_line_held(
     let file = OpenOptions::new()
         .read(true)
         .append(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .custom_flags((OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK).bits() as i32)
         .open(path)
         .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
+            if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
                 CommitError::Refused {
                     reason: format!(
                         "{} is a symbolic link; clawtop does not append through links",

@@ -390,11 +390,12 @@ enum ProcState {
 }
 
 fn process_state(pid: i32) -> ProcState {
-    // SAFETY: kill with signal 0 only checks for existence/permission; pid > 0.
-    let rc = unsafe { libc::kill(pid, 0) };
-    if rc != 0 {
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EPERM) {
+    // Signal 0 only checks for existence and permission; EPERM means it exists.
+    let Some(p) = rustix::process::Pid::from_raw(pid) else {
+        return ProcState::Dead;
+    };
+    if let Err(e) = rustix::process::test_kill_process(p) {
+        if e != rustix::io::Errno::PERM {
             return ProcState::Dead;
         }
     }

@@ -202,14 +202,15 @@ pub(crate) fn unchanged_len(f: &std::fs::File, len: u64) -> io::Result<bool> {
 /// Makes a file-size limit (`ulimit -f`, RLIMIT_FSIZE) an ordinary write error for this
 /// process. By default the kernel kills a process whose write crosses the limit (SIGXFSZ)
 /// after the bytes under the limit are written: a torn transcript line and lock files left
-/// behind. Ignored, the write fails with EFBIG instead, and the write layer's rollback cuts
+/// behind. Caught (a handler that only raises a flag nobody reads; unlike SIG_IGN it is not
+/// inherited by the programs clawtop starts), the write fails with EFBIG instead, and the write layer's rollback cuts
 /// the partial bytes and releases its locks as for any other I/O error. The binary calls this
 /// first thing; a library user that appends through [`append`] should too (a signal
 /// disposition is the process's to choose, so the library does not change it by itself).
 pub fn ignore_file_size_signal() {
-    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    let caught = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, caught) {
+        tracing::warn!(error = %e, "could not catch SIGXFSZ; a file-size limit ends the process");
     }
 }
 

@@ -1,6 +1,7 @@
 //! What an operator needs to act on a session, computed once for every front-end (`show`,
 //! `compact --dry-run`, the TUI): the "now" figures reconciled ([`used_check`]), the
-//! overhead outside the transcript ([`overhead`]), whether compaction can help and what to do
+//! overhead outside the transcript ([`overhead`]) (both measured in `crate::used`, which
+//! decides the used figure from them, and re-exported here), whether compaction can help and what to do
 //! instead ([`outlook`]), what the context is made of ([`breakdown`]), and whether a turn is
 //! running ([`busy`]). No terminal code, no model calls; the only I/O is reading the
 //! transcript, the workspace's bootstrap files and the lock file.
@@ -10,10 +11,8 @@
 
 pub mod breakdown;
 pub mod busy;
+pub mod gather;
 pub mod outlook;
-pub mod overhead;
-pub mod running_gateway;
-pub mod used_check;
 
 use crate::thresholds::Thresholds;
 use crate::transcript::Transcript;
@@ -21,22 +20,12 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::Path;
 
+pub use crate::format::duration_words;
 pub use crate::used::StoreSide as StoreFigure;
 pub use crate::used::TranscriptContext;
+pub use crate::used::overhead;
+pub use crate::used::{UsedCheck, check as used_check};
 pub use busy::{Busy, busy};
-pub use used_check::UsedCheck;
-
-/// "1.6 s", "3 min", "2 h".
-pub fn duration_words(ms: i64) -> String {
-    let ms = ms.max(0);
-    if ms < 60_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else if ms < 3_600_000 {
-        format!("{} min", ms / 60_000)
-    } else {
-        format!("{} h", ms / 3_600_000)
-    }
-}
 
 /// The session-level figures `show --json` and `compact --dry-run --json` carry (camelCase,
 /// flattened into those documents).

@@ -1,4 +1,5 @@
-//! The hosts file (`--hosts FILE`, default `$XDG_CONFIG_HOME/clawtop/hosts.toml`).
+//! The hosts file (`--hosts FILE`, default `hosts.toml` in clawtop's config dir,
+//! [`crate::paths::Env::hosts_file`]).
 //!
 //! It is read in two steps so that every error can name the host it is about: the file is
 //! first split into its `[[host]]` tables, then each table is decoded on its own with
@@ -67,16 +68,6 @@ struct RawHost {
     token_file: Option<String>,
     /// Seconds.
     timeout: Option<u64>,
-}
-
-/// The default hosts file: `$XDG_CONFIG_HOME/clawtop/hosts.toml`, else
-/// `~/.config/clawtop/hosts.toml`.
-pub fn default_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Option<PathBuf> {
-    let base = xdg_config_home
-        .filter(|p| p.is_absolute())
-        .map(Path::to_path_buf)
-        .or_else(|| home.map(|h| h.join(".config")))?;
-    Some(base.join("clawtop").join("hosts.toml"))
 }
 
 /// Why the hosts file cannot be used. Every text names the file (and the host and key).
@@ -365,17 +356,5 @@ mod tests {
         assert!(e.contains("host #1") && e.contains("name"), "{e}");
         let e = error_of("hosts = 1\n");
         assert!(e.contains("hosts.toml") && e.contains("hosts"), "{e}");
-    }
-
-    #[test]
-    fn default_path_prefers_xdg() {
-        assert_eq!(
-            default_path(Some(Path::new("/x")), Some(Path::new("/h"))),
-            Some(PathBuf::from("/x/clawtop/hosts.toml"))
-        );
-        assert_eq!(
-            default_path(Some(Path::new("rel")), Some(Path::new("/h"))),
-            Some(PathBuf::from("/h/.config/clawtop/hosts.toml"))
-        );
     }
 }

@@ -11,8 +11,12 @@
 //! are kept in [`FleetRow::json`] for `--json`), and every string in it is untrusted: text
 //! surfaces neutralise it as they do local store fields, and error text from a remote is
 //! made one neutral line here.
+//!
+//! Layer: above [`crate::report`] (a fleet is built from the single-host reports, and
+//! [`report`] lays the results out with the host added), below the front-ends.
 
 pub mod hosts;
+pub mod report;
 pub mod ssh;
 
 use crate::report::SessionRow;
@@ -441,8 +445,8 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
         _ => crate::used::UsedCheck::Unknown,
     };
     let rules = match s("rules").as_deref() {
-        Some("2026.9") => crate::sqlite::version::Rules::V2026_9,
-        _ => crate::sqlite::version::Rules::V2026_2,
+        Some("2026.9") => crate::thresholds::Rules::V2026_9,
+        _ => crate::thresholds::Rules::V2026_2,
     };
     let busy = o
         .get("busy")

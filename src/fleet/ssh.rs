@@ -101,8 +101,10 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
         let _ = err_done.send(());
     });
     let kill = |child: &mut std::process::Child| {
-        // SAFETY: kill(2) on the process group we created; no memory is involved.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        // The process group we created: ssh and whatever it started.
+        if let Some(g) = rustix::process::Pid::from_raw(pgid) {
+            let _ = rustix::process::kill_process_group(g, rustix::process::Signal::KILL);
+        }
         let _ = child.kill();
         let _ = child.wait();
     };

@@ -31,6 +31,8 @@ use super::workspace::{is_valid_date, target_path};
 use crate::commit::PatchOp;
 use crate::commit::StoreRow;
 use crate::commit::{self, CommitError};
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 use serde::Serialize;
 use serde_json::Value;
 use std::fs::{self, File, OpenOptions};
@@ -238,8 +240,7 @@ struct Appended {
 }
 
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// As root, hand a file we created to the workspace's owner (best effort).
@@ -256,32 +257,24 @@ fn give_to_owner(path: &Path, owner: Option<(u32, u32)>) {
 fn open_dir_nofollow(dir: &Path) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .custom_flags((OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC).bits() as i32)
         .open(dir)
 }
 
 /// `openat(dir, name, O_RDWR|O_APPEND|O_NOFOLLOW|O_NONBLOCK[|O_CREAT|O_EXCL])`.
 fn open_in_dir(dir: &File, name: &str, create_new: bool) -> io::Result<File> {
-    use std::os::fd::{AsRawFd, FromRawFd};
-    let c =
-        std::ffi::CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     // O_NONBLOCK: a FIFO in the file's place must not block the open (it is refused below).
     let mut flags =
-        libc::O_RDWR | libc::O_APPEND | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK;
+        OFlags::RDWR | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
     if create_new {
-        flags |= libc::O_CREAT | libc::O_EXCL;
+        flags |= OFlags::CREATE | OFlags::EXCL;
     }
-    // SAFETY: a valid directory fd and NUL-terminated name; the returned fd is owned here.
-    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags, 0o666 as libc::c_uint) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh descriptor nobody else owns.
-    Ok(unsafe { File::from_raw_fd(fd) })
+    let fd = rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666))?;
+    Ok(File::from(fd))
 }
 
 fn open_error(target: &Path, e: io::Error) -> FlushError {
-    if e.raw_os_error() == Some(libc::ELOOP) {
+    if e.raw_os_error() == Some(Errno::LOOP.raw_os_error()) {
         FlushError::Target {
             path: target.to_path_buf(),
             reason: "is a symbolic link; clawtop does not write through links".into(),
@@ -334,7 +327,8 @@ fn append_notes(workspace: &Path, date: &str, notes: &str) -> Result<Appended, F
                 let _ = fs::remove_dir(&memory);
             }
             return Err(
-                if e.raw_os_error() == Some(libc::ELOOP) || e.raw_os_error() == Some(libc::ENOTDIR)
+                if e.raw_os_error() == Some(Errno::LOOP.raw_os_error())
+                    || e.raw_os_error() == Some(Errno::NOTDIR.raw_os_error())
                 {
                     link_refusal(&memory)
                 } else {

@@ -14,8 +14,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-/// The silent token (OpenClaw `SILENT_REPLY_TOKEN`).
-pub const SILENT_TOKEN: &str = "NO_REPLY";
+pub use crate::transcript::content::{SILENT_TOKEN, is_no_reply};
 
 /// OpenClaw 2026.2.26's default flush prompt (docs/memory-flush.md §2), verbatim.
 pub const DEFAULT_PROMPT_2026_2_26: &str = "Pre-compaction memory flush. Store durable memories now (use memory/YYYY-MM-DD.md; create memory/ if needed). IMPORTANT: If the file already exists, APPEND new content only and do not overwrite existing entries. If nothing to store, reply with NO_REPLY.";
@@ -128,67 +127,6 @@ pub fn resolve_prompts(config: &Value, date: &str) -> FlushPrompts {
         system_source,
         prompt_source,
     }
-}
-
-/// Characters stripped from both ends before the silent-token test (OpenClaw strips edge
-/// punctuation): ASCII punctuation and the common Unicode quotes, dashes and ellipses.
-fn is_edge_punct(c: char) -> bool {
-    c.is_ascii_punctuation()
-        || matches!(
-            c,
-            '…' | '“'
-                | '”'
-                | '‘'
-                | '’'
-                | '«'
-                | '»'
-                | '‹'
-                | '›'
-                | '—'
-                | '–'
-                | '¡'
-                | '¿'
-                | '。'
-                | '、'
-                | '！'
-                | '？'
-                | '．'
-                | '，'
-        )
-}
-
-fn only_silent_tokens(s: &str) -> bool {
-    let mut n = 0;
-    for w in s.split_whitespace() {
-        if !w.eq_ignore_ascii_case(SILENT_TOKEN) {
-            return false;
-        }
-        n += 1;
-    }
-    n > 0
-}
-
-/// True when the whole reply is the silent token (docs/memory-flush.md §3): it matches
-/// `^\s*NO_REPLY(?:\s+NO_REPLY)*\s*$` case-insensitively, also after stripping edge
-/// punctuation (so `` `NO_REPLY` ``, `**NO_REPLY**`, ` no_reply. ` count), or is the JSON
-/// envelope `{"action":"NO_REPLY"}`. `NO_REPLY but …` does not count.
-pub fn is_no_reply(text: &str) -> bool {
-    let t = text.trim();
-    if only_silent_tokens(t) {
-        return true;
-    }
-    let stripped = t.trim_matches(|c: char| c.is_whitespace() || is_edge_punct(c));
-    if only_silent_tokens(stripped) {
-        return true;
-    }
-    if t.starts_with('{') {
-        if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(t) {
-            if let Some(a) = m.get("action").and_then(Value::as_str) {
-                return a.trim().eq_ignore_ascii_case(SILENT_TOKEN);
-            }
-        }
-    }
-    false
 }
 
 #[cfg(test)]

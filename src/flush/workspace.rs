@@ -36,7 +36,7 @@ pub fn workspace_for(
 ) -> (PathBuf, &'static str) {
     // One normalization for ids (the store's): an id that normalizes to nothing usable
     // matches no entry.
-    let want = crate::store::normalize_agent_id(agent_id);
+    let want = crate::store_entry::normalize_agent_id(agent_id);
     let non_blank = |v: Option<&Value>| {
         v.and_then(Value::as_str)
             .map(str::trim)
@@ -52,7 +52,7 @@ pub fn workspace_for(
                     want.is_some()
                         && a.get("id")
                             .and_then(Value::as_str)
-                            .and_then(crate::store::normalize_agent_id)
+                            .and_then(crate::store_entry::normalize_agent_id)
                             == want
                 })
                 .and_then(|a| non_blank(a.get("workspace")))
@@ -181,11 +181,11 @@ mod one_normalization {
             (PathBuf::from("/srv/ops"), SOURCE_AGENT_LIST)
         );
         assert_eq!(
-            crate::store::normalize_agent_id("Ops Team").as_deref(),
+            crate::store_entry::normalize_agent_id("Ops Team").as_deref(),
             Some("ops-team")
         );
         // An id the store would refuse matches no entry: the default applies.
-        assert_eq!(crate::store::normalize_agent_id("-bad"), None);
+        assert_eq!(crate::store_entry::normalize_agent_id("-bad"), None);
         assert_eq!(workspace_for(&cfg, state, "-bad", home).1, SOURCE_DEFAULT);
     }
 }

@@ -22,7 +22,7 @@ pub fn url_port(url: &str) -> u16 {
         Some((host, p)) if !host.ends_with('[') && !p.contains(']') => p.parse().ok(),
         _ => None,
     };
-    port.unwrap_or(crate::diagnosis::running_gateway::DEFAULT_PORT)
+    port.unwrap_or(crate::gateway::running::DEFAULT_PORT)
 }
 
 #[derive(Debug, thiserror::Error)]

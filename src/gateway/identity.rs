@@ -26,18 +26,8 @@ use super::error::GatewayError;
 /// File name inside clawtop's config dir.
 pub const IDENTITY_FILE: &str = "device-identity.json";
 
-/// clawtop's config dir: `CLAWTOP_CONFIG_DIR`, else `$XDG_CONFIG_HOME/clawtop`, else
-/// `~/.config/clawtop`.
-pub fn config_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
-    if let Some(d) = var("CLAWTOP_CONFIG_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = var("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(d).join("clawtop"));
-    }
-    var("HOME").map(|h| PathBuf::from(h).join(".config/clawtop"))
-}
+/// clawtop's config dir, where the identity file lives ([`crate::paths::Env::config_dir`]).
+pub use crate::paths::config_dir;
 
 /// The device keypair. `Debug` shows the device id only; the private key has no accessor.
 pub struct DeviceIdentity {
@@ -120,8 +110,7 @@ impl DeviceIdentity {
     }
 
     fn load(path: &Path) -> Result<DeviceIdentity, GatewayError> {
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        Self::load_as(path, unsafe { libc::geteuid() })
+        Self::load_as(path, rustix::process::geteuid().as_raw())
     }
 
     /// [`Self::load`] for the user `uid`: the file must be theirs (a key another user can
@@ -331,8 +320,7 @@ mod tests {
     fn a_key_file_owned_by_another_user_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let id = DeviceIdentity::load_or_create(dir.path()).unwrap();
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
+        let me = rustix::process::geteuid().as_raw();
         let e = DeviceIdentity::load_as(id.path(), me.wrapping_add(1)).unwrap_err();
         let msg = e.to_string();
         assert!(msg.contains(&format!("owned by uid {me}")), "{msg}");

@@ -43,27 +43,17 @@ pub enum LiveEvent {
     },
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct Backoff {
-    pub first: Duration,
-    pub max: Duration,
-}
+pub use crate::retry::Backoff;
+
+/// The watcher's reconnects: 500 ms, doubling to 15 s, for as long as the gateway is away.
+pub const RECONNECT: Backoff = Backoff {
+    first: Duration::from_millis(500),
+    max: Duration::from_secs(15),
+};
 
 impl Default for Backoff {
     fn default() -> Self {
-        Backoff {
-            first: Duration::from_millis(500),
-            max: Duration::from_secs(15),
-        }
-    }
-}
-
-impl Backoff {
-    /// Delay before attempt `n` (0-based) after a failure: first × 2ⁿ, capped.
-    pub fn delay(&self, n: u32) -> Duration {
-        self.first
-            .saturating_mul(2u32.saturating_pow(n.min(16)))
-            .min(self.max)
+        RECONNECT
     }
 }
 
@@ -189,11 +179,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_and_caps() {
-        let b = Backoff {
-            first: Duration::from_millis(500),
-            max: Duration::from_secs(15),
-        };
+    fn reconnects_double_from_half_a_second_to_fifteen() {
+        let b = Backoff::default();
         assert_eq!(b.delay(0), Duration::from_millis(500));
         assert_eq!(b.delay(1), Duration::from_secs(1));
         assert_eq!(b.delay(3), Duration::from_secs(4));

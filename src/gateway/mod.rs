@@ -11,6 +11,8 @@
 //!   `sessions.compact`, and `/compact <instructions>` through `chat.send`, each behind the
 //!   active-run check.
 //! - [`live`]: a reconnecting watcher that turns session events into "this session changed".
+//! - [`running`]: whether a gateway likely runs beside a file-backed host (a loopback connect
+//!   to its port), which the file source reports before a local write.
 //! - [`error`]: every failure with what to do about it; server text neutralised, the token
 //!   scrubbed.
 //!
@@ -21,6 +23,7 @@ pub mod error;
 pub mod identity;
 pub mod live;
 pub mod ops;
+pub mod running;
 pub mod target;
 
 pub use client::{GatewayClient, GatewayEvent, Hello, Timeouts};

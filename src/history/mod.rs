@@ -226,10 +226,10 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                 timestamp: ts,
                 tokens_before: v
                     .get("tokensBefore")
-                    .and_then(crate::store::sessions::non_negative),
+                    .and_then(crate::store_entry::non_negative),
                 entry_tokens_after: v
                     .get("tokensAfter")
-                    .and_then(crate::store::sessions::non_negative),
+                    .and_then(crate::store_entry::non_negative),
                 next_call: None,
                 first_kept: v
                     .get("firstKeptEntryId")

@@ -11,8 +11,7 @@ use crate::thresholds::Rules;
 use serde::Serialize;
 use serde_json::Value;
 
-/// How many turn-to-turn growths the forecast takes the median of.
-pub const FORECAST_TURNS: usize = 10;
+pub use crate::transcript::tail::FORECAST_TURNS;
 
 /// The prefix of OpenClaw's flush prompt (2026.2.x and 2026.9 alike): a user message that
 /// starts with it opens a memory-flush turn.
@@ -40,7 +39,7 @@ pub fn measure(rules: Rules, usage: &Value) -> Option<u64> {
             let f = |k: &str| {
                 usage
                     .get(k)
-                    .and_then(crate::store::sessions::non_negative)
+                    .and_then(crate::store_entry::non_negative)
                     .unwrap_or(0)
             };
             f("input")

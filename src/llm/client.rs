@@ -308,26 +308,19 @@ fn is_local_host(host: &str) -> bool {
     }
 }
 
-/// `base * 2^(attempt-1)`, capped, then scaled into [50 %, 100 %] so that clients
-/// failing together don't retry together.
+/// The wait before retry `attempt` (1-based), by the one retry policy ([`crate::retry`]):
+/// `base * 2^(attempt-1)`, capped, then scaled into [50 %, 100 %] so that clients failing
+/// together don't retry together.
 fn backoff(opts: &ClientOptions, attempt: u32) -> Duration {
-    let exp = opts
-        .base_backoff
-        .saturating_mul(1u32 << (attempt - 1).min(20))
-        .min(opts.max_backoff);
-    // Checked: a huge configured max_backoff must not panic the conversion.
-    Duration::try_from_secs_f64(exp.as_secs_f64() * (0.5 + 0.5 * random_unit())).unwrap_or(exp)
+    crate::retry::Backoff {
+        first: opts.base_backoff,
+        max: opts.max_backoff,
+    }
+    .jittered(attempt.saturating_sub(1))
 }
 
-/// A random number in [0, 1) without a PRNG dependency: std's `RandomState` is seeded
-/// randomly per instance, which is plenty for jitter.
-fn random_unit() -> f64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0x636c_6177);
-    (h.finish() >> 11) as f64 / (1u64 << 53) as f64
-}
-
+/// One request: sent, its status checked, and its body read as an event stream or (from
+/// servers that ignore `stream: true`) as one JSON document.
 async fn one_attempt(
     client: &reqwest::Client,
     p: &Prepared,
@@ -336,60 +329,10 @@ async fn one_attempt(
     progress: &mut (dyn FnMut(Progress) + Send),
 ) -> Result<ChatResponse, Failure> {
     let url = &p.shown_url;
-    let send = client
-        .post(&p.url)
-        .headers(p.headers.clone())
-        .body(p.body.clone())
-        .send();
-    let resp = match tokio::time::timeout(opts.idle_timeout, send).await {
-        Err(_) => {
-            return Err(Failure::fatal(LlmError::Timeout {
-                url: url.clone(),
-                phase: "waiting for the response",
-                after: opts.idle_timeout,
-            }));
-        }
-        // No response at all: refused, DNS, TLS, connect timeout, reset before headers.
-        // Nothing was generated, so another attempt is safe.
-        Ok(Err(e)) if e.is_builder() => {
-            // A malformed URL or header: retrying cannot help.
-            return Err(Failure::fatal(LlmError::InvalidEndpoint {
-                provider: ep.provider.clone(),
-                reason: scrub(ep, &chain(&e)),
-            }));
-        }
-        Ok(Err(e)) => {
-            let reason = scrub(ep, &chain(&e));
-            return Err(Failure::retryable(
-                LlmError::Connect {
-                    url: url.clone(),
-                    reason,
-                    attempts: 1,
-                },
-                None,
-            ));
-        }
-        Ok(Ok(r)) => r,
-    };
-
-    let status = resp.status().as_u16();
+    let resp = send(client, p, ep, opts).await?;
     if !resp.status().is_success() {
-        let retry_after = retry_after(resp.headers());
-        let body = read_error_body(resp, opts.idle_timeout).await;
-        let message = scrub(ep, &error_text(&body, status));
-        let error = LlmError::Status {
-            status,
-            url: url.clone(),
-            message,
-            attempts: 1,
-        };
-        return Err(if RETRY_STATUSES.contains(&status) {
-            Failure::retryable(error, retry_after)
-        } else {
-            Failure::fatal(error)
-        });
+        return Err(status_failure(resp, ep, url, opts).await);
     }
-
     let content_type = resp
         .headers()
         .get("content-type")
@@ -427,7 +370,83 @@ async fn one_attempt(
     if as_json {
         return read_json(ep, url, chunks, asm.as_mut(), opts, progress).await;
     }
+    read_events(ep, url, chunks, asm.as_mut(), opts, progress).await
+}
 
+/// Sends the request and waits for the response's head. No response at all (refused, DNS,
+/// TLS, connect timeout, reset before headers) is retryable: nothing was generated.
+async fn send(
+    client: &reqwest::Client,
+    p: &Prepared,
+    ep: &ModelEndpoint,
+    opts: &ClientOptions,
+) -> Result<reqwest::Response, Failure> {
+    let url = &p.shown_url;
+    let send = client
+        .post(&p.url)
+        .headers(p.headers.clone())
+        .body(p.body.clone())
+        .send();
+    match tokio::time::timeout(opts.idle_timeout, send).await {
+        Err(_) => Err(Failure::fatal(LlmError::Timeout {
+            url: url.clone(),
+            phase: "waiting for the response",
+            after: opts.idle_timeout,
+        })),
+        // No response at all: refused, DNS, TLS, connect timeout, reset before headers.
+        // Nothing was generated, so another attempt is safe.
+        // A malformed URL or header: retrying cannot help.
+        Ok(Err(e)) if e.is_builder() => Err(Failure::fatal(LlmError::InvalidEndpoint {
+            provider: ep.provider.clone(),
+            reason: scrub(ep, &chain(&e)),
+        })),
+        Ok(Err(e)) => Err(Failure::retryable(
+            LlmError::Connect {
+                url: url.clone(),
+                reason: scrub(ep, &chain(&e)),
+                attempts: 1,
+            },
+            None,
+        )),
+        Ok(Ok(r)) => Ok(r),
+    }
+}
+
+/// A response that is not a success: its status and the server's message (scrubbed),
+/// retryable for the statuses a retry can help with, honouring `retry-after`.
+async fn status_failure(
+    resp: reqwest::Response,
+    ep: &ModelEndpoint,
+    url: &str,
+    opts: &ClientOptions,
+) -> Failure {
+    let status = resp.status().as_u16();
+    let retry_after = retry_after(resp.headers());
+    let body = read_error_body(resp, opts.idle_timeout).await;
+    let message = scrub(ep, &error_text(&body, status));
+    let error = LlmError::Status {
+        status,
+        url: url.to_string(),
+        message,
+        attempts: 1,
+    };
+    if RETRY_STATUSES.contains(&status) {
+        Failure::retryable(error, retry_after)
+    } else {
+        Failure::fatal(error)
+    }
+}
+
+/// The event stream, one event at a time into the assembler, reporting the answer's growth,
+/// until the stream ends or says it is done; then the assembled response.
+async fn read_events<B: AsRef<[u8]>>(
+    ep: &ModelEndpoint,
+    url: &str,
+    chunks: impl Stream<Item = Result<B, ChunkError>>,
+    asm: &mut dyn Assembler,
+    opts: &ClientOptions,
+    progress: &mut (dyn FnMut(Progress) + Send),
+) -> Result<ChatResponse, Failure> {
     // Raw chunks seen so far: when the content timer below and the per-chunk timer of
     // `guarded` run out together, this tells which one describes what happened.
     let seen = Arc::new(AtomicUsize::new(0));
@@ -437,7 +456,7 @@ async fn one_attempt(
             counter.fetch_add(1, Ordering::Relaxed);
         }
     });
-    let mut events = chunks.eventsource();
+    let mut events = std::pin::pin!(chunks.eventsource());
     let mut last = (0usize, None);
     // Only events with content count as progress: a server that sends nothing but
     // keep-alive comments (which never surface as events) or pings hits the idle limit
@@ -453,7 +472,7 @@ async fn one_attempt(
                     "with no content (only keep-alive comments or pings arrived)"
                 };
                 return Err(Failure::fatal(LlmError::Timeout {
-                    url: url.clone(),
+                    url: url.to_string(),
                     phase,
                     after: opts.idle_timeout,
                 }));
@@ -468,7 +487,7 @@ async fn one_attempt(
             }
             Err(EventStreamError::Utf8(e)) => {
                 return Err(Failure::fatal(LlmError::BadResponse {
-                    url: url.clone(),
+                    url: url.to_string(),
                     reason: format!("stream is not UTF-8: {e}"),
                 }));
             }
@@ -478,7 +497,7 @@ async fn one_attempt(
                     &tidy_message(&format!("not an event stream: {e}"), ERROR_TEXT_MAX),
                 );
                 return Err(Failure::fatal(LlmError::BadResponse {
-                    url: url.clone(),
+                    url: url.to_string(),
                     reason,
                 }));
             }
@@ -504,7 +523,7 @@ async fn one_attempt(
     }
     let resp = asm.finish().map_err(|early| {
         Failure::fatal(LlmError::Incomplete {
-            url: url.clone(),
+            url: url.to_string(),
             reason: early.to_string(),
         })
     })?;

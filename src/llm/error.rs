@@ -115,14 +115,15 @@ impl LlmError {
     }
 }
 
-/// Make provider-supplied text safe to show: no control characters (terminal escapes),
-/// whitespace collapsed, at most `max` characters.
+/// Make provider-supplied text safe to show: no character unsafe on a terminal
+/// ([`crate::sanitize::is_unsafe_for_terminal`]), whitespace collapsed, at most `max`
+/// characters.
 pub(crate) fn tidy_message(text: &str, max: usize) -> String {
     let mut out = String::new();
     let mut count = 0;
     let mut last_space = true;
     for c in text.chars() {
-        let c = if c.is_whitespace() || c.is_control() {
+        let c = if c.is_whitespace() || crate::sanitize::is_unsafe_for_terminal(c) {
             ' '
         } else {
             c
@@ -149,6 +150,27 @@ pub(crate) fn tidy_message(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The surfaces that write untrusted text their own way agree with `crate::sanitize` on what
+    /// must not pass: the metrics label escaper and the provider error tidier once had their
+    /// own, narrower lists (zero-width characters, bidi marks and isolates went through).
+    #[test]
+    fn every_surface_neutralises_the_same_characters() {
+        let probe =
+            "a\u{1b}[31m\u{9b}\u{7f}\u{200b}\u{200e}\u{200f}\u{202e}\u{2066}\u{feff}\u{2028}b";
+        let outs = [
+            crate::sanitize::one_line(probe),
+            crate::report::metrics::label_value(probe),
+            tidy_message(probe, 200),
+        ];
+        for out in &outs {
+            assert!(
+                !out.chars().any(crate::sanitize::is_unsafe_for_terminal),
+                "{out:?}"
+            );
+            assert!(out.starts_with('a') && out.ends_with('b'), "{out:?}");
+        }
+    }
 
     #[test]
     fn tidy_strips_controls_and_caps() {

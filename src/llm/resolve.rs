@@ -77,44 +77,107 @@ pub fn resolve_endpoint(
     let (provider, model) =
         pick_provider_model(config, session_provider, session_model, ov, &is_known)?;
 
-    // Agent (models.json) first: its non-empty values win over the config's.
+    let layers = layers_of(agent_providers, config_providers, &provider, &model);
+    let builtin = builtin(&provider);
+    let (base_url, url) = base_url(ov, &layers, builtin.as_ref(), &provider)?;
+    let api = api(ov, &layers, builtin.as_ref(), &provider)?;
+    let ModelFacts {
+        reasoning,
+        context_window,
+        max_tokens,
+        max_tokens_field,
+    } = model_facts(&layers, &url);
+
+    let headers = collect_headers(&provider, &layers, env)?;
+    let (api_key, key_source) = resolve_key(
+        &provider,
+        &layers,
+        builtin.as_ref(),
+        ov,
+        is_loopback(&url),
+        env,
+    )?;
+
+    let ep = ModelEndpoint {
+        provider,
+        model,
+        api,
+        base_url,
+        api_key,
+        headers,
+        reasoning,
+        context_window,
+        max_tokens,
+        max_tokens_field,
+        key_source,
+    };
+    tracing::debug!(
+        provider = %ep.provider, model = %ep.model, api = %ep.api, base_url = %ep.shown_base_url(),
+        key_source = %ep.key_source, "resolved model endpoint"
+    );
+    Ok(ep)
+}
+
+/// The catalogs that describe `provider`, in the order their values win: the agent's
+/// `models.json` first (its non-empty values win over the config's), then the config.
+fn layers_of<'a>(
+    agent_providers: Option<&'a Map<String, Value>>,
+    config_providers: Option<&'a Map<String, Value>>,
+    provider: &str,
+    model: &str,
+) -> Vec<Layer<'a>> {
     let mut layers = Vec::new();
-    if let Some((key, map)) = find_key(agent_providers, &provider) {
+    if let Some((key, map)) = find_key(agent_providers, provider) {
         layers.push(Layer {
             label: format!("models.json providers.{key}"),
             provider: map,
-            model: find_model(map, &provider, &model),
+            model: find_model(map, provider, model),
         });
     }
-    if let Some((key, map)) = find_key(config_providers, &provider) {
+    if let Some((key, map)) = find_key(config_providers, provider) {
         layers.push(Layer {
             label: format!("config models.providers.{key}"),
             provider: map,
-            model: find_model(map, &provider, &model),
+            model: find_model(map, provider, model),
         });
     }
-    let builtin = builtin(&provider);
-    let looked_at = || {
-        let mut places = vec![
-            format!("config models.providers.{provider}"),
-            format!("models.json providers.{provider}"),
-        ];
-        places.push(if builtin.is_some() {
-            "built-in defaults".to_string()
-        } else {
-            "built-in defaults (only anthropic, openai)".to_string()
-        });
-        places.join(", ")
-    };
+    layers
+}
 
+/// Where a provider's settings were looked for, for the error that finds none.
+fn looked_at(provider: &str, builtin: Option<&Builtin>) -> String {
+    let mut places = vec![
+        format!("config models.providers.{provider}"),
+        format!("models.json providers.{provider}"),
+    ];
+    places.push(if builtin.is_some() {
+        "built-in defaults".to_string()
+    } else {
+        "built-in defaults (only anthropic, openai)".to_string()
+    });
+    places.join(", ")
+}
+
+/// The base URL: `--base-url`, else the first catalog's `baseUrl`, else the built-in one;
+/// it must be an http(s) URL.
+fn base_url(
+    ov: &ModelOverrides,
+    layers: &[Layer<'_>],
+    builtin: Option<&Builtin>,
+    provider: &str,
+) -> Result<(String, reqwest::Url), LlmError> {
+    let provider = provider.to_string();
     let base_url = match nonempty(ov.base_url.as_deref()) {
         Some(u) => u.to_string(),
         None => match layers.iter().find_map(|l| str_field(l.provider, "baseUrl")) {
             Some(u) => u.to_string(),
-            None => match &builtin {
+            None => match builtin {
                 Some(b) => b.base_url.to_string(),
                 None => {
-                    let looked = format!("no baseUrl in {} (or pass --base-url)", looked_at());
+                    let looked = format!(
+                        "no baseUrl in {} (or pass --base-url)",
+                        looked_at(&provider, builtin)
+                    );
                     return Err(LlmError::UnknownProvider { provider, looked });
                 }
             },
@@ -130,8 +193,18 @@ pub fn resolve_endpoint(
             reason: format!("base URL `{}` is not http(s)", redact_url(&base_url)),
         });
     }
+    Ok((base_url, url))
+}
 
-    let api = match ov.api {
+/// The API: `--api`, else a model's own `api`, else its provider's, else the built-in one.
+fn api(
+    ov: &ModelOverrides,
+    layers: &[Layer<'_>],
+    builtin: Option<&Builtin>,
+    provider: &str,
+) -> Result<Api, LlmError> {
+    let provider = provider.to_string();
+    Ok(match ov.api {
         Some(a) => a,
         None => {
             // A model's own `api` beats its provider's.
@@ -139,20 +212,35 @@ pub fn resolve_endpoint(
                 .iter()
                 .find_map(|l| l.model.and_then(|m| str_field(m, "api")))
                 .or_else(|| layers.iter().find_map(|l| str_field(l.provider, "api")));
-            match (configured, &builtin) {
+            match (configured, builtin) {
                 (Some(a), _) => a.parse::<Api>().map_err(|_| LlmError::UnsupportedApi {
                     provider: Some(provider.clone()),
                     api: a.to_string(),
                 })?,
                 (None, Some(b)) => b.api,
                 (None, None) => {
-                    let looked = format!("no `api` in {} (or pass --api)", looked_at());
+                    let looked = format!(
+                        "no `api` in {} (or pass --api)",
+                        looked_at(&provider, builtin)
+                    );
                     return Err(LlmError::UnknownProvider { provider, looked });
                 }
             }
         }
-    };
+    })
+}
 
+/// What the catalogs say about the model itself.
+struct ModelFacts {
+    reasoning: bool,
+    context_window: Option<u64>,
+    max_tokens: Option<u64>,
+    max_tokens_field: MaxTokensField,
+}
+
+/// The model's facts from the first catalog that has each; the max-tokens field defaults to
+/// OpenAI's own name on api.openai.com.
+fn model_facts(layers: &[Layer<'_>], url: &reqwest::Url) -> ModelFacts {
     let model_u64 = |field: &str| {
         layers
             .iter()
@@ -192,34 +280,12 @@ pub fn resolve_endpoint(
             MaxTokensField::MaxTokens
         });
 
-    let headers = collect_headers(&provider, &layers, env)?;
-    let (api_key, key_source) = resolve_key(
-        &provider,
-        &layers,
-        builtin.as_ref(),
-        ov,
-        is_loopback(&url),
-        env,
-    )?;
-
-    let ep = ModelEndpoint {
-        provider,
-        model,
-        api,
-        base_url,
-        api_key,
-        headers,
+    ModelFacts {
         reasoning,
         context_window,
         max_tokens,
         max_tokens_field,
-        key_source,
-    };
-    tracing::debug!(
-        provider = %ep.provider, model = %ep.model, api = %ep.api, base_url = %ep.shown_base_url(),
-        key_source = %ep.key_source, "resolved model endpoint"
-    );
-    Ok(ep)
+    }
 }
 
 /// Provider and model id: flags, then the session, then `agents.defaults.model`.

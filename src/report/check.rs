@@ -103,12 +103,12 @@ pub fn needs_history(p: Problem) -> bool {
     )
 }
 
-/// The history problems of one session: its last compaction's warnings, each with its
-/// numbers in words ([`crate::history::History::about_last_compaction`]).
-pub fn history_problems(h: &crate::history::History) -> Vec<(Problem, String)> {
+/// The history problems of one session: its last compaction's warnings
+/// ([`crate::history::History::about_last_compaction`]), each with its numbers in words.
+pub fn history_problems(warnings: &[crate::history::HistoryWarning]) -> Vec<(Problem, String)> {
     use crate::history::code;
-    h.about_last_compaction()
-        .into_iter()
+    warnings
+        .iter()
         .filter_map(|w| match w.code {
             code::LOOP => Some((Problem::CompactionLoop, w.message.clone())),
             code::NO_FLUSH => Some((Problem::NoFlushBeforeCompaction, w.message.clone())),
@@ -116,6 +116,20 @@ pub fn history_problems(h: &crate::history::History) -> Vec<(Problem, String)> {
         })
         .collect()
 }
+
+/// The [`history_problems`] of each reference of `refs` (same order), read through the use case
+/// ([`crate::usecase::history::check_problems`]).
+pub fn history_checks(
+    source: &dyn crate::source::SessionSource,
+    agent: Option<&str>,
+    refs: &[crate::source::SessionRef],
+) -> Vec<Vec<(Problem, String)>> {
+    crate::usecase::history::check_problems(source, agent, refs)
+        .iter()
+        .map(|w| history_problems(w))
+        .collect()
+}
+
 pub const DEFAULT_CRIT: [Problem; 3] = [Problem::Over, Problem::Stuck, Problem::BusyStaleLock];
 
 /// The problems of one row (`lock`: what the source says about its write lock).

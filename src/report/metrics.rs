@@ -20,8 +20,8 @@ const STATUSES: [Status; 6] = [
     Status::Unknown,
 ];
 
-/// Label value escaping of the text format (`\\`, `\"`, `\n`). Other control characters, C1
-/// and bidi overrides are replaced: they are legal there but unsafe on a terminal.
+/// Label value escaping of the text format (`\\`, `\"`, `\n`). Other characters unsafe on a
+/// terminal ([`crate::sanitize::is_unsafe_for_terminal`]) are replaced: they are legal there.
 pub(crate) fn label_value(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
@@ -29,11 +29,7 @@ pub(crate) fn label_value(s: &str) -> String {
             '\\' => o.push_str("\\\\"),
             '"' => o.push_str("\\\""),
             '\n' => o.push_str("\\n"),
-            c if c.is_control()
-                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') =>
-            {
-                o.push('\u{fffd}')
-            }
+            c if crate::sanitize::is_unsafe_for_terminal(c) => o.push('\u{fffd}'),
             c => o.push(c),
         }
     }

@@ -6,7 +6,6 @@ pub mod check;
 pub mod compact;
 pub mod diagnosis;
 pub mod entries;
-pub mod fleet;
 pub mod history;
 pub mod json;
 pub mod list;

@@ -5,10 +5,9 @@ use super::entries::{self, EntryJson};
 use crate::numbers::{Numbers, push_transcript_warnings};
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionSource};
-use crate::thresholds::{self, Settings, Source, Thresholds, Window, thousands};
+use crate::thresholds::{Source, Thresholds, thousands};
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
-use serde_json::Value;
 
 /// Facts about the transcript file.
 #[derive(Debug, Clone, Serialize)]
@@ -106,7 +105,7 @@ pub fn for_session(
     let keep = numbers.settings.keep_recent_tokens.value;
     let diagnosis = t
         .as_ref()
-        .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
+        .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
     let mut row = SessionRow::from_session(numbers.source.kind().as_str(), s, &th, warnings);
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
@@ -142,7 +141,7 @@ pub fn for_file(
     let t = file.open_transcript(&file.reference())?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
-    let (th, settings) = bare_thresholds(Some(&t), window);
+    let (th, settings) = crate::numbers::bare_file(Some(&t), window);
     let ctx_model = crate::context::build(&t, t.leaf()).model;
     let mut row = SessionRow::numbers(&th);
     row.session_id = t.header.as_ref().and_then(|h| h.id.clone());
@@ -159,7 +158,7 @@ pub fn for_file(
         th.flush_at,
         th.compact_at,
     ));
-    let diagnosis = Some(super::diagnosis::for_file(
+    let diagnosis = Some(crate::diagnosis::gather::for_file(
         &t,
         &th,
         settings.keep_recent_tokens.value,
@@ -178,36 +177,40 @@ pub fn for_file(
     Ok((report, t))
 }
 
-/// Thresholds of a bare transcript: window 200000 unless `--window`, used from the transcript.
-pub fn bare_thresholds(t: Option<&Transcript>, window: Option<u64>) -> (Thresholds, Settings) {
-    let settings = Settings::from_config(&Value::Object(Default::default()));
-    let window = match window {
-        Some(n) => Window {
-            tokens: n,
-            source: Source::Flag,
-            detail: "--window".into(),
-        },
-        None => Window {
-            tokens: thresholds::DEFAULT_WINDOW,
-            source: Source::Default,
-            detail: "default 200000 (bare file; use --window)".into(),
-        },
-    };
-    let th = crate::numbers::bare(t, window, &settings);
-    (th, settings)
-}
-
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "-".into(), |v| v.to_string())
 }
 
-/// Plain text (every transcript- or store-derived string sanitized).
+/// Plain text (every transcript- or store-derived string sanitized): the key/value lines in
+/// the order an operator reads them (which session, its figures, its flush and compaction
+/// state, the transcript's facts and diagnosis), then the entries when asked for.
 pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> String {
+    let mut lines = Lines(Vec::new());
+    which_session(&mut lines, r);
+    figures(&mut lines, r);
+    flush_and_compaction_state(&mut lines, r);
+    transcript_facts(&mut lines, r);
+    layout(&lines.0, t, with_entries)
+}
+
+/// Key/value lines of [`render`].
+struct Lines(Vec<(String, String)>);
+
+impl Lines {
+    fn add(&mut self, k: &str, v: String) {
+        self.0.push((k.to_string(), v));
+    }
+}
+
+fn clean(s: &str) -> String {
+    crate::sanitize::one_line(s)
+}
+
+/// Session, agent, session id, transcript and model.
+fn which_session(lines: &mut Lines, r: &ShowReport) {
     let row = &r.row;
     let src = &r.sources;
-    let clean = |s: &str| crate::sanitize::one_line(s);
-    let mut lines: Vec<(String, String)> = Vec::new();
-    let mut add = |k: &str, v: String| lines.push((k.to_string(), v));
+    let mut add = |k: &str, v: String| lines.add(k, v);
     if let Some(k) = &row.session_key {
         add("session", clean(k));
     }
@@ -229,6 +232,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         _ => "-".into(),
     };
     add("model", clean(&model));
+}
+
+/// Window, used, reserve and the compaction and flush lines, each with how it was found.
+fn figures(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let src = &r.sources;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     add(
         "window",
         format!(
@@ -255,7 +265,6 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     };
     add("used", used);
     use crate::thresholds::{Sourced, explain_flush_line, explain_reserve};
-    let v9 = row.rules == crate::thresholds::Rules::V2026_9;
     add(
         "reserve",
         format!(
@@ -288,6 +297,14 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             None => flush,
         },
     );
+}
+
+/// Compactions, the memory flush as the host's release records it, where the data came
+/// from, the status and the flush reason.
+fn flush_and_compaction_state(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let v9 = row.rules == crate::thresholds::Rules::V2026_9;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     let unknown = |field: &str| row.unknown.get(field).map(|why| format!("unknown ({why})"));
     add(
         "compactions",
@@ -333,6 +350,12 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
     }
     add("status", row.status.name().to_string());
     add("flush", row.flush_reason.clone());
+}
+
+/// The transcript file's facts, the diagnosis, a stale lock and a running turn.
+fn transcript_facts(lines: &mut Lines, r: &ShowReport) {
+    let row = &r.row;
+    let mut add = |k: &str, v: String| lines.add(k, v);
     if let Some(i) = &r.transcript_info {
         add(
             "entries",
@@ -351,13 +374,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
         );
     }
     if let Some(d) = &r.diagnosis {
-        lines.extend(super::diagnosis::lines(d));
+        lines.0.extend(super::diagnosis::lines(d));
     }
     if let Some(l) = &row.stale_lock {
-        lines.push(("lock".into(), clean(l)));
+        lines.0.push(("lock".into(), clean(l)));
     }
     if let Some(b) = &row.busy {
-        lines.push((
+        lines.0.push((
             "busy".into(),
             format!(
                 "an OpenClaw turn is running (pid {}, since {})",
@@ -366,9 +389,13 @@ pub fn render(r: &ShowReport, t: Option<&Transcript>, with_entries: bool) -> Str
             ),
         ));
     }
+}
+
+/// The lines aligned on their keys, then the entries when asked for.
+fn layout(lines: &[(String, String)], t: Option<&Transcript>, with_entries: bool) -> String {
     let kw = lines.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for (k, v) in &lines {
+    for (k, v) in lines {
         out.push_str(&format!("{k:<kw$}  {v}\n"));
     }
     if with_entries {

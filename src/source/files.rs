@@ -103,7 +103,7 @@ impl SessionSource for FileStore {
         };
         if !self.host.is_demo {
             let env_port = std::env::var("OPENCLAW_GATEWAY_PORT").ok();
-            if let Some(gw) = crate::diagnosis::running_gateway::detect(
+            if let Some(gw) = crate::gateway::running::detect(
                 &self.host.config,
                 env_port.as_deref(),
                 std::time::Duration::from_millis(300),
@@ -150,7 +150,7 @@ impl SessionSource for FileStore {
         &self,
         r: &SessionRef,
         budget: u64,
-    ) -> Result<crate::history::tail::Tail, SourceError> {
+    ) -> Result<crate::transcript::tail::Tail, SourceError> {
         let path = self.transcript_path(r).ok_or_else(|| {
             SourceError::Unavailable(format!(
                 "no transcript file for {} in {}",
@@ -158,7 +158,7 @@ impl SessionSource for FileStore {
                 self.label()
             ))
         })?;
-        crate::history::tail::read_file(&path, budget).map_err(|source| {
+        crate::transcript::tail::read_file(&path, budget).map_err(|source| {
             SourceError::Transcript(crate::transcript::TranscriptError::Io { path, source })
         })
     }

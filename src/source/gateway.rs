@@ -427,7 +427,7 @@ impl SessionSource for GatewaySource {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        crate::sqlite::version::Rules::for_sqlite_host(v.as_deref())
+        crate::thresholds::Rules::for_sqlite_host(v.as_deref())
     }
 }
 

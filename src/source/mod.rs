@@ -117,7 +117,7 @@ pub struct Listing {
     pub skipped: Vec<(String, String)>,
     /// A file-backed host whose gateway is likely running (its notice is in `warnings` too):
     /// commands that write say so, and the TUI marks it in the Sessions title.
-    pub running_gateway: Option<crate::diagnosis::running_gateway::RunningGateway>,
+    pub running_gateway: Option<crate::gateway::running::RunningGateway>,
 }
 
 impl Listing {
@@ -296,7 +296,7 @@ pub trait SessionSource: Send + Sync {
         &self,
         session: &SessionRef,
         budget: u64,
-    ) -> Result<crate::history::tail::Tail, SourceError> {
+    ) -> Result<crate::transcript::tail::Tail, SourceError> {
         let t = self.open_transcript(session)?;
         let mut entries = Vec::new();
         let mut bytes = 0u64;
@@ -309,7 +309,7 @@ pub trait SessionSource: Send + Sync {
             }
         }
         entries.reverse();
-        Ok(crate::history::tail::Tail {
+        Ok(crate::transcript::tail::Tail {
             entries,
             complete: k == 0,
         })

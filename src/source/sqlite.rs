@@ -238,7 +238,7 @@ impl SessionSource for SqliteStore {
         &self,
         r: &SessionRef,
         budget: u64,
-    ) -> Result<crate::history::tail::Tail, SourceError> {
+    ) -> Result<crate::transcript::tail::Tail, SourceError> {
         let (db, sid) = self.located(r).ok_or_else(|| {
             SourceError::Unavailable(format!(
                 "no session {} in {}",
@@ -254,7 +254,7 @@ impl SessionSource for SqliteStore {
         let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
         let complete = crate::sqlite::events::last_rows(&guard, &sid, |b| {
             bytes += b.len() as u64;
-            if let Some(v) = crate::history::tail::slim(b) {
+            if let Some(v) = crate::transcript::tail::slim(b) {
                 if v.pointer("/message/role")
                     .and_then(serde_json::Value::as_str)
                     == Some("user")
@@ -263,12 +263,12 @@ impl SessionSource for SqliteStore {
                 }
                 entries.push(v);
             }
-            bytes < budget && users <= crate::history::series::FORECAST_TURNS + 2
+            bytes < budget && users <= crate::transcript::tail::FORECAST_TURNS + 2
         })
         .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         drop(guard);
         entries.reverse();
-        Ok(crate::history::tail::Tail { entries, complete })
+        Ok(crate::transcript::tail::Tail { entries, complete })
     }
 
     fn changes(&self, what: Watch<'_>) -> Changes {

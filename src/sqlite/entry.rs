@@ -6,8 +6,8 @@
 //! `totalTokensVersion`, and `sessionFile` is gone (the transcript is `transcript_events`).
 
 use super::open::{DbError, ReadOnlyDb};
-use crate::store::StoreEntry;
-use crate::store::sessions::non_negative;
+use crate::store_entry::StoreEntry;
+use crate::store_entry::non_negative;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -135,7 +135,7 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
         Err(e) => return Err(RowEntryError::NotJson(e.to_string())),
     };
     let session_id = match o.get("sessionId") {
-        Some(Value::String(s)) if crate::store::sessions::safe_session_id(s) => s.clone(),
+        Some(Value::String(s)) if crate::store_entry::safe_session_id(s) => s.clone(),
         Some(Value::String(s)) => {
             return Err(RowEntryError::UnsafeSessionId(crate::sanitize::one_line(s)));
         }

@@ -133,7 +133,7 @@ impl SqliteLayout {
             .iter()
             .filter_map(|a| a.app_version.as_deref())
             .chain(self.state_app_version.as_deref())
-            .max_by_key(|v| super::version::Release::parse(v))
+            .max_by_key(|v| crate::thresholds::Release::parse(v))
     }
 }
 
@@ -186,7 +186,7 @@ pub fn discover(state_dir: &Path) -> SqliteLayout {
         }
     }
     for (agent, rel) in registered {
-        let Some(id) = crate::store::normalize_agent_id(&agent) else {
+        let Some(id) = crate::store_entry::normalize_agent_id(&agent) else {
             out.problems.push(format!(
                 "{}: agent_databases names an unusable agent id {:?}; ignored",
                 state_db.display(),
@@ -215,7 +215,7 @@ pub fn discover(state_dir: &Path) -> SqliteLayout {
         let mut found: Vec<String> = rd
             .flatten()
             .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .filter(|n| crate::store::normalize_agent_id(n).as_deref() == Some(n.as_str()))
+            .filter(|n| crate::store_entry::normalize_agent_id(n).as_deref() == Some(n.as_str()))
             .filter(|n| {
                 state_dir
                     .join("agents")

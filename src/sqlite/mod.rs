@@ -5,7 +5,7 @@
 //! names legacy `sessions.json` files, which are never read for figures or edited);
 //! [`open::ReadOnlyDb`] opens each one without creating, changing or leaving a file beside it;
 //! [`entry`] reads `session_nodes.entry_json`; [`events`] decodes `transcript_events` one row
-//! at a time; [`version::Rules`] picks the release's arithmetic from the database's
+//! at a time; [`crate::thresholds::Rules`] picks the release's arithmetic from the database's
 //! `schema_meta.app_version`.
 
 pub mod entry;
@@ -14,7 +14,6 @@ pub mod host;
 pub mod open;
 pub mod sessions;
 pub mod transcript;
-pub mod version;
 pub mod watch;
 
 pub use host::{AgentDb, SqliteLayout, discover};

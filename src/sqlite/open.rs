@@ -463,16 +463,14 @@ mod tests {
         w.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
         w.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (7);")
             .unwrap();
-        // SAFETY: a valid open handle; the option only changes what close does.
-        let rc = unsafe {
-            rusqlite::ffi::sqlite3_db_config(
-                w.handle(),
-                rusqlite::ffi::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-                1,
-                std::ptr::null_mut::<i32>(),
+        // Keep the WAL on close, as a killed writer would.
+        assert!(
+            w.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true
             )
-        };
-        assert_eq!(rc, 0);
+            .unwrap()
+        );
         drop(w);
         fs::remove_file(side(&p, "-shm")).unwrap();
         assert!(side(&p, "-wal").exists());

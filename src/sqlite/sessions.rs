@@ -3,7 +3,7 @@
 use super::entry::{self, Entry96};
 use super::host::SqliteLayout;
 use super::open::ReadOnlyDb;
-use crate::store::StoreEntry;
+use crate::store_entry::StoreEntry;
 use crate::thresholds::Counters;
 use std::path::PathBuf;
 

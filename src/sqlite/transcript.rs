@@ -336,7 +336,7 @@ pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
                 let v = t.entry_json(i).ok()?;
                 return v
                     .get("tokensAfter")
-                    .and_then(crate::store::sessions::non_negative)
+                    .and_then(crate::store_entry::non_negative)
                     .map(PromptFromTranscript::AfterCompaction);
             }
             EntryKind::Message(Role::Assistant) => {
@@ -347,7 +347,7 @@ pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
                 };
                 let n = |k: &str| {
                     u.get(k)
-                        .and_then(crate::store::sessions::non_negative)
+                        .and_then(crate::store_entry::non_negative)
                         .unwrap_or(0)
                 };
                 let p = n("input") + n("cacheRead") + n("cacheWrite");

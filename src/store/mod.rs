@@ -4,10 +4,9 @@
 pub mod demo;
 pub mod era;
 pub mod resolve;
-pub mod sessions;
 
+pub use crate::store_entry::{StoreEntry, normalize_agent_id};
 pub use resolve::{ConfigSource, Env, Looked, Options, StateDirSource};
-pub use sessions::StoreEntry;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -120,29 +119,6 @@ pub struct Launch {
     pub agent: Option<String>,
 }
 
-/// OpenClaw's `normalizeAgentId`: lower-case, characters outside `[a-z0-9_-]` become `-`.
-/// Also what makes a config-supplied id safe as a path component.
-pub fn normalize_agent_id(id: &str) -> Option<String> {
-    let s: String = id
-        .trim()
-        .to_lowercase()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .take(64)
-        .collect();
-    if s.is_empty() || !s.as_bytes()[0].is_ascii_alphanumeric() {
-        None
-    } else {
-        Some(s)
-    }
-}
-
 impl Host {
     /// Resolves the state dir and config (docs/host-layout.md §2) and discovers agents and the era.
     pub fn open(opts: &Options, env: &Env) -> Result<Host, StoreError> {
@@ -219,7 +195,7 @@ impl Host {
                     let name = e.file_name().to_string_lossy().into_owned();
                     let p = e.path();
                     let store = p.join("sessions/sessions.json");
-                    if let Some(kind) = odd_store_kind(&store) {
+                    if let Some(kind) = crate::regular_file::odd_kind(&store) {
                         unreadable_parts.push((
                             store.clone(),
                             format!(
@@ -383,7 +359,7 @@ impl Host {
                 continue;
             }
             let t0 = std::time::Instant::now();
-            let parsed = sessions::read(&a.store_path);
+            let parsed = crate::store_entry::read(&a.store_path);
             tracing::debug!(agent = %a.id, ms = t0.elapsed().as_millis() as u64, "sessions.json parsed");
             let items = match parsed {
                 Ok(items) => items,
@@ -553,7 +529,7 @@ impl Host {
             return Vec::new();
         };
         let models = a.dir.join("agent/models.json");
-        odd_store_kind(&models)
+        crate::regular_file::odd_kind(&models)
             .map(|kind| {
                 format!(
                     "{} is {kind}, not a regular file; not read",
@@ -623,39 +599,6 @@ impl Loaded {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, w)| w.as_str())
-    }
-}
-
-/// What a `sessions.json` that is there but not a regular file is, for the warning
-/// (`None` when it is a regular file or absent). Never opens it: a FIFO would block.
-pub fn odd_store_kind(p: &Path) -> Option<String> {
-    let lm = std::fs::symlink_metadata(p).ok()?;
-    let describe = crate::regular_file::describe;
-    if lm.file_type().is_symlink() {
-        return match std::fs::metadata(p) {
-            Ok(m) if m.is_file() => None,
-            Ok(m) => Some(format!(
-                "a symbolic link to {} ({})",
-                std::fs::read_link(p)
-                    .map(|t| t.display().to_string())
-                    .unwrap_or_default(),
-                describe(m.file_type())
-            )),
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                Some("a symbolic link that loops (too many levels of links)".into())
-            }
-            Err(_) => Some(format!(
-                "a dangling symbolic link (to {})",
-                std::fs::read_link(p)
-                    .map(|t| t.display().to_string())
-                    .unwrap_or_default()
-            )),
-        };
-    }
-    if lm.is_file() {
-        None
-    } else {
-        Some(describe(lm.file_type()).to_string())
     }
 }
 

@@ -1,7 +1,12 @@
 //! The time of a transcript's last entry without opening the transcript: the file's tail is
 //! read (a few KiB for a usual last line, more only when that line is long), so every
 //! session of a large host can be checked on each reload.
+//!
+//! Also the last entries of a transcript ([`Tail`]), slimmed to what the forecast reads: every
+//! source hands them over (`SessionSource::transcript_tail`), so they live below the sources
+//! here rather than in `history`, which reads them.
 
+use serde_json::Value;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -32,6 +37,120 @@ pub fn last_entry_ms(path: &Path) -> Option<i64> {
             .map(|d| d.timestamp_millis());
     }
     None
+}
+
+/// How many turn-to-turn growths the forecast takes the median of. Here because the sources'
+/// tail readers stop once they have this many turns (`history` re-exports it).
+pub const FORECAST_TURNS: usize = 10;
+
+/// The last entries of a transcript.
+#[derive(Debug, Default)]
+pub struct Tail {
+    /// Decoded entries in append order (lines that are not JSON are left out).
+    pub entries: Vec<Value>,
+    /// True when they reach the transcript's start.
+    pub complete: bool,
+}
+
+/// The last `budget` bytes of a JSONL file (from the first line start inside them), decoded.
+pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    let start = len.saturating_sub(budget);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity((len - start) as usize);
+    (&mut f).take(len - start).read_to_end(&mut buf)?;
+    let body = if start == 0 {
+        &buf[..]
+    } else {
+        // The first line is cut (or starts exactly here: then it is dropped too, harmlessly).
+        match memchr::memchr(b'\n', &buf) {
+            Some(nl) => &buf[nl + 1..],
+            None => &[][..],
+        }
+    };
+    let entries = body
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .filter_map(slim)
+        .collect();
+    Ok(Tail {
+        entries,
+        complete: start == 0,
+    })
+}
+
+/// The fields of an entry the series reads; the rest (tool results, assistant text, the
+/// bulk of a transcript) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct SlimEntry<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "parentId", borrow)]
+    parent_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<SlimMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct SlimMessage<'a> {
+    #[serde(borrow)]
+    role: Option<std::borrow::Cow<'a, str>>,
+    usage: Option<Value>,
+    #[serde(rename = "stopReason", borrow)]
+    stop_reason: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    provider: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One entry's JSON reduced to what `history::series::step_of` and the branch walk read: the
+/// envelope, and of a message its role, usage, stop reason, provider and model, plus the
+/// content of user messages only (the flush prompt is recognised there). None for a line
+/// that is not a JSON object of that shape.
+pub fn slim(line: &[u8]) -> Option<Value> {
+    let e: SlimEntry = serde_json::from_slice(line).ok()?;
+    let mut o = serde_json::Map::new();
+    let mut put = |k: &str, v: Option<std::borrow::Cow<'_, str>>| {
+        if let Some(v) = v {
+            o.insert(k.into(), Value::String(v.into_owned()));
+        }
+    };
+    put("type", e.ty);
+    put("id", e.id);
+    put("parentId", e.parent_id);
+    put("timestamp", e.timestamp);
+    if let Some(m) = e.message {
+        let mut mo = serde_json::Map::new();
+        let user = m.role.as_deref() == Some("user");
+        for (k, v) in [
+            ("role", m.role),
+            ("stopReason", m.stop_reason),
+            ("provider", m.provider),
+            ("model", m.model),
+        ] {
+            if let Some(v) = v {
+                mo.insert(k.into(), Value::String(v.into_owned()));
+            }
+        }
+        if let Some(u) = m.usage {
+            mo.insert("usage".into(), u);
+        }
+        if let (true, Some(c)) = (user, m.content) {
+            if let Ok(c) = serde_json::from_str::<Value>(c.get()) {
+                mo.insert("content".into(), c);
+            }
+        }
+        o.insert("message".into(), Value::Object(mo));
+    }
+    Some(Value::Object(o))
 }
 
 #[cfg(test)]

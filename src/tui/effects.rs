@@ -382,10 +382,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             use crate::summary::export::{self, ExportError};
             // `~/` typed in the prompt is the operator's home.
             let path = match path.to_str() {
-                Some(typed) => export::typed_path(
-                    typed,
-                    std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-                ),
+                Some(typed) => export::typed_path(typed, crate::paths::home().as_deref()),
                 None => path,
             };
             // The summary as the entry holds it (the screen shows a sanitized copy).

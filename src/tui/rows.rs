@@ -96,9 +96,13 @@ pub fn load_transcript(
     let t = session
         .open_transcript()
         .map_err(|e| one_line(&e.to_string()))?;
-    let mut l = analyze(Arc::new(t), keep_recent_tokens);
+    // 0 is "the config's": the one rule resolves it (thresholds::Settings::keep_recent).
+    let keep = crate::thresholds::Settings::from_config(session.source.config())
+        .keep_recent(Some(keep_recent_tokens))
+        .value;
+    let mut l = analyze(Arc::new(t), keep);
     let (d, busy, th) =
-        crate::report::diagnosis::for_handle(session, &l.transcript, l.keep_recent_tokens);
+        crate::diagnosis::gather::for_handle(session, &l.transcript, l.keep_recent_tokens);
     let mut numbers = crate::tui::store_adapter::numbers_row(&th);
     crate::tui::store_adapter::name_entry(&mut numbers.sources, session.source.kind());
     l.numbers = Some(numbers);
@@ -133,13 +137,8 @@ fn attach_audits(l: &mut LoadedTranscript, session: &crate::source::SessionHandl
     }
 }
 
-/// The per-file facts for an already indexed transcript.
-pub fn analyze(t: Arc<Transcript>, keep_recent_tokens: u64) -> LoadedTranscript {
-    let keep = if keep_recent_tokens == 0 {
-        plan::DEFAULT_KEEP_RECENT_TOKENS
-    } else {
-        keep_recent_tokens
-    };
+/// The per-file facts for an already indexed transcript, at `keep` (resolved by the caller).
+pub fn analyze(t: Arc<Transcript>, keep: u64) -> LoadedTranscript {
     let mut on_branch = vec![false; t.len()];
     for i in t.active_branch() {
         on_branch[i as usize] = true;

@@ -3,7 +3,7 @@
 
 use crate::numbers::Numbers;
 use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
-use crate::thresholds::{self, Settings, Source, Thresholds, UsedSource};
+use crate::thresholds::{self, Source, Thresholds, UsedSource};
 use crate::tui::TuiLaunch;
 use crate::tui::view::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
@@ -102,10 +102,8 @@ pub fn name_entry(n: &mut NumberSources, source_kind: crate::source::SourceKind)
 /// Numbers of a bare transcript: no store entry, no config, so every setting is its default;
 /// `used` is the transcript estimate when there is one.
 pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> SessionRow {
-    let settings = Settings::from_config(&serde_json::Value::Null);
-    let window = thresholds::resolve_window(None, &settings, &[], None, None);
-    let mut row = numbers_row(&crate::numbers::bare(t, window, &settings));
-    row.sources.window = "default 200000 (bare file: no store entry)".into();
+    let (th, settings) = crate::numbers::bare_file(t, None);
+    let mut row = numbers_row(&th);
     row.keep_recent_tokens = settings.keep_recent_tokens.value;
     row
 }

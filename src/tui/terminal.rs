@@ -88,9 +88,9 @@ impl Signals {
     /// The next signal's number.
     pub async fn recv(&mut self) -> i32 {
         tokio::select! {
-            _ = self.int.recv() => libc::SIGINT,
-            _ = self.term.recv() => libc::SIGTERM,
-            _ = self.hup.recv() => libc::SIGHUP,
+            _ = self.int.recv() => SIGINT,
+            _ = self.term.recv() => SIGTERM,
+            _ = self.hup.recv() => SIGHUP,
         }
     }
 }
@@ -101,11 +101,15 @@ impl Signals {
 #[error("ended by {} (terminal restored)", signal_name(*.0))]
 pub struct EndedBySignal(pub i32);
 
+const SIGINT: i32 = rustix::process::Signal::INT.as_raw();
+const SIGTERM: i32 = rustix::process::Signal::TERM.as_raw();
+const SIGHUP: i32 = rustix::process::Signal::HUP.as_raw();
+
 fn signal_name(n: i32) -> &'static str {
     match n {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
+        SIGINT => "SIGINT",
+        SIGTERM => "SIGTERM",
+        SIGHUP => "SIGHUP",
         _ => "a signal",
     }
 }

@@ -186,7 +186,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         compaction_count: entry.and_then(|e| e.compaction_count),
         line_overhead,
         outlook: Some(Box::new(
-            crate::report::diagnosis::for_target(
+            crate::diagnosis::gather::for_target(
                 session.source.as_ref(),
                 subject.session.as_ref(),
                 t,

@@ -26,15 +26,15 @@ fn read(numbers: &mut Numbers<'_>, s: &Session, with_memory: bool) -> (History, 
     (history::build(t.as_ref(), &th, memory), warnings)
 }
 
-/// The history problems `check` grades ([`crate::report::check::history_problems`]), per
-/// reference of `refs` (same order). Only sessions that have compacted are read (a store
+/// The warnings about the last compaction (`History::about_last_compaction`) that `check`
+/// grades, per reference of `refs` (same order). Only sessions that have compacted are read (a store
 /// `compactionCount` of 0 or none means there is nothing to find, unless the source cannot
 /// read the count), and no workspace: the notes play no part in these problems.
 pub fn check_problems(
     source: &dyn crate::source::SessionSource,
     agent: Option<&str>,
     refs: &[crate::source::SessionRef],
-) -> Vec<Vec<(crate::report::check::Problem, String)>> {
+) -> Vec<Vec<history::HistoryWarning>> {
     let listed = source.list(agent);
     let by_ref: std::collections::HashMap<_, _> =
         listed.sessions.iter().map(|s| (&s.reference, s)).collect();
@@ -50,7 +50,7 @@ pub fn check_problems(
                     && (count_unknown || s.entry.compaction_count.unwrap_or(0) > 0) =>
             {
                 let (h, _) = read(&mut numbers, s, false);
-                crate::report::check::history_problems(&h)
+                h.about_last_compaction().into_iter().cloned().collect()
             }
             _ => Vec::new(),
         })

@@ -348,12 +348,6 @@ impl Subject {
 
     /// `keepRecentTokens`: the operator's value (CLI flag, TUI row), else the config's.
     pub fn keep_recent_tokens(&self, given: Option<u64>) -> thresholds::Sourced<u64> {
-        match given.filter(|&n| n > 0) {
-            Some(n) => thresholds::Sourced {
-                value: n,
-                source: thresholds::Source::Flag,
-            },
-            None => Settings::from_config(self.handle.source.config()).keep_recent_tokens,
-        }
+        Settings::from_config(self.handle.source.config()).keep_recent(given)
     }
 }

@@ -219,15 +219,16 @@ fn failed_write_is_truncated_back() {
     if let Ok(path) = std::env::var(ENV) {
         let t = std::path::PathBuf::from(path);
         let exp = Expect::capture(&t).expect("capture");
-        // SAFETY: plain libc calls in a single-purpose child.
-        unsafe {
-            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-            let lim = libc::rlimit {
-                rlim_cur: exp.len + 10,
-                rlim_max: libc::RLIM_INFINITY,
-            };
-            assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &lim), 0);
-        }
+        // As the binary does first thing: the limit is a write error, not the end.
+        clawtop::commit::ignore_file_size_signal();
+        rustix::process::setrlimit(
+            rustix::process::Resource::Fsize,
+            rustix::process::Rlimit {
+                current: Some(exp.len + 10),
+                maximum: None,
+            },
+        )
+        .expect("setrlimit");
         let e = append_line(&t, &exp, LINE).expect_err("write must fail");
         assert!(matches!(e, CommitError::Io { .. }), "{e}");
         println!("CHILD-OK {e}");

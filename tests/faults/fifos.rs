@@ -17,9 +17,7 @@ const LIMIT: Duration = Duration::from_secs(10);
 
 fn mkfifo(p: &Path) {
     let _ = std::fs::remove_file(p);
-    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-    // SAFETY: valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(rustix::fs::CWD, p, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
 }
 
 /// Runs clawtop with HOME at `home`; kills it and fails the test when it outlives [`LIMIT`].

@@ -108,9 +108,9 @@ fn run_under_pty(how: &str) -> (serde_json::Value, Vec<String>) {
 #[test]
 fn signals_end_the_tui_with_the_terminal_restored_and_the_demo_copy_removed() {
     for (sig, name) in [
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGHUP, "SIGHUP"),
+        (rustix::process::Signal::INT.as_raw(), "SIGINT"),
+        (rustix::process::Signal::TERM.as_raw(), "SIGTERM"),
+        (rustix::process::Signal::HUP.as_raw(), "SIGHUP"),
     ] {
         let (v, left) = run_under_pty(&sig.to_string());
         assert_eq!(v["entered"], true, "{name}: TUI never started: {v}");

@@ -85,16 +85,14 @@ fn leave_in_wal(db: &Path) {
         [KEY],
     )
     .unwrap();
-    // SAFETY: a valid open handle; the option only changes what close does.
-    let rc = unsafe {
-        rusqlite::ffi::sqlite3_db_config(
-            w.handle(),
-            rusqlite::ffi::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            1,
-            std::ptr::null_mut::<i32>(),
+    // Keep the WAL on close, as a killed writer would.
+    assert!(
+        w.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true
         )
-    };
-    assert_eq!(rc, 0);
+        .unwrap()
+    );
     drop(w);
     assert!(
         std::fs::metadata(clawtop::sqlite::open::side(db, "-wal"))

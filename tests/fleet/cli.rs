@@ -343,9 +343,12 @@ fn bad_hosts_files_are_named_errors() {
     assert!(!f.path().join("pwned").exists());
     // A FIFO in its place is refused, never waited on.
     let fifo = f.path().join("fifo.toml");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: mkfifo on a NUL-terminated path we own.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .unwrap();
     let out = f.run(&["list", "--hosts", fifo.to_str().unwrap()]);
     out.expect(1);
     assert!(

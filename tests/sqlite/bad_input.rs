@@ -177,9 +177,26 @@ fn newer_schema_without_a_needed_column_says_so() {
 
 #[test]
 fn database_locked_by_a_writer() {
-    // SAFETY: tests in this binary read this variable only through busy_timeout(); a shorter
-    // timeout for the others is harmless.
-    unsafe { std::env::set_var("CLAWTOP_SQLITE_BUSY_MS", "400") };
+    // The busy timeout comes from the environment, which a test cannot change for itself
+    // without racing the others of this binary: the test runs again in a child that has it.
+    const TEST: &str = "bad_input::database_locked_by_a_writer";
+    if std::env::var_os("CLAWTOP_SQLITE_BUSY_MS").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", TEST, "--nocapture", "--test-threads=1"])
+            .env("CLAWTOP_SQLITE_BUSY_MS", "400")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("1 passed"),
+            "the child ran the test: {stdout}"
+        );
+        return;
+    }
     let h = HostF::new();
     let p = h.agent_db("ops");
     let w = h.writer("ops");

@@ -2,7 +2,8 @@
 //! the 2026.9 formulas (docs/openclaw-2026.9.md §5), compared with clawtop's.
 
 use super::common::*;
-use clawtop::sqlite::{ReadOnlyDb, discover, entry, events, version::Rules};
+use clawtop::sqlite::{ReadOnlyDb, discover, entry, events};
+use clawtop::thresholds::Rules;
 use clawtop::thresholds::{self, Counters, Settings, UsedSource};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -106,16 +106,14 @@ fn live_wal_is_seen_without_touching_wal_or_shm() {
 fn leftover_wal_is_seen_with_and_without_shm() {
     let h = HostF::new();
     let w = wal_writer(&h);
-    unsafe {
-        // Keep the WAL on close, as a killed gateway would.
-        let rc = rusqlite::ffi::sqlite3_db_config(
-            w.handle(),
-            rusqlite::ffi::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            1,
-            std::ptr::null_mut::<i32>(),
-        );
-        assert_eq!(rc, 0);
-    }
+    // Keep the WAL on close, as a killed gateway would.
+    assert!(
+        w.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true
+        )
+        .unwrap()
+    );
     drop(w);
     let db = h.agent_db("ops");
     let wal = clawtop::sqlite::open::side(&db, "-wal");
@@ -177,7 +175,7 @@ fn unwritable_state_dir_is_read() {
     std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o555)).unwrap();
     let before = snapshot(h.root());
     // root ignores permissions, so as root the reader runs as nobody.
-    let is_root = unsafe { libc::geteuid() } == 0;
+    let is_root = rustix::process::geteuid().is_root();
     let mut cmd = if is_root {
         let mut c = std::process::Command::new("setpriv");
         c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])

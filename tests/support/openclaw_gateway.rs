@@ -273,11 +273,9 @@ impl Drop for RealGateway {
 }
 
 fn terminate(child: &mut Child) {
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: kill(2) on our own child's pid, which we have not reaped yet.
-    unsafe {
-        libc::kill(pid, libc::SIGTERM);
-    }
+    let pid = rustix::process::Pid::from_child(child);
+    // Our own child, not reaped yet: its pid is still its own.
+    let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
     let t0 = Instant::now();
     while t0.elapsed() < STOP_TIMEOUT {
         if let Ok(Some(_)) = child.try_wait() {

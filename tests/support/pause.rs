@@ -4,9 +4,7 @@
 //! never reaches fails the test instead of hanging it.
 #![allow(dead_code)]
 
-use std::ffi::CString;
 use std::io::{BufRead, BufReader};
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread;
@@ -18,10 +16,8 @@ pub struct Pause {
 }
 
 fn mkfifo(p: &Path) {
-    let c = CString::new(p.as_os_str().as_bytes()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    let r = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
-    assert_eq!(r, 0, "mkfifo {}", p.display());
+    rustix::fs::mkfifoat(rustix::fs::CWD, p, rustix::fs::Mode::from_raw_mode(0o600))
+        .unwrap_or_else(|e| panic!("mkfifo {}: {e}", p.display()));
 }
 
 fn with_timeout<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {

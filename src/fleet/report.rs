@@ -1,19 +1,19 @@
 //! `list`, `check` and `metrics` over a fleet ([`crate::fleet`]): the single-host reports
 //! with the host added, never a second way of grading a session.
 //!
-//! `list` lays the whole fleet out as one table by [`super::list::render`] and puts a HOST
-//! column in front of it; `check` runs [`super::check::run`] host by host and prefixes each
-//! line with the host; `metrics` is [`super::metrics::render_hosts`] with a `host` label.
+//! `list` lays the whole fleet out as one table by [`crate::report::list::render`] and puts a HOST
+//! column in front of it; `check` runs [`crate::report::check::run`] host by host and prefixes each
+//! line with the host; `metrics` is [`crate::report::metrics::render_hosts`] with a `host` label.
 
-use super::check::{self, Problem};
-use super::list::{self, ListReport};
-use super::text::{ascii, cell};
-use crate::fleet::HostResult;
+use super::HostResult;
+use crate::report::check::{self, Problem};
+use crate::report::list::{self, ListReport};
+use crate::report::text::{ascii, cell};
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
 /// that could not be read.
 pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) -> String {
-    let rows = crate::fleet::rows(results);
+    let rows = super::rows(results);
     let hosts: Vec<String> = rows.iter().map(|r| ascii(r.host)).collect();
     let errors: Vec<(String, String)> = results
         .iter()
@@ -115,11 +115,7 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
                 let (histories, losses) = match &l.source {
                     Some(src) => (
                         if warn.iter().chain(crit).any(|p| check::needs_history(*p)) {
-                            crate::usecase::history::check_problems(
-                                src.as_ref(),
-                                None,
-                                &l.report.refs,
-                            )
+                            check::history_checks(src.as_ref(), None, &l.report.refs)
                         } else {
                             Vec::new()
                         },
@@ -148,7 +144,7 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
 
 /// What a remote row says about its transcript lock: `busy` (a live holder) or `staleLock`
 /// (the host's words for a stale one, which the check line prints).
-fn remote_lock(r: &super::SessionRow) -> Option<crate::commit::LockStatus> {
+fn remote_lock(r: &crate::report::SessionRow) -> Option<crate::commit::LockStatus> {
     use crate::commit::{LockHolder, LockStatus, StaleReason};
     if let Some(b) = &r.busy {
         return Some(LockStatus::Held(LockHolder {
@@ -193,13 +189,13 @@ pub fn render_metrics(results: &[HostResult]) -> String {
             (Some(h.name.as_str()), r)
         })
         .collect();
-    let mut out = super::metrics::render_hosts(&hosts);
+    let mut out = crate::report::metrics::render_hosts(&hosts);
     out.push_str("# HELP clawtop_host_up 1 when clawtop could read the host.\n");
     out.push_str("# TYPE clawtop_host_up gauge\n");
     for h in results {
         out.push_str(&format!(
             "clawtop_host_up{{host=\"{}\"}} {}\n",
-            super::metrics::label_value(&h.name),
+            crate::report::metrics::label_value(&h.name),
             h.outcome.is_ok() as u8
         ));
     }

@@ -1,36 +1,12 @@
-//! The words of the store-versus-transcript check (`usedCheck`) and the model calls of the
-//! last run it reasons with. The check itself is made with `used`, in [`crate::used`]:
+//! The model calls of the last run the store-versus-transcript check (`usedCheck`, the type in
+//! `crate::thresholds`) reasons with. The check itself is made in [`crate::used`]:
 //! OpenClaw 2026.2.x stores the prompts of *all calls of the last run added up* (`run-sum`;
 //! 2026.9 fixed this, see docs/numbers.md), or one side was written before a compaction or a
 //! newer call (`stale`).
 
 use crate::tokens;
 use crate::transcript::{EntryKind, Role, Transcript};
-use serde::Serialize;
 use serde_json::Value;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum UsedCheck {
-    Equal,
-    RunSum,
-    Stale,
-    Differs,
-    #[default]
-    Unknown,
-}
-
-impl UsedCheck {
-    pub fn name(self) -> &'static str {
-        match self {
-            UsedCheck::Equal => "equal",
-            UsedCheck::RunSum => "run-sum",
-            UsedCheck::Stale => "stale",
-            UsedCheck::Differs => "differs",
-            UsedCheck::Unknown => "unknown",
-        }
-    }
-}
 
 /// One model call of the last run: the assistant entry and the prompt it was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +19,7 @@ pub struct Call {
 }
 
 fn n(v: Option<&Value>) -> u64 {
-    v.and_then(crate::store::sessions::non_negative)
-        .unwrap_or(0)
+    v.and_then(crate::store_entry::non_negative).unwrap_or(0)
 }
 
 /// The prompt a call was sent, from its usage.

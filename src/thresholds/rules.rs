@@ -1,4 +1,6 @@
 //! OpenClaw release numbers (`2026.9.6`, `2026.5.30-beta.1`) and the arithmetic each follows.
+//! It lives with the thresholds, which own their rules for both eras; the SQLite reader and
+//! the Gateway source only supply the version string they read.
 
 use serde::Serialize;
 

@@ -5,7 +5,7 @@
 //! (as on disk now, truncated at `bootstrapMaxChars`) or to the entry's `systemPromptReport`
 //! (what the last run actually injected), the rest to "system prompt and tools".
 
-use super::used_check::prompt_tokens;
+use super::check::prompt_tokens;
 use crate::context;
 use crate::jsjson::utf16_len;
 use crate::tokens;
@@ -175,7 +175,7 @@ pub fn measure(
 pub fn bootstrap_max_chars(config: &Value) -> u64 {
     config
         .pointer("/agents/defaults/bootstrapMaxChars")
-        .and_then(crate::store::sessions::non_negative)
+        .and_then(crate::store_entry::non_negative)
         .filter(|&n| n > 0)
         .unwrap_or(DEFAULT_BOOTSTRAP_MAX_CHARS)
 }

@@ -1,3 +1,8 @@
+//! A session's store row, as both eras give it: the fields of a `sessions.json` entry
+//! (OpenClaw ≤ 2026.7.1) or of a SQLite `sessions` row (2026.7.2+, built by the `sqlite` reader),
+//! and the id rules both share. It sits below `store` and `sqlite` so that the host
+//! (`store`, which discovers the SQLite layout) and the SQLite reader can both use it.
+//!
 //! Fast, tolerant reading of `sessions.json` (docs/formats.md §1).
 //!
 //! A busy host's store is tens of megabytes, almost all of it `skillsSnapshot` and
@@ -165,12 +170,15 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, StoreFileError> {
 /// Opened non-blocking and checked to be a regular file before anything is read: a FIFO
 /// swapped in would otherwise block forever, and `/dev/zero` never ends.
 pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, StoreFileError> {
-    let bytes = crate::regular_file::read(path).map_err(|e| {
-        match super::odd_store_kind(path).filter(|_| crate::regular_file::is_not_regular(&e)) {
-            Some(kind) => StoreFileError::NotRegular(kind),
-            None => StoreFileError::Io(e),
-        }
-    })?;
+    let bytes =
+        crate::regular_file::read(path).map_err(|e| {
+            match crate::regular_file::odd_kind(path)
+                .filter(|_| crate::regular_file::is_not_regular(&e))
+            {
+                Some(kind) => StoreFileError::NotRegular(kind),
+                None => StoreFileError::Io(e),
+            }
+        })?;
     // OpenClaw writes `{}` for an empty store; no bytes at all is a torn or truncated write,
     // and its sessions cannot be known.
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
@@ -411,6 +419,29 @@ impl<'de> Deserialize<'de> for Slot {
             }
         }
         d.deserialize_any(V)
+    }
+}
+
+/// OpenClaw's `normalizeAgentId`: lower-case, characters outside `[a-z0-9_-]` become `-`.
+/// Also what makes a config-supplied id safe as a path component.
+pub fn normalize_agent_id(id: &str) -> Option<String> {
+    let s: String = id
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if s.is_empty() || !s.as_bytes()[0].is_ascii_alphanumeric() {
+        None
+    } else {
+        Some(s)
     }
 }
 

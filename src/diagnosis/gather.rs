@@ -1,0 +1,105 @@
+//! The diagnosis of a session gathered from its source: the store figure, the workspace and
+//! the prompt report it is made with, the numbers (the same as `list`'s for that session) and
+//! whether a turn is running. Every front-end (`show`, `compact --dry-run`, the TUI) and the
+//! compaction use case start here, so they diagnose one session alike.
+
+use super::{Diagnosis, Inputs, StoreFigure, overhead};
+use crate::source::{LocalWriter, Operation, Session, SessionSource, Writer};
+use crate::thresholds::Thresholds;
+use crate::transcript::Transcript;
+
+/// The diagnosis of a listed session: store figure, workspace and prompt report from its source.
+pub fn for_session(
+    source: &dyn SessionSource,
+    s: &Session,
+    t: &Transcript,
+    th: &Thresholds,
+    keep: u64,
+) -> Diagnosis {
+    let workspace = source.workspace(s.agent_id()).map(|w| w.0);
+    let store_path = match source.writer(&s.reference, Operation::Flush) {
+        Writer::Local(LocalWriter { store, .. }) => store.map(|r| r.store_path),
+        _ => None,
+    };
+    let report = store_path.and_then(|p| overhead::read_prompt_report(&p, s.key()));
+    super::diagnose(
+        t,
+        &Inputs {
+            session_key: Some(s.key()),
+            store: StoreFigure {
+                total_tokens: s.entry.total_tokens(),
+                total_tokens_fresh: s.entry.total_tokens_fresh(),
+                updated_at: s.entry.updated_at,
+            },
+            thresholds: th,
+            keep_recent_tokens: keep,
+            workspace: workspace.as_deref(),
+            prompt_report: report.as_ref(),
+            bootstrap_max_chars: overhead::bootstrap_max_chars(source.config()),
+        },
+    )
+}
+
+/// The diagnosis of a session or (without one) a bare transcript, at `keep`, whether a turn
+/// is running, and the numbers it was made with (the same as `list`'s for that session).
+pub fn for_target(
+    source: &dyn SessionSource,
+    session: Option<&Session>,
+    t: &Transcript,
+    keep: u64,
+) -> (Diagnosis, Option<super::Busy>, Thresholds) {
+    match session {
+        Some(s) => {
+            let mut numbers = crate::numbers::Numbers::new(source);
+            let th = numbers.session_with_transcript(s, Some(t));
+            (
+                for_session(source, s, t, &th, keep),
+                super::busy::of_session(source, s),
+                th,
+            )
+        }
+        None => {
+            let (th, _) = crate::numbers::bare_file(Some(t), None);
+            (for_file(t, &th, keep), super::busy(t.path()), th)
+        }
+    }
+}
+
+/// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
+/// one, else as a bare transcript, with the numbers it was made with. Disk I/O (the store
+/// listing, workspace files, the lock).
+pub fn for_handle(
+    h: &crate::source::SessionHandle,
+    t: &Transcript,
+    keep: u64,
+) -> (Option<Diagnosis>, Option<super::Busy>, Thresholds) {
+    let source = h.source.as_ref();
+    let r = &h.session;
+    let listed = if r.agent_id.is_empty() {
+        None
+    } else {
+        source
+            .list(Some(&r.agent_id))
+            .sessions
+            .into_iter()
+            .find(|s| s.reference == *r)
+    };
+    let (d, busy, th) = for_target(source, listed.as_ref(), t, keep);
+    (Some(d), busy, th)
+}
+
+/// A bare transcript: no store, no workspace.
+pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
+    super::diagnose(
+        t,
+        &Inputs {
+            session_key: None,
+            store: StoreFigure::default(),
+            thresholds: th,
+            keep_recent_tokens: keep,
+            workspace: None,
+            prompt_report: None,
+            bootstrap_max_chars: overhead::DEFAULT_BOOTSTRAP_MAX_CHARS,
+        },
+    )
+}
