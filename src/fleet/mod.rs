@@ -284,7 +284,7 @@ fn read_ssh(
     let args = ssh::ssh_args(destination, clawtop, state_dir);
     let out = ssh::run("ssh", &args, h.timeout).map_err(|e| HostError::Ssh {
         host: host.clone(),
-        detail: crate::sanitize::one_line(&e),
+        detail: crate::sanitize::one_line(&e.to_string()),
     })?;
     match out.code {
         Some(255) => {

@@ -57,9 +57,31 @@ pub fn shell_word(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// Runs `program args…` with the bounds above. Err: a message naming the cause (no host
-/// name; the caller adds it).
-pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output, String> {
+/// Why [`run`] gave no output. Names no host; the caller adds it.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("cannot run {program}: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("reading its output: {0}")]
+    Read(std::io::Error),
+    #[error("its output exceeds {} MiB; stopped reading", MAX_OUTPUT >> 20)]
+    TooMuchOutput,
+    #[error("no answer within {} s; stopped it", .0.as_secs())]
+    NoAnswer(Duration),
+    #[error("did not exit within {} s; stopped it", .0.as_secs())]
+    DidNotExit(Duration),
+    #[error("waiting for {program}: {source}")]
+    Wait {
+        program: String,
+        source: std::io::Error,
+    },
+}
+
+/// Runs `program args…` with the bounds above.
+pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output, RunError> {
     use std::os::unix::process::CommandExt;
     let mut child = Command::new(program)
         .args(args)
@@ -68,17 +90,17 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("cannot run {program}: {e}"))?;
+        .map_err(|source| RunError::Spawn {
+            program: program.to_string(),
+            source,
+        })?;
     let started = std::time::Instant::now();
     let pgid = child.id() as i32;
-    let (tx, rx) = mpsc::channel::<Result<Vec<u8>, String>>();
+    let (tx, rx) = mpsc::channel::<std::io::Result<Vec<u8>>>();
     let mut out = child.stdout.take().expect("stdout is piped");
     std::thread::spawn(move || {
         let mut buf = Vec::new();
-        let r = (&mut out)
-            .take(MAX_OUTPUT as u64 + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("reading its output: {e}"));
+        let r = (&mut out).take(MAX_OUTPUT as u64 + 1).read_to_end(&mut buf);
         let _ = tx.send(r.map(|_| buf));
     });
     // stderr is collected as it comes and taken when ssh has exited, without waiting for
@@ -111,22 +133,16 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
     let stdout = match rx.recv_timeout(deadline) {
         Ok(Ok(b)) if b.len() > MAX_OUTPUT => {
             kill(&mut child);
-            return Err(format!(
-                "its output exceeds {} MiB; stopped reading",
-                MAX_OUTPUT >> 20
-            ));
+            return Err(RunError::TooMuchOutput);
         }
         Ok(Ok(b)) => b,
         Ok(Err(e)) => {
             kill(&mut child);
-            return Err(e);
+            return Err(RunError::Read(e));
         }
         Err(_) => {
             kill(&mut child);
-            return Err(format!(
-                "no answer within {} s; stopped it",
-                deadline.as_secs()
-            ));
+            return Err(RunError::NoAnswer(deadline));
         }
     };
     // stdout is closed: the remote command is done and ssh exits right after; still bounded,
@@ -139,12 +155,14 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
             }
             Ok(None) => {
                 kill(&mut child);
-                return Err(format!(
-                    "did not exit within {} s; stopped it",
-                    deadline.as_secs()
-                ));
+                return Err(RunError::DidNotExit(deadline));
             }
-            Err(e) => return Err(format!("waiting for {program}: {e}")),
+            Err(source) => {
+                return Err(RunError::Wait {
+                    program: program.to_string(),
+                    source,
+                });
+            }
         }
     };
     let _ = err_eof.recv_timeout(Duration::from_millis(200));
