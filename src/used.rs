@@ -80,8 +80,35 @@ pub struct DisplayIds {
     pub last_run: Vec<String>,
 }
 
-fn entry_time_ms(t: &Transcript, i: u32) -> Option<i64> {
-    let v = t.entry_json(i).ok()?;
+/// The entries `facts` reads itself (the last compaction, the measured call, the newest
+/// call: often one and the same reply), each decoded once.
+struct Decoded<'t> {
+    t: &'t Transcript,
+    memo: std::collections::HashMap<u32, Option<Value>>,
+}
+
+impl<'t> Decoded<'t> {
+    fn new(t: &'t Transcript) -> Decoded<'t> {
+        Decoded {
+            t,
+            memo: Default::default(),
+        }
+    }
+
+    fn get(&mut self, i: u32) -> Option<&Value> {
+        let t = self.t;
+        self.memo
+            .entry(i)
+            .or_insert_with(|| t.entry_json(i).ok())
+            .as_ref()
+    }
+
+    fn time_ms(&mut self, i: u32) -> Option<i64> {
+        entry_time_ms(self.get(i)?)
+    }
+}
+
+fn entry_time_ms(v: &Value) -> Option<i64> {
     let from_iso = v
         .get("timestamp")
         .and_then(Value::as_str)
@@ -130,13 +157,14 @@ pub fn pi_estimate(t: &Transcript) -> TranscriptContext {
 
 /// Reads the facts from an opened transcript.
 pub fn facts(t: &Transcript) -> TranscriptFacts {
+    let mut decoded = Decoded::new(t);
     let path = t.active_branch();
     let last_compaction = path
         .iter()
         .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction)
         .map(|pos| {
             let i = path[pos];
-            let tokens_after = t.entry_json(i).ok().and_then(|v| {
+            let tokens_after = decoded.get(i).and_then(|v| {
                 v.get("tokensAfter")
                     .and_then(crate::store_entry::non_negative)
             });
@@ -144,7 +172,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
                 pos,
                 LastCompaction {
                     entry: i,
-                    at_ms: entry_time_ms(t, i),
+                    at_ms: decoded.time_ms(i),
                     tokens_after,
                 },
             )
@@ -161,9 +189,8 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
         .map(|s| s.entry)
         .filter(|&e| path[after..].contains(&e));
     let measured = usage_entry.map(|e| {
-        let prompt = t
-            .entry_json(e)
-            .ok()
+        let prompt = decoded
+            .get(e)
             .and_then(|v| {
                 v.get("message")
                     .and_then(crate::tokens::valid_usage)
@@ -172,7 +199,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
             .unwrap_or(0);
         Measured {
             entry: e,
-            at_ms: entry_time_ms(t, e),
+            at_ms: decoded.time_ms(e),
             prompt_tokens: prompt,
         }
     });
@@ -210,7 +237,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
         if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
             return None;
         }
-        Some((i, entry_time_ms(t, i)?))
+        Some((i, decoded.time_ms(i)?))
     });
     let last_run = check::last_run_calls(t);
     let display = DisplayIds {

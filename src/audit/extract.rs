@@ -40,6 +40,17 @@ pub fn each(text: &str, mut found: impl FnMut(&str)) {
     let n = s.b.len();
     let mut p = 0;
     while p < n {
+        let after_h = p > 0 && is_h(s.b[p - 1]);
+        if !s.may_start(p, after_h) {
+            p += 1;
+            continue;
+        }
+        if !after_h {
+            if let Some(next) = s.plain_word(p) {
+                p = next;
+                continue;
+            }
+        }
         match s.at(p) {
             Some((end, true)) => {
                 // The pattern matched bytes that are whole UTF-8 characters: every start and
@@ -103,9 +114,35 @@ pub(crate) fn is_js_space(c: char) -> bool {
 }
 
 /// `[A-Za-z0-9._-]`: the lookbehind class, path segments and the dotted name of `host:port`.
+#[inline]
 fn is_h(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-')
+    CLASS[c as usize] & H != 0
 }
+
+/// Bits of [`CLASS`]: `[A-Za-z0-9._-]`, a digit or `.`, a hex digit.
+const H: u8 = 1;
+const DIGIT_OR_DOT: u8 = 2;
+const HEX: u8 = 4;
+
+/// The classes the scanner asks about most, one lookup a byte.
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'.' || b == b'_' || b == b'-' {
+            t[c] |= H;
+        }
+        if b.is_ascii_digit() || b == b'.' {
+            t[c] |= DIGIT_OR_DOT;
+        }
+        if b.is_ascii_hexdigit() {
+            t[c] |= HEX;
+        }
+        c += 1;
+    }
+    t
+};
 /// `[A-Za-z0-9._/-]`: the part of `host:port` after its first dot.
 fn is_h2(c: u8) -> bool {
     is_h(c) || c == b'/'
@@ -186,6 +223,19 @@ impl<'a> Scanner<'a> {
             return None;
         }
         let after_h = p > 0 && is_h(self.b[p - 1]);
+        if !self.may_start(p, after_h) {
+            return None;
+        }
+        self.alternatives(p)
+    }
+
+    /// Each alternative in turn at `p` ([`Self::at`] without its first look).
+    fn alternatives(&mut self, p: usize) -> Option<(usize, bool)> {
+        let c = self.b[p];
+        if !c.is_ascii() {
+            return None;
+        }
+        let after_h = p > 0 && is_h(self.b[p - 1]);
         if let Some(e) = self.url(p) {
             return Some((e, true));
         }
@@ -212,6 +262,60 @@ impl<'a> Scanner<'a> {
             }
         }
         None
+    }
+
+    /// Whether any alternative can start at `p`: most bytes of prose start none. Past a
+    /// `[A-Za-z0-9_-]` byte only a URL (`h`), a Windows drive (`X:`) or a number (a digit or
+    /// `.`) can; past a `.`, also a token; elsewhere every alternative starts with a
+    /// `[A-Za-z0-9._-]` byte or `/`.
+    #[inline]
+    fn may_start(&self, p: usize, after_h: bool) -> bool {
+        let c = self.b[p];
+        if !after_h {
+            return is_h(c) || c == b'/';
+        }
+        c == b'h'
+            || c.is_ascii_digit()
+            || c == b'.'
+            || (c.is_ascii_alphabetic() && self.byte(p + 1) == Some(b':'))
+            || (is_w(c) && !is_w(self.b[p - 1]))
+    }
+
+    /// For a word starting at `p` (not after a `[A-Za-z0-9._-]` byte) that no alternative can
+    /// match from or inside: where to look next. That is a run of `[A-Za-z0-9._-]` starting
+    /// with a letter other than `h`, holding no digit, no `.` and no eight hex letters in a
+    /// row, and not a lone letter before a colon: it is no URL, path, drive, `host:port`,
+    /// number or token, and inside it (every byte follows such a byte) only a URL or a drive
+    /// could start, and only when a colon ends the run: then within its last five bytes.
+    /// Prose is mostly such words; one look at each keeps the scan linear with a small
+    /// constant.
+    fn plain_word(&self, p: usize) -> Option<usize> {
+        let c = self.b[p];
+        if !c.is_ascii_alphabetic() || c == b'h' {
+            return None;
+        }
+        let (mut j, mut hex) = (p, 0);
+        while j < self.b.len() {
+            let class = CLASS[self.b[j] as usize];
+            if class & H == 0 {
+                break;
+            }
+            if class & DIGIT_OR_DOT != 0 {
+                return None;
+            }
+            hex = if class & HEX != 0 { hex + 1 } else { 0 };
+            if hex >= 8 {
+                return None;
+            }
+            j += 1;
+        }
+        if self.byte(j) != Some(b':') {
+            return Some(j);
+        }
+        if j == p + 1 {
+            return None;
+        }
+        Some(j.saturating_sub(5).max(p + 1))
     }
 
     /// `https?://\S+`
@@ -466,6 +570,56 @@ mod tests {
     fn hex_is_case_insensitive_in_the_summary() {
         assert!(includes("Commit DEADbeef12 landed", "DEADBEEF12"));
         assert!(!includes("/SRV/APP", "/srv/app"));
+    }
+
+    /// The scan without skipping anything: every alternative tried at every position.
+    fn each_position(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut s = Scanner::new(text.as_bytes());
+        let mut p = 0;
+        while p < s.b.len() {
+            match s.alternatives(p) {
+                Some((end, yields)) => {
+                    if yields {
+                        let v = sanitize(&text[p..end]);
+                        if is_pure_hex(v) {
+                            out.push(v.to_ascii_uppercase());
+                        } else if v.encode_utf16().count() >= 4 {
+                            out.push(v.to_string());
+                        }
+                    }
+                    p = end;
+                }
+                None => p += 1,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn skipping_words_finds_what_every_position_finds() {
+        // Texts drawn from the characters every alternative turns on, words of all lengths.
+        let pieces = [
+            "a", "h", "http", "https", "://", "x", "e", "E", "f", "0", "7", "12345", ".", "-", "_",
+            "/", "\\", ":", "C:", " ", "\n", "(", ")", "é", "ttp", "deadbeef", "+", "ms", "srv",
+            "g", "1e5", "3.14",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let n = (next() % 24) as usize;
+            let text: String = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            let mut got = Vec::new();
+            each(&text, |v| got.push(v.to_string()));
+            assert_eq!(got, each_position(&text), "{text:?}");
+        }
     }
 
     #[test]

@@ -223,10 +223,15 @@ impl<'a> Reader<'a> {
             kind,
             EntryKind::BranchSummary | EntryKind::Compaction
         ));
-        let tokens = self.t.memo_estimate(idx, table, || {
-            tokens::message_of_entry(&v, MessageView::Compaction)
+        let tokens = self.t.memo_estimate(idx, table, || match kind {
+            // The message as written is the one estimated: no need to copy it out first.
+            EntryKind::Message(_) => v
+                .get("message")
+                .filter(|m| m.is_object())
+                .map_or(0, tokens::estimate_message),
+            _ => tokens::message_of_entry(&v, MessageView::Compaction)
                 .map(|m| tokens::estimate_message(&m))
-                .unwrap_or(0)
+                .unwrap_or(0),
         });
         let (text, guard_text) = texts(kind, &v);
         Read {
@@ -389,9 +394,8 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             _ => Vec::new(),
         })
         .collect();
-    let first_seen = first_positions(t, &path, &summary_ids, &mut reader);
 
-    let mut audits = Vec::with_capacity(found.len());
+    let mut jobs = Vec::with_capacity(found.len() - audited);
     for (k, c) in found.iter().enumerate().skip(audited) {
         let prev = k.checked_sub(1).map(|j| &found[j]);
         let start = match (prev, boundary) {
@@ -417,22 +421,26 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             kept,
             dropped,
         };
-        let prev_summary = prev.and_then(|p| p.summary.as_deref());
+        jobs.push(Job::new(
+            t,
+            plan,
+            c.pos,
+            prev.and_then(|p| p.summary.as_deref()),
+            c.summary.as_deref(),
+        ));
+    }
+    // Each audit is finished as soon as the pass reaches its compaction (every identifier
+    // seen before it is known by then), so only the audits in progress hold their identifiers.
+    let mut audits = Vec::with_capacity(jobs.len());
+    let done = |j: usize, job: Job, first_seen: &HashMap<String, usize>| {
+        let k = audited + j;
+        let c = &found[k];
         let invented = summary_ids[k]
             .iter()
             .filter(|id| first_seen.get(id.as_str()).is_none_or(|&s| s >= c.pos))
             .cloned()
             .collect();
-        let mut a = audit_plan(
-            t,
-            &plan,
-            prev_summary,
-            c.summary.as_deref(),
-            invented,
-            host,
-            boundary,
-            &mut reader,
-        );
+        let mut a = job.finish(t, invented, host, boundary);
         a.entry_id = Some(t.display_id(path[c.pos]));
         a.first_kept_entry_id = c.first_kept_id.clone();
         if a.identifiers.is_none() {
@@ -442,7 +450,8 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             });
         }
         audits.push(a);
-    }
+    };
+    read_branch(t, &path, &summary_ids, jobs, &mut reader, done);
     let totals = Totals {
         compactions: audits.len(),
         identifiers_lost: audits.iter().filter_map(CompactionAudit::lost).sum(),
@@ -457,12 +466,19 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
     }
 }
 
-/// The first branch position whose text includes each identifier of `ids` (all lists).
-fn first_positions(
+/// The one pass over the branch: each entry that anything needs is decoded once, in branch
+/// order, and its text handed to everything that reads it — the search for the first entry
+/// holding each summary identifier (`ids`, returned as identifier → position), and each job's
+/// span and kept messages. A job is handed to `done` (with its index and the identifiers
+/// found so far) when the pass reaches its `done_at`; the pass stops once every identifier is
+/// found and every job is past.
+fn read_branch<'p>(
     t: &Transcript,
     path: &[u32],
     ids: &[Vec<String>],
+    jobs: Vec<Job<'p>>,
     reader: &mut Reader,
+    mut done: impl FnMut(usize, Job<'p>, &HashMap<String, usize>),
 ) -> HashMap<String, usize> {
     let all: Vec<&str> = {
         let mut seen = std::collections::HashSet::new();
@@ -472,145 +488,248 @@ fn first_positions(
             .filter(|s| seen.insert(*s))
             .collect()
     };
-    let mut out = HashMap::new();
-    if all.is_empty() {
-        return out;
-    }
-    let mut presence = presence::Presence::new(&all);
+    let mut first_seen = HashMap::new();
+    let mut presence = (!all.is_empty()).then(|| presence::Presence::new(&all));
+    // In progress, in order (a job's `done_at` never decreases down the list).
+    let mut jobs: std::collections::VecDeque<(usize, Job)> = jobs.into_iter().enumerate().collect();
+    let jobs_end = jobs.iter().map(|(_, j)| j.end()).max().unwrap_or(0);
     for (pos, &i) in path.iter().enumerate() {
-        let kind = t.entries[i as usize].kind;
-        if !tokens::kind_yields_message(kind, MessageView::Compaction) {
-            continue;
+        while jobs.front().is_some_and(|(_, j)| j.done_at <= pos) {
+            let (n, j) = jobs.pop_front().expect("front exists");
+            done(n, j, &first_seen);
         }
-        let text = if kind == EntryKind::Compaction {
-            reader
-                .value(i)
-                .and_then(|v| v.get("summary").and_then(Value::as_str).map(str::to_string))
-                .unwrap_or_default()
-        } else {
-            reader.read(i).text
-        };
-        presence.scan(&text, |k| {
-            out.insert(all[k].to_string(), pos);
-        });
-        if presence.all_found() {
+        let searching = presence.as_ref().is_some_and(|p| !p.all_found());
+        if !searching && pos >= jobs_end {
             break;
         }
+        let kind = t.entries[i as usize].kind;
+        let search_here = searching && tokens::kind_yields_message(kind, MessageView::Compaction);
+        let job_here = jobs.iter().any(|(_, j)| j.wants(pos));
+        if !search_here && !job_here {
+            continue;
+        }
+        let r = reader.read(i);
+        if search_here {
+            if let Some(p) = presence.as_mut() {
+                p.scan(&r.text, |k| {
+                    first_seen.insert(all[k].to_string(), pos);
+                });
+            }
+        }
+        for (_, j) in jobs.iter_mut() {
+            j.take(pos, &r);
+        }
     }
-    out
+    for (n, j) in jobs {
+        done(n, j, &first_seen);
+    }
+    first_seen
 }
 
-/// The audit of `summary` (None: unreadable) against the span and kept region of `plan`.
-#[allow(clippy::too_many_arguments)]
-fn audit_plan(
-    t: &Transcript,
-    plan: &Plan,
-    prev_summary: Option<&str>,
-    summary: Option<&str>,
-    invented: Vec<String>,
-    host: &HostFacts,
-    boundary: Boundary,
-    reader: &mut Reader,
-) -> CompactionAudit {
-    let path = plan.path;
-    let id_at = |p: usize| t.display_id(path[p]);
-    // Span identifiers in order of first appearance, with the entry that held each.
-    let mut order: Vec<(String, usize)> = Vec::new();
-    let mut index: HashMap<String, ()> = HashMap::new();
-    let mut add = |text: &str, pos: usize, order: &mut Vec<(String, usize)>| {
+/// One audit being gathered during [`read_branch`]: the span's identifiers in order of first
+/// appearance with the entry that held each, its size, the guard's last texts, and once the
+/// span is complete (the kept messages come after it), the search of the kept messages for
+/// the identifiers the summary left out.
+struct Job<'p> {
+    plan: Plan<'p>,
+    /// The position where it is complete: its compaction (the end of the branch for a draft).
+    done_at: usize,
+    summary: Option<&'p str>,
+    /// Next index into `plan.summarized` and `plan.kept`.
+    next_summarized: usize,
+    next_kept: usize,
+    order: Vec<(String, usize)>,
+    index: std::collections::HashSet<String>,
+    span: Span,
+    /// The last [`guard::GUARD_MESSAGES`] summarized messages as the guard reads them.
+    guard_texts: std::collections::VecDeque<String>,
+    kept: Option<KeptSearch>,
+}
+
+/// The summary's verdict on the span's identifiers, and the search of the kept messages for
+/// the rest.
+struct KeptSearch {
+    in_summary: Vec<bool>,
+    residual: Vec<usize>,
+    in_kept: presence::Presence,
+}
+
+impl<'p> Job<'p> {
+    fn new(
+        t: &Transcript,
+        plan: Plan<'p>,
+        done_at: usize,
+        prev_summary: Option<&str>,
+        summary: Option<&'p str>,
+    ) -> Job<'p> {
+        let mut job = Job {
+            done_at,
+            span: Span {
+                previous_summary_entry_id: plan.previous.map(|p| t.display_id(plan.path[p])),
+                ..Span::default()
+            },
+            plan,
+            summary,
+            next_summarized: 0,
+            next_kept: 0,
+            order: Vec::new(),
+            index: Default::default(),
+            guard_texts: Default::default(),
+            kept: None,
+        };
+        if let Some(pp) = job.plan.previous {
+            if let Some(s) = prev_summary {
+                job.add(s, pp);
+            }
+            job.span.tokens +=
+                tokens::estimate_entry(t, job.plan.path[pp], MessageView::Compaction);
+        }
+        job.start_kept_search_when_span_done();
+        job
+    }
+
+    /// The kept messages come after the span: once it is all read, what the summary left out
+    /// is known and the kept messages can be searched for it.
+    fn start_kept_search_when_span_done(&mut self) {
+        if let (Some(summary), None) = (self.summary, &self.kept) {
+            if self.next_summarized == self.plan.summarized.len() {
+                self.kept = Some(kept_search(&self.order, summary));
+            }
+        }
+    }
+
+    fn add(&mut self, text: &str, pos: usize) {
+        let (order, index) = (&mut self.order, &mut self.index);
         extract::each(text, |v| {
-            if index.insert(v.to_string(), ()).is_none() {
+            if !index.contains(v) {
+                index.insert(v.to_string());
                 order.push((v.to_string(), pos));
             }
         });
-    };
-    let mut span = Span {
-        previous_summary_entry_id: plan.previous.map(id_at),
-        ..Span::default()
-    };
-    if let (Some(pp), Some(s)) = (plan.previous, prev_summary) {
-        add(s, pp, &mut order);
-        span.tokens += tokens::estimate_entry(t, path[pp], MessageView::Compaction);
-    } else if let Some(pp) = plan.previous {
-        span.tokens += tokens::estimate_entry(t, path[pp], MessageView::Compaction);
     }
-    let mut guard_texts = Vec::with_capacity(plan.summarized.len());
-    for &p in &plan.summarized {
-        let r = reader.read(path[p]);
-        add(&r.text, p, &mut order);
-        span.entries += 1;
-        span.tokens += r.tokens;
-        guard_texts.push(r.guard_text);
+
+    /// One past the last position it reads.
+    fn end(&self) -> usize {
+        let last = |v: &[usize]| v.last().map_or(0, |&p| p + 1);
+        last(&self.plan.summarized).max(if self.summary.is_some() {
+            last(&self.plan.kept)
+        } else {
+            0
+        })
     }
-    let mut dropped = Dropped::default();
-    for &p in &plan.dropped {
-        dropped.messages += 1;
-        dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);
-        dropped.entry_ids.push(id_at(p));
+
+    fn wants(&self, pos: usize) -> bool {
+        self.plan.summarized.get(self.next_summarized) == Some(&pos)
+            || (self.plan.kept.get(self.next_kept) == Some(&pos)
+                && self.kept.as_ref().is_some_and(|k| !k.in_kept.all_found()))
     }
-    let Some(summary) = summary else {
-        return CompactionAudit {
+
+    /// Takes entry `pos` (read as `r`) when it is the next one of its span or kept messages.
+    fn take(&mut self, pos: usize, r: &Read) {
+        if self.plan.summarized.get(self.next_summarized) == Some(&pos) {
+            self.next_summarized += 1;
+            self.add(&r.text, pos);
+            self.span.entries += 1;
+            self.span.tokens += r.tokens;
+            self.guard_texts.push_back(r.guard_text.clone());
+            if self.guard_texts.len() > guard::GUARD_MESSAGES {
+                self.guard_texts.pop_front();
+            }
+            self.start_kept_search_when_span_done();
+        }
+        if self.plan.kept.get(self.next_kept) == Some(&pos) {
+            if let Some(k) = self.kept.as_mut().filter(|k| !k.in_kept.all_found()) {
+                self.next_kept += 1;
+                k.in_kept.scan(&r.text, |_| {});
+            }
+        }
+    }
+
+    /// The audit, once the pass is over.
+    fn finish(
+        mut self,
+        t: &Transcript,
+        invented: Vec<String>,
+        host: &HostFacts,
+        boundary: Boundary,
+    ) -> CompactionAudit {
+        let path = self.plan.path;
+        let id_at = |p: usize| t.display_id(path[p]);
+        let mut dropped = Dropped::default();
+        for &p in &self.plan.dropped {
+            dropped.messages += 1;
+            dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);
+            dropped.entry_ids.push(id_at(p));
+        }
+        let Some(summary) = self.summary else {
+            return CompactionAudit {
+                entry_id: None,
+                first_kept_entry_id: None,
+                boundary,
+                span: self.span,
+                identifiers: None,
+                dropped_unsummarized: dropped,
+                missing_sections: None,
+                summary_chars: None,
+                summary_cap: guard::SUMMARY_CAP,
+                guard: GuardVerdict::unknown(),
+                unknown: None,
+            };
+        };
+        let k = self
+            .kept
+            .take()
+            .unwrap_or_else(|| kept_search(&self.order, summary));
+        let order = &self.order;
+        let held = |i: usize| Held {
+            value: order[i].0.clone(),
+            entry_id: id_at(order[i].1),
+        };
+        let mut ids = Identifiers {
+            total: order.len(),
+            invented,
+            ..Identifiers::default()
+        };
+        for i in 0..order.len() {
+            if k.in_summary[i] {
+                ids.kept.push(held(i));
+            }
+        }
+        for (r, &i) in k.residual.iter().enumerate() {
+            if k.in_kept.found(r) {
+                ids.still_in_kept.push(held(i));
+            } else {
+                ids.lost.push(held(i));
+            }
+        }
+        let guard_texts: Vec<String> = self.guard_texts.into();
+        CompactionAudit {
             entry_id: None,
             first_kept_entry_id: None,
             boundary,
-            span,
-            identifiers: None,
+            span: self.span,
+            identifiers: Some(ids),
             dropped_unsummarized: dropped,
-            missing_sections: None,
-            summary_chars: None,
+            missing_sections: (host.rules == Rules::V2026_9)
+                .then(|| guard::missing_sections(summary)),
+            summary_chars: Some(guard::chars(summary)),
             summary_cap: guard::SUMMARY_CAP,
-            guard: GuardVerdict::unknown(),
+            guard: guard::verdict(summary, &guard_texts),
             unknown: None,
-        };
-    };
+        }
+    }
+}
+
+/// Which span identifiers `summary` includes, and a search for the others.
+fn kept_search(order: &[(String, usize)], summary: &str) -> KeptSearch {
     let values: Vec<&str> = order.iter().map(|(v, _)| v.as_str()).collect();
-    let mut in_summary = presence::Presence::new(&values);
-    in_summary.scan(summary, |_| {});
-    let residual: Vec<usize> = (0..values.len())
-        .filter(|&i| !in_summary.found(i))
-        .collect();
+    let in_summary = presence::included(&values, summary);
+    let residual: Vec<usize> = (0..values.len()).filter(|&i| !in_summary[i]).collect();
     let residual_values: Vec<&str> = residual.iter().map(|&i| values[i]).collect();
-    let mut in_kept = presence::Presence::new(&residual_values);
-    for &p in &plan.kept {
-        if in_kept.all_found() {
-            break;
-        }
-        let r = reader.read(path[p]);
-        in_kept.scan(&r.text, |_| {});
-    }
-    let held = |i: usize| Held {
-        value: order[i].0.clone(),
-        entry_id: id_at(order[i].1),
-    };
-    let mut ids = Identifiers {
-        total: order.len(),
-        invented,
-        ..Identifiers::default()
-    };
-    for i in 0..order.len() {
-        if in_summary.found(i) {
-            ids.kept.push(held(i));
-        }
-    }
-    for (r, &i) in residual.iter().enumerate() {
-        if in_kept.found(r) {
-            ids.still_in_kept.push(held(i));
-        } else {
-            ids.lost.push(held(i));
-        }
-    }
-    CompactionAudit {
-        entry_id: None,
-        first_kept_entry_id: None,
-        boundary,
-        span,
-        identifiers: Some(ids),
-        dropped_unsummarized: dropped,
-        missing_sections: (host.rules == Rules::V2026_9).then(|| guard::missing_sections(summary)),
-        summary_chars: Some(guard::chars(summary)),
-        summary_cap: guard::SUMMARY_CAP,
-        guard: guard::verdict(summary, &guard_texts),
-        unknown: None,
+    KeptSearch {
+        in_summary,
+        in_kept: presence::Presence::new(&residual_values),
+        residual,
     }
 }
 
@@ -654,18 +773,15 @@ pub fn audit_draft(
             )
         })
         .unwrap_or_default();
-    let draft_ids = extract::identifiers(summary);
-    let seen = first_positions(t, path, std::slice::from_ref(&draft_ids), &mut reader);
-    let invented = draft_ids
-        .into_iter()
-        .filter(|id| !seen.contains_key(id))
-        .collect();
     let boundary =
         if plan.boundary_start > 0 && previous.is_some_and(|pp| plan.boundary_start <= pp) {
             Boundary::PreviousFirstKept
         } else {
             Boundary::AfterPrevious
         };
+    // The plan's messages to summarize and its split turn's prefix follow each other on the
+    // branch: in branch order, as the pass reads them.
+    debug_assert!(summarized.windows(2).all(|w| w[0] < w[1]));
     let p = Plan {
         path,
         previous,
@@ -673,16 +789,25 @@ pub fn audit_draft(
         kept,
         dropped,
     };
-    let mut a = audit_plan(
+    let draft_ids = vec![extract::identifiers(summary)];
+    let job = Job::new(
         t,
-        &p,
+        p,
+        path.len(),
         plan.previous_summary.as_deref(),
         Some(summary),
-        invented,
-        host,
-        boundary,
-        &mut reader,
     );
+    let mut finished = None;
+    let seen = read_branch(t, path, &draft_ids, vec![job], &mut reader, |_, j, _| {
+        finished = Some(j)
+    });
+    let job = finished.expect("read_branch hands back every job");
+    let invented = draft_ids
+        .into_iter()
+        .flatten()
+        .filter(|id| !seen.contains_key(id))
+        .collect();
+    let mut a = job.finish(t, invented, host, boundary);
     a.first_kept_entry_id = t.entry_id(plan.first_kept_entry).map(str::to_string);
     a
 }

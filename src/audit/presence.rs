@@ -90,9 +90,71 @@ impl Presence {
     }
 }
 
+/// Which of `ids` `text` includes, by the same rule as [`Presence`]. A summary is short and
+/// checked once against a span's identifiers: looking each one up costs less than building an
+/// automaton for thousands of them, as long as the work (identifiers × text) stays small; past
+/// that, the automaton keeps it linear.
+pub fn included<S: AsRef<str>>(ids: &[S], text: &str) -> Vec<bool> {
+    const LOOKUP_WORK: usize = 1 << 22;
+    if ids.len().saturating_mul(text.len()) > LOOKUP_WORK {
+        let mut p = Presence::new(ids);
+        p.scan(text, |_| {});
+        return p.found;
+    }
+    let mut upper = None;
+    ids.iter()
+        .map(|id| {
+            let id = id.as_ref();
+            if super::extract::is_pure_hex(id) {
+                let upper = upper.get_or_insert_with(|| {
+                    // As `scan`: JavaScript upper-cases the whole text.
+                    if text.is_ascii() {
+                        text.to_ascii_uppercase()
+                    } else {
+                        text.to_uppercase()
+                    }
+                });
+                upper.contains(&id.to_ascii_uppercase())
+            } else {
+                text.contains(id)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lookups_agree_with_the_automaton() {
+        let ids = [
+            "/srv/app",
+            "DEADBEEF12",
+            "INC-123456",
+            "/not/there",
+            "00FFAB12",
+            "db.x:5432",
+            "ABCDEF0123",
+        ];
+        for text in [
+            "moved /srv/app/x; commit deadbeef12 (ﬀ) db.x:5432",
+            "00\u{fb00}ab12 and abcdef0123",
+            "INC-123456 inc-123456 /SRV/APP",
+            "",
+        ] {
+            let mut p = Presence::new(&ids);
+            p.scan(text, |_| {});
+            let want: Vec<bool> = (0..ids.len()).map(|i| p.found(i)).collect();
+            assert_eq!(included(&ids, text), want, "{text:?}");
+            // Past the work bound the automaton answers: the same.
+            let big = text.repeat(1 << 15);
+            let mut p = Presence::new(&ids);
+            p.scan(&big, |_| {});
+            let want: Vec<bool> = (0..ids.len()).map(|i| p.found(i)).collect();
+            assert_eq!(included(&ids, &big), want);
+        }
+    }
 
     #[test]
     fn substring_and_hex_rules() {

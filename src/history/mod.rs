@@ -312,211 +312,19 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
     let mut warnings = Vec::new();
     let mut flushes = Vec::new();
     let turns = read.as_ref().map(|r| r.turns.clone()).unwrap_or_default();
-    let branch_compactions = read.as_ref().map_or(0, |r| r.compactions.len());
 
-    if let (Some(count), Some(_)) = (th.compaction_count, t) {
-        if count > entries as u64 {
-            warnings.push(HistoryWarning {
-                compaction: None,
-                code: code::COUNT_MISMATCH,
-                message: format!(
-                    "compactionCount is {count} but the transcript holds {entries} compaction {}: {} compaction(s) left no entry (failed, cancelled or looping)",
-                    if entries == 1 { "entry" } else { "entries" },
-                    count - entries as u64
-                ),
-            });
-        }
+    if t.is_some() {
+        warnings.extend(count_mismatch(th, entries));
     }
-
-    // The store's last flush, and the branch cycle it maps to (only when the store's count
-    // and the branch's compactions agree: otherwise the cycles cannot be lined up).
-    let store_cycle = th.memory_flush_compaction_count;
-    let aligned = th.compaction_count.unwrap_or(0) == branch_compactions as u64;
-    let failed = th.memory_flush_kind.as_deref() == Some("failed");
-    if store_cycle.is_some() || th.memory_flush_at.is_some() || th.memory_flush_kind.is_some() {
-        flushes.push(FlushRecord {
-            source: "store",
-            id: None,
-            timestamp: th.memory_flush_at.and_then(|ms| {
-                chrono::DateTime::from_timestamp_millis(ms)
-                    .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-            }),
-            compaction_count: store_cycle,
-            kind: th.memory_flush_kind.clone(),
-        });
-    }
-    let store_unknown = th.unknown("memoryFlush").is_some()
-        || th.unknown("compactionCount").is_some()
-        || th.unknown("memoryFlushCompactionCount").is_some();
-
+    flushes.extend(store_flush(th));
     let mut compactions = Vec::new();
     if let Some(r) = &read {
-        for (turn, _) in &r.flush_turns {
-            flushes.push(FlushRecord {
-                source: "transcript",
-                id: turn.id.clone(),
-                timestamp: turn.timestamp.clone(),
-                compaction_count: Some(turn.cycle as u64),
-                kind: None,
-            });
-        }
-        for (turn, first) in &r.flush_turns {
-            if *first {
-                let c = &r.compactions[turn.cycle as usize - 1];
-                warnings.push(HistoryWarning {
-                    compaction: Some(c.id.clone()),
-                    code: code::FLUSH_AFTER,
-                    message: format!(
-                        "flush turn {} ({}) came after compaction {} ({}) with no turn between: it ran after the compaction it should have preceded",
-                        turn.id.as_deref().unwrap_or("?"),
-                        turn.timestamp.as_deref().unwrap_or("no time"),
-                        c.id,
-                        c.timestamp.as_deref().unwrap_or("no time")
-                    ),
-                });
-            }
-        }
-        let measured: Vec<&Turn> = r.turns.iter().filter(|t| t.tokens.is_some()).collect();
-        for (k, c) in r.compactions.iter().enumerate() {
-            let number = k as u32 + 1;
-            let cycle = number - 1;
-            let (tokens_after, tokens_after_source) = match (c.next_call, c.entry_tokens_after) {
-                (Some(n), _) => (Some(n), Some("next-call")),
-                (None, Some(n)) => (Some(n), Some("entry")),
-                (None, None) => (None, None),
-            };
-            let trigger = if c.manual {
-                "manual"
-            } else if c.from_hook == Some(true) {
-                "openclaw"
-            } else {
-                "unknown"
-            };
-            let (flush_before, flush_evidence) = flush_before(
-                th,
-                rules,
-                cycle,
-                r,
-                aligned && !failed,
-                store_unknown,
-                branch_compactions,
-            );
-            if flush_before == "no" {
-                let last = r
-                    .turns
-                    .iter()
-                    .rev()
-                    .filter(|t| t.cycle == cycle)
-                    .find_map(|t| t.tokens);
-                warnings.push(HistoryWarning {
-                    compaction: Some(c.id.clone()),
-                    code: code::NO_FLUSH,
-                    message: format!(
-                        "compaction {} ({}; tokensBefore {}) had no flush in its cycle while flush is enabled (flush line {}; the cycle's last measured context {}): {flush_evidence}",
-                        c.id,
-                        c.timestamp.as_deref().unwrap_or("no time"),
-                        opt(c.tokens_before),
-                        opt(th.flush_at),
-                        opt(last)
-                    ),
-                });
-            }
-            // 2026.2 memoryFlushAt: a flush of this cycle stamped after the compaction.
-            if let (Some(at), Some(sc), true) = (th.memory_flush_at, store_cycle, aligned) {
-                let c_ms = c.timestamp.as_deref().and_then(millis);
-                if sc == cycle as u64 && c_ms.is_some_and(|cm| at > cm) {
-                    warnings.push(HistoryWarning {
-                        compaction: Some(c.id.clone()),
-                        code: code::FLUSH_AFTER,
-                        message: format!(
-                            "the flush recorded for cycle {sc} (memoryFlushAt {at}) is later than compaction {} ({}) that closed that cycle",
-                            c.id,
-                            c.timestamp.as_deref().unwrap_or("?")
-                        ),
-                    });
-                }
-            }
-            if let Some(a) = tokens_after.filter(|&a| a >= th.compact_at) {
-                warnings.push(HistoryWarning {
-                    compaction: Some(c.id.clone()),
-                    code: code::LOOP,
-                    message: format!(
-                        "compaction {} left the context at {} tokens ({}), at or above the compaction line {}: the next turn compacts again",
-                        c.id,
-                        crate::thresholds::thousands(a),
-                        if tokens_after_source == Some("next-call") {
-                            "measured by the next call"
-                        } else {
-                            "OpenClaw's estimate in the entry"
-                        },
-                        crate::thresholds::thousands(th.compact_at)
-                    ),
-                });
-            }
-            compactions.push(CompactionRecord {
-                id: c.id.clone(),
-                timestamp: c.timestamp.clone(),
-                number,
-                tokens_before: c.tokens_before,
-                tokens_after,
-                tokens_after_source,
-                first_kept_entry_id: c.first_kept.clone(),
-                summary_chars: c.summary_chars,
-                summary_tokens: c.summary_tokens,
-                trigger,
-                flush_before,
-                flush_evidence,
-            });
-        }
-        // Anomalies: named, counted, never turned into figures.
-        if !r.clock.is_empty() {
-            warnings.push(HistoryWarning {
-                compaction: None,
-                code: code::CLOCK,
-                message: format!(
-                    "the clock went backwards {} time(s) on the branch; first: {}",
-                    r.clock.len(),
-                    r.clock[0]
-                ),
-            });
-        }
-        let drops: Vec<String> = measured
-            .windows(2)
-            .filter(|w| w[0].cycle == w[1].cycle && w[1].tokens < w[0].tokens)
-            .map(|w| {
-                format!(
-                    "turn {} measured {} after {}",
-                    w[1].turn,
-                    opt(w[1].tokens),
-                    opt(w[0].tokens)
-                )
-            })
-            .collect();
-        if !drops.is_empty() {
-            warnings.push(HistoryWarning {
-                compaction: None,
-                code: code::USAGE_DOWN,
-                message: format!(
-                    "the context went down without a compaction {} time(s) (pruning, a model change or a reset counter); first: {}",
-                    drops.len(),
-                    drops[0]
-                ),
-            });
-        }
+        transcript_flushes(r, &mut flushes, &mut warnings);
+        compactions = compaction_records(r, th, &mut warnings);
+        warnings.extend(anomalies(r));
     }
     if let Some(m) = &memory {
-        for f in &m.files {
-            for d in &f.duplicates {
-                warnings.push(HistoryWarning {
-                    compaction: None,
-                    code: code::DUPLICATE_NOTE,
-                    message: format!(
-                        "memory/{}.md: the block at line {} ({} line(s), {:?}) was appended again at line {}",
-                        f.date, d.line, d.lines, d.preview, d.again_line
-                    ),
-                });
-            }
-        }
+        warnings.extend(duplicate_notes(m));
     }
     flushes.sort_by_key(|f| {
         let ms = f.timestamp.as_deref().and_then(millis);
@@ -537,6 +345,242 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         turns,
         warnings,
     }
+}
+
+/// `compactionCount` above the compaction entries the transcript holds.
+fn count_mismatch(th: &Thresholds, entries: usize) -> Option<HistoryWarning> {
+    let count = th.compaction_count?;
+    (count > entries as u64).then(|| HistoryWarning {
+        compaction: None,
+        code: code::COUNT_MISMATCH,
+        message: format!(
+            "compactionCount is {count} but the transcript holds {entries} compaction {}: {} compaction(s) left no entry (failed, cancelled or looping)",
+            if entries == 1 { "entry" } else { "entries" },
+            count - entries as u64
+        ),
+    })
+}
+
+/// The store's last flush, when it records one.
+fn store_flush(th: &Thresholds) -> Option<FlushRecord> {
+    (th.memory_flush_compaction_count.is_some()
+        || th.memory_flush_at.is_some()
+        || th.memory_flush_kind.is_some())
+    .then(|| FlushRecord {
+        source: "store",
+        id: None,
+        timestamp: th.memory_flush_at.and_then(|ms| {
+            chrono::DateTime::from_timestamp_millis(ms)
+                .map(|d| d.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+        }),
+        compaction_count: th.memory_flush_compaction_count,
+        kind: th.memory_flush_kind.clone(),
+    })
+}
+
+/// The flush turns of the branch, and a warning for each that came right after the
+/// compaction it should have preceded.
+fn transcript_flushes(
+    r: &Read,
+    flushes: &mut Vec<FlushRecord>,
+    warnings: &mut Vec<HistoryWarning>,
+) {
+    for (turn, _) in &r.flush_turns {
+        flushes.push(FlushRecord {
+            source: "transcript",
+            id: turn.id.clone(),
+            timestamp: turn.timestamp.clone(),
+            compaction_count: Some(turn.cycle as u64),
+            kind: None,
+        });
+    }
+    for (turn, first) in &r.flush_turns {
+        if *first {
+            let c = &r.compactions[turn.cycle as usize - 1];
+            warnings.push(HistoryWarning {
+                compaction: Some(c.id.clone()),
+                code: code::FLUSH_AFTER,
+                message: format!(
+                    "flush turn {} ({}) came after compaction {} ({}) with no turn between: it ran after the compaction it should have preceded",
+                    turn.id.as_deref().unwrap_or("?"),
+                    turn.timestamp.as_deref().unwrap_or("no time"),
+                    c.id,
+                    c.timestamp.as_deref().unwrap_or("no time")
+                ),
+            });
+        }
+    }
+}
+
+/// One record per compaction on the branch, with the warnings each one earns (no flush in
+/// its cycle, a store flush stamped after it, a context left at or above the compaction line).
+fn compaction_records(
+    r: &Read,
+    th: &Thresholds,
+    warnings: &mut Vec<HistoryWarning>,
+) -> Vec<CompactionRecord> {
+    let rules = th.rules;
+    let branch_compactions = r.compactions.len();
+    // The store's last flush maps to a branch cycle only when the store's count and the
+    // branch's compactions agree: otherwise the cycles cannot be lined up.
+    let store_cycle = th.memory_flush_compaction_count;
+    let aligned = th.compaction_count.unwrap_or(0) == branch_compactions as u64;
+    let failed = th.memory_flush_kind.as_deref() == Some("failed");
+    let store_unknown = th.unknown("memoryFlush").is_some()
+        || th.unknown("compactionCount").is_some()
+        || th.unknown("memoryFlushCompactionCount").is_some();
+    let mut compactions = Vec::new();
+    for (k, c) in r.compactions.iter().enumerate() {
+        let number = k as u32 + 1;
+        let cycle = number - 1;
+        let (tokens_after, tokens_after_source) = match (c.next_call, c.entry_tokens_after) {
+            (Some(n), _) => (Some(n), Some("next-call")),
+            (None, Some(n)) => (Some(n), Some("entry")),
+            (None, None) => (None, None),
+        };
+        let trigger = if c.manual {
+            "manual"
+        } else if c.from_hook == Some(true) {
+            "openclaw"
+        } else {
+            "unknown"
+        };
+        let (flush_before, flush_evidence) = flush_before(
+            th,
+            rules,
+            cycle,
+            r,
+            aligned && !failed,
+            store_unknown,
+            branch_compactions,
+        );
+        if flush_before == "no" {
+            let last = r
+                .turns
+                .iter()
+                .rev()
+                .filter(|t| t.cycle == cycle)
+                .find_map(|t| t.tokens);
+            warnings.push(HistoryWarning {
+                compaction: Some(c.id.clone()),
+                code: code::NO_FLUSH,
+                message: format!(
+                    "compaction {} ({}; tokensBefore {}) had no flush in its cycle while flush is enabled (flush line {}; the cycle's last measured context {}): {flush_evidence}",
+                    c.id,
+                    c.timestamp.as_deref().unwrap_or("no time"),
+                    opt(c.tokens_before),
+                    opt(th.flush_at),
+                    opt(last)
+                ),
+            });
+        }
+        // 2026.2 memoryFlushAt: a flush of this cycle stamped after the compaction.
+        if let (Some(at), Some(sc), true) = (th.memory_flush_at, store_cycle, aligned) {
+            let c_ms = c.timestamp.as_deref().and_then(millis);
+            if sc == cycle as u64 && c_ms.is_some_and(|cm| at > cm) {
+                warnings.push(HistoryWarning {
+                    compaction: Some(c.id.clone()),
+                    code: code::FLUSH_AFTER,
+                    message: format!(
+                        "the flush recorded for cycle {sc} (memoryFlushAt {at}) is later than compaction {} ({}) that closed that cycle",
+                        c.id,
+                        c.timestamp.as_deref().unwrap_or("?")
+                    ),
+                });
+            }
+        }
+        if let Some(a) = tokens_after.filter(|&a| a >= th.compact_at) {
+            warnings.push(HistoryWarning {
+                compaction: Some(c.id.clone()),
+                code: code::LOOP,
+                message: format!(
+                    "compaction {} left the context at {} tokens ({}), at or above the compaction line {}: the next turn compacts again",
+                    c.id,
+                    crate::thresholds::thousands(a),
+                    if tokens_after_source == Some("next-call") {
+                        "measured by the next call"
+                    } else {
+                        "OpenClaw's estimate in the entry"
+                    },
+                    crate::thresholds::thousands(th.compact_at)
+                ),
+            });
+        }
+        compactions.push(CompactionRecord {
+            id: c.id.clone(),
+            timestamp: c.timestamp.clone(),
+            number,
+            tokens_before: c.tokens_before,
+            tokens_after,
+            tokens_after_source,
+            first_kept_entry_id: c.first_kept.clone(),
+            summary_chars: c.summary_chars,
+            summary_tokens: c.summary_tokens,
+            trigger,
+            flush_before,
+            flush_evidence,
+        });
+    }
+    compactions
+}
+
+/// Anomalies of the branch: named, counted, never turned into figures.
+fn anomalies(r: &Read) -> Vec<HistoryWarning> {
+    let mut warnings = Vec::new();
+    let measured: Vec<&Turn> = r.turns.iter().filter(|t| t.tokens.is_some()).collect();
+    if !r.clock.is_empty() {
+        warnings.push(HistoryWarning {
+            compaction: None,
+            code: code::CLOCK,
+            message: format!(
+                "the clock went backwards {} time(s) on the branch; first: {}",
+                r.clock.len(),
+                r.clock[0]
+            ),
+        });
+    }
+    let drops: Vec<String> = measured
+        .windows(2)
+        .filter(|w| w[0].cycle == w[1].cycle && w[1].tokens < w[0].tokens)
+        .map(|w| {
+            format!(
+                "turn {} measured {} after {}",
+                w[1].turn,
+                opt(w[1].tokens),
+                opt(w[0].tokens)
+            )
+        })
+        .collect();
+    if !drops.is_empty() {
+        warnings.push(HistoryWarning {
+            compaction: None,
+            code: code::USAGE_DOWN,
+            message: format!(
+                "the context went down without a compaction {} time(s) (pruning, a model change or a reset counter); first: {}",
+                drops.len(),
+                drops[0]
+            ),
+        });
+    }
+    warnings
+}
+
+/// A note block appended twice to a memory file.
+fn duplicate_notes(m: &MemoryNotes) -> Vec<HistoryWarning> {
+    let mut warnings = Vec::new();
+    for f in &m.files {
+        for d in &f.duplicates {
+            warnings.push(HistoryWarning {
+                compaction: None,
+                code: code::DUPLICATE_NOTE,
+                message: format!(
+                    "memory/{}.md: the block at line {} ({} line(s), {:?}) was appended again at line {}",
+                    f.date, d.line, d.lines, d.preview, d.again_line
+                ),
+            });
+        }
+    }
+    warnings
 }
 
 fn opt(n: Option<u64>) -> String {
