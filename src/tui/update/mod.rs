@@ -97,7 +97,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::ShowSummaries
         | Action::ToggleSummaryDiff
         | Action::ExportSummary
-        | Action::Exported { .. } => summaries::update(state, action),
+        | Action::Exported { .. }
+        | Action::NextLost
+        | Action::PrevLost
+        | Action::JumpToLost => summaries::update(state, action, &mut fx),
         Action::FilesChanged(_) | Action::SourceChanged(_) => live::update(state, action, &mut fx),
         // Handled by `dialog::update` above.
         Action::OpenCompact

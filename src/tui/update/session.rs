@@ -362,6 +362,7 @@ fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {
             (s.selected + n - 1) % n
         };
         s.scroll = 0;
+        s.lost = None;
         return;
     }
     let idxs: Vec<u32> = l.summaries.iter().map(|c| c.idx).collect();
