@@ -287,3 +287,31 @@ fn after_the_jump_the_held_entry_is_the_selected_row() {
     assert_eq!(rows.len(), 1, "{rows:?}");
     assert!(rows[0].contains(&held), "{rows:?} {held}");
 }
+
+/// A legacy v1 file has no entry ids: the audit names entries `#index`, and the jump lands
+/// on that index (pi's own `before-compaction` session, whose second compaction loses
+/// identifiers first held by entry #361).
+#[test]
+fn a_lost_identifier_of_a_v1_file_jumps_to_its_index() {
+    let path = fixture(&format!(
+        "{}/before-compaction.jsonl",
+        crate::support::fixtures::PI
+    ));
+    let (mut state, ctx) = file_app(&path, (120, 40));
+    press(&mut state, &ctx, &[ch('S')]);
+    assert_eq!(state.screen(), Screen::Summaries);
+    let (value, held) = {
+        let l = state.session.as_ref().unwrap().loaded.as_ref().unwrap();
+        let card = &l.summaries[state.summaries.selected];
+        let i = card.audit.as_ref().unwrap().identifiers.as_ref().unwrap();
+        (i.lost[0].value.clone(), i.lost[0].entry_id.clone())
+    };
+    assert_eq!(held, "#361");
+    press(&mut state, &ctx, &[ch(']'), key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().unwrap();
+    assert_eq!(v.selected, 361);
+    let t = &v.loaded.as_ref().unwrap().transcript;
+    let raw = t.raw_line(v.selected).unwrap();
+    assert!(String::from_utf8_lossy(&raw).contains(&value), "{value}");
+}
