@@ -5,8 +5,8 @@
 //! Order: an open dialog sees every action first ([`crate::tui::dialog::update`]); a key is
 //! turned into its intent through the keymap and dispatched again; every other action goes to
 //! the module of the screen or concern it belongs to, each with its own small `update`:
-//! [`sessions`] (the list), [`session`] (a transcript), [`prompt`] (search and jump),
-//! [`summaries`], [`live`] (outside changes), [`nav`] (back, cursor keys, resize). The match
+//! `sessions` (the list), `session` (a transcript), `prompt` (search and jump),
+//! `summaries`, `live` (outside changes), `nav` (back, cursor keys, resize). The match
 //! below names every action, so a new one cannot be forgotten.
 
 mod live;
