@@ -391,13 +391,15 @@ pub(crate) fn report_error(msg: &str, code: i32) {
     }
 }
 
-fn fail(msg: &str) -> i32 {
+/// Reports a failure (exit 1): any error or message.
+fn fail(msg: impl std::fmt::Display) -> i32 {
+    let msg = msg.to_string();
     tracing::warn!("{msg}");
-    report_error(msg, Exit::FAILED);
+    report_error(&msg, Exit::FAILED);
     Exit::FAILED
 }
 
-fn refuse(msg: &str) -> i32 {
+fn refuse(msg: impl std::fmt::Display) -> i32 {
     report_error(&format!("refused: {msg}"), Exit::REFUSED);
     Exit::REFUSED
 }
@@ -490,6 +492,8 @@ enum Target {
     Session {
         source: SourceHandle,
         session: Box<Session>,
+        /// The port a running gateway of this host was seen on (file-backed hosts probe it).
+        seen_gateway: Option<u16>,
     },
     File(Arc<TranscriptFile>),
 }
@@ -498,9 +502,9 @@ impl Target {
     /// The session the use cases act on.
     fn handle(&self) -> SessionHandle {
         match self {
-            Target::Session { source, session } => {
-                SessionHandle::new(source.clone(), session.reference.clone())
-            }
+            Target::Session {
+                source, session, ..
+            } => SessionHandle::new(source.clone(), session.reference.clone()),
             Target::File(f) => SessionHandle::new(f.clone(), f.reference()),
         }
     }
@@ -514,11 +518,11 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
         return Ok(Target::File(Arc::new(TranscriptFile::new(target))));
     }
     if target.ends_with(".jsonl") {
-        return Err(fail(&format!("transcript file {target} not found")));
+        return Err(fail(format!("transcript file {target} not found")));
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return Err(fail(&e)),
+        Err(e) => return Err(fail(e.to_string())),
     };
     if let Some(msg) = source.unreadable() {
         return Err(if unreadable_code == Exit::REFUSED {
@@ -529,7 +533,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
     }
     if let Some(a) = &g.agent {
         if !source.has_agent(a) {
-            return Err(fail(&format!("no agent {a:?} in {}", source.label())));
+            return Err(fail(format!("no agent {a:?} in {}", source.label())));
         }
     }
     let loaded = source.list(g.agent.as_deref());
@@ -542,6 +546,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
             Ok(Target::Session {
                 source,
                 session: Box::new(session),
+                seen_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
             })
         }
         Err(Lookup::NotFound) => {
@@ -551,13 +556,13 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
             if let Some(why) = loaded.why_skipped(target) {
                 return Err(fail(why));
             }
-            Err(fail(&format!(
+            Err(fail(format!(
                 "no session with key, key without agent:<id>:, sessionId or sessionId prefix {target:?} in {} ({} sessions; see `clawtop list`)",
                 source.label(),
                 loaded.sessions.len()
             )))
         }
-        Err(Lookup::Ambiguous(candidates)) => Err(fail(&format!(
+        Err(Lookup::Ambiguous(candidates)) => Err(fail(format!(
             "ambiguous: {target:?} matches {}; give the full key{}",
             candidates.join(", "),
             if g.agent.is_none() {
@@ -584,10 +589,19 @@ fn list_width() -> Option<usize> {
     )
 }
 
+/// Why the host the flags name cannot be opened.
+#[derive(Debug, thiserror::Error)]
+enum OpenError {
+    #[error(transparent)]
+    Gateway(#[from] crate::gateway::GatewayError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// The source of the host the flags name: its Gateway with `--gateway URL` (a remote host,
 /// nothing local read), else the local host through [`crate::source::for_host`]. The one
 /// place the CLI picks between them.
-fn source_for(g: &Global) -> Result<SourceHandle, String> {
+fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
     match &g.gateway {
         Some(_) => {
             let overrides = crate::gateway::Overrides {
@@ -599,18 +613,15 @@ fn source_for(g: &Global) -> Result<SourceHandle, String> {
                 &serde_json::Value::Object(Default::default()),
                 &crate::gateway::GatewayEnv::from_process(),
                 &overrides,
-            )
-            .map_err(|e| e.to_string())?;
-            crate::source::for_gateway(target)
+            )?;
+            Ok(crate::source::for_gateway(target)?)
         }
-        None => Ok(crate::source::for_host(
-            open_host(g).map_err(|e| e.to_string())?,
-        )),
+        None => Ok(crate::source::for_host(open_host(g)?)),
     }
 }
 
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
-fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
+fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError> {
     let source = source_for(g)?;
     let r = list::build(source.as_ref(), g.agent.as_deref());
     Ok((source, r))
@@ -619,7 +630,7 @@ fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), String> {
 fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     let r = match list_report(g) {
         Ok((_, r)) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(e.to_string()),
     };
     if as_json {
         out(&json::to_string(&r));
@@ -697,7 +708,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         Ok(x) => x,
         Err(e) => {
             return (
-                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e)),
+                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
                 check::UNKNOWN,
             );
         }
@@ -744,7 +755,7 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
 fn cmd_metrics(g: &Global) -> i32 {
     let (source, r) = match list_report(g) {
         Ok(x) => x,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(e.to_string()),
     };
     let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
     out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
@@ -783,14 +794,14 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
         Ok(h) => h,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(e.to_string()),
     };
     let Some(kind) = kind else {
         return match crate::tui::fleet::run(hosts, home) {
             Ok(()) => Exit::OK,
             Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
                 Some(s) => 128 + s.0,
-                None => fail(&format!("{e:#}")),
+                None => fail(format!("{e:#}")),
             },
         };
     };
@@ -819,7 +830,9 @@ fn cmd_show(
             Ok((r, t)) => (r, Some(t)),
             Err(e) => return fail(&e),
         },
-        Target::Session { source, session } => {
+        Target::Session {
+            source, session, ..
+        } => {
             let mut numbers = Numbers::new(source.as_ref());
             show::for_session(&mut numbers, session, false)
         }
@@ -837,7 +850,7 @@ fn cmd_show(
     if let Err(e) = written.and_then(|()| stdout.flush()) {
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            return fail(&format!("writing output: {e}"));
+            return fail(format!("writing output: {e}"));
         }
     }
     drop(stdout);
@@ -854,7 +867,7 @@ fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
     };
     let a = match crate::usecase::audit::run(&t.handle()) {
         Ok(a) => a,
-        Err(p) => return fail(&p.to_string()),
+        Err(p) => return fail(p.to_string()),
     };
     if as_json {
         out(&json::to_string(&a));
@@ -882,9 +895,9 @@ fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
             };
             crate::report::history::build(&mut Numbers::new(f.as_ref()), &session)
         }
-        Target::Session { source, session } => {
-            crate::report::history::build(&mut Numbers::new(source.as_ref()), session)
-        }
+        Target::Session {
+            source, session, ..
+        } => crate::report::history::build(&mut Numbers::new(source.as_ref()), session),
     };
     if as_json {
         out(&json::to_string(&rep));
@@ -905,43 +918,89 @@ fn keep_recent(flag: Option<u64>, source: &dyn SessionSource) -> (u64, Source) {
 }
 
 fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
-    if let Some(code) = compact_through_gateway(g, a) {
-        return code;
+    use crate::usecase::route::{self, Door, Route};
+    if g.gateway.is_some() {
+        return compact_on_gateway_url(g, a);
     }
     let target = match resolve_target(g, &a.target, Exit::REFUSED) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    if !a.dry_run {
-        return compact_commit(&target, a);
-    }
-    // The dry run starts where the commit starts (the use case's prepare): what the commit
-    // would refuse, the dry run refuses with the same exit code and reason. Its transcript and
-    // diagnosis are then reused (the file is read and diagnosed once).
+    let door = match (&target, a.via_gateway) {
+        (_, false) => Door::Default,
+        (Target::File(_), true) => {
+            return usage(
+                "--via-gateway compacts a session of a host; a bare transcript file has no gateway",
+            );
+        }
+        (Target::Session { seen_gateway, .. }, true) => Door::HostGateway {
+            seen_port: *seen_gateway,
+        },
+    };
     let handle = target.handle();
-    let mut prepared = None;
-    if matches!(
-        handle.writer(crate::source::Operation::Compact),
-        crate::source::Writer::Local(_)
-    ) {
-        let opts = crate::usecase::compact::Options {
-            keep_recent_tokens: a.keep_recent_tokens,
-            model: crate::usecase::ModelChoice::default(),
-        };
-        match crate::usecase::compact::prepare(&handle, &opts) {
-            Ok(p) => prepared = Some(p),
-            Err(p) if p.exit_code() == Exit::REFUSED => {
-                report_error(&p.to_string(), p.exit_code());
-                return p.exit_code();
-            }
-            Err(_) => {}
+    // A file-backed host's gateway does not report runs: OpenClaw's transcript lock is checked
+    // first, whatever the route (a busy session is refused before anything else is said).
+    if a.via_gateway {
+        if let Err(e) = crate::usecase::refuse_if_busy(&handle) {
+            return refuse(e.to_string());
         }
     }
-    let (source, reference, key): (&dyn SessionSource, _, _) = match &target {
+    // The use cases' router is the one place that decides where this compaction goes; the
+    // dry run starts from the same answer as the commit, so it refuses what the commit
+    // refuses, with the same exit code and reason.
+    match route::route(&handle, crate::source::Operation::Compact, door) {
+        Route::ReadOnly(why) => refuse(&why),
+        // A local SQLite host: the dry run shows clawtop's reading of the transcript; the
+        // commit is OpenClaw's (it plans and summarizes with its own model).
+        Route::Gateway(r) if a.dry_run && !a.via_gateway => {
+            eprintln!(
+                "note: this session is compacted through {}: OpenClaw plans and writes the summary; the plan below is clawtop's reading of the transcript",
+                crate::sanitize::one_line(&r.via)
+            );
+            compact_dry_run(&target, a, None)
+        }
+        Route::Gateway(r) => {
+            let key = match &target {
+                Target::Session { session, .. } => session.key().to_string(),
+                Target::File(_) => a.target.clone(),
+            };
+            let host = (a.yes || r.vouch_idle).then(|| handle.clone());
+            compact_through_gateway(a, *r, key, host, false)
+        }
+        Route::Local(_) if a.dry_run => {
+            // Its transcript and diagnosis are reused (the file is read and diagnosed once).
+            let opts = crate::usecase::compact::Options {
+                keep_recent_tokens: a.keep_recent_tokens,
+                model: crate::usecase::ModelChoice::default(),
+            };
+            match crate::usecase::compact::prepare(&handle, &opts) {
+                Ok(p) => compact_dry_run(&target, a, Some(p)),
+                Err(p) if p.exit_code() == Exit::REFUSED => {
+                    report_error(&p.to_string(), p.exit_code());
+                    p.exit_code()
+                }
+                // No plan: the dry run still shows the figures and what to do instead.
+                Err(_) => compact_dry_run(&target, a, None),
+            }
+        }
+        Route::Local(_) => compact_commit(&target, a),
+    }
+}
+
+/// `compact --dry-run`: the plan and the diagnosis, from the use case's prepared transcript
+/// when there is one.
+fn compact_dry_run(
+    target: &Target,
+    a: &CompactArgs,
+    prepared: Option<crate::usecase::compact::Prepared>,
+) -> i32 {
+    let (source, reference, key): (&dyn SessionSource, _, _) = match target {
         Target::File(f) => (f.as_ref(), f.reference(), None),
-        Target::Session { source, session } => {
+        Target::Session {
+            source, session, ..
+        } => {
             if session.transcript.is_none() {
-                return fail(&format!(
+                return fail(format!(
                     "session {} has no transcript: {}",
                     session.key(),
                     session.warnings.join("; ")
@@ -960,7 +1019,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
         None => {
             opened = match source.open_transcript(&reference) {
                 Ok(t) => t,
-                Err(e) => return fail(&e.to_string()),
+                Err(e) => return fail(e.to_string()),
             };
             &opened
         }
@@ -968,7 +1027,7 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
     let mut warnings = Vec::new();
     crate::numbers::push_transcript_warnings(t, &mut warnings);
     let keep = keep_recent(a.keep_recent_tokens, source);
-    let session = match &target {
+    let session = match target {
         Target::Session { session, .. } => Some(session.as_ref()),
         Target::File(_) => None,
     };
@@ -998,15 +1057,15 @@ fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
             warn_all(&warnings);
             // No plan, but the operator still gets the figures and what to do instead.
             eprint!("{}", compact::render_diagnosis(&diag, busy.as_ref()));
-            fail(&format!("{}: {why}", t.path().display()))
+            fail(format!("{}: {why}", t.path().display()))
         }
     }
 }
 
 /// The model flags and the process environment.
-fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
+fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, crate::llm::LlmError> {
     let api = match m.api.as_deref() {
-        Some(a) => Some(a.parse::<crate::llm::Api>().map_err(|e| e.to_string())?),
+        Some(a) => Some(a.parse::<crate::llm::Api>()?),
         None => None,
     };
     Ok(crate::usecase::ModelChoice {
@@ -1021,84 +1080,79 @@ fn model_choice(m: &ModelFlags) -> Result<crate::usecase::ModelChoice, String> {
     })
 }
 
+/// `--instructions-file` that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot read instructions file {}: {source}", .path.display())]
+struct InstructionsFileError {
+    path: PathBuf,
+    source: std::io::Error,
+}
+
 fn read_instructions(
     text: &Option<String>,
     file: &Option<PathBuf>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, InstructionsFileError> {
     match (text, file) {
         (Some(t), _) => Ok(Some(t.clone())),
-        (None, Some(f)) => std::fs::read_to_string(f)
-            .map(Some)
-            .map_err(|e| format!("cannot read instructions file {}: {e}", f.display())),
+        // The operator names this file: a pipe (`--instructions-file /dev/stdin`) is meant.
+        (None, Some(f)) => {
+            std::fs::read_to_string(f)
+                .map(Some)
+                .map_err(|source| InstructionsFileError {
+                    path: f.clone(),
+                    source,
+                })
+        }
         (None, None) => Ok(None),
     }
 }
 
-/// `compact` on a host only OpenClaw's gateway may change: `--gateway URL` (a tunnelled host;
-/// no local state needed), or a local SQLite host (its gateway found from its config). `None`
-/// when the local paths apply (file-backed hosts, bare transcripts, `--dry-run` on a local host).
-fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
-    use crate::commands::gateway_compact::{self, GatewayCompactJob};
-    use crate::gateway::{GatewayEnv, Overrides, target};
-    let mut vouch_idle = false;
-    let mut key = a.target.clone();
-    // Where clawtop reads back what OpenClaw wrote (see `GatewayCompactJob::host`).
-    let mut host = None;
-    let config = if g.gateway.is_some() {
-        if a.via_gateway {
-            return Some(usage(
-                "--via-gateway uses the host's own gateway; --gateway names one: give one of them",
-            ));
-        }
-        if !a.dry_run && a.yes {
-            host = open_host(g)
-                .ok()
-                .and_then(|h| session_by_key(crate::source::for_host(h), &a.target));
-        }
-        serde_json::Value::Object(Default::default())
-    } else if a.via_gateway {
-        // A file-backed host whose gateway runs: the session is found locally, OpenClaw's
-        // transcript lock is checked here (a 2026.7.1 gateway does not report runs), and the
-        // gateway compacts.
-        let (source, session) = match resolve_target(g, &a.target, Exit::REFUSED) {
-            Ok(Target::Session { source, session }) => (source, session),
-            Ok(Target::File(_)) => {
-                return Some(usage(
-                    "--via-gateway compacts a session of a host; a bare transcript file has no gateway",
-                ));
-            }
-            Err(code) => return Some(code),
-        };
-        if source.kind() != "file" || source.is_demo() {
-            return Some(usage(
-                "--via-gateway is for a file-backed host with a running gateway; a SQLite host always compacts through its gateway (drop the flag)",
-            ));
-        }
-        let handle = crate::source::SessionHandle::new(source.clone(), session.reference.clone());
-        if let Err(e) = crate::usecase::refuse_if_busy(&handle) {
-            return Some(refuse(&e.to_string()));
-        }
-        vouch_idle = true;
-        key = session.key().to_string();
-        host = Some(handle);
-        source.config().clone()
-    } else {
-        if a.dry_run || Path::new(&a.target).is_file() || a.target.ends_with(".jsonl") {
-            return None;
-        }
-        // The seam's one era check decides; a SQLite host's sessions change only through
-        // its gateway, which its own config names.
-        match open_host(g).map(crate::source::for_host) {
-            Ok(source) if source.kind() == "sqlite" && !source.is_demo() => {
-                let config = source.config().clone();
-                if a.yes {
-                    host = session_by_key(source, &a.target);
-                }
-                config
-            }
-            _ => return None,
-        }
+/// `compact --gateway URL KEY`: a host reached only through its Gateway (a tunnel); no local
+/// state is needed. The key is sent as given (the gateway finds the session); the router
+/// still decides, on a session named by that key.
+fn compact_on_gateway_url(g: &Global, a: &CompactArgs) -> i32 {
+    use crate::usecase::route::{self, Door, Route};
+    if a.via_gateway {
+        return usage(
+            "--via-gateway uses the host's own gateway; --gateway names one: give one of them",
+        );
+    }
+    let source = match source_for(g) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
     };
+    let reference = crate::source::SessionRef {
+        source: source.label(),
+        agent_id: crate::source::gateway::agent_of(&a.target),
+        key: a.target.clone(),
+        session_id: String::new(),
+    };
+    let handle = SessionHandle::new(source, reference);
+    match route::route(&handle, crate::source::Operation::Compact, Door::Default) {
+        Route::Gateway(r) => {
+            // Where clawtop reads back what OpenClaw wrote: a local state dir, when there is
+            // one, matched by key (see `GatewayCompactJob::host_by_key_only`).
+            let host = (!a.dry_run && a.yes)
+                .then(|| open_host(g).ok())
+                .flatten()
+                .and_then(|h| session_by_key(crate::source::for_host(h), &a.target));
+            compact_through_gateway(a, *r, a.target.clone(), host, true)
+        }
+        Route::ReadOnly(why) => refuse(&why),
+        Route::Local(_) => fail("a gateway source answered with a local writer"),
+    }
+}
+
+/// A compaction OpenClaw's Gateway performs: the flags that only a local compaction takes are
+/// refused, and the job runs (where `route.vouch_idle`, the caller checked the transcript lock).
+fn compact_through_gateway(
+    a: &CompactArgs,
+    route: crate::usecase::route::GatewayRoute,
+    key: String,
+    host: Option<SessionHandle>,
+    host_by_key_only: bool,
+) -> i32 {
+    use crate::commands::gateway_compact::{self, GatewayCompactJob};
     let local_only = [
         (a.dry_run, "--dry-run"),
         (a.summary_file.is_some(), "--summary-file"),
@@ -1115,41 +1169,26 @@ fn compact_through_gateway(g: &Global, a: &CompactArgs) -> Option<i32> {
         ),
     ];
     if let Some((_, flag)) = local_only.iter().find(|(set, _)| *set) {
-        return Some(usage(&format!(
+        return usage(&format!(
             "{flag} does not apply through the gateway: OpenClaw plans and writes the summary with its own model \
              (use --instructions to give it focus text)"
-        )));
+        ));
     }
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
-        Err(e) => return Some(fail(&e)),
+        Err(e) => return fail(&e),
     };
-    let overrides = Overrides {
-        url: g.gateway.clone(),
-        token_file: g.gateway_token_file.clone(),
-        allow_insecure: g.allow_insecure_gateway,
-    };
-    let target = match target::resolve(&config, &GatewayEnv::from_process(), &overrides) {
-        Ok(t) => t,
-        Err(e) => return Some(fail(&e.to_string())),
-    };
-    if vouch_idle && !target.loopback {
-        return Some(usage(&format!(
-            "--via-gateway uses this host's own gateway, but its config points to {} (gateway.mode \"remote\" or OPENCLAW_GATEWAY_URL)",
-            crate::gateway::target::redact_userinfo(&target.url)
-        )));
-    }
-    Some(gateway_compact::run(GatewayCompactJob {
-        target,
+    gateway_compact::run(GatewayCompactJob {
+        target: route.target,
         key,
         instructions,
         yes: a.yes,
         json: a.json,
         wait: crate::gateway::ops::COMPACT_WAIT,
-        vouch_idle,
-        host_by_key_only: g.gateway.is_some(),
+        vouch_idle: route.vouch_idle,
+        host_by_key_only,
         host,
-    }))
+    })
 }
 
 /// The session `key` of a local host, to read back what its gateway wrote.
@@ -1169,7 +1208,7 @@ fn session_by_key(
 fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
     let model = match model_choice(&a.model) {
         Ok(m) => m,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
@@ -1205,7 +1244,7 @@ fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
     let model = match model_choice(&a.model) {
         Ok(m) => m,
-        Err(e) => return usage(&e),
+        Err(e) => return usage(&e.to_string()),
     };
     let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
         Ok(i) => i,
@@ -1227,7 +1266,7 @@ fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
 
 fn open_file(g: &Global, file: &Path) -> i32 {
     if !file.is_file() {
-        return fail(&format!("transcript file {} not found", file.display()));
+        return fail(format!("transcript file {} not found", file.display()));
     }
     run_tui(
         g,
@@ -1286,7 +1325,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
             ));
         }
         Err(Lookup::Ambiguous(c)) => {
-            return fail(&format!(
+            return fail(format!(
                 "ambiguous: {target:?} matches {}; give the full key or --agent ID",
                 c.join(", ")
             ));
@@ -1295,7 +1334,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
     drop(loaded);
     let host = match open_host(g) {
         Ok(h) => h,
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     run_tui(
         g,
@@ -1319,10 +1358,10 @@ fn tui_default(g: &Global) -> i32 {
             notice = Some(first_run_notice(&places));
             match Host::demo() {
                 Ok(h) => h,
-                Err(e) => return fail(&e.to_string()),
+                Err(e) => return fail(e.to_string()),
             }
         }
-        Err(e) => return fail(&e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     run_tui_with(
         g,
@@ -1347,7 +1386,7 @@ fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
     }
     let source = match source_for(g) {
         Ok(s) => s,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(e.to_string()),
     };
     let open = match target {
         None => None,

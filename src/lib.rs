@@ -26,6 +26,7 @@ pub mod flush;
 pub(crate) mod format;
 pub mod gateway;
 pub mod history;
+pub mod instructions;
 pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod logging;

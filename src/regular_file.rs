@@ -41,16 +41,24 @@ pub fn describe(ft: FileType) -> &'static str {
     }
 }
 
+/// [`open`]'s refusal, carried inside the `io::Error` so callers recognise it by type.
+#[derive(Debug, thiserror::Error)]
+#[error("{what}, not a regular file")]
+pub struct NotRegular {
+    pub what: &'static str,
+}
+
 fn not_regular(ft: FileType) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{}, not a regular file", describe(ft)),
+        NotRegular { what: describe(ft) },
     )
 }
 
 /// True when the error is [`open`]'s refusal of a file that is not regular.
 pub fn is_not_regular(e: &io::Error) -> bool {
-    e.kind() == io::ErrorKind::InvalidInput && e.to_string().ends_with(", not a regular file")
+    e.get_ref()
+        .is_some_and(|inner| inner.downcast_ref::<NotRegular>().is_some())
 }
 
 /// Checks, without opening it, that `path` (links followed) is a regular file. `NotFound`

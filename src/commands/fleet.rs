@@ -26,13 +26,12 @@ pub struct Output {
 }
 
 /// `--hosts FILE`, or the default `$XDG_CONFIG_HOME/clawtop/hosts.toml`, read and checked.
-pub fn load(flag: Option<&Path>, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
+pub fn load(flag: Option<&Path>, home: Option<&Path>) -> Result<Vec<HostSpec>, hosts::HostsError> {
     let path = match flag {
         Some(p) => p.to_path_buf(),
         None => {
             let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-            hosts::default_path(xdg.as_deref(), home)
-                .ok_or("no hosts file: give --hosts FILE (HOME is not set)")?
+            hosts::default_path(xdg.as_deref(), home).ok_or(hosts::HostsError::NoPath)?
         }
     };
     hosts::load(&path, home)

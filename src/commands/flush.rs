@@ -44,115 +44,32 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
     if let (Some(why), false) = (&p.read_only, job.dry_run) {
         return Err(Problem::Refused(format!("refused: {why}")));
     }
-    let key = &job.session.session.key;
-    let prompts = &p.prompts;
-    let target = p.target.clone();
-    let mut warnings: Vec<String> = Vec::new();
-
     if job.dry_run {
-        if job.json {
-            let v = json!({
-                "sessionKey": key, "target": target, "workspaceSource": p.workspace_source,
-                "due": p.gate.due, "reasons": p.gate.reasons(),
-                "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
-                "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
-                "flushRecorded": p.unrecorded.is_none(),
-                "flushNotRecordedBecause": p.unrecorded,
-                "warnings": p.target_warnings,
-            });
-            print!("{}", crate::report::json::to_string(&v));
-        } else {
-            println!(
-                "Memory flush for {} (dry run: no model called, nothing written)",
-                sanitize::one_line(key)
-            );
-            for r in p.gate.reasons() {
-                println!("  {}", sanitize::one_line(&r));
-            }
-            // Prompts and the workspace come from the config: untrusted on a terminal.
-            println!(
-                "  target: {} (workspace from {})",
-                sanitize::one_line(&target.display().to_string()),
-                p.workspace_source
-            );
-            if let Some(why) = &p.unrecorded {
-                println!("  not recorded: {why}");
-            }
-            for w in &p.target_warnings {
-                eprintln!("clawtop: warning: {}", sanitize::one_line(w));
-            }
-            println!(
-                "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
-                prompts.system_source.name(),
-                sanitize::for_terminal(&prompts.system, true),
-                prompts.prompt_source.name(),
-                sanitize::for_terminal(&prompts.prompt, true)
-            );
-        }
+        print_dry_run(job, &p);
         return Ok(());
     }
-
     // A turn in progress: the commit would be refused, so asking the model first is waste.
     if job.yes {
         if let Some(note) = usecase::refuse_if_busy(&p.session)? {
             eprintln!("clawtop: note: {note}");
         }
     }
-    let (text, provider, model) = if let Some(f) = &job.notes_file {
-        let text = std::fs::read_to_string(f)
-            .map_err(|e| Problem::Failed(format!("cannot read notes file {}: {e}", f.display())))?;
-        // The use case's rule (empty notes are refused), worded for a file.
-        if usecase::flush::notes_to_commit(&text).is_err() {
-            return Err(Problem::Failed(format!(
-                "notes file {} is empty (write NO_REPLY to record a flush without notes)",
-                f.display()
-            )));
-        }
-        (text, None, None)
-    } else {
-        let model = p.model.clone().map_err(Problem::Failed)?;
-        let show = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
-        let cancel = CancellationToken::new();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Problem::Failed(e.to_string()))?;
-        let draft = rt.block_on(async {
-            let c2 = cancel.clone();
-            let ctrl_c = tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    c2.cancel();
-                }
-            });
-            let r = usecase::flush::generate(
-                &p,
-                &model,
-                job.instructions.clone(),
-                ClientOptions::default(),
-                cancel.clone(),
-                super::progress_printer(show),
-            )
-            .await;
-            ctrl_c.abort();
-            r
-        });
-        if show {
-            eprintln!();
-        }
-        let draft = draft?;
-        warnings.extend(draft.warnings.clone());
-        (draft.text, Some(draft.provider), Some(draft.model))
+    let mut warnings: Vec<String> = Vec::new();
+    let (text, provider, model) = match &job.notes_file {
+        Some(f) => file_notes(f)?,
+        None => generated_notes(job, &p, &mut warnings)?,
     };
     let (notes, no_reply) = usecase::flush::notes_to_commit(&text)?;
     for w in &warnings {
         eprintln!("clawtop: warning: {}", sanitize::one_line(w));
     }
-
     let committed = if job.yes {
         Some(usecase::flush::commit(&p, &text)?)
     } else {
         None
     };
+    let key = &job.session.session.key;
+    let target = p.target.clone();
     if job.json {
         let v = json!({
             "sessionKey": key,
@@ -211,4 +128,107 @@ fn run_inner(job: &FlushJob) -> Result<(), Problem> {
         }
     }
     Ok(())
+}
+
+/// `--dry-run`: the gate's reasons, the target and the prompts; no model, nothing written.
+fn print_dry_run(job: &FlushJob, p: &usecase::flush::Prepared) {
+    let key = &job.session.session.key;
+    let prompts = &p.prompts;
+    let target = &p.target;
+    if job.json {
+        let v = json!({
+            "sessionKey": key, "target": target, "workspaceSource": p.workspace_source,
+            "due": p.gate.due, "reasons": p.gate.reasons(),
+            "systemPrompt": prompts.system, "systemPromptSource": prompts.system_source.name(),
+            "prompt": prompts.prompt, "promptSource": prompts.prompt_source.name(),
+            "flushRecorded": p.unrecorded.is_none(),
+            "flushNotRecordedBecause": p.unrecorded,
+            "warnings": p.target_warnings,
+        });
+        print!("{}", crate::report::json::to_string(&v));
+    } else {
+        println!(
+            "Memory flush for {} (dry run: no model called, nothing written)",
+            sanitize::one_line(key)
+        );
+        for r in p.gate.reasons() {
+            println!("  {}", sanitize::one_line(&r));
+        }
+        // Prompts and the workspace come from the config: untrusted on a terminal.
+        println!(
+            "  target: {} (workspace from {})",
+            sanitize::one_line(&target.display().to_string()),
+            p.workspace_source
+        );
+        if let Some(why) = &p.unrecorded {
+            println!("  not recorded: {why}");
+        }
+        for w in &p.target_warnings {
+            eprintln!("clawtop: warning: {}", sanitize::one_line(w));
+        }
+        println!(
+            "\nSystem prompt ({}):\n{}\n\nPrompt ({}):\n{}",
+            prompts.system_source.name(),
+            sanitize::for_terminal(&prompts.system, true),
+            prompts.prompt_source.name(),
+            sanitize::for_terminal(&prompts.prompt, true)
+        );
+    }
+}
+
+/// Notes the operator wrote (`--notes-file`), checked by the use case's rule.
+fn file_notes(f: &std::path::Path) -> Result<(String, Option<String>, Option<String>), Problem> {
+    let text = std::fs::read_to_string(f)
+        .map_err(|e| Problem::Failed(format!("cannot read notes file {}: {e}", f.display())))?;
+    // The use case's rule (empty notes are refused), worded for a file.
+    if usecase::flush::notes_to_commit(&text).is_err() {
+        return Err(Problem::Failed(format!(
+            "notes file {} is empty (write NO_REPLY to record a flush without notes)",
+            f.display()
+        )));
+    }
+    Ok((text, None, None))
+}
+
+/// Notes the model writes now (Ctrl-C cancels it).
+fn generated_notes(
+    job: &FlushJob,
+    p: &usecase::flush::Prepared,
+    warnings: &mut Vec<String>,
+) -> Result<(String, Option<String>, Option<String>), Problem> {
+    let model = p
+        .model
+        .clone()
+        .map_err(|e| Problem::Failed(e.to_string()))?;
+    let show = !job.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let cancel = CancellationToken::new();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Problem::Failed(e.to_string()))?;
+    let draft = rt.block_on(async {
+        let c2 = cancel.clone();
+        let ctrl_c = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                c2.cancel();
+            }
+        });
+        let r = usecase::flush::generate(
+            p,
+            &model,
+            job.instructions.clone(),
+            ClientOptions::default(),
+            cancel.clone(),
+            super::progress_printer(show),
+        )
+        .await;
+        ctrl_c.abort();
+        r
+    });
+    if show {
+        eprintln!();
+    }
+    let draft = draft?;
+    warnings.extend(draft.warnings.clone());
+    Ok((draft.text, Some(draft.provider), Some(draft.model)))
 }

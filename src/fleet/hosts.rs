@@ -79,26 +79,91 @@ pub fn default_path(xdg_config_home: Option<&Path>, home: Option<&Path>) -> Opti
     Some(base.join("clawtop").join("hosts.toml"))
 }
 
+/// Why the hosts file cannot be used. Every text names the file (and the host and key).
+#[derive(Debug, thiserror::Error)]
+pub enum HostsError {
+    #[error("no hosts file: give --hosts FILE (HOME is not set)")]
+    NoPath,
+    #[error("hosts file {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("hosts file {file}: {message}")]
+    Toml { file: String, message: String },
+    #[error("hosts file {file}: no [[host]] entries")]
+    Empty { file: String },
+    #[error("hosts file {file}: {label}: {why}")]
+    Host {
+        file: String,
+        /// `host "name"`, or `host #N` for a host without a name.
+        label: String,
+        why: HostSpecError,
+    },
+}
+
+/// What is wrong with one `[[host]]`.
+#[derive(Debug, thiserror::Error)]
+pub enum HostSpecError {
+    #[error("`{key}` must be {want}")]
+    WrongType { key: String, want: &'static str },
+    #[error("{0}")]
+    Toml(String),
+    #[error("duplicate name: every host needs its own `name`")]
+    DuplicateName,
+    #[error("`name` must be a non-empty line of text")]
+    BadName,
+    #[error("`token_file` goes with `gateway`, not `ssh`")]
+    TokenFileWithSsh,
+    #[error("`ssh` destination {0:?} starts with '-'")]
+    OptionLikeDestination(String),
+    #[error("`ssh` must be one destination (user@host or a Host alias)")]
+    BadDestination,
+    #[error("`clawtop` {0:?} is not a program path")]
+    BadClawtop(String),
+    #[error("`clawtop` and `state_dir` go with `ssh`; a gateway host takes `token_file`")]
+    SshKeysOnGateway,
+    #[error("`gateway` needs `token_file` (the token is never written in the hosts file)")]
+    NoTokenFile,
+    #[error("a local host (only `state_dir`) takes no `clawtop` or `token_file`")]
+    LocalExtras,
+    #[error("no transport: give one of `ssh`, `gateway` or `state_dir` (local)")]
+    NoTransport,
+    #[error("several transports: give only one of `ssh`, `gateway`")]
+    SeveralTransports,
+    #[error("`timeout` must be at least 1 (seconds)")]
+    ZeroTimeout,
+    #[error("`token_file` {path}: {source}")]
+    TokenFileUnreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("`token_file` {0} is not a file")]
+    TokenFileNotAFile(String),
+    #[error("`token_file` {path} is accessible by others (mode {mode:o}); run chmod 600 on it")]
+    TokenFileOpenToOthers { path: String, mode: u32 },
+}
+
 /// Reads and checks the hosts file. `home` expands `~/` in local paths (`token_file`, a
 /// local `state_dir`).
-pub fn load(path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
+pub fn load(path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, HostsError> {
     // Never blocks on a FIFO or reads a device: a regular file or a named error.
-    let text = crate::regular_file::read_to_string(path)
-        .map_err(|e| format!("hosts file {}: {e}", path.display()))?;
+    let text = crate::regular_file::read_to_string(path).map_err(|source| HostsError::Read {
+        file: path.display().to_string(),
+        source,
+    })?;
     parse(&text, path, home)
 }
 
 /// [`load`] on text already read (`path` only names the file in errors).
-pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, String> {
-    let file = path.display();
-    let raw: RawFile = toml::from_str(text).map_err(|e| {
-        format!(
-            "hosts file {file}: {}",
-            e.message().trim_end().replace('\n', " ")
-        )
+pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpec>, HostsError> {
+    let file = path.display().to_string();
+    let raw: RawFile = toml::from_str(text).map_err(|e| HostsError::Toml {
+        file: file.clone(),
+        message: e.message().trim_end().replace('\n', " "),
     })?;
     if raw.host.is_empty() {
-        return Err(format!("hosts file {file}: no [[host]] entries"));
+        return Err(HostsError::Empty { file });
     }
     let mut hosts: Vec<HostSpec> = Vec::new();
     for (i, table) in raw.host.into_iter().enumerate() {
@@ -106,7 +171,11 @@ pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpe
             Some(n) => format!("host {:?}", crate::sanitize::one_line(n)),
             None => format!("host #{}", i + 1),
         };
-        let at = |msg: String| format!("hosts file {file}: {label}: {msg}");
+        let at = |why: HostSpecError| HostsError::Host {
+            file: file.clone(),
+            label: label.clone(),
+            why,
+        };
         // serde's type errors do not say which key; say it first.
         for (k, v) in &table {
             let want = if k == "timeout" {
@@ -120,48 +189,51 @@ pub fn parse(text: &str, path: &Path, home: Option<&Path>) -> Result<Vec<HostSpe
                 v.is_str()
             };
             if !ok {
-                return Err(at(format!("`{k}` must be {want}")));
+                return Err(at(HostSpecError::WrongType {
+                    key: crate::sanitize::one_line(k),
+                    want,
+                }));
             }
         }
-        let h: RawHost = table
-            .try_into()
-            .map_err(|e: toml::de::Error| at(e.message().trim_end().replace('\n', " ")))?;
+        let h: RawHost = table.try_into().map_err(|e: toml::de::Error| {
+            at(HostSpecError::Toml(
+                e.message().trim_end().replace('\n', " "),
+            ))
+        })?;
         let spec = check_host(h, home).map_err(at)?;
         if hosts.iter().any(|o| o.name == spec.name) {
-            return Err(at("duplicate name: every host needs its own `name`".into()));
+            return Err(at(HostSpecError::DuplicateName));
         }
         hosts.push(spec);
     }
     Ok(hosts)
 }
 
-fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, String> {
+fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, HostSpecError> {
     if h.name.trim().is_empty() || h.name.chars().any(|c| c.is_control()) {
-        return Err("`name` must be a non-empty line of text".into());
+        return Err(HostSpecError::BadName);
     }
     let expand = |s: &str| crate::store::resolve::expand_tilde(s, home);
     let transport = match (&h.ssh, &h.gateway) {
         (Some(dest), None) => {
             if h.token_file.is_some() {
-                return Err("`token_file` goes with `gateway`, not `ssh`".into());
+                return Err(HostSpecError::TokenFileWithSsh);
             }
             // ssh would read a leading '-' as an option (`-oProxyCommand=…` runs a command
             // on this machine), even after the `--` clawtop passes; refuse it outright.
             if dest.starts_with('-') {
-                return Err(format!(
-                    "`ssh` destination {:?} starts with '-'",
-                    crate::sanitize::one_line(dest)
+                return Err(HostSpecError::OptionLikeDestination(
+                    crate::sanitize::one_line(dest),
                 ));
             }
             if dest.is_empty() || dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
-                return Err("`ssh` must be one destination (user@host or a Host alias)".into());
+                return Err(HostSpecError::BadDestination);
             }
             let clawtop = h.clawtop.clone().unwrap_or_else(|| "clawtop".into());
             if clawtop.is_empty() || clawtop.starts_with('-') || clawtop.contains('\n') {
-                return Err(format!(
-                    "`clawtop` {:?} is not a program path",
-                    crate::sanitize::one_line(&clawtop)
-                ));
+                return Err(HostSpecError::BadClawtop(crate::sanitize::one_line(
+                    &clawtop,
+                )));
             }
             Transport::Ssh {
                 destination: dest.clone(),
@@ -171,16 +243,10 @@ fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, String> {
         }
         (None, Some(url)) => {
             if h.clawtop.is_some() || h.state_dir.is_some() {
-                return Err(
-                    "`clawtop` and `state_dir` go with `ssh`; a gateway host takes `token_file`"
-                        .into(),
-                );
+                return Err(HostSpecError::SshKeysOnGateway);
             }
             let Some(tf) = &h.token_file else {
-                return Err(
-                    "`gateway` needs `token_file` (the token is never written in the hosts file)"
-                        .into(),
-                );
+                return Err(HostSpecError::NoTokenFile);
             };
             let token_file = expand(tf);
             check_token_file(&token_file)?;
@@ -194,22 +260,18 @@ fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, String> {
                 state_dir: expand(dir),
             },
             Some(_) => {
-                return Err(
-                    "a local host (only `state_dir`) takes no `clawtop` or `token_file`".into(),
-                );
+                return Err(HostSpecError::LocalExtras);
             }
             None => {
-                return Err(
-                    "no transport: give one of `ssh`, `gateway` or `state_dir` (local)".into(),
-                );
+                return Err(HostSpecError::NoTransport);
             }
         },
         (Some(_), Some(_)) => {
-            return Err("several transports: give only one of `ssh`, `gateway`".into());
+            return Err(HostSpecError::SeveralTransports);
         }
     };
     let timeout = match h.timeout {
-        Some(0) => return Err("`timeout` must be at least 1 (seconds)".into()),
+        Some(0) => return Err(HostSpecError::ZeroTimeout),
         Some(s) => Duration::from_secs(s),
         None => DEFAULT_TIMEOUT,
     };
@@ -222,19 +284,22 @@ fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, String> {
 
 /// A gateway token is a credential: refused when its file is readable or writable by anyone
 /// but the owner, as ssh refuses a private key.
-fn check_token_file(p: &Path) -> Result<(), String> {
+fn check_token_file(p: &Path) -> Result<(), HostSpecError> {
     use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(p).map_err(|e| format!("`token_file` {}: {e}", p.display()))?;
+    let path = || p.display().to_string();
+    let meta = std::fs::metadata(p).map_err(|source| HostSpecError::TokenFileUnreadable {
+        path: path(),
+        source,
+    })?;
     if !meta.is_file() {
-        return Err(format!("`token_file` {} is not a file", p.display()));
+        return Err(HostSpecError::TokenFileNotAFile(path()));
     }
     let mode = meta.permissions().mode();
     if mode & 0o077 != 0 {
-        return Err(format!(
-            "`token_file` {} is accessible by others (mode {:o}); run chmod 600 on it",
-            p.display(),
-            mode & 0o777
-        ));
+        return Err(HostSpecError::TokenFileOpenToOthers {
+            path: path(),
+            mode: mode & 0o777,
+        });
     }
     Ok(())
 }
@@ -243,8 +308,12 @@ fn check_token_file(p: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn parse_str(s: &str) -> Result<Vec<HostSpec>, String> {
+    fn parse_str(s: &str) -> Result<Vec<HostSpec>, HostsError> {
         parse(s, Path::new("hosts.toml"), Some(Path::new("/h")))
+    }
+
+    fn error_of(s: &str) -> String {
+        parse_str(s).unwrap_err().to_string()
     }
 
     #[test]
@@ -274,22 +343,27 @@ mod tests {
 
     #[test]
     fn errors_name_the_host_and_the_key() {
-        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\nsshh = \"y\"\n").unwrap_err();
+        assert!(matches!(
+            parse_str("[[host]]\nname = \"a\"\nssh = \"-oProxyCommand=x\"\n"),
+            Err(HostsError::Host {
+                why: HostSpecError::OptionLikeDestination(_),
+                ..
+            })
+        ));
+        let e = error_of("[[host]]\nname = \"a\"\nssh = \"x\"\nsshh = \"y\"\n");
         assert!(e.contains("host \"a\"") && e.contains("sshh"), "{e}");
         let e =
-            parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\n[[host]]\nname = \"a\"\nssh = \"y\"\n")
-                .unwrap_err();
+            error_of("[[host]]\nname = \"a\"\nssh = \"x\"\n[[host]]\nname = \"a\"\nssh = \"y\"\n");
         assert!(e.contains("host \"a\"") && e.contains("duplicate"), "{e}");
-        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"-oProxyCommand=x\"\n").unwrap_err();
+        let e = error_of("[[host]]\nname = \"a\"\nssh = \"-oProxyCommand=x\"\n");
         assert!(e.contains("starts with '-'"), "{e}");
-        let e = parse_str("[[host]]\nname = \"a\"\n").unwrap_err();
+        let e = error_of("[[host]]\nname = \"a\"\n");
         assert!(e.contains("no transport"), "{e}");
-        let e = parse_str("[[host]]\nname = \"a\"\nssh = \"x\"\ngateway = \"ws://127.0.0.1:1\"\n")
-            .unwrap_err();
+        let e = error_of("[[host]]\nname = \"a\"\nssh = \"x\"\ngateway = \"ws://127.0.0.1:1\"\n");
         assert!(e.contains("several transports"), "{e}");
-        let e = parse_str("[[host]]\nssh = \"x\"\n").unwrap_err();
+        let e = error_of("[[host]]\nssh = \"x\"\n");
         assert!(e.contains("host #1") && e.contains("name"), "{e}");
-        let e = parse_str("hosts = 1\n").unwrap_err();
+        let e = error_of("hosts = 1\n");
         assert!(e.contains("hosts.toml") && e.contains("hosts"), "{e}");
     }
 

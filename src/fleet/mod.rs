@@ -30,7 +30,64 @@ pub struct HostResult {
     pub at_ms: i64,
     /// How long it took.
     pub took_ms: u64,
-    pub outcome: Result<HostList, String>,
+    pub outcome: Result<HostList, HostError>,
+}
+
+/// Why a host gave no sessions. The texts that come from the host (its error, its stderr)
+/// are neutralised when the error is made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    /// A local state dir or a gateway address that cannot be opened. The detail names the
+    /// state dir or the address, which the operator wrote beside the host's name.
+    #[error("{detail}")]
+    Open { host: String, detail: String },
+    /// ssh could not be run, or was stopped (no answer in time, too much output).
+    #[error("{host}: {detail}")]
+    Ssh { host: String, detail: String },
+    /// ssh itself failed (exit 255): connection, authentication, host key.
+    #[error("{host}: {}", match said.as_str() { "" => format!("ssh to {destination} failed (exit 255)"), s => s.to_string() })]
+    SshFailed {
+        host: String,
+        destination: String,
+        said: String,
+    },
+    #[error(
+        "clawtop not found on {host}: install it or set clawtop = \"/path/to/clawtop\" for this host"
+    )]
+    NoClawtop { host: String },
+    #[error("{host}: ssh was killed by a signal")]
+    Killed { host: String },
+    /// The remote clawtop printed no list and said why on stderr.
+    #[error("{host}: clawtop exited {code}: {said}")]
+    RemoteFailed {
+        host: String,
+        code: i32,
+        said: String,
+    },
+    #[error("{host}: {detail}")]
+    NotList { host: String, detail: String },
+    /// The remote clawtop's own JSON error.
+    #[error("{host}: {message}")]
+    RemoteError { host: String, message: String },
+    #[error("{host}: session #{index}: {why}")]
+    BadRow {
+        host: String,
+        index: usize,
+        why: RowError,
+    },
+    #[error("{host}: reading it failed unexpectedly")]
+    Panicked { host: String },
+}
+
+/// Why a session object of a remote `list --json` is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowError {
+    #[error("not an object")]
+    NotObject,
+    #[error("no number {0:?}")]
+    NoNumber(&'static str),
+    #[error("neither sessionKey nor sessionId")]
+    NoIdentity,
 }
 
 /// The sessions of a host that answered.
@@ -56,7 +113,7 @@ impl HostResult {
     /// reports as error rows).
     pub fn errors(&self) -> Vec<String> {
         match &self.outcome {
-            Err(e) => vec![e.clone()],
+            Err(e) => vec![e.to_string()],
             Ok(l) => l
                 .report
                 .errors
@@ -100,7 +157,9 @@ pub fn read_all(hosts: &[HostSpec], home: Option<&std::path::Path>) -> Vec<HostR
                     kind: h.transport.kind(),
                     at_ms: now_ms(),
                     took_ms: 0,
-                    outcome: Err(format!("{}: reading it failed unexpectedly", h.name)),
+                    outcome: Err(HostError::Panicked {
+                        host: crate::sanitize::one_line(&h.name),
+                    }),
                 })
             })
             .collect()
@@ -123,7 +182,13 @@ pub fn read_host(h: &HostSpec, home: Option<&std::path::Path>) -> HostResult {
         Transport::Local { state_dir } => local_source(state_dir, home).map(from_source),
         Transport::Gateway { url, token_file } => gateway_source(url, token_file).map(from_source),
     };
-    let outcome = outcome.map_err(|e| crate::sanitize::one_line(&e));
+    let outcome = outcome.map_err(|detail| match detail {
+        Opened::Host(e) => e,
+        Opened::Detail(d) => HostError::Open {
+            host: crate::sanitize::one_line(&h.name),
+            detail: crate::sanitize::one_line(&d),
+        },
+    });
     tracing::info!(host = %h.name, kind = h.transport.kind(), ok = outcome.is_ok(),
         ms = t0.elapsed().as_millis() as u64, "fleet host read");
     HostResult {
@@ -135,10 +200,22 @@ pub fn read_host(h: &HostSpec, home: Option<&std::path::Path>) -> HostResult {
     }
 }
 
+/// How reading a host failed before its name was put on the error.
+enum Opened {
+    Host(HostError),
+    Detail(String),
+}
+
+impl From<HostError> for Opened {
+    fn from(e: HostError) -> Opened {
+        Opened::Host(e)
+    }
+}
+
 fn local_source(
     state_dir: &std::path::Path,
     home: Option<&std::path::Path>,
-) -> Result<SourceHandle, String> {
+) -> Result<SourceHandle, Opened> {
     // Only the hosts file picks the state dir: OPENCLAW_* variables of this shell belong to
     // the operator's own host, not to every local host of the fleet.
     let env = crate::store::Env {
@@ -151,11 +228,11 @@ fn local_source(
         state_dir: Some(state_dir.to_path_buf()),
         ..Default::default()
     };
-    let host = crate::store::Host::open(&opts, &env).map_err(|e| e.to_string())?;
+    let host = crate::store::Host::open(&opts, &env).map_err(|e| Opened::Detail(e.to_string()))?;
     Ok(crate::source::for_host(host))
 }
 
-fn gateway_source(url: &str, token_file: &std::path::Path) -> Result<SourceHandle, String> {
+fn gateway_source(url: &str, token_file: &std::path::Path) -> Result<SourceHandle, Opened> {
     // The token comes from this host's token_file only, never from OPENCLAW_GATEWAY_TOKEN
     // (that one belongs to whichever gateway the shell was set up for).
     let env = crate::gateway::GatewayEnv {
@@ -170,8 +247,8 @@ fn gateway_source(url: &str, token_file: &std::path::Path) -> Result<SourceHandl
         allow_insecure: false,
     };
     let target = crate::gateway::target::resolve(&Value::Object(Map::new()), &env, &overrides)
-        .map_err(|e| e.to_string())?;
-    crate::source::for_gateway(target)
+        .map_err(|e| Opened::Detail(e.to_string()))?;
+    crate::source::for_gateway(target).map_err(|e| Opened::Detail(e.to_string()))
 }
 
 fn from_source(source: SourceHandle) -> HostList {
@@ -198,27 +275,32 @@ fn read_ssh(
     clawtop: &str,
     state_dir: Option<&str>,
     h: &HostSpec,
-) -> Result<HostList, String> {
+) -> Result<HostList, Opened> {
+    let host = crate::sanitize::one_line(name);
     let args = ssh::ssh_args(destination, clawtop, state_dir);
-    let out = ssh::run("ssh", &args, h.timeout).map_err(|e| format!("{name}: {e}"))?;
+    let out = ssh::run("ssh", &args, h.timeout).map_err(|e| HostError::Ssh {
+        host: host.clone(),
+        detail: crate::sanitize::one_line(&e),
+    })?;
     match out.code {
         Some(255) => {
-            let msg = ssh::tail_message(&out.stderr);
-            return Err(if msg.is_empty() {
-                format!("{name}: ssh to {destination} failed (exit 255)")
-            } else {
-                format!("{name}: {msg}")
-            });
+            return Err(HostError::SshFailed {
+                host,
+                destination: crate::sanitize::one_line(destination),
+                said: crate::sanitize::one_line(&ssh::tail_message(&out.stderr)),
+            }
+            .into());
         }
-        Some(127) => {
-            return Err(format!(
-                "clawtop not found on {name}: install it or set clawtop = \"/path/to/clawtop\" for this host"
-            ));
-        }
-        None => return Err(format!("{name}: ssh was killed by a signal")),
+        Some(127) => return Err(HostError::NoClawtop { host }.into()),
+        None => return Err(HostError::Killed { host }.into()),
         _ => {}
     }
-    parse_remote(name, &out.stdout, out.code.unwrap_or(0), &out.stderr)
+    Ok(parse_remote(
+        name,
+        &out.stdout,
+        out.code.unwrap_or(0),
+        &out.stderr,
+    )?)
 }
 
 /// The remote `list --json` (exit `code`, with its stderr) as this host's list.
@@ -227,31 +309,49 @@ pub fn parse_remote(
     stdout: &[u8],
     code: i32,
     stderr: &str,
-) -> Result<HostList, String> {
+) -> Result<HostList, HostError> {
+    let host = || crate::sanitize::one_line(name);
+    let not_list = |detail: &str| HostError::NotList {
+        host: host(),
+        detail: detail.to_string(),
+    };
     let v: Value = serde_json::from_slice(stdout).map_err(|e| {
         let said = ssh::tail_message(stderr);
         if stdout.is_empty() && !said.is_empty() {
-            format!("{name}: clawtop exited {code}: {said}")
+            HostError::RemoteFailed {
+                host: host(),
+                code,
+                said: crate::sanitize::one_line(&said),
+            }
         } else {
-            format!("{name}: the remote clawtop printed something that is not list JSON ({e})")
+            not_list(&format!(
+                "the remote clawtop printed something that is not list JSON ({e})"
+            ))
         }
     })?;
     let obj = v
         .as_object()
-        .ok_or_else(|| format!("{name}: the remote clawtop printed JSON that is not an object"))?;
+        .ok_or_else(|| not_list("the remote clawtop printed JSON that is not an object"))?;
     if let (Some(err), None) = (
         obj.get("error").and_then(Value::as_str),
         obj.get("sessions"),
     ) {
-        return Err(format!("{name}: {}", crate::sanitize::one_line(err)));
+        return Err(HostError::RemoteError {
+            host: host(),
+            message: crate::sanitize::one_line(err),
+        });
     }
     let sessions = obj
         .get("sessions")
         .and_then(Value::as_array)
-        .ok_or_else(|| format!("{name}: the remote list JSON has no \"sessions\" array"))?;
+        .ok_or_else(|| not_list("the remote list JSON has no \"sessions\" array"))?;
     let mut rows = Vec::with_capacity(sessions.len());
     for (i, s) in sessions.iter().enumerate() {
-        rows.push(row_from_json(s).map_err(|e| format!("{name}: session #{}: {e}", i + 1))?);
+        rows.push(row_from_json(s).map_err(|why| HostError::BadRow {
+            host: host(),
+            index: i + 1,
+            why,
+        })?);
     }
     let strings = |k: &str| -> Vec<String> {
         obj.get(k)
@@ -304,13 +404,13 @@ pub fn parse_remote(
 
 /// A `list --json` session object as a row. Lenient: unknown fields are ignored, a missing
 /// figure is unknown; only a session without its identity or numbers is refused.
-pub fn row_from_json(v: &Value) -> Result<SessionRow, String> {
+pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
     use crate::thresholds::{Source, Status, UsedSource};
-    let o = v.as_object().ok_or("not an object")?;
+    let o = v.as_object().ok_or(RowError::NotObject)?;
     let s = |k: &str| o.get(k).and_then(Value::as_str).map(String::from);
     let n = |k: &str| o.get(k).and_then(Value::as_u64);
     let i = |k: &str| o.get(k).and_then(Value::as_i64);
-    let need = |k: &str| n(k).ok_or_else(|| format!("no number {k:?}"));
+    let need = |k: &'static str| n(k).ok_or(RowError::NoNumber(k));
     let status = match s("status").as_deref() {
         Some("ok") => Status::Ok,
         Some("flush-due") => Status::FlushDue,
@@ -363,7 +463,7 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, String> {
         .unwrap_or_default();
     let session_key = s("sessionKey");
     if session_key.is_none() && s("sessionId").is_none() {
-        return Err("neither sessionKey nor sessionId".into());
+        return Err(RowError::NoIdentity);
     }
     Ok(SessionRow {
         agent_id: s("agentId"),
@@ -499,15 +599,36 @@ mod tests {
         assert_eq!(r.used, Some(30000));
         assert!(l.json[0].get("forecast").is_some());
         let e = parse_remote("p1", b"\x1b[2Jhello", 0, "").err().unwrap();
-        assert!(e.starts_with("p1: ") && e.contains("not list JSON"), "{e}");
+        assert!(matches!(&e, HostError::NotList { host, .. } if host == "p1"));
+        let text = e.to_string();
+        assert!(
+            text.starts_with("p1: ") && text.contains("not list JSON"),
+            "{text}"
+        );
         let e = parse_remote("p1", br#"{"error":"no state dir","exitCode":1}"#, 1, "")
             .err()
             .unwrap();
-        assert_eq!(e, "p1: no state dir");
+        assert_eq!(e.to_string(), "p1: no state dir");
         let e = parse_remote("p1", br#"{"sessions":[{"sessionKey":"k"}]}"#, 0, "")
             .err()
             .unwrap();
-        assert!(e.contains("session #1") && e.contains("window"), "{e}");
+        assert_eq!(
+            e,
+            HostError::BadRow {
+                host: "p1".into(),
+                index: 1,
+                why: RowError::NoNumber("window")
+            }
+        );
+        assert_eq!(e.to_string(), "p1: session #1: no number \"window\"");
+        // The remote's stderr is named when it printed no JSON.
+        let e = parse_remote("p1", b"", 1, "clawtop: no sessions.json\n")
+            .err()
+            .unwrap();
+        assert!(
+            matches!(e, HostError::RemoteFailed { code: 1, .. }),
+            "{e:?}"
+        );
     }
 }
 

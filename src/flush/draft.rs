@@ -132,8 +132,8 @@ fn estimate_text(s: &str) -> u64 {
     ceil_div4(utf16_len(s))
 }
 
-fn clean_instructions(instructions: Option<&str>) -> Option<&str> {
-    instructions.map(str::trim).filter(|s| !s.is_empty())
+fn clean_instructions(instructions: Option<&str>) -> Option<String> {
+    crate::instructions::Instructions::from_opt(instructions).map(String::from)
 }
 
 /// Builds the flush request (pure). `context_window` is the flush model's window;
@@ -146,6 +146,7 @@ pub fn build_request(
     max_tokens: u64,
 ) -> FlushRequest {
     let instructions = clean_instructions(instructions);
+    let instructions = instructions.as_deref();
     // serialize() joins the parts of all messages with "\n\n"; serializing one message at a
     // time and joining the non-empty results the same way gives the same text.
     let parts: Vec<String> = messages
@@ -375,7 +376,7 @@ pub async fn generate(
         target,
         date: spec.date.clone(),
         prompts: spec.prompts.clone(),
-        instructions: clean_instructions(spec.instructions.as_deref()).map(str::to_string),
+        instructions: clean_instructions(spec.instructions.as_deref()),
         request,
         reply: resp.text,
         notes,

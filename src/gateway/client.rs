@@ -498,9 +498,9 @@ async fn next_frame(
         };
         match msg {
             Message::Text(t) => {
-                return parse_frame(t.as_str()).map_err(|detail| GatewayError::Malformed {
+                return parse_frame(t.as_str()).map_err(|e| GatewayError::Malformed {
                     url: url.to_string(),
-                    detail,
+                    detail: e.to_string(),
                 });
             }
             Message::Close(frame) => {
@@ -526,29 +526,38 @@ async fn next_frame(
     }
 }
 
+/// Why a frame from the gateway cannot be read. Its texts are neutralised (a frame is
+/// untrusted).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum FrameError {
+    #[error("not JSON: {error}; it starts with {head:?}")]
+    NotJson { error: String, head: String },
+    #[error("unknown frame type {0:?}")]
+    UnknownType(String),
+    #[error("a JSON frame without a type")]
+    NoType,
+    #[error("a response without an id")]
+    ResponseWithoutId,
+}
+
 /// A frame must be a JSON object with a string `type`.
-fn parse_frame(text: &str) -> Result<Value, String> {
+fn parse_frame(text: &str) -> Result<Value, FrameError> {
     let v: Value = serde_json::from_str(text).map_err(|e| {
         let head: String = text.chars().take(40).collect();
-        format!(
-            "not JSON: {e}; it starts with {:?}",
-            crate::sanitize::one_line(&head)
-        )
+        FrameError::NotJson {
+            error: e.to_string(),
+            head: crate::sanitize::one_line(&head),
+        }
     })?;
     match v.get("type").and_then(Value::as_str) {
         Some("req" | "res" | "event") => {}
-        Some(other) => {
-            return Err(format!(
-                "unknown frame type {:?}",
-                crate::sanitize::one_line(other)
-            ));
-        }
-        None => return Err("a JSON frame without a type".into()),
+        Some(other) => return Err(FrameError::UnknownType(crate::sanitize::one_line(other))),
+        None => return Err(FrameError::NoType),
     }
     if v.get("type").and_then(Value::as_str) == Some("res")
         && !v.get("id").is_some_and(Value::is_string)
     {
-        return Err("a response without an id".into());
+        return Err(FrameError::ResponseWithoutId);
     }
     Ok(v)
 }
@@ -639,16 +648,19 @@ mod tests {
     #[test]
     fn frames_are_checked() {
         assert!(parse_frame("{\"type\":\"event\",\"event\":\"tick\"}").is_ok());
-        assert!(parse_frame("nope").unwrap_err().contains("not JSON"));
-        assert!(parse_frame("[1]").unwrap_err().contains("without a type"));
-        assert!(
-            parse_frame("{\"type\":\"res\",\"ok\":true}")
-                .unwrap_err()
-                .contains("without an id")
+        assert!(matches!(
+            parse_frame("nope"),
+            Err(FrameError::NotJson { head, .. }) if head == "nope"
+        ));
+        assert_eq!(parse_frame("[1]"), Err(FrameError::NoType));
+        assert_eq!(
+            parse_frame("{\"type\":\"res\",\"ok\":true}"),
+            Err(FrameError::ResponseWithoutId)
         );
         assert!(
             parse_frame("{\"type\":\"\u{1b}[31m\"}")
                 .unwrap_err()
+                .to_string()
                 .contains('␛')
         );
     }

@@ -154,6 +154,14 @@ pub enum GatewayError {
         what: String,
         limit: u64,
     },
+    /// clawtop's device identity has nowhere to live.
+    #[error("no config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR")]
+    NoConfigDir,
+    #[error("cannot start the gateway runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The task that talked to the gateway stopped before it answered (it panicked).
+    #[error("the gateway task at {url} ended without an answer")]
+    TaskEnded { url: String },
 }
 
 fn reason_suffix(code: &Option<u16>, reason: &str) -> String {

@@ -419,12 +419,14 @@ impl GatewayClient {
 /// Trims and checks `/compact` instructions: at most [`MAX_COMPACT_INSTRUCTIONS`] characters
 /// (code points, as OpenClaw counts them).
 pub fn check_instructions(text: &str) -> Result<&str, GatewayError> {
-    let t = text.trim();
-    let len = t.chars().count();
-    if len > MAX_COMPACT_INSTRUCTIONS {
-        return Err(GatewayError::InstructionsTooLong { len });
+    match crate::instructions::Instructions::new(text) {
+        Some(i) => i
+            .within_cap(MAX_COMPACT_INSTRUCTIONS)
+            .map_err(|len| GatewayError::InstructionsTooLong { len })
+            // Trimming only shortens the text: the checked text is a slice of `text`.
+            .map(|_| text.trim()),
+        None => Ok(""),
     }
-    Ok(t)
 }
 
 /// The text parts of a chat message (`content` string or `[{type:"text", text}]`).

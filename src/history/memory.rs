@@ -128,7 +128,7 @@ fn read_file(root: &Path, date: &str, path: &Path) -> MemoryFile {
     let text = match bounded_text(&real, &mut f.bytes) {
         Ok(t) => t,
         Err(why) => {
-            f.unread = Some(why);
+            f.unread = Some(why.to_string());
             return f;
         }
     };
@@ -138,35 +138,39 @@ fn read_file(root: &Path, date: &str, path: &Path) -> MemoryFile {
     f
 }
 
-/// The file's text, or why it was not read.
-fn bounded_text(path: &Path, bytes: &mut u64) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("not readable: {e}"))?;
-    let meta = file.metadata().map_err(|e| format!("not readable: {e}"))?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
-    }
-    *bytes = meta.len();
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} bytes, over the {} bytes clawtop scans",
-            meta.len(),
-            MAX_FILE_BYTES
-        ));
+/// Why a memory file was not scanned (said on the history as the file's `unread`).
+#[derive(Debug, thiserror::Error)]
+enum Unread {
+    #[error("not readable: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0} bytes, over the {MAX_FILE_BYTES} bytes clawtop scans")]
+    TooBig(u64),
+    #[error("grew over the {MAX_FILE_BYTES} bytes clawtop scans while read")]
+    Grew,
+    #[error("binary (NUL bytes); not a notes file")]
+    Nul,
+    #[error("binary (not UTF-8 text); not a notes file")]
+    NotUtf8,
+}
+
+/// The file's text, or why it was not read. Opened as every read-only file is (a FIFO or a
+/// device in the workspace neither blocks nor is read).
+fn bounded_text(path: &Path, bytes: &mut u64) -> Result<String, Unread> {
+    let file = crate::regular_file::open(path)?;
+    *bytes = file.metadata()?.len();
+    if *bytes > MAX_FILE_BYTES {
+        return Err(Unread::TooBig(*bytes));
     }
     let mut buf = Vec::new();
     // The length can grow between the stat and the read: the take keeps the bound.
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("not readable: {e}"))?;
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut buf)?;
     if buf.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "grew over the {MAX_FILE_BYTES} bytes clawtop scans while read"
-        ));
+        return Err(Unread::Grew);
     }
     if memchr::memchr(0, &buf).is_some() {
-        return Err("binary (NUL bytes); not a notes file".into());
+        return Err(Unread::Nul);
     }
-    String::from_utf8(buf).map_err(|_| "binary (not UTF-8 text); not a notes file".to_string())
+    String::from_utf8(buf).map_err(|_| Unread::NotUtf8)
 }
 
 /// A block: its first line (1-based) and its lines, trimmed.

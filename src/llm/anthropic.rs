@@ -149,13 +149,13 @@ impl Assembler for Stream {
         self.output_tokens
     }
 
-    fn finish(&self) -> Result<ChatResponse, String> {
+    fn finish(&self) -> Result<ChatResponse, super::client::EndedEarly> {
         // message_delta always precedes message_stop and carries the stop reason; with it,
         // all content has arrived even if the final event was lost.
         if self.stopped || self.stop_reason.is_some() {
             Ok(self.response())
         } else {
-            Err("the stream ended before `message_stop`".to_string())
+            Err(super::client::EndedEarly("`message_stop`"))
         }
     }
 

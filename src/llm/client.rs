@@ -45,14 +45,19 @@ pub(crate) enum ProtoError {
     Bad(String),
 }
 
+/// A streamed answer whose body ended before the event that says it is complete (named).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("the stream ended before {0}")]
+pub(crate) struct EndedEarly(pub &'static str);
+
 /// Per-API answer assembly; see `anthropic::Stream` and `openai::Stream`.
 pub(crate) trait Assembler: Send {
     fn on_event(&mut self, event: &str, data: &str) -> Result<Step, ProtoError>;
     /// Answer characters so far.
     fn chars(&self) -> usize;
     fn output_tokens(&self) -> Option<u64>;
-    /// The answer once the body ended; `Err(why)` if it ended too early.
-    fn finish(&self) -> Result<ChatResponse, String>;
+    /// The answer once the body ended.
+    fn finish(&self) -> Result<ChatResponse, EndedEarly>;
     /// The answer from a non-streamed JSON body.
     fn parse_json(&mut self, v: &Value) -> Result<ChatResponse, ProtoError>;
 }
@@ -497,10 +502,10 @@ async fn one_attempt(
             });
         }
     }
-    let resp = asm.finish().map_err(|reason| {
+    let resp = asm.finish().map_err(|early| {
         Failure::fatal(LlmError::Incomplete {
             url: url.clone(),
-            reason,
+            reason: early.to_string(),
         })
     })?;
     check_stop(ep, url, resp)

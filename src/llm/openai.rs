@@ -117,13 +117,13 @@ impl Assembler for Stream {
         self.output_tokens
     }
 
-    fn finish(&self) -> Result<ChatResponse, String> {
+    fn finish(&self) -> Result<ChatResponse, super::client::EndedEarly> {
         // A finish_reason means the model finished; only the usage chunk and [DONE]
         // can be missing then, and some servers never send [DONE].
         if self.done || self.stop_reason.is_some() {
             Ok(self.response())
         } else {
-            Err("the stream ended before a finish_reason or [DONE]".to_string())
+            Err(super::client::EndedEarly("a finish_reason or [DONE]"))
         }
     }
 

@@ -355,7 +355,9 @@ fn resolve_key(
                             return Ok((Some(Secret::new(v)), format!("{here} (env reference)")));
                         }
                         Ok(_) => looked.push(format!("{here} (expands to nothing)")),
-                        Err(var) => looked.push(format!("{here} (refers to {var}, not set)")),
+                        Err(UnsetVar(var)) => {
+                            looked.push(format!("{here} (refers to {var}, not set)"))
+                        }
                     }
                 } else if is_env_name(s) && get(s).is_some() {
                     // An all-caps identifier naming a set variable is a reference; unset,
@@ -448,10 +450,11 @@ fn collect_headers(
     for (label, map) in sources {
         for (name, value) in map {
             let Some(raw) = value.as_str() else { continue };
-            let value = expand_env(raw, &get).map_err(|var| LlmError::InvalidEndpoint {
-                provider: provider.to_string(),
-                reason: format!("header `{name}` in {label} refers to {var}, which is not set"),
-            })?;
+            let value =
+                expand_env(raw, &get).map_err(|UnsetVar(var)| LlmError::InvalidEndpoint {
+                    provider: provider.to_string(),
+                    reason: format!("header `{name}` in {label} refers to {var}, which is not set"),
+                })?;
             if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err()
                 || reqwest::header::HeaderValue::from_str(&value).is_err()
             {
@@ -468,9 +471,13 @@ fn collect_headers(
     Ok(out)
 }
 
+/// The first variable a `${VAR}` reference names that is not set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct UnsetVar(String);
+
 /// Replace every `${VAR}` (VAR = `[A-Z_][A-Z0-9_]*`, as OpenClaw's config substitution)
-/// with its value; `Err(VAR)` names the first unset one. Other text is kept.
-fn expand_env(s: &str, get: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+/// with its value. Other text is kept.
+fn expand_env(s: &str, get: &dyn Fn(&str) -> Option<String>) -> Result<String, UnsetVar> {
     let mut out = String::new();
     let mut rest = s;
     while let Some(start) = rest.find("${") {
@@ -483,7 +490,7 @@ fn expand_env(s: &str, get: &dyn Fn(&str) -> Option<String>) -> Result<String, S
             continue;
         }
         out.push_str(&rest[..start]);
-        out.push_str(&get(name).ok_or_else(|| name.to_string())?);
+        out.push_str(&get(name).ok_or_else(|| UnsetVar(name.to_string()))?);
         rest = &after[end + 1..];
     }
     out.push_str(rest);
@@ -845,7 +852,7 @@ mod tests {
     fn expand() {
         let get = |v: &str| (v == "A").then(|| "1".to_string());
         assert_eq!(expand_env("x${A}y${A}", &get).as_deref(), Ok("x1y1"));
-        assert_eq!(expand_env("${B}", &get), Err("B".to_string()));
+        assert_eq!(expand_env("${B}", &get), Err(UnsetVar("B".to_string())));
         assert_eq!(expand_env("${lower}", &get).as_deref(), Ok("${lower}"));
         assert_eq!(expand_env("${A", &get).as_deref(), Ok("${A"));
         assert_eq!(expand_env("plain", &get).as_deref(), Ok("plain"));

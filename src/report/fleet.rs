@@ -98,7 +98,7 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
         let host = crate::sanitize::one_line(&h.name);
         let (text, code) = match &h.outcome {
             Err(e) => (
-                format!("UNKNOWN: {}\n", crate::sanitize::one_line(e)),
+                format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
                 check::UNKNOWN,
             ),
             Ok(l) => {

@@ -30,7 +30,7 @@ pub struct ListReport {
 pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     let mut report = ListReport {
         state_dir: source.label(),
-        era: source.kind(),
+        era: source.kind().as_str(),
         sessions: Vec::new(),
         warnings: source.warnings(),
         errors: Vec::new(),
@@ -65,7 +65,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
         let t = numbers.session(s, &mut warnings);
-        let mut row = SessionRow::from_session(source.kind(), s, &t, warnings);
+        let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
         row.stale_lock =
             crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());

@@ -107,7 +107,7 @@ pub fn for_session(
     let diagnosis = t
         .as_ref()
         .map(|t| super::diagnosis::for_session(numbers.source, s, t, &th, keep));
-    let mut row = SessionRow::from_session(numbers.source.kind(), s, &th, warnings);
+    let mut row = SessionRow::from_session(numbers.source.kind().as_str(), s, &th, warnings);
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
         row.transcript_context = Some(d.transcript_context.clone());
@@ -138,10 +138,8 @@ pub fn for_file(
     file: &TranscriptFile,
     window: Option<u64>,
     with_entries: bool,
-) -> Result<(ShowReport, Transcript), String> {
-    let t = file
-        .open_transcript(&file.reference())
-        .map_err(|e| crate::sanitize::one_line(&e.to_string()))?;
+) -> Result<(ShowReport, Transcript), crate::source::SourceError> {
+    let t = file.open_transcript(&file.reference())?;
     let mut warnings = Vec::new();
     push_transcript_warnings(&t, &mut warnings);
     let (th, settings) = bare_thresholds(Some(&t), window);

@@ -4,7 +4,7 @@
 
 use super::{
     Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource, SourceError,
-    Watch, Writer,
+    SourceKind, Watch, Writer,
 };
 use crate::commit::StoreRow;
 use crate::store::Host;
@@ -62,8 +62,8 @@ impl FileStore {
 }
 
 impl SessionSource for FileStore {
-    fn kind(&self) -> &'static str {
-        self.host.era.name()
+    fn kind(&self) -> SourceKind {
+        SourceKind::of_era(self.host.era)
     }
 
     fn label(&self) -> String {

@@ -15,8 +15,8 @@
 //!   left unknown and [`SessionSource::not_exposed`] says why; nothing is guessed.
 
 use super::{
-    Change, Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, Watch,
-    Writer,
+    Change, Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError,
+    SourceKind, Watch, Writer,
 };
 use crate::gateway::{
     DeviceIdentity, GatewayClient, GatewayError, GatewayTarget, SessionRow, Timeouts, identity,
@@ -55,20 +55,20 @@ pub struct GatewaySource {
 }
 
 impl GatewaySource {
-    pub fn new(target: GatewayTarget) -> Result<GatewaySource, String> {
+    pub fn new(target: GatewayTarget) -> Result<GatewaySource, GatewayError> {
         Self::with_timeouts(target, Timeouts::default())
     }
 
     pub fn with_timeouts(
         target: GatewayTarget,
         timeouts: Timeouts,
-    ) -> Result<GatewaySource, String> {
+    ) -> Result<GatewaySource, GatewayError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("clawtop-gateway")
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the gateway runtime: {e}"))?;
+            .map_err(GatewayError::Runtime)?;
         Ok(GatewaySource {
             target,
             timeouts,
@@ -87,29 +87,26 @@ impl GatewaySource {
         target: GatewayTarget,
         timeouts: Timeouts,
         identity: Arc<DeviceIdentity>,
-    ) -> Result<GatewaySource, String> {
+    ) -> Result<GatewaySource, GatewayError> {
         let s = Self::with_timeouts(target, timeouts)?;
         *s.identity.lock().unwrap_or_else(|e| e.into_inner()) = Some(identity);
         Ok(s)
     }
 
-    fn identity(&self) -> Result<Arc<DeviceIdentity>, String> {
+    fn identity(&self) -> Result<Arc<DeviceIdentity>, GatewayError> {
         let mut id = self.identity.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = &*id {
             return Ok(i.clone());
         }
-        let dir = identity::config_dir().ok_or_else(|| {
-            "no config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR"
-                .to_string()
-        })?;
-        let i = Arc::new(DeviceIdentity::load_or_create(&dir).map_err(|e| e.to_string())?);
+        let dir = identity::config_dir().ok_or(GatewayError::NoConfigDir)?;
+        let i = Arc::new(DeviceIdentity::load_or_create(&dir)?);
         *id = Some(i.clone());
         Ok(i)
     }
 
     /// Runs `f` with a connected client on the source's runtime and waits for it. Works from
     /// any thread that is not one of this runtime's own workers.
-    fn call<T, F, Fut>(&self, f: F) -> Result<T, String>
+    fn call<T, F, Fut>(&self, f: F) -> Result<T, GatewayError>
     where
         T: Send + 'static,
         F: FnOnce(Arc<GatewayClient>) -> Fut + Send + 'static,
@@ -146,11 +143,10 @@ impl GatewaySource {
                 *self.version.lock().unwrap_or_else(|e| e.into_inner()) = version;
                 Ok(v)
             }
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err(format!(
-                "the gateway task at {} ended without an answer",
-                self.target.url
-            )),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(GatewayError::TaskEnded {
+                url: self.target.url.clone(),
+            }),
         }
     }
 
@@ -199,7 +195,7 @@ impl Drop for GatewaySource {
 }
 
 /// `agent:<id>:…` → `<id>` (the gateway always sends `agentId`; this is the fallback).
-fn agent_of(key: &str) -> String {
+pub(crate) fn agent_of(key: &str) -> String {
     let mut parts = key.splitn(3, ':');
     match (parts.next(), parts.next()) {
         (Some("agent"), Some(id)) => id.to_string(),
@@ -253,8 +249,8 @@ pub fn history_entries(session_id: &str, messages: &[Value]) -> Vec<String> {
 }
 
 impl SessionSource for GatewaySource {
-    fn kind(&self) -> &'static str {
-        "gateway"
+    fn kind(&self) -> SourceKind {
+        SourceKind::Gateway
     }
 
     fn label(&self) -> String {
@@ -303,7 +299,7 @@ impl SessionSource for GatewaySource {
             Ok(rows) => rows,
             Err(e) => {
                 return Listing {
-                    errors: vec![crate::sanitize::one_line(&e)],
+                    errors: vec![crate::sanitize::one_line(&e.to_string())],
                     ..Listing::default()
                 };
             }
@@ -332,7 +328,7 @@ impl SessionSource for GatewaySource {
             .call(
                 move |c| async move { c.chat_history_all(&key, HISTORY_LIMIT, HISTORY_MAX).await },
             )
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e)))?;
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         let sid = h.session_id.clone().unwrap_or_else(|| r.session_id.clone());
         let label = format!("{} chat.history {}", self.target.url, r.key);
         let mut t = Transcript::from_entries(label, history_entries(&sid, &h.messages));
@@ -397,10 +393,11 @@ impl SessionSource for GatewaySource {
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
         match op {
-            Operation::Compact => Writer::Remote {
+            Operation::Compact => Writer::Remote(Box::new(super::RemoteWriter {
                 via: format!("the gateway at {}", self.target.url),
                 note: "OpenClaw writes the summary with its own model (your instructions become its focus text); there is no preview to edit".into(),
-            },
+                target: self.target.clone(),
+            })),
             Operation::Flush => Writer::ReadOnly(format!(
                 "no memory flush through the gateway at {}: a flush writes notes into the agent's workspace, which is not reachable over a tunnel, and OpenClaw has no flush request",
                 self.target.url

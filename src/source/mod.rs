@@ -17,8 +17,8 @@
 //! host) or [`for_gateway`] (a remote one). Nothing else has to
 //! change: the dialogs, the CLI commands and the reports only call the trait. What each
 //! method must do:
-//! - [`SessionSource::kind`] / [`SessionSource::label`]: `"sqlite"` (this is the `era` of
-//!   `list --json`) and where the data is (the state dir).
+//! - [`SessionSource::kind`] / [`SessionSource::label`]: [`SourceKind::Sqlite`] (its word is
+//!   the `era` of `list --json`) and where the data is (the state dir).
 //! - [`SessionSource::list`]: every session (of one agent if asked) as a [`Session`]: its
 //!   [`SessionRef`], the store entry decoded into [`StoreEntry`] (for SQLite: the row's
 //!   `entry_json`; map `memoryFlush.compactionCount` to `memory_flush_compaction_count` and
@@ -161,6 +161,15 @@ pub enum Change {
     LiveUnavailable(String),
 }
 
+/// What a host's gateway said about a run on a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    Active,
+    Idle,
+    /// It could not be asked; the note says what that means for the operator.
+    Unknown(String),
+}
+
 /// The write a writer is asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -169,15 +178,27 @@ pub enum Operation {
 }
 
 /// Who can write an operation's result for a session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Writer {
     /// clawtop commits exactly the previewed text itself (file-backed host, bare transcript).
     Local(LocalWriter),
     /// Someone else writes (the Gateway): OpenClaw produces its own text, so there is no
-    /// edited-text commit; `note` says what differs, for the operator, before they type.
-    Remote { via: String, note: String },
+    /// edited-text commit.
+    Remote(Box<RemoteWriter>),
     /// Nothing can be written; the reason says why and what clawtop can do instead.
     ReadOnly(String),
+}
+
+/// The Gateway that writes a session's result, and what the operator is told about it.
+#[derive(Debug, Clone)]
+pub struct RemoteWriter {
+    /// Where to connect (address and token resolved from the host's config, the environment
+    /// and the flags; no I/O happened yet).
+    pub target: crate::gateway::GatewayTarget,
+    /// Who writes, in words ("OpenClaw's Gateway at ws://127.0.0.1:18789").
+    pub via: String,
+    /// What differs from a local commit, said before the operator types.
+    pub note: String,
 }
 
 /// The files a local commit writes.
@@ -202,10 +223,48 @@ pub enum SourceError {
     Unavailable(String),
 }
 
+/// What kind of source a session comes from: what front-ends and use cases match on (never
+/// on a string). [`SourceKind::as_str`] is the word `list --json` calls the `era`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceKind {
+    /// A file-backed host (`sessions.json` + JSONL), also the demo state.
+    Files,
+    /// A SQLite host read locally (an unreadable one too: its era is still SQLite).
+    Sqlite,
+    /// A host reached only through its Gateway.
+    Gateway,
+    /// One bare transcript file, no store.
+    Transcript,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Files => "file",
+            SourceKind::Sqlite => "sqlite",
+            SourceKind::Gateway => "gateway",
+            SourceKind::Transcript => "transcript",
+        }
+    }
+
+    /// The kind of a local host of this era.
+    pub fn of_era(era: crate::store::Era) -> SourceKind {
+        match era {
+            crate::store::Era::File => SourceKind::Files,
+            crate::store::Era::Sqlite => SourceKind::Sqlite,
+        }
+    }
+}
+
+impl fmt::Display for SourceKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A host's sessions, wherever they are kept. See the module doc for the contract.
 pub trait SessionSource: Send + Sync {
-    /// `"file"`, `"sqlite"`, `"gateway"`, `"transcript"`.
-    fn kind(&self) -> &'static str;
+    fn kind(&self) -> SourceKind;
     /// Where the data is (state dir, gateway URL, file path), for titles and messages.
     fn label(&self) -> String;
     /// Host-level problems that did not stop loading (config, era, ...).
@@ -267,9 +326,8 @@ pub trait SessionSource: Send + Sync {
     }
     /// Whether an OpenClaw run is active on the session, asked of whoever runs the turns (a
     /// SQLite host's gateway). `None`: the source has no such check (a file-backed host's runs
-    /// are seen through their transcript lock, [`Self::lock`]); `Some(Err(note))`: it could
-    /// not be asked, and the note says what that means. May do network I/O, bounded.
-    fn active_run(&self, _session: &SessionRef) -> Option<Result<bool, String>> {
+    /// are seen through their transcript lock, [`Self::lock`]). May do network I/O, bounded.
+    fn active_run(&self, _session: &SessionRef) -> Option<RunState> {
         None
     }
     /// Who writes `op` for `session`. Must not block.
@@ -359,7 +417,9 @@ impl fmt::Display for SessionHandle {
 
 /// The source of a host reached through its Gateway (`--gateway URL`): the one place a remote
 /// target is chosen; the layers above see only the trait.
-pub fn for_gateway(target: crate::gateway::GatewayTarget) -> Result<SourceHandle, String> {
+pub fn for_gateway(
+    target: crate::gateway::GatewayTarget,
+) -> Result<SourceHandle, crate::gateway::GatewayError> {
     Ok(Arc::new(gateway::GatewaySource::new(target)?))
 }
 

@@ -13,7 +13,7 @@
 
 use super::{
     Change, Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource,
-    SourceError, Watch, Writer,
+    SourceError, SourceKind, Watch, Writer,
 };
 use crate::store::Host;
 use crate::thresholds::Rules;
@@ -146,8 +146,8 @@ impl SqliteStore {
 }
 
 impl SessionSource for SqliteStore {
-    fn kind(&self) -> &'static str {
-        "sqlite"
+    fn kind(&self) -> SourceKind {
+        SourceKind::Sqlite
     }
 
     fn label(&self) -> String {
@@ -373,7 +373,8 @@ impl SessionSource for SqliteStore {
         true
     }
 
-    fn active_run(&self, r: &SessionRef) -> Option<Result<bool, String>> {
+    fn active_run(&self, r: &SessionRef) -> Option<super::RunState> {
+        use super::RunState;
         if self.host.is_demo {
             return None;
         }
@@ -384,24 +385,28 @@ impl SessionSource for SqliteStore {
         ) {
             Ok(t) => t,
             Err(e) => {
-                return Some(Err(format!(
+                return Some(RunState::Unknown(format!(
                     "no gateway to ask whether a run is active ({e})"
                 )));
             }
         };
         let Some(dir) = self.identity_dir.clone() else {
-            return Some(Err(
+            return Some(RunState::Unknown(
                 "could not ask the gateway whether a run is active: no config dir for clawtop's device identity (set HOME or CLAWTOP_CONFIG_DIR)".into(),
             ));
         };
         let url = crate::gateway::target::redact_userinfo(&target.url);
         Some(
-            crate::gateway::ops::active_run_blocking(&target, &dir, &r.key).map_err(|e| match e {
-                crate::gateway::GatewayError::Unreachable { .. } => format!(
-                    "no gateway answered at {url}, so no gateway run can be active; a run started with `openclaw agent --local` cannot be seen from outside"
-                ),
-                e => format!("could not ask the gateway at {url} whether a run is active: {e}"),
-            }),
+            match crate::gateway::ops::active_run_blocking(&target, &dir, &r.key) {
+                Ok(true) => RunState::Active,
+                Ok(false) => RunState::Idle,
+                Err(e) => RunState::Unknown(match e {
+                    crate::gateway::GatewayError::Unreachable { .. } => format!(
+                        "no gateway answered at {url}, so no gateway run can be active; a run started with `openclaw agent --local` cannot be seen from outside"
+                    ),
+                    e => format!("could not ask the gateway at {url} whether a run is active: {e}"),
+                }),
+            },
         )
     }
 
@@ -414,13 +419,14 @@ impl SessionSource for SqliteStore {
                 &crate::gateway::GatewayEnv::from_process(),
                 &crate::gateway::Overrides::default(),
             ) {
-                Ok(t) => Writer::Remote {
+                Ok(t) => Writer::Remote(Box::new(super::RemoteWriter {
                     via: format!(
                         "OpenClaw's Gateway at {}",
                         crate::gateway::target::redact_userinfo(&t.url)
                     ),
                     note: GATEWAY_COMPACT_NOTE.into(),
-                },
+                    target: t,
+                })),
                 Err(e) => Writer::ReadOnly(format!(
                     "{} ({e})",
                     self.host.sqlite_write_refusal("compaction")

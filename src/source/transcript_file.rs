@@ -2,7 +2,8 @@
 //! compaction appends to the file only; a flush has nowhere to record itself.
 
 use super::{
-    Changes, Listing, LocalWriter, Operation, SessionRef, SessionSource, SourceError, Watch, Writer,
+    Changes, Listing, LocalWriter, Operation, SessionRef, SessionSource, SourceError, SourceKind,
+    Watch, Writer,
 };
 use crate::transcript::Transcript;
 use serde_json::Value;
@@ -41,8 +42,8 @@ impl TranscriptFile {
 }
 
 impl SessionSource for TranscriptFile {
-    fn kind(&self) -> &'static str {
-        "transcript"
+    fn kind(&self) -> SourceKind {
+        SourceKind::Transcript
     }
 
     fn label(&self) -> String {

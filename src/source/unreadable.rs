@@ -1,7 +1,9 @@
 //! A host clawtop cannot read: it lists nothing, says why, and writes nothing. Today that
 //! is a SQLite host (OpenClaw ≥ 2026.7.2) until its own source exists.
 
-use super::{Changes, Listing, Operation, SessionRef, SessionSource, SourceError, Watch, Writer};
+use super::{
+    Changes, Listing, Operation, SessionRef, SessionSource, SourceError, SourceKind, Watch, Writer,
+};
 use crate::store::Host;
 use crate::transcript::Transcript;
 use serde_json::Value;
@@ -20,8 +22,8 @@ impl Unreadable {
 }
 
 impl SessionSource for Unreadable {
-    fn kind(&self) -> &'static str {
-        self.host.era.name()
+    fn kind(&self) -> SourceKind {
+        SourceKind::of_era(self.host.era)
     }
 
     fn label(&self) -> String {

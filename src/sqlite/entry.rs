@@ -42,7 +42,20 @@ pub struct SessionRow {
     /// `current_session_id`: the transcript's session id.
     pub current_session_id: String,
     pub updated_at: i64,
-    pub entry: Result<(StoreEntry, Entry96), String>,
+    pub entry: Result<(StoreEntry, Entry96), RowEntryError>,
+}
+
+/// Why a `session_nodes` row's `entry_json` is skipped (the other rows are still read).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RowEntryError {
+    #[error("entry_json is not JSON ({0})")]
+    NotJson(String),
+    #[error("entry_json is not a JSON object")]
+    NotObject,
+    #[error("entry_json has an unsafe sessionId {0:?}")]
+    UnsafeSessionId(String),
+    #[error("entry_json has no sessionId")]
+    NoSessionId,
 }
 
 /// The fields of an entry clawtop reads, as values; None when the JSON is not an object.
@@ -111,25 +124,22 @@ impl<'de> serde::Deserialize<'de> for Kept {
 }
 
 /// Reads the fields clawtop uses from one `entry_json`.
-pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), String> {
+pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
     // Only the top-level fields clawtop reads are kept; the rest (`skillsSnapshot`,
     // `systemPromptReport`: most of the bytes) is skipped without building a tree.
     let mut probe = serde_json::Deserializer::from_str(json);
     let kept: Result<Kept, _> = serde::Deserialize::deserialize(&mut probe);
     let o = match kept.and_then(|k| probe.end().map(|_| k)) {
         Ok(Kept(Some(o))) => o,
-        Ok(Kept(None)) => return Err("entry_json is not a JSON object".into()),
-        Err(e) => return Err(format!("entry_json is not JSON ({e})")),
+        Ok(Kept(None)) => return Err(RowEntryError::NotObject),
+        Err(e) => return Err(RowEntryError::NotJson(e.to_string())),
     };
     let session_id = match o.get("sessionId") {
         Some(Value::String(s)) if crate::store::sessions::safe_session_id(s) => s.clone(),
         Some(Value::String(s)) => {
-            return Err(format!(
-                "entry_json has an unsafe sessionId {:?}",
-                crate::sanitize::one_line(s)
-            ));
+            return Err(RowEntryError::UnsafeSessionId(crate::sanitize::one_line(s)));
         }
-        _ => return Err("entry_json has no sessionId".into()),
+        _ => return Err(RowEntryError::NoSessionId),
     };
     let string = |k: &str| match o.get(k) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
@@ -240,8 +250,8 @@ mod tests {
             ),
             (Some(1), Some(12000), Some(36000))
         );
-        assert!(parse_entry("{").unwrap_err().contains("not JSON"));
-        assert!(parse_entry("[]").unwrap_err().contains("not a JSON object"));
-        assert!(parse_entry("{}").unwrap_err().contains("no sessionId"));
+        assert!(matches!(parse_entry("{"), Err(RowEntryError::NotJson(_))));
+        assert_eq!(parse_entry("[]").unwrap_err(), RowEntryError::NotObject);
+        assert_eq!(parse_entry("{}").unwrap_err(), RowEntryError::NoSessionId);
     }
 }

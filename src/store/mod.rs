@@ -387,10 +387,10 @@ impl Host {
             tracing::debug!(agent = %a.id, ms = t0.elapsed().as_millis() as u64, "sessions.json parsed");
             let items = match parsed {
                 Ok(items) => items,
-                Err(message) => {
+                Err(e) => {
                     out.errors.push(StoreError::Store {
                         path: a.store_path.clone(),
-                        message,
+                        message: e.to_string(),
                     });
                     continue;
                 }

@@ -81,7 +81,39 @@ fn integer(v: &Value) -> Option<i64> {
 #[derive(Debug, Clone)]
 pub struct ParsedEntry {
     pub key: String,
-    pub entry: Result<StoreEntry, String>,
+    pub entry: Result<StoreEntry, EntryError>,
+}
+
+/// Why one entry of a store is skipped (the store's other entries are still read).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryError {
+    #[error("is {0}, not an object; skipped")]
+    NotObject(&'static str),
+    #[error("has a key with a lone UTF-16 surrogate escape, which is not valid text; skipped")]
+    KeyNotText,
+    #[error("has no sessionId; skipped")]
+    NoSessionId,
+    /// OpenClaw drops such an entry too.
+    #[error("has an unsafe sessionId {0:?} (OpenClaw drops it); skipped")]
+    UnsafeSessionId(String),
+    #[error("has a sessionId that is not a string; skipped")]
+    SessionIdNotString,
+}
+
+/// Why a whole store cannot be read. Names no file; the caller adds it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreFileError {
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// A FIFO, a directory, a link to one: said as what it is.
+    #[error("is {0}, not a regular file")]
+    NotRegular(String),
+    #[error("is empty (0 bytes of JSON): a truncated write? its sessions cannot be read")]
+    Empty,
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("top level is {0}, expected an object keyed by session key")]
+    NotAMap(&'static str),
 }
 
 /// `^[A-Za-z0-9][A-Za-z0-9._:@-]*$`, ≤ 255 characters: OpenClaw drops entries whose
@@ -96,32 +128,25 @@ pub fn safe_session_id(id: &str) -> bool {
 }
 
 /// Parses a whole store. Errors name no file; the caller adds it.
-pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
+pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, StoreFileError> {
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Vec::new());
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let top = Top::deserialize(&mut de).map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
+    let top = Top::deserialize(&mut de)?;
+    de.end()?;
     let items = match top {
         Top::Map(items) => items,
-        Top::Other(kind) => {
-            return Err(format!(
-                "top level is {kind}, expected an object keyed by session key"
-            ));
-        }
+        Top::Other(kind) => return Err(StoreFileError::NotAMap(kind)),
     };
     // JSON.parse semantics for duplicate keys: the last value wins, at the first position.
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut out: Vec<ParsedEntry> = Vec::with_capacity(items.len());
     for (key, slot) in items {
         let entry = match slot {
-            Slot::NotObject(kind) => Err(format!("is {kind}, not an object; skipped")),
-            Slot::BadKey => Err(
-                "has a key with a lone UTF-16 surrogate escape, which is not valid text; skipped"
-                    .into(),
-            ),
+            Slot::NotObject(kind) => Err(EntryError::NotObject(kind)),
+            Slot::BadKey => Err(EntryError::KeyNotText),
             Slot::Entry(f) => (*f).into_entry(),
         };
         match seen.get(&key) {
@@ -139,22 +164,17 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, String> {
 ///
 /// Opened non-blocking and checked to be a regular file before anything is read: a FIFO
 /// swapped in would otherwise block forever, and `/dev/zero` never ends.
-pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, String> {
+pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, StoreFileError> {
     let bytes = crate::regular_file::read(path).map_err(|e| {
-        if crate::regular_file::is_not_regular(&e) {
-            super::odd_store_kind(path)
-                .map(|k| format!("is {k}, not a regular file"))
-                .unwrap_or_else(|| e.to_string())
-        } else {
-            e.to_string()
+        match super::odd_store_kind(path).filter(|_| crate::regular_file::is_not_regular(&e)) {
+            Some(kind) => StoreFileError::NotRegular(kind),
+            None => StoreFileError::Io(e),
         }
     })?;
     // OpenClaw writes `{}` for an empty store; no bytes at all is a torn or truncated write,
     // and its sessions cannot be known.
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return Err(
-            "is empty (0 bytes of JSON): a truncated write? its sessions cannot be read".into(),
-        );
+        return Err(StoreFileError::Empty);
     }
     parse(&bytes)
 }
@@ -210,16 +230,12 @@ struct Fields {
 }
 
 impl Fields {
-    fn into_entry(self) -> Result<StoreEntry, String> {
+    fn into_entry(self) -> Result<StoreEntry, EntryError> {
         let session_id = match self.session_id {
-            None | Some(Value::Null) => return Err("has no sessionId; skipped".into()),
+            None | Some(Value::Null) => return Err(EntryError::NoSessionId),
             Some(Value::String(s)) if safe_session_id(&s) => s,
-            Some(Value::String(s)) => {
-                return Err(format!(
-                    "has an unsafe sessionId {s:?} (OpenClaw drops it); skipped"
-                ));
-            }
-            Some(_) => return Err("has a sessionId that is not a string; skipped".into()),
+            Some(Value::String(s)) => return Err(EntryError::UnsafeSessionId(s)),
+            Some(_) => return Err(EntryError::SessionIdNotString),
         };
         let string = |v: Option<Value>| match v {
             Some(Value::String(s)) if !s.is_empty() => Some(s),
@@ -415,17 +431,28 @@ mod tests {
         assert_eq!(a.context_tokens(), Some(48000));
         assert_eq!(a.compaction_count, Some(3));
         assert_eq!(a.updated_at, Some(17));
-        assert!(v[1].entry.as_ref().unwrap_err().contains("an array"));
-        assert!(v[2].entry.as_ref().unwrap_err().contains("no sessionId"));
-        assert!(v[3].entry.as_ref().unwrap_err().contains("a string"));
-        assert!(v[4].entry.as_ref().unwrap_err().contains("unsafe"));
-        assert!(v[5].entry.as_ref().unwrap_err().contains("not a string"));
+        let why = |i: usize| v[i].entry.as_ref().unwrap_err().clone();
+        assert_eq!(why(1), EntryError::NotObject("an array"));
+        assert_eq!(why(2), EntryError::NoSessionId);
+        assert_eq!(why(3), EntryError::NotObject("a string"));
+        assert_eq!(why(4), EntryError::UnsafeSessionId("../x".into()));
+        assert_eq!(why(5), EntryError::SessionIdNotString);
+        assert_eq!(
+            why(4).to_string(),
+            "has an unsafe sessionId \"../x\" (OpenClaw drops it); skipped"
+        );
     }
 
     #[test]
     fn file_level_errors() {
-        assert!(parse(b"[]").unwrap_err().contains("top level is an array"));
-        assert!(parse(b"{\"a\":").unwrap_err().contains("line 1"));
+        assert!(matches!(
+            parse(b"[]"),
+            Err(StoreFileError::NotAMap("an array"))
+        ));
+        assert!(matches!(
+            parse(b"{\"a\":"),
+            Err(StoreFileError::Json(e)) if e.to_string().contains("line 1")
+        ));
         assert!(parse(b"{} x").is_err());
         assert!(parse(b"").unwrap().is_empty());
         assert!(parse(b"\xef\xbb\xbf{}").unwrap().is_empty());

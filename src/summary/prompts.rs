@@ -119,9 +119,9 @@ pub fn user_text(
         t.push_str(&format!("<previous-summary>\n{p}\n</previous-summary>\n\n"));
     }
     t.push_str(base);
-    if let Some(i) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
+    if let Some(i) = crate::instructions::Instructions::from_opt(instructions) {
         t.push_str(FOCUS_PREFIX);
-        t.push_str(i);
+        t.push_str(i.as_str());
     }
     t
 }

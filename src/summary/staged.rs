@@ -319,7 +319,7 @@ impl<S: Summarizer> Run<'_, S> {
                     .into_iter()
                     .map(|p| serde_json::json!({"role": "user", "content": p}))
                     .collect();
-                let merge_instr = match instructions.map(str::trim).filter(|s| !s.is_empty()) {
+                let merge_instr = match crate::instructions::Instructions::from_opt(instructions) {
                     Some(i) => format!("{}\n\n{i}", prompts::MERGE),
                     None => prompts::MERGE.to_string(),
                 };

@@ -479,10 +479,10 @@ impl Transcript {
     pub fn entry_json(&self, idx: u32) -> Result<Value, TranscriptError> {
         let e = &self.entries[idx as usize];
         let raw = self.raw_line(idx)?;
-        let mut v = parse::decode_value(&raw).map_err(|message| TranscriptError::Entry {
+        let mut v = parse::decode_value(&raw).map_err(|err| TranscriptError::Entry {
             path: self.path.clone(),
             line: e.line,
-            message,
+            message: parse::short_err(&err),
         })?;
         if self.version < 3 {
             if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {

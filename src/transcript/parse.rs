@@ -177,7 +177,7 @@ fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
     }
 }
 
-fn short_err(e: &serde_json::Error) -> String {
+pub(super) fn short_err(e: &serde_json::Error) -> String {
     let s = e.to_string();
     // serde_json appends " at line 1 column N"; the column is useful, the line is ours.
     s.replace(" at line 1 column ", " at column ")
@@ -709,12 +709,12 @@ fn trim_ws(b: &[u8]) -> &[u8] {
 }
 
 /// Full decode of one line.
-pub(super) fn decode_value(line: &[u8]) -> Result<Value, String> {
+pub(super) fn decode_value(line: &[u8]) -> Result<Value, serde_json::Error> {
     match serde_json::from_slice::<Value>(line) {
         Ok(v) => Ok(v),
         Err(e) => match repair(line) {
-            Some(fixed) => serde_json::from_slice::<Value>(&fixed).map_err(|e| short_err(&e)),
-            None => Err(short_err(&e)),
+            Some(fixed) => serde_json::from_slice::<Value>(&fixed),
+            None => Err(e),
         },
     }
 }

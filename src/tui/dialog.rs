@@ -28,6 +28,7 @@ use crate::tui::action::Action;
 use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
 use crate::tui::state::AppState;
 use crate::tui::view::thousands;
+use crate::usecase::route::{Door, Route};
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{TextArea, WrapMode};
 
@@ -133,7 +134,7 @@ pub struct GatewayPrep {
     pub via: String,
     pub note: String,
     /// Always `Err`: OpenClaw compacts with its own model.
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, crate::usecase::NoModel>,
     /// Where clawtop's device identity lives (its config dir); None: no HOME to keep one in.
     pub identity_dir: Option<std::path::PathBuf>,
     /// Set once the gateway answered: the preview then shows what OpenClaw wrote, which is
@@ -145,7 +146,7 @@ pub struct GatewayPrep {
 }
 
 impl Prep {
-    pub fn model(&self) -> &Result<ModelInfo, String> {
+    pub fn model(&self) -> &Result<ModelInfo, crate::usecase::NoModel> {
         match self {
             Prep::Compact(c) => &c.model,
             Prep::Flush(f) => &f.model,
@@ -527,7 +528,6 @@ fn can_write(
     session: Option<&crate::source::SessionHandle>,
     op: crate::source::Operation,
 ) -> bool {
-    use crate::source::Writer;
     let what = match op {
         crate::source::Operation::Compact => "compact",
         crate::source::Operation::Flush => "flush",
@@ -540,15 +540,16 @@ fn can_write(
         });
         return false;
     };
-    match session.writer(op) {
-        Writer::Local(_) => true,
-        Writer::ReadOnly(why) => {
+    match crate::usecase::route::route(session, op, Default::default()) {
+        Route::Local(_) => true,
+        Route::ReadOnly(why) => {
             state.status.info = Some(format!("Cannot {what} here: {why}."));
             false
         }
-        Writer::Remote { via, note } => {
+        Route::Gateway(r) => {
             state.status.info = Some(format!(
-                "This session is written through {via}, which clawtop cannot drive yet ({note})."
+                "This session is written through {}, which clawtop cannot drive for a {what} ({}).",
+                r.via, r.note
             ));
             false
         }
@@ -563,10 +564,10 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     // OpenClaw's gateway compacts without clawtop reading the transcript: the row's session
     // is enough for it.
     if let Some(s) = session.as_ref().or(row.session.as_ref()) {
-        if let crate::source::Writer::Remote { via, note } =
-            s.writer(crate::source::Operation::Compact)
+        if let Route::Gateway(r) =
+            crate::usecase::route::route(s, crate::source::Operation::Compact, Door::Default)
         {
-            open_gateway_compact(state, s.clone(), who_of(&row), via, note, false);
+            open_gateway_compact(state, s.clone(), who_of(&row), *r);
             return;
         }
     }
@@ -657,9 +658,6 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     })));
 }
 
-/// What differs when a file-backed host's own gateway compacts, said before the operator types.
-pub const FILE_HOST_GATEWAY_NOTE: &str = "OpenClaw's running gateway compacts and saves the summary with its own model: no preview to edit, nothing for clawtop to write (the gateway keeps sessions.json in memory). Instructions go as /compact <instructions> (800 characters at most; OpenClaw may first start a new session if this one is past its reset time); without them, sessions.compact. Refused while OpenClaw's transcript lock is held";
-
 /// `C`: the Compact dialog through a file-backed host's running gateway. Needs no transcript
 /// (OpenClaw plans), so it opens from the Sessions screen too.
 pub fn open_compact_via_gateway(state: &mut AppState) {
@@ -675,55 +673,28 @@ pub fn open_compact_via_gateway(state: &mut AppState) {
         state.status.info = Some("This session has no host to compact through.".into());
         return;
     };
-    match session.writer(crate::source::Operation::Compact) {
-        // A SQLite host: its gateway is the only way anyway.
-        crate::source::Writer::Remote { via, note } => {
-            open_gateway_compact(state, session, who_of(&row), via, note, false)
+    let door = Door::HostGateway {
+        seen_port: state.sessions.running_gateway,
+    };
+    match crate::usecase::route::route(&session, crate::source::Operation::Compact, door) {
+        Route::Gateway(r) => open_gateway_compact(state, session, who_of(&row), *r),
+        Route::ReadOnly(why) => {
+            state.status.info = Some(format!("Cannot compact through a gateway here: {why}."));
         }
-        _ if session.source.kind() != "file" || state.sessions.running_gateway.is_none() => {
-            state.status.info = Some(
-                "No running gateway seen on this host (the Sessions title says when one is): c compacts here.".into(),
-            );
-        }
-        _ => {
-            let via = format!(
-                "this host's running gateway (127.0.0.1:{})",
-                state.sessions.running_gateway.unwrap_or_default()
-            );
-            open_gateway_compact(
-                state,
-                session,
-                who_of(&row),
-                via,
-                FILE_HOST_GATEWAY_NOTE.into(),
-                true,
-            )
+        Route::Local(_) => {
+            state.status.info = Some("This session is compacted here: press c.".into());
         }
     }
 }
 
-/// The Compact dialog for a session only OpenClaw's Gateway may change. Nothing is planned
-/// (OpenClaw plans); the gateway's address comes from the host's config and environment
-/// (no I/O: the connection is made when the operator sends).
+/// The Compact dialog for a session OpenClaw's Gateway compacts ([`Route::Gateway`]). Nothing
+/// is planned (OpenClaw plans); the connection is made when the operator sends.
 fn open_gateway_compact(
     state: &mut AppState,
     session: crate::source::SessionHandle,
     who: String,
-    via: String,
-    note: String,
-    vouch_idle: bool,
+    route: crate::usecase::route::GatewayRoute,
 ) {
-    let target = match crate::gateway::target::resolve(
-        session.source.config(),
-        &crate::gateway::GatewayEnv::from_process(),
-        &crate::gateway::Overrides::default(),
-    ) {
-        Ok(t) => t,
-        Err(e) => {
-            state.status.error = Some(format!("Cannot compact through the gateway: {e}"));
-            return;
-        }
-    };
     let id = state.next_generation;
     state.next_generation += 1;
     let mut d = Dialog::new(
@@ -734,14 +705,14 @@ fn open_gateway_compact(
         state.no_color,
     );
     d.prep = Some(Prep::Gateway(Box::new(GatewayPrep {
-        target,
+        target: route.target,
         key: session.session.key.clone(),
-        via,
-        note,
-        model: Err("OpenClaw compacts with its own model".into()),
+        via: route.via,
+        note: route.note,
+        model: Err(crate::usecase::NoModel::Gateway),
         identity_dir: crate::gateway::identity::config_dir(),
         done: false,
-        vouch_idle,
+        vouch_idle: route.vouch_idle,
     })));
     // Nothing to plan: the instructions can be typed and sent at once.
     d.phase = Phase::Edit;
@@ -749,30 +720,25 @@ fn open_gateway_compact(
     state.dialog = Some(d);
 }
 
-/// Why there is no plan, in words for the dialog: the reason first (the file, when the
-/// message names one, at the end: the title already names the session), and "too small"
-/// said as what it means at the value asked for.
-pub fn no_plan_reason(message: &str, keep: u64) -> String {
-    let (file, reason) = match message.split_once(".jsonl: ") {
-        Some((path, rest)) => (
-            std::path::Path::new(&format!("{path}.jsonl"))
-                .file_name()
-                .map(|f| f.to_string_lossy().into_owned()),
-            rest,
-        ),
-        None => (None, message),
-    };
-    if reason == crate::plan::NoPlan::TooSmall.to_string() {
-        return format!(
+/// Why there is no plan, in words for the dialog: the reason first (the file at the end: the
+/// title already names the session), and "too small" said as what it means at the value
+/// asked for.
+pub fn no_plan_reason(problem: &crate::usecase::Problem, keep: u64) -> String {
+    use crate::usecase::Problem;
+    match problem {
+        Problem::NoPlan {
+            reason: crate::plan::NoPlan::TooSmall,
+            ..
+        } => format!(
             "Nothing to summarize at keepRecentTokens {}: it would keep every message a compaction could summarize.",
             thousands(keep)
-        );
+        ),
+        Problem::NoPlan { transcript, reason } => match transcript.file_name() {
+            Some(f) => format!("{reason} ({})", f.to_string_lossy()),
+            None => reason.to_string(),
+        },
+        other => other.to_string(),
     }
-    let mut out = reason.to_string();
-    if let Some(f) = file {
-        out.push_str(&format!(" ({f})"));
-    }
-    out
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
@@ -950,10 +916,14 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 }
                 Err(e) => {
                     let asked = d.keep.unwrap_or(d.base_keep);
-                    let reason = no_plan_reason(&e.to_string(), asked);
-                    let too_small = e
-                        .to_string()
-                        .ends_with(&crate::plan::NoPlan::TooSmall.to_string());
+                    let reason = no_plan_reason(e, asked);
+                    let too_small = matches!(
+                        e,
+                        crate::usecase::Problem::NoPlan {
+                            reason: crate::plan::NoPlan::TooSmall,
+                            ..
+                        }
+                    );
                     match d.suggested_keep.filter(|&s| s < asked) {
                         // The session's own value leaves nothing to summarize: the
                         // diagnosis's value is prefilled and its plan asked for.
@@ -1512,7 +1482,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                         Problem::Failed(m) => format!("Commit failed, nothing written: {m}"),
                         Problem::PartlyWritten(m) => format!("Partly committed: {m}"),
                         Problem::Usage(m) => m.clone(),
-                        Problem::Cancelled => p.to_string(),
+                        Problem::Cancelled | Problem::NoPlan { .. } => p.to_string(),
                     };
                     d.phase = Phase::Preview;
                     d.focus = Focus::Text;

@@ -106,8 +106,12 @@ pub fn load_transcript(
     l.busy = busy;
     l.turns = crate::history::branch_turns(&l.transcript, session.source.rules().0);
     attach_audits(&mut l, session);
-    l.read_only = match session.writer(crate::source::Operation::Compact) {
-        crate::source::Writer::ReadOnly(why) => Some(one_line(&why)),
+    l.read_only = match crate::usecase::route::route(
+        session,
+        crate::source::Operation::Compact,
+        Default::default(),
+    ) {
+        crate::usecase::route::Route::ReadOnly(why) => Some(one_line(&why)),
         _ => None,
     };
     Ok(l)

@@ -91,8 +91,8 @@ pub fn row_from(
 
 /// A gateway's sessions are its `sessions.list` rows: clawtop reads no store there, so the
 /// figures' source is named the gateway's row.
-pub fn name_entry(n: &mut NumberSources, source_kind: &str) {
-    if source_kind == "gateway" {
+pub fn name_entry(n: &mut NumberSources, source_kind: crate::source::SourceKind) {
+    if source_kind == crate::source::SourceKind::Gateway {
         for text in [&mut n.used, &mut n.window, &mut n.reserve, &mut n.flush_at] {
             *text = text.replace("store entry", "gateway row");
         }

@@ -2,12 +2,14 @@
 //! instructions), [`generate`] (the summary, nothing written), [`commit`] (exactly the given
 //! text, refused when the transcript moved since [`prepare`]).
 
+use super::route::Route;
 use super::{ModelChoice, ModelInfo, Problem, Subject};
 use crate::commit::StoreRow;
 use crate::compaction::model::{GenProgress, LlmSummarizer};
 use crate::compaction::{self, PrepareError};
+use crate::instructions::Instructions;
 use crate::llm::{CancellationToken, ClientOptions};
-use crate::source::{Operation, SessionHandle, Writer};
+use crate::source::{Operation, SessionHandle};
 use crate::summary::SummaryError;
 use crate::thresholds::Sourced;
 use crate::transcript::{EntryKind, Role, Transcript};
@@ -42,7 +44,7 @@ pub struct Prepared {
     pub keep_recent_tokens: u64,
     pub keep: Sourced<u64>,
     /// `Err` says why no model can be called (generation refuses; the plan still shows).
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, super::NoModel>,
     /// `compaction.customInstructions` when set and not blank.
     pub default_instructions: Option<String>,
     pub compaction_count: Option<u64>,
@@ -103,25 +105,28 @@ pub fn default_instructions(config: &Value) -> Option<String> {
 /// nothing, the config's default applies. Blank text is no instructions on both sides: a
 /// blank `customInstructions` never reaches the model, and giving blank text asks for none.
 pub fn instructions(given: Option<String>, default: Option<&str>) -> Option<String> {
-    match given {
-        Some(text) => Some(text).filter(|s| !s.trim().is_empty()),
-        None => default.filter(|s| !s.trim().is_empty()).map(str::to_string),
-    }
+    Instructions::given_or_default(given.as_deref(), default).map(String::from)
 }
 
 fn prepare_problem(e: PrepareError) -> Problem {
-    let msg = e.to_string();
-    Problem::from_code(e.exit_code(), msg)
+    match e {
+        PrepareError::NoPlan { path, reason } => Problem::NoPlan {
+            transcript: path,
+            reason,
+        },
+        e => Problem::from_code(e.exit_code(), e.to_string()),
+    }
 }
 
 /// Plans the compaction of `session` (disk I/O: store row, transcript).
 pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
-    let writer = match session.writer(Operation::Compact) {
-        Writer::Local(w) => w,
-        Writer::ReadOnly(why) => return Err(Problem::Refused(why)),
-        Writer::Remote { via, note } => {
+    let writer = match super::route::route(session, Operation::Compact, Default::default()) {
+        Route::Local(w) => w,
+        Route::ReadOnly(why) => return Err(Problem::Refused(why)),
+        Route::Gateway(r) => {
             return Err(Problem::Refused(format!(
-                "this session is compacted through {via}, which clawtop cannot drive yet ({note})"
+                "this session is compacted through {}: OpenClaw plans and writes the summary ({})",
+                r.via, r.note
             )));
         }
     };
@@ -299,13 +304,13 @@ pub fn keep_identifiers_instructions(
         .as_ref()
         .map(|i| i.lost.iter().map(|h| h.value.as_str()).collect())
         .unwrap_or_default();
-    let base = instructions.map(str::trim).filter(|s| !s.is_empty());
+    let base = Instructions::from_opt(instructions);
     if lost.is_empty() {
-        return base.map(str::to_string);
+        return base.map(String::from);
     }
     let keep = format!("Keep these exact identifiers: {}", lost.join(", "));
     Some(match base {
-        Some(b) => format!("{b}\n\n{keep}"),
+        Some(b) => b.then(&keep).into(),
         None => keep,
     })
 }

@@ -2,12 +2,13 @@
 //! and its current content, the model), [`generate`] (the notes, nothing written),
 //! [`commit`] (exactly the given notes, and the flush recorded on the store row).
 
+use super::route::Route;
 use super::{ModelChoice, ModelInfo, Problem, Subject};
 use crate::commit::StoreRow;
 use crate::compaction::model::GenProgress;
 use crate::flush::{self, FlushCommitted, FlushGate, FlushPrompts, FlushSpec};
 use crate::llm::{CancellationToken, ClientOptions, LlmError};
-use crate::source::{Operation, SessionHandle, Writer};
+use crate::source::{Operation, SessionHandle};
 use std::path::PathBuf;
 
 /// A prepared flush: what a preview shows, and what generation and commit need.
@@ -27,7 +28,7 @@ pub struct Prepared {
     pub date: String,
     pub window: u64,
     /// `Err` says why no model can be called.
-    pub model: Result<ModelInfo, String>,
+    pub model: Result<ModelInfo, super::NoModel>,
     /// The store row the flush is recorded in.
     pub store: Option<StoreRow>,
     /// Mode bits of the store file now (a commit rewrites it 0600).
@@ -71,8 +72,9 @@ fn tail_of(target: &std::path::Path) -> (u64, Vec<u8>) {
 
 /// Plans the flush of `session` (disk I/O: store row, transcript estimate, target file).
 pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
-    let (store, read_only, transcript, unrecorded) = match session.writer(Operation::Flush) {
-        Writer::Local(w) => match (w.store, w.unrecorded) {
+    let route = super::route::route(session, Operation::Flush, Default::default());
+    let (store, read_only, transcript, unrecorded) = match route {
+        Route::Local(w) => match (w.store, w.unrecorded) {
             (Some(s), _) => (Some(s), None, w.transcript, None),
             (None, Some(why)) => (None, None, w.transcript, Some(why)),
             (None, None) => (
@@ -82,11 +84,12 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
                 None,
             ),
         },
-        Writer::ReadOnly(why) => (None, Some(why), None, None),
-        Writer::Remote { via, note } => (
+        Route::ReadOnly(why) => (None, Some(why), None, None),
+        Route::Gateway(r) => (
             None,
             Some(format!(
-                "this session's flush goes through {via}, which clawtop cannot drive yet ({note})"
+                "this session's flush goes through {}, which clawtop cannot drive yet ({})",
+                r.via, r.note
             )),
             None,
             None,

@@ -26,6 +26,7 @@ pub mod compact;
 pub mod flush;
 pub mod gateway_compact;
 pub mod history;
+pub mod route;
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{self, ModelEndpoint, ModelOverrides};
@@ -63,6 +64,13 @@ pub enum Problem {
     PartlyWritten(String),
     #[error("cancelled; nothing written")]
     Cancelled,
+    /// The transcript leaves nothing to compact (nothing written). Front-ends match the
+    /// reason (e.g. too small at the keepRecentTokens asked) rather than its words.
+    #[error("{}: {reason}", .transcript.display())]
+    NoPlan {
+        transcript: std::path::PathBuf,
+        reason: crate::plan::NoPlan,
+    },
 }
 
 impl Problem {
@@ -70,7 +78,10 @@ impl Problem {
         match self {
             Problem::Usage(_) => Exit::USAGE,
             Problem::Refused(_) => Exit::REFUSED,
-            Problem::Failed(_) | Problem::PartlyWritten(_) | Problem::Cancelled => Exit::FAILED,
+            Problem::Failed(_)
+            | Problem::PartlyWritten(_)
+            | Problem::Cancelled
+            | Problem::NoPlan { .. } => Exit::FAILED,
         }
     }
 
@@ -108,6 +119,18 @@ impl Default for ModelChoice {
     }
 }
 
+/// Why there is no model to call for an operation.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum NoModel {
+    /// The endpoint could not be resolved (no provider, no key, an unknown API): the
+    /// resolver's own error, shared because a prepared operation is cloned.
+    #[error("{0}")]
+    Unresolved(Arc<llm::LlmError>),
+    /// OpenClaw's Gateway compacts with its own model; clawtop calls none.
+    #[error("OpenClaw compacts with its own model")]
+    Gateway,
+}
+
 /// The model that will write the text, as resolved (never the key, only where it comes from).
 #[derive(Debug, Clone)]
 pub struct ModelInfo {
@@ -138,7 +161,7 @@ pub fn resolve_model(
     provider: Option<&str>,
     model: Option<&str>,
     choice: &ModelChoice,
-) -> Result<ModelInfo, String> {
+) -> Result<ModelInfo, NoModel> {
     let source = &subject.handle.source;
     // The demo host is a private copy with invented providers: its text comes from the
     // offline demo summarizer, never from a network model (docs/interface.md, "The demo").
@@ -167,7 +190,7 @@ pub fn resolve_model(
         &choice.overrides,
         &env,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| NoModel::Unresolved(Arc::new(e)))?;
     let budget = Budget {
         context_window: ep.context_window.unwrap_or(subject.numbers.window),
         reserve_tokens: subject.numbers.reserve,
@@ -196,13 +219,14 @@ pub fn refuse_if_busy(session: &SessionHandle) -> Result<Option<String>, Problem
     if let Some(b) = crate::diagnosis::busy::of_handle(session) {
         return Err(Problem::Refused(b.describe()));
     }
+    use crate::source::RunState;
     match session.source.active_run(&session.session) {
-        Some(Ok(true)) => Err(Problem::Refused(format!(
+        Some(RunState::Active) => Err(Problem::Refused(format!(
             "the session is busy: OpenClaw's gateway reports an active run on {}; try again when it has finished (nothing was written)",
             crate::sanitize::one_line(&session.session.key)
         ))),
-        Some(Ok(false)) | None => Ok(None),
-        Some(Err(note)) => Ok(Some(crate::sanitize::one_line(&note))),
+        Some(RunState::Idle) | None => Ok(None),
+        Some(RunState::Unknown(note)) => Ok(Some(crate::sanitize::one_line(&note))),
     }
 }
 

@@ -216,9 +216,14 @@ fn missing_transcript() {
     let o = h.run(&["show", "agent:main:main"]);
     o.expect(0);
     assert!(o.stderr.contains("transcript not found"), "{}", o.stderr);
-    let o = h.run(&["compact", "agent:main:main", "--dry-run"]);
-    o.expect(1);
-    assert!(o.stderr.contains("no transcript"), "{}", o.stderr);
+    // The dry run refuses what the commit refuses, with the same exit code and reason (they
+    // used to disagree: exit 1 for the dry run, 3 for the commit).
+    let dry = h.run(&["compact", "agent:main:main", "--dry-run"]);
+    dry.expect(3);
+    assert!(dry.stderr.contains("no transcript"), "{}", dry.stderr);
+    let commit = h.run(&["compact", "agent:main:main"]);
+    commit.expect(3);
+    assert_eq!(dry.stderr, commit.stderr);
     assert_eq!(before, snapshot(&h.state()));
 }
 

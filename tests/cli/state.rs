@@ -130,13 +130,12 @@ fn era_b_by_user_version() {
         "{ws}"
     );
     h.run(&["list"]).expect(1);
-    // Without --yes a compaction on a SQLite host only says what it would ask the host's
-    // gateway (tests/gateway/ runs it against a real one); nothing is sent or written.
-    let o = h.run(&["compact", "agent:main:main"]);
-    o.expect(0);
-    assert!(o.text().contains("Nothing was sent"), "{}", o.text());
+    // The session cannot be found in a damaged database: a compaction, its dry run, a flush
+    // and show all stop on the same cause (one router: the dry run and the commit used to
+    // disagree here, exit 1 against "Nothing was sent", exit 0).
     for args in [
-        &["compact", "agent:main:main", "--dry-run", "--json"][..],
+        &["compact", "agent:main:main"][..],
+        &["compact", "agent:main:main", "--dry-run", "--json"],
         &["flush", "agent:main:main"],
         &["show", "agent:main:main"],
     ] {

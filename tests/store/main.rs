@@ -4,4 +4,5 @@
 mod support;
 
 mod api;
+mod route;
 mod source_seam;

@@ -6,7 +6,7 @@ use crate::support::fixtures;
 use clawtop::source::transcript_file::TranscriptFile;
 use clawtop::source::{
     Changes, Listing, Operation, Session, SessionHandle, SessionRef, SessionSource, SourceError,
-    SourceHandle, Watch, Writer,
+    SourceHandle, SourceKind, Watch, Writer,
 };
 use clawtop::store::{Env, Host, Options, StoreEntry};
 use clawtop::transcript::Transcript;
@@ -47,7 +47,12 @@ fn file_host(dir: &Path) -> Host {
 fn the_file_store_names_sessions_by_reference_and_offers_a_local_writer() {
     let dir = tempfile::tempdir().unwrap();
     let source = clawtop::source::for_host(file_host(dir.path()));
-    assert_eq!(source.kind(), "file");
+    assert_eq!(source.kind(), SourceKind::Files);
+    assert_eq!(
+        source.kind().as_str(),
+        "file",
+        "the era word of list --json"
+    );
     assert!(source.unreadable().is_none());
     let listing = source.list(None);
     assert!(listing.errors.is_empty() && listing.warnings.is_empty());
@@ -136,7 +141,7 @@ fn read_only_sources_say_why() {
     let b = clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap());
     // Era B: the one era check picks the SQLite source; this database is only a header, so
     // listing names it as damaged, and a compaction goes through OpenClaw's Gateway.
-    assert_eq!(b.kind(), "sqlite");
+    assert_eq!(b.kind(), SourceKind::Sqlite);
     assert!(b.unreadable().is_none());
     let l = b.list(None);
     assert!(l.sessions.is_empty());
@@ -148,8 +153,9 @@ fn read_only_sources_say_why() {
     // A compaction is the gateway's: the writer names it and says what differs.
     assert!(matches!(
         b.writer(&SessionRef::default(), Operation::Compact),
-        Writer::Remote { via, note } if via.contains("Gateway at ws://127.0.0.1:")
-            && note.contains("own model") && note.contains("800")
+        Writer::Remote(r) if r.via.contains("Gateway at ws://127.0.0.1:")
+            && r.note.contains("own model") && r.note.contains("800")
+            && r.target.loopback
     ));
     // A flush appends its notes to the workspace, with nothing recorded in the database.
     assert!(matches!(
@@ -189,8 +195,9 @@ impl Rows {
 }
 
 impl SessionSource for Rows {
-    fn kind(&self) -> &'static str {
-        "rows"
+    fn kind(&self) -> SourceKind {
+        // Rows only their owner writes: to every layer above, a read-only store like SQLite.
+        SourceKind::Sqlite
     }
     fn label(&self) -> String {
         "rows".into()
@@ -260,7 +267,7 @@ fn a_second_source_needs_no_change_above_the_seam() {
     // The same transcript gives the same numbers through either source.
     let a = clawtop::report::list::build(rows.as_ref(), None);
     let b = clawtop::report::list::build(files.as_ref(), None);
-    assert_eq!(a.era, "rows");
+    assert_eq!(a.era, "sqlite", "the kind the source says it is");
     let (a, b) = (&a.sessions[0], &b.sessions[0]);
     assert!(a.used.is_some());
     assert_eq!(

@@ -192,19 +192,25 @@ fn compact_dialog_without_a_plan_prefills_the_suggestion() {
 /// Why there is no plan, in words: the reason first, the file's name (not its path) after it.
 #[test]
 fn no_plan_reason_leads_with_the_reason() {
+    use clawtop::plan::NoPlan;
     use clawtop::tui::dialog::no_plan_reason;
+    use clawtop::usecase::Problem;
+    let no_plan = |reason| Problem::NoPlan {
+        transcript: "/a/b/s1.jsonl".into(),
+        reason,
+    };
     assert_eq!(
-        no_plan_reason(
-            "/a/b/s1.jsonl: nothing to compact (session too small)",
-            20_000
-        ),
+        no_plan_reason(&no_plan(NoPlan::TooSmall), 20_000),
         "Nothing to summarize at keepRecentTokens 20,000: it would keep every message a compaction could summarize."
     );
     assert_eq!(
-        no_plan_reason(
-            "/a/b/s1.jsonl: already compacted: the last entry of the branch is a compaction",
-            20_000
-        ),
+        no_plan_reason(&no_plan(NoPlan::AlreadyCompacted), 20_000),
         "already compacted: the last entry of the branch is a compaction (s1.jsonl)"
     );
+    // The CLI's words for the same problem: the path, then the reason.
+    assert_eq!(
+        no_plan(NoPlan::TooSmall).to_string(),
+        "/a/b/s1.jsonl: nothing to compact (session too small)"
+    );
+    assert_eq!(no_plan(NoPlan::TooSmall).exit_code(), 1);
 }

@@ -209,7 +209,11 @@ fn one_endpoint_and_budget_for_compaction_and_flush() {
     )
     .unwrap();
     let err = b.model.unwrap_err();
-    assert!(err.contains("anthropic"), "{err}");
+    assert!(
+        matches!(&err, clawtop::usecase::NoModel::Unresolved(_)),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("anthropic"), "{err}");
 }
 
 /// Progress was mapped three times. Now one mapping.

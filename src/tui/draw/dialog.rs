@@ -271,7 +271,7 @@ fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
 /// openclaw.json and models.json disagree, which value is used and why.
 fn model_lines(
     d: &Dialog,
-    m: &Result<crate::tui::dialog::ModelInfo, String>,
+    m: &Result<crate::tui::dialog::ModelInfo, crate::usecase::NoModel>,
     w: usize,
     t: Theme,
 ) -> Vec<Line<'static>> {
@@ -291,7 +291,7 @@ fn model_lines(
             pick.filter(|_| d.model_pick > 0)
                 .map(|c| format!("{}: ", one_line(&c.label)))
                 .unwrap_or_default(),
-            one_line(e)
+            one_line(&e.to_string())
         ),
     };
     let text = if focused {

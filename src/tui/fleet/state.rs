@@ -299,7 +299,7 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
                 }
                 Err(e) => {
                     h.failures = h.failures.saturating_add(1);
-                    h.error = Some(e);
+                    h.error = Some(e.to_string());
                     let backoff = interval.saturating_mul(1 << h.failures.min(10));
                     h.next_due_ms = now + backoff.min(MAX_BACKOFF_MS).max(interval);
                 }
