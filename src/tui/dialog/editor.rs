@@ -58,37 +58,7 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             dialog,
             target,
             result,
-        } => {
-            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
-                return true;
-            };
-            let text = match result {
-                Ok(t) => t,
-                Err(e) => {
-                    d.error = Some(format!("{e}; the text is unchanged"));
-                    return true;
-                }
-            };
-            let ta = match (target, d.phase) {
-                (EditTarget::Instructions, Phase::Edit | Phase::Preparing) => &mut d.instructions,
-                (EditTarget::Preview, Phase::Preview) => &mut d.preview,
-                // The dialog moved on meanwhile (cannot happen while the TUI waits for the
-                // editor, but an answer for another phase must not land in the wrong text).
-                _ => return true,
-            };
-            // What a commit writes is what the preview shows: the same control characters
-            // are removed as from the model's answer. One undoable edit.
-            let text = strip_controls(text);
-            if text != text_of(ta) {
-                ta.select_all();
-                ta.insert_str(&text);
-            }
-            d.error = None;
-            state.status.info = Some(format!(
-                "Read back from the editor: {} lines.",
-                thousands(text.lines().count() as u64)
-            ));
-        }
+        } => external_edited(state, dialog, target, result),
         Action::DialogFocus => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
@@ -143,4 +113,43 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
         _ => return false,
     }
     true
+}
+
+/// The text back from `$EDITOR`, into the text it was taken from (if the dialog is still on
+/// it), cleaned as model output is.
+fn external_edited(
+    state: &mut AppState,
+    dialog: &u64,
+    target: &EditTarget,
+    result: &Result<String, String>,
+) {
+    let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+        return;
+    };
+    let text = match result {
+        Ok(t) => t,
+        Err(e) => {
+            d.error = Some(format!("{e}; the text is unchanged"));
+            return;
+        }
+    };
+    let ta = match (target, d.phase) {
+        (EditTarget::Instructions, Phase::Edit | Phase::Preparing) => &mut d.instructions,
+        (EditTarget::Preview, Phase::Preview) => &mut d.preview,
+        // The dialog moved on meanwhile (cannot happen while the TUI waits for the
+        // editor, but an answer for another phase must not land in the wrong text).
+        _ => return,
+    };
+    // What a commit writes is what the preview shows: the same control characters
+    // are removed as from the model's answer. One undoable edit.
+    let text = strip_controls(text);
+    if text != text_of(ta) {
+        ta.select_all();
+        ta.insert_str(&text);
+    }
+    d.error = None;
+    state.status.info = Some(format!(
+        "Read back from the editor: {} lines.",
+        thousands(text.lines().count() as u64)
+    ));
 }

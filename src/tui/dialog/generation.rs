@@ -88,85 +88,12 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             generation,
             event,
             elapsed_ms,
-        } => {
-            let Some(g) = state
-                .dialog
-                .as_mut()
-                .filter(|d| d.id == *dialog)
-                .and_then(|d| d.running.as_mut())
-                .filter(|g| g.id == *generation)
-            else {
-                return true;
-            };
-            g.elapsed_ms = g.elapsed_ms.max(*elapsed_ms);
-            match event {
-                GenProgress::Call { call, label } => {
-                    g.call = *call;
-                    g.label = label.clone();
-                    g.chars = 0;
-                    g.tokens = None;
-                    g.retry = None;
-                }
-                GenProgress::Delta { chars, tokens } => {
-                    g.chars = *chars;
-                    g.tokens = *tokens;
-                    g.retry = None;
-                }
-                GenProgress::Retrying {
-                    attempt,
-                    after_ms,
-                    reason,
-                } => {
-                    g.retry = Some(format!(
-                        "attempt {attempt} failed ({reason}); retrying in {:.1}s",
-                        *after_ms as f64 / 1000.0
-                    ));
-                }
-            }
-        }
+        } => gen_progress(state, dialog, generation, event, elapsed_ms),
         Action::GenDone {
             dialog,
             generation,
             result,
-        } => {
-            let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
-                return true;
-            };
-            d.running = None;
-            match result {
-                Ok(g) => {
-                    if let (Some(Prep::Flush(f)), Some(cur)) = (d.prep.as_mut(), &g.current) {
-                        if f.current.is_some() || !cur.is_empty() {
-                            f.current = Some(cur.clone());
-                        }
-                    }
-                    // A NO_REPLY answer previews as NO_REPLY: committing the preview as it
-                    // stands records the flush; emptied notes are refused (the use case's rule).
-                    let text = if g.no_reply && g.text.trim().is_empty() {
-                        crate::flush::prompts::SILENT_TOKEN
-                    } else {
-                        g.text.as_str()
-                    };
-                    let text = strip_controls(text);
-                    d.preview = textarea(&text, d.no_color, "");
-                    d.preview_base = text;
-                    d.warnings = g.warnings.clone();
-                    d.audit = g.audit.clone();
-                    d.phase = Phase::Preview;
-                    d.focus = Focus::Text;
-                    d.error = None;
-                }
-                Err(GenFailure::Cancelled) => {
-                    d.phase = Phase::Edit;
-                }
-                Err(GenFailure::Failed(e)) => {
-                    d.phase = Phase::Edit;
-                    d.error = Some(format!("Generation failed, nothing written: {e}"));
-                }
-            }
-            d.button = 0;
-            d.restyle();
-        }
+        } => gen_done(state, dialog, generation, result),
         Action::DialogRegenerate => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;
@@ -191,4 +118,95 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
         _ => return false,
     }
     true
+}
+
+/// Progress of the running generation (call, characters and tokens so far, retries).
+fn gen_progress(
+    state: &mut AppState,
+    dialog: &u64,
+    generation: &u64,
+    event: &GenProgress,
+    elapsed_ms: &u64,
+) {
+    let Some(g) = state
+        .dialog
+        .as_mut()
+        .filter(|d| d.id == *dialog)
+        .and_then(|d| d.running.as_mut())
+        .filter(|g| g.id == *generation)
+    else {
+        return;
+    };
+    g.elapsed_ms = g.elapsed_ms.max(*elapsed_ms);
+    match event {
+        GenProgress::Call { call, label } => {
+            g.call = *call;
+            g.label = label.clone();
+            g.chars = 0;
+            g.tokens = None;
+            g.retry = None;
+        }
+        GenProgress::Delta { chars, tokens } => {
+            g.chars = *chars;
+            g.tokens = *tokens;
+            g.retry = None;
+        }
+        GenProgress::Retrying {
+            attempt,
+            after_ms,
+            reason,
+        } => {
+            g.retry = Some(format!(
+                "attempt {attempt} failed ({reason}); retrying in {:.1}s",
+                *after_ms as f64 / 1000.0
+            ));
+        }
+    }
+}
+
+/// The model's answer: into the editable preview (control characters removed), or back to
+/// the instructions with why there is none. Late answers are dropped ([`awaiting`]).
+fn gen_done(
+    state: &mut AppState,
+    dialog: &u64,
+    generation: &u64,
+    result: &Result<Generated, GenFailure>,
+) {
+    let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
+        return;
+    };
+    d.running = None;
+    match result {
+        Ok(g) => {
+            if let (Some(Prep::Flush(f)), Some(cur)) = (d.prep.as_mut(), &g.current) {
+                if f.current.is_some() || !cur.is_empty() {
+                    f.current = Some(cur.clone());
+                }
+            }
+            // A NO_REPLY answer previews as NO_REPLY: committing the preview as it
+            // stands records the flush; emptied notes are refused (the use case's rule).
+            let text = if g.no_reply && g.text.trim().is_empty() {
+                crate::flush::prompts::SILENT_TOKEN
+            } else {
+                g.text.as_str()
+            };
+            let text = strip_controls(text);
+            d.preview = textarea(&text, d.no_color, "");
+            d.preview_base = text;
+            d.warnings = g.warnings.clone();
+            d.audit = g.audit.clone();
+            d.phase = Phase::Preview;
+            d.focus = Focus::Text;
+            d.error = None;
+        }
+        Err(GenFailure::Cancelled) => {
+            d.phase = Phase::Edit;
+        }
+        Err(GenFailure::Failed(e)) => {
+            d.phase = Phase::Edit;
+            d.error = Some(format!("Generation failed, nothing written: {e}"));
+        }
+    }
+    d.button = 0;
+    d.restyle();
 }

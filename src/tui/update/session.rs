@@ -12,35 +12,7 @@ use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
-        Action::ShowContext => {
-            let width = crate::tui::draw::session::detail_width(state.size);
-            if let Some(v) = state.session.as_mut() {
-                match v
-                    .loaded
-                    .as_ref()
-                    .map(|l| (l.diagnosis.as_deref(), l.busy.as_ref()))
-                {
-                    Some((Some(d), busy)) => {
-                        let body = crate::tui::context_view::body(d, busy, width);
-                        let wrapped = crate::tui::draw::wrap(&body, width);
-                        v.detail = Some(Detail {
-                            // Not an entry: no decode answer can replace it.
-                            idx: u32::MAX,
-                            title: "context · figures · advice".into(),
-                            lines: wrapped.len(),
-                            wrapped,
-                            body,
-                            scroll: 0,
-                            loading: false,
-                        });
-                    }
-                    Some((None, _)) => {
-                        state.status.info = Some("No figures for this transcript.".into())
-                    }
-                    None => {}
-                }
-            }
-        }
+        Action::ShowContext => show_context(state),
         Action::ToggleHistory => {
             if let Some(v) = state.session.as_mut() {
                 v.history_open = !v.history_open;
@@ -106,48 +78,82 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         Action::TranscriptLoaded { generation, result } => {
             transcript_loaded(state, generation, result, fx)
         }
-        Action::RowsDecoded { generation, rows } => {
-            if let Some(v) = state
-                .session
-                .as_mut()
-                .filter(|v| v.generation == generation)
-            {
-                v.decoded_total += rows.len() as u64;
-                for r in rows {
-                    v.requested.remove(&r.idx);
-                    v.cache.insert(r.idx, r);
-                }
-                // A slow decode may land after the viewport moved on: keep the bound.
-                let h = layout::session_list(state.size);
-                let (lo, hi) = window(v, h);
-                v.cache.retain(|&i, _| i >= lo && i < hi);
-            }
-        }
+        Action::RowsDecoded { generation, rows } => rows_decoded(state, generation, rows),
         Action::DetailLoaded {
             generation,
             idx,
             title,
             body,
-        } => {
-            if let Some(v) = state
-                .session
-                .as_mut()
-                .filter(|v| v.generation == generation)
-            {
-                if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
-                    d.wrapped = crate::tui::draw::wrap(
-                        &body,
-                        crate::tui::draw::session::detail_width(state.size),
-                    );
-                    d.lines = d.wrapped.len();
-                    d.title = title;
-                    d.body = body;
-                    d.loading = false;
-                }
-            }
-        }
+        } => detail_loaded(state, generation, idx, title, body),
         // Routed to another module by `super::update`.
         _ => {}
+    }
+}
+
+/// `i`: the context view in the popup (not an entry: what the context holds, the figures
+/// reconciled, the advice).
+fn show_context(state: &mut AppState) {
+    let width = crate::tui::draw::session::detail_width(state.size);
+    if let Some(v) = state.session.as_mut() {
+        match v
+            .loaded
+            .as_ref()
+            .map(|l| (l.diagnosis.as_deref(), l.busy.as_ref()))
+        {
+            Some((Some(d), busy)) => {
+                let body = crate::tui::context_view::body(d, busy, width);
+                let wrapped = crate::tui::draw::wrap(&body, width);
+                v.detail = Some(Detail {
+                    // Not an entry: no decode answer can replace it.
+                    idx: u32::MAX,
+                    title: "context · figures · advice".into(),
+                    lines: wrapped.len(),
+                    wrapped,
+                    body,
+                    scroll: 0,
+                    loading: false,
+                });
+            }
+            Some((None, _)) => state.status.info = Some("No figures for this transcript.".into()),
+            None => {}
+        }
+    }
+}
+
+/// Decoded rows for the open transcript (dropped when it was reopened since).
+fn rows_decoded(state: &mut AppState, generation: u64, rows: Vec<crate::tui::rows::EntryRow>) {
+    if let Some(v) = state
+        .session
+        .as_mut()
+        .filter(|v| v.generation == generation)
+    {
+        v.decoded_total += rows.len() as u64;
+        for r in rows {
+            v.requested.remove(&r.idx);
+            v.cache.insert(r.idx, r);
+        }
+        // A slow decode may land after the viewport moved on: keep the bound.
+        let h = layout::session_list(state.size);
+        let (lo, hi) = window(v, h);
+        v.cache.retain(|&i, _| i >= lo && i < hi);
+    }
+}
+
+/// The expanded entry's text, wrapped to the popup (dropped when the popup moved on).
+fn detail_loaded(state: &mut AppState, generation: u64, idx: u32, title: String, body: String) {
+    if let Some(v) = state
+        .session
+        .as_mut()
+        .filter(|v| v.generation == generation)
+    {
+        if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
+            d.wrapped =
+                crate::tui::draw::wrap(&body, crate::tui::draw::session::detail_width(state.size));
+            d.lines = d.wrapped.len();
+            d.title = title;
+            d.body = body;
+            d.loading = false;
+        }
     }
 }
 
