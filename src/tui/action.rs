@@ -63,6 +63,12 @@ pub enum Action {
     /// Summaries: show what the selected compaction dropped from and added to the summary
     /// before it, instead of the summary itself.
     ToggleSummaryDiff,
+    /// Summaries: pick the next / previous identifier the selected compaction lost.
+    NextLost,
+    PrevLost,
+    /// Summaries: go to the Session screen, on the entry that held the picked lost
+    /// identifier.
+    JumpToLost,
     /// An export finished (Err: nothing written).
     Exported {
         path: PathBuf,

@@ -463,6 +463,27 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         "back to the session",
         Some("back"),
     ));
+    v.push(b(
+        Mode::Summaries,
+        &[Char(']')],
+        Action::NextLost,
+        "pick the next identifier this compaction lost",
+        Some("lost"),
+    ));
+    v.push(b(
+        Mode::Summaries,
+        &[Char('[')],
+        Action::PrevLost,
+        "pick the previous lost identifier",
+        None,
+    ));
+    v.push(b(
+        Mode::Summaries,
+        &[Enter],
+        Action::JumpToLost,
+        "go to the entry that held the picked lost identifier",
+        Some("go to entry"),
+    ));
     // Dialogs. Text areas take every other key; commands are Ctrl letters the editor does not
     // use (G, O, T) and function keys, which all reach the program over ssh (no Ctrl-S/Ctrl-Q:
     // terminals may eat them for flow control). The editor's own keys (ratatui-textarea) are

@@ -294,6 +294,9 @@ pub struct SummariesState {
     pub scroll: u16,
     /// Show the diff against the previous summary instead of the summary.
     pub diff: bool,
+    /// The picked lost identifier of the selected compaction (index into its audit's
+    /// `lost`); None until `]` / `[` picks one, and again when the compaction changes.
+    pub lost: Option<usize>,
 }
 
 #[derive(Debug, Clone, Default)]

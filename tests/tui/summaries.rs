@@ -2,12 +2,14 @@
 //! compaction dropped from the summary before it and what it added), headless, with
 //! snapshots at 80×24 and 120×40.
 
+use crate::support::fixtures::AUDIT_PLANTED;
 use crate::support::tui::*;
 use clawtop::tui::action::Action;
 use clawtop::tui::effects::drive;
 use clawtop::tui::state::Screen;
 use crossterm::event::KeyCode;
 use insta::assert_snapshot;
+use ratatui::style::Modifier;
 
 const TWO: &str = "transcripts/v3-two-compactions.jsonl";
 
@@ -178,4 +180,138 @@ fn the_export_prompt_at_120x40() {
     let (mut state, ctx) = on_second((120, 40));
     press(&mut state, &ctx, &[ch('e')]);
     assert_snapshot!("summaries_export_prompt_120x40", screen(&state));
+}
+
+/// Issue 19 item 2: on the Summaries screen `]` picks a lost identifier of the selected
+/// compaction (marked `›` in the body) and Enter goes back to the Session screen on the entry
+/// that held it. The planted transcript's first compaction loses `/var/log/api/error.log`,
+/// which first appears in entry `a0000003` (tests/fixtures/README.md).
+#[test]
+fn a_lost_identifier_jumps_to_the_entry_that_held_it() {
+    let (mut state, ctx) = file_app(&fixture(AUDIT_PLANTED), (120, 40));
+    press(&mut state, &ctx, &[ch('S')]);
+    assert_eq!(state.screen(), Screen::Summaries);
+    // Opened on the latest compaction (c0000002): back to the first one.
+    press(&mut state, &ctx, &[ch('p')]);
+    assert_eq!(state.summaries.selected, 0);
+    let lost: Vec<(String, String)> = {
+        let l = state.session.as_ref().unwrap().loaded.as_ref().unwrap();
+        let card = &l.summaries[0];
+        assert_eq!(card.id, "c0000001");
+        let i = card.audit.as_ref().unwrap().identifiers.as_ref().unwrap();
+        i.lost
+            .iter()
+            .map(|h| (h.value.clone(), h.entry_id.clone()))
+            .collect()
+    };
+    let mut values: Vec<&str> = lost.iter().map(|(v, _)| v.as_str()).collect();
+    values.sort();
+    assert_eq!(
+        values,
+        [
+            "/var/log/api/error.log",
+            "ABCDEF0123",
+            "OPS-204817",
+            "db.internal:5432"
+        ]
+    );
+    // Enter before a pick moves nothing and says how to pick.
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Summaries);
+    assert!(screen(&state).contains("Pick a lost identifier with ]"));
+    let k = lost
+        .iter()
+        .position(|(v, _)| v == "/var/log/api/error.log")
+        .unwrap();
+    for _ in 0..=k {
+        press(&mut state, &ctx, &[ch(']')]);
+    }
+    assert_eq!(state.summaries.lost, Some(k));
+    let s = screen(&state);
+    let marked: Vec<&str> = s.lines().filter(|l| l.contains("│› lost")).collect();
+    assert_eq!(marked.len(), 1, "{s}");
+    assert!(
+        marked[0].contains("/var/log/api/error.log  (entry a0000003)"),
+        "{s}"
+    );
+    assert_snapshot!(
+        "summaries_lost_picked_120x40",
+        s.replace(
+            &fixture(AUDIT_PLANTED).display().to_string(),
+            "<transcript>"
+        )
+    );
+    // `[` goes back round the list; `]` returns to the same pick.
+    press(&mut state, &ctx, &[ch('['), ch(']')]);
+    assert_eq!(state.summaries.lost, Some(k));
+
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().unwrap();
+    let t = &v.loaded.as_ref().unwrap().transcript;
+    assert_eq!(t.display_id(v.selected), "a0000003");
+    // The entry landed on holds the identifier.
+    let raw = t.raw_line(v.selected).unwrap();
+    assert!(String::from_utf8_lossy(&raw).contains("/var/log/api/error.log"));
+    let s = screen(&state);
+    assert!(
+        s.contains("Entry a0000003 held /var/log/api/error.log (lost by compaction c0000001)."),
+        "{s}"
+    );
+    assert_snapshot!(
+        "session_after_lost_jump_120x40",
+        s.replace(
+            &fixture(AUDIT_PLANTED).display().to_string(),
+            "<transcript>"
+        )
+    );
+}
+
+/// After the jump the held entry is the one row drawn with the selection style.
+#[test]
+fn after_the_jump_the_held_entry_is_the_selected_row() {
+    let (mut state, ctx) = file_app(&fixture(AUDIT_PLANTED), (120, 40));
+    press(&mut state, &ctx, &[ch('S'), ch('p'), ch(']')]);
+    let held = {
+        let l = state.session.as_ref().unwrap().loaded.as_ref().unwrap();
+        let i = l.summaries[0].audit.as_ref().unwrap();
+        i.identifiers.as_ref().unwrap().lost[0].entry_id.clone()
+    };
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    let buf = render(&state);
+    let reversed = |x: u16, y: u16| buf[(x, y)].modifier.contains(Modifier::REVERSED);
+    let rows: Vec<String> = (0..buf.area.height)
+        .filter(|&y| (0..buf.area.width).any(|x| reversed(x, y)))
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(rows[0].contains(&held), "{rows:?} {held}");
+}
+
+/// A legacy v1 file has no entry ids: the audit names entries `#index`, and the jump lands
+/// on that index (pi's own `before-compaction` session, whose second compaction loses
+/// identifiers first held by entry #361).
+#[test]
+fn a_lost_identifier_of_a_v1_file_jumps_to_its_index() {
+    let path = fixture(&format!(
+        "{}/before-compaction.jsonl",
+        crate::support::fixtures::PI
+    ));
+    let (mut state, ctx) = file_app(&path, (120, 40));
+    press(&mut state, &ctx, &[ch('S')]);
+    assert_eq!(state.screen(), Screen::Summaries);
+    let (value, held) = {
+        let l = state.session.as_ref().unwrap().loaded.as_ref().unwrap();
+        let card = &l.summaries[state.summaries.selected];
+        let i = card.audit.as_ref().unwrap().identifiers.as_ref().unwrap();
+        (i.lost[0].value.clone(), i.lost[0].entry_id.clone())
+    };
+    assert_eq!(held, "#361");
+    press(&mut state, &ctx, &[ch(']'), key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().unwrap();
+    assert_eq!(v.selected, 361);
+    let t = &v.loaded.as_ref().unwrap().transcript;
+    let raw = t.raw_line(v.selected).unwrap();
+    assert!(String::from_utf8_lossy(&raw).contains(&value), "{value}");
 }

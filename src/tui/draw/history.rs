@@ -12,6 +12,7 @@ use crate::history::Turn;
 use crate::thresholds::thousands;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Sparkline, Widget};
 
@@ -31,6 +32,9 @@ fn short(n: u64) -> String {
     crate::format::tokens(n)
 }
 
+/// A threshold line across the plot: its value, the plot row it is drawn on, glyph, style.
+type ThresholdLine = (u64, u16, &'static str, Style);
+
 impl Widget for HistoryChart<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = self.theme;
@@ -48,7 +52,52 @@ impl Widget for HistoryChart<'_> {
             buf.set_string(inner.x, inner.y, "too small for the chart", t.dim());
             return;
         }
-        // Legend, then the forecast at the rate the turns show.
+        self.legend(inner, buf);
+        // Plot: rows between the legend and the two axis rows.
+        let plot_h = inner.height - 4;
+        let plot = Rect {
+            x: inner.x + Y_LABEL_W,
+            y: inner.y + 2,
+            width: inner.width - Y_LABEL_W,
+            height: plot_h,
+        };
+        let shown = &self.turns[self.turns.len().saturating_sub(plot.width as usize)..];
+        let top = shown
+            .iter()
+            .filter_map(|t| t.tokens)
+            .chain([self.window, self.compact_at])
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let lines = self.threshold_lines(plot_h, top);
+        for (_, row, glyph, style) in &lines {
+            let y = plot.y + row;
+            for x in plot.x..plot.right() {
+                buf[(x, y)].set_symbol(glyph).set_style(*style);
+            }
+        }
+        bars(shown, top, plot, buf, t);
+        // Y labels: the top, each line, zero.
+        let mut labels: Vec<(u16, String)> = vec![(0, short(top)), (plot_h - 1, "0".into())];
+        for (v, row, _, _) in &lines {
+            labels.push((*row, short(*v)));
+        }
+        for (row, text) in labels {
+            buf.set_string(
+                inner.x,
+                plot.y + row,
+                format!("{text:>w$} ┤", w = Y_LABEL_W as usize - 2),
+                t.dim(),
+            );
+        }
+        self.x_axis(shown, inner, plot, buf);
+    }
+}
+
+impl HistoryChart<'_> {
+    /// The legend, then the forecast at the rate the turns show (the first two inner rows).
+    fn legend(&self, inner: Rect, buf: &mut Buffer) {
+        let t = self.theme;
         let mut legend = vec![
             Span::styled("━", t.compaction()),
             Span::raw(format!(" compaction {}  ", thousands(self.compact_at))),
@@ -87,32 +136,20 @@ impl Widget for HistoryChart<'_> {
             inner.width as usize,
             t.dim(),
         );
+    }
 
-        // Plot: rows between the legend and the two axis rows.
-        let plot_h = inner.height - 4;
-        let plot = Rect {
-            x: inner.x + Y_LABEL_W,
-            y: inner.y + 2,
-            width: inner.width - Y_LABEL_W,
-            height: plot_h,
-        };
-        let shown = &self.turns[self.turns.len().saturating_sub(plot.width as usize)..];
-        let top = shown
-            .iter()
-            .filter_map(|t| t.tokens)
-            .chain([self.window, self.compact_at])
-            .max()
-            .unwrap_or(1)
-            .max(1);
+    /// The flush and compaction lines on a plot `plot_h` rows high whose top is `top`. A
+    /// flush line that would share the compaction line's row (a short chart) goes one row
+    /// lower, so both stay visible.
+    fn threshold_lines(&self, plot_h: u16, top: u64) -> Vec<ThresholdLine> {
+        let t = self.theme;
         // The row (from the plot's top) a value falls in, as the bars fill cells.
         let row_of = |v: u64| -> u16 {
             let from_bottom = ((v as u128 * plot_h as u128) / top as u128) as u16;
             plot_h - 1 - from_bottom.min(plot_h - 1)
         };
-        // (value, row, glyph, style): a flush line that would share the compaction line's row
-        // (a short chart) goes one row lower, so both stay visible.
         let compact_row = row_of(self.compact_at);
-        let mut lines: Vec<(u64, u16, &str, ratatui::style::Style)> = Vec::new();
+        let mut lines: Vec<ThresholdLine> = Vec::new();
         if let Some(f) = self.flush_at {
             let mut row = row_of(f);
             if row == compact_row && f < self.compact_at && row + 1 < plot_h - 1 {
@@ -121,46 +158,13 @@ impl Widget for HistoryChart<'_> {
             lines.push((f, row, "┄", t.marker()));
         }
         lines.push((self.compact_at, compact_row, "━", t.compaction()));
-        for (_, row, glyph, style) in &lines {
-            let y = plot.y + row;
-            for x in plot.x..plot.right() {
-                buf[(x, y)].set_symbol(glyph).set_style(*style);
-            }
-        }
-        let data: Vec<u64> = shown.iter().map(|t| t.tokens.unwrap_or(0)).collect();
-        let bars = Rect {
-            width: (data.len() as u16).min(plot.width),
-            ..plot
-        };
-        // Bars over the lines: a turn above a line hides it in its own column only.
-        let mut above = Buffer::empty(bars);
-        Sparkline::default()
-            .data(&data)
-            .max(top)
-            .style(t.plain())
-            .render(bars, &mut above);
-        for y in bars.y..bars.bottom() {
-            for x in bars.x..bars.right() {
-                let c = &above[(x, y)];
-                if c.symbol() != " " {
-                    buf[(x, y)].set_symbol(c.symbol()).set_style(t.plain());
-                }
-            }
-        }
-        // Y labels: the top, each line, zero.
-        let mut labels: Vec<(u16, String)> = vec![(0, short(top)), (plot_h - 1, "0".into())];
-        for (v, row, _, _) in &lines {
-            labels.push((*row, short(*v)));
-        }
-        for (row, text) in labels {
-            buf.set_string(
-                inner.x,
-                plot.y + row,
-                format!("{text:>w$} ┤", w = Y_LABEL_W as usize - 2),
-                t.dim(),
-            );
-        }
-        // X axis: the marks under their turns, then the first and last turn numbers.
+        lines
+    }
+
+    /// The axis under the plot: `F` under flush turns, `C` under the first turn after a
+    /// compaction, then the first and last turn numbers.
+    fn x_axis(&self, shown: &[Turn], inner: Rect, plot: Rect, buf: &mut Buffer) {
+        let t = self.theme;
         let axis_y = plot.bottom();
         for x in plot.x..plot.right() {
             buf[(x, axis_y)].set_symbol("─").set_style(t.dim());
@@ -197,6 +201,30 @@ impl Widget for HistoryChart<'_> {
                 "no model call measured the context",
                 t.dim(),
             );
+        }
+    }
+}
+
+/// One bar per turn, drawn over the threshold lines: a turn above a line hides it in its own
+/// column only.
+fn bars(shown: &[Turn], top: u64, plot: Rect, buf: &mut Buffer, t: Theme) {
+    let data: Vec<u64> = shown.iter().map(|t| t.tokens.unwrap_or(0)).collect();
+    let bars = Rect {
+        width: (data.len() as u16).min(plot.width),
+        ..plot
+    };
+    let mut above = Buffer::empty(bars);
+    Sparkline::default()
+        .data(&data)
+        .max(top)
+        .style(t.plain())
+        .render(bars, &mut above);
+    for y in bars.y..bars.bottom() {
+        for x in bars.x..bars.right() {
+            let c = &above[(x, y)];
+            if c.symbol() != " " {
+                buf[(x, y)].set_symbol(c.symbol()).set_style(t.plain());
+            }
         }
     }
 }

@@ -35,11 +35,67 @@ const NUM_W: usize = 9;
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let Some(v) = &state.session else { return };
-    let buf = frame.buffer_mut();
     let r = &v.row;
     let w = area.width;
     let mut y = area.y;
-    // Title.
+    let buf = frame.buffer_mut();
+    buf.set_line(area.x, y, &title_line(state, v, t), w);
+    if state.demo {
+        let banner = " DEMO DATA ";
+        buf.set_string(
+            area.x + w.saturating_sub(banner.len() as u16),
+            y,
+            banner,
+            t.banner(),
+        );
+    }
+    y += 1;
+    y = draw_numbers(buf, area.x, y, w, r, t);
+    draw_reason(buf, area.x, y, w, state, v, t);
+    y = area.y + 8;
+    // Gauge across the width, percentage at the end.
+    let gw = w.saturating_sub(6);
+    frame.render_widget(
+        ThresholdGauge { row: r, theme: t },
+        Rect {
+            x: area.x,
+            y,
+            width: gw,
+            height: 1,
+        },
+    );
+    frame
+        .buffer_mut()
+        .set_string(area.x + gw + 1, y, gauge::percent(r), t.status(r.status));
+    y += 1;
+    let list_area = Rect {
+        x: area.x,
+        y,
+        width: w,
+        height: area.bottom().saturating_sub(y),
+    };
+    draw_list(frame, list_area, state, v, t);
+    if let (true, Some(l)) = (v.history_open, &v.loaded) {
+        frame.render_widget(
+            super::history::HistoryChart {
+                turns: &l.turns,
+                window: r.window,
+                compact_at: r.compact_at,
+                flush_at: r.flush_at,
+                used: r.used,
+                theme: t,
+            },
+            list_area,
+        );
+    }
+    if let Some(d) = &v.detail {
+        draw_detail(frame, area, state, d, t);
+    }
+}
+
+/// The title: who, when the figures were read, and what holds or guards the transcript.
+fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
+    let r = &v.row;
     let file = v.label_file_name();
     let mut title = vec![Span::styled(
         if state.bare_file { "File " } else { "Session " },
@@ -96,17 +152,18 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             ));
         }
     }
-    buf.set_line(area.x, y, &Line::from(title), w);
-    if state.demo {
-        let banner = " DEMO DATA ";
-        buf.set_string(
-            area.x + w.saturating_sub(banner.len() as u16),
-            y,
-            banner,
-            t.banner(),
-        );
-    }
-    y += 1;
+    Line::from(title)
+}
+
+/// The five figures with their sources, from line `y`; returns the line after them.
+fn draw_numbers(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    mut y: u16,
+    w: u16,
+    r: &crate::tui::view::SessionRow,
+    t: Theme,
+) -> u16 {
     let used = match r.used {
         Some(u) => format!(
             "{} {} {}",
@@ -156,13 +213,16 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             Span::raw(value),
             source,
         ]);
-        buf.set_line(area.x, y, &line, w);
+        buf.set_line(x, y, &line, w);
         y += 1;
     }
-    // Status and the reason, wrapped over two lines.
-    // 2026.9 records no flush time, only the compaction count at the flush: say that, never
-    // a time.
-    let flush_state = match (
+    y
+}
+
+/// The flush state in words. 2026.9 records no flush time, only the compaction count at the
+/// flush: say that, never a time. Empty when the reason says the flush state is unknown.
+fn flush_words(state: &AppState, r: &crate::tui::view::SessionRow) -> String {
+    match (
         r.memory_flush_at,
         r.memory_flush_compaction_count,
         r.flushed_this_cycle,
@@ -183,11 +243,13 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         ),
         (None, Some(n), false) => format!("flushed at compaction {n}"),
         (None, None, false) => "never flushed".to_string(),
-    };
-    // One compaction count per screen: the store's counter, with the transcript's entries
-    // beside it when they differ; a bare file has only the transcript's.
-    let entries = v.loaded.as_ref().map(|l| l.summaries.len());
-    let count = match (r.compaction_count, entries) {
+    }
+}
+
+/// One compaction count per screen: the store's counter, with the transcript's entries
+/// beside it when they differ; a bare file has only the transcript's.
+fn compaction_count_words(r: &crate::tui::view::SessionRow, entries: Option<usize>) -> String {
+    match (r.compaction_count, entries) {
         (None, Some(e)) if has_unknown(r, "compactionCount") => {
             format!("compaction count unknown ({e} in the transcript)")
         }
@@ -200,7 +262,22 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         (Some(n), _) => super::plural_or(Some(n), "compaction"),
         (None, Some(e)) => super::plural_or(Some(e as u64), "compaction"),
         (None, None) => super::plural_or(None, "compaction"),
-    };
+    }
+}
+
+/// Status, compaction count, flush state and the reason, wrapped over two lines from `y`.
+fn draw_reason(
+    buf: &mut ratatui::buffer::Buffer,
+    x: u16,
+    mut y: u16,
+    w: u16,
+    state: &AppState,
+    v: &SessionView,
+    t: Theme,
+) {
+    let r = &v.row;
+    let flush_state = flush_words(state, r);
+    let count = compaction_count_words(r, v.loaded.as_ref().map(|l| l.summaries.len()));
     let lead = if flush_state.is_empty() {
         format!("{} · {count} · ", r.status.name().to_uppercase())
     } else {
@@ -220,7 +297,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         if i == 0 && l.len() >= lead.len() && l.starts_with(&lead) {
             let (a, b) = l.split_at(lead.len());
             buf.set_line(
-                area.x,
+                x,
                 y,
                 &Line::from(vec![
                     Span::styled(a.to_string(), t.status(r.status)),
@@ -229,67 +306,49 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
                 w,
             );
         } else {
-            buf.set_string(area.x, y, l, t.plain());
+            buf.set_string(x, y, l, t.plain());
         }
         y += 1;
     }
-    y = area.y + 8;
-    // Gauge across the width, percentage at the end.
-    let gw = w.saturating_sub(6);
-    frame.render_widget(
-        ThresholdGauge { row: r, theme: t },
-        Rect {
-            x: area.x,
-            y,
-            width: gw,
-            height: 1,
-        },
-    );
-    frame
-        .buffer_mut()
-        .set_string(area.x + gw + 1, y, gauge::percent(r), t.status(r.status));
-    y += 1;
-    let list_area = Rect {
-        x: area.x,
-        y,
-        width: w,
-        height: area.bottom().saturating_sub(y),
-    };
-    draw_list(frame, list_area, state, v, t);
-    if let (true, Some(l)) = (v.history_open, &v.loaded) {
-        frame.render_widget(
-            super::history::HistoryChart {
-                turns: &l.turns,
-                window: r.window,
-                compact_at: r.compact_at,
-                flush_at: r.flush_at,
-                used: r.used,
-                theme: t,
-            },
-            list_area,
-        );
-    }
-    if let Some(d) = &v.detail {
-        draw_detail(frame, area, state, d, t);
+}
+
+/// Writes the list's lines one under the other, dropping what falls below its height.
+struct ListLines {
+    inner: Rect,
+    y: u16,
+    bottom: u16,
+}
+
+impl ListLines {
+    fn put(&mut self, frame: &mut Frame, line: Line, style: Style) {
+        if self.y < self.bottom {
+            let row = Rect {
+                x: self.inner.x,
+                y: self.y,
+                width: self.inner.width,
+                height: 1,
+            };
+            frame
+                .buffer_mut()
+                .set_line(self.inner.x, self.y, &line, self.inner.width);
+            if style != Style::default() {
+                frame.buffer_mut().set_style(row, style);
+            }
+            self.y += 1;
+        }
     }
 }
 
-fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t: Theme) {
-    let mut block = Block::default().borders(Borders::ALL).border_style(t.dim());
-    let Some(l) = &v.loaded else {
-        let msg = match (&v.error, v.loading) {
-            (Some(e), _) => e.clone(),
-            (None, true) => "Opening transcript…".into(),
-            (None, false) => "No transcript.".into(),
-        };
-        frame.render_widget(Paragraph::new(msg).block(block.title(" transcript ")), area);
-        return;
-    };
+/// The list's border, titled with the entry count and version, and where the next cut is.
+fn list_block(l: &crate::tui::rows::LoadedTranscript, t: Theme) -> Block<'static> {
     let tr = &l.transcript;
-    block = block.title(Line::from(vec![
-        Span::styled(" transcript ", t.bold()),
-        Span::raw(format!("· {} entries · v{} ", tr.len(), tr.version)),
-    ]));
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.dim())
+        .title(Line::from(vec![
+            Span::styled(" transcript ", t.bold()),
+            Span::raw(format!("· {} entries · v{} ", tr.len(), tr.version)),
+        ]));
     if let Some(cut) = l.next_cut {
         block = block.title(
             Line::from(Span::styled(
@@ -299,176 +358,33 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
             .right_aligned(),
         );
     }
+    block
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t: Theme) {
+    let Some(l) = &v.loaded else {
+        let msg = match (&v.error, v.loading) {
+            (Some(e), _) => e.clone(),
+            (None, true) => "Opening transcript…".into(),
+            (None, false) => "No transcript.".into(),
+        };
+        let block = Block::default().borders(Borders::ALL).border_style(t.dim());
+        frame.render_widget(Paragraph::new(msg).block(block.title(" transcript ")), area);
+        return;
+    };
+    let tr = &l.transcript;
+    let block = list_block(l, t);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let height = layout::session_list(state.size).min(inner.height as usize);
-    let iw = inner.width as usize;
-    let mut y = inner.y;
-    let bottom = inner.y + height as u16;
-    let mut put = |frame: &mut Frame, line: Line, style: Style| {
-        if y < bottom {
-            let row = Rect {
-                x: inner.x,
-                y,
-                width: inner.width,
-                height: 1,
-            };
-            frame.buffer_mut().set_line(inner.x, y, &line, inner.width);
-            if style != Style::default() {
-                frame.buffer_mut().set_style(row, style);
-            }
-            y += 1;
-        }
+    let mut out = ListLines {
+        inner,
+        y: inner.y,
+        bottom: inner.y + height as u16,
     };
     for idx in v.visible_range(height) {
-        let meta = &tr.entries[idx as usize];
-        let on_branch = l.on_branch.get(idx as usize).copied().unwrap_or(false);
-        let id = one_line(&tr.display_id(idx));
-        if l.next_cut == Some(idx) {
-            let text = format!(
-                "✂┄ next compaction would cut here: entries above are summarized (keepRecentTokens {}) {}",
-                thousands(l.keep_recent_tokens),
-                "┄".repeat(iw)
-            );
-            put(
-                frame,
-                Line::from(Span::styled(clip_fill(&text, iw), t.marker())),
-                Style::default(),
-            );
-        }
-        if let Some(&c) = l.kept_from.get(&idx) {
-            let text = format!(
-                " ┄┄ kept from here by compaction {} {}",
-                one_line(&tr.display_id(c)),
-                "┄".repeat(iw)
-            );
-            put(
-                frame,
-                Line::from(Span::styled(clip_fill(&text, iw), t.compaction())),
-                Style::default(),
-            );
-        }
-        let row = v.cache.get(&idx);
-        let label = row
-            .map(|r| r.label.clone())
-            .unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
-        let flag = match row {
-            Some(r) if r.silent_flush => "∅",
-            Some(r) if r.error => "!",
-            _ if meta.kind == crate::transcript::EntryKind::Compaction => "◆",
-            _ => " ",
-        };
-        let gutter = Span::styled(if on_branch { "▌" } else { " " }, t.branch());
-        let base = if on_branch { Style::default() } else { t.dim() };
-        let sel = if idx == v.selected {
-            t.selected()
-        } else {
-            Style::default()
-        };
-        let tokens = row
-            .map(|r| {
-                if r.tokens > 0 {
-                    compact_num(r.tokens)
-                } else {
-                    String::new()
-                }
-            })
-            .unwrap_or_default();
-        let head_w = 1 + 1 + 1 + 8 + 1 + 11 + 1 + 5 + 1;
-        let pw = iw.saturating_sub(head_w);
-        if let Some(card) = row.and_then(|r| r.card.as_ref()) {
-            let before = card
-                .tokens_before
-                .map(thousands)
-                .unwrap_or_else(|| "?".into());
-            let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
-            let badge = l
-                .summaries
-                .iter()
-                .find(|c| c.idx == idx)
-                .and_then(|c| c.audit.as_deref())
-                .map(|a| format!(" · {}", crate::report::audit::badge(a)))
-                .unwrap_or_default();
-            let head = format!(
-                " {} COMPACTION · tokensBefore {before} · kept from {kept}{badge} ",
-                pad(&id, 8)
-            );
-            let fill = "━".repeat(iw.saturating_sub(head.chars().count() + 2));
-            put(
-                frame,
-                Line::from(vec![
-                    gutter.clone(),
-                    Span::styled(flag, t.compaction()),
-                    Span::styled(format!("{head}{fill}"), t.compaction()),
-                ]),
-                sel,
-            );
-            let files = l
-                .summaries
-                .iter()
-                .find(|c| c.idx == idx)
-                .map(|c| (c.read_files.len(), c.modified_files.len()))
-                .unwrap_or((0, 0));
-            put(
-                frame,
-                Line::from(vec![
-                    gutter.clone(),
-                    Span::styled(
-                        truncate(&format!("  │ {}", card.summary_head), iw - 1),
-                        base,
-                    ),
-                ]),
-                sel,
-            );
-            // A gateway does not return summaries: unknown, not ≈0 (nor its files).
-            let foot = if has_unknown(&v.row, "compactionSummary") {
-                "  └ summary unknown (not exposed by the gateway) · S: all summaries".to_string()
-            } else {
-                format!(
-                    "  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries",
-                    compact_num(row.map(|r| r.tokens).unwrap_or(0)),
-                    files.0,
-                    files.1
-                )
-            };
-            put(
-                frame,
-                Line::from(vec![gutter, Span::styled(truncate(&foot, iw - 1), t.dim())]),
-                sel,
-            );
-            continue;
-        }
-        let preview = match row {
-            None => "…".to_string(),
-            Some(r) if r.silent_flush => {
-                format!("silent memory-flush turn (NO_REPLY) · {}", r.preview)
-            }
-            Some(r) => r.preview.clone(),
-        };
-        let mut spans = vec![
-            gutter,
-            Span::styled(flag, if flag == "!" { t.error() } else { t.marker() }),
-            Span::raw(" "),
-            Span::styled(pad(&id, 8), t.dim()),
-            Span::raw(" "),
-            Span::styled(
-                pad(&label, 11),
-                if on_branch { t.role(&label) } else { t.dim() },
-            ),
-            Span::raw(" "),
-            Span::styled(rpad(&tokens, 5), t.dim()),
-            Span::raw(" "),
-            Span::styled(truncate(&preview, pw), base),
-        ];
-        if meta.kind == crate::transcript::EntryKind::Compaction {
-            // Not decoded yet: still a 3-line card so the layout does not jump.
-            spans[5] = Span::styled(pad("compaction", 11), t.compaction());
-            put(frame, Line::from(spans), sel);
-            put(frame, Line::from(Span::styled("  │ …", t.dim())), sel);
-            put(frame, Line::from(Span::styled("  └ …", t.dim())), sel);
-            continue;
-        }
-        put(frame, Line::from(spans), sel);
+        put_markers(frame, &mut out, l, idx, t);
+        put_entry(frame, &mut out, v, l, idx, t);
     }
     if tr.is_empty() {
         frame.buffer_mut().set_string(
@@ -478,6 +394,208 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
             t.dim(),
         );
     }
+}
+
+/// The marker lines above an entry: where the next compaction would cut, and where a
+/// compaction keeps from.
+fn put_markers(
+    frame: &mut Frame,
+    out: &mut ListLines,
+    l: &crate::tui::rows::LoadedTranscript,
+    idx: u32,
+    t: Theme,
+) {
+    let iw = out.inner.width as usize;
+    if l.next_cut == Some(idx) {
+        let text = format!(
+            "✂┄ next compaction would cut here: entries above are summarized (keepRecentTokens {}) {}",
+            thousands(l.keep_recent_tokens),
+            "┄".repeat(iw)
+        );
+        out.put(
+            frame,
+            Line::from(Span::styled(clip_fill(&text, iw), t.marker())),
+            Style::default(),
+        );
+    }
+    if let Some(&c) = l.kept_from.get(&idx) {
+        let text = format!(
+            " ┄┄ kept from here by compaction {} {}",
+            one_line(&l.transcript.display_id(c)),
+            "┄".repeat(iw)
+        );
+        out.put(
+            frame,
+            Line::from(Span::styled(clip_fill(&text, iw), t.compaction())),
+            Style::default(),
+        );
+    }
+}
+
+/// One entry: a line, or a three-line card for a compaction (decoded or not yet).
+fn put_entry(
+    frame: &mut Frame,
+    out: &mut ListLines,
+    v: &SessionView,
+    l: &crate::tui::rows::LoadedTranscript,
+    idx: u32,
+    t: Theme,
+) {
+    let tr = &l.transcript;
+    let iw = out.inner.width as usize;
+    let meta = &tr.entries[idx as usize];
+    let on_branch = l.on_branch.get(idx as usize).copied().unwrap_or(false);
+    let id = one_line(&tr.display_id(idx));
+    let row = v.cache.get(&idx);
+    let label = row
+        .map(|r| r.label.clone())
+        .unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
+    let flag = match row {
+        Some(r) if r.silent_flush => "∅",
+        Some(r) if r.error => "!",
+        _ if meta.kind == crate::transcript::EntryKind::Compaction => "◆",
+        _ => " ",
+    };
+    let gutter = Span::styled(if on_branch { "▌" } else { " " }, t.branch());
+    let base = if on_branch { Style::default() } else { t.dim() };
+    let sel = if idx == v.selected {
+        t.selected()
+    } else {
+        Style::default()
+    };
+    if let Some((row, card)) = row.and_then(|r| Some((r, r.card.as_ref()?))) {
+        let c = Card {
+            id: &id,
+            row,
+            card,
+            summary: l.summaries.iter().find(|c| c.idx == idx),
+            summary_unknown: has_unknown(&v.row, "compactionSummary"),
+            gutter,
+            flag,
+            base,
+            sel,
+        };
+        put_card(frame, out, &c, t);
+        return;
+    }
+    let tokens = row
+        .map(|r| {
+            if r.tokens > 0 {
+                compact_num(r.tokens)
+            } else {
+                String::new()
+            }
+        })
+        .unwrap_or_default();
+    let head_w = 1 + 1 + 1 + 8 + 1 + 11 + 1 + 5 + 1;
+    let pw = iw.saturating_sub(head_w);
+    let preview = match row {
+        None => "…".to_string(),
+        Some(r) if r.silent_flush => {
+            format!("silent memory-flush turn (NO_REPLY) · {}", r.preview)
+        }
+        Some(r) => r.preview.clone(),
+    };
+    let mut spans = vec![
+        gutter,
+        Span::styled(flag, if flag == "!" { t.error() } else { t.marker() }),
+        Span::raw(" "),
+        Span::styled(pad(&id, 8), t.dim()),
+        Span::raw(" "),
+        Span::styled(
+            pad(&label, 11),
+            if on_branch { t.role(&label) } else { t.dim() },
+        ),
+        Span::raw(" "),
+        Span::styled(rpad(&tokens, 5), t.dim()),
+        Span::raw(" "),
+        Span::styled(truncate(&preview, pw), base),
+    ];
+    if meta.kind == crate::transcript::EntryKind::Compaction {
+        // Not decoded yet: still a 3-line card so the layout does not jump.
+        spans[5] = Span::styled(pad("compaction", 11), t.compaction());
+        out.put(frame, Line::from(spans), sel);
+        out.put(frame, Line::from(Span::styled("  │ …", t.dim())), sel);
+        out.put(frame, Line::from(Span::styled("  └ …", t.dim())), sel);
+        return;
+    }
+    out.put(frame, Line::from(spans), sel);
+}
+
+/// What a decoded compaction's card shows, and how its lines look (branch gutter, flag,
+/// text style, selection).
+struct Card<'a> {
+    id: &'a str,
+    row: &'a crate::tui::rows::EntryRow,
+    card: &'a crate::tui::rows::CompactionCard,
+    summary: Option<&'a crate::tui::rows::SummaryCard>,
+    /// A gateway does not return summaries: unknown, not ≈0 (nor its files).
+    summary_unknown: bool,
+    gutter: Span<'static>,
+    flag: &'static str,
+    base: Style,
+    sel: Style,
+}
+
+/// A decoded compaction's card: head with the audit badge, summary head, size and files.
+fn put_card(frame: &mut Frame, out: &mut ListLines, c: &Card, t: Theme) {
+    let iw = out.inner.width as usize;
+    let (card, summary, gutter, sel) = (c.card, c.summary, &c.gutter, c.sel);
+    let before = card
+        .tokens_before
+        .map(thousands)
+        .unwrap_or_else(|| "?".into());
+    let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
+    let badge = summary
+        .and_then(|s| s.audit.as_deref())
+        .map(|a| format!(" · {}", crate::report::audit::badge(a)))
+        .unwrap_or_default();
+    let head = format!(
+        " {} COMPACTION · tokensBefore {before} · kept from {kept}{badge} ",
+        pad(c.id, 8)
+    );
+    let fill = "━".repeat(iw.saturating_sub(head.chars().count() + 2));
+    out.put(
+        frame,
+        Line::from(vec![
+            gutter.clone(),
+            Span::styled(c.flag, t.compaction()),
+            Span::styled(format!("{head}{fill}"), t.compaction()),
+        ]),
+        sel,
+    );
+    let files = summary
+        .map(|s| (s.read_files.len(), s.modified_files.len()))
+        .unwrap_or((0, 0));
+    out.put(
+        frame,
+        Line::from(vec![
+            gutter.clone(),
+            Span::styled(
+                truncate(&format!("  │ {}", card.summary_head), iw - 1),
+                c.base,
+            ),
+        ]),
+        sel,
+    );
+    let foot = if c.summary_unknown {
+        "  └ summary unknown (not exposed by the gateway) · S: all summaries".to_string()
+    } else {
+        format!(
+            "  └ summary ≈{} tokens · {} read · {} modified files · S: all summaries",
+            compact_num(c.row.tokens),
+            files.0,
+            files.1
+        )
+    };
+    out.put(
+        frame,
+        Line::from(vec![
+            gutter.clone(),
+            Span::styled(truncate(&foot, iw - 1), t.dim()),
+        ]),
+        sel,
+    );
 }
 
 fn draw_detail(

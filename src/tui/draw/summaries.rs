@@ -33,6 +33,13 @@ pub fn body_width(cols: u16) -> usize {
 
 /// The lines of one compaction's body: fields, then the summary text, wrapped to `width`.
 pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
+    tagged_body(c, width).into_iter().map(|(_, l)| l).collect()
+}
+
+/// The body's lines, each with the lost identifier it shows (its index in the audit's
+/// `lost`; a long one wraps over several lines), so the selection and the jump know where
+/// each is.
+fn tagged_body(c: &SummaryCard, width: usize) -> Vec<(Option<usize>, String)> {
     let list = |v: &[String]| {
         if v.is_empty() {
             "—".to_string()
@@ -53,17 +60,36 @@ pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
     if !c.on_branch {
         text.push_str("(not on the active branch)\n");
     }
+    // Logical line of the first lost identifier: they follow one another, one line each.
+    let mut first_lost = None;
     if let Some(a) = &c.audit {
-        text.push_str(&audit_text(a));
+        let before = text.matches('\n').count();
+        let (audit, lost_at) = audit_text(a);
+        first_lost = lost_at.map(|k| before + k);
+        text.push_str(&audit);
     }
+    let lost_count = c
+        .audit
+        .as_ref()
+        .and_then(|a| a.identifiers.as_ref())
+        .map_or(0, |i| i.lost.len());
     text.push_str("── summary ──\n");
     text.push_str(&c.summary);
-    wrap(&text, width)
+    let mut out = Vec::new();
+    for (n, line) in text.split('\n').enumerate() {
+        let tag = first_lost
+            .and_then(|f| n.checked_sub(f))
+            .filter(|&k| k < lost_count);
+        out.extend(wrap(line, width).into_iter().map(|l| (tag, l)));
+    }
+    out
 }
 
-/// The audit block of a compaction's body (`clawtop audit`'s figures, the same code).
-fn audit_text(a: &crate::audit::CompactionAudit) -> String {
+/// The audit block of a compaction's body (`clawtop audit`'s figures, the same code), and
+/// the line in it where the lost identifiers start (one line each).
+fn audit_text(a: &crate::audit::CompactionAudit) -> (String, Option<usize>) {
     let mut t = format!("── audit: {} ──\n", crate::report::audit::badge(a));
+    let mut lost_at = None;
     match &a.identifiers {
         Some(i) => {
             t.push_str(&format!(
@@ -74,6 +100,7 @@ fn audit_text(a: &crate::audit::CompactionAudit) -> String {
                 i.lost.len(),
                 i.invented.len()
             ));
+            lost_at = Some(2);
             for h in &i.lost {
                 t.push_str(&format!(
                     "  lost  {}  (entry {})\n",
@@ -93,7 +120,7 @@ fn audit_text(a: &crate::audit::CompactionAudit) -> String {
             a.dropped_unsummarized.messages
         ));
     }
-    t
+    (t, lost_at)
 }
 
 /// How a body line is drawn.
@@ -103,6 +130,8 @@ pub enum LineKind {
     Heading,
     Dropped,
     Added,
+    /// A line of the `k`th lost identifier (drawn as `Plain` unless it is selected).
+    Lost(usize),
 }
 
 /// The body shown for the selected compaction: its fields and summary, or (`diff`) what it
@@ -117,9 +146,9 @@ pub fn shown_lines(
         return Vec::new();
     };
     if !diff {
-        return body_lines(card, width)
+        return tagged_body(card, width)
             .into_iter()
-            .map(|l| (LineKind::Plain, l))
+            .map(|(tag, l)| (tag.map_or(LineKind::Plain, LineKind::Lost), l))
             .collect();
     }
     let Some(prev) = sel.checked_sub(1).and_then(|p| cards.get(p)) else {
@@ -238,6 +267,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let body = shown_lines(cards, sel, diff, body_width(area.width));
     let h = body_area.height.saturating_sub(2) as usize;
     let scroll = state.summaries.scroll as usize;
+    let picked = state.summaries.lost;
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.dim())
@@ -264,7 +294,15 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .take(h)
         .map(|(kind, l)| {
             let style = match kind {
-                LineKind::Plain => t.plain(),
+                LineKind::Lost(k) if picked == Some(k) => {
+                    // The picked identifier: marked where its line starts (`  lost  …`).
+                    let l = match l.strip_prefix(' ') {
+                        Some(rest) if l.starts_with("  lost") => format!("›{rest}"),
+                        _ => l,
+                    };
+                    return Line::styled(l, t.selected());
+                }
+                LineKind::Plain | LineKind::Lost(_) => t.plain(),
                 LineKind::Heading => t.bold(),
                 LineKind::Dropped => t.error(),
                 LineKind::Added => t.status(crate::thresholds::Status::Ok),

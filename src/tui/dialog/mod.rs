@@ -1,0 +1,672 @@
+//! The Compact and Flush dialogs (docs/interface.md §2): state, and the part of `update` that
+//! drives them.
+//!
+//! One [`Dialog`] shape serves both operations:
+//!
+//! ```text
+//! Preparing ──prepared──▶ Edit ──Generate──▶ Generating ──done──▶ Preview ──Commit──▶ Confirm
+//!     │                    ▲  ▲                 │ Esc (cancel)       │  │ Regenerate      │ y
+//!     └─error (shown)──────┘  └─────────────────┘                    │  └──▶ Edit         ▼
+//!                             ▲──────────────────────────────────────┘ Discard: close   Committing
+//!                                                                                       │ ok: close,
+//!                                                                                       │ reload
+//!                                                                                       └ err: Preview
+//! ```
+//!
+//! Nothing here does I/O: planning, generation and commit are [`Effect`]s; their results come
+//! back as [`Action`]s tagged with the dialog id (and the generation id), so a result that
+//! arrives after a cancel or after the dialog closed is dropped.
+//!
+//! Untrusted text: plan strings shown here are sanitized when drawn; model output (the summary
+//! or the notes) is put into the editable preview only after [`strip_controls`] removed every
+//! control character and escape, so what the operator sees and edits is byte for byte what a
+//! commit writes.
+//!
+//! Here: the state, the rules every dialog shares, and [`update`], which only dispatches.
+//! Each dialog or phase has its own module and its own small `update`: `compact` (opening,
+//! the keepRecentTokens field, F6's identifiers), `flush` (opening), `gateway` (the
+//! Compact dialog OpenClaw's gateway runs, and its read-only result), `plan` (the plan's
+//! answer, or why there is none), `editor` (text, focus, buttons, model picker),
+//! `generation`, `confirm` (the popup and the commit) and `close` (discard or ask).
+
+use crate::compaction::model::GenProgress;
+use crate::llm::CancellationToken;
+use crate::tui::action::Action;
+use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
+use crate::tui::state::AppState;
+use crate::tui::view::thousands;
+use crate::usecase::route::{Door, Route};
+use ratatui::style::{Modifier, Style};
+use ratatui_textarea::{TextArea, WrapMode};
+
+mod close;
+mod compact;
+mod confirm;
+mod editor;
+mod flush;
+mod gateway;
+mod generation;
+mod plan;
+
+pub use compact::{compact_confirm, open_compact};
+pub use flush::open_flush;
+pub use gateway::open_compact_via_gateway;
+pub use plan::no_plan_reason;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    Compact,
+    Flush,
+}
+
+impl DialogKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DialogKind::Compact => "Compact",
+            DialogKind::Flush => "Memory flush",
+        }
+    }
+
+    /// What the model writes, in words.
+    pub fn product(self) -> &'static str {
+        match self {
+            DialogKind::Compact => "summary",
+            DialogKind::Flush => "notes",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Planning runs (an effect); the editor is usable already.
+    Preparing,
+    /// Instructions editor and plan.
+    Edit,
+    Generating,
+    /// The result in the editable preview.
+    Preview,
+    Committing,
+    /// A compaction OpenClaw's Gateway ran: what it wrote, read-only (saved on the host
+    /// already; nothing to commit, regenerate or discard).
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    /// The instructions editor (Edit) or the preview (Preview).
+    Text,
+    /// The Compact dialog's keepRecentTokens field (before generating).
+    Keep,
+    /// The model picker (before generating).
+    Model,
+    Buttons,
+}
+
+/// Which text an external edit (`$EDITOR`) was for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditTarget {
+    Instructions,
+    Preview,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Button {
+    Generate,
+    Close,
+    Commit,
+    Regenerate,
+    Discard,
+}
+
+impl Button {
+    pub fn label(self) -> &'static str {
+        match self {
+            Button::Generate => "Generate",
+            Button::Close => "Close",
+            Button::Commit => "Commit…",
+            Button::Regenerate => "Regenerate",
+            Button::Discard => "Discard",
+        }
+    }
+}
+
+pub use crate::usecase::ModelInfo;
+/// The compaction plan as the dialog shows it, plus what generation and commit need.
+pub type CompactPrep = crate::usecase::compact::Prepared;
+/// The flush plan as the dialog shows it, plus what generation and commit need.
+pub type FlushPrep = crate::usecase::flush::Prepared;
+
+#[derive(Debug, Clone)]
+pub enum Prep {
+    Compact(Box<CompactPrep>),
+    Flush(Box<FlushPrep>),
+    /// A compaction OpenClaw's Gateway runs (a SQLite host): OpenClaw plans and writes the
+    /// summary with its own model, so there is no plan, model or edited-text commit here.
+    Gateway(Box<GatewayPrep>),
+}
+
+/// What the Compact dialog of a gateway-written session needs: where the gateway is, and what
+/// the operator must know before typing.
+#[derive(Debug, Clone)]
+pub struct GatewayPrep {
+    pub target: crate::gateway::GatewayTarget,
+    pub key: String,
+    /// Who writes ("OpenClaw's Gateway at ws://…") and what differs from a local compaction.
+    pub via: String,
+    pub note: String,
+    /// Always `Err`: OpenClaw compacts with its own model.
+    pub model: Result<ModelInfo, crate::usecase::NoModel>,
+    /// Where clawtop's device identity lives (its config dir); None: no HOME to keep one in.
+    pub identity_dir: Option<std::path::PathBuf>,
+    /// Set once the gateway answered: the preview then shows what OpenClaw wrote, which is
+    /// already saved on the host (nothing to commit).
+    pub done: bool,
+    /// A file-backed host's own gateway: OpenClaw's transcript lock is checked here before
+    /// sending, and that check stands where the gateway does not report runs (2026.7.1).
+    pub vouch_idle: bool,
+}
+
+impl Prep {
+    pub fn model(&self) -> &Result<ModelInfo, crate::usecase::NoModel> {
+        match self {
+            Prep::Compact(c) => &c.model,
+            Prep::Flush(f) => &f.model,
+            Prep::Gateway(g) => &g.model,
+        }
+    }
+}
+
+/// A running generation.
+#[derive(Debug, Clone)]
+pub struct GenState {
+    pub id: u64,
+    /// `AppState::now_ms` when it started (elapsed = now − this, from the 1 s tick).
+    pub started_ms: i64,
+    pub call: usize,
+    pub label: String,
+    pub chars: usize,
+    pub tokens: Option<u64>,
+    /// Elapsed time as the generation task measured it at its last report.
+    pub elapsed_ms: u64,
+    pub retry: Option<String>,
+    pub cancel: CancellationToken,
+}
+
+impl GenState {
+    pub fn elapsed_ms(&self, now_ms: i64) -> u64 {
+        self.elapsed_ms
+            .max((now_ms - self.started_ms).max(0) as u64)
+    }
+}
+
+/// The commit the confirmation popup carries: exactly this text is written on "yes".
+#[derive(Debug, Clone)]
+pub struct PendingCommit {
+    pub text: String,
+    /// What will be written, in words (one item per line).
+    pub lines: Vec<String>,
+}
+
+/// The result of one generation.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub text: String,
+    pub calls: usize,
+    pub warnings: Vec<String>,
+    /// Flush: the model answered `NO_REPLY` (the preview then shows `NO_REPLY`).
+    pub no_reply: bool,
+    /// Flush: the target's content as the draft read it (fresher than the plan's).
+    pub current: Option<String>,
+    /// Compact: what the draft loses of the span it replaces (computed with the draft, in the
+    /// generation task, never while drawing).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
+}
+
+#[derive(Debug, Clone)]
+pub enum GenFailure {
+    Cancelled,
+    Failed(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct Dialog {
+    pub id: u64,
+    pub kind: DialogKind,
+    /// Who: agent and session key, or the file name of a bare transcript (raw).
+    pub who: String,
+    pub session: crate::source::SessionHandle,
+    pub phase: Phase,
+    pub focus: Focus,
+    pub button: usize,
+    pub instructions: TextArea<'static>,
+    pub prep: Option<Prep>,
+    pub prep_error: Option<String>,
+    pub running: Option<GenState>,
+    pub next_gen: u64,
+    pub preview: TextArea<'static>,
+    pub warnings: Vec<String>,
+    pub confirm: Option<PendingCommit>,
+    /// Last failure (generation, commit), shown in the dialog.
+    pub error: Option<String>,
+    pub no_color: bool,
+    /// keepRecentTokens the operator chose in the dialog (None: the session's).
+    pub keep: Option<u64>,
+    /// The keepRecentTokens field as typed (None: not typed into; it shows the plan's value).
+    pub keep_text: Option<String>,
+    /// Why the typed keepRecentTokens is not a value (shown; generation refused meanwhile).
+    pub keep_invalid: Option<String>,
+    /// The instructions / preview as last set by the program (the config's default, the
+    /// model's answer, an external edit is the operator's own): text differing from these
+    /// is the operator's edit, which Esc asks about before throwing it away.
+    pub instructions_base: String,
+    pub preview_base: String,
+    /// Esc/close asked "discard your edits?" and waits for y/n.
+    pub ask_discard: bool,
+    /// What "yes" does after the edits are thrown away (None: close the dialog): Regenerate
+    /// and Discard of an edited preview ask first too.
+    pub ask_then: Option<Button>,
+    /// Sequence number of the last plan requested, whether one is running, and whether the
+    /// values changed while it ran (then one more is requested when it answers: typing
+    /// coalesces into at most one plan in flight plus one queued).
+    pub prep_seq: u64,
+    pub prep_running: bool,
+    pub prep_again: bool,
+    /// The Session screen's keepRecentTokens the dialog opened with (0: the config's).
+    pub base_keep: u64,
+    /// What the model picker offers (from the last plan; the session's own model first)
+    /// and which one is picked.
+    pub models: Vec<crate::usecase::ModelCandidate>,
+    pub model_pick: usize,
+    /// The diagnosis's suggested keepRecentTokens for this session (prefilled when the
+    /// session's own value gives no plan), and what the dialog says about it.
+    pub suggested_keep: Option<u64>,
+    pub keep_note: Option<String>,
+    /// [`Phase::Done`]: what OpenClaw wrote, and how far its summary is scrolled.
+    pub result: Option<Box<crate::usecase::gateway_compact::GatewayReport>>,
+    pub result_scroll: u16,
+    /// The preview's audit: what the model's draft would lose (Compact only).
+    pub audit: Option<Box<crate::audit::CompactionAudit>>,
+}
+
+/// Step of the dialog's keepRecentTokens keys.
+pub const KEEP_STEP: u64 = 1_000;
+/// Largest keepRecentTokens the dialog takes (far beyond any context window: a bigger
+/// number is a typo).
+pub const KEEP_MAX: u64 = 10_000_000;
+
+/// A typed keepRecentTokens: digits, with `,` `_` or spaces between groups, or a number of
+/// thousands with `k` (`20k`). `Err` says why it is not a value, in words for the field.
+pub fn parse_keep(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("type a number of tokens".into());
+    }
+    let (digits, scale) = match t.strip_suffix(['k', 'K']) {
+        Some(d) => (d.trim_end(), 1_000),
+        None => (t, 1),
+    };
+    let digits: String = digits
+        .chars()
+        .filter(|c| !matches!(c, ',' | '_' | ' '))
+        .collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err("not a number".into());
+    }
+    let v = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n <= KEEP_MAX)
+        .ok_or_else(|| format!("at most {}", thousands(KEEP_MAX)))?;
+    if v == 0 {
+        return Err("at least 1".into());
+    }
+    Ok(v)
+}
+
+/// The one cleaning of text that is committed ([`crate::sanitize::committable`]); the TUI
+/// applies it before text reaches the editable preview, so the preview is what is written.
+pub use crate::sanitize::committable as strip_controls;
+
+/// The dialog an answer is for, while it still waits for that generation; None for an answer
+/// that arrives late (the dialog closed, moved on, or asked again): it is dropped.
+fn awaiting(dialog: &mut Option<Dialog>, id: u64, generation: u64) -> Option<&mut Dialog> {
+    dialog.as_mut().filter(|d| {
+        d.id == id
+            && d.running.as_ref().map(|g| g.id) == Some(generation)
+            && d.phase == Phase::Generating
+    })
+}
+
+fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
+    let lines: Vec<String> = if text.is_empty() {
+        vec![String::new()]
+    } else {
+        text.split('\n').map(str::to_string).collect()
+    };
+    let mut t = TextArea::new(lines);
+    t.set_wrap_mode(WrapMode::WordOrGlyph);
+    t.set_cursor_line_style(Style::new());
+    t.set_placeholder_text(placeholder);
+    t
+}
+
+/// The text of a text area as it will be committed (lines joined with `\n`).
+pub fn text_of(t: &TextArea<'_>) -> String {
+    t.lines().join("\n")
+}
+
+impl Dialog {
+    pub fn new(
+        id: u64,
+        kind: DialogKind,
+        who: String,
+        session: crate::source::SessionHandle,
+        no_color: bool,
+    ) -> Dialog {
+        let placeholder = match kind {
+            DialogKind::Compact => {
+                "Optional: what the summary must keep (e.g. the open PR numbers)"
+            }
+            DialogKind::Flush => "Optional: what the notes must cover",
+        };
+        let mut d = Dialog {
+            id,
+            kind,
+            who,
+            session,
+            phase: Phase::Preparing,
+            focus: Focus::Text,
+            button: 0,
+            instructions: textarea("", no_color, placeholder),
+            prep: None,
+            prep_error: None,
+            running: None,
+            next_gen: 1,
+            keep: None,
+            keep_text: None,
+            keep_invalid: None,
+            instructions_base: String::new(),
+            preview_base: String::new(),
+            ask_discard: false,
+            ask_then: None,
+            prep_seq: 1,
+            prep_running: true,
+            prep_again: false,
+            base_keep: 0,
+            models: Vec::new(),
+            model_pick: 0,
+            suggested_keep: None,
+            keep_note: None,
+            result: None,
+            result_scroll: 0,
+            audit: None,
+            preview: textarea("", no_color, ""),
+            warnings: Vec::new(),
+            confirm: None,
+            error: None,
+            no_color,
+        };
+        d.restyle();
+        d
+    }
+
+    pub fn buttons(&self) -> &'static [Button] {
+        match self.phase {
+            Phase::Preview | Phase::Committing => {
+                &[Button::Commit, Button::Regenerate, Button::Discard]
+            }
+            Phase::Done => &[Button::Close],
+            _ => &[Button::Generate, Button::Close],
+        }
+    }
+
+    /// Cursor shown only in the focused text area.
+    pub fn restyle(&mut self) {
+        let on = Style::new().add_modifier(Modifier::REVERSED);
+        let off = Style::new();
+        let text_focus = self.focus == Focus::Text;
+        let edit = matches!(self.phase, Phase::Edit | Phase::Preparing);
+        let preview = self.phase == Phase::Preview;
+        self.instructions
+            .set_cursor_style(if text_focus && edit { on } else { off });
+        self.preview
+            .set_cursor_style(if text_focus && preview { on } else { off });
+    }
+
+    /// Whether the operator changed the instructions or the preview (what Esc would lose).
+    pub fn edited(&self) -> bool {
+        self.instructions_edited() || self.preview_edited()
+    }
+
+    pub fn instructions_edited(&self) -> bool {
+        text_of(&self.instructions) != self.instructions_base
+    }
+
+    pub fn preview_edited(&self) -> bool {
+        matches!(self.phase, Phase::Preview | Phase::Committing)
+            && text_of(&self.preview) != self.preview_base
+    }
+
+    /// The focused text area and which one it is (None: focus elsewhere, or nothing to edit
+    /// in this phase).
+    fn focused_text(&mut self) -> Option<(EditTarget, &mut TextArea<'static>)> {
+        if self.focus != Focus::Text {
+            return None;
+        }
+        match self.phase {
+            Phase::Edit | Phase::Preparing => {
+                Some((EditTarget::Instructions, &mut self.instructions))
+            }
+            Phase::Preview => Some((EditTarget::Preview, &mut self.preview)),
+            _ => None,
+        }
+    }
+
+    /// The next field for Tab: text, keepRecentTokens (Compact, before generating), buttons.
+    fn next_focus(&self) -> Focus {
+        let keep_field = self.kind == DialogKind::Compact
+            && matches!(self.phase, Phase::Edit | Phase::Preparing);
+        let model_field = matches!(self.phase, Phase::Edit | Phase::Preparing);
+        match self.focus {
+            Focus::Text if keep_field => Focus::Keep,
+            Focus::Text | Focus::Keep if model_field => Focus::Model,
+            Focus::Text | Focus::Keep | Focus::Model => Focus::Buttons,
+            Focus::Buttons => Focus::Text,
+        }
+    }
+
+    /// Enters the Generating phase with a new generation id (answers for older ids are
+    /// ignored) and the token that cancels it.
+    fn start_running(&mut self, now: i64, label: &str) -> (u64, CancellationToken) {
+        let id = self.next_gen;
+        self.next_gen += 1;
+        let cancel = CancellationToken::new();
+        self.running = Some(GenState {
+            id,
+            started_ms: now,
+            call: 0,
+            label: label.into(),
+            chars: 0,
+            tokens: None,
+            elapsed_ms: 0,
+            retry: None,
+            cancel: cancel.clone(),
+        });
+        self.phase = Phase::Generating;
+        self.error = None;
+        self.confirm = None;
+        self.restyle();
+        (id, cancel)
+    }
+
+    /// The keepRecentTokens value on screen: typed, else chosen with +/-, else the plan's.
+    pub fn keep_shown(&self) -> Option<u64> {
+        self.keep.or(match &self.prep {
+            Some(Prep::Compact(c)) => Some(c.keep_recent_tokens),
+            // No plan: the value it was asked for (the session's).
+            _ => Some(self.base_keep).filter(|&k| k > 0),
+        })
+    }
+
+    /// A plan for the values on screen: requested now, or queued behind the running one.
+    fn request_prepare(&mut self, fx: &mut Vec<Effect>) {
+        if self.prep_running {
+            self.prep_again = true;
+            return;
+        }
+        self.prep_seq += 1;
+        self.prep_running = true;
+        fx.push(Effect::Prepare(Box::new(PrepareRequest {
+            dialog: self.id,
+            seq: self.prep_seq,
+            kind: self.kind,
+            session: self.session.clone(),
+            keep_recent_tokens: self.keep.unwrap_or(self.base_keep),
+            model: self.picked_model(),
+        })));
+    }
+
+    /// The overrides of the picked model (none: the session's own).
+    pub fn picked_model(&self) -> crate::llm::ModelOverrides {
+        self.models
+            .get(self.model_pick)
+            .map(|m| m.overrides.clone())
+            .unwrap_or_default()
+    }
+
+    /// The editor's instructions. It starts with the config's default, so its text is what
+    /// the operator gave (blank: none; see [`crate::usecase::compact::instructions`]).
+    pub fn instructions_text(&self) -> Option<String> {
+        crate::usecase::compact::instructions(Some(text_of(&self.instructions)), None)
+    }
+}
+
+/// Asks the source who writes `op` for `session` (a cheap question, no I/O). A dialog opens
+/// only on a local writer; otherwise the status line says why not.
+fn can_write(
+    state: &mut AppState,
+    session: Option<&crate::source::SessionHandle>,
+    op: crate::source::Operation,
+) -> bool {
+    let what = match op {
+        crate::source::Operation::Compact => "compact",
+        crate::source::Operation::Flush => "flush",
+    };
+    let Some(session) = session else {
+        state.status.info = Some(if state.demo {
+            format!("This is a demo row, with no session behind it: nothing to {what}.")
+        } else {
+            format!("This row has no session behind it: nothing to {what}.")
+        });
+        return false;
+    };
+    match crate::usecase::route::route(session, op, Default::default()) {
+        Route::Local(_) => true,
+        Route::ReadOnly(why) => {
+            state.status.info = Some(format!("Cannot {what} here: {why}."));
+            false
+        }
+        Route::Gateway(r) => {
+            state.status.info = Some(format!(
+                "This session is written through {}, which clawtop cannot drive for a {what} ({}).",
+                r.via, r.note
+            ));
+            false
+        }
+    }
+}
+
+fn who_of(row: &crate::tui::view::SessionRow) -> String {
+    format!("{} · {}", row.agent_id, row.session_key)
+}
+
+/// Dialog actions. Returns true when `action` was a dialog action (handled here): each goes
+/// to the module of the dialog or phase it belongs to.
+pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bool {
+    match action {
+        Action::OpenCompact => {
+            open_compact(state, fx);
+            true
+        }
+        Action::OpenCompactViaGateway => {
+            open_compact_via_gateway(state);
+            true
+        }
+        Action::OpenFlush => {
+            open_flush(state, fx);
+            true
+        }
+        Action::DialogKeepMore
+        | Action::DialogKeepLess
+        | Action::DialogKeepChar(_)
+        | Action::DialogKeepBackspace
+        | Action::DialogKeepIdentifiers => compact::update(state, action, fx),
+        Action::DialogPrepared { .. } => plan::update(state, action, fx),
+        Action::DialogInput(_)
+        | Action::DialogUndo
+        | Action::DialogRedo
+        | Action::DialogExternalEdit
+        | Action::ExternalEdited { .. }
+        | Action::DialogFocus
+        | Action::DialogButtonNext
+        | Action::DialogButtonPrev
+        | Action::DialogPress
+        | Action::DialogModelNext
+        | Action::DialogModelPrev => editor::update(state, action, fx),
+        Action::DialogGenerate
+        | Action::DialogCancel
+        | Action::GenProgress { .. }
+        | Action::GenDone { .. }
+        | Action::DialogRegenerate => generation::update(state, action, fx),
+        Action::GatewayDone { .. } => gateway::update(state, action, fx),
+        Action::Up
+        | Action::Down
+        | Action::PageUp
+        | Action::PageDown
+        | Action::Top
+        | Action::Bottom
+            if state
+                .dialog
+                .as_ref()
+                .is_some_and(|d| d.phase == Phase::Done) =>
+        {
+            gateway::update(state, action, fx)
+        }
+        Action::DialogCommit
+        | Action::ConfirmYes
+        | Action::ConfirmNo
+        | Action::Committed { .. } => confirm::update(state, action, fx),
+        Action::DialogDiscardYes
+        | Action::DialogDiscardNo
+        | Action::DialogDiscard
+        | Action::DialogClose => close::update(state, action, fx),
+        _ => false,
+    }
+}
+
+/// Reloads what a commit changed: the sessions list and the open transcript.
+fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
+    if !state.bare_file {
+        fx.push(Effect::LoadSessions);
+    }
+    if let Some(v) = state.session.as_mut() {
+        v.generation = state.next_generation;
+        state.next_generation += 1;
+        v.loading = true;
+        fx.extend(crate::tui::update::open_transcript_effect(v));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_controls_keeps_text_and_newlines() {
+        assert_eq!(
+            strip_controls("a\u{1b}[31mb\r\n\tc\u{7}\u{9b}\u{202e}d"),
+            "a[31mb\n    cd"
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! The Sessions list: sort, filter, and the rows a reload brings (keeping the selection on
+//! the same session, and the open Session screen's figures current).
+
+use super::live::watch_effect;
+use super::session::open;
+use crate::sanitize::one_line;
+use crate::tui::action::Action;
+use crate::tui::effects::Effect;
+use crate::tui::state::{AppState, layout};
+
+pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
+    match action {
+        Action::CycleSort => {
+            let key = state
+                .sessions
+                .selected_row()
+                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            state.sessions.sort = state.sessions.sort.next();
+            state.sessions.sort_rows();
+            reselect(state, key);
+        }
+        Action::StartFilter => state.sessions.filtering = true,
+        Action::FilterChar(c) => {
+            state.sessions.filter.push(c);
+            state.sessions.selected = 0;
+            state.sessions.offset = 0;
+        }
+        Action::FilterBackspace => {
+            state.sessions.filter.pop();
+            state.sessions.selected = 0;
+            state.sessions.offset = 0;
+        }
+        Action::ClearFilter => {
+            state.sessions.filter.clear();
+            state.sessions.filtering = false;
+            clamp_sessions(state);
+        }
+        Action::AcceptFilter => state.sessions.filtering = false,
+        Action::SessionsLoaded(Ok(snap)) => {
+            let key = state
+                .sessions
+                .selected_row()
+                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
+            state.sessions.rows = snap.rows;
+            state.sessions.label = snap.label;
+            state.sessions.running_gateway = snap.running_gateway;
+            state.sessions.loaded = true;
+            state.sessions.refreshed_ms = Some(state.now_ms);
+            state.sessions.reload_failed_ms = None;
+            state.sessions.sort_rows();
+            reselect(state, key);
+            if let Some(want) = state.open_on_load.take() {
+                reselect(state, Some(want.clone()));
+                let picked = state.sessions.selected_row();
+                if picked.is_some_and(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1)) {
+                    open(state, fx);
+                } else {
+                    state.status.error = Some(format!("No session {} listed.", one_line(&want.1)));
+                }
+            }
+            // The open Session screen shows the store's figures too: keep them current
+            // (after a commit, or when OpenClaw updates the store).
+            if let Some(v) = state.session.as_mut() {
+                if let Some(r) =
+                    state.sessions.rows.iter().find(|r| {
+                        r.agent_id == v.row.agent_id && r.session_key == v.row.session_key
+                    })
+                {
+                    v.row = r.clone();
+                }
+            }
+            // An unread notice (the first-run line) stays until a key is pressed.
+            if let Some(w) = snap
+                .warnings
+                .first()
+                .filter(|_| state.status.info.is_none())
+            {
+                state.status.info = Some(one_line(w));
+            }
+            if snap.watch != state.sessions.watch {
+                state.sessions.watch = snap.watch;
+                fx.push(watch_effect(state));
+            }
+        }
+        Action::SessionsLoaded(Err(e)) => {
+            state.sessions.loaded = true;
+            state.sessions.reload_failed_ms = Some(state.now_ms);
+            // The rows stay; say how old they are.
+            let age = match state.sessions.refreshed_ms {
+                Some(at) if !state.sessions.rows.is_empty() => format!(
+                    " (the rows shown are from {} ago)",
+                    crate::diagnosis::duration_words(state.now_ms - at)
+                ),
+                _ => String::new(),
+            };
+            state.status.error = Some(one_line(&format!("reload failed: {e}{age}")));
+        }
+        // Routed to another module by `super::update`.
+        _ => {}
+    }
+}
+
+fn reselect(state: &mut AppState, key: Option<(String, String)>) {
+    if let Some((agent, skey)) = key {
+        let vis = state.sessions.visible();
+        if let Some(pos) = vis.iter().position(|&i| {
+            state.sessions.rows[i].agent_id == agent && state.sessions.rows[i].session_key == skey
+        }) {
+            state.sessions.selected = pos;
+        }
+    }
+    clamp_sessions(state);
+}
+
+pub(super) fn clamp_sessions(state: &mut AppState) {
+    let n = state.sessions.visible().len();
+    let s = &mut state.sessions;
+    s.selected = s.selected.min(n.saturating_sub(1));
+    let h = layout::sessions_rows(state.size);
+    if s.selected < s.offset {
+        s.offset = s.selected;
+    } else if s.selected >= s.offset + h {
+        s.offset = s.selected + 1 - h;
+    }
+    s.offset = s.offset.min(n.saturating_sub(h.min(n)));
+}
