@@ -277,7 +277,8 @@ fn typed_outcomes_with_one_exit_code_each() {
         "{m:?}"
     );
 
-    // Nothing to compact: a failure, worded once (the TUI no longer re-words it).
+    // Nothing to compact: a failure with its typed reason (front-ends match the reason,
+    // never the words).
     let dir = tempfile::tempdir().unwrap();
     let s = host(dir.path(), json!({}), json!({"keepRecentTokens": 200}));
     let h = handle(&s);
@@ -285,9 +286,16 @@ fn typed_outcomes_with_one_exit_code_each() {
     compact::commit(&p, "## Goal\nsummary").unwrap();
     let e = compact::prepare(&h, &compact::Options::default()).unwrap_err();
     assert!(
-        matches!(&e, Problem::Failed(m) if m.contains("already compacted")),
+        matches!(
+            &e,
+            Problem::NoPlan {
+                reason: clawtop::plan::NoPlan::AlreadyCompacted,
+                ..
+            }
+        ),
         "{e:?}"
     );
+    assert!(e.to_string().contains("already compacted"), "{e}");
     assert_eq!(e.exit_code(), Exit::FAILED);
 
     let file: SourceHandle = Arc::new(TranscriptFile::new(fixture_transcript()));
