@@ -125,7 +125,7 @@ pub enum Action {
     ExternalEdited {
         dialog: u64,
         target: crate::tui::dialog::EditTarget,
-        result: Result<String, String>,
+        result: Result<String, crate::tui::effects::EditError>,
     },
     /// The dialog's model picker: the next / previous model for this operation.
     DialogModelNext,
@@ -138,10 +138,11 @@ pub enum Action {
     ConfirmYes,
     ConfirmNo,
     // --- results and environment
-    SessionsLoaded(Result<SessionsSnapshot, String>),
+    SessionsLoaded(Result<SessionsSnapshot, crate::tui::view::ReloadError>),
     TranscriptLoaded {
         generation: u64,
-        result: Result<Box<LoadedTranscript>, String>,
+        /// Shared: actions are cloned, source errors are not.
+        result: Result<Box<LoadedTranscript>, std::sync::Arc<crate::source::SourceError>>,
     },
     RowsDecoded {
         generation: u64,

@@ -294,11 +294,11 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             let loader = ctx.loader.as_ref()?;
             // A panicking loader must not take the UI down with it.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
-                .unwrap_or_else(|_| Err(anyhow::anyhow!("session loader panicked")));
+                .unwrap_or(Err(crate::tui::view::ReloadError::Panicked));
             if let Ok(snap) = &result {
                 ctx.files.seed(&snap.stamps);
             }
-            Some(Action::SessionsLoaded(result.map_err(|e| format!("{e:#}"))))
+            Some(Action::SessionsLoaded(result))
         }
         Effect::Find {
             transcript,
@@ -318,7 +318,9 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
         } => {
             // Stamped before the read: a line appended while it reads is seen by the poller.
             let stamps = crate::tui::watch::stamps(&session.transcript_watch());
-            let result = rows::load_transcript(&session, keep_recent_tokens).map(Box::new);
+            let result = rows::load_transcript(&session, keep_recent_tokens)
+                .map(Box::new)
+                .map_err(std::sync::Arc::new);
             ctx.files.seed(&stamps);
             Some(Action::TranscriptLoaded { generation, result })
         }
@@ -439,19 +441,46 @@ pub fn editor_command(env: &EnvLookup) -> String {
         .unwrap_or_else(|| "vi".to_string())
 }
 
+/// Why the external editor left the text as it was.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum EditError {
+    #[error("cannot create a temporary file for the editor: {0}")]
+    TempFile(std::sync::Arc<std::io::Error>),
+    #[error("cannot write the temporary file for the editor: {0}")]
+    WriteTemp(std::sync::Arc<std::io::Error>),
+    #[error("cannot run the editor `{editor}` (through sh): {source}")]
+    Spawn {
+        editor: String,
+        source: std::sync::Arc<std::io::Error>,
+    },
+    #[error("editor `{0}` not found (set VISUAL or EDITOR)")]
+    NotFound(String),
+    #[error("editor `{0}` cannot be run (not executable)")]
+    NotExecutable(String),
+    #[error("editor `{editor}` exited with status {code}")]
+    Exited { editor: String, code: i32 },
+    #[error("editor `{0}` was killed by a signal")]
+    Killed(String),
+    #[error("cannot read back the editor's file: {0}")]
+    ReadBack(std::sync::Arc<std::io::Error>),
+    #[error("the editor left text that is not UTF-8")]
+    NotUtf8,
+}
+
 /// Writes `text` to a private temporary file (0600, tempfile's default; removed when done,
 /// whatever happens), runs the editor on it, waiting, and returns what it left in the file.
 /// `Err` (the text stays as it was) when the editor cannot start, exits non-zero, or leaves
 /// something that is not UTF-8. Blocks: the app runs it with the TUI suspended.
-pub fn external_edit(text: &str, env: &EnvLookup) -> Result<String, String> {
+pub fn external_edit(text: &str, env: &EnvLookup) -> Result<String, EditError> {
     use std::io::Write;
+    use std::sync::Arc;
     let editor = editor_command(env);
     let shown = crate::sanitize::one_line(&editor);
     let mut file = tempfile::Builder::new()
         .prefix("clawtop-edit-")
         .suffix(".md")
         .tempfile()
-        .map_err(|e| format!("cannot create a temporary file for the editor: {e}"))?;
+        .map_err(|e| EditError::TempFile(Arc::new(e)))?;
     // Editors end the file with a newline; the text gets its own back without it.
     let trailing = text.ends_with('\n');
     file.write_all(text.as_bytes())
@@ -463,27 +492,31 @@ pub fn external_edit(text: &str, env: &EnvLookup) -> Result<String, String> {
             }
         })
         .and_then(|_| file.flush())
-        .map_err(|e| format!("cannot write the temporary file for the editor: {e}"))?;
+        .map_err(|e| EditError::WriteTemp(Arc::new(e)))?;
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$@\""))
         .arg(&editor)
         .arg(file.path())
         .status()
-        .map_err(|e| format!("cannot run the editor `{shown}` (through sh): {e}"))?;
+        .map_err(|e| EditError::Spawn {
+            editor: shown.clone(),
+            source: Arc::new(e),
+        })?;
     if !status.success() {
         return Err(match status.code() {
-            Some(127) => format!("editor `{shown}` not found (set VISUAL or EDITOR)"),
-            Some(126) => format!("editor `{shown}` cannot be run (not executable)"),
-            Some(c) => format!("editor `{shown}` exited with status {c}"),
-            None => format!("editor `{shown}` was killed by a signal"),
+            Some(127) => EditError::NotFound(shown),
+            Some(126) => EditError::NotExecutable(shown),
+            Some(code) => EditError::Exited {
+                editor: shown,
+                code,
+            },
+            None => EditError::Killed(shown),
         });
     }
     // By path: editors that save by renaming a new file over the old one are read too.
-    let bytes = std::fs::read(file.path())
-        .map_err(|e| format!("cannot read back the editor's file: {e}"))?;
-    let mut back = String::from_utf8(bytes)
-        .map_err(|_| "the editor left text that is not UTF-8".to_string())?;
+    let bytes = std::fs::read(file.path()).map_err(|e| EditError::ReadBack(Arc::new(e)))?;
+    let mut back = String::from_utf8(bytes).map_err(|_| EditError::NotUtf8)?;
     if !trailing && back.ends_with('\n') {
         back.pop();
         if back.ends_with('\r') {

@@ -30,7 +30,9 @@ pub mod update;
 pub mod view;
 pub mod watch;
 
-pub use view::{NumberSources, Provenance, SessionLoader, SessionRow, SessionsSnapshot, Status};
+pub use view::{
+    NumberSources, Provenance, ReloadError, SessionLoader, SessionRow, SessionsSnapshot, Status,
+};
 
 use std::path::PathBuf;
 

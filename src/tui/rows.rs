@@ -92,10 +92,8 @@ pub struct LoadedTranscript {
 pub fn load_transcript(
     session: &crate::source::SessionHandle,
     keep_recent_tokens: u64,
-) -> Result<LoadedTranscript, String> {
-    let t = session
-        .open_transcript()
-        .map_err(|e| one_line(&e.to_string()))?;
+) -> Result<LoadedTranscript, crate::source::SourceError> {
+    let t = session.open_transcript()?;
     // 0 is "the config's": the one rule resolves it (thresholds::Settings::keep_recent).
     let keep = crate::thresholds::Settings::from_config(session.source.config())
         .keep_recent(Some(keep_recent_tokens))

@@ -221,7 +221,7 @@ pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).
         if snap.rows.is_empty() && !snap.errors.is_empty() {
-            anyhow::bail!("{}", snap.errors.join("; "));
+            return Err(crate::tui::view::ReloadError::Unreadable(snap.errors));
         }
         Ok(snap)
     })

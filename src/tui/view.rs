@@ -200,7 +200,18 @@ pub struct SessionsSnapshot {
 
 /// The data-source seam: reads the store and returns rows. Runs off the render path
 /// (`spawn_blocking`), so it may do disk I/O.
-pub type SessionLoader = Arc<dyn Fn() -> anyhow::Result<SessionsSnapshot> + Send + Sync>;
+pub type SessionLoader = Arc<dyn Fn() -> Result<SessionsSnapshot, ReloadError> + Send + Sync>;
+
+/// Why a reload of the sessions gave no rows (the screen keeps the rows it had).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReloadError {
+    /// The source listed nothing and said why: one line per store it could not read.
+    #[error("{}", .0.join("; "))]
+    Unreadable(Vec<String>),
+    /// The loader panicked (caught: the UI stays up).
+    #[error("the session loader panicked")]
+    Panicked,
+}
 
 /// Fixed demo data (`--demo`): one row per status, clearly bannered as demo.
 pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {

@@ -5,7 +5,7 @@
 
 use crate::support::tui::*;
 use clawtop::tui::action::Action;
-use clawtop::tui::dialog::{Phase, Prep, parse_keep, text_of};
+use clawtop::tui::dialog::{KeepError, Phase, Prep, parse_keep, text_of};
 use clawtop::tui::effects::{EffectCtx, drive, drive_collect};
 use clawtop::tui::keymap::Mode;
 use clawtop::tui::state::{AppState, Screen};
@@ -291,7 +291,10 @@ fn parse_keep_values() {
     assert_eq!(parse_keep("20k"), Ok(20_000));
     assert!(parse_keep("").is_err());
     assert!(parse_keep("0").is_err());
-    assert!(parse_keep("12a").unwrap_err().contains("not a number"));
+    assert_eq!(parse_keep("12a"), Err(KeepError::NotANumber));
+    assert_eq!(parse_keep("0"), Err(KeepError::Zero));
+    assert_eq!(parse_keep("20000k"), Err(KeepError::TooLarge));
+    assert_eq!(KeepError::TooLarge.to_string(), "at most 10,000,000");
     assert!(parse_keep("-5").is_err());
     assert!(parse_keep("99999999999999999999999").is_err());
     assert!(parse_keep("20000k").is_err(), "beyond the maximum");

@@ -300,9 +300,9 @@ fn no_key_is_bound_twice_in_a_mode() {
 #[test]
 fn errors_go_to_the_status_line() {
     let failing: clawtop::tui::SessionLoader = Arc::new(|| {
-        Err(anyhow::anyhow!(
-            "cannot read sessions.json: unexpected end of input\x1b[2J"
-        ))
+        Err(clawtop::tui::ReloadError::Unreadable(vec![
+            "cannot read sessions.json: unexpected end of input\x1b[2J".into(),
+        ]))
     });
     let (mut state, ctx) = start(
         TuiLaunch {

@@ -131,7 +131,9 @@ fn a_failed_reload_is_marked_and_the_old_figures_stay() {
     // A source that answers once, then fails (a Gateway that went away, an unreadable dir).
     let loader: clawtop::tui::SessionLoader = Arc::new(move || {
         if c.fetch_add(1, Ordering::SeqCst) > 0 {
-            anyhow::bail!("the source went away");
+            return Err(clawtop::tui::ReloadError::Unreadable(vec![
+                "the source went away".into(),
+            ]));
         }
         Ok(clawtop::tui::SessionsSnapshot {
             rows: vec![row.clone()],

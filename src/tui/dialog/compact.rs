@@ -162,9 +162,9 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             match parse_keep(&text) {
                 Ok(v) => {
                     d.keep_invalid = None;
-                    if d.error
-                        .as_deref()
-                        .is_some_and(|e| e.starts_with("keepRecentTokens:"))
+                    if d.keep_error
+                        .take()
+                        .is_some_and(|k| d.error.as_ref() == Some(&k))
                     {
                         d.error = None;
                     }

@@ -67,21 +67,30 @@ pub(super) fn open_gateway_compact(
     state.dialog = Some(d);
 }
 
-/// What sending would do, checked: the instructions within OpenClaw's cap (it would cut
-/// longer text silently) and an identity to connect with. Err: why it cannot be sent.
+/// Why the gateway's Compact dialog cannot send.
+#[derive(Debug, thiserror::Error)]
+enum Unsendable {
+    #[error("OpenClaw has already compacted this session; close the dialog (q).")]
+    Done,
+    /// Over OpenClaw's cap (it would cut longer text silently).
+    #[error(transparent)]
+    Instructions(#[from] crate::usecase::gateway_compact::GatewayCompactError),
+    #[error("No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.")]
+    NoIdentityDir,
+}
+
+/// What sending would do, checked: the instructions within OpenClaw's cap and an identity to
+/// connect with.
 fn gateway_send(
     d: &Dialog,
     g: &GatewayPrep,
-) -> Result<(Option<String>, std::path::PathBuf), String> {
+) -> Result<(Option<String>, std::path::PathBuf), Unsendable> {
     if g.done {
-        return Err("OpenClaw has already compacted this session; close the dialog (q).".into());
+        return Err(Unsendable::Done);
     }
     let instructions =
-        crate::usecase::gateway_compact::instructions(d.instructions_text().as_deref())
-            .map_err(|e| e.to_string())?;
-    let identity_dir = g.identity_dir.clone().ok_or_else(|| {
-        "No config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR.".to_string()
-    })?;
+        crate::usecase::gateway_compact::instructions(d.instructions_text().as_deref())?;
+    let identity_dir = g.identity_dir.clone().ok_or(Unsendable::NoIdentityDir)?;
     Ok((instructions, identity_dir))
 }
 
@@ -91,7 +100,7 @@ pub(super) fn ask_gateway_send(d: &mut Dialog, g: &GatewayPrep) {
     let instructions = match gateway_send(d, g) {
         Ok((i, _)) => i,
         Err(e) => {
-            d.error = Some(e);
+            d.error = Some(e.to_string());
             return;
         }
     };
@@ -126,7 +135,7 @@ pub(super) fn start_gateway_compaction(
     let (instructions, identity_dir) = match gateway_send(d, g) {
         Ok(x) => x,
         Err(e) => {
-            d.error = Some(e);
+            d.error = Some(e.to_string());
             return;
         }
     };

@@ -14,6 +14,7 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
     }
     if let Some(why) = &d.keep_invalid {
         d.error = Some(format!("keepRecentTokens: {why}"));
+        d.keep_error = d.error.clone();
         return;
     }
     if d.prep_running {

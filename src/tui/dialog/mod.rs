@@ -254,7 +254,10 @@ pub struct Dialog {
     /// The keepRecentTokens field as typed (None: not typed into; it shows the plan's value).
     pub keep_text: Option<String>,
     /// Why the typed keepRecentTokens is not a value (shown; generation refused meanwhile).
-    pub keep_invalid: Option<String>,
+    pub keep_invalid: Option<KeepError>,
+    /// The `error` that said the typed keepRecentTokens is not a value: cleared once it is
+    /// one, unless another error has replaced it since.
+    pub keep_error: Option<String>,
     /// The instructions / preview as last set by the program (the config's default, the
     /// model's answer, an external edit is the operator's own): text differing from these
     /// is the operator's edit, which Esc asks about before throwing it away.
@@ -294,12 +297,25 @@ pub const KEEP_STEP: u64 = 1_000;
 /// number is a typo).
 pub const KEEP_MAX: u64 = 10_000_000;
 
+/// Why the typed keepRecentTokens is not a value, in words for the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum KeepError {
+    #[error("type a number of tokens")]
+    Empty,
+    #[error("not a number")]
+    NotANumber,
+    #[error("at most {}", thousands(KEEP_MAX))]
+    TooLarge,
+    #[error("at least 1")]
+    Zero,
+}
+
 /// A typed keepRecentTokens: digits, with `,` `_` or spaces between groups, or a number of
-/// thousands with `k` (`20k`). `Err` says why it is not a value, in words for the field.
-pub fn parse_keep(text: &str) -> Result<u64, String> {
+/// thousands with `k` (`20k`).
+pub fn parse_keep(text: &str) -> Result<u64, KeepError> {
     let t = text.trim();
     if t.is_empty() {
-        return Err("type a number of tokens".into());
+        return Err(KeepError::Empty);
     }
     let (digits, scale) = match t.strip_suffix(['k', 'K']) {
         Some(d) => (d.trim_end(), 1_000),
@@ -310,16 +326,16 @@ pub fn parse_keep(text: &str) -> Result<u64, String> {
         .filter(|c| !matches!(c, ',' | '_' | ' '))
         .collect();
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
-        return Err("not a number".into());
+        return Err(KeepError::NotANumber);
     }
     let v = digits
         .parse::<u64>()
         .ok()
         .and_then(|n| n.checked_mul(scale))
         .filter(|&n| n <= KEEP_MAX)
-        .ok_or_else(|| format!("at most {}", thousands(KEEP_MAX)))?;
+        .ok_or(KeepError::TooLarge)?;
     if v == 0 {
-        return Err("at least 1".into());
+        return Err(KeepError::Zero);
     }
     Ok(v)
 }
@@ -386,6 +402,7 @@ impl Dialog {
             keep: None,
             keep_text: None,
             keep_invalid: None,
+            keep_error: None,
             instructions_base: String::new(),
             preview_base: String::new(),
             ask_discard: false,

@@ -175,12 +175,10 @@ fn keep_line(d: &Dialog, c: Option<&CompactPrep>, w: usize, t: Theme) -> Line<'s
     ];
     let used = 11 + 17 + unicode_width::UnicodeWidthStr::width(field.as_str());
     let rest = match (&d.keep_invalid, c) {
-        (Some(why), Some(c)) => format!(
-            " ✖ {}; plan shown: {}",
-            one_line(why),
-            thousands(c.keep_recent_tokens)
-        ),
-        (Some(why), None) => format!(" ✖ {}", one_line(why)),
+        (Some(why), Some(c)) => {
+            format!(" ✖ {why}; plan shown: {}", thousands(c.keep_recent_tokens))
+        }
+        (Some(why), None) => format!(" ✖ {why}"),
         (None, Some(c)) if d.prep_running => {
             format!(" · planning… (shown: {})", thousands(c.keep_recent_tokens))
         }

@@ -95,10 +95,13 @@ async fn run_async(hosts: Vec<HostSpec>, home: Option<PathBuf>) -> anyhow::Resul
                     .args(&args)
                     .status()
                     .map(|s| s.code())
-                    .map_err(|e| format!("cannot run {program}: {e}"))
+                    .map_err(|source| state::HandOverError::Spawn {
+                        program: program.clone(),
+                        source,
+                    })
             })
             .await
-            .unwrap_or_else(|e| Err(e.to_string()));
+            .unwrap_or_else(|e| Err(e.into()));
             terminal::resume(&mut term, false)?;
             input = cancel.child_token();
             input_task = terminal::spawn_events(itx.clone(), input.clone());

@@ -74,7 +74,20 @@ pub enum FleetAction {
         result: Box<HostResult>,
     },
     /// The handed-over program exited (its status, or why it could not run).
-    OpenDone(Result<Option<i32>, String>),
+    OpenDone(Result<Option<i32>, HandOverError>),
+}
+
+/// Why the program a host was handed over to (ssh, or clawtop on a local host) did not run.
+#[derive(Debug, thiserror::Error)]
+pub enum HandOverError {
+    #[error("cannot run {program}: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    /// The task that waited for it stopped (it panicked).
+    #[error("the hand-over task stopped: {0}")]
+    Task(#[from] tokio::task::JoinError),
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -314,7 +327,7 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
                 Ok(Some(0)) => "back from the host".into(),
                 Ok(Some(c)) => format!("the host's clawtop exited {c}"),
                 Ok(None) => "the host's clawtop was ended by a signal".into(),
-                Err(e) => crate::sanitize::one_line(&e),
+                Err(e) => crate::sanitize::one_line(&e.to_string()),
             });
             // Whatever was done there shows at once.
             state.due(true)

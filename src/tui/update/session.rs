@@ -240,7 +240,10 @@ pub fn open_session(
 fn transcript_loaded(
     state: &mut AppState,
     generation: u64,
-    result: Result<Box<crate::tui::rows::LoadedTranscript>, String>,
+    result: Result<
+        Box<crate::tui::rows::LoadedTranscript>,
+        std::sync::Arc<crate::source::SourceError>,
+    >,
     fx: &mut Vec<Effect>,
 ) {
     let h = layout::session_list(state.size);
@@ -258,8 +261,8 @@ fn transcript_loaded(
     }
     match result {
         Err(e) => {
-            v.error = Some(one_line(&e));
-            state.status.error = Some(one_line(&e));
+            v.error = Some(one_line(&e.to_string()));
+            state.status.error = v.error.clone();
         }
         Ok(l) => {
             let first_open = v.loaded.is_none();
