@@ -152,6 +152,10 @@ pub enum Cmd {
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
+        /// An OpenClaw gateway log file (verbose) to read flush evidence from: its
+        /// `memoryFlush triggered` lines for this session. Repeat for several files.
+        #[arg(long = "log", value_name = "FILE")]
+        logs: Vec<PathBuf>,
     },
     /// Open a bare transcript in the TUI.
     Open {
@@ -359,7 +363,7 @@ pub fn run(cli: Cli) -> i32 {
             window,
         }) => cmd_show(&g, &target, json, entries, window),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
-        Some(Cmd::History { target, json }) => cmd_history(&g, &target, json),
+        Some(Cmd::History { target, json, logs }) => cmd_history(&g, &target, json, &logs),
         Some(Cmd::Audit { target, json }) => cmd_audit(&g, &target, json),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
@@ -849,7 +853,7 @@ fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
     Exit::OK
 }
 
-fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
+fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathBuf]) -> i32 {
     let t = match resolve_target(g, target, Exit::FAILED) {
         Ok(t) => t,
         Err(code) => return code,
@@ -870,6 +874,12 @@ fn cmd_history(g: &Global, target: &str, as_json: bool) -> i32 {
             source, session, ..
         } => crate::report::history::build(&mut Numbers::new(source.as_ref()), session),
     };
+    let mut rep = rep;
+    let scans: Vec<_> = logs
+        .iter()
+        .map(|l| crate::history::log::scan(l, &rep.session_key))
+        .collect();
+    rep.history.with_logs(&scans);
     if as_json {
         out(&json::to_string(&rep));
     } else {

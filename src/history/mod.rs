@@ -20,6 +20,7 @@
 //! `compactionCount` the flush ran at). Compaction *k* (1-based, on the branch) closes cycle
 //! *k − 1*; a flush of that cycle should precede it.
 
+pub mod log;
 pub mod memory;
 pub mod series;
 pub mod tail;
@@ -114,6 +115,56 @@ pub struct HistoryWarning {
 }
 
 impl History {
+    /// Adds what Gateway logs say (`clawtop history KEY --log FILE`): each `memoryFlush
+    /// triggered` line of the session is a flush (`source: "log"`). A log names its cycle by
+    /// OpenClaw's `compactionCount`; where that count and the branch's compactions agree, the
+    /// compaction that closed the cycle had a flush (its "no flush" warning goes). Where they
+    /// do not (compactions that left no entry), the cycles cannot be lined up: listed only.
+    pub fn with_logs(&mut self, scans: &[log::LogScan]) {
+        let aligned = self.compaction_count == Some(self.compactions.len() as u64);
+        for scan in scans {
+            let file = crate::sanitize::one_line(&scan.file);
+            if let Some(why) = &scan.unread {
+                self.warnings.push(HistoryWarning {
+                    code: code::LOG_UNREAD,
+                    message: format!("log {file}: {why}"),
+                    compaction: None,
+                });
+            }
+            for f in &scan.flushes {
+                self.flushes.push(FlushRecord {
+                    source: "log",
+                    id: Some(format!("{file}:{}", f.line)),
+                    timestamp: f.timestamp.clone(),
+                    compaction_count: f.compaction_count,
+                    kind: None,
+                });
+                let Some(cycle) = f.compaction_count.filter(|_| aligned) else {
+                    continue;
+                };
+                // Compaction k (1-based) closed cycle k-1.
+                let Some(c) = self.compactions.get_mut(cycle as usize) else {
+                    continue;
+                };
+                if c.flush_before != "yes" {
+                    c.flush_before = "yes";
+                    c.flush_evidence = format!(
+                        "gateway log {file} line {}: memoryFlush triggered at compactionCount {cycle}",
+                        f.line
+                    );
+                    let id = c.id.clone();
+                    self.warnings.retain(|w| {
+                        !(w.code == code::NO_FLUSH && w.compaction.as_deref() == Some(&id))
+                    });
+                }
+            }
+        }
+        self.flushes.sort_by_key(|f| {
+            let ms = f.timestamp.as_deref().and_then(millis);
+            (ms.is_none(), ms)
+        });
+    }
+
     /// The warnings about the last compaction on the branch, the one that shapes the context
     /// now: what `check` reports (older compactions are history, not a current problem).
     pub fn about_last_compaction(&self) -> Vec<&HistoryWarning> {
@@ -136,6 +187,7 @@ pub mod code {
     pub const DUPLICATE_NOTE: &str = "duplicate-note";
     pub const CLOCK: &str = "clock-backwards";
     pub const USAGE_DOWN: &str = "usage-down";
+    pub const LOG_UNREAD: &str = "log-unread";
 }
 
 /// What the branch walk found.

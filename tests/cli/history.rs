@@ -198,3 +198,76 @@ fn check_grades_the_history_problems_by_default() {
             && l.contains("tokensBefore 183,020")
     ));
 }
+
+/// `--log FILE`: a Gateway log's `memoryFlush triggered` lines for the session are flushes. On
+/// host-a the store counts 12 compactions for 1 entry, so the log's cycle cannot be lined up
+/// with the branch: listed, the warning stays. With the counts agreeing, the compaction that
+/// closed the logged cycle had a flush, and its "no flush" warning goes.
+#[test]
+fn gateway_log_lines_are_flush_evidence() {
+    let h = Home::host_a();
+    let log = h.path().join("gateway.log");
+    std::fs::write(
+        &log,
+        "2026-11-21T04:20:00.000Z memoryFlush check: sessionKey=agent:main:main tokenCount=30100 contextWindow=48000 threshold=24000 compactionCount=0 memoryFlushCompactionCount=0\n\
+         2026-11-21T04:20:01.000Z memoryFlush triggered: sessionKey=agent:main:main tokenCount=30100 threshold=24000\n\
+         2026-11-21T04:20:02.000Z memoryFlush triggered: sessionKey=agent:main:other tokenCount=1 threshold=24000\n",
+    )
+    .unwrap();
+    let log_arg = log.to_str().unwrap();
+    let codes = |v: &serde_json::Value| -> Vec<String> {
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let o = h.run(&["history", "agent:main:main", "--json", "--log", log_arg]);
+    o.expect(0);
+    let v = o.json();
+    let logged: Vec<_> = v["flushes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["source"] == "log")
+        .collect();
+    assert_eq!(logged.len(), 1, "{v}");
+    assert_eq!(logged[0]["timestamp"], "2026-11-21T04:20:01.000Z");
+    assert_eq!(logged[0]["compactionCount"], 0);
+    assert!(logged[0]["id"].as_str().unwrap().ends_with("gateway.log:2"));
+    assert!(codes(&v).contains(&"no-flush-before-compaction".to_string()));
+
+    // The store agreeing with the branch (1 compaction): the cycle lines up.
+    let store = h.store();
+    let text = std::fs::read_to_string(&store).unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    s["agent:main:main"]["compactionCount"] = 1.into();
+    std::fs::write(&store, s.to_string()).unwrap();
+    let v = h
+        .run(&["history", "agent:main:main", "--json", "--log", log_arg])
+        .json();
+    assert!(
+        !codes(&v).contains(&"no-flush-before-compaction".to_string()),
+        "{v}"
+    );
+    assert_eq!(v["compactions"][0]["flushBefore"], "yes");
+    assert!(
+        v["compactions"][0]["flushEvidence"]
+            .as_str()
+            .unwrap()
+            .contains("gateway log"),
+        "{v}"
+    );
+    // A log that cannot be read is named, not waited on.
+    let v = h
+        .run(&[
+            "history",
+            "agent:main:main",
+            "--json",
+            "--log",
+            h.path().to_str().unwrap(),
+        ])
+        .json();
+    assert!(codes(&v).contains(&"log-unread".to_string()), "{v}");
+}
