@@ -12,8 +12,7 @@
 
 use super::events::{self, RowError};
 use super::open::{DbError, ReadOnlyDb};
-use crate::transcript::{RowFetch, Transcript, Warning};
-use std::borrow::Cow;
+use crate::transcript::{ENTRY_MAX, PREFIX_MAX, RowFetch, RowIndexer, StringChars, Transcript};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -132,18 +131,75 @@ pub struct Opened {
     pub max_seq: Option<i64>,
 }
 
+/// One row as indexing handed it over, kept so that a refresh indexes it again without
+/// reading it: an envelope, never a decoded entry.
+enum KeptRow {
+    Head(u64, Box<[u8]>),
+    TooLarge {
+        seq: u64,
+        prefix: Box<[u8]>,
+        len: u64,
+        chars: u64,
+    },
+    Skipped(Box<str>),
+}
+
+/// Bytes of envelopes a [`RowIndex`] keeps. A session with more rows than that (a million
+/// small ones) is read again whole on a refresh: holding a second index of it would double
+/// what opening it costs in memory.
+const KEPT_MAX: usize = 32 << 20;
+
+/// Per-row overhead counted against [`KEPT_MAX`] besides the bytes kept.
+const KEPT_ROW_COST: usize = 48;
+
 /// The envelopes read by an earlier indexing of one session, so a refresh reads only the rows
-/// appended since ([`open_after`]). Holds envelopes (small for zstd rows), never decoded rows.
+/// appended since ([`open_after`]). Holds envelopes, never decoded rows, up to [`KEPT_MAX`].
 #[derive(Default)]
 pub struct RowIndex {
-    heads: Vec<(u64, Vec<u8>)>,
-    /// (row position, message) of rows skipped at indexing.
-    skipped: Vec<(usize, String)>,
+    kept: Vec<KeptRow>,
+    kept_bytes: usize,
+    /// Set when the envelopes went over [`KEPT_MAX`] and were dropped: the next open reads
+    /// every row.
+    dropped: bool,
     rows: u64,
     zstd_rows: u64,
     total: u64,
     max_seq: Option<i64>,
     generation: Option<String>,
+}
+
+impl RowIndex {
+    fn keep(&mut self, row: KeptRow) {
+        if self.dropped {
+            return;
+        }
+        self.kept_bytes += KEPT_ROW_COST
+            + match &row {
+                KeptRow::Head(_, b) => b.len(),
+                KeptRow::TooLarge { prefix, .. } => prefix.len(),
+                KeptRow::Skipped(m) => m.len(),
+            };
+        if self.kept_bytes > KEPT_MAX {
+            self.dropped = true;
+            self.kept = Vec::new();
+        } else {
+            self.kept.push(row);
+        }
+    }
+
+    /// Keeps a row handed over as `head`: its envelope when that indexes the same.
+    fn keep_head(&mut self, seq: u64, head: &[u8]) {
+        if self.dropped {
+            return;
+        }
+        let small = crate::transcript::envelope(head).unwrap_or_else(|| head.to_vec());
+        self.keep(KeptRow::Head(seq, small.into()));
+    }
+
+    fn skip(&mut self, into: &mut RowIndexer, message: String) {
+        self.keep(KeptRow::Skipped(message.as_str().into()));
+        into.skipped(message);
+    }
 }
 
 /// Opens `session_id`'s transcript in the agent database `path`.
@@ -152,9 +208,68 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
     open_after(&db, session_id, RowIndex::default()).map(|(o, _)| o)
 }
 
+/// A row over [`ENTRY_MAX`], read in pieces: its first [`PREFIX_MAX`] bytes and the count of
+/// its string characters, never the whole row.
+struct Streamed {
+    prefix: Vec<u8>,
+    chars: u64,
+}
+
+fn stream_from(mut r: impl std::io::Read) -> std::io::Result<Streamed> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut out = Streamed {
+        prefix: Vec::with_capacity(PREFIX_MAX),
+        chars: 0,
+    };
+    let mut count = StringChars::default();
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = PREFIX_MAX - out.prefix.len();
+        out.prefix.extend_from_slice(&buf[..n.min(room)]);
+        count.feed(&buf[..n]);
+    }
+    out.chars = count.chars();
+    Ok(out)
+}
+
+/// A plain row over [`ENTRY_MAX`], streamed from the database by its rowid.
+fn stream_plain(db: &ReadOnlyDb, session_id: &str, seq: i64) -> Result<Streamed, String> {
+    let rowid: i64 = db
+        .conn()
+        .query_row(
+            "SELECT rowid FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
+            rusqlite::params![session_id, seq],
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
+    let blob = db
+        .conn()
+        .blob_open(
+            rusqlite::MAIN_DB,
+            c"transcript_events",
+            c"event_json",
+            rowid,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
+    stream_from(blob).map_err(|e| e.to_string())
+}
+
 /// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
 /// rows it saw are still there unchanged: then only rows with a larger `seq` are read. A
 /// rewrite (OpenClaw's `maxLines` trim renumbers `seq`) or any other change starts over.
+///
+/// Rows are handed to the indexer as they are read and nothing of a row is kept but its
+/// envelope: a plain row's text only while it is read, a zstd row's `navigation_json`
+/// projection (decoded only when that is missing). A row over [`ENTRY_MAX`] (decoded size) is
+/// never held whole: SQLite is asked for its length alone, and it is streamed from the
+/// database (plain) or through a bounded zstd decoder for its first bytes and a count of its
+/// characters, then shown as too large, as a file's over-long line is.
 pub fn open_after(
     shared: &SharedDb,
     session_id: &str,
@@ -175,46 +290,102 @@ pub fn open_after(
                 |r| r.get(0),
             )
             .map_err(|e| DbError::from_sqlite(path, e))?;
-        if still as u64 != idx.rows || generation != idx.generation {
+        if idx.dropped || still as u64 != idx.rows || generation != idx.generation {
             idx = RowIndex::default();
         }
     }
     idx.generation = generation;
+    let mut ix = RowIndexer::default();
+    for row in &idx.kept {
+        match row {
+            KeptRow::Head(seq, h) => ix.head(*seq, h),
+            KeptRow::TooLarge {
+                seq,
+                prefix,
+                len,
+                chars,
+            } => ix.too_large(*seq, prefix, *len, *chars),
+            KeptRow::Skipped(m) => ix.skipped(m.to_string()),
+        }
+    }
     let after = idx.max_seq.unwrap_or(-1);
     let mut plain = std::collections::HashMap::new();
     let mut plain_bytes = 0usize;
     {
+        // `octet_length` of a column reads the record header only, so a row's size is known
+        // before any of it is loaded; the CASE loads the payload only when it is in bounds.
         let mut st = db
             .conn()
             .prepare_cached(
-                "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
+                "SELECT seq, octet_length(event_json), \
+                 CASE WHEN octet_length(event_json) <= ?3 THEN event_json END, \
+                 navigation_json, octet_length(event_zstd), \
+                 CASE WHEN octet_length(event_zstd) <= ?3 THEN event_zstd END, event_utf8_bytes \
                  FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
             )
             .map_err(|e| DbError::from_sqlite(path, e))?;
         let mut q = st
-            .query(rusqlite::params![session_id, after])
+            .query(rusqlite::params![session_id, after, ENTRY_MAX as i64])
             .map_err(|e| DbError::from_sqlite(path, e))?;
         while let Some(r) = q.next().map_err(|e| DbError::from_sqlite(path, e))? {
             let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(path, e))?;
             idx.rows += 1;
             idx.max_seq = Some(seq);
-            let ordinal = idx.rows as usize;
-            let json = r.get_ref(1).map_err(|e| DbError::from_sqlite(path, e))?;
-            let frame = r.get_ref(3).map_err(|e| DbError::from_sqlite(path, e))?;
+            let json_len: Option<i64> = r.get(1).unwrap_or(None);
+            let frame_len: Option<i64> = r.get(4).unwrap_or(None);
+            let json = r.get_ref(2).map_err(|e| DbError::from_sqlite(path, e))?;
+            let frame = r.get_ref(5).map_err(|e| DbError::from_sqlite(path, e))?;
             use rusqlite::types::ValueRef as V;
-            match (json, frame) {
-                (V::Text(t) | V::Blob(t), V::Null) => {
-                    idx.total += t.len() as u64;
-                    if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX {
-                        plain_bytes += t.len();
-                        plain.insert(seq as u64, Box::from(t));
+            match (json_len, frame_len) {
+                (Some(n), None) => {
+                    idx.total += n.max(0) as u64;
+                    match json {
+                        V::Text(t) | V::Blob(t) => {
+                            if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX
+                            {
+                                plain_bytes += t.len();
+                                plain.insert(seq as u64, Box::from(t));
+                            }
+                            ix.head(seq as u64, t);
+                            idx.keep_head(seq as u64, t);
+                        }
+                        _ => match stream_plain(db, session_id, seq) {
+                            Ok(s) => {
+                                ix.too_large(seq as u64, &s.prefix, n as u64, s.chars);
+                                idx.keep(KeptRow::TooLarge {
+                                    seq: seq as u64,
+                                    prefix: s.prefix.into(),
+                                    len: n as u64,
+                                    chars: s.chars,
+                                });
+                            }
+                            Err(e) => idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: seq {seq}: event_json is {n} bytes, over the {} MiB clawtop decodes, and could not be read in pieces ({e})",
+                                    ENTRY_MAX >> 20
+                                ),
+                            ),
+                        },
                     }
-                    idx.heads.push((seq as u64, t.to_vec()));
                 }
-                (V::Null, V::Blob(f) | V::Text(f)) => {
+                (None, Some(flen)) => {
                     idx.zstd_rows += 1;
-                    let want: Option<i64> = r.get(4).unwrap_or(None);
+                    let want: Option<i64> = r.get(6).unwrap_or(None);
                     let want = want.unwrap_or(-1);
+                    let f = match frame {
+                        V::Blob(f) | V::Text(f) => f,
+                        _ => {
+                            idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: seq {seq}: event_zstd is a {flen}-byte frame, over the {} MiB clawtop reads",
+                                    ENTRY_MAX >> 20
+                                ),
+                            );
+                            continue;
+                        }
+                    };
                     let stated = frame_size(f);
                     if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
                         let e = RowError::Length {
@@ -222,16 +393,46 @@ pub fn open_after(
                             got: stated.map_or("?".into(), |n| n.to_string()),
                             want,
                         };
-                        idx.skipped.push((ordinal, format!("skipped: {e}")));
+                        idx.skip(&mut ix, format!("skipped: {e}"));
                         continue;
                     }
                     idx.total += want as u64;
-                    let head = match r.get_ref(2) {
+                    if want as u64 > ENTRY_MAX as u64 {
+                        // Decoded in pieces for its first bytes and size; never whole.
+                        let streamed = zstd::stream::read::Decoder::with_buffer(f)
+                            .and_then(|d| stream_from(d.single_frame()));
+                        match streamed {
+                            Ok(s) => {
+                                ix.too_large(seq as u64, &s.prefix, want as u64, s.chars);
+                                idx.keep(KeptRow::TooLarge {
+                                    seq: seq as u64,
+                                    prefix: s.prefix.into(),
+                                    len: want as u64,
+                                    chars: s.chars,
+                                });
+                            }
+                            Err(e) => idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: {}",
+                                    RowError::Zstd {
+                                        seq,
+                                        message: e.to_string()
+                                    }
+                                ),
+                            ),
+                        }
+                        continue;
+                    }
+                    let head = match r.get_ref(3) {
                         Ok(V::Text(n)) => navigation_of(n),
                         _ => None,
                     };
                     match head {
-                        Some(h) => idx.heads.push((seq as u64, h)),
+                        Some(h) => {
+                            ix.head(seq as u64, &h);
+                            idx.keep_head(seq as u64, &h);
+                        }
                         // No usable projection: decode this row to index it.
                         None => match events::decode(
                             seq,
@@ -240,17 +441,16 @@ pub fn open_after(
                                 utf8_bytes: want,
                             },
                         ) {
-                            Ok(b) => idx.heads.push((seq as u64, b)),
-                            Err(e) => idx.skipped.push((ordinal, format!("skipped: {e}"))),
+                            Ok(b) => {
+                                ix.head(seq as u64, &b);
+                                idx.keep_head(seq as u64, &b);
+                            }
+                            Err(e) => idx.skip(&mut ix, format!("skipped: {e}")),
                         },
                     }
                 }
-                (V::Null, V::Null) => idx
-                    .skipped
-                    .push((ordinal, format!("skipped: {}", RowError::Empty { seq }))),
-                _ => idx
-                    .skipped
-                    .push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
+                (None, None) => idx.skip(&mut ix, format!("skipped: {}", RowError::Empty { seq })),
+                _ => idx.skip(&mut ix, format!("skipped: {}", RowError::Both { seq })),
             }
         }
     }
@@ -261,42 +461,7 @@ pub fn open_after(
         recent: Recent::default(),
         plain,
     };
-    let mut t = Transcript::from_rows(
-        label(path, session_id),
-        idx.heads
-            .iter()
-            .map(|(k, h)| (*k, Cow::Borrowed(h.as_slice()))),
-        Box::new(fetch),
-        idx.total,
-    );
-    // Skipped rows were never handed to the indexer: line numbers of its warnings count the
-    // rows it saw, so they are renumbered to count every row.
-    if !idx.skipped.is_empty() {
-        let gaps: std::collections::HashSet<usize> = idx.skipped.iter().map(|(o, _)| *o).collect();
-        // real[k] is the row position of the k-th row the indexer saw.
-        let real: Vec<u32> = (1..=idx.rows as usize)
-            .filter(|i| !gaps.contains(i))
-            .map(|i| i as u32)
-            .collect();
-        let fix = |l: &mut u32| {
-            if let Some(r) = (*l as usize).checked_sub(1).and_then(|k| real.get(k)) {
-                *l = *r;
-            }
-        };
-        for w in t.warnings.iter_mut() {
-            fix(&mut w.line);
-        }
-        for e in t.entries.iter_mut() {
-            fix(&mut e.line);
-        }
-        for (ordinal, message) in &idx.skipped {
-            t.warnings.push(Warning {
-                line: *ordinal as u32,
-                message: message.clone(),
-            });
-        }
-        t.warnings.sort_by_key(|w| w.line);
-    }
+    let t = ix.finish(label(path, session_id), Box::new(fetch), idx.total);
     let opened = Opened {
         transcript: t,
         rows: idx.rows,

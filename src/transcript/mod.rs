@@ -167,6 +167,82 @@ pub trait RowFetch: Send + Sync {
     fn fetch(&self, key: u64) -> Result<Vec<u8>, String>;
 }
 
+/// Entries larger than this are never decoded, whatever holds them (a file's line, a database
+/// row): they are indexed from their first bytes and estimated from their size.
+pub use parse::LINE_MAX as ENTRY_MAX;
+
+/// Indexes a transcript stored as rows, fed one row at a time in append order, so nothing
+/// but the index is kept: a row is handed over as its JSON or as a stored projection carrying
+/// at least its envelope (`type`, `id`, `parentId`, `message.role`; the header's `version`),
+/// as the first bytes of a row over [`ENTRY_MAX`], or as a row that could not be read.
+/// Warnings name rows by their 1-based position among every row handed over. Full entries
+/// are fetched by key on demand ([`RowFetch`]).
+pub struct RowIndexer {
+    sc: parse::Scanner,
+}
+
+impl Default for RowIndexer {
+    fn default() -> Self {
+        RowIndexer {
+            sc: parse::Scanner::for_rows(),
+        }
+    }
+}
+
+impl RowIndexer {
+    /// A row whose JSON, or projection, is `head`.
+    pub fn head(&mut self, key: u64, head: &[u8]) {
+        self.sc.line(key, head, false);
+    }
+
+    /// A row of `len` bytes, over [`ENTRY_MAX`]: `prefix` is its start (its envelope is read
+    /// from there), `chars` counts the characters of its strings ([`StringChars`]).
+    pub fn too_large(&mut self, key: u64, prefix: &[u8], len: u64, string_chars: u64) {
+        self.sc.oversize_line(key, prefix, len, string_chars, false);
+    }
+
+    /// A row that could not be read, said in `message`.
+    pub fn skipped(&mut self, message: String) {
+        self.sc.skipped(message);
+    }
+
+    /// The transcript; `total_bytes` is the decoded size of every row.
+    pub fn finish(
+        self,
+        label: impl Into<PathBuf>,
+        fetch: Box<dyn RowFetch>,
+        total_bytes: u64,
+    ) -> Transcript {
+        let scan = self.sc.finish(total_bytes);
+        Transcript::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
+    }
+}
+
+/// A streaming count of the characters inside JSON strings: the size estimate of an entry too
+/// large to decode, fed its bytes in pieces.
+#[derive(Default)]
+pub struct StringChars(parse::StringChars);
+
+impl StringChars {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.0.feed(bytes);
+    }
+
+    pub fn chars(&self) -> u64 {
+        self.0.chars
+    }
+}
+
+/// How much of an over-long entry is kept to read its envelope.
+pub const PREFIX_MAX: usize = parse::PREFIX_MAX;
+
+/// The envelope of one entry's JSON as a small JSON object that indexes exactly as the entry
+/// does (what [`RowIndexer::head`] reads), or None when the entry does not read cleanly as
+/// JSON (then only the entry itself indexes the same, warnings included).
+pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
+    parse::envelope(raw)
+}
+
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
     path: PathBuf,
@@ -221,25 +297,6 @@ impl Transcript {
         let scan = parse::scan(&bytes);
         let len = bytes.len() as u64;
         Self::finish(path.into(), Backing::Mem(bytes), scan, len)
-    }
-
-    /// Indexes a transcript stored as rows: `heads` yields, in append order, each row's key
-    /// and a JSON object carrying at least the entry's envelope (`type`, `id`, `parentId`,
-    /// `message.role`; the header's `version`): the entry itself, or a stored projection of it,
-    /// so indexing need not decode every row. `fetch` returns the full entry on demand.
-    /// Warnings name rows by their 1-based position. `total_bytes` is the decoded size.
-    pub fn from_rows<'a>(
-        label: impl Into<PathBuf>,
-        heads: impl IntoIterator<Item = (u64, std::borrow::Cow<'a, [u8]>)>,
-        fetch: Box<dyn RowFetch>,
-        total_bytes: u64,
-    ) -> Transcript {
-        let mut sc = parse::Scanner::new();
-        for (key, head) in heads {
-            sc.line(key, &head, false);
-        }
-        let scan = sc.finish(total_bytes);
-        Self::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
     }
 
     /// Builds a transcript from its entries in order, one JSON text each (the header first

@@ -188,6 +188,9 @@ pub(super) struct Scanner {
     out: Scan,
     line_no: u32,
     first_valid: bool,
+    /// Offsets are row keys (a SQLite row's `seq`), not byte positions: a byte order mark or
+    /// leading white space must not move them.
+    keys: bool,
 }
 
 impl Scanner {
@@ -200,7 +203,22 @@ impl Scanner {
             },
             line_no: 0,
             first_valid: true,
+            keys: false,
         }
+    }
+
+    /// A scanner whose offsets are row keys (see [`Scanner::keys`]).
+    pub fn for_rows() -> Scanner {
+        Scanner {
+            keys: true,
+            ..Scanner::new()
+        }
+    }
+
+    /// A row that was not handed over (unreadable): it counts as a line, with a warning.
+    pub fn skipped(&mut self, message: String) {
+        self.line_no = self.line_no.saturating_add(1);
+        self.warn(message);
     }
 
     pub fn finish(mut self, total_len: u64) -> Scan {
@@ -228,13 +246,19 @@ impl Scanner {
         if offset == 0 && raw.starts_with(b"\xEF\xBB\xBF") {
             self.warn("UTF-8 byte order mark ignored".into());
             raw = &raw[3..];
-            offset = 3;
+            if !self.keys {
+                offset = 3;
+            }
         }
         let trimmed = trim_ws(raw);
         if trimmed.is_empty() {
             return;
         }
-        let off = offset + (trimmed.as_ptr() as usize - raw.as_ptr() as usize) as u64;
+        let off = if self.keys {
+            offset
+        } else {
+            offset + (trimmed.as_ptr() as usize - raw.as_ptr() as usize) as u64
+        };
         let len = trimmed.len();
         if len > u32::MAX as usize {
             self.warn("line longer than 4 GiB skipped".into());
@@ -568,12 +592,12 @@ pub(super) fn scan(data: &[u8]) -> Scan {
 pub const LINE_MAX: usize = 16 << 20;
 /// How much of an over-long line is kept to read its envelope (`type`, `id`, `parentId`,
 /// `message.role` come first in what pi and OpenClaw write).
-const PREFIX_MAX: usize = 64 << 10;
+pub(crate) const PREFIX_MAX: usize = 64 << 10;
 
 /// Counts the characters inside JSON strings (keys included), streaming: the basis of the
 /// estimate of an entry too large to decode (pi estimates text as characters / 4).
 #[derive(Default)]
-pub(super) struct StringChars {
+pub(crate) struct StringChars {
     in_string: bool,
     escaped: bool,
     pub chars: u64,
@@ -769,4 +793,39 @@ pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
         i += 1;
     }
     if changed { Some(out) } else { None }
+}
+
+/// See [`super::envelope`].
+pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
+    use serde_json::Map;
+    if raw.starts_with(b"\xEF\xBB\xBF") || std::str::from_utf8(raw).is_err() {
+        return None;
+    }
+    let head = serde_json::from_slice::<LineHead>(raw).ok()?;
+    let mut o = Map::new();
+    let mut put = |k: &str, v: AnyStr<'_>| {
+        if let Some(s) = v.0 {
+            o.insert(k.into(), Value::String(s.into_owned()));
+        }
+    };
+    put("type", head.ty);
+    put("id", head.id);
+    put("parentId", head.parent_id);
+    put("timestamp", head.timestamp);
+    put("cwd", head.cwd);
+    if head.message.present {
+        let mut m = Map::new();
+        if let Some(r) = head.message.role {
+            m.insert("role".into(), Value::String(r.into_owned()));
+        }
+        o.insert("message".into(), Value::Object(m));
+    }
+    if let Some(v) = head
+        .version
+        .and_then(|v| v.0)
+        .and_then(serde_json::Number::from_f64)
+    {
+        o.insert("version".into(), Value::Number(v));
+    }
+    serde_json::to_vec(&Value::Object(o)).ok()
 }
