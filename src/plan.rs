@@ -184,7 +184,7 @@ fn prepare_with(
     if cut.first_kept >= path.len() {
         return Err(NoPlan::TooSmall);
     }
-    if t.version >= 2 && t.entries[path[cut.first_kept] as usize].id.is_none() {
+    if t.version >= 2 && !t.entries[path[cut.first_kept] as usize].has_id() {
         return Err(NoPlan::TooSmall);
     }
     let history_end = if cut.is_split_turn {

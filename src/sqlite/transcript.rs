@@ -131,33 +131,18 @@ pub struct Opened {
     pub max_seq: Option<i64>,
 }
 
-/// One row as indexing handed it over, kept so that a refresh indexes it again without
-/// reading it: an envelope, never a decoded entry.
-enum KeptRow {
-    Head(u64, Box<[u8]>),
-    TooLarge {
-        seq: u64,
-        prefix: Box<[u8]>,
-        len: u64,
-        chars: u64,
-    },
-    Skipped(Box<str>),
-}
-
-/// Bytes of envelopes a [`RowIndex`] keeps. A session with more rows than that (a million
-/// small ones) is read again whole on a refresh: holding a second index of it would double
+/// Bytes of envelopes a [`RowIndex`] keeps (about 60,000 rows). A session with more rows
+/// than that is read again whole on a refresh: a second index of a million rows would double
 /// what opening it costs in memory.
-const KEPT_MAX: usize = 32 << 20;
-
-/// Per-row overhead counted against [`KEPT_MAX`] besides the bytes kept.
-const KEPT_ROW_COST: usize = 48;
+const KEPT_MAX: usize = 8 << 20;
 
 /// The envelopes read by an earlier indexing of one session, so a refresh reads only the rows
 /// appended since ([`open_after`]). Holds envelopes, never decoded rows, up to [`KEPT_MAX`].
 #[derive(Default)]
 pub struct RowIndex {
-    kept: Vec<KeptRow>,
-    kept_bytes: usize,
+    /// Every row as indexing handed it over, one record after another (see [`Self::keep`]):
+    /// one allocation rather than one per row.
+    kept: Vec<u8>,
     /// Set when the envelopes went over [`KEPT_MAX`] and were dropped: the next open reads
     /// every row.
     dropped: bool,
@@ -168,22 +153,51 @@ pub struct RowIndex {
     generation: Option<String>,
 }
 
+const KEPT_HEAD: u8 = 0;
+const KEPT_TOO_LARGE: u8 = 1;
+const KEPT_SKIPPED: u8 = 2;
+
 impl RowIndex {
-    fn keep(&mut self, row: KeptRow) {
+    /// Appends a record: tag, seq, two numbers (a too-large row's length and string
+    /// characters), then the bytes (an envelope, a prefix or a message) with their length.
+    fn keep(&mut self, tag: u8, seq: u64, numbers: [u64; 2], bytes: &[u8]) {
         if self.dropped {
             return;
         }
-        self.kept_bytes += KEPT_ROW_COST
-            + match &row {
-                KeptRow::Head(_, b) => b.len(),
-                KeptRow::TooLarge { prefix, .. } => prefix.len(),
-                KeptRow::Skipped(m) => m.len(),
-            };
-        if self.kept_bytes > KEPT_MAX {
+        if self.kept.len() + bytes.len() + 29 > KEPT_MAX {
             self.dropped = true;
             self.kept = Vec::new();
-        } else {
-            self.kept.push(row);
+            return;
+        }
+        self.kept.push(tag);
+        self.kept.extend_from_slice(&seq.to_le_bytes());
+        for n in numbers {
+            self.kept.extend_from_slice(&n.to_le_bytes());
+        }
+        self.kept
+            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.kept.extend_from_slice(bytes);
+    }
+
+    /// Hands every kept record to `ix`, in order.
+    fn replay(&self, ix: &mut RowIndexer) {
+        let mut b = &self.kept[..];
+        let mut take = |n: usize| {
+            let (head, rest) = b.split_at(n.min(b.len()));
+            b = rest;
+            head
+        };
+        let num = |s: &[u8]| s.try_into().map(u64::from_le_bytes).unwrap_or(0);
+        while let Some(&tag) = take(1).first() {
+            let seq = num(take(8));
+            let (len, chars) = (num(take(8)), num(take(8)));
+            let n = take(4).try_into().map(u32::from_le_bytes).unwrap_or(0);
+            let bytes = take(n as usize);
+            match tag {
+                KEPT_HEAD => ix.head(seq, bytes),
+                KEPT_TOO_LARGE => ix.too_large(seq, bytes, len, chars),
+                _ => ix.skipped(String::from_utf8_lossy(bytes).into_owned()),
+            }
         }
     }
 
@@ -192,12 +206,18 @@ impl RowIndex {
         if self.dropped {
             return;
         }
-        let small = crate::transcript::envelope(head).unwrap_or_else(|| head.to_vec());
-        self.keep(KeptRow::Head(seq, small.into()));
+        match crate::transcript::envelope(head) {
+            Some(small) => self.keep(KEPT_HEAD, seq, [0, 0], &small),
+            None => self.keep(KEPT_HEAD, seq, [0, 0], head),
+        }
+    }
+
+    fn keep_too_large(&mut self, seq: u64, s: &Streamed, len: u64) {
+        self.keep(KEPT_TOO_LARGE, seq, [len, s.chars], &s.prefix);
     }
 
     fn skip(&mut self, into: &mut RowIndexer, message: String) {
-        self.keep(KeptRow::Skipped(message.as_str().into()));
+        self.keep(KEPT_SKIPPED, 0, [0, 0], message.as_bytes());
         into.skipped(message);
     }
 }
@@ -296,18 +316,7 @@ pub fn open_after(
     }
     idx.generation = generation;
     let mut ix = RowIndexer::default();
-    for row in &idx.kept {
-        match row {
-            KeptRow::Head(seq, h) => ix.head(*seq, h),
-            KeptRow::TooLarge {
-                seq,
-                prefix,
-                len,
-                chars,
-            } => ix.too_large(*seq, prefix, *len, *chars),
-            KeptRow::Skipped(m) => ix.skipped(m.to_string()),
-        }
-    }
+    idx.replay(&mut ix);
     let after = idx.max_seq.unwrap_or(-1);
     let mut plain = std::collections::HashMap::new();
     let mut plain_bytes = 0usize;
@@ -352,12 +361,7 @@ pub fn open_after(
                         _ => match stream_plain(db, session_id, seq) {
                             Ok(s) => {
                                 ix.too_large(seq as u64, &s.prefix, n as u64, s.chars);
-                                idx.keep(KeptRow::TooLarge {
-                                    seq: seq as u64,
-                                    prefix: s.prefix.into(),
-                                    len: n as u64,
-                                    chars: s.chars,
-                                });
+                                idx.keep_too_large(seq as u64, &s, n as u64);
                             }
                             Err(e) => idx.skip(
                                 &mut ix,
@@ -404,12 +408,7 @@ pub fn open_after(
                         match streamed {
                             Ok(s) => {
                                 ix.too_large(seq as u64, &s.prefix, want as u64, s.chars);
-                                idx.keep(KeptRow::TooLarge {
-                                    seq: seq as u64,
-                                    prefix: s.prefix.into(),
-                                    len: want as u64,
-                                    chars: s.chars,
-                                });
+                                idx.keep_too_large(seq as u64, &s, want as u64);
                             }
                             Err(e) => idx.skip(
                                 &mut ix,
@@ -557,6 +556,113 @@ mod tests {
         assert_eq!(reads.get(), before + 1);
         assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
         assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
+    }
+
+    /// What indexing made of a transcript, for comparing two indexings.
+    fn shape(t: &Transcript) -> Vec<String> {
+        let mut out: Vec<String> = (0..t.len() as u32)
+            .map(|i| {
+                let e = &t.entries[i as usize];
+                format!(
+                    "{} {} {:?} {:?} {:?} {:?} {:?}",
+                    e.line,
+                    e.offset,
+                    e.kind,
+                    t.written_id(i),
+                    e.parent,
+                    t.written_parent_id(i),
+                    e.too_large()
+                )
+            })
+            .collect();
+        out.extend(t.all_warnings().iter().map(|w| w.to_string()));
+        out.push(format!(
+            "{:?} {}",
+            t.header.as_ref().map(|h| h.version),
+            t.file_len
+        ));
+        out
+    }
+
+    #[test]
+    fn a_refresh_from_the_kept_index_indexes_like_a_fresh_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
+             event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
+             event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
+        )
+        .unwrap();
+        let plain = |seq: i64, json: &str| {
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                rusqlite::params![seq, json],
+            )
+            .unwrap();
+        };
+        plain(
+            0,
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"t","cwd":"/w"}"#,
+        );
+        plain(
+            1,
+            r#"{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"hi"}}"#,
+        );
+        plain(2, "not json");
+        let big = format!(
+            r#"{{"type":"message","id":"r1","parentId":"u1","message":{{"role":"toolResult","content":"{}"}}}}"#,
+            "y".repeat(ENTRY_MAX)
+        );
+        plain(3, &big);
+        let z = r#"{"type":"message","id":"a1","parentId":"r1","message":{"role":"assistant","content":[]}}"#;
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_zstd, event_utf8_bytes, navigation_json) \
+             VALUES ('s1', 4, ?1, ?2, ?3)",
+            rusqlite::params![
+                zstd::bulk::compress(z.as_bytes(), 1).unwrap(),
+                z.len() as i64,
+                format!(r#"{{"navigation":{z}}}"#)
+            ],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq) VALUES ('s1', 5)",
+            [],
+        )
+        .unwrap();
+        plain(6, r#"{"type":"mystery","id":"m1","parentId":"u1"}"#);
+        let shared: SharedDb = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(&path).unwrap()));
+        let (first, index) = open_after(&shared, "s1", RowIndex::default()).unwrap();
+        assert!(!index.dropped && !index.kept.is_empty());
+        assert!(
+            index.kept.len() < 1 << 20,
+            "the big row is not kept, only its start"
+        );
+        let t = &first.transcript;
+        assert_eq!(t.len(), 4);
+        assert!(t.entries[1].too_large().is_some());
+        // Rows appended: the refresh reads only them.
+        plain(
+            7,
+            r#"{"type":"message","id":"u2","parentId":"m1","message":{"role":"user","content":"more"}}"#,
+        );
+        plain(
+            8,
+            r#"{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[]}}"#,
+        );
+        drop(c);
+        let shared: SharedDb = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(&path).unwrap()));
+        let (refreshed, _) = open_after(&shared, "s1", index).unwrap();
+        let fresh = open(&path, "s1").unwrap();
+        assert_eq!(refreshed.rows, 9);
+        assert_eq!(shape(&refreshed.transcript), shape(&fresh.transcript));
+        assert_eq!(refreshed.transcript.len(), 6);
+        assert_eq!(refreshed.transcript.entries[4].parent, Some(3));
+        let w = shape(&fresh.transcript).join("\n");
+        assert!(w.contains("line 3: skipped: not valid JSON"), "{w}");
+        assert!(w.contains("line 6: skipped: seq 5: neither"), "{w}");
     }
 
     #[test]

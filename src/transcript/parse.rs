@@ -151,6 +151,8 @@ pub(super) struct Scan {
     pub header: Option<Header>,
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
+    /// The ids of `entries`, one after the other.
+    pub ids: String,
 }
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
@@ -200,6 +202,7 @@ impl Scanner {
                 header: None,
                 entries: Vec::new(),
                 warnings: Vec::new(),
+                ids: String::new(),
             },
             line_no: 0,
             first_valid: true,
@@ -228,7 +231,83 @@ impl Scanner {
                 message: "empty file".into(),
             });
         }
+        self.out.entries.shrink_to_fit();
+        self.out.ids.shrink_to_fit();
         self.out
+    }
+
+    fn id_at(&self, i: usize) -> Option<&str> {
+        let span = self.out.entries.get(i)?.id;
+        if span.len == u32::MAX {
+            return None;
+        }
+        let start = span.start as usize;
+        self.out.ids.get(start..start + span.len as usize)
+    }
+
+    /// Appends an entry. Its `parentId` is linked here when it is the id of the entry before
+    /// it or of that entry's parent (a chain; siblings under one parent), compared in full;
+    /// otherwise it is kept for [`super::Transcript::link`].
+    #[allow(clippy::too_many_arguments)]
+    fn push_entry(
+        &mut self,
+        offset: u64,
+        len: u32,
+        kind: EntryKind,
+        raw_type: Option<Box<str>>,
+        id: Option<&str>,
+        parent_id: Option<&str>,
+        too_large: Option<super::TooLarge>,
+    ) {
+        let id = match id {
+            Some(id)
+                if self.out.ids.len() + id.len() <= u32::MAX as usize
+                    && id.len() < u32::MAX as usize =>
+            {
+                let span = super::IdSpan {
+                    start: self.out.ids.len() as u32,
+                    len: id.len() as u32,
+                };
+                self.out.ids.push_str(id);
+                span
+            }
+            Some(_) => {
+                self.warn("ids past 4 GiB in all are not indexed".into());
+                super::IdSpan::NONE
+            }
+            None => super::IdSpan::NONE,
+        };
+        let mut parent = None;
+        let mut kept_parent = None;
+        if let Some(pid) = parent_id {
+            let last = self.out.entries.len().checked_sub(1);
+            let grand = last.and_then(|l| self.out.entries[l].parent.map(|p| p as usize));
+            parent = [last, grand]
+                .into_iter()
+                .flatten()
+                .find(|&c| !pid.is_empty() && self.id_at(c) == Some(pid))
+                .map(|c| c as u32);
+            if parent.is_none() {
+                kept_parent = Some(pid.into());
+            }
+        }
+        let rare =
+            (raw_type.is_some() || kept_parent.is_some() || too_large.is_some()).then(|| {
+                Box::new(super::Rare {
+                    raw_type,
+                    parent_id: kept_parent,
+                    too_large,
+                })
+            });
+        self.out.entries.push(EntryMeta {
+            line: self.line_no,
+            offset,
+            len,
+            kind,
+            parent,
+            id,
+            rare,
+        });
     }
 
     fn warn(&mut self, message: String) {
@@ -349,21 +428,16 @@ impl Scanner {
         if !head.message.present && matches!(kind, EntryKind::Message(_)) {
             self.warn("message entry without a message object".into());
         }
-        self.out.entries.push(EntryMeta {
-            line: self.line_no,
-            offset: off,
-            len: len as u32,
+        let raw_type = (kind == EntryKind::Unknown).then(|| ty.unwrap_or("(no type)").into());
+        self.push_entry(
+            off,
+            len as u32,
             kind,
-            raw_type: if kind == EntryKind::Unknown {
-                Some(ty.unwrap_or("(no type)").into())
-            } else {
-                None
-            },
-            id: head.id.0.map(|c| c.into()),
-            parent: None,
-            parent_id: head.parent_id.0.map(|c| c.into()),
-            too_large: None,
-        });
+            raw_type,
+            head.id.0.as_deref(),
+            head.parent_id.0.as_deref(),
+            None,
+        );
     }
 }
 
@@ -422,21 +496,17 @@ impl Scanner {
             LINE_MAX >> 20,
             if last { "; it is the last line and has no newline" } else { "" }
         ));
-        self.out.entries.push(EntryMeta {
-            line: self.line_no,
+        let raw_type =
+            (kind == EntryKind::Unknown).then(|| head.ty.as_deref().unwrap_or("(no type)").into());
+        self.push_entry(
             offset,
-            len: u32::try_from(len).unwrap_or(u32::MAX),
+            u32::try_from(len).unwrap_or(u32::MAX),
             kind,
-            raw_type: if kind == EntryKind::Unknown {
-                Some(head.ty.as_deref().unwrap_or("(no type)").into())
-            } else {
-                None
-            },
-            id: head.id.map(Into::into),
-            parent: None,
-            parent_id: head.parent_id.map(Into::into),
-            too_large: Some(Box::new(super::TooLarge { len, est_tokens })),
-        });
+            raw_type,
+            head.id.as_deref(),
+            head.parent_id.as_deref(),
+            Some(super::TooLarge { len, est_tokens }),
+        );
     }
 }
 
@@ -808,11 +878,15 @@ pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
             o.insert(k.into(), Value::String(s.into_owned()));
         }
     };
+    // Only a header's timestamp, cwd and version are read.
+    let header = head.ty.0.as_deref() == Some("session");
     put("type", head.ty);
     put("id", head.id);
     put("parentId", head.parent_id);
-    put("timestamp", head.timestamp);
-    put("cwd", head.cwd);
+    if header {
+        put("timestamp", head.timestamp);
+        put("cwd", head.cwd);
+    }
     if head.message.present {
         let mut m = Map::new();
         if let Some(r) = head.message.role {
@@ -823,6 +897,7 @@ pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
     if let Some(v) = head
         .version
         .and_then(|v| v.0)
+        .filter(|_| header)
         .and_then(serde_json::Number::from_f64)
     {
         o.insert("version".into(), Value::Number(v));

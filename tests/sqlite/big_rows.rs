@@ -63,7 +63,7 @@ fn check_too_large(h: &HostF, seq: i64, id: &str, len: usize) {
     let e = &t.entries[i as usize];
     assert_eq!(e.offset, seq as u64, "keyed by its seq");
     assert_eq!(e.kind, EntryKind::Message(Role::ToolResult));
-    let big = e.too_large.as_ref().expect("marked too large");
+    let big = e.too_large().expect("marked too large");
     assert_eq!(big.len, len as u64);
     // Its estimate counts the characters of its strings, as for a file's over-long line.
     assert!(big.est_tokens >= (len as u64 - 200) / 4, "{big:?}");
