@@ -209,6 +209,31 @@ pub fn rewrite_generation(db: &ReadOnlyDb, session_id: &str) -> Option<String> {
         .flatten()
 }
 
+/// The rows whose `seq` is in `seqs` (a JSON array), each decoded and handed to `each` in
+/// turn, in `seq` order, in one statement.
+pub fn each_of(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    seqs: &str,
+    mut each: impl FnMut(i64, Result<Vec<u8>, RowError>),
+) -> Result<(), DbError> {
+    let mut st = db
+        .conn()
+        .prepare_cached(&format!(
+            "SELECT seq, {PAYLOAD} FROM transcript_events WHERE session_id = ?1 \
+             AND seq IN (SELECT value FROM json_each(?2)) ORDER BY seq"
+        ))
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id, seqs])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
+        let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        each(seq, stored_at(r, 1, seq).and_then(|s| decode(seq, s)));
+    }
+    Ok(())
+}
+
 /// One row, decoded (None when no row has that `seq`).
 pub fn read_one(
     db: &ReadOnlyDb,

@@ -79,6 +79,22 @@ impl RowFetch for DbRows {
         }
         self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
     }
+
+    /// One statement for every key, each row decoded and handed over in turn (never held
+    /// together), and the file's identity checked once at the end instead of per row: what
+    /// the plan reads of a long transcript costs one pass, as indexing does.
+    fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        let Ok(db) = self.db.lock() else {
+            return false;
+        };
+        let list = serde_json::to_string(keys).unwrap_or_default();
+        let read = events::each_of(&db, &self.session_id, &list, |seq, row| {
+            if let Ok(bytes) = row {
+                each(seq as u64, &bytes);
+            }
+        });
+        read.is_ok() && db.check_unchanged()
+    }
 }
 
 impl DbRows {
@@ -201,14 +217,19 @@ impl RowIndex {
         }
     }
 
-    /// Keeps a row handed over as `head`: its envelope when that indexes the same.
-    fn keep_head(&mut self, seq: u64, head: &[u8]) {
+    /// Hands `head` to `ix` and keeps the row: as its envelope when it parsed cleanly (the
+    /// same index, made from the indexer's own parse), else as it is.
+    fn head(&mut self, ix: &mut RowIndexer, seq: u64, head: &[u8]) {
+        ix.head(seq, head);
         if self.dropped {
             return;
         }
-        match crate::transcript::envelope(head) {
+        match ix.take_envelope() {
             Some(small) => self.keep(KEPT_HEAD, seq, [0, 0], &small),
             None => self.keep(KEPT_HEAD, seq, [0, 0], head),
+        }
+        if self.dropped {
+            ix.keep_envelopes(false);
         }
     }
 
@@ -317,6 +338,7 @@ pub fn open_after(
     idx.generation = generation;
     let mut ix = RowIndexer::default();
     idx.replay(&mut ix);
+    ix.keep_envelopes(!idx.dropped);
     let after = idx.max_seq.unwrap_or(-1);
     let mut plain = std::collections::HashMap::new();
     let mut plain_bytes = 0usize;
@@ -355,8 +377,7 @@ pub fn open_after(
                                 plain_bytes += t.len();
                                 plain.insert(seq as u64, Box::from(t));
                             }
-                            ix.head(seq as u64, t);
-                            idx.keep_head(seq as u64, t);
+                            idx.head(&mut ix, seq as u64, t);
                         }
                         _ => match stream_plain(db, session_id, seq) {
                             Ok(s) => {
@@ -429,8 +450,7 @@ pub fn open_after(
                     };
                     match head {
                         Some(h) => {
-                            ix.head(seq as u64, &h);
-                            idx.keep_head(seq as u64, &h);
+                            idx.head(&mut ix, seq as u64, &h);
                         }
                         // No usable projection: decode this row to index it.
                         None => match events::decode(
@@ -441,8 +461,7 @@ pub fn open_after(
                             },
                         ) {
                             Ok(b) => {
-                                ix.head(seq as u64, &b);
-                                idx.keep_head(seq as u64, &b);
+                                idx.head(&mut ix, seq as u64, &b);
                             }
                             Err(e) => idx.skip(&mut ix, format!("skipped: {e}")),
                         },

@@ -205,6 +205,18 @@ enum Backing {
 /// Fetches the full JSON of the entry stored under `key` (for a SQLite transcript, its `seq`).
 pub trait RowFetch: Send + Sync {
     fn fetch(&self, key: u64) -> Result<Vec<u8>, String>;
+
+    /// Each of `keys` (ascending) that can be read, with its bytes, one at a time; false when
+    /// what was handed over must not be used (the store changed while it was read). A store
+    /// that can read many rows in one pass overrides this.
+    fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        for &k in keys {
+            if let Ok(b) = self.fetch(k) {
+                each(k, &b);
+            }
+        }
+        true
+    }
 }
 
 /// Entries larger than this are never decoded, whatever holds them (a file's line, a database
@@ -233,6 +245,20 @@ impl RowIndexer {
     /// A row whose JSON, or projection, is `head`.
     pub fn head(&mut self, key: u64, head: &[u8]) {
         self.sc.line(key, head, false);
+    }
+
+    /// While set, each row handed to [`Self::head`] that parses cleanly leaves its envelope
+    /// ([`envelope`], made from the parse already done) for [`Self::take_envelope`].
+    pub fn keep_envelopes(&mut self, on: bool) {
+        self.sc.envelopes = on;
+        if !on {
+            self.sc.last_envelope = None;
+        }
+    }
+
+    /// The envelope of the last row handed to [`Self::head`], when it parsed cleanly.
+    pub fn take_envelope(&mut self) -> Option<Vec<u8>> {
+        self.sc.last_envelope.take()
     }
 
     /// A row of `len` bytes, over [`ENTRY_MAX`]: `prefix` is its start (its envelope is read
@@ -626,6 +652,34 @@ impl Transcript {
                     message,
                 }),
         }
+    }
+
+    /// The raw bytes of each entry of `idxs` that can be read (entries too large to decode are
+    /// left out), in no particular order: rows of a database are read in one pass rather
+    /// than one query each. False when what was handed over must not be used (the database
+    /// changed while it was read); [`Self::raw_line`] then reports each entry's error.
+    pub fn for_each_raw(&self, idxs: &[u32], mut each: impl FnMut(u32, &[u8])) -> bool {
+        let Backing::Rows(f) = &self.backing else {
+            for &i in idxs {
+                if let Ok(raw) = self.raw_line(i) {
+                    each(i, &raw);
+                }
+            }
+            return true;
+        };
+        let mut keyed: Vec<(u64, u32)> = idxs
+            .iter()
+            .filter(|&&i| self.entries[i as usize].too_large().is_none())
+            .map(|&i| (self.entries[i as usize].offset, i))
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup();
+        let keys: Vec<u64> = keyed.iter().map(|k| k.0).collect();
+        f.fetch_each(&keys, &mut |key, raw| {
+            if let Ok(at) = keyed.binary_search_by_key(&key, |k| k.0) {
+                each(keyed[at].1, raw);
+            }
+        })
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).

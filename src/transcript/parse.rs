@@ -193,6 +193,10 @@ pub(super) struct Scanner {
     /// Offsets are row keys (a SQLite row's `seq`), not byte positions: a byte order mark or
     /// leading white space must not move them.
     keys: bool,
+    /// When set, each line that parses cleanly leaves its envelope ([`envelope`]) in
+    /// `last_envelope`, made from the parse already done.
+    pub envelopes: bool,
+    pub last_envelope: Option<Vec<u8>>,
 }
 
 impl Scanner {
@@ -207,6 +211,8 @@ impl Scanner {
             line_no: 0,
             first_valid: true,
             keys: false,
+            envelopes: false,
+            last_envelope: None,
         }
     }
 
@@ -321,8 +327,11 @@ impl Scanner {
     /// final line that had no newline.
     pub fn line(&mut self, offset: u64, mut raw: &[u8], last: bool) {
         self.line_no = self.line_no.saturating_add(1);
+        self.last_envelope = None;
+        let mut clean = true;
         let mut offset = offset;
         if offset == 0 && raw.starts_with(b"\xEF\xBB\xBF") {
+            clean = false;
             self.warn("UTF-8 byte order mark ignored".into());
             raw = &raw[3..];
             if !self.keys {
@@ -349,6 +358,7 @@ impl Scanner {
                 // Skipped string content is not UTF-8-checked by the envelope parse; the
                 // text is decoded lossily later, so say here that it will change.
                 if std::str::from_utf8(trimmed).is_err() {
+                    clean = false;
                     self.warn("invalid UTF-8 replaced with U+FFFD".into());
                 }
                 h
@@ -369,6 +379,7 @@ impl Scanner {
                             "lone UTF-16 surrogate escape"
                         };
                         self.warn(format!("{what} replaced with U+FFFD"));
+                        clean = false;
                         h
                     }
                     Err(_) => {
@@ -392,6 +403,9 @@ impl Scanner {
                 return;
             }
         };
+        if self.envelopes && clean && trimmed.len() == raw.len() {
+            self.last_envelope = Some(envelope_of(&head));
+        }
         let ty = head.ty.0.as_deref();
         if ty == Some("session") {
             if self.first_valid {
@@ -867,40 +881,46 @@ pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
 
 /// See [`super::envelope`].
 pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
-    use serde_json::Map;
     if raw.starts_with(b"\xEF\xBB\xBF") || std::str::from_utf8(raw).is_err() {
         return None;
     }
     let head = serde_json::from_slice::<LineHead>(raw).ok()?;
+    Some(envelope_of(&head))
+}
+
+/// The fields of `head` that indexing reads, as a JSON object that parses to the same head.
+fn envelope_of(head: &LineHead<'_>) -> Vec<u8> {
+    use serde_json::Map;
     let mut o = Map::new();
-    let mut put = |k: &str, v: AnyStr<'_>| {
-        if let Some(s) = v.0 {
-            o.insert(k.into(), Value::String(s.into_owned()));
+    let mut put = |k: &str, v: &AnyStr<'_>| {
+        if let Some(s) = v.0.as_deref() {
+            o.insert(k.into(), Value::String(s.to_owned()));
         }
     };
     // Only a header's timestamp, cwd and version are read.
     let header = head.ty.0.as_deref() == Some("session");
-    put("type", head.ty);
-    put("id", head.id);
-    put("parentId", head.parent_id);
+    put("type", &head.ty);
+    put("id", &head.id);
+    put("parentId", &head.parent_id);
     if header {
-        put("timestamp", head.timestamp);
-        put("cwd", head.cwd);
+        put("timestamp", &head.timestamp);
+        put("cwd", &head.cwd);
     }
     if head.message.present {
         let mut m = Map::new();
-        if let Some(r) = head.message.role {
-            m.insert("role".into(), Value::String(r.into_owned()));
+        if let Some(r) = head.message.role.as_deref() {
+            m.insert("role".into(), Value::String(r.to_owned()));
         }
         o.insert("message".into(), Value::Object(m));
     }
     if let Some(v) = head
         .version
+        .as_ref()
         .and_then(|v| v.0)
         .filter(|_| header)
         .and_then(serde_json::Number::from_f64)
     {
         o.insert("version".into(), Value::Number(v));
     }
-    serde_json::to_vec(&Value::Object(o)).ok()
+    serde_json::to_vec(&Value::Object(o)).unwrap_or_default()
 }
