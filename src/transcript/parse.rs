@@ -889,29 +889,46 @@ pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The fields of `head` that indexing reads, as a JSON object that parses to the same head.
+/// Written straight into bytes: it is made for every row of a session.
 fn envelope_of(head: &LineHead<'_>) -> Vec<u8> {
-    use serde_json::Map;
-    let mut o = Map::new();
-    let mut put = |k: &str, v: &AnyStr<'_>| {
-        if let Some(s) = v.0.as_deref() {
-            o.insert(k.into(), Value::String(s.to_owned()));
+    let mut out = Vec::with_capacity(160);
+    out.push(b'{');
+    let field = |out: &mut Vec<u8>, key: &str| {
+        if out.len() > 1 {
+            out.push(b',');
         }
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+    };
+    let string = |out: &mut Vec<u8>, v: &str| {
+        // Writing a str to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, v);
     };
     // Only a header's timestamp, cwd and version are read.
     let header = head.ty.0.as_deref() == Some("session");
-    put("type", &head.ty);
-    put("id", &head.id);
-    put("parentId", &head.parent_id);
+    let mut strings = vec![
+        ("type", &head.ty),
+        ("id", &head.id),
+        ("parentId", &head.parent_id),
+    ];
     if header {
-        put("timestamp", &head.timestamp);
-        put("cwd", &head.cwd);
+        strings.extend([("timestamp", &head.timestamp), ("cwd", &head.cwd)]);
+    }
+    for (key, v) in strings {
+        if let Some(v) = v.0.as_deref() {
+            field(&mut out, key);
+            string(&mut out, v);
+        }
     }
     if head.message.present {
-        let mut m = Map::new();
+        field(&mut out, "message");
+        out.push(b'{');
         if let Some(r) = head.message.role.as_deref() {
-            m.insert("role".into(), Value::String(r.to_owned()));
+            out.extend_from_slice(b"\"role\":");
+            string(&mut out, r);
         }
-        o.insert("message".into(), Value::Object(m));
+        out.push(b'}');
     }
     if let Some(v) = head
         .version
@@ -920,7 +937,9 @@ fn envelope_of(head: &LineHead<'_>) -> Vec<u8> {
         .filter(|_| header)
         .and_then(serde_json::Number::from_f64)
     {
-        o.insert("version".into(), Value::Number(v));
+        field(&mut out, "version");
+        out.extend_from_slice(v.to_string().as_bytes());
     }
-    serde_json::to_vec(&Value::Object(o)).unwrap_or_default()
+    out.push(b'}');
+    out
 }

@@ -148,3 +148,47 @@ fn v1_files_chain_in_order_and_show_written_parent_ids() {
 fn an_entry_is_small() {
     assert!(std::mem::size_of::<EntryMeta>() <= 48);
 }
+
+#[test]
+fn an_envelope_indexes_like_its_entry() {
+    let rows = [
+        r#"{"type":"session","version":3,"id":"s\"1","timestamp":"t","cwd":"/w","extra":[1,2]}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":"é\n"}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","message":"not an object"}"#,
+        r#"{"type":"mystery","id":7,"parentId":"b"}"#,
+        r#"{"id":"c","parentId":"b","message":{"content":[]}}"#,
+    ];
+    let whole = Transcript::from_entries("whole", rows);
+    let envelopes: Vec<String> = rows
+        .iter()
+        .map(|r| String::from_utf8(envelope(r.as_bytes()).unwrap()).unwrap())
+        .collect();
+    assert!(
+        envelopes.iter().all(|e| !e.contains("content")),
+        "{envelopes:?}"
+    );
+    let small = Transcript::from_entries("small", &envelopes);
+    let shape = |t: &Transcript| {
+        let mut v: Vec<String> = (0..t.len() as u32)
+            .map(|i| {
+                let e = &t.entries[i as usize];
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?}",
+                    e.kind,
+                    e.raw_type(),
+                    t.written_id(i),
+                    e.parent,
+                    t.written_parent_id(i)
+                )
+            })
+            .collect();
+        v.extend(t.all_warnings().iter().map(|w| w.to_string()));
+        let h = t.header.as_ref().unwrap();
+        v.push(format!(
+            "{:?} {} {:?} {:?}",
+            h.id, h.version, h.timestamp, h.cwd
+        ));
+        v
+    };
+    assert_eq!(shape(&whole), shape(&small));
+}
