@@ -10,6 +10,9 @@
 # file): a 500,000-entry chain, a 213 MB fan-out, one 300 MB line, and 4 GiB of NUL bytes
 # without a newline. `list` (on a state dir whose sessions use them), `show --entries --json`
 # and `compact --dry-run` must each stay within TARGET_HOSTILE_MB of peak RSS (128 MB).
+# The same on a SQLite host (issue 20 item 1; examples/gen_sqlite_host.rs, ~780 MB database):
+# `show --json` of a session with one 300 MiB plain tool-result row (≤ TARGET_SQLITE_BIGROW_MB,
+# 256 MB) and of a session of 1,000,000 small rows (≤ TARGET_HOSTILE_MB).
 #
 # Data is generated once into bench/data/ (git-ignored): a 2,000-session store (~30 MB
 # sessions.json), a deterministic v3 transcript, one with a compaction every 2,000 entries
@@ -46,6 +49,7 @@ AUDIT_TRANSCRIPT=$DATA/audit-${MB}mb.jsonl
 TARGET_AUDIT_MS=${TARGET_AUDIT_MS:-$(( MB * 10 ))}    # issue 19: every compaction of 100 MB in 1 s
 TARGET_AUDIT_MB=${TARGET_AUDIT_MB:-64}
 TARGET_HISTORY_MS=${TARGET_HISTORY_MS:-$(( MB * 10 ))}  # issue 22: history of 100 MB in 1 s
+TARGET_SQLITE_BIGROW_MB=${TARGET_SQLITE_BIGROW_MB:-256}   # issue 20: one 300 MiB row
 
 if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
   echo "== building clawtop (release)" >&2
@@ -200,6 +204,18 @@ PY
   ok13=(bash -c '"$0" "$@"; rc=$?; [[ $rc == 0 || $rc == 1 || $rc == 3 ]]')
   measure "clawtop list (hostile)" "$HSTATE" - "$TARGET_HOSTILE_MB" -- \
     "$BIN" list --json --state-dir "$HSTATE"
+  SH=$DATA/sqlite-hostile
+  if [[ ! -f $SH/state/agents/main/agent/openclaw-agent.sqlite ]]; then
+    echo "== generating $SH" >&2
+    rm -rf "$SH.tmp"
+    cargo run --release --locked --example gen_sqlite_host -- "$SH.tmp" --sessions 10 \
+      --transcript-mb 1 --big-row-mib 300 --many-rows 1000000 >&2
+    mv "$SH.tmp" "$SH"
+  fi
+  measure "show --json (sqlite 300 MiB row)" "$SH bigrow" - "$TARGET_SQLITE_BIGROW_MB" -- \
+    "$BIN" show agent:main:bigrow --json --state-dir "$SH/state"
+  measure "show --json (sqlite 1M rows)" "$SH many" - "$TARGET_HOSTILE_MB" -- \
+    "$BIN" show agent:main:many --json --state-dir "$SH/state"
   for kind in chain fanout oneline nul; do
     measure "show --entries --json $kind" "$H/$kind.jsonl" - "$TARGET_HOSTILE_MB" -- \
       "$BIN" show "$H/$kind.jsonl" --entries --json

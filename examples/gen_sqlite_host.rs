@@ -13,6 +13,12 @@
 //!   compaction (the fixture's own, in the first clone). Rows the fixture stored as zstd are
 //!   stored as zstd (level 1, content size and checksum, as OpenClaw writes them).
 //!
+//! - with `--big-row-mib N`, a session `agent:main:bigrow`: a header, a user message, an
+//!   assistant tool call and one tool result of N MiB stored as plain `event_json` (the schema
+//!   caps zstd rows at 4 MiB, not plain ones), then a closing reply (issue 20 item 1);
+//! - with `--many-rows N`, a session `agent:main:many` of N small plain rows in one chain of
+//!   user/assistant turns (issue 20 item 1).
+//!
 //! Same arguments → same rows. This writes only under OUT_DIR, which must not exist.
 
 use rusqlite::{Connection, params};
@@ -168,8 +174,12 @@ fn main() {
     };
     let n_sessions = take("--sessions", 2000);
     let mb = take("--transcript-mb", 100);
+    let big_row_mib = take("--big-row-mib", 0);
+    let many_rows = take("--many-rows", 0);
     let [out] = &args[..] else {
-        eprintln!("usage: gen_sqlite_host OUT_DIR [--sessions N] [--transcript-mb N]");
+        eprintln!(
+            "usage: gen_sqlite_host OUT_DIR [--sessions N] [--transcript-mb N] [--big-row-mib N] [--many-rows N]"
+        );
         std::process::exit(2);
     };
     let out = PathBuf::from(out);
@@ -340,6 +350,61 @@ fn main() {
                 last = new_id;
             }
             k += 1;
+        }
+        if big_row_mib > 0 {
+            let sid = uuid("bigrow");
+            add_session("agent:main:bigrow", &sid, 3, now - 1);
+            let ts = "2026-11-23T18:01:10.735Z";
+            let text = "0123456789abcdef".repeat((big_row_mib as usize) << 16);
+            let rows = [
+                format!(
+                    r#"{{"type":"session","version":4,"id":"{sid}","timestamp":"{ts}","cwd":"/home/operator/ws/main"}}"#
+                ),
+                format!(
+                    r#"{{"type":"message","id":"b0000001","parentId":null,"timestamp":"{ts}","message":{{"role":"user","content":"dump the log","timestamp":1795456864192}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"message","id":"b0000002","parentId":"b0000001","timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"toolCall","id":"call_1","name":"read","arguments":{{"path":"big.log"}}}}],"usage":{{"input":1200,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":1207}},"stopReason":"toolUse","timestamp":1795456864193}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"message","id":"b0000003","parentId":"b0000002","timestamp":"{ts}","message":{{"role":"toolResult","toolCallId":"call_1","toolName":"read","content":[{{"type":"text","text":"{text}"}}],"isError":false,"timestamp":1795456864194}}}}"#
+                ),
+                format!(
+                    r#"{{"type":"message","id":"b0000004","parentId":"b0000003","timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"text","text":"That log is too long to read."}}],"usage":{{"input":1300,"output":9,"cacheRead":0,"cacheWrite":0,"totalTokens":1309}},"stopReason":"stop","timestamp":1795456864195}}}}"#
+                ),
+            ];
+            for (seq, r) in rows.iter().enumerate() {
+                w.put(&sid, seq as i64, r, None, false);
+            }
+        }
+        if many_rows > 0 {
+            let sid = uuid("many");
+            add_session("agent:main:many", &sid, 4, now - 2);
+            let ts = "2026-11-23T18:01:10.735Z";
+            w.put(
+                &sid,
+                0,
+                &format!(r#"{{"type":"session","version":4,"id":"{sid}","timestamp":"{ts}","cwd":"/home/operator/ws/main"}}"#),
+                None,
+                false,
+            );
+            let mut parent = "null".to_string();
+            for i in 1..many_rows as i64 {
+                let id = uuid(&format!("many/{i}"));
+                let json = if i % 2 == 1 {
+                    format!(
+                        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"user","content":"step {i}: check the queue","timestamp":1795456864192}}}}"#
+                    )
+                } else {
+                    format!(
+                        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"{ts}","message":{{"role":"assistant","content":[{{"type":"text","text":"Queue {i} is fine."}}],"usage":{{"input":{},"output":6,"cacheRead":0,"cacheWrite":0,"totalTokens":{}}},"stopReason":"stop","timestamp":1795456864193}}}}"#,
+                        1000 + i,
+                        1006 + i
+                    )
+                };
+                w.put(&sid, i, &json, None, false);
+                parent = format!("\"{id}\"");
+            }
         }
         eprintln!(
             "{} sessions, huge transcript {} rows, {:.1} MB decoded",

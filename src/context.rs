@@ -157,7 +157,7 @@ pub fn messages(t: &Transcript, ctx: &SessionContext) -> Vec<Value> {
 pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
     let mut trailing = 0u64;
     for (k, &slot) in ctx.slots.iter().enumerate().rev() {
-        if let Some(big) = &t.entries[slot.entry as usize].too_large {
+        if let Some(big) = t.entries[slot.entry as usize].too_large() {
             trailing += big.est_tokens;
             continue;
         }

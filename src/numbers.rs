@@ -188,7 +188,7 @@ pub fn push_transcript_warnings(t: &Transcript, warnings: &mut Vec<String>) {
     }
     for e in t.entries.iter() {
         if e.kind == EntryKind::Unknown {
-            let ty = e.raw_type.as_deref().unwrap_or("?");
+            let ty = e.raw_type().unwrap_or("?");
             ws.push(Warning {
                 line: e.line,
                 message: format!(

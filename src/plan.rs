@@ -184,7 +184,7 @@ fn prepare_with(
     if cut.first_kept >= path.len() {
         return Err(NoPlan::TooSmall);
     }
-    if t.version >= 2 && t.entries[path[cut.first_kept] as usize].id.is_none() {
+    if t.version >= 2 && !t.entries[path[cut.first_kept] as usize].has_id() {
         return Err(NoPlan::TooSmall);
     }
     let history_end = if cut.is_split_turn {
@@ -225,11 +225,26 @@ fn prepare_with(
         }
     }
     if file_ops {
-        for &i in messages_to_summarize
+        let replies: Vec<u32> = messages_to_summarize
             .iter()
             .chain(turn_prefix_messages.iter())
-        {
-            collect_file_ops(t, i, &mut read, &mut written, &mut edited);
+            .copied()
+            .filter(|&i| t.entries[i as usize].kind == EntryKind::Message(Role::Assistant))
+            .collect();
+        // Read in one pass (rows of a database), into sets of their own: a pass whose data
+        // cannot be trusted is dropped and the entries are read one by one instead.
+        let (mut r, mut w, mut e) = (read.clone(), BTreeSet::new(), edited.clone());
+        let whole = t.for_each_raw(&replies, |i, raw| {
+            file_ops_of(t, i, raw, &mut r, &mut w, &mut e)
+        });
+        if whole {
+            (read, written, edited) = (r, w, e);
+        } else {
+            for &i in &replies {
+                if let Ok(raw) = t.raw_line(i) {
+                    file_ops_of(t, i, &raw, &mut read, &mut written, &mut edited);
+                }
+            }
         }
     }
     let modified: BTreeSet<String> = edited.union(&written).cloned().collect();
@@ -263,26 +278,24 @@ fn previous_first_kept(t: &Transcript, path: &[u32], prev: usize) -> Option<usiz
     path[..prev].iter().rposition(|&i| i == idx)
 }
 
-/// `extractFileOpsFromMessage`: read/write/edit tool calls with a non-empty string `path`.
-fn collect_file_ops(
+/// `extractFileOpsFromMessage` on assistant entry `idx`, whose raw line is `raw`:
+/// read/write/edit tool calls with a non-empty string `path`.
+fn file_ops_of(
     t: &Transcript,
     idx: u32,
+    raw: &[u8],
     read: &mut BTreeSet<String>,
     written: &mut BTreeSet<String>,
     edited: &mut BTreeSet<String>,
 ) {
-    if t.entries[idx as usize].kind != EntryKind::Message(Role::Assistant) {
-        return;
-    }
     // Most assistant lines carry no read/write/edit call; skip decoding those. Any such call
     // has the tool name as a JSON string, so the quoted name must occur in the raw line.
-    let Ok(raw) = t.raw_line(idx) else { return };
-    let has = |needle: &[u8]| memchr::memmem::find(&raw, needle).is_some();
+    let has = |needle: &[u8]| memchr::memmem::find(raw, needle).is_some();
     if !has(b"toolCall") || !(has(b"\"read\"") || has(b"\"write\"") || has(b"\"edit\"")) {
         return;
     }
     // Fast path: decode only the tool-call fields (no allocation for text blocks).
-    if let Ok(line) = serde_json::from_slice::<ops::Line>(&raw) {
+    if let Ok(line) = serde_json::from_slice::<ops::Line>(raw) {
         for b in line.message.content {
             if b.ty.0.as_deref() != Some("toolCall") {
                 continue;

@@ -248,7 +248,7 @@ pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
     if !kind_yields_message(kind, view) {
         return 0;
     }
-    if let Some(big) = &t.entries[idx as usize].too_large {
+    if let Some(big) = t.entries[idx as usize].too_large() {
         return big.est_tokens;
     }
     // Only branch summaries and compactions read differently in the two views: every other
@@ -286,7 +286,7 @@ pub fn estimate_context_of_entries(
         if !kind_yields_message(kind, view) {
             continue;
         }
-        if let Some(big) = &t.entries[i as usize].too_large {
+        if let Some(big) = t.entries[i as usize].too_large() {
             // Not decodable, so no usage can come from it; its size-based estimate counts.
             seen += 1;
             trailing += big.est_tokens;

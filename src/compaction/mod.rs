@@ -80,7 +80,7 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
         .messages_to_summarize
         .iter()
         .chain(&plan.turn_prefix_messages)
-        .find(|&&i| transcript.entries[i as usize].too_large.is_some())
+        .find(|&&i| transcript.entries[i as usize].too_large().is_some())
     {
         let e = &transcript.entries[big as usize];
         return Err(PrepareError::Unsupported {
@@ -88,7 +88,7 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
             reason: format!(
                 "the entry on line {} ({} bytes) is too large to summarize; clawtop will not compact around it",
                 e.line,
-                e.too_large.as_ref().map_or(0, |b| b.len)
+                e.too_large().map_or(0, |b| b.len)
             ),
         });
     }
@@ -160,10 +160,7 @@ pub fn new_entry_id(t: &Transcript) -> String {
     for _ in 0..100 {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
         if t.index_of_id(&id).is_none()
-            && !t
-                .entries
-                .iter()
-                .any(|e| e.id.as_deref() == Some(id.as_str()))
+            && !(0..t.len() as u32).any(|i| t.written_id(i) == Some(id.as_str()))
         {
             return id;
         }

@@ -40,7 +40,7 @@ fn type_and_role(t: &Transcript, idx: u32, v: Option<&Value>) -> (String, Option
             role.or_else(|| Some(meta.kind.name().into())),
         ),
         EntryKind::Unknown => (
-            ty.or_else(|| meta.raw_type.as_deref().map(str::to_string))
+            ty.or_else(|| meta.raw_type().map(str::to_string))
                 .unwrap_or_else(|| "unknown".into()),
             role,
         ),
@@ -219,7 +219,7 @@ fn entry_to_json(t: &Transcript, idx: u32, on: &[bool]) -> EntryJson {
     let meta = &t.entries[idx as usize];
     let v = t.entry_json(idx);
     let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
-    let parent_id = meta.parent_id.as_deref().map(str::to_string).or_else(|| {
+    let parent_id = t.written_parent_id(idx).map(str::to_string).or_else(|| {
         if t.version < 2 {
             meta.parent.map(|p| t.display_id(p))
         } else {

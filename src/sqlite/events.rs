@@ -10,8 +10,17 @@
 use super::open::{DbError, ReadOnlyDb};
 use rusqlite::types::ValueRef;
 
-/// The schema caps a row at 4 MiB; a damaged database may not, so decoding stops at 64 MiB.
-pub const MAX_ROW_BYTES: usize = 64 << 20;
+/// The schema caps a zstd row at 4 MiB and a plain one not at all; a row over this (the
+/// limit of a file's line, [`crate::transcript::ENTRY_MAX`]) is never loaded or decoded whole.
+pub const MAX_ROW_BYTES: usize = crate::transcript::ENTRY_MAX;
+
+/// The payload columns of a row, each loaded only within [`MAX_ROW_BYTES`]: `octet_length`
+/// of a column reads the record header alone, so an oversized value is refused before any of
+/// it is read (read with [`stored_at`]).
+const PAYLOAD: &str = "octet_length(event_json), \
+     CASE WHEN octet_length(event_json) <= 16777216 THEN event_json END, \
+     octet_length(event_zstd), \
+     CASE WHEN octet_length(event_zstd) <= 16777216 THEN event_zstd END, event_utf8_bytes";
 
 /// One row's payload as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +42,12 @@ pub enum RowError {
     Empty { seq: i64 },
     #[error("seq {seq}: event_json and event_zstd are both set")]
     Both { seq: i64 },
+    #[error("seq {seq}: {column} is {len} bytes, over the {} MiB clawtop decodes", MAX_ROW_BYTES >> 20)]
+    TooLarge {
+        seq: i64,
+        column: &'static str,
+        len: i64,
+    },
 }
 
 /// Decodes a stored payload to the entry's JSON bytes.
@@ -87,30 +102,33 @@ pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
     }
 }
 
-fn stored_of<'a>(
-    seq: i64,
-    json: ValueRef<'a>,
-    zstd: ValueRef<'a>,
-    n: Option<i64>,
-) -> Result<Stored<'a>, RowError> {
-    let json = match json {
-        ValueRef::Null => None,
-        ValueRef::Text(t) | ValueRef::Blob(t) => Some(t),
+/// The payload of a row read with [`PAYLOAD`] from column `at` on.
+fn stored_at<'a>(r: &'a rusqlite::Row<'a>, at: usize, seq: i64) -> Result<Stored<'a>, RowError> {
+    let len = |i: usize| r.get::<_, Option<i64>>(i).unwrap_or(None);
+    let value = |i: usize| match r.get_ref(i) {
+        Ok(ValueRef::Text(t) | ValueRef::Blob(t)) => Some(t),
         _ => None,
     };
-    let frame = match zstd {
-        ValueRef::Null => None,
-        ValueRef::Blob(b) | ValueRef::Text(b) => Some(b),
-        _ => None,
-    };
-    match (json, frame) {
-        (Some(j), None) => Ok(Stored::Json(j)),
-        (None, Some(f)) => Ok(Stored::Zstd {
-            frame: f,
-            utf8_bytes: n.unwrap_or(-1),
-        }),
-        (None, None) => Err(RowError::Empty { seq }),
+    let (json_len, frame_len) = (len(at), len(at + 2));
+    match (json_len, frame_len) {
         (Some(_), Some(_)) => Err(RowError::Both { seq }),
+        (None, None) => Err(RowError::Empty { seq }),
+        (Some(n), None) => value(at + 1).map(Stored::Json).ok_or(RowError::TooLarge {
+            seq,
+            column: "event_json",
+            len: n,
+        }),
+        (None, Some(n)) => match value(at + 3) {
+            Some(frame) => Ok(Stored::Zstd {
+                frame,
+                utf8_bytes: len(at + 4).unwrap_or(-1),
+            }),
+            None => Err(RowError::TooLarge {
+                seq,
+                column: "event_zstd",
+                len: n,
+            }),
+        },
     }
 }
 
@@ -162,24 +180,17 @@ pub fn for_each_after(
 ) -> Result<(), DbError> {
     let mut st = db
         .conn()
-        .prepare(
-            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
-             WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
-        )
+        .prepare(&format!(
+            "SELECT seq, {PAYLOAD} FROM transcript_events \
+             WHERE session_id = ?1 AND seq > ?2 ORDER BY seq"
+        ))
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     let mut rows = st
         .query(rusqlite::params![session_id, after])
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
         let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let n: Option<i64> = r.get(3).unwrap_or(None);
-        let j = r
-            .get_ref(1)
-            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let z = r
-            .get_ref(2)
-            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let out = stored_of(seq, j, z, n).and_then(|s| decode(seq, s));
+        let out = stored_at(r, 1, seq).and_then(|s| decode(seq, s));
         each(seq, out);
     }
     Ok(())
@@ -198,6 +209,31 @@ pub fn rewrite_generation(db: &ReadOnlyDb, session_id: &str) -> Option<String> {
         .flatten()
 }
 
+/// The rows whose `seq` is in `seqs` (a JSON array), each decoded and handed to `each` in
+/// turn, in `seq` order, in one statement.
+pub fn each_of(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    seqs: &str,
+    mut each: impl FnMut(i64, Result<Vec<u8>, RowError>),
+) -> Result<(), DbError> {
+    let mut st = db
+        .conn()
+        .prepare_cached(&format!(
+            "SELECT seq, {PAYLOAD} FROM transcript_events WHERE session_id = ?1 \
+             AND seq IN (SELECT value FROM json_each(?2)) ORDER BY seq"
+        ))
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    let mut rows = st
+        .query(rusqlite::params![session_id, seqs])
+        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
+    while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
+        let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
+        each(seq, stored_at(r, 1, seq).and_then(|s| decode(seq, s)));
+    }
+    Ok(())
+}
+
 /// One row, decoded (None when no row has that `seq`).
 pub fn read_one(
     db: &ReadOnlyDb,
@@ -206,10 +242,9 @@ pub fn read_one(
 ) -> Result<Option<Result<Vec<u8>, RowError>>, DbError> {
     let mut st = db
         .conn()
-        .prepare_cached(
-            "SELECT event_json, event_zstd, event_utf8_bytes FROM transcript_events \
-             WHERE session_id = ?1 AND seq = ?2",
-        )
+        .prepare_cached(&format!(
+            "SELECT {PAYLOAD} FROM transcript_events WHERE session_id = ?1 AND seq = ?2"
+        ))
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     let mut rows = st
         .query(rusqlite::params![session_id, seq])
@@ -217,14 +252,7 @@ pub fn read_one(
     let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? else {
         return Ok(None);
     };
-    let n: Option<i64> = r.get(2).unwrap_or(None);
-    let j = r
-        .get_ref(0)
-        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-    let z = r
-        .get_ref(1)
-        .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-    Ok(Some(stored_of(seq, j, z, n).and_then(|s| decode(seq, s))))
+    Ok(Some(stored_at(r, 0, seq).and_then(|s| decode(seq, s))))
 }
 
 /// The last rows of a session, newest first, each handed to `more` until it returns false
@@ -259,30 +287,24 @@ pub fn last_rows(
     };
     let mut st = db
         .conn()
-        .prepare_cached(
-            "SELECT seq, event_json, event_zstd, event_utf8_bytes, navigation_json \
-             FROM transcript_events WHERE session_id = ?1 ORDER BY seq DESC",
-        )
+        .prepare_cached(&format!(
+            "SELECT seq, {PAYLOAD}, navigation_json \
+             FROM transcript_events WHERE session_id = ?1 ORDER BY seq DESC"
+        ))
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     let mut rows = st
         .query(rusqlite::params![session_id])
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     while let Some(r) = rows.next().map_err(|e| DbError::from_sqlite(&db.path, e))? {
         let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let n: Option<i64> = r.get(3).unwrap_or(None);
-        let j = r
-            .get_ref(1)
-            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let z = r
-            .get_ref(2)
-            .map_err(|e| DbError::from_sqlite(&db.path, e))?;
-        let projected = match (j, r.get_ref(4)) {
-            (ValueRef::Null, Ok(ValueRef::Text(nav))) => tool_result_projection(nav),
+        let plain = !matches!(r.get_ref(1), Ok(ValueRef::Null) | Err(_));
+        let projected = match (plain, r.get_ref(6)) {
+            (false, Ok(ValueRef::Text(nav))) => tool_result_projection(nav),
             _ => None,
         };
         let bytes = match projected {
             Some(p) => Some(p),
-            None => stored_of(seq, j, z, n).and_then(|s| decode(seq, s)).ok(),
+            None => stored_at(r, 1, seq).and_then(|s| decode(seq, s)).ok(),
         };
         if let Some(b) = bytes {
             if !more(&b) {
@@ -296,6 +318,12 @@ pub fn last_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_payload_limit_is_the_entry_limit() {
+        assert!(PAYLOAD.contains(&format!("<= {MAX_ROW_BYTES} THEN event_json")));
+        assert!(PAYLOAD.contains(&format!("<= {MAX_ROW_BYTES} THEN event_zstd")));
+    }
 
     #[test]
     fn zstd_rows_checked_against_their_length() {

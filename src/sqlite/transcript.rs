@@ -12,8 +12,7 @@
 
 use super::events::{self, RowError};
 use super::open::{DbError, ReadOnlyDb};
-use crate::transcript::{RowFetch, Transcript, Warning};
-use std::borrow::Cow;
+use crate::transcript::{ENTRY_MAX, PREFIX_MAX, RowFetch, RowIndexer, StringChars, Transcript};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -80,6 +79,22 @@ impl RowFetch for DbRows {
         }
         self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
     }
+
+    /// One statement for every key, each row decoded and handed over in turn (never held
+    /// together), and the file's identity checked once at the end instead of per row: what
+    /// the plan reads of a long transcript costs one pass, as indexing does.
+    fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        let Ok(db) = self.db.lock() else {
+            return false;
+        };
+        let list = serde_json::to_string(keys).unwrap_or_default();
+        let read = events::each_of(&db, &self.session_id, &list, |seq, row| {
+            if let Ok(bytes) = row {
+                each(seq as u64, &bytes);
+            }
+        });
+        read.is_ok() && db.check_unchanged()
+    }
 }
 
 impl DbRows {
@@ -132,18 +147,100 @@ pub struct Opened {
     pub max_seq: Option<i64>,
 }
 
+/// Bytes of envelopes a [`RowIndex`] keeps (about 60,000 rows). A session with more rows
+/// than that is read again whole on a refresh: a second index of a million rows would double
+/// what opening it costs in memory.
+const KEPT_MAX: usize = 8 << 20;
+
 /// The envelopes read by an earlier indexing of one session, so a refresh reads only the rows
-/// appended since ([`open_after`]). Holds envelopes (small for zstd rows), never decoded rows.
+/// appended since ([`open_after`]). Holds envelopes, never decoded rows, up to [`KEPT_MAX`].
 #[derive(Default)]
 pub struct RowIndex {
-    heads: Vec<(u64, Vec<u8>)>,
-    /// (row position, message) of rows skipped at indexing.
-    skipped: Vec<(usize, String)>,
+    /// Every row as indexing handed it over, one record after another (see [`Self::keep`]):
+    /// one allocation rather than one per row.
+    kept: Vec<u8>,
+    /// Set when the envelopes went over [`KEPT_MAX`] and were dropped: the next open reads
+    /// every row.
+    dropped: bool,
     rows: u64,
     zstd_rows: u64,
     total: u64,
     max_seq: Option<i64>,
     generation: Option<String>,
+}
+
+const KEPT_HEAD: u8 = 0;
+const KEPT_TOO_LARGE: u8 = 1;
+const KEPT_SKIPPED: u8 = 2;
+
+impl RowIndex {
+    /// Appends a record: tag, seq, two numbers (a too-large row's length and string
+    /// characters), then the bytes (an envelope, a prefix or a message) with their length.
+    fn keep(&mut self, tag: u8, seq: u64, numbers: [u64; 2], bytes: &[u8]) {
+        if self.dropped {
+            return;
+        }
+        if self.kept.len() + bytes.len() + 29 > KEPT_MAX {
+            self.dropped = true;
+            self.kept = Vec::new();
+            return;
+        }
+        self.kept.push(tag);
+        self.kept.extend_from_slice(&seq.to_le_bytes());
+        for n in numbers {
+            self.kept.extend_from_slice(&n.to_le_bytes());
+        }
+        self.kept
+            .extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+        self.kept.extend_from_slice(bytes);
+    }
+
+    /// Hands every kept record to `ix`, in order.
+    fn replay(&self, ix: &mut RowIndexer) {
+        let mut b = &self.kept[..];
+        let mut take = |n: usize| {
+            let (head, rest) = b.split_at(n.min(b.len()));
+            b = rest;
+            head
+        };
+        let num = |s: &[u8]| s.try_into().map(u64::from_le_bytes).unwrap_or(0);
+        while let Some(&tag) = take(1).first() {
+            let seq = num(take(8));
+            let (len, chars) = (num(take(8)), num(take(8)));
+            let n = take(4).try_into().map(u32::from_le_bytes).unwrap_or(0);
+            let bytes = take(n as usize);
+            match tag {
+                KEPT_HEAD => ix.head(seq, bytes),
+                KEPT_TOO_LARGE => ix.too_large(seq, bytes, len, chars),
+                _ => ix.skipped(String::from_utf8_lossy(bytes).into_owned()),
+            }
+        }
+    }
+
+    /// Hands `head` to `ix` and keeps the row: as its envelope when it parsed cleanly (the
+    /// same index, made from the indexer's own parse), else as it is.
+    fn head(&mut self, ix: &mut RowIndexer, seq: u64, head: &[u8]) {
+        ix.head(seq, head);
+        if self.dropped {
+            return;
+        }
+        match ix.take_envelope() {
+            Some(small) => self.keep(KEPT_HEAD, seq, [0, 0], &small),
+            None => self.keep(KEPT_HEAD, seq, [0, 0], head),
+        }
+        if self.dropped {
+            ix.keep_envelopes(false);
+        }
+    }
+
+    fn keep_too_large(&mut self, seq: u64, s: &Streamed, len: u64) {
+        self.keep(KEPT_TOO_LARGE, seq, [len, s.chars], &s.prefix);
+    }
+
+    fn skip(&mut self, into: &mut RowIndexer, message: String) {
+        self.keep(KEPT_SKIPPED, 0, [0, 0], message.as_bytes());
+        into.skipped(message);
+    }
 }
 
 /// Opens `session_id`'s transcript in the agent database `path`.
@@ -152,9 +249,68 @@ pub fn open(path: &Path, session_id: &str) -> Result<Opened, DbError> {
     open_after(&db, session_id, RowIndex::default()).map(|(o, _)| o)
 }
 
+/// A row over [`ENTRY_MAX`], read in pieces: its first [`PREFIX_MAX`] bytes and the count of
+/// its string characters, never the whole row.
+struct Streamed {
+    prefix: Vec<u8>,
+    chars: u64,
+}
+
+fn stream_from(mut r: impl std::io::Read) -> std::io::Result<Streamed> {
+    let mut buf = vec![0u8; 1 << 20];
+    let mut out = Streamed {
+        prefix: Vec::with_capacity(PREFIX_MAX),
+        chars: 0,
+    };
+    let mut count = StringChars::default();
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let room = PREFIX_MAX - out.prefix.len();
+        out.prefix.extend_from_slice(&buf[..n.min(room)]);
+        count.feed(&buf[..n]);
+    }
+    out.chars = count.chars();
+    Ok(out)
+}
+
+/// A plain row over [`ENTRY_MAX`], streamed from the database by its rowid.
+fn stream_plain(db: &ReadOnlyDb, session_id: &str, seq: i64) -> Result<Streamed, String> {
+    let rowid: i64 = db
+        .conn()
+        .query_row(
+            "SELECT rowid FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
+            rusqlite::params![session_id, seq],
+            |r| r.get(0),
+        )
+        .map_err(|e| e.to_string())?;
+    let blob = db
+        .conn()
+        .blob_open(
+            rusqlite::MAIN_DB,
+            c"transcript_events",
+            c"event_json",
+            rowid,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
+    stream_from(blob).map_err(|e| e.to_string())
+}
+
 /// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
 /// rows it saw are still there unchanged: then only rows with a larger `seq` are read. A
 /// rewrite (OpenClaw's `maxLines` trim renumbers `seq`) or any other change starts over.
+///
+/// Rows are handed to the indexer as they are read and nothing of a row is kept but its
+/// envelope: a plain row's text only while it is read, a zstd row's `navigation_json`
+/// projection (decoded only when that is missing). A row over [`ENTRY_MAX`] (decoded size) is
+/// never held whole: SQLite is asked for its length alone, and it is streamed from the
+/// database (plain) or through a bounded zstd decoder for its first bytes and a count of its
+/// characters, then shown as too large, as a file's over-long line is.
 pub fn open_after(
     shared: &SharedDb,
     session_id: &str,
@@ -175,46 +331,86 @@ pub fn open_after(
                 |r| r.get(0),
             )
             .map_err(|e| DbError::from_sqlite(path, e))?;
-        if still as u64 != idx.rows || generation != idx.generation {
+        if idx.dropped || still as u64 != idx.rows || generation != idx.generation {
             idx = RowIndex::default();
         }
     }
     idx.generation = generation;
+    let mut ix = RowIndexer::default();
+    idx.replay(&mut ix);
+    ix.keep_envelopes(!idx.dropped);
     let after = idx.max_seq.unwrap_or(-1);
     let mut plain = std::collections::HashMap::new();
     let mut plain_bytes = 0usize;
     {
+        // `octet_length` of a column reads the record header only, so a row's size is known
+        // before any of it is loaded; the CASE loads the payload only when it is in bounds.
         let mut st = db
             .conn()
             .prepare_cached(
-                "SELECT seq, event_json, navigation_json, event_zstd, event_utf8_bytes \
+                "SELECT seq, octet_length(event_json), \
+                 CASE WHEN octet_length(event_json) <= ?3 THEN event_json END, \
+                 navigation_json, octet_length(event_zstd), \
+                 CASE WHEN octet_length(event_zstd) <= ?3 THEN event_zstd END, event_utf8_bytes \
                  FROM transcript_events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq",
             )
             .map_err(|e| DbError::from_sqlite(path, e))?;
         let mut q = st
-            .query(rusqlite::params![session_id, after])
+            .query(rusqlite::params![session_id, after, ENTRY_MAX as i64])
             .map_err(|e| DbError::from_sqlite(path, e))?;
         while let Some(r) = q.next().map_err(|e| DbError::from_sqlite(path, e))? {
             let seq: i64 = r.get(0).map_err(|e| DbError::from_sqlite(path, e))?;
             idx.rows += 1;
             idx.max_seq = Some(seq);
-            let ordinal = idx.rows as usize;
-            let json = r.get_ref(1).map_err(|e| DbError::from_sqlite(path, e))?;
-            let frame = r.get_ref(3).map_err(|e| DbError::from_sqlite(path, e))?;
+            let json_len: Option<i64> = r.get(1).unwrap_or(None);
+            let frame_len: Option<i64> = r.get(4).unwrap_or(None);
+            let json = r.get_ref(2).map_err(|e| DbError::from_sqlite(path, e))?;
+            let frame = r.get_ref(5).map_err(|e| DbError::from_sqlite(path, e))?;
             use rusqlite::types::ValueRef as V;
-            match (json, frame) {
-                (V::Text(t) | V::Blob(t), V::Null) => {
-                    idx.total += t.len() as u64;
-                    if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX {
-                        plain_bytes += t.len();
-                        plain.insert(seq as u64, Box::from(t));
+            match (json_len, frame_len) {
+                (Some(n), None) => {
+                    idx.total += n.max(0) as u64;
+                    match json {
+                        V::Text(t) | V::Blob(t) => {
+                            if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX
+                            {
+                                plain_bytes += t.len();
+                                plain.insert(seq as u64, Box::from(t));
+                            }
+                            idx.head(&mut ix, seq as u64, t);
+                        }
+                        _ => match stream_plain(db, session_id, seq) {
+                            Ok(s) => {
+                                ix.too_large(seq as u64, &s.prefix, n as u64, s.chars);
+                                idx.keep_too_large(seq as u64, &s, n as u64);
+                            }
+                            Err(e) => idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: seq {seq}: event_json is {n} bytes, over the {} MiB clawtop decodes, and could not be read in pieces ({e})",
+                                    ENTRY_MAX >> 20
+                                ),
+                            ),
+                        },
                     }
-                    idx.heads.push((seq as u64, t.to_vec()));
                 }
-                (V::Null, V::Blob(f) | V::Text(f)) => {
+                (None, Some(flen)) => {
                     idx.zstd_rows += 1;
-                    let want: Option<i64> = r.get(4).unwrap_or(None);
+                    let want: Option<i64> = r.get(6).unwrap_or(None);
                     let want = want.unwrap_or(-1);
+                    let f = match frame {
+                        V::Blob(f) | V::Text(f) => f,
+                        _ => {
+                            idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: seq {seq}: event_zstd is a {flen}-byte frame, over the {} MiB clawtop reads",
+                                    ENTRY_MAX >> 20
+                                ),
+                            );
+                            continue;
+                        }
+                    };
                     let stated = frame_size(f);
                     if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
                         let e = RowError::Length {
@@ -222,16 +418,40 @@ pub fn open_after(
                             got: stated.map_or("?".into(), |n| n.to_string()),
                             want,
                         };
-                        idx.skipped.push((ordinal, format!("skipped: {e}")));
+                        idx.skip(&mut ix, format!("skipped: {e}"));
                         continue;
                     }
                     idx.total += want as u64;
-                    let head = match r.get_ref(2) {
+                    if want as u64 > ENTRY_MAX as u64 {
+                        // Decoded in pieces for its first bytes and size; never whole.
+                        let streamed = zstd::stream::read::Decoder::with_buffer(f)
+                            .and_then(|d| stream_from(d.single_frame()));
+                        match streamed {
+                            Ok(s) => {
+                                ix.too_large(seq as u64, &s.prefix, want as u64, s.chars);
+                                idx.keep_too_large(seq as u64, &s, want as u64);
+                            }
+                            Err(e) => idx.skip(
+                                &mut ix,
+                                format!(
+                                    "skipped: {}",
+                                    RowError::Zstd {
+                                        seq,
+                                        message: e.to_string()
+                                    }
+                                ),
+                            ),
+                        }
+                        continue;
+                    }
+                    let head = match r.get_ref(3) {
                         Ok(V::Text(n)) => navigation_of(n),
                         _ => None,
                     };
                     match head {
-                        Some(h) => idx.heads.push((seq as u64, h)),
+                        Some(h) => {
+                            idx.head(&mut ix, seq as u64, &h);
+                        }
                         // No usable projection: decode this row to index it.
                         None => match events::decode(
                             seq,
@@ -240,17 +460,15 @@ pub fn open_after(
                                 utf8_bytes: want,
                             },
                         ) {
-                            Ok(b) => idx.heads.push((seq as u64, b)),
-                            Err(e) => idx.skipped.push((ordinal, format!("skipped: {e}"))),
+                            Ok(b) => {
+                                idx.head(&mut ix, seq as u64, &b);
+                            }
+                            Err(e) => idx.skip(&mut ix, format!("skipped: {e}")),
                         },
                     }
                 }
-                (V::Null, V::Null) => idx
-                    .skipped
-                    .push((ordinal, format!("skipped: {}", RowError::Empty { seq }))),
-                _ => idx
-                    .skipped
-                    .push((ordinal, format!("skipped: {}", RowError::Both { seq }))),
+                (None, None) => idx.skip(&mut ix, format!("skipped: {}", RowError::Empty { seq })),
+                _ => idx.skip(&mut ix, format!("skipped: {}", RowError::Both { seq })),
             }
         }
     }
@@ -261,42 +479,7 @@ pub fn open_after(
         recent: Recent::default(),
         plain,
     };
-    let mut t = Transcript::from_rows(
-        label(path, session_id),
-        idx.heads
-            .iter()
-            .map(|(k, h)| (*k, Cow::Borrowed(h.as_slice()))),
-        Box::new(fetch),
-        idx.total,
-    );
-    // Skipped rows were never handed to the indexer: line numbers of its warnings count the
-    // rows it saw, so they are renumbered to count every row.
-    if !idx.skipped.is_empty() {
-        let gaps: std::collections::HashSet<usize> = idx.skipped.iter().map(|(o, _)| *o).collect();
-        // real[k] is the row position of the k-th row the indexer saw.
-        let real: Vec<u32> = (1..=idx.rows as usize)
-            .filter(|i| !gaps.contains(i))
-            .map(|i| i as u32)
-            .collect();
-        let fix = |l: &mut u32| {
-            if let Some(r) = (*l as usize).checked_sub(1).and_then(|k| real.get(k)) {
-                *l = *r;
-            }
-        };
-        for w in t.warnings.iter_mut() {
-            fix(&mut w.line);
-        }
-        for e in t.entries.iter_mut() {
-            fix(&mut e.line);
-        }
-        for (ordinal, message) in &idx.skipped {
-            t.warnings.push(Warning {
-                line: *ordinal as u32,
-                message: message.clone(),
-            });
-        }
-        t.warnings.sort_by_key(|w| w.line);
-    }
+    let t = ix.finish(label(path, session_id), Box::new(fetch), idx.total);
     let opened = Opened {
         transcript: t,
         rows: idx.rows,
@@ -392,6 +575,113 @@ mod tests {
         assert_eq!(reads.get(), before + 1);
         assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
         assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
+    }
+
+    /// What indexing made of a transcript, for comparing two indexings.
+    fn shape(t: &Transcript) -> Vec<String> {
+        let mut out: Vec<String> = (0..t.len() as u32)
+            .map(|i| {
+                let e = &t.entries[i as usize];
+                format!(
+                    "{} {} {:?} {:?} {:?} {:?} {:?}",
+                    e.line,
+                    e.offset,
+                    e.kind,
+                    t.written_id(i),
+                    e.parent,
+                    t.written_parent_id(i),
+                    e.too_large()
+                )
+            })
+            .collect();
+        out.extend(t.all_warnings().iter().map(|w| w.to_string()));
+        out.push(format!(
+            "{:?} {}",
+            t.header.as_ref().map(|h| h.version),
+            t.file_len
+        ));
+        out
+    }
+
+    #[test]
+    fn a_refresh_from_the_kept_index_indexes_like_a_fresh_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(
+            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
+             event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
+             event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
+        )
+        .unwrap();
+        let plain = |seq: i64, json: &str| {
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                rusqlite::params![seq, json],
+            )
+            .unwrap();
+        };
+        plain(
+            0,
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"t","cwd":"/w"}"#,
+        );
+        plain(
+            1,
+            r#"{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"hi"}}"#,
+        );
+        plain(2, "not json");
+        let big = format!(
+            r#"{{"type":"message","id":"r1","parentId":"u1","message":{{"role":"toolResult","content":"{}"}}}}"#,
+            "y".repeat(ENTRY_MAX)
+        );
+        plain(3, &big);
+        let z = r#"{"type":"message","id":"a1","parentId":"r1","message":{"role":"assistant","content":[]}}"#;
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq, event_zstd, event_utf8_bytes, navigation_json) \
+             VALUES ('s1', 4, ?1, ?2, ?3)",
+            rusqlite::params![
+                zstd::bulk::compress(z.as_bytes(), 1).unwrap(),
+                z.len() as i64,
+                format!(r#"{{"navigation":{z}}}"#)
+            ],
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO transcript_events (session_id, seq) VALUES ('s1', 5)",
+            [],
+        )
+        .unwrap();
+        plain(6, r#"{"type":"mystery","id":"m1","parentId":"u1"}"#);
+        let shared: SharedDb = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(&path).unwrap()));
+        let (first, index) = open_after(&shared, "s1", RowIndex::default()).unwrap();
+        assert!(!index.dropped && !index.kept.is_empty());
+        assert!(
+            index.kept.len() < 1 << 20,
+            "the big row is not kept, only its start"
+        );
+        let t = &first.transcript;
+        assert_eq!(t.len(), 4);
+        assert!(t.entries[1].too_large().is_some());
+        // Rows appended: the refresh reads only them.
+        plain(
+            7,
+            r#"{"type":"message","id":"u2","parentId":"m1","message":{"role":"user","content":"more"}}"#,
+        );
+        plain(
+            8,
+            r#"{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[]}}"#,
+        );
+        drop(c);
+        let shared: SharedDb = std::sync::Arc::new(Mutex::new(ReadOnlyDb::open(&path).unwrap()));
+        let (refreshed, _) = open_after(&shared, "s1", index).unwrap();
+        let fresh = open(&path, "s1").unwrap();
+        assert_eq!(refreshed.rows, 9);
+        assert_eq!(shape(&refreshed.transcript), shape(&fresh.transcript));
+        assert_eq!(refreshed.transcript.len(), 6);
+        assert_eq!(refreshed.transcript.entries[4].parent, Some(3));
+        let w = shape(&fresh.transcript).join("\n");
+        assert!(w.contains("line 3: skipped: not valid JSON"), "{w}");
+        assert!(w.contains("line 6: skipped: seq 5: neither"), "{w}");
     }
 
     #[test]

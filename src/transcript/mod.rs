@@ -78,7 +78,8 @@ impl EntryKind {
     }
 }
 
-/// One non-header entry: where it is and the envelope fields.
+/// One non-header entry: where it is and the envelope fields. Kept small (48 bytes, its id
+/// in the transcript's arena): a million-entry transcript is a million of these.
 #[derive(Debug, Clone)]
 pub struct EntryMeta {
     /// 1-based line number in the file.
@@ -86,16 +87,55 @@ pub struct EntryMeta {
     pub offset: u64,
     pub len: u32,
     pub kind: EntryKind,
-    /// The raw `type` string when the kind is [`EntryKind::Unknown`].
-    pub raw_type: Option<Box<str>>,
-    /// `id` as written (v2+). v1 files have none: pi would invent random ones.
-    pub id: Option<Box<str>>,
     /// Index of the parent entry, resolved through ids (v2+) or file order (v1).
     pub parent: Option<u32>,
-    /// `parentId` as written, kept for display when it does not resolve.
-    pub parent_id: Option<Box<str>>,
+    /// `id` as written (v2+; v1 files have none: pi would invent random ones), a span of
+    /// [`Transcript::ids`] ([`Transcript::written_id`]).
+    id: IdSpan,
+    /// What few entries have, in one box.
+    rare: Option<Box<Rare>>,
+}
+
+/// Where an entry's id is in [`Transcript::ids`].
+#[derive(Debug, Clone, Copy)]
+struct IdSpan {
+    start: u32,
+    /// `u32::MAX`: no id.
+    len: u32,
+}
+
+impl IdSpan {
+    const NONE: IdSpan = IdSpan {
+        start: 0,
+        len: u32::MAX,
+    };
+}
+
+#[derive(Debug, Clone, Default)]
+struct Rare {
+    /// The raw `type` string when the kind is [`EntryKind::Unknown`].
+    raw_type: Option<Box<str>>,
+    /// `parentId` as written, when it is not the id of the entry [`EntryMeta::parent`] holds
+    /// (it did not resolve, or it names an entry that is not among the last few before it).
+    parent_id: Option<Box<str>>,
     /// Set for a line over [`parse::LINE_MAX`]: indexed from its first bytes, never decoded.
-    pub too_large: Option<Box<TooLarge>>,
+    too_large: Option<TooLarge>,
+}
+
+impl EntryMeta {
+    /// The raw `type` string when the kind is [`EntryKind::Unknown`].
+    pub fn raw_type(&self) -> Option<&str> {
+        self.rare.as_ref()?.raw_type.as_deref()
+    }
+
+    /// Set for a line over [`parse::LINE_MAX`]: indexed from its first bytes, never decoded.
+    pub fn too_large(&self) -> Option<&TooLarge> {
+        self.rare.as_ref()?.too_large.as_ref()
+    }
+
+    pub fn has_id(&self) -> bool {
+        self.id.len != u32::MAX
+    }
 }
 
 /// An entry too large to decode ([`parse::LINE_MAX`]).
@@ -165,6 +205,108 @@ enum Backing {
 /// Fetches the full JSON of the entry stored under `key` (for a SQLite transcript, its `seq`).
 pub trait RowFetch: Send + Sync {
     fn fetch(&self, key: u64) -> Result<Vec<u8>, String>;
+
+    /// Each of `keys` (ascending) that can be read, with its bytes, one at a time; false when
+    /// what was handed over must not be used (the store changed while it was read). A store
+    /// that can read many rows in one pass overrides this.
+    fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        for &k in keys {
+            if let Ok(b) = self.fetch(k) {
+                each(k, &b);
+            }
+        }
+        true
+    }
+}
+
+/// Entries larger than this are never decoded, whatever holds them (a file's line, a database
+/// row): they are indexed from their first bytes and estimated from their size.
+pub use parse::LINE_MAX as ENTRY_MAX;
+
+/// Indexes a transcript stored as rows, fed one row at a time in append order, so nothing
+/// but the index is kept: a row is handed over as its JSON or as a stored projection carrying
+/// at least its envelope (`type`, `id`, `parentId`, `message.role`; the header's `version`),
+/// as the first bytes of a row over [`ENTRY_MAX`], or as a row that could not be read.
+/// Warnings name rows by their 1-based position among every row handed over. Full entries
+/// are fetched by key on demand ([`RowFetch`]).
+pub struct RowIndexer {
+    sc: parse::Scanner,
+}
+
+impl Default for RowIndexer {
+    fn default() -> Self {
+        RowIndexer {
+            sc: parse::Scanner::for_rows(),
+        }
+    }
+}
+
+impl RowIndexer {
+    /// A row whose JSON, or projection, is `head`.
+    pub fn head(&mut self, key: u64, head: &[u8]) {
+        self.sc.line(key, head, false);
+    }
+
+    /// While set, each row handed to [`Self::head`] that parses cleanly leaves its envelope
+    /// ([`envelope`], made from the parse already done) for [`Self::take_envelope`].
+    pub fn keep_envelopes(&mut self, on: bool) {
+        self.sc.envelopes = on;
+        if !on {
+            self.sc.last_envelope = None;
+        }
+    }
+
+    /// The envelope of the last row handed to [`Self::head`], when it parsed cleanly.
+    pub fn take_envelope(&mut self) -> Option<Vec<u8>> {
+        self.sc.last_envelope.take()
+    }
+
+    /// A row of `len` bytes, over [`ENTRY_MAX`]: `prefix` is its start (its envelope is read
+    /// from there), `chars` counts the characters of its strings ([`StringChars`]).
+    pub fn too_large(&mut self, key: u64, prefix: &[u8], len: u64, string_chars: u64) {
+        self.sc.oversize_line(key, prefix, len, string_chars, false);
+    }
+
+    /// A row that could not be read, said in `message`.
+    pub fn skipped(&mut self, message: String) {
+        self.sc.skipped(message);
+    }
+
+    /// The transcript; `total_bytes` is the decoded size of every row.
+    pub fn finish(
+        self,
+        label: impl Into<PathBuf>,
+        fetch: Box<dyn RowFetch>,
+        total_bytes: u64,
+    ) -> Transcript {
+        let scan = self.sc.finish(total_bytes);
+        Transcript::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
+    }
+}
+
+/// A streaming count of the characters inside JSON strings: the size estimate of an entry too
+/// large to decode, fed its bytes in pieces.
+#[derive(Default)]
+pub struct StringChars(parse::StringChars);
+
+impl StringChars {
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.0.feed(bytes);
+    }
+
+    pub fn chars(&self) -> u64 {
+        self.0.chars
+    }
+}
+
+/// How much of an over-long entry is kept to read its envelope.
+pub const PREFIX_MAX: usize = parse::PREFIX_MAX;
+
+/// The envelope of one entry's JSON as a small JSON object that indexes exactly as the entry
+/// does (what [`RowIndexer::head`] reads), or None when the entry does not read cleanly as
+/// JSON (then only the entry itself indexes the same, warnings included).
+pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
+    parse::envelope(raw)
 }
 
 /// An opened transcript. Never modifies the file.
@@ -178,6 +320,9 @@ pub struct Transcript {
     pub version: u32,
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
+    /// Every entry's id, one after the other ([`EntryMeta::id`] spans): one allocation
+    /// instead of one per id.
+    ids: String,
     /// Indices of entries with an id, sorted by (id, index): a lookup is a binary search
     /// that takes the last of equal ids (the later entry wins, as in pi). Four bytes an entry
     /// instead of a second copy of every id in a hash map: 500,000 entries stay small.
@@ -223,25 +368,6 @@ impl Transcript {
         Self::finish(path.into(), Backing::Mem(bytes), scan, len)
     }
 
-    /// Indexes a transcript stored as rows: `heads` yields, in append order, each row's key
-    /// and a JSON object carrying at least the entry's envelope (`type`, `id`, `parentId`,
-    /// `message.role`; the header's `version`): the entry itself, or a stored projection of it,
-    /// so indexing need not decode every row. `fetch` returns the full entry on demand.
-    /// Warnings name rows by their 1-based position. `total_bytes` is the decoded size.
-    pub fn from_rows<'a>(
-        label: impl Into<PathBuf>,
-        heads: impl IntoIterator<Item = (u64, std::borrow::Cow<'a, [u8]>)>,
-        fetch: Box<dyn RowFetch>,
-        total_bytes: u64,
-    ) -> Transcript {
-        let mut sc = parse::Scanner::new();
-        for (key, head) in heads {
-            sc.line(key, &head, false);
-        }
-        let scan = sc.finish(total_bytes);
-        Self::finish(label.into(), Backing::Rows(fetch), scan, total_bytes)
-    }
-
     /// Builds a transcript from its entries in order, one JSON text each (the header first
     /// when there is one), e.g. the decoded rows of a SQLite store. `label` names it in
     /// messages (`<database>#<sessionId>`); entry "lines" are the 1-based positions. A text
@@ -277,6 +403,7 @@ impl Transcript {
             version: 1,
             entries: scan.entries,
             warnings: scan.warnings,
+            ids: scan.ids,
             by_id: Vec::new(),
             estimates: Default::default(),
         };
@@ -312,17 +439,31 @@ impl Transcript {
     }
 
     /// Resolves ids and parents; v1 files become one chain in file order (as pi migrates them).
+    ///
+    /// The scan already linked each entry whose `parentId` is the id of an entry just before
+    /// it (almost every entry: a chain, or siblings under one parent), checked by comparing
+    /// the ids, so that its `parentId` need not be kept; the others kept theirs
+    /// ([`Rare::parent_id`]) and are resolved here. With duplicate ids pi's rule (the later
+    /// entry wins) can point elsewhere, so then every parent is looked up again.
     fn link(&mut self) {
         if self.version < 2 {
-            for (i, e) in self.entries.iter_mut().enumerate() {
-                e.parent = if i == 0 { None } else { Some(i as u32 - 1) };
+            for i in 0..self.entries.len() {
+                // The written parentId, for display, before the chain replaces the link.
+                if let Some(p) = self.entries[i].parent {
+                    let written: Option<Box<str>> = self.written_id(p).map(Into::into);
+                    let e = &mut self.entries[i];
+                    if e.rare.as_ref().is_none_or(|r| r.parent_id.is_none()) {
+                        e.rare.get_or_insert_with(Default::default).parent_id = written;
+                    }
+                }
+                self.entries[i].parent = if i == 0 { None } else { Some(i as u32 - 1) };
             }
             return;
         }
         let mut by_id: Vec<u32> = Vec::new();
         let mut id_warnings: Vec<Warning> = Vec::new();
         for (i, e) in self.entries.iter().enumerate() {
-            if e.id.is_some() {
+            if e.has_id() {
                 by_id.push(i as u32);
             } else {
                 id_warnings.push(Warning {
@@ -331,7 +472,7 @@ impl Transcript {
                 });
             }
         }
-        let id_of = |i: &u32| self.entries[*i as usize].id.as_deref().unwrap_or("");
+        let id_of = |i: &u32| self.written_id(*i).unwrap_or("");
         by_id.sort_by(|a, b| id_of(a).cmp(id_of(b)).then(a.cmp(b)));
         let dups: Vec<Warning> = by_id
             .windows(2)
@@ -348,6 +489,7 @@ impl Transcript {
                 }
             })
             .collect();
+        let any_dups = !dups.is_empty();
         // Missing and duplicate ids, in file order after the scan's own warnings.
         id_warnings.extend(dups);
         id_warnings.sort_by_key(|w| w.line);
@@ -355,7 +497,16 @@ impl Transcript {
         self.warnings.extend(id_warnings);
         let mut unresolved = Vec::new();
         for i in 0..self.entries.len() {
-            let parent = match self.entries[i].parent_id.as_deref() {
+            let e = &self.entries[i];
+            let kept = e.rare.as_ref().and_then(|r| r.parent_id.as_deref());
+            let had_kept = kept.is_some();
+            let pid: Option<Box<str>> = match (kept, e.parent) {
+                (Some(pid), _) => Some(pid.into()),
+                (None, Some(p)) if any_dups => self.written_id(p).map(Into::into),
+                // Linked by the scan, and no duplicate id can take the link elsewhere.
+                (None, _) => continue,
+            };
+            let parent = match pid.as_deref() {
                 None | Some("") => None,
                 Some(pid) => match self.lookup_id(pid) {
                     Some(p) if p as usize == i => {
@@ -375,7 +526,12 @@ impl Transcript {
                     }
                 },
             };
-            self.entries[i].parent = parent;
+            let e = &mut self.entries[i];
+            if parent.is_none() && !had_kept {
+                // No longer the id of its parent: kept as written, for display.
+                e.rare.get_or_insert_with(Default::default).parent_id = pid;
+            }
+            e.parent = parent;
         }
         for (line, message) in unresolved {
             self.warnings.push(Warning { line, message });
@@ -384,11 +540,34 @@ impl Transcript {
 
     /// The index of the last entry with id `id`.
     fn lookup_id(&self, id: &str) -> Option<u32> {
-        let id_of = |i: u32| self.entries[i as usize].id.as_deref().unwrap_or("");
+        let id_of = |i: u32| self.written_id(i).unwrap_or("");
         // First position whose id is greater than `id`; the one before it is the last match.
         let end = self.by_id.partition_point(|&i| id_of(i) <= id);
         let i = *self.by_id.get(end.checked_sub(1)?)?;
         (id_of(i) == id).then_some(i)
+    }
+
+    /// `id` as written, whatever the version (see [`Self::entry_id`] for the id to cite).
+    pub fn written_id(&self, idx: u32) -> Option<&str> {
+        let span = self.entries.get(idx as usize)?.id;
+        if span.len == u32::MAX {
+            return None;
+        }
+        let start = span.start as usize;
+        self.ids.get(start..start + span.len as usize)
+    }
+
+    /// `parentId` as written (None when the entry has none).
+    pub fn written_parent_id(&self, idx: u32) -> Option<&str> {
+        let e = self.entries.get(idx as usize)?;
+        if let Some(p) = e.rare.as_ref().and_then(|r| r.parent_id.as_deref()) {
+            return Some(p);
+        }
+        if self.version >= 2 {
+            e.parent.and_then(|p| self.written_id(p))
+        } else {
+            None
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -414,7 +593,7 @@ impl Transcript {
 
     /// Id of an entry as a reader should cite it: the written id, or `#<index>` for v1 files.
     pub fn display_id(&self, idx: u32) -> String {
-        match self.entries.get(idx as usize).and_then(|e| e.id.as_deref()) {
+        match self.written_id(idx) {
             Some(id) if self.version >= 2 => id.to_string(),
             _ => format!("#{idx}"),
         }
@@ -425,7 +604,7 @@ impl Transcript {
         if self.version < 2 {
             return None;
         }
-        self.entries.get(idx as usize).and_then(|e| e.id.as_deref())
+        self.written_id(idx)
     }
 
     pub fn index_of_id(&self, id: &str) -> Option<u32> {
@@ -439,7 +618,7 @@ impl Transcript {
     /// [`parse::LINE_MAX`] is refused rather than read into memory.
     pub fn raw_line(&self, idx: u32) -> Result<std::borrow::Cow<'_, [u8]>, TranscriptError> {
         let e = &self.entries[idx as usize];
-        if let Some(big) = &e.too_large {
+        if let Some(big) = e.too_large() {
             return Err(TranscriptError::Entry {
                 path: self.path.clone(),
                 line: e.line,
@@ -473,6 +652,34 @@ impl Transcript {
                     message,
                 }),
         }
+    }
+
+    /// The raw bytes of each entry of `idxs` that can be read (entries too large to decode are
+    /// left out), in no particular order: rows of a database are read in one pass rather
+    /// than one query each. False when what was handed over must not be used (the database
+    /// changed while it was read); [`Self::raw_line`] then reports each entry's error.
+    pub fn for_each_raw(&self, idxs: &[u32], mut each: impl FnMut(u32, &[u8])) -> bool {
+        let Backing::Rows(f) = &self.backing else {
+            for &i in idxs {
+                if let Ok(raw) = self.raw_line(i) {
+                    each(i, &raw);
+                }
+            }
+            return true;
+        };
+        let mut keyed: Vec<(u64, u32)> = idxs
+            .iter()
+            .filter(|&&i| self.entries[i as usize].too_large().is_none())
+            .map(|&i| (self.entries[i as usize].offset, i))
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup();
+        let keys: Vec<u64> = keyed.iter().map(|k| k.0).collect();
+        f.fetch_each(&keys, &mut |key, raw| {
+            if let Ok(at) = keyed.binary_search_by_key(&key, |k| k.0) {
+                each(keyed[at].1, raw);
+            }
+        })
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).

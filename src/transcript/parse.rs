@@ -151,6 +151,8 @@ pub(super) struct Scan {
     pub header: Option<Header>,
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
+    /// The ids of `entries`, one after the other.
+    pub ids: String,
 }
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
@@ -188,6 +190,13 @@ pub(super) struct Scanner {
     out: Scan,
     line_no: u32,
     first_valid: bool,
+    /// Offsets are row keys (a SQLite row's `seq`), not byte positions: a byte order mark or
+    /// leading white space must not move them.
+    keys: bool,
+    /// When set, each line that parses cleanly leaves its envelope ([`envelope`]) in
+    /// `last_envelope`, made from the parse already done.
+    pub envelopes: bool,
+    pub last_envelope: Option<Vec<u8>>,
 }
 
 impl Scanner {
@@ -197,10 +206,28 @@ impl Scanner {
                 header: None,
                 entries: Vec::new(),
                 warnings: Vec::new(),
+                ids: String::new(),
             },
             line_no: 0,
             first_valid: true,
+            keys: false,
+            envelopes: false,
+            last_envelope: None,
         }
+    }
+
+    /// A scanner whose offsets are row keys (see [`Scanner::keys`]).
+    pub fn for_rows() -> Scanner {
+        Scanner {
+            keys: true,
+            ..Scanner::new()
+        }
+    }
+
+    /// A row that was not handed over (unreadable): it counts as a line, with a warning.
+    pub fn skipped(&mut self, message: String) {
+        self.line_no = self.line_no.saturating_add(1);
+        self.warn(message);
     }
 
     pub fn finish(mut self, total_len: u64) -> Scan {
@@ -210,7 +237,83 @@ impl Scanner {
                 message: "empty file".into(),
             });
         }
+        self.out.entries.shrink_to_fit();
+        self.out.ids.shrink_to_fit();
         self.out
+    }
+
+    fn id_at(&self, i: usize) -> Option<&str> {
+        let span = self.out.entries.get(i)?.id;
+        if span.len == u32::MAX {
+            return None;
+        }
+        let start = span.start as usize;
+        self.out.ids.get(start..start + span.len as usize)
+    }
+
+    /// Appends an entry. Its `parentId` is linked here when it is the id of the entry before
+    /// it or of that entry's parent (a chain; siblings under one parent), compared in full;
+    /// otherwise it is kept for [`super::Transcript::link`].
+    #[allow(clippy::too_many_arguments)]
+    fn push_entry(
+        &mut self,
+        offset: u64,
+        len: u32,
+        kind: EntryKind,
+        raw_type: Option<Box<str>>,
+        id: Option<&str>,
+        parent_id: Option<&str>,
+        too_large: Option<super::TooLarge>,
+    ) {
+        let id = match id {
+            Some(id)
+                if self.out.ids.len() + id.len() <= u32::MAX as usize
+                    && id.len() < u32::MAX as usize =>
+            {
+                let span = super::IdSpan {
+                    start: self.out.ids.len() as u32,
+                    len: id.len() as u32,
+                };
+                self.out.ids.push_str(id);
+                span
+            }
+            Some(_) => {
+                self.warn("ids past 4 GiB in all are not indexed".into());
+                super::IdSpan::NONE
+            }
+            None => super::IdSpan::NONE,
+        };
+        let mut parent = None;
+        let mut kept_parent = None;
+        if let Some(pid) = parent_id {
+            let last = self.out.entries.len().checked_sub(1);
+            let grand = last.and_then(|l| self.out.entries[l].parent.map(|p| p as usize));
+            parent = [last, grand]
+                .into_iter()
+                .flatten()
+                .find(|&c| !pid.is_empty() && self.id_at(c) == Some(pid))
+                .map(|c| c as u32);
+            if parent.is_none() {
+                kept_parent = Some(pid.into());
+            }
+        }
+        let rare =
+            (raw_type.is_some() || kept_parent.is_some() || too_large.is_some()).then(|| {
+                Box::new(super::Rare {
+                    raw_type,
+                    parent_id: kept_parent,
+                    too_large,
+                })
+            });
+        self.out.entries.push(EntryMeta {
+            line: self.line_no,
+            offset,
+            len,
+            kind,
+            parent,
+            id,
+            rare,
+        });
     }
 
     fn warn(&mut self, message: String) {
@@ -224,17 +327,26 @@ impl Scanner {
     /// final line that had no newline.
     pub fn line(&mut self, offset: u64, mut raw: &[u8], last: bool) {
         self.line_no = self.line_no.saturating_add(1);
+        self.last_envelope = None;
+        let mut clean = true;
         let mut offset = offset;
         if offset == 0 && raw.starts_with(b"\xEF\xBB\xBF") {
+            clean = false;
             self.warn("UTF-8 byte order mark ignored".into());
             raw = &raw[3..];
-            offset = 3;
+            if !self.keys {
+                offset = 3;
+            }
         }
         let trimmed = trim_ws(raw);
         if trimmed.is_empty() {
             return;
         }
-        let off = offset + (trimmed.as_ptr() as usize - raw.as_ptr() as usize) as u64;
+        let off = if self.keys {
+            offset
+        } else {
+            offset + (trimmed.as_ptr() as usize - raw.as_ptr() as usize) as u64
+        };
         let len = trimmed.len();
         if len > u32::MAX as usize {
             self.warn("line longer than 4 GiB skipped".into());
@@ -246,6 +358,7 @@ impl Scanner {
                 // Skipped string content is not UTF-8-checked by the envelope parse; the
                 // text is decoded lossily later, so say here that it will change.
                 if std::str::from_utf8(trimmed).is_err() {
+                    clean = false;
                     self.warn("invalid UTF-8 replaced with U+FFFD".into());
                 }
                 h
@@ -266,6 +379,7 @@ impl Scanner {
                             "lone UTF-16 surrogate escape"
                         };
                         self.warn(format!("{what} replaced with U+FFFD"));
+                        clean = false;
                         h
                     }
                     Err(_) => {
@@ -289,6 +403,9 @@ impl Scanner {
                 return;
             }
         };
+        if self.envelopes && clean && trimmed.len() == raw.len() {
+            self.last_envelope = Some(envelope_of(&head));
+        }
         let ty = head.ty.0.as_deref();
         if ty == Some("session") {
             if self.first_valid {
@@ -325,21 +442,16 @@ impl Scanner {
         if !head.message.present && matches!(kind, EntryKind::Message(_)) {
             self.warn("message entry without a message object".into());
         }
-        self.out.entries.push(EntryMeta {
-            line: self.line_no,
-            offset: off,
-            len: len as u32,
+        let raw_type = (kind == EntryKind::Unknown).then(|| ty.unwrap_or("(no type)").into());
+        self.push_entry(
+            off,
+            len as u32,
             kind,
-            raw_type: if kind == EntryKind::Unknown {
-                Some(ty.unwrap_or("(no type)").into())
-            } else {
-                None
-            },
-            id: head.id.0.map(|c| c.into()),
-            parent: None,
-            parent_id: head.parent_id.0.map(|c| c.into()),
-            too_large: None,
-        });
+            raw_type,
+            head.id.0.as_deref(),
+            head.parent_id.0.as_deref(),
+            None,
+        );
     }
 }
 
@@ -398,21 +510,17 @@ impl Scanner {
             LINE_MAX >> 20,
             if last { "; it is the last line and has no newline" } else { "" }
         ));
-        self.out.entries.push(EntryMeta {
-            line: self.line_no,
+        let raw_type =
+            (kind == EntryKind::Unknown).then(|| head.ty.as_deref().unwrap_or("(no type)").into());
+        self.push_entry(
             offset,
-            len: u32::try_from(len).unwrap_or(u32::MAX),
+            u32::try_from(len).unwrap_or(u32::MAX),
             kind,
-            raw_type: if kind == EntryKind::Unknown {
-                Some(head.ty.as_deref().unwrap_or("(no type)").into())
-            } else {
-                None
-            },
-            id: head.id.map(Into::into),
-            parent: None,
-            parent_id: head.parent_id.map(Into::into),
-            too_large: Some(Box::new(super::TooLarge { len, est_tokens })),
-        });
+            raw_type,
+            head.id.as_deref(),
+            head.parent_id.as_deref(),
+            Some(super::TooLarge { len, est_tokens }),
+        );
     }
 }
 
@@ -568,12 +676,12 @@ pub(super) fn scan(data: &[u8]) -> Scan {
 pub const LINE_MAX: usize = 16 << 20;
 /// How much of an over-long line is kept to read its envelope (`type`, `id`, `parentId`,
 /// `message.role` come first in what pi and OpenClaw write).
-const PREFIX_MAX: usize = 64 << 10;
+pub(crate) const PREFIX_MAX: usize = 64 << 10;
 
 /// Counts the characters inside JSON strings (keys included), streaming: the basis of the
 /// estimate of an entry too large to decode (pi estimates text as characters / 4).
 #[derive(Default)]
-pub(super) struct StringChars {
+pub(crate) struct StringChars {
     in_string: bool,
     escaped: bool,
     pub chars: u64,
@@ -769,4 +877,69 @@ pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
         i += 1;
     }
     if changed { Some(out) } else { None }
+}
+
+/// See [`super::envelope`].
+pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
+    if raw.starts_with(b"\xEF\xBB\xBF") || std::str::from_utf8(raw).is_err() {
+        return None;
+    }
+    let head = serde_json::from_slice::<LineHead>(raw).ok()?;
+    Some(envelope_of(&head))
+}
+
+/// The fields of `head` that indexing reads, as a JSON object that parses to the same head.
+/// Written straight into bytes: it is made for every row of a session.
+fn envelope_of(head: &LineHead<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(160);
+    out.push(b'{');
+    let field = |out: &mut Vec<u8>, key: &str| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(b"\":");
+    };
+    let string = |out: &mut Vec<u8>, v: &str| {
+        // Writing a str to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, v);
+    };
+    // Only a header's timestamp, cwd and version are read.
+    let header = head.ty.0.as_deref() == Some("session");
+    let mut strings = vec![
+        ("type", &head.ty),
+        ("id", &head.id),
+        ("parentId", &head.parent_id),
+    ];
+    if header {
+        strings.extend([("timestamp", &head.timestamp), ("cwd", &head.cwd)]);
+    }
+    for (key, v) in strings {
+        if let Some(v) = v.0.as_deref() {
+            field(&mut out, key);
+            string(&mut out, v);
+        }
+    }
+    if head.message.present {
+        field(&mut out, "message");
+        out.push(b'{');
+        if let Some(r) = head.message.role.as_deref() {
+            out.extend_from_slice(b"\"role\":");
+            string(&mut out, r);
+        }
+        out.push(b'}');
+    }
+    if let Some(v) = head
+        .version
+        .as_ref()
+        .and_then(|v| v.0)
+        .filter(|_| header)
+        .and_then(serde_json::Number::from_f64)
+    {
+        field(&mut out, "version");
+        out.extend_from_slice(v.to_string().as_bytes());
+    }
+    out.push(b'}');
+    out
 }

@@ -27,3 +27,168 @@ fn built_from_entries_links_like_a_file() {
     assert!(tr.warnings.is_empty(), "{:?}", tr.warnings);
     assert_eq!(tr.path().to_string_lossy(), "db#s1");
 }
+
+fn msg(id: &str, parent: Option<&str>) -> String {
+    let p = parent.map_or("null".to_string(), |p| format!("{p:?}"));
+    format!(
+        r#"{{"type":"message","id":{id:?},"parentId":{p},"message":{{"role":"user","content":"x"}}}}"#
+    )
+}
+
+fn v3(lines: &[String]) -> Transcript {
+    let mut s = r#"{"type":"session","version":3,"id":"s"}"#.to_string() + "\n";
+    for l in lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    t(&s)
+}
+
+#[test]
+fn chains_and_siblings_are_linked_without_keeping_their_parent_ids() {
+    let tr = v3(&[
+        msg("r", None),
+        msg("a", Some("r")),
+        msg("b", Some("r")),
+        msg("c", Some("r")),
+        msg("d", Some("c")),
+    ]);
+    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
+    assert_eq!(parents, vec![None, Some(0), Some(0), Some(0), Some(3)]);
+    assert!(tr.entries.iter().all(|e| e.rare.is_none()), "nothing boxed");
+    assert_eq!(tr.written_parent_id(2), Some("r"));
+    assert_eq!(tr.written_parent_id(0), None);
+    assert!(tr.all_warnings().is_empty(), "{:?}", tr.all_warnings());
+}
+
+#[test]
+fn a_parent_further_back_is_resolved_at_link_time() {
+    let tr = v3(&[
+        msg("r", None),
+        msg("a", Some("r")),
+        msg("b", Some("a")),
+        msg("c", Some("b")),
+        msg("x", Some("a")),
+    ]);
+    assert_eq!(tr.entries[4].parent, Some(1));
+    assert_eq!(tr.written_parent_id(4), Some("a"));
+}
+
+#[test]
+fn unresolved_and_self_parents_keep_the_written_id() {
+    let tr = v3(&[msg("r", None), msg("a", Some("zz")), msg("s", Some("s"))]);
+    assert_eq!(tr.entries[1].parent, None);
+    assert_eq!(tr.written_parent_id(1), Some("zz"));
+    assert_eq!(tr.entries[2].parent, None);
+    assert_eq!(tr.written_parent_id(2), Some("s"));
+    let w: Vec<String> = tr.warnings.iter().map(|w| w.to_string()).collect();
+    assert!(
+        w.iter().any(|w| w.contains(r#"parentId "zz" not found"#)),
+        "{w:?}"
+    );
+    assert!(
+        w.iter()
+            .any(|w| w.contains(r#"entry is its own parent ("s")"#)),
+        "{w:?}"
+    );
+}
+
+#[test]
+fn with_duplicate_ids_the_later_entry_wins_even_for_a_chain() {
+    // `b` follows the first `a`, but pi links it to the last entry with that id.
+    let tr = v3(&[
+        msg("a", None),
+        msg("b", Some("a")),
+        msg("a", Some("b")),
+        msg("c", Some("a")),
+    ]);
+    assert_eq!(tr.entries[1].parent, Some(2));
+    assert_eq!(tr.entries[3].parent, Some(2));
+    assert_eq!(tr.entries[2].parent, Some(1));
+    assert_eq!(tr.written_parent_id(1), Some("a"));
+    assert!(
+        tr.warnings
+            .iter()
+            .any(|w| w.message.contains("duplicate id \"a\"")),
+        "{:?}",
+        tr.warnings
+    );
+    // An entry whose duplicate id makes it its own parent.
+    let tr = v3(&[msg("a", None), msg("a", Some("a"))]);
+    assert_eq!(tr.entries[1].parent, None);
+    assert_eq!(tr.written_parent_id(1), Some("a"));
+    assert!(
+        tr.warnings
+            .iter()
+            .any(|w| w.message.contains("its own parent")),
+        "{:?}",
+        tr.warnings
+    );
+}
+
+#[test]
+fn v1_files_chain_in_order_and_show_written_parent_ids() {
+    let tr = t(&[
+        r#"{"type":"session","id":"s"}"#.to_string(),
+        msg("a", None),
+        msg("b", Some("a")),
+        msg("c", Some("a")),
+    ]
+    .join("\n"));
+    assert_eq!(tr.version, 1);
+    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
+    assert_eq!(parents, vec![None, Some(0), Some(1)]);
+    assert_eq!(tr.written_parent_id(2), Some("a"));
+    assert_eq!(tr.written_parent_id(1), Some("a"));
+    assert_eq!(tr.entry_id(1), None, "v1 ids are not cited");
+    assert_eq!(tr.written_id(1), Some("b"));
+}
+
+#[test]
+fn an_entry_is_small() {
+    assert!(std::mem::size_of::<EntryMeta>() <= 48);
+}
+
+#[test]
+fn an_envelope_indexes_like_its_entry() {
+    let rows = [
+        r#"{"type":"session","version":3,"id":"s\"1","timestamp":"t","cwd":"/w","extra":[1,2]}"#,
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"x","message":{"role":"toolResult","content":"é\n"}}"#,
+        r#"{"type":"message","id":"b","parentId":"a","message":"not an object"}"#,
+        r#"{"type":"mystery","id":7,"parentId":"b"}"#,
+        r#"{"id":"c","parentId":"b","message":{"content":[]}}"#,
+    ];
+    let whole = Transcript::from_entries("whole", rows);
+    let envelopes: Vec<String> = rows
+        .iter()
+        .map(|r| String::from_utf8(envelope(r.as_bytes()).unwrap()).unwrap())
+        .collect();
+    assert!(
+        envelopes.iter().all(|e| !e.contains("content")),
+        "{envelopes:?}"
+    );
+    let small = Transcript::from_entries("small", &envelopes);
+    let shape = |t: &Transcript| {
+        let mut v: Vec<String> = (0..t.len() as u32)
+            .map(|i| {
+                let e = &t.entries[i as usize];
+                format!(
+                    "{:?} {:?} {:?} {:?} {:?}",
+                    e.kind,
+                    e.raw_type(),
+                    t.written_id(i),
+                    e.parent,
+                    t.written_parent_id(i)
+                )
+            })
+            .collect();
+        v.extend(t.all_warnings().iter().map(|w| w.to_string()));
+        let h = t.header.as_ref().unwrap();
+        v.push(format!(
+            "{:?} {} {:?} {:?}",
+            h.id, h.version, h.timestamp, h.cwd
+        ));
+        v
+    };
+    assert_eq!(shape(&whole), shape(&small));
+}

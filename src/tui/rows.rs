@@ -356,7 +356,7 @@ pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
     let meta = &t.entries[idx as usize];
     let mut row = EntryRow {
         idx,
-        label: kind_label(meta.kind, meta.raw_type.as_deref()),
+        label: kind_label(meta.kind, meta.raw_type()),
         ..EntryRow::default()
     };
     let v = match t.entry_json(idx) {
@@ -498,7 +498,7 @@ pub fn detail_text(t: &Transcript, idx: u32) -> (String, String) {
     let meta = &t.entries[idx as usize];
     let title = format!(
         "{} {} · line {}",
-        kind_label(meta.kind, meta.raw_type.as_deref()),
+        kind_label(meta.kind, meta.raw_type()),
         one_line(&t.display_id(idx)),
         meta.line
     );

@@ -30,7 +30,7 @@ fn an_over_long_entry_is_indexed_marked_and_estimated_without_decoding() {
     let t = Transcript::open(&p).unwrap();
     assert_eq!(t.len(), 3, "{:?}", t.warnings);
     let big = &t.entries[1];
-    let tl = big.too_large.as_ref().expect("marked too large");
+    let tl = big.too_large().expect("marked too large");
     assert_eq!(tl.len, lines[2].len() as u64);
     // 20 MiB of text is ~5.2M tokens at 4 characters a token (keys add a little).
     assert!(
@@ -38,7 +38,7 @@ fn an_over_long_entry_is_indexed_marked_and_estimated_without_decoding() {
         "{}",
         tl.est_tokens
     );
-    assert_eq!(big.id.as_deref(), Some("u2"));
+    assert_eq!(t.written_id(1), Some("u2"));
     assert_eq!(
         t.entries[2].parent,
         Some(1),
@@ -54,7 +54,7 @@ fn an_over_long_entry_is_indexed_marked_and_estimated_without_decoding() {
     );
     // The in-memory indexer agrees.
     let m = Transcript::from_bytes("m", std::fs::read(&p).unwrap());
-    assert_eq!(m.entries[1].too_large, t.entries[1].too_large);
+    assert_eq!(m.entries[1].too_large(), t.entries[1].too_large());
 }
 
 #[test]
@@ -97,7 +97,7 @@ fn compaction_refuses_to_summarize_around_an_entry_too_large_to_decode() {
             ok.transcript
                 .entries
                 .iter()
-                .map(|e| e.too_large.is_some())
+                .map(|e| e.too_large().is_some())
                 .collect::<Vec<_>>()
         );
     }

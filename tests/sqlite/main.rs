@@ -6,6 +6,7 @@ mod support;
 
 mod audit;
 mod bad_input;
+mod big_rows;
 mod cli;
 mod common;
 mod fixture;

@@ -195,3 +195,35 @@ fn reopen_reads_only_appended_rows() {
         transcript::open(&db, INCIDENT).unwrap().transcript.len()
     );
 }
+
+/// The plan on a SQLite transcript (its replies read in one pass for their file operations)
+/// is the plan on the same entries as a file.
+#[test]
+fn the_plan_reads_like_the_plan_on_the_same_file() {
+    use clawtop::plan;
+    let h = HostF::new();
+    let o = transcript::open(&h.agent_db("main"), INCIDENT).unwrap();
+    let t = &o.transcript;
+    let db = clawtop::sqlite::ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+    let mut rows = Vec::new();
+    clawtop::sqlite::events::for_each(&db, INCIDENT, |_, r| {
+        rows.push(String::from_utf8(r.unwrap()).unwrap())
+    })
+    .unwrap();
+    let file = clawtop::transcript::Transcript::from_entries("incident-7.jsonl", &rows);
+    for keep in [0, 2000, plan::DEFAULT_KEEP_RECENT_TOKENS] {
+        let (a, b) = (plan::prepare(t, keep), plan::prepare(&file, keep));
+        let (a, b) = (a.unwrap(), b.unwrap());
+        assert_eq!(a.read_files, b.read_files, "keep {keep}");
+        assert_eq!(a.modified_files, b.modified_files, "keep {keep}");
+        assert_eq!(a.messages_to_summarize, b.messages_to_summarize);
+        assert_eq!(a.first_kept_entry, b.first_kept_entry);
+        assert_eq!(a.tokens_before, b.tokens_before);
+        if keep == 0 {
+            assert!(
+                !a.read_files.is_empty(),
+                "the replies' read calls are found"
+            );
+        }
+    }
+}

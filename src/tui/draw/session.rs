@@ -449,7 +449,7 @@ fn put_entry(
     let row = v.cache.get(&idx);
     let label = row
         .map(|r| r.label.clone())
-        .unwrap_or_else(|| kind_label(meta.kind, meta.raw_type.as_deref()));
+        .unwrap_or_else(|| kind_label(meta.kind, meta.raw_type()));
     let flag = match row {
         Some(r) if r.silent_flush => "∅",
         Some(r) if r.error => "!",
