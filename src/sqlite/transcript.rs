@@ -12,7 +12,9 @@
 
 use super::events::{self, RowError};
 use super::open::{DbError, ReadOnlyDb};
-use crate::transcript::{ENTRY_MAX, PREFIX_MAX, RowFetch, RowIndexer, StringChars, Transcript};
+use crate::transcript::{
+    ENTRY_MAX, FetchError, PREFIX_MAX, RowFetch, RowIndexer, StringChars, Transcript,
+};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -53,8 +55,8 @@ impl Recent {
     fn get_or_fetch(
         &self,
         seq: u64,
-        fetch: impl FnOnce(u64) -> Result<Vec<u8>, String>,
-    ) -> Result<Vec<u8>, String> {
+        fetch: impl FnOnce(u64) -> Result<Vec<u8>, FetchError>,
+    ) -> Result<Vec<u8>, FetchError> {
         let mut recent = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(pos) = recent.iter().position(|(k, _)| *k == seq) {
             if let Some(hit) = recent.remove(pos) {
@@ -73,7 +75,7 @@ impl Recent {
 }
 
 impl RowFetch for DbRows {
-    fn fetch(&self, seq: u64) -> Result<Vec<u8>, String> {
+    fn fetch(&self, seq: u64) -> Result<Vec<u8>, FetchError> {
         if let Some(row) = self.plain.get(&seq) {
             return Ok(row.to_vec());
         }
@@ -98,22 +100,24 @@ impl RowFetch for DbRows {
 }
 
 impl DbRows {
-    fn fetch_row(&self, seq: u64) -> Result<Vec<u8>, String> {
+    fn fetch_row(&self, seq: u64) -> Result<Vec<u8>, FetchError> {
         let db = self
             .db
             .lock()
-            .map_err(|_| "database handle poisoned".to_string())?;
+            .map_err(|_| FetchError::Stale("database handle poisoned; reload".into()))?;
         let out = events::read_one(&db, &self.session_id, seq as i64)
-            .map_err(|e| e.to_string())?
+            .map_err(|e| FetchError::Store(Box::new(e)))?
             .ok_or_else(|| {
-                format!("seq {seq}: row no longer exists (the transcript was rewritten; reload)")
+                FetchError::Stale(format!(
+                    "seq {seq}: row no longer exists (the transcript was rewritten; reload)"
+                ))
             })?
-            .map_err(|e| e.to_string());
+            .map_err(|e| FetchError::Store(Box::new(e)));
         if !db.check_unchanged() {
-            return Err(format!(
+            return Err(FetchError::Stale(format!(
                 "{} changed while it was read; reload",
                 db.path.display()
-            ));
+            )));
         }
         out
     }
@@ -573,7 +577,10 @@ mod tests {
         let before = reads.get();
         assert_eq!(r.get_or_fetch(2, row).unwrap(), vec![2u8; 10]);
         assert_eq!(reads.get(), before + 1);
-        assert!(r.get_or_fetch(7, |_| Err("gone".into())).is_err());
+        assert!(
+            r.get_or_fetch(7, |_| Err(FetchError::Stale("gone".into())))
+                .is_err()
+        );
         assert_eq!(r.get_or_fetch(7, row).unwrap(), vec![7u8; 10]);
     }
 

@@ -202,9 +202,20 @@ enum Backing {
     Rows(Box<dyn RowFetch>),
 }
 
+/// Why a stored entry could not be fetched.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The row is gone or the store changed since the transcript was indexed: reload.
+    #[error("{0}")]
+    Stale(String),
+    /// The store could not be read (its own error: this layer does not know the store).
+    #[error(transparent)]
+    Store(Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Fetches the full JSON of the entry stored under `key` (for a SQLite transcript, its `seq`).
 pub trait RowFetch: Send + Sync {
-    fn fetch(&self, key: u64) -> Result<Vec<u8>, String>;
+    fn fetch(&self, key: u64) -> Result<Vec<u8>, FetchError>;
 
     /// Each of `keys` (ascending) that can be read, with its bytes, one at a time; false when
     /// what was handed over must not be used (the store changed while it was read). A store
@@ -646,10 +657,10 @@ impl Transcript {
             Backing::Rows(f) => f
                 .fetch(e.offset)
                 .map(std::borrow::Cow::Owned)
-                .map_err(|message| TranscriptError::Entry {
+                .map_err(|err| TranscriptError::Entry {
                     path: self.path.clone(),
                     line: e.line,
-                    message,
+                    message: err.to_string(),
                 }),
         }
     }
