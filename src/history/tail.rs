@@ -115,7 +115,7 @@ pub fn forecast_of(
 /// transcript (forks, copies), and the turns do not depend on the session's numbers.
 #[derive(Default)]
 pub struct Forecasts {
-    turns: std::collections::HashMap<String, Result<Vec<series::Turn>, String>>,
+    turns: std::collections::HashMap<String, Result<Vec<series::Turn>, SourceError>>,
 }
 
 impl Forecasts {
@@ -124,11 +124,13 @@ impl Forecasts {
         source: &dyn SessionSource,
         session: &crate::source::Session,
         rules: Rules,
-    ) -> Option<&Result<Vec<series::Turn>, String>> {
+    ) -> Option<&Result<Vec<series::Turn>, SourceError>> {
         let at = session.transcript.as_ref()?;
-        Some(self.turns.entry(at.clone()).or_insert_with(|| {
-            turns_of(source, &session.reference, rules).map_err(|e| e.to_string())
-        }))
+        Some(
+            self.turns
+                .entry(at.clone())
+                .or_insert_with(|| turns_of(source, &session.reference, rules)),
+        )
     }
 
     pub fn of(

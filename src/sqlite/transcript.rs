@@ -283,26 +283,29 @@ fn stream_from(mut r: impl std::io::Read) -> std::io::Result<Streamed> {
 }
 
 /// A plain row over [`ENTRY_MAX`], streamed from the database by its rowid.
-fn stream_plain(db: &ReadOnlyDb, session_id: &str, seq: i64) -> Result<Streamed, String> {
-    let rowid: i64 = db
-        .conn()
-        .query_row(
-            "SELECT rowid FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
-            rusqlite::params![session_id, seq],
-            |r| r.get(0),
-        )
-        .map_err(|e| e.to_string())?;
-    let blob = db
-        .conn()
-        .blob_open(
-            rusqlite::MAIN_DB,
-            c"transcript_events",
-            c"event_json",
-            rowid,
-            true,
-        )
-        .map_err(|e| e.to_string())?;
-    stream_from(blob).map_err(|e| e.to_string())
+fn stream_plain(db: &ReadOnlyDb, session_id: &str, seq: i64) -> Result<Streamed, StreamError> {
+    let rowid: i64 = db.conn().query_row(
+        "SELECT rowid FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
+        rusqlite::params![session_id, seq],
+        |r| r.get(0),
+    )?;
+    let blob = db.conn().blob_open(
+        rusqlite::MAIN_DB,
+        c"transcript_events",
+        c"event_json",
+        rowid,
+        true,
+    )?;
+    Ok(stream_from(blob)?)
+}
+
+/// Why a big plain row could not be streamed.
+#[derive(Debug, thiserror::Error)]
+enum StreamError {
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 /// Like [`open`], reusing `prev` (the index of an earlier open of the same session) when the
@@ -344,8 +347,7 @@ pub fn open_after(
     idx.replay(&mut ix);
     ix.keep_envelopes(!idx.dropped);
     let after = idx.max_seq.unwrap_or(-1);
-    let mut plain = std::collections::HashMap::new();
-    let mut plain_bytes = 0usize;
+    let mut kept = PlainRows::default();
     {
         // `octet_length` of a column reads the record header only, so a row's size is known
         // before any of it is loaded; the CASE loads the payload only when it is in bounds.
@@ -373,103 +375,12 @@ pub fn open_after(
             use rusqlite::types::ValueRef as V;
             match (json_len, frame_len) {
                 (Some(n), None) => {
-                    idx.total += n.max(0) as u64;
-                    match json {
-                        V::Text(t) | V::Blob(t) => {
-                            if t.len() <= RECENT_ROW_MAX && plain_bytes + t.len() <= PLAIN_KEPT_MAX
-                            {
-                                plain_bytes += t.len();
-                                plain.insert(seq as u64, Box::from(t));
-                            }
-                            idx.head(&mut ix, seq as u64, t);
-                        }
-                        _ => match stream_plain(db, session_id, seq) {
-                            Ok(s) => {
-                                ix.too_large(seq as u64, &s.prefix, n as u64, s.chars);
-                                idx.keep_too_large(seq as u64, &s, n as u64);
-                            }
-                            Err(e) => idx.skip(
-                                &mut ix,
-                                format!(
-                                    "skipped: seq {seq}: event_json is {n} bytes, over the {} MiB clawtop decodes, and could not be read in pieces ({e})",
-                                    ENTRY_MAX >> 20
-                                ),
-                            ),
-                        },
-                    }
+                    index_plain_row(db, session_id, &mut idx, &mut ix, &mut kept, seq, n, json)
                 }
                 (None, Some(flen)) => {
-                    idx.zstd_rows += 1;
                     let want: Option<i64> = r.get(6).unwrap_or(None);
-                    let want = want.unwrap_or(-1);
-                    let f = match frame {
-                        V::Blob(f) | V::Text(f) => f,
-                        _ => {
-                            idx.skip(
-                                &mut ix,
-                                format!(
-                                    "skipped: seq {seq}: event_zstd is a {flen}-byte frame, over the {} MiB clawtop reads",
-                                    ENTRY_MAX >> 20
-                                ),
-                            );
-                            continue;
-                        }
-                    };
-                    let stated = frame_size(f);
-                    if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
-                        let e = RowError::Length {
-                            seq,
-                            got: stated.map_or("?".into(), |n| n.to_string()),
-                            want,
-                        };
-                        idx.skip(&mut ix, format!("skipped: {e}"));
-                        continue;
-                    }
-                    idx.total += want as u64;
-                    if want as u64 > ENTRY_MAX as u64 {
-                        // Decoded in pieces for its first bytes and size; never whole.
-                        let streamed = zstd::stream::read::Decoder::with_buffer(f)
-                            .and_then(|d| stream_from(d.single_frame()));
-                        match streamed {
-                            Ok(s) => {
-                                ix.too_large(seq as u64, &s.prefix, want as u64, s.chars);
-                                idx.keep_too_large(seq as u64, &s, want as u64);
-                            }
-                            Err(e) => idx.skip(
-                                &mut ix,
-                                format!(
-                                    "skipped: {}",
-                                    RowError::Zstd {
-                                        seq,
-                                        message: e.to_string()
-                                    }
-                                ),
-                            ),
-                        }
-                        continue;
-                    }
-                    let head = match r.get_ref(3) {
-                        Ok(V::Text(n)) => navigation_of(n),
-                        _ => None,
-                    };
-                    match head {
-                        Some(h) => {
-                            idx.head(&mut ix, seq as u64, &h);
-                        }
-                        // No usable projection: decode this row to index it.
-                        None => match events::decode(
-                            seq,
-                            events::Stored::Zstd {
-                                frame: f,
-                                utf8_bytes: want,
-                            },
-                        ) {
-                            Ok(b) => {
-                                idx.head(&mut ix, seq as u64, &b);
-                            }
-                            Err(e) => idx.skip(&mut ix, format!("skipped: {e}")),
-                        },
-                    }
+                    let nav = r.get_ref(3).unwrap_or(V::Null);
+                    index_zstd_row(&mut idx, &mut ix, seq, flen, frame, want.unwrap_or(-1), nav)
                 }
                 (None, None) => idx.skip(&mut ix, format!("skipped: {}", RowError::Empty { seq })),
                 _ => idx.skip(&mut ix, format!("skipped: {}", RowError::Both { seq })),
@@ -481,7 +392,7 @@ pub fn open_after(
         db: shared.clone(),
         session_id: session_id.to_string(),
         recent: Recent::default(),
-        plain,
+        plain: kept.rows,
     };
     let t = ix.finish(label(path, session_id), Box::new(fetch), idx.total);
     let opened = Opened {
@@ -491,6 +402,138 @@ pub fn open_after(
         max_seq: idx.max_seq,
     };
     Ok((opened, idx))
+}
+
+/// Indexes one `event_json` row of `n` bytes: kept whole when small (for reads without a
+/// query), its head parsed; a row over the entry limit is read in pieces, never whole.
+#[allow(clippy::too_many_arguments)]
+fn index_plain_row(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    idx: &mut RowIndex,
+    ix: &mut RowIndexer,
+    kept: &mut PlainRows,
+    seq: i64,
+    n: i64,
+    json: rusqlite::types::ValueRef<'_>,
+) {
+    use rusqlite::types::ValueRef as V;
+    let (plain, plain_bytes) = (&mut kept.rows, &mut kept.bytes);
+    idx.total += n.max(0) as u64;
+    match json {
+        V::Text(t) | V::Blob(t) => {
+            if t.len() <= RECENT_ROW_MAX && *plain_bytes + t.len() <= PLAIN_KEPT_MAX
+            {
+                *plain_bytes += t.len();
+                plain.insert(seq as u64, Box::from(t));
+            }
+            idx.head(ix, seq as u64, t);
+        }
+        _ => match stream_plain(db, session_id, seq) {
+            Ok(s) => {
+                ix.too_large(seq as u64, &s.prefix, n as u64, s.chars);
+                idx.keep_too_large(seq as u64, &s, n as u64);
+            }
+            Err(e) => idx.skip(
+                ix,
+                format!(
+                    "skipped: seq {seq}: event_json is {n} bytes, over the {} MiB clawtop decodes, and could not be read in pieces ({e})",
+                    ENTRY_MAX >> 20
+                ),
+            ),
+        },
+    }
+}
+
+/// Indexes one `event_zstd` row (a `flen`-byte frame that decodes to `want` bytes): its head
+/// from `navigation_json` when that names the entry, else from the decoded row; a row whose
+/// decoded size is over the entry limit is decoded in pieces, never whole.
+fn index_zstd_row(
+    idx: &mut RowIndex,
+    ix: &mut RowIndexer,
+    seq: i64,
+    flen: i64,
+    frame: rusqlite::types::ValueRef<'_>,
+    want: i64,
+    nav: rusqlite::types::ValueRef<'_>,
+) {
+    use rusqlite::types::ValueRef as V;
+    idx.zstd_rows += 1;
+    let f = match frame {
+        V::Blob(f) | V::Text(f) => f,
+        _ => {
+            idx.skip(
+                ix,
+                format!(
+                    "skipped: seq {seq}: event_zstd is a {flen}-byte frame, over the {} MiB clawtop reads",
+                    ENTRY_MAX >> 20
+                ),
+            );
+            return;
+        }
+    };
+    let stated = frame_size(f);
+    if want <= 0 || stated.is_some_and(|n| n as i64 != want) {
+        let e = RowError::Length {
+            seq,
+            got: stated.map_or("?".into(), |n| n.to_string()),
+            want,
+        };
+        idx.skip(ix, format!("skipped: {e}"));
+        return;
+    }
+    idx.total += want as u64;
+    if want as u64 > ENTRY_MAX as u64 {
+        // Decoded in pieces for its first bytes and size; never whole.
+        let streamed =
+            zstd::stream::read::Decoder::with_buffer(f).and_then(|d| stream_from(d.single_frame()));
+        match streamed {
+            Ok(s) => {
+                ix.too_large(seq as u64, &s.prefix, want as u64, s.chars);
+                idx.keep_too_large(seq as u64, &s, want as u64);
+            }
+            Err(e) => idx.skip(
+                ix,
+                format!(
+                    "skipped: {}",
+                    RowError::Zstd {
+                        seq,
+                        message: e.to_string()
+                    }
+                ),
+            ),
+        }
+        return;
+    }
+    let head = match nav {
+        V::Text(n) => navigation_of(n),
+        _ => None,
+    };
+    match head {
+        Some(h) => {
+            idx.head(ix, seq as u64, &h);
+        }
+        // No usable projection: decode this row to index it.
+        None => match events::decode(
+            seq,
+            events::Stored::Zstd {
+                frame: f,
+                utf8_bytes: want,
+            },
+        ) {
+            Ok(b) => {
+                idx.head(ix, seq as u64, &b);
+            }
+            Err(e) => idx.skip(ix, format!("skipped: {e}")),
+        },
+    }
+}
+
+/// The small plain rows kept after indexing (a SQLite transcript's reads without a query).
+#[derive(Default)]
+struct PlainRows {
+    rows: std::collections::HashMap<u64, Box<[u8]>>,
+    bytes: usize,
 }
 
 /// A 2026.9 used figure taken from a transcript (docs/sqlite-host.md §4).
