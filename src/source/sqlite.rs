@@ -248,9 +248,9 @@ impl SessionSource for SqliteStore {
         })?;
         let conn = self.connection(&db)?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
-        // Newest first, until the user turns the forecast takes (and one more), so one read
-        // is enough; the byte cap (at least 1 MiB) only bounds turns of unusual size.
-        let budget = budget.max(1 << 20);
+        // Newest first, within the read's limits (`read_limits`: the first read stops at
+        // the user turns the forecast takes).
+        let (budget, max_users) = crate::transcript::tail::read_limits(budget);
         let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
         let complete = crate::sqlite::events::last_rows(&guard, &sid, |b| {
             bytes += b.len() as u64;
@@ -263,7 +263,7 @@ impl SessionSource for SqliteStore {
                 }
                 entries.push(v);
             }
-            bytes < budget && users <= crate::transcript::tail::FORECAST_TURNS + 2
+            bytes < budget && max_users.is_none_or(|m| users <= m)
         })
         .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         drop(guard);
