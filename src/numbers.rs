@@ -54,7 +54,8 @@ impl<'s> Numbers<'s> {
                 let source = self.source;
                 let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
                     let mut ws = Vec::new();
-                    let f = open_transcript(source, s, &mut ws).map(|t| {
+                    let opened = source.open_transcript_for_figures(&s.reference);
+                    let f = opened_transcript(opened, &mut ws).map(|t| {
                         also(&t);
                         crate::used::facts(&t)
                     });
@@ -181,7 +182,14 @@ pub fn open_transcript(
     s: &Session,
     warnings: &mut Vec<String>,
 ) -> Option<Transcript> {
-    match source.open_transcript(&s.reference) {
+    opened_transcript(source.open_transcript(&s.reference), warnings)
+}
+
+fn opened_transcript(
+    opened: Result<Transcript, crate::source::SourceError>,
+    warnings: &mut Vec<String>,
+) -> Option<Transcript> {
+    match opened {
         Ok(t) => {
             push_transcript_warnings(&t, warnings);
             Some(t)

@@ -30,6 +30,9 @@ pub const UNRECORDED_FLUSH: &str = "the notes are appended to the workspace's me
 /// What differs from a compaction on a file-backed host, said before the operator types.
 pub const GATEWAY_COMPACT_NOTE: &str = "OpenClaw compacts with its own model and saves the summary itself: no preview to edit, nothing for clawtop to commit. Instructions go as /compact <instructions> (800 characters at most); without them, sessions.compact. Refused while a run is active";
 
+/// Decoded bytes of rows up to which a session is read whole for its figures.
+const WHOLE_READ_MAX: u64 = 1 << 20;
+
 pub struct SqliteStore {
     host: Host,
     rules: (Rules, Option<String>),
@@ -232,6 +235,33 @@ impl SessionSource for SqliteStore {
             .unwrap_or_else(|e| e.into_inner())
             .insert(k, index);
         Ok(opened.transcript)
+    }
+
+    /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
+    /// statement and held in memory: `list` has thousands of such sessions, and indexing one
+    /// then fetching its last entries row by row cost more than reading it. A bigger one, or
+    /// one with a row that does not decode (the index names it in a warning), is indexed.
+    fn open_transcript_for_figures(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        let Some((db, sid)) = self.located(r) else {
+            return self.open_transcript(r);
+        };
+        let conn = self.connection(&db)?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        drop(guard);
+        let texts: Option<Vec<String>> = rows.and_then(|rows| {
+            rows.into_iter()
+                .map(|(_, row)| row.ok().and_then(|b| String::from_utf8(b).ok()))
+                .collect()
+        });
+        match texts {
+            Some(texts) => Ok(Transcript::from_entries(
+                crate::sqlite::transcript::label(&db, &sid),
+                texts,
+            )),
+            None => self.open_transcript(r),
+        }
     }
 
     fn transcript_tail(

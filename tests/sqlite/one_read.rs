@@ -54,12 +54,16 @@ fn same_on_file(path: &Path) -> bool {
     measured
 }
 
-fn same_on_host(state: &Path) -> usize {
+fn open_host(state: &Path) -> clawtop::source::SourceHandle {
     let opts = Options {
         state_dir: Some(state.to_path_buf()),
         ..Options::default()
     };
-    let source = clawtop::source::for_host(Host::open(&opts, &Env::default()).expect("host"));
+    clawtop::source::for_host(Host::open(&opts, &Env::default()).expect("host"))
+}
+
+fn same_on_host(state: &Path) -> usize {
+    let source = open_host(state);
     let rules = source.rules().0;
     let listed = source.list(None);
     assert!(!listed.sessions.is_empty());
@@ -189,4 +193,55 @@ fn the_forecast_from_the_open_transcript_is_the_tails_on_generated_sessions() {
         let measured = same_on_file(&p);
         assert_eq!(measured, name != "no-usage", "{name}");
     }
+}
+
+/// Everything the figures read from a transcript, in words, and its warnings.
+fn figures(t: &Transcript) -> String {
+    format!(
+        "{} entries, leaf {:?}\n{:?}\n{:?}\n{:?}",
+        t.len(),
+        t.leaf(),
+        clawtop::used::facts(t),
+        seen(&turns_of_transcript(t, Rules::V2026_9)),
+        t.all_warnings()
+    )
+}
+
+/// A SQLite session read whole for its figures (`open_transcript_for_figures`, one query) is
+/// the transcript the index gives (`open_transcript`): the same facts, forecast and
+/// warnings, also when a row does not decode (then it is indexed, and the warning names it).
+#[test]
+fn a_session_read_whole_for_its_figures_is_the_indexed_one() {
+    let h = HostF::new();
+    let check = |h: &HostF| {
+        let source = open_host(&h.state());
+        let listed = source.list(None);
+        for s in &listed.sessions {
+            let indexed = source.open_transcript(&s.reference).unwrap();
+            let whole = source.open_transcript_for_figures(&s.reference).unwrap();
+            assert!(!indexed.is_empty(), "{}", s.reference.key);
+            assert_eq!(figures(&whole), figures(&indexed), "{}", s.reference.key);
+        }
+        listed.sessions.len()
+    };
+    assert!(check(&h) >= 2);
+    // A zstd row whose stated size is wrong: skipped with a warning on both paths.
+    let n = h
+        .writer("main")
+        .execute(
+            "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes + 1 \
+             WHERE seq = (SELECT min(seq) FROM transcript_events WHERE event_zstd IS NOT NULL)",
+            [],
+        )
+        .unwrap();
+    assert_eq!(n, 1);
+    check(&h);
+    let source = open_host(&h.state());
+    let warned = source.list(None).sessions.iter().any(|s| {
+        let t = source.open_transcript_for_figures(&s.reference).unwrap();
+        t.all_warnings()
+            .iter()
+            .any(|w| w.message.contains("event_utf8_bytes"))
+    });
+    assert!(warned, "the damaged row is named");
 }
