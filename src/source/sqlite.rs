@@ -50,6 +50,10 @@ pub struct SqliteStore {
     identity_dir: Option<PathBuf>,
     /// Ends the live-update task when the source goes.
     cancel: tokio_util::sync::CancellationToken,
+    /// The process environment's gateway settings, read once: `list` asks every session's
+    /// compaction writer, and reading the environment each time cost more than the rest of
+    /// that answer.
+    env: std::sync::OnceLock<crate::gateway::GatewayEnv>,
 }
 
 impl Drop for SqliteStore {
@@ -75,6 +79,7 @@ impl SqliteStore {
             conns: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
+            env: std::sync::OnceLock::new(),
         }
     }
 
@@ -84,6 +89,11 @@ impl SqliteStore {
             .sqlite
             .as_ref()
             .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    fn gateway_env(&self) -> &crate::gateway::GatewayEnv {
+        self.env
+            .get_or_init(crate::gateway::GatewayEnv::from_process)
     }
 
     fn rel(&self, p: &Path) -> String {
@@ -135,7 +145,7 @@ impl SqliteStore {
         }
         crate::gateway::target::resolve(
             &self.host.config,
-            &crate::gateway::GatewayEnv::from_process(),
+            self.gateway_env(),
             &crate::gateway::Overrides::default(),
         )
         .ok()
@@ -410,7 +420,7 @@ impl SessionSource for SqliteStore {
         }
         let target = match crate::gateway::target::resolve(
             &self.host.config,
-            &crate::gateway::GatewayEnv::from_process(),
+            self.gateway_env(),
             &crate::gateway::Overrides::default(),
         ) {
             Ok(t) => t,
@@ -446,7 +456,7 @@ impl SessionSource for SqliteStore {
             // config and environment (no I/O here); whether it answers is found on connect.
             Operation::Compact => match crate::gateway::target::resolve(
                 &self.host.config,
-                &crate::gateway::GatewayEnv::from_process(),
+                self.gateway_env(),
                 &crate::gateway::Overrides::default(),
             ) {
                 Ok(t) => Writer::Remote(Box::new(super::RemoteWriter {
