@@ -37,12 +37,28 @@ impl<'s> Numbers<'s> {
     /// source decides `used` with transcripts: [`SessionSource::transcripts_decide_used`]);
     /// the transcript's problems are added to `warnings`.
     pub fn session(&mut self, s: &Session, warnings: &mut Vec<String>) -> Thresholds {
+        self.session_seeing(s, warnings, |_| {})
+    }
+
+    /// [`Self::session`], handing the transcript, while it is open, to `also` (at most once
+    /// per transcript): `list` takes the forecast's turns from it, so a session's rows are
+    /// read once for both.
+    pub fn session_seeing(
+        &mut self,
+        s: &Session,
+        warnings: &mut Vec<String>,
+        mut also: impl FnMut(&Transcript),
+    ) -> Thresholds {
         let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
                 let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
                     let mut ws = Vec::new();
-                    let f = open_transcript(source, s, &mut ws).map(|t| crate::used::facts(&t));
+                    let opened = source.open_transcript_for_figures(&s.reference);
+                    let f = opened_transcript(opened, &mut ws).map(|t| {
+                        also(&t);
+                        crate::used::facts(&t)
+                    });
                     (f, ws)
                 });
                 warnings.extend(ws.iter().cloned());
@@ -166,7 +182,14 @@ pub fn open_transcript(
     s: &Session,
     warnings: &mut Vec<String>,
 ) -> Option<Transcript> {
-    match source.open_transcript(&s.reference) {
+    opened_transcript(source.open_transcript(&s.reference), warnings)
+}
+
+fn opened_transcript(
+    opened: Result<Transcript, crate::source::SourceError>,
+    warnings: &mut Vec<String>,
+) -> Option<Transcript> {
+    match opened {
         Ok(t) => {
             push_transcript_warnings(&t, warnings);
             Some(t)

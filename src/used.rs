@@ -99,13 +99,69 @@ impl<'t> Decoded<'t> {
         let t = self.t;
         self.memo
             .entry(i)
-            .or_insert_with(|| t.entry_json(i).ok())
+            .or_insert_with(|| {
+                // The fields read here only; an entry the small shape does not take (a
+                // repeated key, text that needs repair) is decoded whole.
+                t.raw_line(i)
+                    .ok()
+                    .and_then(|raw| slim(&raw))
+                    .or_else(|| t.entry_json(i).ok())
+            })
             .as_ref()
     }
 
     fn time_ms(&mut self, i: u32) -> Option<i64> {
         entry_time_ms(self.get(i)?)
     }
+}
+
+/// The fields of an entry [`facts`] reads: its times, a compaction's `tokensAfter`, and of a
+/// message what decides a measured call ([`crate::tokens::valid_usage`]) and its usage. The
+/// content (the bulk of an entry) is skipped without being built.
+#[derive(serde::Deserialize)]
+struct SlimEntry {
+    timestamp: Option<Value>,
+    #[serde(rename = "tokensAfter")]
+    tokens_after: Option<Value>,
+    message: Option<SlimMessage>,
+}
+
+#[derive(serde::Deserialize)]
+struct SlimMessage {
+    role: Option<Value>,
+    #[serde(rename = "stopReason")]
+    stop_reason: Option<Value>,
+    provider: Option<Value>,
+    model: Option<Value>,
+    usage: Option<Value>,
+    timestamp: Option<Value>,
+}
+
+fn slim(raw: &[u8]) -> Option<Value> {
+    let e: SlimEntry = serde_json::from_slice(raw).ok()?;
+    let object = |fields: Vec<(&str, Option<Value>)>| {
+        Value::Object(
+            fields
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.to_string(), v?)))
+                .collect(),
+        )
+    };
+    let message = e.message.map(|m| {
+        object(vec![
+            ("role", m.role),
+            ("stopReason", m.stop_reason),
+            ("provider", m.provider),
+            ("model", m.model),
+            ("usage", m.usage),
+            ("timestamp", m.timestamp),
+        ])
+    });
+    Some(object(vec![
+        ("timestamp", e.timestamp),
+        ("tokensAfter", e.tokens_after),
+        ("message", message),
+    ]))
 }
 
 fn entry_time_ms(v: &Value) -> Option<i64> {
@@ -239,7 +295,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
         }
         Some((i, decoded.time_ms(i)?))
     });
-    let last_run = check::last_run_calls(t);
+    let last_run = check::last_run_calls_with(t, |i| decoded.get(i).cloned());
     let display = DisplayIds {
         compaction: last_compaction.as_ref().map(|(_, c)| t.display_id(c.entry)),
         newest_call: newest_call_ms.map(|(i, _)| t.display_id(i)),

@@ -24,7 +24,11 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
     fn id(v: &Value) -> Option<&str> {
         v.get("id").and_then(Value::as_str)
     }
-    let has_ids = e.iter().any(|v| id(v).is_some());
+    fn is_header(v: &Value) -> bool {
+        v.get("type").and_then(Value::as_str) == Some("session")
+    }
+    // A v1 file's header can carry an id while its entries have none: the entries decide.
+    let has_ids = e.iter().any(|v| id(v).is_some() && !is_header(v));
     let mut branch: Vec<usize> = Vec::new();
     let mut cut = false;
     if has_ids {
@@ -33,9 +37,7 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
             .enumerate()
             .filter_map(|(k, v)| id(v).map(|i| (i, k)))
             .collect();
-        let mut cur = e.iter().rposition(|v| {
-            id(v).is_some() && v.get("type").and_then(Value::as_str) != Some("session")
-        });
+        let mut cur = e.iter().rposition(|v| id(v).is_some() && !is_header(v));
         while let Some(k) = cur {
             branch.push(k);
             cur = match e[k].get("parentId").and_then(Value::as_str) {
@@ -100,6 +102,67 @@ pub fn turns_of(
     Ok(series::turns(last))
 }
 
+/// The last entries of a transcript already open (`list` has it open for `used`), as a
+/// source's tail holds them, so the forecast needs no second read of the session. Only the
+/// entries the series can count (user and assistant messages, compactions) are decoded; the
+/// rest (tool results: the bulk of a transcript) keep their envelope from the index, as
+/// a SQLite source's tail keeps a tool result's projection.
+pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tail {
+    use crate::transcript::{EntryKind, Role};
+    let (budget, max_users) = crate::transcript::tail::read_limits(budget);
+    let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
+    let mut k = t.entries.len();
+    while k > 0 && bytes < budget && max_users.is_none_or(|m| users <= m) {
+        k -= 1;
+        let e = &t.entries[k];
+        bytes += u64::from(e.len);
+        let counted = matches!(
+            e.kind,
+            EntryKind::Compaction
+                | EntryKind::Message(Role::User)
+                | EntryKind::Message(Role::Assistant)
+        );
+        let decoded = if counted {
+            t.raw_line(k as u32).ok().and_then(|raw| slim(&raw))
+        } else {
+            None
+        };
+        let v = decoded.unwrap_or_else(|| {
+            let mut o = serde_json::Map::new();
+            if let Some(id) = &e.id {
+                o.insert("id".into(), Value::String(id.to_string()));
+            }
+            if let Some(p) = &e.parent_id {
+                o.insert("parentId".into(), Value::String(p.to_string()));
+            }
+            Value::Object(o)
+        });
+        if e.kind == EntryKind::Message(Role::User) {
+            users += 1;
+        }
+        entries.push(v);
+    }
+    entries.reverse();
+    Tail {
+        entries,
+        complete: k == 0,
+    }
+}
+
+/// [`turns_of`] for a transcript already open, through the same [`BUDGETS`].
+pub fn turns_of_transcript(t: &crate::transcript::Transcript, rules: Rules) -> Vec<series::Turn> {
+    let mut last = Vec::new();
+    for budget in BUDGETS {
+        let tail = tail_of_transcript(t, budget);
+        let (s, enough) = steps(&tail, rules);
+        last = s;
+        if enough || tail.complete {
+            break;
+        }
+    }
+    series::turns(last)
+}
+
 /// The forecast of a listed session from its transcript's tail and its numbers: what `list`
 /// and `show` print (`history` computes the same from the whole branch). Unreadable
 /// transcripts give an unknown forecast that says why.
@@ -131,6 +194,21 @@ impl Forecasts {
                 .entry(at.clone())
                 .or_insert_with(|| turns_of(source, &session.reference, rules)),
         )
+    }
+
+    /// Takes the session's turns from its transcript, open for another reason (`used`), so
+    /// [`Self::of`] and [`Self::recent`] do not read it again.
+    pub fn read_open(
+        &mut self,
+        session: &crate::source::Session,
+        t: &crate::transcript::Transcript,
+        rules: Rules,
+    ) {
+        if let Some(at) = &session.transcript {
+            self.turns
+                .entry(at.clone())
+                .or_insert_with(|| Ok(turns_of_transcript(t, rules)));
+        }
     }
 
     pub fn of(

@@ -64,7 +64,9 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     let mut forecasts = crate::history::tail::Forecasts::default();
     for s in &loaded.sessions {
         let mut warnings = s.warnings.clone();
-        let t = numbers.session(s, &mut warnings);
+        let rules = numbers.rules;
+        let t =
+            numbers.session_seeing(s, &mut warnings, |open| forecasts.read_open(s, open, rules));
         let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
         row.busy = crate::diagnosis::busy::of_session(source, s);
         row.stale_lock =

@@ -289,6 +289,12 @@ pub trait SessionSource: Send + Sync {
     fn list(&self, agent: Option<&str>) -> Listing;
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
+    /// The transcript of a session for its figures only (`used`, the forecast: `list` and
+    /// the Sessions screen, for every session), never kept: a source may read a small one
+    /// whole in one go rather than index it for showing. The same transcript either way.
+    fn open_transcript_for_figures(&self, session: &SessionRef) -> Result<Transcript, SourceError> {
+        self.open_transcript(session)
+    }
     /// The last entries of a session's transcript (about `budget` bytes of them, more for one
     /// long entry), for the forecast, which needs only the last turns. The default opens the
     /// transcript; a source that can read a tail cheaply (a file's end, the last rows) does.

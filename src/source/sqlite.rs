@@ -30,6 +30,9 @@ pub const UNRECORDED_FLUSH: &str = "the notes are appended to the workspace's me
 /// What differs from a compaction on a file-backed host, said before the operator types.
 pub const GATEWAY_COMPACT_NOTE: &str = "OpenClaw compacts with its own model and saves the summary itself: no preview to edit, nothing for clawtop to commit. Instructions go as /compact <instructions> (800 characters at most); without them, sessions.compact. Refused while a run is active";
 
+/// Decoded bytes of rows up to which a session is read whole for its figures.
+const WHOLE_READ_MAX: u64 = 1 << 20;
+
 pub struct SqliteStore {
     host: Host,
     rules: (Rules, Option<String>),
@@ -47,6 +50,10 @@ pub struct SqliteStore {
     identity_dir: Option<PathBuf>,
     /// Ends the live-update task when the source goes.
     cancel: tokio_util::sync::CancellationToken,
+    /// The process environment's gateway settings, read once: `list` asks every session's
+    /// compaction writer, and reading the environment each time cost more than the rest of
+    /// that answer.
+    env: std::sync::OnceLock<crate::gateway::GatewayEnv>,
 }
 
 impl Drop for SqliteStore {
@@ -72,6 +79,7 @@ impl SqliteStore {
             conns: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
+            env: std::sync::OnceLock::new(),
         }
     }
 
@@ -81,6 +89,11 @@ impl SqliteStore {
             .sqlite
             .as_ref()
             .unwrap_or_else(|| EMPTY.get_or_init(Default::default))
+    }
+
+    fn gateway_env(&self) -> &crate::gateway::GatewayEnv {
+        self.env
+            .get_or_init(crate::gateway::GatewayEnv::from_process)
     }
 
     fn rel(&self, p: &Path) -> String {
@@ -132,7 +145,7 @@ impl SqliteStore {
         }
         crate::gateway::target::resolve(
             &self.host.config,
-            &crate::gateway::GatewayEnv::from_process(),
+            self.gateway_env(),
             &crate::gateway::Overrides::default(),
         )
         .ok()
@@ -234,6 +247,33 @@ impl SessionSource for SqliteStore {
         Ok(opened.transcript)
     }
 
+    /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
+    /// statement and held in memory: `list` has thousands of such sessions, and indexing one
+    /// then fetching its last entries row by row cost more than reading it. A bigger one, or
+    /// one with a row that does not decode (the index names it in a warning), is indexed.
+    fn open_transcript_for_figures(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        let Some((db, sid)) = self.located(r) else {
+            return self.open_transcript(r);
+        };
+        let conn = self.connection(&db)?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        drop(guard);
+        let texts: Option<Vec<String>> = rows.and_then(|rows| {
+            rows.into_iter()
+                .map(|(_, row)| row.ok().and_then(|b| String::from_utf8(b).ok()))
+                .collect()
+        });
+        match texts {
+            Some(texts) => Ok(Transcript::from_entries(
+                crate::sqlite::transcript::label(&db, &sid),
+                texts,
+            )),
+            None => self.open_transcript(r),
+        }
+    }
+
     fn transcript_tail(
         &self,
         r: &SessionRef,
@@ -248,9 +288,9 @@ impl SessionSource for SqliteStore {
         })?;
         let conn = self.connection(&db)?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
-        // Newest first, until the user turns the forecast takes (and one more), so one read
-        // is enough; the byte cap (at least 1 MiB) only bounds turns of unusual size.
-        let budget = budget.max(1 << 20);
+        // Newest first, within the read's limits (`read_limits`: the first read stops at
+        // the user turns the forecast takes).
+        let (budget, max_users) = crate::transcript::tail::read_limits(budget);
         let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
         let complete = crate::sqlite::events::last_rows(&guard, &sid, |b| {
             bytes += b.len() as u64;
@@ -263,7 +303,7 @@ impl SessionSource for SqliteStore {
                 }
                 entries.push(v);
             }
-            bytes < budget && users <= crate::transcript::tail::FORECAST_TURNS + 2
+            bytes < budget && max_users.is_none_or(|m| users <= m)
         })
         .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
         drop(guard);
@@ -380,7 +420,7 @@ impl SessionSource for SqliteStore {
         }
         let target = match crate::gateway::target::resolve(
             &self.host.config,
-            &crate::gateway::GatewayEnv::from_process(),
+            self.gateway_env(),
             &crate::gateway::Overrides::default(),
         ) {
             Ok(t) => t,
@@ -416,7 +456,7 @@ impl SessionSource for SqliteStore {
             // config and environment (no I/O here); whether it answers is found on connect.
             Operation::Compact => match crate::gateway::target::resolve(
                 &self.host.config,
-                &crate::gateway::GatewayEnv::from_process(),
+                self.gateway_env(),
                 &crate::gateway::Overrides::default(),
             ) {
                 Ok(t) => Writer::Remote(Box::new(super::RemoteWriter {

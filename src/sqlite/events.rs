@@ -315,6 +315,46 @@ pub fn last_rows(
     Ok(true)
 }
 
+/// Rows by `seq`, each decoded or why not.
+pub type DecodedRows = Vec<(i64, Result<Vec<u8>, RowError>)>;
+
+/// Every row of `session_id`, decoded, in `seq` order, in one query, when their decoded
+/// sizes add up to at most `max_bytes`; None as soon as they do not (nothing over the limit
+/// is decoded). `list` reads its many small sessions whole this way, one statement each.
+pub fn read_all_within(
+    db: &ReadOnlyDb,
+    session_id: &str,
+    max_bytes: u64,
+) -> Result<Option<DecodedRows>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let mut st = db
+        .conn()
+        .prepare_cached(
+            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
+             WHERE session_id = ?1 ORDER BY seq",
+        )
+        .map_err(err)?;
+    let mut rows = st.query([session_id]).map_err(err)?;
+    let (mut out, mut bytes) = (Vec::new(), 0u64);
+    while let Some(r) = rows.next().map_err(err)? {
+        let seq: i64 = r.get(0).map_err(err)?;
+        let n: Option<i64> = r.get(3).unwrap_or(None);
+        let j = r.get_ref(1).map_err(err)?;
+        let z = r.get_ref(2).map_err(err)?;
+        let stored = stored_of(seq, j, z, n);
+        bytes += match &stored {
+            Ok(Stored::Json(b)) => b.len() as u64,
+            Ok(Stored::Zstd { utf8_bytes, .. }) => (*utf8_bytes).max(0) as u64,
+            Err(_) => 0,
+        };
+        if bytes > max_bytes {
+            return Ok(None);
+        }
+        out.push((seq, stored.and_then(|s| decode(seq, s))));
+    }
+    Ok(Some(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,18 @@ pub fn last_entry_ms(path: &Path) -> Option<i64> {
 /// tail readers stop once they have this many turns (`history` re-exports it).
 pub const FORECAST_TURNS: usize = 10;
 
+/// How a tail read given `budget` bytes goes (every source's and the open transcript's):
+/// the first, small read stops at the user turns the forecast takes (and two more), so one
+/// read is usually enough and a session of a few big turns is not read a MiB at a time for
+/// nothing; any later read goes by bytes only (at least 1 MiB), because turns that measured
+/// nothing (aborted, failed) can leave the first one short, and stopping at the same count
+/// again would read the same rows again.
+pub fn read_limits(budget: u64) -> (u64, Option<usize>) {
+    const FIRST: u64 = 1 << 20;
+    let users = (budget < FIRST).then_some(FORECAST_TURNS + 2);
+    (budget.max(FIRST), users)
+}
+
 /// The last entries of a transcript.
 #[derive(Debug, Default)]
 pub struct Tail {

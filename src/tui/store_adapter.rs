@@ -163,7 +163,8 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     let mut forecasts = crate::history::tail::Forecasts::default();
     for (s, file) in loaded.sessions.iter().zip(transcript_of) {
         let mut w = Vec::new();
-        let t = numbers.session(s, &mut w);
+        let rules = numbers.rules;
+        let t = numbers.session_seeing(s, &mut w, |open| forecasts.read_open(s, open, rules));
         let mut row = row_from(source, s, &t, keep);
         row.forecast = Some(forecasts.of(source.as_ref(), s, &t));
         row.recent = forecasts.recent(source.as_ref(), s, t.rules, TREND_TURNS);

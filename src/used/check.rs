@@ -29,6 +29,15 @@ pub fn prompt_tokens(usage: &Value) -> u64 {
 
 /// The assistant calls after the last user message of the active branch (the last run).
 pub fn last_run_calls(t: &Transcript) -> Vec<Call> {
+    last_run_calls_with(t, |i| t.entry_json(i).ok())
+}
+
+/// [`last_run_calls`], each entry decoded by `entry` (`used::facts` decodes the entries it
+/// reads once, for all its figures).
+pub fn last_run_calls_with(
+    t: &Transcript,
+    mut entry: impl FnMut(u32) -> Option<Value>,
+) -> Vec<Call> {
     let path = t.active_branch();
     let start = path
         .iter()
@@ -40,7 +49,7 @@ pub fn last_run_calls(t: &Transcript) -> Vec<Call> {
         if t.entries[i as usize].kind != EntryKind::Message(Role::Assistant) {
             continue;
         }
-        let Ok(v) = t.entry_json(i) else { continue };
+        let Some(v) = entry(i) else { continue };
         let Some(m) = v.get("message") else { continue };
         let Some(u) = tokens::valid_usage(m) else {
             continue;
