@@ -129,10 +129,10 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
         };
         let v = decoded.unwrap_or_else(|| {
             let mut o = serde_json::Map::new();
-            if let Some(id) = &e.id {
+            if let Some(id) = t.written_id(k as u32) {
                 o.insert("id".into(), Value::String(id.to_string()));
             }
-            if let Some(p) = &e.parent_id {
+            if let Some(p) = t.written_parent_id(k as u32) {
                 o.insert("parentId".into(), Value::String(p.to_string()));
             }
             Value::Object(o)

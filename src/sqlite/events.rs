@@ -329,22 +329,20 @@ pub fn read_all_within(
     let err = |e| DbError::from_sqlite(&db.path, e);
     let mut st = db
         .conn()
-        .prepare_cached(
-            "SELECT seq, event_json, event_zstd, event_utf8_bytes FROM transcript_events \
-             WHERE session_id = ?1 ORDER BY seq",
-        )
+        .prepare_cached(&format!(
+            "SELECT seq, {PAYLOAD} FROM transcript_events WHERE session_id = ?1 ORDER BY seq"
+        ))
         .map_err(err)?;
     let mut rows = st.query([session_id]).map_err(err)?;
     let (mut out, mut bytes) = (Vec::new(), 0u64);
     while let Some(r) = rows.next().map_err(err)? {
         let seq: i64 = r.get(0).map_err(err)?;
-        let n: Option<i64> = r.get(3).unwrap_or(None);
-        let j = r.get_ref(1).map_err(err)?;
-        let z = r.get_ref(2).map_err(err)?;
-        let stored = stored_of(seq, j, z, n);
+        let stored = stored_at(r, 1, seq);
         bytes += match &stored {
             Ok(Stored::Json(b)) => b.len() as u64,
             Ok(Stored::Zstd { utf8_bytes, .. }) => (*utf8_bytes).max(0) as u64,
+            // A row too large to load makes the session too large to read whole.
+            Err(RowError::TooLarge { len, .. }) => (*len).max(0) as u64,
             Err(_) => 0,
         };
         if bytes > max_bytes {
