@@ -653,17 +653,23 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_refresh_from_the_kept_index_indexes_like_a_fresh_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("agent.sqlite");
-        let c = rusqlite::Connection::open(&path).unwrap();
+    /// A database with OpenClaw 2026.9's `transcript_events` table, empty.
+    fn events_table(path: &Path) -> rusqlite::Connection {
+        let c = rusqlite::Connection::open(path).unwrap();
         c.execute_batch(
             "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
              event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
              event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
         )
         .unwrap();
+        c
+    }
+
+    #[test]
+    fn a_refresh_from_the_kept_index_indexes_like_a_fresh_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = events_table(&path);
         let plain = |seq: i64, json: &str| {
             c.execute(
                 "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
@@ -738,13 +744,7 @@ mod tests {
     fn rows_kept_from_indexing_are_the_rows_a_query_reads() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("agent.sqlite");
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch(
-            "CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, \
-             event_json TEXT, created_at INTEGER NOT NULL DEFAULT 0, event_zstd BLOB, \
-             event_utf8_bytes INTEGER, navigation_json TEXT, PRIMARY KEY (session_id, seq))",
-        )
-        .unwrap();
+        let c = events_table(&path);
         let rows = [
             r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-11-01T00:00:00.000Z"}"#.to_string(),
             r#"{"type":"message","id":"u1","parentId":null,"message":{"role":"user","content":"hi \u00e9"}}"#.to_string(),

@@ -202,14 +202,7 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             d.instructions
                 .move_cursor(ratatui_textarea::CursorMove::End);
             let n = audit.lost().unwrap_or(0);
-            d.phase = Phase::Edit;
-            d.focus = Focus::Text;
-            d.button = 0;
-            d.warnings.clear();
-            d.audit = None;
-            d.preview = textarea("", d.no_color, "");
-            d.preview_base.clear();
-            d.restyle();
+            d.back_to_edit();
             state.status.info = Some(format!(
                 "Instructions now ask to keep the {n} lost identifiers: edit them, then Ctrl-G to generate."
             ));

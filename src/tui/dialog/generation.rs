@@ -105,14 +105,7 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                 return true;
             }
             if d.phase == Phase::Preview {
-                d.phase = Phase::Edit;
-                d.focus = Focus::Text;
-                d.button = 0;
-                d.warnings.clear();
-                d.audit = None;
-                d.preview = textarea("", d.no_color, "");
-                d.preview_base.clear();
-                d.restyle();
+                d.back_to_edit();
             }
         }
         // Routed to another module by `super::update`.

@@ -373,6 +373,19 @@ pub fn text_of(t: &TextArea<'_>) -> String {
 }
 
 impl Dialog {
+    /// Back from the preview to editing the instructions: the draft, its warnings and its
+    /// audit are dropped (a new draft is generated from the edited instructions).
+    pub fn back_to_edit(&mut self) {
+        self.phase = Phase::Edit;
+        self.focus = Focus::Text;
+        self.button = 0;
+        self.warnings.clear();
+        self.audit = None;
+        self.preview = textarea("", self.no_color, "");
+        self.preview_base.clear();
+        self.restyle();
+    }
+
     pub fn new(
         id: u64,
         kind: DialogKind,
