@@ -150,6 +150,15 @@ measure "clawtop list (sqlite)" "$SQLITE_HOST" "$TARGET_LIST_MS" "$TARGET_LIST_M
 # this never-compacted 100 MB session is every row: measured for memory, their time reported.
 measure "first screen + plan (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_OPEN_MS" "$TARGET_SQLITE_OPEN_MB" -- \
   target/release/examples/first_screen "$SQLITE_HOST/state" agent:main:huge
+# The floor S2 is compared with (issue 20: first screen + plan within 2.5x of it): select and
+# decompress every row of the same session, in C (bench/floor.py; the zstandard wheel from PyPI).
+PYZ=$DATA/py
+if [[ -d $PYZ/zstandard ]] || python3 -m pip install --quiet --target "$PYZ" zstandard >/dev/null 2>&1; then
+  measure "floor: select+decompress (sqlite zstd)" "$SQLITE_HOST huge" - - -- \
+    env PYTHONPATH="$PYZ" python3 bench/floor.py "$SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite"
+else
+  ROWS+=("floor: select+decompress (sqlite zstd)|-|-|-|-|skipped: pip install zstandard failed")
+fi
 measure "clawtop show (sqlite zstd)" "$SQLITE_HOST huge" - "$TARGET_SQLITE_OPEN_MB" -- \
   "$BIN" show agent:main:huge --json --state-dir "$SQLITE_HOST/state"
 measure "clawtop compact (sqlite zstd)" "$SQLITE_HOST huge" - "$TARGET_SQLITE_OPEN_MB" -- \
