@@ -15,7 +15,9 @@ type Ws = WebSocketStream<TcpStream>;
 
 /// How the scripted gateway answers a request other than `connect`.
 #[derive(Clone, Copy)]
-enum Script {
+pub(crate) enum Script {
+    /// An error for every request (`UNAVAILABLE`).
+    Fail,
     /// The reply's frame header and first bytes at once, then one byte a second.
     Dribble,
     /// One reply of this many bytes.
@@ -26,6 +28,10 @@ enum Script {
 
 async fn reply(ws: &mut Ws, req: &Value, script: Script) {
     match script {
+        Script::Fail => {
+            let body = json!({"type":"res","id":req["id"],"ok":false,"error":{"code":"UNAVAILABLE","message":"scripted"}});
+            let _ = ws.send(Message::text(body.to_string())).await;
+        }
         Script::Dribble => {
             let body = json!({"type":"res","id":req["id"],"ok":true,"payload":{"sessions":[],"hasMore":false}}).to_string();
             let mut frame = vec![0x81u8, 126];
@@ -52,8 +58,9 @@ async fn reply(ws: &mut Ws, req: &Value, script: Script) {
     }
 }
 
-/// A gateway on loopback: says hello, then answers every request by `script`.
-async fn scripted_gateway(script: Script) -> String {
+/// A gateway on loopback: says hello, then answers every request by `script`, for as many
+/// connections as come; returns its URL.
+pub(crate) async fn scripted_gateway(script: Script) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("ws://{}", listener.local_addr().unwrap());
     tokio::spawn(async move {

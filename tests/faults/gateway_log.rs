@@ -2,47 +2,11 @@
 //! at any `CLAWTOP_LOG` level, including one that asks for the WebSocket library's own trace
 //! (tungstenite logs every frame it sends, the connect frame with the token among them).
 
-use futures::{SinkExt, StreamExt};
-use serde_json::{Value, json};
+use crate::gateway_budget::{Script, scripted_gateway};
+use serde_json::Value;
 use std::path::Path;
-use tokio::net::TcpListener;
-use tokio_tungstenite::tungstenite::Message;
 
 const TOKEN: &str = "log-leak-token-5f1e0c9a7b3d";
-
-/// A gateway on loopback that says hello and then fails every request, for as many
-/// connections as come; returns its URL.
-async fn scripted_gateway() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("ws://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            tokio::spawn(async move {
-                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
-                    return;
-                };
-                let challenge = json!({"type":"event","event":"connect.challenge","payload":{"nonce":"nonce-1","ts":1_795_457_000_000i64}});
-                let _ = ws.send(Message::text(challenge.to_string())).await;
-                while let Some(Ok(m)) = ws.next().await {
-                    let Message::Text(t) = m else { continue };
-                    let Ok(req) = serde_json::from_str::<Value>(t.as_str()) else {
-                        continue;
-                    };
-                    let reply = if req["method"] == "connect" {
-                        json!({"type":"res","id":req["id"],"ok":true,"payload":{"type":"hello-ok","protocol":4,"server":{"version":"test"},"auth":{"scopes":["operator.read"]},"policy":{"tickIntervalMs":30000}}})
-                    } else {
-                        json!({"type":"res","id":req["id"],"ok":false,"error":{"code":"UNAVAILABLE","message":"scripted"}})
-                    };
-                    let _ = ws.send(Message::text(reply.to_string())).await;
-                }
-            });
-        }
-    });
-    url
-}
 
 fn read_all_under(dir: &Path) -> String {
     let mut out = String::new();
@@ -61,7 +25,7 @@ fn read_all_under(dir: &Path) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_secret_reaches_the_log_at_any_level() {
-    let url = scripted_gateway().await;
+    let url = scripted_gateway(Script::Fail).await;
     for level in [
         "trace",
         "debug",

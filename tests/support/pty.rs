@@ -1,6 +1,6 @@
 //! The Python half of the pty tests (Python's `pty` module drives the clawtop binary under a
 //! real terminal): the parts every driver shares. A driver is its own setup (imports, fork,
-//! exec), [`WAIT_FOR`], its steps, and for most [`FINISH`]; see [`driver`].
+//! exec), [`WAIT_FOR`], its steps, and [`FINISH`]; see [`driver`].
 
 /// `out` (everything the program wrote) and `wait_for(needle, start, timeout=60)`: the
 /// position just after `needle` once it appears at or after `start`, or -1 (timeout, EOF).
@@ -26,7 +26,8 @@ def wait_for(needle, start, timeout=60):
 "#;
 
 /// After the driver wrote its quit key: reaps the child (killed after 20 s), adds the tail of
-/// what it wrote when a step failed, and prints `steps` with the exit code as JSON.
+/// what it wrote when a step failed (or what the driver's own `dump()` picks), and prints
+/// `steps` with the exit code as JSON.
 pub const FINISH: &str = r#"
 status = None
 deadline = time.time() + 20
@@ -45,7 +46,11 @@ if status is None:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
 if not all(steps.values()):
-    steps["tail"] = out[-3000:].decode("latin-1")
+    # A driver may say which part of the output explains a failed step (its `dump`).
+    if "dump" in globals():
+        dump()
+    else:
+        steps["tail"] = out[-3000:].decode("latin-1")
 steps["code"] = os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
 print(json.dumps(steps))
 "#;

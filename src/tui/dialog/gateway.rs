@@ -194,41 +194,35 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                 d.restyle();
             }
         }
-        Action::Up
-        | Action::Down
-        | Action::PageUp
-        | Action::PageDown
-        | Action::Top
-        | Action::Bottom
-            if state
-                .dialog
-                .as_ref()
-                .is_some_and(|d| d.phase == Phase::Done) =>
-        {
-            let width = state.size.0.saturating_sub(4).max(1) as usize;
-            let page = state.size.1.saturating_sub(12).max(1);
-            let Some(d) = state.dialog.as_mut() else {
-                return true;
-            };
-            let lines = d
-                .result
-                .as_ref()
-                .and_then(|r| r.written.summary.as_deref())
-                .map(|s| crate::tui::draw::wrap(s, width).len())
-                .unwrap_or(0);
-            let last = u16::try_from(lines).unwrap_or(u16::MAX).saturating_sub(1);
-            d.result_scroll = match action {
-                Action::Up => d.result_scroll.saturating_sub(1),
-                Action::Down => d.result_scroll.saturating_add(1),
-                Action::PageUp => d.result_scroll.saturating_sub(page),
-                Action::PageDown => d.result_scroll.saturating_add(page),
-                Action::Bottom => last,
-                _ => 0,
-            }
-            .min(last);
-        }
         // Routed to another module by `super::update`.
         _ => return false,
     }
+    true
+}
+
+/// Up/Down/PageUp/PageDown/Top/Bottom on the read-only result of a gateway compaction (the
+/// dialog routes them here once it is done): scrolls OpenClaw's summary.
+pub(super) fn scroll_result(state: &mut AppState, action: &Action) -> bool {
+    let width = state.size.0.saturating_sub(4).max(1) as usize;
+    let page = state.size.1.saturating_sub(12).max(1);
+    let Some(d) = state.dialog.as_mut() else {
+        return true;
+    };
+    let lines = d
+        .result
+        .as_ref()
+        .and_then(|r| r.written.summary.as_deref())
+        .map(|s| crate::tui::draw::wrap(s, width).len())
+        .unwrap_or(0);
+    let last = u16::try_from(lines).unwrap_or(u16::MAX).saturating_sub(1);
+    d.result_scroll = match action {
+        Action::Up => d.result_scroll.saturating_sub(1),
+        Action::Down => d.result_scroll.saturating_add(1),
+        Action::PageUp => d.result_scroll.saturating_sub(page),
+        Action::PageDown => d.result_scroll.saturating_add(page),
+        Action::Bottom => last,
+        _ => 0,
+    }
+    .min(last);
     true
 }

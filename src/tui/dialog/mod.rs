@@ -661,7 +661,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
                 .as_ref()
                 .is_some_and(|d| d.phase == Phase::Done) =>
         {
-            gateway::update(state, action, fx)
+            gateway::scroll_result(state, action)
         }
         Action::DialogCommit
         | Action::ConfirmYes
