@@ -79,6 +79,29 @@ fn finish(mut c: Paused) -> (i32, String) {
     )
 }
 
+/// `compact --summary-file … --expect-leaf … --yes` on host-a's main session (a small
+/// summary, keepRecentTokens 2000), paused at the commit steps `points`.
+fn spawn_committed_compaction(h: &Home, pause: &Pause, points: &str) -> Paused {
+    let leaf = leaf(h);
+    let summary = h.path().join("summary.md");
+    std::fs::write(&summary, "## Goal\nkeep the PR open").unwrap();
+    spawn(
+        h,
+        &[
+            "compact",
+            "agent:main:main",
+            "--keep-recent-tokens",
+            "2000",
+            "--summary-file",
+            summary.to_str().unwrap(),
+            "--expect-leaf",
+            &leaf,
+            "--yes",
+        ],
+        &pause.env(points),
+    )
+}
+
 fn leaf(h: &Home) -> String {
     let dry = h.run(&[
         "compact",
@@ -95,27 +118,10 @@ fn leaf(h: &Home) -> String {
 #[test]
 fn compaction_rollback_happens_under_both_locks_and_cuts_only_its_own_line() {
     let h = Home::host_a();
-    let leaf = leaf(&h);
-    let summary = h.path().join("summary.md");
-    std::fs::write(&summary, "## Goal\nkeep the PR open").unwrap();
     let before = std::fs::read(h.transcript()).unwrap();
     let store_before = std::fs::read(h.store()).unwrap();
     let pause = Pause::new(h.path());
-    let child = spawn(
-        &h,
-        &[
-            "compact",
-            "agent:main:main",
-            "--keep-recent-tokens",
-            "2000",
-            "--summary-file",
-            summary.to_str().unwrap(),
-            "--expect-leaf",
-            &leaf,
-            "--yes",
-        ],
-        &pause.env("store-patched,rollback-checked"),
-    );
+    let child = spawn_committed_compaction(&h, &pause, "store-patched,rollback-checked");
 
     assert_eq!(pause.reached(), "store-patched");
     let grown = std::fs::read(h.transcript()).unwrap();
@@ -161,25 +167,8 @@ fn compaction_rollback_happens_under_both_locks_and_cuts_only_its_own_line() {
 #[test]
 fn compaction_rollback_keeps_a_line_appended_after_ours() {
     let h = Home::host_a();
-    let leaf = leaf(&h);
-    let summary = h.path().join("summary.md");
-    std::fs::write(&summary, "## Goal\nkeep the PR open").unwrap();
     let pause = Pause::new(h.path());
-    let child = spawn(
-        &h,
-        &[
-            "compact",
-            "agent:main:main",
-            "--keep-recent-tokens",
-            "2000",
-            "--summary-file",
-            summary.to_str().unwrap(),
-            "--expect-leaf",
-            &leaf,
-            "--yes",
-        ],
-        &pause.env("store-patched"),
-    );
+    let child = spawn_committed_compaction(&h, &pause, "store-patched");
     assert_eq!(pause.reached(), "store-patched");
     // A writer that ignores the lock appends after our line.
     let theirs = b"{\"type\":\"custom\",\"id\":\"7h31r5\",\"parentId\":null}\n";
@@ -250,25 +239,8 @@ fn flush_rollback_happens_under_the_store_lock() {
 #[test]
 fn a_line_appended_after_the_rollback_check_is_not_cut() {
     let h = Home::host_a();
-    let leaf = leaf(&h);
-    let summary = h.path().join("summary.md");
-    std::fs::write(&summary, "## Goal\nkeep the PR open").unwrap();
     let pause = Pause::new(h.path());
-    let child = spawn(
-        &h,
-        &[
-            "compact",
-            "agent:main:main",
-            "--keep-recent-tokens",
-            "2000",
-            "--summary-file",
-            summary.to_str().unwrap(),
-            "--expect-leaf",
-            &leaf,
-            "--yes",
-        ],
-        &pause.env("store-patched,rollback-checked"),
-    );
+    let child = spawn_committed_compaction(&h, &pause, "store-patched,rollback-checked");
     assert_eq!(pause.reached(), "store-patched");
     touch_store(&h);
     pause.resume();
