@@ -31,14 +31,14 @@ struct DbRows {
     db: SharedDb,
     session_id: String,
     recent: Recent,
-    /// Small plain-JSON rows read while indexing, by `seq`: such a row's stored text is the
-    /// entry itself, so it is served from here without a second query (up to
-    /// [`PLAIN_KEPT_MAX`] bytes in all; the rest are fetched).
-    plain: std::collections::HashMap<u64, Box<[u8]>>,
+    /// Rows read while indexing, served from here without a second query.
+    kept: KeptRows,
 }
 
-/// Bytes of plain rows a transcript keeps from its indexing ([`DbRows::plain`]).
-const PLAIN_KEPT_MAX: usize = 4 * 1024 * 1024;
+/// Bytes of plain rows a transcript keeps from its indexing ([`KeptRows::plain`]).
+const PLAIN_KEPT_MAX: usize = 8 * 1024 * 1024;
+/// Bytes of zstd frames a transcript keeps from its indexing ([`KeptRows::frames`]).
+const FRAMES_KEPT_MAX: usize = 8 * 1024 * 1024;
 
 /// The rows fetched last, newest first. Working out one session's figures asks for the same
 /// few entries several times (the last reply for its usage, its time, the run it ends); each
@@ -76,8 +76,8 @@ impl Recent {
 
 impl RowFetch for DbRows {
     fn fetch(&self, seq: u64) -> Result<Vec<u8>, FetchError> {
-        if let Some(row) = self.plain.get(&seq) {
-            return Ok(row.to_vec());
+        if let Some(row) = self.kept.get(seq) {
+            return row.map_err(|e| FetchError::Store(Box::new(e)));
         }
         self.recent.get_or_fetch(seq, |seq| self.fetch_row(seq))
     }
@@ -85,16 +85,39 @@ impl RowFetch for DbRows {
     /// One statement for every key, each row decoded and handed over in turn (never held
     /// together), and the file's identity checked once at the end instead of per row: what
     /// the plan reads of a long transcript costs one pass, as indexing does.
+    ///
+    /// Rows kept from indexing are served from memory, in `seq` order with the ones queried:
+    /// the plan reads every reply it summarizes, and a second pass over a long session's
+    /// pages cost as much as the first.
     fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        let mut sorted = keys.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let (held, wanted): (Vec<u64>, Vec<u64>) =
+            sorted.into_iter().partition(|&k| self.kept.has(k));
+        let mut held = held.into_iter().peekable();
+        let mut serve_until = |limit: u64, each: &mut dyn FnMut(u64, &[u8])| {
+            while let Some(k) = held.next_if(|&k| k < limit) {
+                if let Some(Ok(bytes)) = self.kept.get(k) {
+                    each(k, &bytes);
+                }
+            }
+        };
+        if wanted.is_empty() {
+            serve_until(u64::MAX, each);
+            return true;
+        }
         let Ok(db) = self.db.lock() else {
             return false;
         };
-        let list = serde_json::to_string(keys).unwrap_or_default();
+        let list = serde_json::to_string(&wanted).unwrap_or_default();
         let read = events::each_of(&db, &self.session_id, &list, |seq, row| {
+            serve_until(seq as u64, each);
             if let Ok(bytes) = row {
                 each(seq as u64, &bytes);
             }
         });
+        serve_until(u64::MAX, each);
         read.is_ok() && db.check_unchanged()
     }
 }
@@ -347,7 +370,7 @@ pub fn open_after(
     idx.replay(&mut ix);
     ix.keep_envelopes(!idx.dropped);
     let after = idx.max_seq.unwrap_or(-1);
-    let mut kept = PlainRows::default();
+    let mut kept = KeptRows::default();
     {
         // `octet_length` of a column reads the record header only, so a row's size is known
         // before any of it is loaded; the CASE loads the payload only when it is in bounds.
@@ -380,7 +403,12 @@ pub fn open_after(
                 (None, Some(flen)) => {
                     let want: Option<i64> = r.get(6).unwrap_or(None);
                     let nav = r.get_ref(3).unwrap_or(V::Null);
-                    index_zstd_row(&mut idx, &mut ix, seq, flen, frame, want.unwrap_or(-1), nav)
+                    let want = want.unwrap_or(-1);
+                    let before = ix.count_and_last_kind().0;
+                    index_zstd_row(&mut idx, &mut ix, seq, flen, frame, want, nav);
+                    if let V::Blob(f) | V::Text(f) = frame {
+                        kept.keep_frame(&ix, before, seq, f, want);
+                    }
                 }
                 (None, None) => idx.skip(&mut ix, format!("skipped: {}", RowError::Empty { seq })),
                 _ => idx.skip(&mut ix, format!("skipped: {}", RowError::Both { seq })),
@@ -392,7 +420,7 @@ pub fn open_after(
         db: shared.clone(),
         session_id: session_id.to_string(),
         recent: Recent::default(),
-        plain: kept.rows,
+        kept,
     };
     let t = ix.finish(label(path, session_id), Box::new(fetch), idx.total);
     let opened = Opened {
@@ -412,22 +440,18 @@ fn index_plain_row(
     session_id: &str,
     idx: &mut RowIndex,
     ix: &mut RowIndexer,
-    kept: &mut PlainRows,
+    kept: &mut KeptRows,
     seq: i64,
     n: i64,
     json: rusqlite::types::ValueRef<'_>,
 ) {
     use rusqlite::types::ValueRef as V;
-    let (plain, plain_bytes) = (&mut kept.rows, &mut kept.bytes);
     idx.total += n.max(0) as u64;
     match json {
         V::Text(t) | V::Blob(t) => {
-            if t.len() <= RECENT_ROW_MAX && *plain_bytes + t.len() <= PLAIN_KEPT_MAX
-            {
-                *plain_bytes += t.len();
-                plain.insert(seq as u64, Box::from(t));
-            }
+            let before = ix.count_and_last_kind().0;
             idx.head(ix, seq as u64, t);
+            kept.keep_plain(ix, before, seq, t);
         }
         _ => match stream_plain(db, session_id, seq) {
             Ok(s) => {
@@ -529,11 +553,76 @@ fn index_zstd_row(
     }
 }
 
-/// The small plain rows kept after indexing (a SQLite transcript's reads without a query).
+/// Rows kept after indexing, so a SQLite transcript's reads need no second query: small
+/// plain rows as their text (the entry itself) and small zstd rows as their frame (a tenth of
+/// the decoded size), each up to its byte budget. Only entries the plan and the figures read
+/// are kept: messages other than tool results (the bulk of a transcript, read by no one but
+/// a screen that shows them), compactions and summaries; the rest are fetched.
 #[derive(Default)]
-struct PlainRows {
-    rows: std::collections::HashMap<u64, Box<[u8]>>,
-    bytes: usize,
+struct KeptRows {
+    plain: std::collections::HashMap<u64, Box<[u8]>>,
+    plain_bytes: usize,
+    /// A frame and the decoded size its row states (checked again on decoding).
+    frames: std::collections::HashMap<u64, (Box<[u8]>, i64)>,
+    frame_bytes: usize,
+}
+
+impl KeptRows {
+    /// Whether the row `ix` indexed last (if it became an entry since `before`) is worth
+    /// keeping.
+    fn wanted(ix: &RowIndexer, before: usize) -> bool {
+        use crate::transcript::{EntryKind as K, Role};
+        match ix.count_and_last_kind() {
+            (n, Some(kind)) if n > before => match kind {
+                K::Message(r) => r != Role::ToolResult,
+                K::Compaction | K::BranchSummary | K::CustomMessage => true,
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn keep_plain(&mut self, ix: &RowIndexer, before: usize, seq: i64, t: &[u8]) {
+        if t.len() <= RECENT_ROW_MAX
+            && self.plain_bytes + t.len() <= PLAIN_KEPT_MAX
+            && Self::wanted(ix, before)
+        {
+            self.plain_bytes += t.len();
+            self.plain.insert(seq as u64, Box::from(t));
+        }
+    }
+
+    fn keep_frame(&mut self, ix: &RowIndexer, before: usize, seq: i64, f: &[u8], want: i64) {
+        // A row decoding to more than a kept plain row may is fetched (and never held whole
+        // beyond ENTRY_MAX: such a row is indexed as too large and not kept here).
+        if want > 0
+            && want as usize <= RECENT_ROW_MAX
+            && self.frame_bytes + f.len() <= FRAMES_KEPT_MAX
+            && Self::wanted(ix, before)
+        {
+            self.frame_bytes += f.len();
+            self.frames.insert(seq as u64, (Box::from(f), want));
+        }
+    }
+
+    fn has(&self, seq: u64) -> bool {
+        self.plain.contains_key(&seq) || self.frames.contains_key(&seq)
+    }
+
+    /// The row's text, decoded as a query's would be; None when it was not kept.
+    fn get(&self, seq: u64) -> Option<Result<Vec<u8>, RowError>> {
+        if let Some(row) = self.plain.get(&seq) {
+            return Some(Ok(row.to_vec()));
+        }
+        let (frame, want) = self.frames.get(&seq)?;
+        Some(events::decode(
+            seq as i64,
+            events::Stored::Zstd {
+                frame,
+                utf8_bytes: *want,
+            },
+        ))
+    }
 }
 
 /// A 2026.9 used figure taken from a transcript (docs/sqlite-host.md §4).
@@ -761,14 +850,70 @@ mod tests {
             )
             .unwrap();
         }
+        // zstd rows with their projection: a reply (kept as its frame) and a tool result
+        // (not kept: fetched).
+        let zstd = |seq: i64, json: &str, role: &str, id: &str, parent: &str| {
+            let frame = zstd::bulk::compress(json.as_bytes(), 1).unwrap();
+            let nav = format!(
+                r#"{{"version":1,"navigation":{{"type":"message","id":"{id}","parentId":"{parent}","message":{{"role":"{role}"}}}}}}"#
+            );
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_zstd, event_utf8_bytes, navigation_json) VALUES ('s1', ?1, ?2, ?3, ?4)",
+                rusqlite::params![seq, frame, json.len() as i64, nav],
+            )
+            .unwrap();
+        };
+        zstd(
+            3,
+            r#"{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"x.rs"}}]}}"#,
+            "assistant",
+            "a2",
+            "a1",
+        );
+        zstd(
+            4,
+            r#"{"type":"message","id":"r2","parentId":"a2","message":{"role":"toolResult","toolCallId":"c1","content":[{"type":"text","text":"fn main() {}"}]}}"#,
+            "toolResult",
+            "r2",
+            "a2",
+        );
+        zstd(
+            5,
+            r#"{"type":"message","id":"a3","parentId":"r2","message":{"role":"assistant","content":[{"type":"text","text":"done"}]}}"#,
+            "assistant",
+            "a3",
+            "r2",
+        );
         drop(c);
         let t = open(&path, "s1").unwrap().transcript;
-        assert_eq!(t.len(), 2);
+        assert_eq!(t.len(), 5);
         let db = ReadOnlyDb::open(&path).unwrap();
+        let mut queried = Vec::new();
         for i in 0..t.len() as u32 {
             let seq = t.entries[i as usize].offset as i64;
-            let queried = events::read_one(&db, "s1", seq).unwrap().unwrap().unwrap();
-            assert_eq!(t.raw_line(i).unwrap().as_ref(), queried.as_slice());
+            let q = events::read_one(&db, "s1", seq).unwrap().unwrap().unwrap();
+            assert_eq!(t.raw_line(i).unwrap().as_ref(), q.as_slice(), "entry {i}");
+            queried.push(q);
         }
+        // One pass over every entry (rows kept and rows queried interleaved), in order.
+        let all: Vec<u32> = (0..t.len() as u32).collect();
+        let mut passed = Vec::new();
+        assert!(t.for_each_raw(&all, |i, raw| passed.push((i, raw.to_vec()))));
+        let want: Vec<(u32, Vec<u8>)> = all.iter().copied().zip(queried).collect();
+        assert_eq!(passed, want);
+        // Which rows were kept shows once the rows are gone: a kept row still reads as it was
+        // indexed (the same snapshot), a fetched one is refused as no longer there.
+        // (A fresh open: rows read once are also served from the recent rows.)
+        drop(db);
+        let t = open(&path, "s1").unwrap().transcript;
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute("DELETE FROM transcript_events", []).unwrap();
+        drop(c);
+        let read = |i: u32| t.raw_line(i).is_ok();
+        // user (plain), long reply (fetched), read call (zstd), tool result, last reply.
+        assert_eq!(
+            (0..5).map(read).collect::<Vec<_>>(),
+            [true, false, true, false, true]
+        );
     }
 }

@@ -258,6 +258,12 @@ impl RowIndexer {
         self.sc.line(key, head, false);
     }
 
+    /// Rows indexed so far as entries, and the kind of the newest: a reader deciding what to
+    /// keep of the row it just handed over compares the count before and after.
+    pub fn count_and_last_kind(&self) -> (usize, Option<EntryKind>) {
+        self.sc.count_and_last_kind()
+    }
+
     /// While set, each row handed to [`Self::head`] that parses cleanly leaves its envelope
     /// ([`envelope`], made from the parse already done) for [`Self::take_envelope`].
     pub fn keep_envelopes(&mut self, on: bool) {
