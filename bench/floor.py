@@ -4,7 +4,10 @@ OpenClaw 2026.9 agent database in seq order and decompress each (SQLite's C libr
 libzstd through the `zstandard` wheel), doing nothing else. clawtop's first screen + plan on
 the same session is compared with this.
 
-    python3 bench/floor.py AGENT.sqlite
+    python3 bench/floor.py AGENT.sqlite [--export FILE.jsonl]
+
+With --export it also writes the session's rows as a JSONL transcript (one row per line, in
+seq order; not timed), for pi to open the same transcript (S2's other baseline).
 """
 import sqlite3
 import sys
@@ -32,6 +35,15 @@ def main() -> None:
         elif js is not None:
             total += len(js)
     print(f"{rows} rows, {total} bytes decoded, {time.process_time() - t0:.3f} s cpu")
+    if len(sys.argv) > 3 and sys.argv[2] == "--export":
+        with open(sys.argv[3], "wb") as out:
+            for js, z in c.execute(
+                "SELECT event_json, event_zstd FROM transcript_events"
+                " WHERE session_id = ? ORDER BY seq",
+                (sid,),
+            ):
+                out.write(d.decompress(z) if z is not None else js.encode())
+                out.write(b"\n")
 
 
 if __name__ == "__main__":

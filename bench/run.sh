@@ -90,14 +90,18 @@ LOG=$DATA/last-run
 mkdir -p "$LOG"
 ROWS=()
 FAIL=0
+# CPU seconds (user + system) of each row by label: the issue-20 goals are ratios of CPU time.
+declare -A CPU
 
 # measure LABEL FILE TARGET_MS TARGET_MB -- CMD...
 measure() {
   local label=$1 file=$2 tms=$3 tmb=$4; shift 5
   local out=$LOG/${label// /_}.out err=$LOG/${label// /_}.err stats=$LOG/${label// /_}.time
-  local rc=0 wall_ms rss_mb
+  local rc=0 wall_ms rss_mb cpu_s="-"
   if [[ -n $TIME_V ]]; then
     $TIME_V -v -o "$stats" "$@" >"$out" 2>"$err" || rc=$?
+    cpu_s=$(awk -F': ' '/User time \(seconds\)/ { u = $2 } /System time \(seconds\)/ { s = $2 }
+        END { printf "%.2f", u + s }' "$stats")
     wall_ms=$(awk -F': ' '/Elapsed \(wall clock\)/ {
         n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%d", s * 1000 }' "$stats")
     rss_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$stats")
@@ -126,7 +130,8 @@ PY
   if [[ $tms != "-" && $tmb != "-" ]]; then target="≤ ${tms} ms, ≤ ${tmb} MB"
   elif [[ $tms != "-" ]]; then target="≤ ${tms} ms"
   elif [[ $tmb != "-" ]]; then target="≤ ${tmb} MB"; fi
-  ROWS+=("$label|$file|$wall_ms|$rss_mb|$target|$verdict")
+  CPU[$label]=$cpu_s
+  ROWS+=("$label|$file|$wall_ms|$cpu_s|$rss_mb|$target|$verdict")
 }
 
 measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
@@ -154,8 +159,10 @@ measure "first screen + plan (sqlite zstd)" "$SQLITE_HOST huge" "$TARGET_SQLITE_
 # decompress every row of the same session, in C (bench/floor.py; the zstandard wheel from PyPI).
 PYZ=$DATA/py
 if [[ -d $PYZ/zstandard ]] || python3 -m pip install --quiet --target "$PYZ" zstandard >/dev/null 2>&1; then
+  HUGE_JSONL=$DATA/sqlite-huge-${MB}mb.jsonl
   measure "floor: select+decompress (sqlite zstd)" "$SQLITE_HOST huge" - - -- \
-    env PYTHONPATH="$PYZ" python3 bench/floor.py "$SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite"
+    env PYTHONPATH="$PYZ" python3 bench/floor.py "$SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite" \
+    --export "$HUGE_JSONL"
 else
   ROWS+=("floor: select+decompress (sqlite zstd)|-|-|-|-|skipped: pip install zstandard failed")
 fi
@@ -179,6 +186,11 @@ fi
 if [[ -f interop/node_modules/@mariozechner/pi-coding-agent/package.json || -n "${PI_CODING_AGENT_DIR:-}" ]]; then
   measure "pi load+prepareCompaction" "$TRANSCRIPT" - - -- \
     node --max-old-space-size=8192 interop/pi_plan.mjs "$TRANSCRIPT"
+  # S2's pi baseline: the SQLite session's own rows as a JSONL file (written by bench/floor.py).
+  if [[ -s ${HUGE_JSONL:-} ]]; then
+    measure "pi load+plan (sqlite huge as jsonl)" "$HUGE_JSONL" - - -- \
+      node --max-old-space-size=8192 interop/pi_plan.mjs "$HUGE_JSONL"
+  fi
 else
   ROWS+=("pi load+prepareCompaction|$TRANSCRIPT|-|-|-|skipped: run npm ci --prefix interop")
 fi
@@ -233,14 +245,39 @@ PY
   done
 fi
 
-printf '\n%-28s %-40s %9s %12s %-24s %s\n' tool file "wall ms" "peak RSS MB" target result
-printf '%0.s-' {1..130}; echo
+printf '\n%-28s %-40s %9s %7s %12s %-24s %s\n' tool file "wall ms" "cpu s" "peak RSS MB" target result
+printf '%0.s-' {1..138}; echo
 for r in "${ROWS[@]}"; do
-  IFS='|' read -r a b c d e f <<<"$r"
-  printf '%-28s %-40s %9s %12s %-24s %s\n' "$a" "$b" "$c" "$d" "$e" "$f"
+  IFS='|' read -r a b c d e f g <<<"$r"
+  printf '%-28s %-40s %9s %7s %12s %-24s %s\n' "$a" "$b" "$c" "$d" "$e" "$f" "$g"
 done
+pi_ms() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totalMs"])' "$1" 2>/dev/null || true; }
+PI_MS="" PI_HUGE_MS=""
 if [[ -s $LOG/pi_load+prepareCompaction.out ]]; then
   echo; echo "pi timings: $(cat "$LOG/pi_load+prepareCompaction.out")"
+  PI_MS=$(pi_ms "$LOG/pi_load+prepareCompaction.out")
 fi
+if [[ -s "$LOG/pi_load+plan_(sqlite_huge_as_jsonl).out" ]]; then
+  echo "pi timings (sqlite huge as jsonl): $(cat "$LOG/pi_load+plan_(sqlite_huge_as_jsonl).out")"
+  PI_HUGE_MS=$(pi_ms "$LOG/pi_load+plan_(sqlite_huge_as_jsonl).out")
+fi
+# Issue 20's goals as ratios of CPU time measured in this run (pi: its own load + plan time,
+# single-threaded JavaScript; the floor: the CPU time of its loop, printed by bench/floor.py).
+FLOOR_S=$(sed -n 's/.* \([0-9.]*\) s cpu$/\1/p' "$LOG/floor:_select+decompress_(sqlite_zstd).out" 2>/dev/null || true)
+# wc -l takes a few ms: averaged over 10 runs (getrusage of the children).
+WC_S=$(python3 -c '
+import resource, subprocess, sys
+for _ in range(10):
+    subprocess.run(["wc", "-l", sys.argv[1]], stdout=subprocess.DEVNULL, check=True)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{(r.ru_utime + r.ru_stime) / 10:.4f}")' "$TRANSCRIPT")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) print "n/a"; else printf "%.1f", a / b }'; }
+echo
+echo "issue 20 ratios (CPU time, this run):"
+echo "  S1 openclaw sessions / clawtop list (sqlite):   $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[clawtop list (sqlite)]:-}")x  (goal >= 20)"
+echo "  S2 pi / first screen + plan:                    $(ratio "$(awk -v m="$PI_HUGE_MS" 'BEGIN { if (m != "") print m / 1000 }')" "${CPU[first screen + plan (sqlite zstd)]:-}")x  (goal >= 5)"
+echo "  S2 first screen + plan / floor:                 $(ratio "${CPU[first screen + plan (sqlite zstd)]:-}" "$FLOOR_S")x  (goal <= 2.5; floor ${FLOOR_S:-n/a} s)"
+echo "  P2 pi / compact --dry-run:                      $(ratio "$(awk -v m="$PI_MS" 'BEGIN { if (m != "") print m / 1000 }')" "${CPU[clawtop compact --dry-run]:-}")x  (goal >= 15)"
+echo "  P2 compact --dry-run / wc -l:                   $(ratio "${CPU[clawtop compact --dry-run]:-}" "$WC_S")x  (goal <= 5; wc -l $WC_S s)"
 echo; echo "outputs and stderr of each run: $LOG/"
 exit $FAIL
