@@ -32,37 +32,38 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
         thinking_level: "off".into(),
         ..Default::default()
     };
-    let mut compaction_pos = None;
-    for (pos, &i) in path.iter().enumerate() {
-        match t.entries[i as usize].kind {
-            EntryKind::ThinkingLevelChange => {
-                if let Ok(v) = t.entry_json(i) {
-                    ctx.thinking_level = v
-                        .get("thinkingLevel")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                }
-            }
-            EntryKind::ModelChange => {
-                if let Ok(v) = t.entry_json(i) {
-                    let p = v
-                        .get("provider")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    let m = v
-                        .get("modelId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    ctx.model = Some((p, m));
-                }
-            }
-            EntryKind::Compaction => compaction_pos = Some(pos),
-            _ => {}
-        }
+    // Each thinking-level and model change overrides the one before, so only the last that
+    // decodes counts: found from the end, so a long branch's hundreds of changes are not all
+    // read.
+    let newest = |kind: EntryKind| {
+        path.iter()
+            .rev()
+            .filter(move |&&i| t.entries[i as usize].kind == kind)
+            .find_map(|&i| t.entry_json(i).ok())
+    };
+    if let Some(v) = newest(EntryKind::ThinkingLevelChange) {
+        ctx.thinking_level = v
+            .get("thinkingLevel")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
     }
+    if let Some(v) = newest(EntryKind::ModelChange) {
+        let p = v
+            .get("provider")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let m = v
+            .get("modelId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        ctx.model = Some((p, m));
+    }
+    let compaction_pos = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction);
     // The model also follows the last assistant message; scanning from the end avoids
     // decoding every assistant of a long branch.
     let last_model_change = path

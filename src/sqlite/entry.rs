@@ -87,7 +87,9 @@ impl<'de> serde::Deserialize<'de> for Kept {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Kept, A::Error> {
                 let mut out = serde_json::Map::new();
-                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                // Keys borrowed from the text (a `Cow<str>` key would allocate every one).
+                while let Some(k) = m.next_key::<crate::transcript::parse::AnyStr<'de>>()? {
+                    let k = k.0.unwrap_or_default();
                     if KEEP.contains(&k.as_ref()) {
                         out.insert(k.into_owned(), m.next_value::<Value>()?);
                     } else {

@@ -557,7 +557,8 @@ fn index_zstd_row(
 /// plain rows as their text (the entry itself) and small zstd rows as their frame (a tenth of
 /// the decoded size), each up to its byte budget. Only entries the plan and the figures read
 /// are kept: messages other than tool results (the bulk of a transcript, read by no one but
-/// a screen that shows them), compactions and summaries; the rest are fetched.
+/// a screen that shows them), compactions, summaries, model and thinking-level changes; the
+/// rest are fetched.
 #[derive(Default)]
 struct KeptRows {
     plain: std::collections::HashMap<u64, Box<[u8]>>,
@@ -576,6 +577,8 @@ impl KeptRows {
             (n, Some(kind)) if n > before => match kind {
                 K::Message(r) => r != Role::ToolResult,
                 K::Compaction | K::BranchSummary | K::CustomMessage => true,
+                // Small, and the context reads the newest of each.
+                K::ModelChange | K::ThinkingLevelChange => true,
                 _ => false,
             },
             _ => false,
