@@ -62,20 +62,22 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     report.skipped = loaded.skipped.into_iter().map(|(_, w)| w).collect();
     let mut numbers = Numbers::new(source);
     let mut forecasts = crate::history::tail::Forecasts::default();
-    for s in &loaded.sessions {
-        let mut warnings = s.warnings.clone();
-        let rules = numbers.rules;
-        let t =
-            numbers.session_seeing(s, &mut warnings, |open| forecasts.read_open(s, open, rules));
-        let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
-        row.busy = crate::diagnosis::busy::of_session(source, s);
-        row.stale_lock =
-            crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
-        row.forecast = Some(forecasts.of(source, s, &t));
-        mark_unknown(&mut row, source);
-        report.sessions.push(row);
-        report.refs.push(s.reference.clone());
-    }
+    source.read_together(&mut || {
+        for s in &loaded.sessions {
+            let mut warnings = s.warnings.clone();
+            let rules = numbers.rules;
+            let t = numbers
+                .session_seeing(s, &mut warnings, |open| forecasts.read_open(s, open, rules));
+            let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
+            row.busy = crate::diagnosis::busy::of_session(source, s);
+            row.stale_lock =
+                crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
+            row.forecast = Some(forecasts.of(source, s, &t));
+            mark_unknown(&mut row, source);
+            report.sessions.push(row);
+            report.refs.push(s.reference.clone());
+        }
+    });
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
 }

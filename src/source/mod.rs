@@ -295,6 +295,13 @@ pub trait SessionSource: Send + Sync {
     fn open_transcript_for_figures(&self, session: &SessionRef) -> Result<Transcript, SourceError> {
         self.open_transcript(session)
     }
+    /// Runs `work`, whose reads of this source are to see one state of it: `list` reads every
+    /// session's transcript, and a SQLite source reads them in one read transaction per
+    /// database (one snapshot for the whole list, and SQLite's page cache kept across the
+    /// thousands of queries instead of checked and dropped at each). Others just run it.
+    fn read_together(&self, work: &mut dyn FnMut()) {
+        work()
+    }
     /// The last entries of a session's transcript (about `budget` bytes of them, more for one
     /// long entry), for the forecast, which needs only the last turns. The default opens the
     /// transcript; a source that can read a tail cheaply (a file's end, the last rows) does.

@@ -158,7 +158,58 @@ impl SqliteStore {
     }
 }
 
+/// The read transactions of [`SessionSource::read_together`], ended when dropped (a panic
+/// in the work included). A connection whose transaction will not end is dropped from the
+/// store's pool, so no later read is held on the old snapshot.
+struct ReadTogether<'a> {
+    held: Vec<(PathBuf, crate::sqlite::transcript::SharedDb)>,
+    pool: &'a Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
+}
+
+impl Drop for ReadTogether<'_> {
+    fn drop(&mut self) {
+        for (path, c) in &self.held {
+            let ended = {
+                let db = c.lock().unwrap_or_else(|e| e.into_inner());
+                db.conn().execute_batch("COMMIT").is_ok()
+                    || db.conn().execute_batch("ROLLBACK").is_ok()
+            };
+            if !ended {
+                tracing::debug!(db = %path.display(), "a read transaction did not end; connection dropped");
+                let mut pool = self.pool.lock().unwrap_or_else(|e| e.into_inner());
+                if pool.get(path).is_some_and(|p| std::sync::Arc::ptr_eq(p, c)) {
+                    pool.remove(path);
+                }
+            }
+        }
+    }
+}
+
 impl SessionSource for SqliteStore {
+    fn read_together(&self, work: &mut dyn FnMut()) {
+        let mut held = ReadTogether {
+            held: Vec::new(),
+            pool: &self.conns,
+        };
+        for a in &self.layout().agents {
+            let Ok(c) = self.connection(&a.path) else {
+                continue;
+            };
+            let begun = {
+                let db = c.lock().unwrap_or_else(|e| e.into_inner());
+                // A rollback-journal database would be locked against its writer for as long
+                // as the work runs: read it statement by statement as before.
+                db.mode != crate::sqlite::OpenMode::Rollback
+                    && db.conn().execute_batch("BEGIN").is_ok()
+            };
+            if begun {
+                held.held.push((a.path.clone(), c));
+            }
+        }
+        work();
+        drop(held);
+    }
+
     fn kind(&self) -> SourceKind {
         SourceKind::Sqlite
     }

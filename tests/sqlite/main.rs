@@ -13,5 +13,6 @@ mod fixture;
 mod history;
 mod one_read;
 mod read_only;
+mod together;
 mod transcript;
 mod tui;
