@@ -489,8 +489,24 @@ impl Transcript {
                 });
             }
         }
-        let id_of = |i: &u32| self.written_id(*i).unwrap_or("");
-        by_id.sort_by(|a, b| id_of(a).cmp(id_of(b)).then(a.cmp(b)));
+        let id_of = |i: &u32| self.id_bytes(*i);
+        // The first 8 bytes as a number decide most comparisons without a call to memcmp
+        // (cut and zero-padded, a prefix orders as the bytes do). The index breaks ties, so
+        // the order is total and an unstable sort (in place, no buffer) gives the one order
+        // there is.
+        let head = |i: &u32| {
+            let b = id_of(i);
+            let mut k = [0u8; 8];
+            let n = b.len().min(8);
+            k[..n].copy_from_slice(&b[..n]);
+            u64::from_be_bytes(k)
+        };
+        by_id.sort_unstable_by(|a, b| {
+            head(a)
+                .cmp(&head(b))
+                .then_with(|| id_of(a).cmp(id_of(b)))
+                .then(a.cmp(b))
+        });
         let dups: Vec<Warning> = by_id
             .windows(2)
             .filter(|w| id_of(&w[0]) == id_of(&w[1]))
@@ -500,7 +516,7 @@ impl Transcript {
                     line: cur.line,
                     message: format!(
                         "duplicate id {:?} (also on line {}); the later entry wins",
-                        id_of(&w[1]),
+                        self.written_id(w[1]).unwrap_or(""),
                         prev.line
                     ),
                 }
@@ -557,11 +573,28 @@ impl Transcript {
 
     /// The index of the last entry with id `id`.
     fn lookup_id(&self, id: &str) -> Option<u32> {
-        let id_of = |i: u32| self.written_id(i).unwrap_or("");
+        let id = id.as_bytes();
         // First position whose id is greater than `id`; the one before it is the last match.
-        let end = self.by_id.partition_point(|&i| id_of(i) <= id);
+        let end = self.by_id.partition_point(|&i| self.id_bytes(i) <= id);
         let i = *self.by_id.get(end.checked_sub(1)?)?;
-        (id_of(i) == id).then_some(i)
+        (self.id_bytes(i) == id).then_some(i)
+    }
+
+    /// An entry's id as bytes, empty when it has none: what the id index is sorted and
+    /// searched by (byte order is string order in UTF-8, and a byte slice needs no
+    /// char-boundary checks, which were most of the cost of sorting a long session's ids).
+    fn id_bytes(&self, idx: u32) -> &[u8] {
+        let Some(e) = self.entries.get(idx as usize) else {
+            return &[];
+        };
+        if e.id.len == u32::MAX {
+            return &[];
+        }
+        let start = e.id.start as usize;
+        self.ids
+            .as_bytes()
+            .get(start..start + e.id.len as usize)
+            .unwrap_or(&[])
     }
 
     /// `id` as written, whatever the version (see [`Self::entry_id`] for the id to cite).
