@@ -323,8 +323,6 @@ impl Scanner {
         });
     }
 
-    /// One line without its `\n`; `offset` is its position in the file; `last` is true for a
-    /// final line that had no newline.
     /// Entries indexed so far, and the kind of the newest.
     pub fn count_and_last_kind(&self) -> (usize, Option<super::EntryKind>) {
         (
@@ -333,6 +331,8 @@ impl Scanner {
         )
     }
 
+    /// One line without its `\n`; `offset` is its position in the file; `last` is true for a
+    /// final line that had no newline.
     pub fn line(&mut self, offset: u64, mut raw: &[u8], last: bool) {
         self.line_no = self.line_no.saturating_add(1);
         self.last_envelope = None;
