@@ -95,8 +95,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 let mut role = None;
-                while let Some(k) = a.next_key::<Cow<'de, str>>()? {
-                    if k == "role" {
+                // Keys borrowed from the line (a `Cow<str>` key allocates every one).
+                while let Some(k) = a.next_key::<AnyStr<'de>>()? {
+                    if k.0.as_deref() == Some("role") {
                         role = a.next_value::<AnyStr<'de>>()?.0;
                     } else {
                         a.next_value::<IgnoredAny>()?;
