@@ -342,6 +342,39 @@ pub struct Transcript {
     /// a plan, its outlook and the diagnosis ask for the same entries many times, and
     /// decoding is the cost. Four bytes an entry; `u32::MAX` = not yet estimated.
     estimates: [std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>; 2],
+    /// Each entry's [`MessageFigures`], for the surfaces that need more than the estimate (the
+    /// diagnosis: the overhead and the context breakdown read the same entries). Allocated
+    /// only when first asked for.
+    figures: std::sync::OnceLock<Box<[std::sync::OnceLock<MessageFigures>]>>,
+}
+
+/// What one entry's message weighs by pi's rules (docs/pi-compaction.md §3), as
+/// `crate::tokens` computes it: its estimate and, for the context breakdown, an assistant's
+/// characters by kind. Kept per entry so one decode serves every figure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageFigures {
+    /// `estimateTokens` of the message the entry yields in the compaction view (0 for none).
+    pub tokens: u32,
+    /// Characters of an assistant's text, thinking and tool calls (name plus
+    /// `JSON.stringify(arguments)`); 0 for other roles.
+    pub text: u32,
+    pub thinking: u32,
+    pub tool: u32,
+    pub class: MessageClass,
+    /// The entry is a compaction: its summary is a message only in the compaction view.
+    pub compaction: bool,
+}
+
+/// Which part of the context breakdown a message counts in (by its role).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MessageClass {
+    /// No message (or one that counts nothing).
+    #[default]
+    None,
+    User,
+    Assistant,
+    ToolResult,
+    Other,
 }
 
 impl fmt::Debug for Transcript {
@@ -417,6 +450,7 @@ impl Transcript {
             ids: scan.ids,
             by_id: Vec::new(),
             estimates: Default::default(),
+            figures: Default::default(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
         t.link();
@@ -447,6 +481,31 @@ impl Transcript {
             }
             n => u64::from(n),
         }
+    }
+
+    /// The figures of entry `idx`, from `compute` the first time only.
+    pub fn memo_figures(
+        &self,
+        idx: u32,
+        compute: impl FnOnce() -> MessageFigures,
+    ) -> MessageFigures {
+        let cells = self.figures.get_or_init(|| {
+            (0..self.entries.len())
+                .map(|_| Default::default())
+                .collect()
+        });
+        match cells.get(idx as usize) {
+            Some(cell) => *cell.get_or_init(compute),
+            None => compute(),
+        }
+    }
+
+    /// Whether entry `idx`'s figures are already known.
+    pub fn has_figures(&self, idx: u32) -> bool {
+        self.figures
+            .get()
+            .and_then(|cells| cells.get(idx as usize))
+            .is_some_and(|c| c.get().is_some())
     }
 
     /// Resolves ids and parents; v1 files become one chain in file order (as pi migrates them).
