@@ -737,3 +737,6 @@ fn number_len(tok: &str) -> Option<usize> {
     write_number(&mut s, &num);
     Some(s.len())
 }
+
+#[cfg(test)]
+mod tests;
