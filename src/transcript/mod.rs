@@ -320,6 +320,12 @@ pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
     parse::envelope(raw)
 }
 
+/// The most [`Transcript::for_each_raw`] reads from a file at once (one entry larger than
+/// this is read alone).
+const READ_CHUNK: u64 = 4 << 20;
+/// Bytes of entries nobody asked for that a chunk reads through rather than starting anew.
+const READ_GAP: u64 = 64 << 10;
+
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
     path: PathBuf,
@@ -729,13 +735,20 @@ impl Transcript {
     /// than one query each. False when what was handed over must not be used (the database
     /// changed while it was read); [`Self::raw_line`] then reports each entry's error.
     pub fn for_each_raw(&self, idxs: &[u32], mut each: impl FnMut(u32, &[u8])) -> bool {
-        let Backing::Rows(f) = &self.backing else {
-            for &i in idxs {
-                if let Ok(raw) = self.raw_line(i) {
-                    each(i, &raw);
-                }
+        let f = match &self.backing {
+            Backing::Rows(f) => f,
+            Backing::File(file) => {
+                self.for_each_in_file(file, idxs, &mut each);
+                return true;
             }
-            return true;
+            Backing::Mem(_) => {
+                for &i in idxs {
+                    if let Ok(raw) = self.raw_line(i) {
+                        each(i, &raw);
+                    }
+                }
+                return true;
+            }
         };
         let mut keyed: Vec<(u64, u32)> = idxs
             .iter()
@@ -750,6 +763,58 @@ impl Transcript {
                 each(keyed[at].1, raw);
             }
         })
+    }
+
+    /// [`Self::for_each_raw`] for a file: the entries in file order, neighbours read together
+    /// in chunks of up to [`READ_CHUNK`] (a whole context is a few reads, not one per entry,
+    /// and no buffer per entry). A chunk that cannot be read is retried entry by entry, so
+    /// every readable entry is still handed over.
+    fn for_each_in_file(
+        &self,
+        file: &std::fs::File,
+        idxs: &[u32],
+        each: &mut dyn FnMut(u32, &[u8]),
+    ) {
+        use std::os::unix::fs::FileExt;
+        let span = |i: u32| {
+            let e = &self.entries[i as usize];
+            (e.offset, e.offset + u64::from(e.len))
+        };
+        let mut order: Vec<u32> = idxs
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i as usize].too_large().is_none())
+            .collect();
+        order.sort_unstable_by_key(|&i| self.entries[i as usize].offset);
+        order.dedup();
+        let mut buf = Vec::new();
+        let mut k = 0;
+        while k < order.len() {
+            let (start, mut end) = span(order[k]);
+            let mut j = k + 1;
+            while let Some(&i) = order.get(j) {
+                let (s, e) = span(i);
+                if s > end + READ_GAP || e - start > READ_CHUNK {
+                    break;
+                }
+                end = end.max(e);
+                j += 1;
+            }
+            buf.resize((end - start) as usize, 0);
+            if file.read_exact_at(&mut buf, start).is_ok() {
+                for &i in &order[k..j] {
+                    let (s, e) = span(i);
+                    each(i, &buf[(s - start) as usize..(e - start) as usize]);
+                }
+            } else {
+                for &i in &order[k..j] {
+                    if let Ok(raw) = self.raw_line(i) {
+                        each(i, &raw);
+                    }
+                }
+            }
+            k = j;
+        }
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).
