@@ -322,7 +322,7 @@ pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
 
 /// The most [`Transcript::for_each_raw`] reads from a file at once (one entry larger than
 /// this is read alone).
-const READ_CHUNK: u64 = 4 << 20;
+const READ_CHUNK: u64 = 1 << 20;
 /// Bytes of entries nobody asked for that a chunk reads through rather than starting anew.
 const READ_GAP: u64 = 64 << 10;
 
