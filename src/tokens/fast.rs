@@ -234,6 +234,65 @@ impl<'de> Deserialize<'de> for Str {
     }
 }
 
+/// A text field, measured without being decoded: its UTF-16 length read off the raw JSON
+/// string (escapes counted as the characters they stand for). A value that is not a string,
+/// or a surrogate escape that is not a well-formed pair, is left to the decoded path (whose
+/// nesting limit and repairs apply).
+#[derive(Clone, Copy, Default)]
+struct Len(usize);
+
+impl<'de> Deserialize<'de> for Len {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw: &'de RawValue = Deserialize::deserialize(d)?;
+        decoded_len(raw.get())
+            .map(Len)
+            .ok_or_else(|| de::Error::custom("text needs the decoded path"))
+    }
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    u32::from_str_radix(std::str::from_utf8(b.get(at..at + 4)?).ok()?, 16).ok()
+}
+
+/// The UTF-16 length of the string the JSON string literal `raw` decodes to (checked JSON:
+/// valid escapes and UTF-8); None when `raw` is not a string or has a surrogate escape
+/// outside a well-formed pair.
+pub(crate) fn decoded_len(raw: &str) -> Option<usize> {
+    let body = raw.strip_prefix('"')?.strip_suffix('"')?;
+    let b = body.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &b[i..]) {
+        n += utf16_len(&body[i..i + k]);
+        i += k;
+        if *b.get(i + 1)? != b'u' {
+            n += 1;
+            i += 2;
+            continue;
+        }
+        let cp = hex4(b, i + 2)?;
+        match cp {
+            0xD800..=0xDBFF => {
+                let low = match (b.get(i + 6), b.get(i + 7)) {
+                    (Some(b'\\'), Some(b'u')) => hex4(b, i + 8)?,
+                    _ => return None,
+                };
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return None;
+                }
+                n += 2;
+                i += 12;
+            }
+            0xDC00..=0xDFFF => return None,
+            _ => {
+                n += 1;
+                i += 6;
+            }
+        }
+    }
+    Some(n + utf16_len(&body[i..]))
+}
+
 /// Per-block sums of a `content` array.
 #[derive(Clone, Copy, Default)]
 struct Sums {
@@ -285,8 +344,8 @@ impl<'de> Deserialize<'de> for Content {
                 let mut s = Sums::default();
                 while let Some(b) = a.next_element::<Block>()? {
                     match b.ty.tag() {
-                        Some(Tag::Text) => s.text += b.text.len(),
-                        Some(Tag::Thinking) => s.thinking += b.thinking.len(),
+                        Some(Tag::Text) => s.text += b.text.0,
+                        Some(Tag::Thinking) => s.thinking += b.thinking.0,
                         Some(Tag::ToolCall) => s.tool += b.name.len() + b.arguments.unwrap_or(0),
                         Some(Tag::Image) => s.images += 1,
                         _ => {}
@@ -307,8 +366,8 @@ impl<'de> Deserialize<'de> for Content {
 #[derive(Default)]
 struct Block {
     ty: Str,
-    text: Str,
-    thinking: Str,
+    text: Len,
+    thinking: Len,
     name: Str,
     /// `JSON.stringify(arguments).length` when present.
     arguments: Option<usize>,
