@@ -323,8 +323,10 @@ pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
 /// The most [`Transcript::for_each_raw`] reads from a file at once (one entry larger than
 /// this is read alone).
 const READ_CHUNK: u64 = 1 << 20;
-/// Bytes of entries nobody asked for that a chunk reads through rather than starting anew.
-const READ_GAP: u64 = 64 << 10;
+/// Bytes of entries nobody asked for that a chunk reads through rather than starting anew:
+/// about what one more read costs in copying. Larger, and a pass over every other entry
+/// (the plan's assistant replies) would copy the whole file.
+const READ_GAP: u64 = 8 << 10;
 
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
