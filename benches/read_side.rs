@@ -1,6 +1,7 @@
 //! Read-side benchmarks on deterministic generated data (no fixtures needed):
 //! - opening + planning a compaction on a ~25 MB v3 transcript (`bench/run.sh` does 100 MB
-//!   and compares with pi);
+//!   and compares with pi), and with the diagnosis's whole-context figures (overhead and
+//!   breakdown) as `compact --dry-run` computes them;
 //! - decoding one screenful of entries at the start and at the end of that transcript, which
 //!   must cost the same (scrolling cost must not grow with transcript length);
 //! - `list` on a 2,000-session / ~30 MB store made by `bench/gen_store.py` (needs python3);
@@ -9,6 +10,7 @@
 //!   the peak resident memory of one audit is printed, measured by resetting the process's
 //!   high-water mark first).
 
+use clawtop::diagnosis::{breakdown, overhead};
 use clawtop::plan;
 use clawtop::tokens::{self, MessageView};
 use clawtop::transcript::Transcript;
@@ -73,6 +75,18 @@ fn bench_transcript(c: &mut Criterion) {
                     .unwrap()
                     .tokens_before,
             )
+        })
+    });
+    // What `compact --dry-run` adds to the plan: the overhead (the context before the last
+    // call) and the context breakdown, each summing the whole context (issue 20's P2: every
+    // context entry read once).
+    g.bench_function("open+plan+overhead+breakdown (compact --dry-run)", |b| {
+        b.iter(|| {
+            let t = Transcript::open(&path).unwrap();
+            let p = plan::prepare(&t, plan::DEFAULT_KEEP_RECENT_TOKENS).unwrap();
+            let oh = overhead::measure(&t, None, None, 0);
+            let bd = breakdown::breakdown(&t, oh.as_ref(), 200_000, None, 180_000);
+            black_box((p.tokens_before, bd.total_tokens))
         })
     });
     let t = Transcript::open(&path).unwrap();

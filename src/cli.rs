@@ -1025,8 +1025,19 @@ fn compact_dry_run(
             (d, b)
         }
     };
-    match compact::build(t, key, keep) {
-        Ok((r, _)) => {
+    // The use case already planned on this transcript; the plan is a function of the
+    // transcript and keepRecentTokens, so it is reused rather than made (and its files read)
+    // again.
+    let planned = prepared
+        .as_ref()
+        .map(|p| &p.prepared.plan)
+        .filter(|p| p.keep_recent_tokens == keep.0);
+    let report = match planned {
+        Some(p) => Ok(compact::from_plan(t, key, keep.1, p)),
+        None => compact::build(t, key, keep).map(|(r, _)| r),
+    };
+    match report {
+        Ok(r) => {
             if a.json {
                 out(&json::to_string(&compact::DryRun {
                     plan: r,

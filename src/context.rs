@@ -137,13 +137,37 @@ pub fn slot_message(t: &Transcript, slot: Slot) -> Option<Value> {
     }
 }
 
-/// The token estimate of one slot's message (a kept entry's from the transcript's memo).
+/// The token estimate of one slot's message (from the transcript's memo).
 pub fn slot_tokens(t: &Transcript, slot: Slot) -> u64 {
     if slot.as_summary {
-        slot_message(t, slot).map_or(0, |m| tokens::estimate_message(&m))
+        summary_tokens(t, slot.entry)
     } else {
         tokens::estimate_entry(t, slot.entry, MessageView::Context)
     }
+}
+
+/// The estimate of the `compactionSummary` message compaction entry `c` becomes.
+pub fn summary_tokens(t: &Transcript, c: u32) -> u64 {
+    let f = tokens::entry_figures(t, c);
+    if f.compaction {
+        return u64::from(f.tokens);
+    }
+    // Not a compaction by its own `type`, or unreadable: as the decoded message says.
+    slot_message(
+        t,
+        Slot {
+            entry: c,
+            as_summary: true,
+        },
+    )
+    .map_or(0, |m| tokens::estimate_message(&m))
+}
+
+/// The figures of the messages of `slots`, each entry read once (in one pass), for figures
+/// that sum the whole context.
+pub fn prefill(t: &Transcript, slots: &[Slot]) {
+    let idxs: Vec<u32> = slots.iter().map(|s| s.entry).collect();
+    tokens::prefill_figures(t, &idxs);
 }
 
 /// All messages of the context (decodes every slot; use for prompts, not for figures).

@@ -4,8 +4,10 @@
 //! would throw on a malformed block (missing `text` or `arguments`), clawtop counts 0 for the
 //! missing part instead of failing the whole figure.
 
+mod fast;
+
 use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
-use crate::transcript::{EntryKind, Role, Transcript};
+use crate::transcript::{EntryKind, MessageClass, MessageFigures, Role, Transcript};
 use serde_json::{Map, Value};
 
 fn str_len(v: Option<&Value>) -> usize {
@@ -242,6 +244,137 @@ pub fn compaction_summary_message(entry: &Value) -> Value {
     Value::Object(m)
 }
 
+/// Characters of an assistant message by kind: text, thinking, tool calls (name plus
+/// `JSON.stringify(arguments)`), as [`estimate_message`] counts them.
+pub fn assistant_chars(m: &Value) -> [usize; 3] {
+    let mut acc = [0usize; 3];
+    if let Some(Value::Array(blocks)) = m.get("content") {
+        for b in blocks {
+            match b.get("type").and_then(Value::as_str) {
+                Some("text") => acc[0] += str_len(b.get("text")),
+                Some("thinking") => acc[1] += str_len(b.get("thinking")),
+                Some("toolCall") => {
+                    acc[2] +=
+                        str_len(b.get("name")) + b.get("arguments").map(stringify_len).unwrap_or(0)
+                }
+                _ => {}
+            }
+        }
+    }
+    acc
+}
+
+fn to_u32(n: u64) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The figures of a decoded entry: the message it yields in the compaction view
+/// ([`message_of_entry`]), its [`estimate_message`], and an assistant's characters by kind.
+/// The reference for the fast path, which must agree with it on every entry.
+pub fn figures_of_entry(entry: &Value) -> MessageFigures {
+    let compaction = entry.get("type").and_then(Value::as_str) == Some("compaction");
+    let Some(m) = message_of_entry(entry, MessageView::Compaction) else {
+        return MessageFigures {
+            compaction,
+            ..Default::default()
+        };
+    };
+    let mut f = MessageFigures {
+        tokens: to_u32(estimate_message(&m)),
+        compaction,
+        class: MessageClass::Other,
+        ..Default::default()
+    };
+    match m.get("role").and_then(Value::as_str) {
+        Some("user") => f.class = MessageClass::User,
+        Some("toolResult") => f.class = MessageClass::ToolResult,
+        Some("assistant") => {
+            let [text, thinking, tool] = assistant_chars(&m);
+            f.class = MessageClass::Assistant;
+            f.text = to_u32(text as u64);
+            f.thinking = to_u32(thinking as u64);
+            f.tool = to_u32(tool as u64);
+        }
+        _ => {}
+    }
+    f
+}
+
+/// The figures of entry `idx` from its raw text: the fast path, else the decoded one.
+fn figures_of_raw(t: &Transcript, idx: u32, raw: &[u8]) -> MessageFigures {
+    if let Some(f) = fast::figures(raw, t.version < 3) {
+        return f;
+    }
+    match t.entry_json(idx) {
+        Ok(v) => figures_of_entry(&v),
+        Err(_) => MessageFigures::default(),
+    }
+}
+
+/// The estimate `figures` give in `view`: a compaction's summary is a message only in the
+/// compaction view.
+pub fn view_tokens(f: &MessageFigures, view: MessageView) -> u64 {
+    match view {
+        MessageView::Context if f.compaction => 0,
+        _ => u64::from(f.tokens),
+    }
+}
+
+/// Which estimate table an entry's estimate in `view` lives in: only branch summaries and
+/// compactions read differently in the two views, every other entry shares one table (one
+/// decode serves both).
+fn estimate_table(kind: EntryKind, view: MessageView) -> usize {
+    match (view, kind) {
+        (MessageView::Compaction, EntryKind::BranchSummary | EntryKind::Compaction) => 1,
+        _ => 0,
+    }
+}
+
+/// Keeps `f` as entry `idx`'s figures, and its estimates in both views.
+fn remember(t: &Transcript, idx: u32, f: MessageFigures) -> MessageFigures {
+    let kind = t.entries[idx as usize].kind;
+    for view in [MessageView::Context, MessageView::Compaction] {
+        t.memo_estimate(idx, estimate_table(kind, view), || view_tokens(&f, view));
+    }
+    t.memo_figures(idx, || f)
+}
+
+/// The figures of entry `idx` (all zero for an entry that cannot be read), decoded once per
+/// transcript. An entry too large to decode has none: its estimate is [`TooLarge`]'s.
+///
+/// [`TooLarge`]: crate::transcript::TooLarge
+pub fn entry_figures(t: &Transcript, idx: u32) -> MessageFigures {
+    if t.has_figures(idx) {
+        return t.memo_figures(idx, MessageFigures::default);
+    }
+    let f = match t.raw_line(idx) {
+        Ok(raw) => figures_of_raw(t, idx, &raw),
+        Err(_) => MessageFigures::default(),
+    };
+    remember(t, idx, f)
+}
+
+/// Computes the figures of every entry of `idxs` that yields a message and is not known yet,
+/// reading them in one pass (a database's rows in one query).
+pub fn prefill_figures(t: &Transcript, idxs: &[u32]) {
+    let todo: Vec<u32> = idxs
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let e = &t.entries[i as usize];
+            kind_yields_message(e.kind, MessageView::Compaction)
+                && e.too_large().is_none()
+                && !t.has_figures(i)
+        })
+        .collect();
+    let mut got = Vec::with_capacity(todo.len());
+    if t.for_each_raw(&todo, |i, raw| got.push((i, figures_of_raw(t, i, raw)))) {
+        for (i, f) in got {
+            remember(t, i, f);
+        }
+    }
+}
+
 /// Token estimate of one entry (0 for entries that carry no message).
 pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
     let kind = t.entries[idx as usize].kind;
@@ -251,17 +384,14 @@ pub fn estimate_entry(t: &Transcript, idx: u32, view: MessageView) -> u64 {
     if let Some(big) = t.entries[idx as usize].too_large() {
         return big.est_tokens;
     }
-    // Only branch summaries and compactions read differently in the two views: every other
-    // entry shares one table (one decode serves both).
-    let table = match (view, kind) {
-        (MessageView::Compaction, EntryKind::BranchSummary | EntryKind::Compaction) => 1,
-        _ => 0,
-    };
-    t.memo_estimate(idx, table, || match t.entry_json(idx) {
-        Ok(v) => message_of_entry(&v, view)
-            .map(|m| estimate_message(&m))
-            .unwrap_or(0),
-        Err(_) => 0,
+    t.memo_estimate(idx, estimate_table(kind, view), || {
+        if t.has_figures(idx) {
+            return view_tokens(&entry_figures(t, idx), view);
+        }
+        match t.raw_line(idx) {
+            Ok(raw) => view_tokens(&figures_of_raw(t, idx, &raw), view),
+            Err(_) => 0,
+        }
     })
 }
 

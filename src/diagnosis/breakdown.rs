@@ -5,11 +5,10 @@
 
 use super::overhead::Overhead;
 use crate::context::{self, SessionContext};
-use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
+use crate::jsjson::ceil_div4;
 use crate::tokens;
-use crate::transcript::Transcript;
+use crate::transcript::{MessageClass, MessageFigures, Transcript};
 use serde::Serialize;
-use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,33 +42,19 @@ pub const KINDS: [&str; 6] = [
     "other messages",
 ];
 
-fn str_chars(v: Option<&Value>) -> usize {
-    v.and_then(Value::as_str).map(utf16_len).unwrap_or(0)
-}
-
-/// Characters of one message by kind (index into [`KINDS`]).
-fn kind_chars(m: &Value, acc: &mut [usize; 6]) {
-    let role = m.get("role").and_then(Value::as_str).unwrap_or("");
-    match role {
-        "assistant" => {
-            if let Some(Value::Array(blocks)) = m.get("content") {
-                for b in blocks {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") => acc[1] += str_chars(b.get("text")),
-                        Some("thinking") => acc[2] += str_chars(b.get("thinking")),
-                        Some("toolCall") => {
-                            acc[3] += str_chars(b.get("name"))
-                                + b.get("arguments").map(stringify_len).unwrap_or(0)
-                        }
-                        _ => {}
-                    }
-                }
-            }
+/// Adds one context slot's characters by kind (index into [`KINDS`]): an assistant's by
+/// block kind, any other message's as one estimate (pi's rules, images included).
+fn kind_chars(f: &MessageFigures, acc: &mut [usize; 6]) {
+    let as_chars = 4 * f.tokens as usize;
+    match f.class {
+        MessageClass::Assistant => {
+            acc[1] += f.text as usize;
+            acc[2] += f.thinking as usize;
+            acc[3] += f.tool as usize;
         }
-        // One estimate per message for the others (pi's rules, images included).
-        "user" => acc[0] += 4 * tokens::estimate_message(m) as usize,
-        "toolResult" => acc[4] += 4 * tokens::estimate_message(m) as usize,
-        _ => acc[5] += 4 * tokens::estimate_message(m) as usize,
+        MessageClass::User => acc[0] += as_chars,
+        MessageClass::ToolResult => acc[4] += as_chars,
+        MessageClass::Other | MessageClass::None => acc[5] += as_chars,
     }
 }
 
@@ -93,14 +78,20 @@ pub fn breakdown(
     }
     let mut acc = [0usize; 6];
     let mut summary = 0u64;
+    context::prefill(t, &ctx.slots);
     for &slot in &ctx.slots {
-        let Some(m) = context::slot_message(t, slot) else {
-            continue;
-        };
         if slot.as_summary {
-            summary += tokens::estimate_message(&m);
-        } else {
-            kind_chars(&m, &mut acc);
+            summary += context::summary_tokens(t, slot.entry);
+            continue;
+        }
+        // An entry too large to decode has no message to break down.
+        if t.entries[slot.entry as usize].too_large().is_some() {
+            continue;
+        }
+        let f = tokens::entry_figures(t, slot.entry);
+        // In the context view a compaction yields no message of its own.
+        if !f.compaction {
+            kind_chars(&f, &mut acc);
         }
     }
     if ctx.compaction.is_some() {

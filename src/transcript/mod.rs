@@ -326,6 +326,14 @@ pub fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
     parse::envelope(raw)
 }
 
+/// The most [`Transcript::for_each_raw`] reads from a file at once (one entry larger than
+/// this is read alone).
+const READ_CHUNK: u64 = 1 << 20;
+/// Bytes of entries nobody asked for that a chunk reads through rather than starting anew:
+/// about what one more read costs in copying. Larger, and a pass over every other entry
+/// (the plan's assistant replies) would copy the whole file.
+const READ_GAP: u64 = 8 << 10;
+
 /// An opened transcript. Never modifies the file.
 pub struct Transcript {
     path: PathBuf,
@@ -348,6 +356,39 @@ pub struct Transcript {
     /// a plan, its outlook and the diagnosis ask for the same entries many times, and
     /// decoding is the cost. Four bytes an entry; `u32::MAX` = not yet estimated.
     estimates: [std::sync::OnceLock<Box<[std::sync::atomic::AtomicU32]>>; 2],
+    /// Each entry's [`MessageFigures`], for the surfaces that need more than the estimate (the
+    /// diagnosis: the overhead and the context breakdown read the same entries). Allocated
+    /// only when first asked for.
+    figures: std::sync::OnceLock<Box<[std::sync::OnceLock<MessageFigures>]>>,
+}
+
+/// What one entry's message weighs by pi's rules (docs/pi-compaction.md §3), as
+/// `crate::tokens` computes it: its estimate and, for the context breakdown, an assistant's
+/// characters by kind. Kept per entry so one decode serves every figure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageFigures {
+    /// `estimateTokens` of the message the entry yields in the compaction view (0 for none).
+    pub tokens: u32,
+    /// Characters of an assistant's text, thinking and tool calls (name plus
+    /// `JSON.stringify(arguments)`); 0 for other roles.
+    pub text: u32,
+    pub thinking: u32,
+    pub tool: u32,
+    pub class: MessageClass,
+    /// The entry is a compaction: its summary is a message only in the compaction view.
+    pub compaction: bool,
+}
+
+/// Which part of the context breakdown a message counts in (by its role).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum MessageClass {
+    /// No message (or one that counts nothing).
+    #[default]
+    None,
+    User,
+    Assistant,
+    ToolResult,
+    Other,
 }
 
 impl fmt::Debug for Transcript {
@@ -423,6 +464,7 @@ impl Transcript {
             ids: scan.ids,
             by_id: Vec::new(),
             estimates: Default::default(),
+            figures: Default::default(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
         t.link();
@@ -453,6 +495,31 @@ impl Transcript {
             }
             n => u64::from(n),
         }
+    }
+
+    /// The figures of entry `idx`, from `compute` the first time only.
+    pub fn memo_figures(
+        &self,
+        idx: u32,
+        compute: impl FnOnce() -> MessageFigures,
+    ) -> MessageFigures {
+        let cells = self.figures.get_or_init(|| {
+            (0..self.entries.len())
+                .map(|_| Default::default())
+                .collect()
+        });
+        match cells.get(idx as usize) {
+            Some(cell) => *cell.get_or_init(compute),
+            None => compute(),
+        }
+    }
+
+    /// Whether entry `idx`'s figures are already known.
+    pub fn has_figures(&self, idx: u32) -> bool {
+        self.figures
+            .get()
+            .and_then(|cells| cells.get(idx as usize))
+            .is_some_and(|c| c.get().is_some())
     }
 
     /// Resolves ids and parents; v1 files become one chain in file order (as pi migrates them).
@@ -709,13 +776,20 @@ impl Transcript {
     /// than one query each. False when what was handed over must not be used (the database
     /// changed while it was read); [`Self::raw_line`] then reports each entry's error.
     pub fn for_each_raw(&self, idxs: &[u32], mut each: impl FnMut(u32, &[u8])) -> bool {
-        let Backing::Rows(f) = &self.backing else {
-            for &i in idxs {
-                if let Ok(raw) = self.raw_line(i) {
-                    each(i, &raw);
-                }
+        let f = match &self.backing {
+            Backing::Rows(f) => f,
+            Backing::File(file) => {
+                self.for_each_in_file(file, idxs, &mut each);
+                return true;
             }
-            return true;
+            Backing::Mem(_) => {
+                for &i in idxs {
+                    if let Ok(raw) = self.raw_line(i) {
+                        each(i, &raw);
+                    }
+                }
+                return true;
+            }
         };
         let mut keyed: Vec<(u64, u32)> = idxs
             .iter()
@@ -730,6 +804,58 @@ impl Transcript {
                 each(keyed[at].1, raw);
             }
         })
+    }
+
+    /// [`Self::for_each_raw`] for a file: the entries in file order, neighbours read together
+    /// in chunks of up to [`READ_CHUNK`] (a whole context is a few reads, not one per entry,
+    /// and no buffer per entry). A chunk that cannot be read is retried entry by entry, so
+    /// every readable entry is still handed over.
+    fn for_each_in_file(
+        &self,
+        file: &std::fs::File,
+        idxs: &[u32],
+        each: &mut dyn FnMut(u32, &[u8]),
+    ) {
+        use std::os::unix::fs::FileExt;
+        let span = |i: u32| {
+            let e = &self.entries[i as usize];
+            (e.offset, e.offset + u64::from(e.len))
+        };
+        let mut order: Vec<u32> = idxs
+            .iter()
+            .copied()
+            .filter(|&i| self.entries[i as usize].too_large().is_none())
+            .collect();
+        order.sort_unstable_by_key(|&i| self.entries[i as usize].offset);
+        order.dedup();
+        let mut buf = Vec::new();
+        let mut k = 0;
+        while k < order.len() {
+            let (start, mut end) = span(order[k]);
+            let mut j = k + 1;
+            while let Some(&i) = order.get(j) {
+                let (s, e) = span(i);
+                if s > end + READ_GAP || e - start > READ_CHUNK {
+                    break;
+                }
+                end = end.max(e);
+                j += 1;
+            }
+            buf.resize((end - start) as usize, 0);
+            if file.read_exact_at(&mut buf, start).is_ok() {
+                for &i in &order[k..j] {
+                    let (s, e) = span(i);
+                    each(i, &buf[(s - start) as usize..(e - start) as usize]);
+                }
+            } else {
+                for &i in &order[k..j] {
+                    if let Ok(raw) = self.raw_line(i) {
+                        each(i, &raw);
+                    }
+                }
+            }
+            k = j;
+        }
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).

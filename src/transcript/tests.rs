@@ -192,3 +192,52 @@ fn an_envelope_indexes_like_its_entry() {
     };
     assert_eq!(shape(&whole), shape(&small));
 }
+
+/// A file's entries are read in chunks: each asked-for entry is handed over once with the
+/// bytes `raw_line` gives, in any order asked, across chunk boundaries and gaps; after the
+/// file shrinks under it, the entries still there are handed over and the rest skipped.
+#[test]
+fn for_each_raw_reads_a_file_in_chunks() {
+    let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\"}\n");
+    let mut parent = "null".to_string();
+    for n in 0..400 {
+        // Some entries are large, so a context needs more than one chunk.
+        let body = "x".repeat(if n % 50 == 7 { 300_000 } else { 40 + n });
+        text.push_str(&format!(
+            "  {{\"type\":\"message\",\"id\":\"e{n}\",\"parentId\":{parent},\"message\":{{\"role\":\"user\",\"content\":\"{body}\"}}}}\r\n"
+        ));
+        parent = format!("\"e{n}\"");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, &text).unwrap();
+    let tr = Transcript::open(&path).unwrap();
+    assert_eq!(tr.len(), 400);
+    let mut asked: Vec<u32> = (0..400).filter(|i| i % 3 != 1).rev().collect();
+    asked.push(5);
+    let mut got = std::collections::BTreeMap::new();
+    assert!(tr.for_each_raw(&asked, |i, raw| {
+        assert!(
+            got.insert(i, raw.to_vec()).is_none(),
+            "entry {i} handed over twice"
+        );
+    }));
+    let want: Vec<u32> = (0..400).filter(|i| i % 3 != 1).collect();
+    assert_eq!(got.keys().copied().collect::<Vec<_>>(), want);
+    for (&i, raw) in &got {
+        assert_eq!(raw, &tr.raw_line(i).unwrap().to_vec(), "entry {i}");
+    }
+    // The file loses its second half after it was indexed.
+    let keep = tr.entries[200].offset;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(keep)
+        .unwrap();
+    let mut after = Vec::new();
+    tr.for_each_raw(&asked, |i, _| after.push(i));
+    after.sort_unstable();
+    let readable: Vec<u32> = want.iter().copied().filter(|&i| i < 200).collect();
+    assert_eq!(after, readable);
+}

@@ -134,6 +134,7 @@ pub fn measure(
     } else {
         // Summed slot by slot: the messages are never all held at once.
         let before = context::build(t, Some(path[pos - 1]));
+        context::prefill(t, &before.slots);
         before
             .slots
             .iter()
