@@ -355,22 +355,53 @@ pub fn entry_figures(t: &Transcript, idx: u32) -> MessageFigures {
 }
 
 /// Computes the figures of every entry of `idxs` that yields a message and is not known yet,
-/// reading them in one pass (a database's rows in one query).
+/// reading them in passes of [`PREFILL_BATCH`] entries (a database's rows in one query each).
+/// A pass's figures are kept once the pass is known good; in batches, so a million-entry
+/// context never holds a million pending figures and keys besides the table.
 pub fn prefill_figures(t: &Transcript, idxs: &[u32]) {
-    let todo: Vec<u32> = idxs
-        .iter()
-        .copied()
-        .filter(|&i| {
-            let e = &t.entries[i as usize];
-            kind_yields_message(e.kind, MessageView::Compaction)
-                && e.too_large().is_none()
-                && !t.has_figures(i)
-        })
-        .collect();
-    let mut got = Vec::with_capacity(todo.len());
-    if t.for_each_raw(&todo, |i, raw| got.push((i, figures_of_raw(t, i, raw)))) {
-        for (i, f) in got {
-            remember(t, i, f);
+    let mut rest = idxs.iter().copied().filter(|&i| {
+        let e = &t.entries[i as usize];
+        kind_yields_message(e.kind, MessageView::Compaction)
+            && e.too_large().is_none()
+            && !t.has_figures(i)
+    });
+    let mut todo = Vec::with_capacity(PREFILL_BATCH);
+    let mut got = Vec::with_capacity(PREFILL_BATCH);
+    loop {
+        todo.clear();
+        got.clear();
+        todo.extend(rest.by_ref().take(PREFILL_BATCH));
+        if todo.is_empty() {
+            return;
+        }
+        if t.for_each_raw(&todo, |i, raw| got.push((i, figures_of_raw(t, i, raw)))) {
+            for &(i, f) in &got {
+                remember(t, i, f);
+            }
+        }
+    }
+}
+
+/// Entries read per pass by [`prefill_figures`].
+const PREFILL_BATCH: usize = 4096;
+
+/// Hands the figures of each entry of `idxs` to `each`, read in passes as
+/// [`prefill_figures`] reads them and not kept: for a transcript that keeps no figures table
+/// ([`Transcript::keeps_figures`]), where asking [`entry_figures`] entry by entry would read
+/// the entries one at a time. An entry that cannot be read is left out (its figures are
+/// zero); a pass that was not read whole is read again entry by entry.
+pub fn stream_figures(t: &Transcript, idxs: &[u32], mut each: impl FnMut(u32, MessageFigures)) {
+    let mut got = Vec::with_capacity(PREFILL_BATCH);
+    for batch in idxs.chunks(PREFILL_BATCH) {
+        got.clear();
+        if t.for_each_raw(batch, |i, raw| got.push((i, figures_of_raw(t, i, raw)))) {
+            for &(i, f) in &got {
+                each(i, f);
+            }
+        } else {
+            for &i in batch {
+                each(i, entry_figures(t, i));
+            }
         }
     }
 }

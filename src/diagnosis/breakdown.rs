@@ -78,21 +78,28 @@ pub fn breakdown(
     }
     let mut acc = [0usize; 6];
     let mut summary = 0u64;
-    context::prefill(t, &ctx.slots);
-    for &slot in &ctx.slots {
-        if slot.as_summary {
-            summary += context::summary_tokens(t, slot.entry);
-            continue;
-        }
-        // An entry too large to decode has no message to break down.
-        if t.entries[slot.entry as usize].too_large().is_some() {
-            continue;
-        }
-        let f = tokens::entry_figures(t, slot.entry);
-        // In the context view a compaction yields no message of its own.
+    // In the context view a compaction yields no message of its own.
+    let mut add = |f: MessageFigures| {
         if !f.compaction {
             kind_chars(&f, &mut acc);
         }
+    };
+    // An entry too large to decode has no message to break down.
+    let messages = ctx
+        .slots
+        .iter()
+        .filter(|s| !s.as_summary && t.entries[s.entry as usize].too_large().is_none());
+    for &slot in ctx.slots.iter().filter(|s| s.as_summary) {
+        summary += context::summary_tokens(t, slot.entry);
+    }
+    if t.keeps_figures() {
+        context::prefill(t, &ctx.slots);
+        for slot in messages {
+            add(tokens::entry_figures(t, slot.entry));
+        }
+    } else {
+        let idxs: Vec<u32> = messages.map(|s| s.entry).collect();
+        tokens::stream_figures(t, &idxs, |_, f| add(f));
     }
     if ctx.compaction.is_some() {
         parts.push(Part {
@@ -121,5 +128,41 @@ pub fn breakdown(
         free_to_compaction: free(compact_at),
         free_to_window: free(window),
         parts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transcript too long to keep a figures table is broken down from its entries read in
+    /// passes: the same parts as with the table, on every fixture transcript.
+    #[test]
+    fn without_the_figures_table_the_breakdown_is_the_same() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = Vec::new();
+        let mut dirs = vec![root];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(p);
+                }
+            }
+        }
+        assert!(files.len() >= 10, "{files:?}");
+        let mut with_messages = 0;
+        for f in &files {
+            let with = Transcript::open(f).unwrap();
+            let without = Transcript::open(f).unwrap().without_figures_table();
+            assert!(with.keeps_figures() && !without.keeps_figures());
+            let a = breakdown(&with, None, 200_000, Some(150_000), 180_000);
+            let b = breakdown(&without, None, 200_000, Some(150_000), 180_000);
+            assert_eq!(a, b, "{}", f.display());
+            with_messages += usize::from(a.total_tokens > 0);
+        }
+        assert!(with_messages >= 10);
     }
 }

@@ -36,7 +36,7 @@ struct DbRows {
 }
 
 /// Bytes of plain rows a transcript keeps from its indexing ([`KeptRows::plain`]).
-const PLAIN_KEPT_MAX: usize = 8 * 1024 * 1024;
+const PLAIN_KEPT_MAX: usize = 4 * 1024 * 1024;
 /// Bytes of zstd frames a transcript keeps from its indexing ([`KeptRows::frames`]).
 const FRAMES_KEPT_MAX: usize = 8 * 1024 * 1024;
 
@@ -93,34 +93,65 @@ impl RowFetch for DbRows {
         let mut sorted = keys.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
-        let (held, wanted): (Vec<u64>, Vec<u64>) =
-            sorted.into_iter().partition(|&k| self.kept.has(k));
-        let mut held = held.into_iter().peekable();
-        let mut serve_until = |limit: u64, each: &mut dyn FnMut(u64, &[u8])| {
-            while let Some(k) = held.next_if(|&k| k < limit) {
-                if let Some(Ok(bytes)) = self.kept.get(k) {
-                    each(k, &bytes);
+        let serve = |k: u64, each: &mut dyn FnMut(u64, &[u8])| {
+            if let Some(Ok(bytes)) = self.kept.get(k) {
+                each(k, &bytes);
+            }
+        };
+        let mut db = None;
+        let mut rest = &sorted[..];
+        while !rest.is_empty() {
+            // The next keys up to FETCH_BATCH that must be queried, and the held ones among
+            // them: one statement per batch keeps SQLite's table of the wanted keys small
+            // (a million-row session asked for whole built one of a million).
+            let mut wanted = Vec::new();
+            let mut n = 0;
+            while n < rest.len() && wanted.len() < FETCH_BATCH {
+                if !self.kept.has(rest[n]) {
+                    wanted.push(rest[n]);
+                }
+                n += 1;
+            }
+            let (span, after) = rest.split_at(n);
+            rest = after;
+            let mut held = span
+                .iter()
+                .copied()
+                .filter(|&k| self.kept.has(k))
+                .peekable();
+            if !wanted.is_empty() {
+                if db.is_none() {
+                    let Ok(guard) = self.db.lock() else {
+                        return false;
+                    };
+                    db = Some(guard);
+                }
+                let Some(conn) = db.as_deref() else {
+                    return false;
+                };
+                let list = serde_json::to_string(&wanted).unwrap_or_default();
+                let read = events::each_of(conn, &self.session_id, &list, |seq, row| {
+                    while let Some(k) = held.next_if(|&k| k < seq as u64) {
+                        serve(k, each);
+                    }
+                    if let Ok(bytes) = row {
+                        each(seq as u64, &bytes);
+                    }
+                });
+                if read.is_err() {
+                    return false;
                 }
             }
-        };
-        if wanted.is_empty() {
-            serve_until(u64::MAX, each);
-            return true;
-        }
-        let Ok(db) = self.db.lock() else {
-            return false;
-        };
-        let list = serde_json::to_string(&wanted).unwrap_or_default();
-        let read = events::each_of(&db, &self.session_id, &list, |seq, row| {
-            serve_until(seq as u64, each);
-            if let Ok(bytes) = row {
-                each(seq as u64, &bytes);
+            for k in held {
+                serve(k, each);
             }
-        });
-        serve_until(u64::MAX, each);
-        read.is_ok() && db.check_unchanged()
+        }
+        db.is_none_or(|d| d.check_unchanged())
     }
 }
+
+/// Keys read in one statement by [`DbRows::fetch_each`].
+const FETCH_BATCH: usize = 4096;
 
 impl DbRows {
     fn fetch_row(&self, seq: u64) -> Result<Vec<u8>, FetchError> {
@@ -830,6 +861,55 @@ mod tests {
         let w = shape(&fresh.transcript).join("\n");
         assert!(w.contains("line 3: skipped: not valid JSON"), "{w}");
         assert!(w.contains("line 6: skipped: seq 5: neither"), "{w}");
+    }
+
+    #[test]
+    fn many_rows_are_read_in_batches_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("agent.sqlite");
+        let c = events_table(&path);
+        // Replies (kept) and tool results (queried) in turn: more queried rows than one
+        // statement takes, with kept rows between them.
+        let n = 2 * FETCH_BATCH + 101;
+        c.execute_batch("BEGIN").unwrap();
+        let mut parent = "null".to_string();
+        for seq in 0..n {
+            let role = if seq % 2 == 0 {
+                "assistant"
+            } else {
+                "toolResult"
+            };
+            let row = format!(
+                r#"{{"type":"message","id":"e{seq}","parentId":{parent},"message":{{"role":"{role}","content":[{{"type":"text","text":"row {seq}"}}]}}}}"#
+            );
+            parent = format!("\"e{seq}\"");
+            c.execute(
+                "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                rusqlite::params![seq as i64, row],
+            )
+            .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+        drop(c);
+        let t = open(&path, "s1").unwrap().transcript;
+        assert_eq!(t.len(), n);
+        // Asked out of order and twice: each row once, in order.
+        let mut asked: Vec<u32> = (0..n as u32).rev().collect();
+        asked.extend(0..10);
+        let mut passed = Vec::new();
+        assert!(t.for_each_raw(&asked, |i, raw| passed.push((i, raw.to_vec()))));
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let mut st = c
+            .prepare("SELECT event_json FROM transcript_events ORDER BY seq")
+            .unwrap();
+        let want: Vec<(u32, Vec<u8>)> = st
+            .query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .enumerate()
+            .map(|(i, r)| (i as u32, r.unwrap().into_bytes()))
+            .collect();
+        assert_eq!(passed.len(), want.len());
+        assert!(passed == want);
     }
 
     #[test]

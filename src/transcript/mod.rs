@@ -360,7 +360,14 @@ pub struct Transcript {
     /// diagnosis: the overhead and the context breakdown read the same entries). Allocated
     /// only when first asked for.
     figures: std::sync::OnceLock<Box<[std::sync::OnceLock<MessageFigures>]>>,
+    /// Unit tests turn the figures table off on a short transcript, to compare both ways.
+    #[cfg(test)]
+    no_figures_table: std::sync::atomic::AtomicBool,
 }
+
+/// Entries past which a transcript keeps no figures table (24 bytes an entry: a
+/// million-entry session would add half its index again, over the memory it is held to).
+pub const FIGURES_MEMO_MAX: usize = 250_000;
 
 /// What one entry's message weighs by pi's rules (docs/pi-compaction.md §3), as
 /// `crate::tokens` computes it: its estimate and, for the context breakdown, an assistant's
@@ -465,6 +472,8 @@ impl Transcript {
             by_id: Vec::new(),
             estimates: Default::default(),
             figures: Default::default(),
+            #[cfg(test)]
+            no_figures_table: Default::default(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
         t.link();
@@ -497,12 +506,36 @@ impl Transcript {
         }
     }
 
-    /// The figures of entry `idx`, from `compute` the first time only.
+    /// Whether this transcript keeps a figures table ([`Self::memo_figures`]): not past
+    /// [`FIGURES_MEMO_MAX`] entries, whose figures are read again where needed instead.
+    pub fn keeps_figures(&self) -> bool {
+        #[cfg(test)]
+        if self
+            .no_figures_table
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return false;
+        }
+        self.entries.len() <= FIGURES_MEMO_MAX
+    }
+
+    #[cfg(test)]
+    pub fn without_figures_table(self) -> Transcript {
+        self.no_figures_table
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self
+    }
+
+    /// The figures of entry `idx`, from `compute` the first time only (every time on a
+    /// transcript that keeps no table).
     pub fn memo_figures(
         &self,
         idx: u32,
         compute: impl FnOnce() -> MessageFigures,
     ) -> MessageFigures {
+        if !self.keeps_figures() {
+            return compute();
+        }
         let cells = self.figures.get_or_init(|| {
             (0..self.entries.len())
                 .map(|_| Default::default())
