@@ -385,12 +385,20 @@ pub fn prefill_figures(t: &Transcript, idxs: &[u32]) {
 /// Entries read per pass by [`prefill_figures`].
 const PREFILL_BATCH: usize = 4096;
 
-/// Hands the figures of each entry of `idxs` to `each`, read in passes as
-/// [`prefill_figures`] reads them and not kept: for a transcript that keeps no figures table
-/// ([`Transcript::keeps_figures`]), where asking [`entry_figures`] entry by entry would read
-/// the entries one at a time. An entry that cannot be read is left out (its figures are
-/// zero); a pass that was not read whole is read again entry by entry.
-pub fn stream_figures(t: &Transcript, idxs: &[u32], mut each: impl FnMut(u32, MessageFigures)) {
+/// Hands the figures of each entry of `idxs` to `each`, for figures that sum many entries:
+/// from the table, filled in one pass, where the transcript keeps one; else read in passes as
+/// [`prefill_figures`] reads them and not kept ([`Transcript::keeps_figures`]), where asking
+/// [`entry_figures`] entry by entry would read the entries one at a time. An entry that
+/// cannot be read counts zero.
+pub fn each_figures(t: &Transcript, idxs: &[u32], mut each: impl FnMut(u32, MessageFigures)) {
+    if t.keeps_figures() {
+        prefill_figures(t, idxs);
+        for &i in idxs {
+            each(i, entry_figures(t, i));
+        }
+        return;
+    }
+    // A pass that was not read whole is read again entry by entry.
     let mut got = Vec::with_capacity(PREFILL_BATCH);
     for batch in idxs.chunks(PREFILL_BATCH) {
         got.clear();

@@ -92,15 +92,8 @@ pub fn breakdown(
     for &slot in ctx.slots.iter().filter(|s| s.as_summary) {
         summary += context::summary_tokens(t, slot.entry);
     }
-    if t.keeps_figures() {
-        context::prefill(t, &ctx.slots);
-        for slot in messages {
-            add(tokens::entry_figures(t, slot.entry));
-        }
-    } else {
-        let idxs: Vec<u32> = messages.map(|s| s.entry).collect();
-        tokens::stream_figures(t, &idxs, |_, f| add(f));
-    }
+    let idxs: Vec<u32> = messages.map(|s| s.entry).collect();
+    tokens::each_figures(t, &idxs, |_, f| add(f));
     if ctx.compaction.is_some() {
         parts.push(Part {
             group: "summary",

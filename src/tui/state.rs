@@ -456,3 +456,13 @@ pub mod layout {
             .max(1) as usize
     }
 }
+
+/// Takes the next generation id from `counter` (`AppState::next_generation`): each load and
+/// each dialog gets its own, so a result that arrives for an older one is recognised and
+/// dropped. A function of the counter alone, so it can be called while a screen of the
+/// state is borrowed.
+pub fn take_generation(counter: &mut u64) -> u64 {
+    let id = *counter;
+    *counter += 1;
+    id
+}

@@ -26,8 +26,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         ));
         return;
     };
-    let id = state.next_generation;
-    state.next_generation += 1;
+    let id = crate::tui::state::take_generation(&mut state.next_generation);
     let mut d = Dialog::new(
         id,
         DialogKind::Flush,

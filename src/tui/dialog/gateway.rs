@@ -42,8 +42,7 @@ pub(super) fn open_gateway_compact(
     who: String,
     route: crate::usecase::route::GatewayRoute,
 ) {
-    let id = state.next_generation;
-    state.next_generation += 1;
+    let id = crate::tui::state::take_generation(&mut state.next_generation);
     let mut d = Dialog::new(
         id,
         DialogKind::Compact,

@@ -681,8 +681,7 @@ fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
         fx.push(Effect::LoadSessions);
     }
     if let Some(v) = state.session.as_mut() {
-        v.generation = state.next_generation;
-        state.next_generation += 1;
+        v.generation = crate::tui::state::take_generation(&mut state.next_generation);
         v.loading = true;
         fx.extend(crate::tui::update::open_transcript_effect(v));
     }

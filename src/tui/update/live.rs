@@ -14,8 +14,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             }
             if let Some(v) = state.session.as_mut() {
                 if v.watch.iter().any(|w| paths.contains(w)) {
-                    v.generation = state.next_generation;
-                    state.next_generation += 1;
+                    v.generation = crate::tui::state::take_generation(&mut state.next_generation);
                     v.loading = true;
                     if let Some(e) = open_transcript_effect(v) {
                         fx.push(e);
@@ -35,8 +34,8 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             crate::source::Change::Transcript(r) => {
                 if let Some(v) = state.session.as_mut() {
                     if v.session.as_ref().is_some_and(|s| s.session == r) {
-                        v.generation = state.next_generation;
-                        state.next_generation += 1;
+                        v.generation =
+                            crate::tui::state::take_generation(&mut state.next_generation);
                         v.loading = true;
                         if let Some(e) = open_transcript_effect(v) {
                             fx.push(e);

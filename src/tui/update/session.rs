@@ -195,8 +195,7 @@ pub(super) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 /// A session without a transcript still has its numbers and the reason for its state:
 /// the Session screen opens on them, with no entries.
 fn open_numbers_only(state: &mut AppState, row: crate::tui::view::SessionRow) {
-    let generation = state.next_generation;
-    state.next_generation += 1;
+    let generation = crate::tui::state::take_generation(&mut state.next_generation);
     let label = format!("{} (no transcript)", row.session_key);
     state.session = Some(SessionView {
         row,
@@ -217,8 +216,7 @@ pub fn open_session(
     label: String,
     fx: &mut Vec<Effect>,
 ) {
-    let generation = state.next_generation;
-    state.next_generation += 1;
+    let generation = crate::tui::state::take_generation(&mut state.next_generation);
     let watch = session.transcript_watch();
     let view = SessionView {
         row,
