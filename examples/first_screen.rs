@@ -25,8 +25,9 @@ fn main() {
     )
     .unwrap_or_else(|e| fail(&e.to_string()));
     let source = clawtop::source::for_host(host);
-    let listing = source.list(None);
-    let Some(session) = listing.sessions.iter().find(|s| s.key() == key) else {
+    // Named as `clawtop show KEY` and `clawtop KEY` name it.
+    let listing = source.listing_for(None, &key);
+    let Ok(session) = listing.find(&key) else {
         fail(&format!("no session {key}"));
     };
     let t = source

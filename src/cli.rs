@@ -511,7 +511,7 @@ fn resolve_target(g: &Global, target: &str, unreadable_code: i32) -> Result<Targ
             return Err(fail(format!("no agent {a:?} in {}", source.label())));
         }
     }
-    let loaded = source.list(g.agent.as_deref());
+    let loaded = source.listing_for(g.agent.as_deref(), target);
     if let Some(gw) = &loaded.running_gateway {
         eprintln!("warning: {}", gw.notice());
     }
@@ -1195,7 +1195,7 @@ fn session_by_key(
     key: &str,
 ) -> Option<crate::source::SessionHandle> {
     let found = source
-        .list(None)
+        .listing_for(None, key)
         .sessions
         .into_iter()
         .find(|s| s.key() == key)?;
@@ -1313,7 +1313,7 @@ fn open_target(g: &Global, target: &str) -> i32 {
     if let Some(why) = source.unreadable() {
         return typo(&why);
     }
-    let loaded = source.list(g.agent.as_deref());
+    let loaded = source.listing_for(g.agent.as_deref(), target);
     let open = match loaded.find(target) {
         Ok(s) => (s.agent_id().to_string(), s.key().to_string()),
         Err(Lookup::NotFound) => {

@@ -287,6 +287,12 @@ pub trait SessionSource: Send + Sync {
     fn has_agent(&self, agent: &str) -> bool;
     /// Every session (of one agent when given). May do I/O.
     fn list(&self, agent: Option<&str>) -> Listing;
+    /// A listing in which [`Listing::find`] gives for `name` what it gives in the whole
+    /// [`Self::list`]: the whole list unless the source can do better (a SQLite host reads a
+    /// full key's own row). For naming one session, not for showing a list.
+    fn listing_for(&self, agent: Option<&str>, _name: &str) -> Listing {
+        self.list(agent)
+    }
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
     /// The transcript of a session for its figures only (`used`, the forecast: `list` and

@@ -63,6 +63,42 @@ impl Drop for SqliteStore {
 }
 
 impl SqliteStore {
+    /// The sessions read from the databases, as the source lists them (each one's rows
+    /// located for opening its transcript).
+    fn listing(&self, loaded: crate::sqlite::sessions::Loaded) -> Listing {
+        let mut out = Listing {
+            warnings: loaded.warnings,
+            errors: loaded.errors,
+            skipped: loaded.skipped,
+            ..Listing::default()
+        };
+        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        for mut s in loaded.sessions {
+            s.warnings
+                .extend(self.host.agent_file_warnings(&s.agent_id));
+            let reference = SessionRef {
+                source: self.label(),
+                agent_id: s.agent_id.clone(),
+                key: s.key.clone(),
+                session_id: s.entry.session_id.clone(),
+            };
+            let db = self.rel(&s.db);
+            rows.insert(
+                reference.clone(),
+                (s.db.clone(), s.transcript_session_id.clone()),
+            );
+            out.sessions.push(Session {
+                reference,
+                transcript: Some(format!("{db}#{}", s.transcript_session_id)),
+                transcript_how: "transcript_events rows of current_session_id",
+                entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
+                entry: s.entry,
+                warnings: s.warnings,
+            });
+        }
+        out
+    }
+
     /// `host.sqlite` must be set (see [`super::for_host`]).
     pub fn new(host: Host) -> SqliteStore {
         Self::with_identity_dir(host, crate::gateway::identity::config_dir())
@@ -239,38 +275,17 @@ impl SessionSource for SqliteStore {
     }
 
     fn list(&self, agent: Option<&str>) -> Listing {
-        let loaded = crate::sqlite::sessions::load(self.layout(), agent);
-        let mut out = Listing {
-            warnings: loaded.warnings,
-            errors: loaded.errors,
-            skipped: loaded.skipped,
-            ..Listing::default()
-        };
-        let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-        for mut s in loaded.sessions {
-            s.warnings
-                .extend(self.host.agent_file_warnings(&s.agent_id));
-            let reference = SessionRef {
-                source: self.label(),
-                agent_id: s.agent_id.clone(),
-                key: s.key.clone(),
-                session_id: s.entry.session_id.clone(),
-            };
-            let db = self.rel(&s.db);
-            rows.insert(
-                reference.clone(),
-                (s.db.clone(), s.transcript_session_id.clone()),
-            );
-            out.sessions.push(Session {
-                reference,
-                transcript: Some(format!("{db}#{}", s.transcript_session_id)),
-                transcript_how: "transcript_events rows of current_session_id",
-                entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
-                entry: s.entry,
-                warnings: s.warnings,
-            });
+        self.listing(crate::sqlite::sessions::load(self.layout(), agent))
+    }
+
+    /// A full key is looked up by the table's primary key: rule 1 of [`super::lookup`] wins
+    /// whenever it matches, so the other rows cannot change which session `name` names.
+    /// Opening one session of a host of thousands then reads one `entry_json`, not all.
+    fn listing_for(&self, agent: Option<&str>, name: &str) -> Listing {
+        match crate::sqlite::sessions::load_key(self.layout(), agent, name.trim()) {
+            Some(loaded) => self.listing(loaded),
+            None => self.list(agent),
         }
-        out
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {

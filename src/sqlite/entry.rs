@@ -201,14 +201,27 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
 
 /// Every session row of an agent database, ordered by key.
 pub fn read_sessions(db: &ReadOnlyDb) -> Result<Vec<SessionRow>, DbError> {
+    read_rows(db, "ORDER BY session_key", [])
+}
+
+/// The row of one session key (none or one: `session_key` is the table's primary key).
+pub fn read_session(db: &ReadOnlyDb, key: &str) -> Result<Vec<SessionRow>, DbError> {
+    read_rows(db, "WHERE session_key = ?1", [key])
+}
+
+fn read_rows<P: rusqlite::Params>(
+    db: &ReadOnlyDb,
+    tail: &str,
+    params: P,
+) -> Result<Vec<SessionRow>, DbError> {
     let mut st = db
         .conn()
-        .prepare(
-            "SELECT session_key, current_session_id, entry_json, updated_at FROM session_nodes ORDER BY session_key",
-        )
+        .prepare(&format!(
+            "SELECT session_key, current_session_id, entry_json, updated_at FROM session_nodes {tail}"
+        ))
         .map_err(|e| DbError::from_sqlite(&db.path, e))?;
     let rows = st
-        .query_map([], |r| {
+        .query_map(params, |r| {
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, String>(1)?,

@@ -43,6 +43,24 @@ pub struct Loaded {
 /// Reads the sessions of every agent (or one) of `layout`. A database that cannot be read is
 /// an error and the others still load.
 pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
+    load_rows(layout, only_agent, &mut entry::read_sessions)
+}
+
+/// The sessions whose key is `key`, in every agent database (or one), read by the key
+/// instead of with every row: what naming a session by its full key needs. None when that
+/// does not settle it — no such row, or a database or the row could not be read — and the
+/// caller reads everything (whose errors and skip reasons then say why).
+pub fn load_key(layout: &SqliteLayout, only_agent: Option<&str>, key: &str) -> Option<Loaded> {
+    let out = load_rows(layout, only_agent, &mut |db: &ReadOnlyDb| {
+        entry::read_session(db, key)
+    });
+    (out.errors.is_empty() && out.skipped.is_empty() && !out.sessions.is_empty()).then_some(out)
+}
+
+type ReadRows<'a> =
+    dyn FnMut(&ReadOnlyDb) -> Result<Vec<entry::SessionRow>, super::open::DbError> + 'a;
+
+fn load_rows(layout: &SqliteLayout, only_agent: Option<&str>, read: &mut ReadRows<'_>) -> Loaded {
     let mut out = Loaded::default();
     out.warnings.extend(layout.problems.iter().cloned());
     for a in &layout.agents {
@@ -56,7 +74,7 @@ pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
             out.errors.push(e.clone());
             continue;
         }
-        let rows = match ReadOnlyDb::read_stable(&a.path, entry::read_sessions) {
+        let rows = match ReadOnlyDb::read_stable(&a.path, &mut *read) {
             Ok(r) => r,
             Err(e) => {
                 out.errors.push(crate::sanitize::one_line(&e.to_string()));

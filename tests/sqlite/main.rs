@@ -11,6 +11,7 @@ mod cli;
 mod common;
 mod fixture;
 mod history;
+mod lookup;
 mod one_read;
 mod read_only;
 mod together;
