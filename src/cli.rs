@@ -1448,6 +1448,13 @@ fn run_tui_with(
         return Exit::FAILED;
     }
     let mut launch = crate::tui::TuiLaunch::from_store(launch);
+    if let (Some((agent, key)), Some(source)) = (&open, &launch.live) {
+        launch.named_loader = Some(crate::tui::store_adapter::named_loader(
+            source.clone(),
+            agent.clone(),
+            key.clone(),
+        ));
+    }
     launch.open = open;
     launch.notice = notice;
     if g.no_live {

@@ -287,11 +287,17 @@ pub trait SessionSource: Send + Sync {
     fn has_agent(&self, agent: &str) -> bool;
     /// Every session (of one agent when given). May do I/O.
     fn list(&self, agent: Option<&str>) -> Listing;
-    /// A listing in which [`Listing::find`] gives for `name` what it gives in the whole
-    /// [`Self::list`]: the whole list unless the source can do better (a SQLite host reads a
-    /// full key's own row). For naming one session, not for showing a list.
-    fn listing_for(&self, agent: Option<&str>, _name: &str) -> Listing {
-        self.list(agent)
+    /// A short listing in which [`Listing::find`] gives for `name` what it gives in the
+    /// whole [`Self::list`], when the source can read one without the rest (a SQLite host
+    /// reads a full key's own row); None when it cannot (then only the whole list answers).
+    fn listing_named(&self, _agent: Option<&str>, _name: &str) -> Option<Listing> {
+        None
+    }
+    /// The listing to look `name` up in: [`Self::listing_named`], else the whole list. For
+    /// naming one session, not for showing a list.
+    fn listing_for(&self, agent: Option<&str>, name: &str) -> Listing {
+        self.listing_named(agent, name)
+            .unwrap_or_else(|| self.list(agent))
     }
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;

@@ -281,11 +281,9 @@ impl SessionSource for SqliteStore {
     /// A full key is looked up by the table's primary key: rule 1 of [`super::lookup`] wins
     /// whenever it matches, so the other rows cannot change which session `name` names.
     /// Opening one session of a host of thousands then reads one `entry_json`, not all.
-    fn listing_for(&self, agent: Option<&str>, name: &str) -> Listing {
-        match crate::sqlite::sessions::load_key(self.layout(), agent, name.trim()) {
-            Some(loaded) => self.listing(loaded),
-            None => self.list(agent),
-        }
+    fn listing_named(&self, agent: Option<&str>, name: &str) -> Option<Listing> {
+        crate::sqlite::sessions::load_key(self.layout(), agent, name.trim())
+            .map(|loaded| self.listing(loaded))
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {

@@ -139,6 +139,8 @@ pub enum Action {
     ConfirmNo,
     // --- results and environment
     SessionsLoaded(Result<SessionsSnapshot, crate::tui::view::ReloadError>),
+    /// The launch session's row, read alone (`Effect::LoadNamed`).
+    NamedLoaded(SessionsSnapshot),
     TranscriptLoaded {
         generation: u64,
         /// Shared: actions are cloned, source errors are not.

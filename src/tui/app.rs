@@ -24,6 +24,7 @@ pub fn init(
     state.status.info = launch.notice.clone();
     let ctx = EffectCtx {
         loader: launch.loader.clone(),
+        named_loader: launch.named_loader.clone(),
         demo: launch.demo,
         demo_now_ms: now_ms,
         ..EffectCtx::default()
@@ -42,7 +43,14 @@ pub fn init(
             row.transcript = Some(label.clone());
             open_session(&mut state, row, session, label, &mut fx);
         }
-        None => fx.push(Effect::LoadSessions),
+        None => {
+            // Launched on a session the source can read alone: its screen first, the list
+            // behind it.
+            if launch.open.is_some() && launch.named_loader.is_some() {
+                fx.push(Effect::LoadNamed);
+            }
+            fx.push(Effect::LoadSessions);
+        }
     }
     (state, fx, ctx)
 }

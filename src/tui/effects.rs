@@ -21,6 +21,8 @@ use tokio::sync::mpsc::UnboundedSender;
 
 pub enum Effect {
     LoadSessions,
+    /// The row of the session the TUI was launched on, alone ([`EffectCtx::named_loader`]).
+    LoadNamed,
     OpenTranscript {
         session: SessionHandle,
         generation: u64,
@@ -160,6 +162,7 @@ impl std::fmt::Debug for Effect {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Effect::LoadSessions => write!(f, "LoadSessions"),
+            Effect::LoadNamed => write!(f, "LoadNamed"),
             Effect::OpenTranscript {
                 session,
                 generation,
@@ -245,6 +248,8 @@ impl std::fmt::Debug for Effect {
 pub struct EffectCtx {
     /// None in bare-file mode and demo mode without a store.
     pub loader: Option<SessionLoader>,
+    /// The launch's [`crate::tui::TuiLaunch::named_loader`].
+    pub named_loader: Option<crate::tui::view::NamedLoader>,
     /// Demo: the loader is replaced by fixed rows.
     pub demo: bool,
     /// "Now" for the demo rows' ages.
@@ -299,6 +304,14 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
                 ctx.files.seed(&snap.stamps);
             }
             Some(Action::SessionsLoaded(result))
+        }
+        Effect::LoadNamed => {
+            let loader = ctx.named_loader.as_ref()?;
+            // Only a shortcut: a panic here leaves the open to the whole list's load.
+            let snap = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
+                .ok()
+                .flatten()?;
+            Some(Action::NamedLoaded(snap))
         }
         Effect::Find {
             transcript,

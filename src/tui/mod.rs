@@ -31,7 +31,8 @@ pub mod view;
 pub mod watch;
 
 pub use view::{
-    NumberSources, Provenance, ReloadError, SessionLoader, SessionRow, SessionsSnapshot, Status,
+    NamedLoader, NumberSources, Provenance, ReloadError, SessionLoader, SessionRow,
+    SessionsSnapshot, Status,
 };
 
 use std::path::PathBuf;
@@ -52,6 +53,9 @@ pub struct TuiLaunch {
     pub no_color: bool,
     /// (agent, key) of a session to open as soon as the list is loaded (`clawtop KEY`).
     pub open: Option<(String, String)>,
+    /// Reads `open`'s row alone, so its Session screen does not wait for the whole list
+    /// (a SQLite host of thousands of sessions); without it, `open` waits for the list.
+    pub named_loader: Option<NamedLoader>,
     /// A line shown on the status line at start (the first-run demo explanation).
     pub notice: Option<String>,
     /// The source to subscribe to for pushed changes ([`crate::source::SessionSource::subscribe`]);

@@ -5,7 +5,7 @@ use crate::numbers::Numbers;
 use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
 use crate::thresholds::{self, Source, Thresholds, UsedSource};
 use crate::tui::TuiLaunch;
-use crate::tui::view::{NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
+use crate::tui::view::{NamedLoader, NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
 
 fn src(s: Source) -> &'static str {
@@ -114,12 +114,33 @@ pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> SessionRow {
 /// transcript; a store figure older than the transcript's last entry is marked stale). Each
 /// file is stamped before it is read, so the poller misses no change made meanwhile.
 pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot {
+    snapshot_of(source, agent, |source| source.list(agent))
+}
+
+/// The row of the one session `name` names, read without the rest of the host when the
+/// source can ([`crate::source::SessionSource::listing_named`]): what `clawtop KEY` opens
+/// before the whole list is read. None when the source cannot read it alone. Its stamps are
+/// taken after the read: the poller is seeded by the whole list's, never by these.
+pub fn snapshot_named(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    name: &str,
+) -> Option<SessionsSnapshot> {
+    let listing = source.listing_named(agent, name)?;
+    Some(snapshot_of(source, agent, move |_| listing))
+}
+
+fn snapshot_of(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    list: impl FnOnce(&dyn crate::source::SessionSource) -> crate::source::Listing,
+) -> SessionsSnapshot {
     let mut watch = match source.changes(Watch::Sessions { agent }) {
         Changes::Poll(files) => files,
         Changes::Pushed => Vec::new(),
     };
     let mut stamps = crate::tui::watch::stamps(&watch);
-    let loaded = source.list(agent);
+    let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
     let mut transcript_of = Vec::with_capacity(loaded.sessions.len());
@@ -228,6 +249,11 @@ pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader
     })
 }
 
+/// The launch session's own loader ([`crate::tui::TuiLaunch::named_loader`]).
+pub fn named_loader(source: SourceHandle, agent: String, key: String) -> NamedLoader {
+    Arc::new(move || snapshot_named(&source, Some(&agent), &key))
+}
+
 impl TuiLaunch {
     /// From the CLI's [`crate::store::Launch`]: a host (maybe the embedded demo) or a bare file.
     /// Mouse off; colours per `NO_COLOR`.
@@ -242,6 +268,7 @@ impl TuiLaunch {
             mouse: false,
             no_color: TuiLaunch::no_color_from_env(),
             open: None,
+            named_loader: None,
             notice: None,
         }
     }

@@ -202,6 +202,10 @@ pub struct SessionsSnapshot {
 /// (`spawn_blocking`), so it may do disk I/O.
 pub type SessionLoader = Arc<dyn Fn() -> Result<SessionsSnapshot, ReloadError> + Send + Sync>;
 
+/// Reads the row of the one session the TUI was launched on, without the rest of the host
+/// (None when the source cannot): the Session screen opens on it while the whole list loads.
+pub type NamedLoader = Arc<dyn Fn() -> Option<SessionsSnapshot> + Send + Sync>;
+
 /// Why a reload of the sessions gave no rows (the screen keeps the rows it had).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReloadError {

@@ -7,6 +7,7 @@ use super::support::tui::*;
 use clawtop::store::{Env, Host, Options};
 use clawtop::tui::state::Screen;
 use clawtop::tui::store_adapter;
+use clawtop::tui::effects::drive;
 use clawtop::tui::view::Status;
 use crossterm::event::KeyCode;
 
@@ -198,4 +199,88 @@ fn compact_dialog_is_the_gateways() {
         insta::assert_snapshot!(name, s);
     }
     assert_eq!((snapshot(&h.state()), contents(&h.state())), before);
+}
+
+/// `clawtop KEY` on a SQLite host: the session's row is read alone and its Session screen
+/// opens before the whole list is read; the list, when it comes, leaves that screen open,
+/// selects the session under it and brings the same figures.
+#[test]
+fn launched_on_a_key_the_session_opens_before_the_list() {
+    let h = HostF::new();
+    let src = source(&h);
+    let listed = src.list(None);
+    let s = listed
+        .sessions
+        .iter()
+        .find(|s| s.transcript.is_some() && s.key() != listed.sessions[0].key())
+        .expect("a session after the first");
+    let want = (s.agent_id().to_string(), s.key().to_string());
+    let launch = clawtop::tui::TuiLaunch {
+        loader: Some(store_adapter::host_loader(src.clone(), None)),
+        named_loader: Some(store_adapter::named_loader(
+            src.clone(),
+            want.0.clone(),
+            want.1.clone(),
+        )),
+        open: Some(want.clone()),
+        ..Default::default()
+    };
+    let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    let names: Vec<String> = fx.iter().map(|e| format!("{e:?}")).collect();
+    assert_eq!(names, ["LoadNamed", "LoadSessions"]);
+    let mut fx = fx.into_iter();
+    let named =
+        clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).expect("row read alone");
+    drive(&mut state, &ctx, named);
+    assert_eq!(state.screen(), Screen::Session, "open before the list");
+    assert!(!state.sessions.loaded);
+    let v = state.session.as_ref().unwrap();
+    assert_eq!((&v.row.agent_id, &v.row.session_key), (&want.0, &want.1));
+    assert!(v.loaded.is_some(), "its transcript read");
+    let first_row = v.row.clone();
+    let generation = v.generation;
+    let list = clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).unwrap();
+    drive(&mut state, &ctx, list);
+    assert!(state.sessions.loaded);
+    assert_eq!(state.screen(), Screen::Session);
+    let v = state.session.as_ref().unwrap();
+    assert_eq!(v.generation, generation, "not opened a second time");
+    assert_eq!(v.row, first_row, "one row, read alone or with the list");
+    let sel = state.sessions.selected_row().unwrap();
+    assert_eq!((&sel.agent_id, &sel.session_key), (&want.0, &want.1));
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert_eq!(state.screen(), Screen::Sessions);
+}
+
+/// The list first (a fast host): the late row changes nothing.
+#[test]
+fn the_row_read_alone_after_the_list_is_ignored() {
+    let h = HostF::new();
+    let src = source(&h);
+    let s = src.list(None).sessions[0].clone();
+    let want = (s.agent_id().to_string(), s.key().to_string());
+    let launch = clawtop::tui::TuiLaunch {
+        loader: Some(store_adapter::host_loader(src.clone(), None)),
+        named_loader: Some(store_adapter::named_loader(
+            src,
+            want.0.clone(),
+            want.1.clone(),
+        )),
+        open: Some(want),
+        ..Default::default()
+    };
+    let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    let mut actions: Vec<_> = fx
+        .into_iter()
+        .filter_map(|e| clawtop::tui::effects::run_blocking(e, &ctx))
+        .collect();
+    actions.reverse();
+    drive(&mut state, &ctx, actions.remove(0));
+    let generation = state
+        .session
+        .as_ref()
+        .expect("opened on the list")
+        .generation;
+    drive(&mut state, &ctx, actions.remove(0));
+    assert_eq!(state.session.as_ref().unwrap().generation, generation);
 }

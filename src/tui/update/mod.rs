@@ -75,7 +75,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::FilterBackspace
         | Action::ClearFilter
         | Action::AcceptFilter
-        | Action::SessionsLoaded(_) => sessions::update(state, action, &mut fx),
+        | Action::SessionsLoaded(_)
+        | Action::NamedLoaded(_) => sessions::update(state, action, &mut fx),
         Action::ShowContext
         | Action::ToggleHistory
         | Action::CycleFindKind

@@ -2,7 +2,7 @@
 //! the same session, and the open Session screen's figures current).
 
 use super::live::watch_effect;
-use super::session::open;
+use super::session::{open, open_session};
 use crate::sanitize::one_line;
 use crate::tui::action::Action;
 use crate::tui::effects::Effect;
@@ -36,10 +36,14 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             clamp_sessions(state);
         }
         Action::AcceptFilter => state.sessions.filtering = false,
+        Action::NamedLoaded(snap) => opened_before_the_list(state, snap, fx),
         Action::SessionsLoaded(Ok(snap)) => {
+            // The list keeps its selection; on its first load under a Session screen opened
+            // ahead of it, the selection is that session (Esc lands on it).
             let key = state
                 .sessions
                 .selected_row()
+                .or_else(|| state.session.as_ref().map(|v| &v.row))
                 .map(|r| (r.agent_id.clone(), r.session_key.clone()));
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
@@ -97,6 +101,33 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         }
         // Routed to another module by `super::update`.
         _ => {}
+    }
+}
+
+/// `clawtop KEY`: the launch session's row arrived before the whole list. Its Session screen
+/// opens now, as it would have on the list's load (which then only refreshes its figures),
+/// unless the list came first or the operator has already opened something.
+fn opened_before_the_list(
+    state: &mut AppState,
+    snap: crate::tui::view::SessionsSnapshot,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(want) = state.open_on_load.clone() else {
+        return;
+    };
+    if state.sessions.loaded || state.session.is_some() {
+        return;
+    }
+    let Some(row) = snap
+        .rows
+        .into_iter()
+        .find(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1))
+    else {
+        return;
+    };
+    if let (Some(session), Some(label)) = (row.session.clone(), row.transcript.clone()) {
+        state.open_on_load = None;
+        open_session(state, row, session, label, fx);
     }
 }
 
