@@ -49,7 +49,7 @@ pub fn init(
             if launch.open.is_some() && launch.named_loader.is_some() {
                 fx.push(Effect::LoadNamed);
             }
-            fx.push(Effect::LoadSessions);
+            state.sessions.request_load(&mut fx);
         }
     }
     (state, fx, ctx)

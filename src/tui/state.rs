@@ -67,6 +67,10 @@ pub struct SessionsState {
     pub refreshed_ms: Option<i64>,
     /// The last reload failed (when): the rows shown are from `refreshed_ms`.
     pub reload_failed_ms: Option<i64>,
+    /// A read of the sessions is under way ([`SessionsState::request_load`]).
+    pub load_in_flight: bool,
+    /// Something changed while it was: one more read when it ends.
+    pub reload_wanted: bool,
     /// The source pushes changes: `Some(true)` while its channel is up ("live"),
     /// `Some(false)` while it reconnects; `None` for sources that are only polled.
     pub live: Option<bool>,
@@ -76,6 +80,26 @@ pub struct SessionsState {
 }
 
 impl SessionsState {
+    /// Asks for the sessions to be read. Reads never overlap: on a host whose list takes
+    /// longer than the poll interval (thousands of sessions, a busy writer), a change seen
+    /// during a read asks for one more after it, however many changes come, so reads
+    /// neither pile up nor land out of order (an older read overwriting a newer one).
+    pub fn request_load(&mut self, fx: &mut Vec<crate::tui::effects::Effect>) {
+        if self.load_in_flight {
+            self.reload_wanted = true;
+        } else {
+            self.load_in_flight = true;
+            fx.push(crate::tui::effects::Effect::LoadSessions);
+        }
+    }
+
+    /// A read ended (rows or an error): the one asked for meanwhile, if any, starts.
+    pub fn load_ended(&mut self, fx: &mut Vec<crate::tui::effects::Effect>) {
+        self.load_in_flight = false;
+        if std::mem::take(&mut self.reload_wanted) {
+            self.request_load(fx);
+        }
+    }
     /// Indices into `rows` that pass the filter (case-insensitive substring of agent, key,
     /// session id, model or status).
     pub fn visible(&self) -> Vec<usize> {

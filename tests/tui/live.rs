@@ -281,3 +281,40 @@ fn a_stale_lock_is_on_the_session_screen() {
         "{s}"
     );
 }
+
+/// A host whose list takes longer than the poll interval: changes seen while the sessions are
+/// read ask for one more read after it, never a second read beside it (they would pile up,
+/// and an older read landing last would put older rows back).
+#[test]
+fn reads_of_the_sessions_never_overlap() {
+    use clawtop::tui::update::update;
+    let watched = std::path::PathBuf::from("/srv/openclaw/agents/main/sessions/sessions.json");
+    let launch = clawtop::tui::TuiLaunch {
+        loader: Some(loader(status_rows(None), vec![watched.clone()])),
+        ..Default::default()
+    };
+    let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    let loads = |fx: &[clawtop::tui::effects::Effect]| {
+        fx.iter()
+            .filter(|e| format!("{e:?}") == "LoadSessions")
+            .count()
+    };
+    assert_eq!(loads(&fx), 1);
+    let first =
+        clawtop::tui::effects::run_blocking(fx.into_iter().next().unwrap(), &ctx).expect("rows");
+    // The first read is under way: its watch list is not set yet, so say what it will watch.
+    state.sessions.watch = vec![watched.clone()];
+    for _ in 0..3 {
+        let fx = update(&mut state, Action::FilesChanged(vec![watched.clone()]));
+        assert_eq!(loads(&fx), 0, "no second read beside the first");
+        let fx = update(&mut state, Action::Refresh);
+        assert_eq!(loads(&fx), 0);
+    }
+    let fx = update(&mut state, first.clone());
+    assert_eq!(loads(&fx), 1, "one more read for all the changes seen");
+    assert!(state.sessions.loaded);
+    let fx = update(&mut state, first);
+    assert_eq!(loads(&fx), 0, "nothing changed during the second");
+    let fx = update(&mut state, Action::Refresh);
+    assert_eq!(loads(&fx), 1, "idle again: a change reads at once");
+}

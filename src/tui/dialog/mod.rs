@@ -678,7 +678,7 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
 /// Reloads what a commit changed: the sessions list and the open transcript.
 fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
     if !state.bare_file {
-        fx.push(Effect::LoadSessions);
+        state.sessions.request_load(fx);
     }
     if let Some(v) = state.session.as_mut() {
         v.generation = crate::tui::state::take_generation(&mut state.next_generation);

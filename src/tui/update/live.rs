@@ -10,7 +10,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
     match action {
         Action::FilesChanged(paths) => {
             if paths.iter().any(|p| state.sessions.watch.contains(p)) {
-                fx.push(Effect::LoadSessions);
+                state.sessions.request_load(fx);
             }
             if let Some(v) = state.session.as_mut() {
                 if v.watch.iter().any(|w| paths.contains(w)) {
@@ -30,7 +30,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                     "No live updates from the gateway ({why}); changes are still polled every second"
                 )));
             }
-            crate::source::Change::Sessions => fx.push(Effect::LoadSessions),
+            crate::source::Change::Sessions => state.sessions.request_load(fx),
             crate::source::Change::Transcript(r) => {
                 if let Some(v) = state.session.as_mut() {
                     if v.session.as_ref().is_some_and(|s| s.session == r) {

@@ -66,7 +66,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::Bottom => nav::move_cursor(state, &action, &mut fx),
         Action::Resize(w, h) => nav::resize(state, w, h, &mut fx),
         Action::Open => session::open(state, &mut fx),
-        Action::Refresh => fx.push(Effect::LoadSessions),
+        Action::Refresh => state.sessions.request_load(&mut fx),
         Action::Error(e) => state.status.error = Some(one_line(&e)),
         Action::Tick { now_ms } => state.now_ms = now_ms,
         Action::CycleSort

@@ -38,6 +38,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         Action::AcceptFilter => state.sessions.filtering = false,
         Action::NamedLoaded(snap) => opened_before_the_list(state, snap, fx),
         Action::SessionsLoaded(Ok(snap)) => {
+            state.sessions.load_ended(fx);
             // The list keeps its selection; on its first load under a Session screen opened
             // ahead of it, the selection is that session (Esc lands on it).
             let key = state
@@ -87,6 +88,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             }
         }
         Action::SessionsLoaded(Err(e)) => {
+            state.sessions.load_ended(fx);
             state.sessions.loaded = true;
             state.sessions.reload_failed_ms = Some(state.now_ms);
             // The rows stay; say how old they are.
