@@ -182,29 +182,66 @@ pub fn messages(t: &Transcript, ctx: &SessionContext) -> Vec<Value> {
 pub fn estimate(t: &Transcript, ctx: &SessionContext) -> ContextEstimate {
     let mut trailing = 0u64;
     for (k, &slot) in ctx.slots.iter().enumerate().rev() {
-        if let Some(big) = t.entries[slot.entry as usize].too_large() {
-            trailing += big.est_tokens;
-            continue;
+        match read_slot(t, slot) {
+            SlotFigure::Usage(usage_tokens) => {
+                return ContextEstimate {
+                    tokens: usage_tokens + trailing,
+                    usage_tokens,
+                    trailing_tokens: trailing,
+                    last_usage_index: Some(k),
+                };
+            }
+            SlotFigure::Estimate(n) => trailing += n,
         }
-        let Some(m) = slot_message(t, slot) else {
-            continue;
-        };
-        if let Some(u) = tokens::valid_usage(&m) {
-            let usage_tokens = tokens::context_tokens_from_usage(u);
-            return ContextEstimate {
-                tokens: usage_tokens + trailing,
-                usage_tokens,
-                trailing_tokens: trailing,
-                last_usage_index: Some(k),
-            };
-        }
-        trailing += tokens::estimate_message(&m);
     }
     ContextEstimate {
         tokens: trailing,
         usage_tokens: 0,
         trailing_tokens: trailing,
         last_usage_index: None,
+    }
+}
+
+/// What one slot adds to [`estimate`] read from the end.
+enum SlotFigure {
+    /// A measured call: its usage is the context up to here.
+    Usage(u64),
+    /// pi's estimate of the message (0 for an entry that gives none).
+    Estimate(u64),
+}
+
+fn read_slot(t: &Transcript, slot: Slot) -> SlotFigure {
+    if let Some(big) = t.entries[slot.entry as usize].too_large() {
+        return SlotFigure::Estimate(big.est_tokens);
+    }
+    // Only an assistant's usage measures the context: any other message is counted from its
+    // figures without being decoded (the same figure: `slot_tokens`).
+    let may_measure = !slot.as_summary
+        && matches!(
+            t.entries[slot.entry as usize].kind,
+            EntryKind::Message(Role::Assistant | Role::Other)
+        );
+    if !may_measure {
+        return SlotFigure::Estimate(slot_tokens(t, slot));
+    }
+    // The fields that decide a measurement, without the content (the bulk of a reply); a
+    // line that shape does not take is decoded whole.
+    let head = t
+        .raw_line(slot.entry)
+        .ok()
+        .and_then(|raw| crate::transcript::tail::slim(&raw));
+    if let Some(m) = head.as_ref().and_then(|v| v.get("message")) {
+        return match tokens::valid_usage(m) {
+            Some(u) => SlotFigure::Usage(tokens::context_tokens_from_usage(u)),
+            None => SlotFigure::Estimate(slot_tokens(t, slot)),
+        };
+    }
+    match slot_message(t, slot) {
+        Some(m) => match tokens::valid_usage(&m) {
+            Some(u) => SlotFigure::Usage(tokens::context_tokens_from_usage(u)),
+            None => SlotFigure::Estimate(tokens::estimate_message(&m)),
+        },
+        None => SlotFigure::Estimate(0),
     }
 }
 
@@ -246,4 +283,97 @@ pub fn current_tokens(t: &Transcript) -> Option<ContextEstimate> {
     }
     let ctx = build(t, t.leaf());
     Some(estimate(t, &ctx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`estimate`] reads replies by their head and other messages by their figures; pi's
+    /// `estimateContextTokens` over the decoded messages must give the same figures.
+    fn agrees_with_the_decoded_messages(t: &Transcript, what: &str) -> bool {
+        let ctx = build(t, t.leaf());
+        let mut messages = Vec::new();
+        let mut slot_of = Vec::new();
+        for (k, &s) in ctx.slots.iter().enumerate() {
+            if let Some(m) = slot_message(t, s) {
+                messages.push(m);
+                slot_of.push(k);
+            }
+        }
+        let want = tokens::estimate_context(&messages);
+        let got = estimate(t, &ctx);
+        assert_eq!(
+            (got.tokens, got.usage_tokens, got.trailing_tokens),
+            (want.tokens, want.usage_tokens, want.trailing_tokens),
+            "{what}"
+        );
+        assert_eq!(
+            got.last_usage_index,
+            want.last_usage_index.map(|m| slot_of[m]),
+            "{what}"
+        );
+        got.last_usage_index.is_some()
+    }
+
+    #[test]
+    fn the_estimate_is_pis_over_the_decoded_messages() {
+        let usage = |n: u64| {
+            format!(
+                r#"{{"input":{n},"output":7,"cacheRead":3,"cacheWrite":2,"totalTokens":{}}}"#,
+                n + 12
+            )
+        };
+        let line = |id: usize, message: String| {
+            let parent = if id == 1 {
+                "null".to_string()
+            } else {
+                format!("\"e{}\"", id - 1)
+            };
+            format!(
+                r#"{{"type":"message","id":"e{id}","parentId":{parent},"timestamp":"2026-11-01T00:00:{id:02}Z","message":{message}}}"#
+            )
+        };
+        let messages = [
+            r#"{"role":"user","content":"hello there, a question"}"#.to_string(),
+            format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"an answer"}}],"provider":"p","model":"m","usage":{},"stopReason":"stop"}}"#, usage(1000)),
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"file text \u00e9\ud83d\ude00"}]}"#.to_string(),
+            // Repeated keys: the head does not take it, the decoded message keeps the last.
+            format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"twice"}}],"usage":{},"usage":{},"stopReason":"stop"}}"#, usage(5), usage(2000)),
+            format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"cut"}}],"usage":{},"stopReason":"aborted"}}"#, usage(3000)),
+            format!(r#"{{"role":"assistant","content":[{{"type":"text","text":"⚙️ Compacted"}}],"provider":"openclaw","model":"gateway-injected","usage":{},"stopReason":"stop"}}"#, usage(0)),
+            format!(r#"{{"role":"narrator","content":"an odd role","usage":{}}}"#, usage(4000)),
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"bash","arguments":{"cmd":"ls -la","n":1.50}}],"usage":"not an object","stopReason":"toolUse"}"#.to_string(),
+            r#"{"role":"user","content":[{"type":"text","text":"more"},{"type":"image","data":"AAAA","mimeType":"image/png"}]}"#.to_string(),
+        ];
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
+        let mut measured = 0;
+        // Every prefix, so the walk from the end stops at each kind of message in turn.
+        for n in 1..=messages.len() {
+            let mut text = format!("{header}\n");
+            for (i, m) in messages[..n].iter().enumerate() {
+                text.push_str(&line(i + 1, m.clone()));
+                text.push('\n');
+            }
+            let t = Transcript::from_bytes("generated.jsonl", text.into_bytes());
+            measured += usize::from(agrees_with_the_decoded_messages(&t, &format!("first {n}")));
+        }
+        assert!(measured >= 5);
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs = vec![root];
+        let mut files = 0;
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    let t = Transcript::open(&p).unwrap();
+                    agrees_with_the_decoded_messages(&t, &p.display().to_string());
+                    files += 1;
+                }
+            }
+        }
+        assert!(files >= 10);
+    }
 }
