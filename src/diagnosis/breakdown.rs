@@ -132,20 +132,7 @@ mod tests {
     /// passes: the same parts as with the table, on every fixture transcript.
     #[test]
     fn without_the_figures_table_the_breakdown_is_the_same() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-        let mut files = Vec::new();
-        let mut dirs = vec![root];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "jsonl") {
-                    files.push(p);
-                }
-            }
-        }
-        assert!(files.len() >= 10, "{files:?}");
+        let files = crate::transcript::fixture_transcripts();
         let mut with_messages = 0;
         for f in &files {
             let with = Transcript::open(f).unwrap();

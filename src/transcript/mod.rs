@@ -994,3 +994,24 @@ impl Transcript {
 
 #[cfg(test)]
 mod tests;
+
+/// Every transcript under `tests/fixtures/` (real OpenClaw and pi files and clawtop's edge
+/// cases), for tests that check a figure on all of them.
+#[cfg(test)]
+pub(crate) fn fixture_transcripts() -> Vec<PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() >= 10, "{files:?}");
+    files
+}

@@ -44,6 +44,16 @@ impl HostF {
         self.state()
             .join(format!("agents/{id}/agent/openclaw-agent.sqlite"))
     }
+    /// The host as clawtop reads it (its sessions through `SessionSource`).
+    pub fn source(&self) -> clawtop::source::SourceHandle {
+        let opts = clawtop::store::Options {
+            state_dir: Some(self.state()),
+            ..Default::default()
+        };
+        clawtop::source::for_host(
+            clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap(),
+        )
+    }
     /// A read-write connection for setting up a case (the test's own writer).
     pub fn writer(&self, id: &str) -> rusqlite::Connection {
         rusqlite::Connection::open(self.agent_db(id)).unwrap()

@@ -3,27 +3,12 @@
 //! the session it names is the one the whole list names; anything else reads every row.
 
 use super::common::*;
-use clawtop::source::SourceHandle;
 use clawtop::source::lookup::Lookup;
-use clawtop::store::{Env, Host, Options};
-
-fn source(h: &HostF) -> SourceHandle {
-    clawtop::source::for_host(
-        Host::open(
-            &Options {
-                state_dir: Some(h.state()),
-                ..Options::default()
-            },
-            &Env::default(),
-        )
-        .unwrap(),
-    )
-}
 
 #[test]
 fn a_full_key_reads_its_own_row_and_names_what_the_list_names() {
     let h = HostF::new();
-    let source = source(&h);
+    let source = h.source();
     let all = source.list(None);
     assert!(all.sessions.len() >= 3, "host-f has several sessions");
     for s in &all.sessions {
@@ -53,7 +38,7 @@ fn a_full_key_reads_its_own_row_and_names_what_the_list_names() {
 #[test]
 fn other_names_read_every_row_and_get_the_same_answer() {
     let h = HostF::new();
-    let source = source(&h);
+    let source = h.source();
     let all = source.list(None);
     let s = &all.sessions[0];
     let short = clawtop::source::lookup::short_key(s.key()).to_string();
@@ -81,7 +66,7 @@ fn other_names_read_every_row_and_get_the_same_answer() {
 #[test]
 fn an_unreadable_row_named_by_key_says_why() {
     let h = HostF::new();
-    let source = source(&h);
+    let source = h.source();
     let s = source.list(Some("main")).sessions[0].clone();
     h.writer("main")
         .execute(

@@ -3,7 +3,6 @@
 //! transaction ends with it, so later reads see what was written since.
 
 use super::common::*;
-use clawtop::store::{Env, Host, Options};
 
 #[test]
 fn the_list_reads_one_snapshot_and_lets_go_of_it() {
@@ -15,16 +14,7 @@ fn the_list_reads_one_snapshot_and_lets_go_of_it() {
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
     assert_eq!(mode, "wal");
-    let source = clawtop::source::for_host(
-        Host::open(
-            &Options {
-                state_dir: Some(h.state()),
-                ..Options::default()
-            },
-            &Env::default(),
-        )
-        .unwrap(),
-    );
+    let source = h.source();
     let listed = source.list(Some("main"));
     let s = listed
         .sessions

@@ -4,20 +4,11 @@
 
 use super::common::*;
 use super::support::tui::*;
-use clawtop::store::{Env, Host, Options};
 use clawtop::tui::effects::drive;
 use clawtop::tui::state::Screen;
 use clawtop::tui::store_adapter;
 use clawtop::tui::view::Status;
 use crossterm::event::KeyCode;
-
-fn source(h: &HostF) -> clawtop::source::SourceHandle {
-    let opts = Options {
-        state_dir: Some(h.state()),
-        ..Options::default()
-    };
-    clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap())
-}
 
 /// Moves the Sessions selection to `key`.
 fn select(
@@ -40,7 +31,7 @@ fn select(
 fn sessions_and_a_transcript_from_the_databases() {
     let h = HostF::new();
     let before = (snapshot(&h.state()), contents(&h.state()));
-    let src = source(&h);
+    let src = h.source();
     let snap = store_adapter::snapshot(&src, None);
     assert_eq!(snap.rows.len(), 3, "{:?}", snap.warnings);
     let i7 = snap
@@ -109,7 +100,7 @@ fn flush_dialog_appends_notes_without_recording_the_flush() {
     let old = std::fs::read_to_string(&target).unwrap_or_default();
     let before = (snapshot(&h.state()), contents(&h.state()));
 
-    let (mut state, ctx) = host_app(source(&h), (80, 24));
+    let (mut state, ctx) = host_app(h.source(), (80, 24));
     select(&mut state, &ctx, "agent:main:incident-7");
     drive(&mut state, &ctx, ch('f'));
     let d = state.dialog.as_ref().expect("the Flush dialog opens");
@@ -183,7 +174,7 @@ fn compact_dialog_is_the_gateways() {
         ((80, 24), "gateway_compact_80x24"),
         ((120, 40), "gateway_compact_120x40"),
     ] {
-        let (mut state, ctx) = host_app(source(&h), size);
+        let (mut state, ctx) = host_app(h.source(), size);
         select(&mut state, &ctx, "agent:main:incident-7");
         press(&mut state, &ctx, &[ch('c')]);
         let d = state.dialog.as_ref().expect("the Compact dialog opens");
@@ -207,7 +198,7 @@ fn compact_dialog_is_the_gateways() {
 #[test]
 fn launched_on_a_key_the_session_opens_before_the_list() {
     let h = HostF::new();
-    let src = source(&h);
+    let src = h.source();
     let listed = src.list(None);
     let s = listed
         .sessions
@@ -256,7 +247,7 @@ fn launched_on_a_key_the_session_opens_before_the_list() {
 #[test]
 fn the_row_read_alone_after_the_list_is_ignored() {
     let h = HostF::new();
-    let src = source(&h);
+    let src = h.source();
     let s = src.list(None).sessions[0].clone();
     let want = (s.agent_id().to_string(), s.key().to_string());
     let launch = clawtop::tui::TuiLaunch {
