@@ -1,5 +1,7 @@
-//! What an operator waits for when opening a session: the transcript indexed, one screen of
-//! entries decoded, and the compaction plan (no diagnosis). `bench/run.sh` measures it on the
+//! What an operator waits for when opening a session (`clawtop KEY`): the session named by its
+//! key (on a SQLite host, its own row: `SessionSource::listing_for`; the TUI opens its screen
+//! before the rest of the list is read), the transcript indexed, one screen of entries decoded,
+//! and the compaction plan (no diagnosis). `bench/run.sh` measures it on the
 //! generated SQLite host:
 //!
 //!     cargo run --release --example first_screen -- STATE_DIR KEY
