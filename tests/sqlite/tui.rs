@@ -5,9 +5,9 @@
 use super::common::*;
 use super::support::tui::*;
 use clawtop::store::{Env, Host, Options};
+use clawtop::tui::effects::drive;
 use clawtop::tui::state::Screen;
 use clawtop::tui::store_adapter;
-use clawtop::tui::effects::drive;
 use clawtop::tui::view::Status;
 use crossterm::event::KeyCode;
 
