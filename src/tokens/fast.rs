@@ -92,6 +92,12 @@ enum Key {
     Thinking,
     Name,
     Arguments,
+    /// Envelope keys, read only by the fused parse ([`fused`]).
+    Id,
+    ParentId,
+    Version,
+    Timestamp,
+    Cwd,
     Other,
 }
 
@@ -116,6 +122,11 @@ impl<'de> Deserialize<'de> for Key {
                     "thinking" => Key::Thinking,
                     "name" => Key::Name,
                     "arguments" => Key::Arguments,
+                    "id" => Key::Id,
+                    "parentId" => Key::ParentId,
+                    "version" => Key::Version,
+                    "timestamp" => Key::Timestamp,
+                    "cwd" => Key::Cwd,
                     _ => Key::Other,
                 })
             }
@@ -156,6 +167,12 @@ enum Tag {
 }
 
 impl Str {
+    /// A string value.
+    fn of(v: &str) -> Str {
+        // Only short strings can be a tag; long ones are text.
+        let tag = if v.len() <= 20 { tag_of(v) } else { Tag::Other };
+        Str::Len(utf16_len(v), tag)
+    }
     fn len(self) -> usize {
         match self {
             Str::Len(n, _) => n,
@@ -201,9 +218,7 @@ impl<'de> Deserialize<'de> for Str {
                 f.write_str("any JSON value")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Str, E> {
-                // Only short strings can be a tag; long ones are text.
-                let tag = if v.len() <= 20 { tag_of(v) } else { Tag::Other };
-                Ok(Str::Len(utf16_len(v), tag))
+                Ok(Str::of(v))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Str, E> {
                 Ok(Str::NotStr)
@@ -797,5 +812,9 @@ fn number_len(tok: &str) -> Option<usize> {
     Some(s.len())
 }
 
+mod fused;
+
+pub use fused::head_and_figures;
+
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

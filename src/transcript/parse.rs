@@ -1,11 +1,12 @@
 //! Line scanning: envelope-only decoding of every line, full decoding on demand.
 
-use super::{EntryKind, EntryMeta, Header, Role, Warning};
+use super::{EntryKind, EntryMeta, FusedParse, Header, MessageFigures, Role, Warning};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The fields of a line that indexing needs; everything else is skipped without allocating.
 #[derive(Deserialize, Default)]
@@ -154,6 +155,9 @@ pub(super) struct Scan {
     pub warnings: Vec<Warning>,
     /// The ids of `entries`, one after the other.
     pub ids: String,
+    /// One cell per entry, set where the fused parse computed the entry's figures; None when
+    /// nobody asked, or past [`super::FIGURES_MEMO_MAX`] entries (no table is kept there).
+    pub figures: Option<Box<[OnceLock<MessageFigures>]>>,
 }
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
@@ -198,6 +202,12 @@ pub(super) struct Scanner {
     /// `last_envelope`, made from the parse already done.
     pub envelopes: bool,
     pub last_envelope: Option<Vec<u8>>,
+    /// Set when the caller wants each entry's figures: the parse that reads the envelope
+    /// computes them too, so they need no second read of the file.
+    fused: Option<FusedParse>,
+    figures: Vec<OnceLock<MessageFigures>>,
+    /// The figures of the line being indexed, for [`Self::push_entry`].
+    line_figures: Option<MessageFigures>,
 }
 
 impl Scanner {
@@ -208,12 +218,24 @@ impl Scanner {
                 entries: Vec::new(),
                 warnings: Vec::new(),
                 ids: String::new(),
+                figures: None,
             },
             line_no: 0,
             first_valid: true,
             keys: false,
             envelopes: false,
             last_envelope: None,
+            fused: None,
+            figures: Vec::new(),
+            line_figures: None,
+        }
+    }
+
+    /// A scanner that also computes each entry's figures with `fused` (see [`FusedParse`]).
+    pub fn with_figures(fused: FusedParse) -> Scanner {
+        Scanner {
+            fused: Some(fused),
+            ..Scanner::new()
         }
     }
 
@@ -240,6 +262,9 @@ impl Scanner {
         }
         self.out.entries.shrink_to_fit();
         self.out.ids.shrink_to_fit();
+        if self.fused.is_some() {
+            self.out.figures = Some(std::mem::take(&mut self.figures).into_boxed_slice());
+        }
         self.out
     }
 
@@ -315,6 +340,16 @@ impl Scanner {
             id,
             rare,
         });
+        if self.fused.is_some() {
+            if self.out.entries.len() > super::FIGURES_MEMO_MAX {
+                // Past this no table is kept, so computing figures here would be wasted.
+                self.fused = None;
+                self.figures = Vec::new();
+            } else {
+                let cell = self.line_figures.take().map(OnceLock::from);
+                self.figures.push(cell.unwrap_or_default());
+            }
+        }
     }
 
     fn warn(&mut self, message: String) {
@@ -361,56 +396,22 @@ impl Scanner {
             self.warn("line longer than 4 GiB skipped".into());
             return;
         }
-        let lossy;
-        let head = match serde_json::from_slice::<LineHead>(trimmed) {
-            Ok(h) => {
-                // Skipped string content is not UTF-8-checked by the envelope parse; the
-                // text is decoded lossily later, so say here that it will change.
-                if std::str::from_utf8(trimmed).is_err() {
-                    clean = false;
-                    self.warn("invalid UTF-8 replaced with U+FFFD".into());
-                }
-                h
+        self.line_figures = None;
+        let mut lossy = None;
+        let fused = match self.fused {
+            Some(parse) => parse(trimmed, self.hook_is_custom()),
+            None => None,
+        };
+        let head = match fused {
+            // The fused parse read every string of the line as `str`: the line is UTF-8.
+            Some((head, figures)) => {
+                self.line_figures = figures;
+                head
             }
-            Err(e)
-                if {
-                    lossy = repair(trimmed);
-                    lossy.is_some()
-                } =>
-            {
-                // JavaScript parses these lines; so does clawtop (see `repair`).
-                let fixed = lossy.as_deref().unwrap_or_default();
-                match serde_json::from_slice::<LineHead>(fixed) {
-                    Ok(h) => {
-                        let what = if std::str::from_utf8(trimmed).is_err() {
-                            "invalid UTF-8"
-                        } else {
-                            "lone UTF-16 surrogate escape"
-                        };
-                        self.warn(format!("{what} replaced with U+FFFD"));
-                        clean = false;
-                        h
-                    }
-                    Err(_) => {
-                        self.warn(format!("skipped: not valid JSON ({})", short_err(&e)));
-                        return;
-                    }
-                }
-            }
-            Err(e) => {
-                let msg = if last && e.is_eof() {
-                    format!(
-                        "skipped: last line is incomplete (truncated write?) ({})",
-                        short_err(&e)
-                    )
-                } else if e.is_data() {
-                    "skipped: not a JSON object".to_string()
-                } else {
-                    format!("skipped: not valid JSON ({})", short_err(&e))
-                };
-                self.warn(msg);
-                return;
-            }
+            None => match self.head_of(trimmed, &mut lossy, last, &mut clean) {
+                Some(head) => head,
+                None => return,
+            },
         };
         if self.envelopes && clean && trimmed.len() == raw.len() {
             self.last_envelope = Some(envelope_of(&head));
@@ -462,6 +463,74 @@ impl Scanner {
             None,
         );
     }
+
+    /// pi's v3 migration renames `hookMessage` roles to `custom`; the header, when the file
+    /// has one, is its first valid line, so its version is known before any entry.
+    fn hook_is_custom(&self) -> bool {
+        self.out.header.as_ref().map_or(1, |h| h.version) < 3
+    }
+
+    /// The envelope of a line by the scan's own parse (lenient: skipped values are only
+    /// checked for syntax), repaired as JavaScript would read it; None, with a warning, for a
+    /// line that is no entry. `lossy` holds the repaired text the head borrows from.
+    fn head_of<'a>(
+        &mut self,
+        trimmed: &'a [u8],
+        lossy: &'a mut Option<Vec<u8>>,
+        last: bool,
+        clean: &mut bool,
+    ) -> Option<LineHead<'a>> {
+        match serde_json::from_slice::<LineHead>(trimmed) {
+            Ok(h) => {
+                // Skipped string content is not UTF-8-checked by the envelope parse; the
+                // text is decoded lossily later, so say here that it will change.
+                if std::str::from_utf8(trimmed).is_err() {
+                    *clean = false;
+                    self.warn("invalid UTF-8 replaced with U+FFFD".into());
+                }
+                Some(h)
+            }
+            Err(e)
+                if {
+                    *lossy = repair(trimmed);
+                    lossy.is_some()
+                } =>
+            {
+                // JavaScript parses these lines; so does clawtop (see `repair`).
+                let fixed = lossy.as_deref().unwrap_or_default();
+                match serde_json::from_slice::<LineHead>(fixed) {
+                    Ok(h) => {
+                        let what = if std::str::from_utf8(trimmed).is_err() {
+                            "invalid UTF-8"
+                        } else {
+                            "lone UTF-16 surrogate escape"
+                        };
+                        self.warn(format!("{what} replaced with U+FFFD"));
+                        *clean = false;
+                        Some(h)
+                    }
+                    Err(_) => {
+                        self.warn(format!("skipped: not valid JSON ({})", short_err(&e)));
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                let msg = if last && e.is_eof() {
+                    format!(
+                        "skipped: last line is incomplete (truncated write?) ({})",
+                        short_err(&e)
+                    )
+                } else if e.is_data() {
+                    "skipped: not a JSON object".to_string()
+                } else {
+                    format!("skipped: not valid JSON ({})", short_err(&e))
+                };
+                self.warn(msg);
+                None
+            }
+        }
+    }
 }
 
 impl Scanner {
@@ -495,6 +564,7 @@ impl Scanner {
         last: bool,
     ) {
         self.line_no = self.line_no.saturating_add(1);
+        self.line_figures = None;
         let mib = len as f64 / (1024.0 * 1024.0);
         let Some(head) = prefix_head(trim_ws_start(prefix)) else {
             self.warn(format!(
@@ -664,9 +734,8 @@ fn prefix_head(b: &[u8]) -> Option<PrefixHead> {
     h.ty.is_some().then_some(h)
 }
 
-/// Indexes an in-memory buffer.
-pub(super) fn scan(data: &[u8]) -> Scan {
-    let mut sc = Scanner::new();
+/// Indexes an in-memory buffer with `sc`.
+pub(super) fn scan(mut sc: Scanner, data: &[u8]) -> Scan {
     let mut pos = 0usize;
     while pos < data.len() {
         let nl = memchr::memchr(b'\n', &data[pos..]).map(|i| pos + i);
@@ -737,9 +806,11 @@ impl StringChars {
 
 /// Indexes a file with bounded buffered reads, so memory stays flat however large it is:
 /// lines over [`LINE_MAX`] are streamed past, never buffered whole.
-pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, u64)> {
+pub(super) fn scan_reader(
+    mut sc: Scanner,
+    r: &mut impl std::io::Read,
+) -> std::io::Result<(Scan, u64)> {
     const BLOCK: usize = 4 << 20;
-    let mut sc = Scanner::new();
     let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
     let mut buf_off = 0u64; // file offset of buf[0]
     let mut total = 0u64;
