@@ -810,28 +810,34 @@ pub(super) fn scan_reader(
     mut sc: Scanner,
     r: &mut impl std::io::Read,
 ) -> std::io::Result<(Scan, u64)> {
-    const BLOCK: usize = 4 << 20;
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+    // Small enough that what the kernel just copied is still in the CPU's cache when the
+    // lines are parsed.
+    const BLOCK: usize = 256 << 10;
+    // `buf[..filled]` holds file bytes; the rest stays initialised (zeroed once, when the
+    // buffer grows), so a read needs no clearing first.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut filled = 0usize;
     let mut buf_off = 0u64; // file offset of buf[0]
     let mut total = 0u64;
     let mut searched = 0usize; // bytes of buf already known to hold no newline
     // An over-long line being skipped: its offset, first bytes, length so far, string count.
     let mut skipping: Option<(u64, Vec<u8>, u64, StringChars)> = None;
     loop {
-        let old = buf.len();
-        buf.resize(old + BLOCK, 0);
+        if buf.len() < filled + BLOCK {
+            buf.resize(filled + BLOCK, 0);
+        }
         let n = loop {
-            match r.read(&mut buf[old..]) {
+            match r.read(&mut buf[filled..filled + BLOCK]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         };
-        buf.truncate(old + n);
+        filled += n;
         total += n as u64;
         let mut start = 0usize;
         if let Some((off, prefix, len, mut count)) = skipping.take() {
-            match memchr::memchr(b'\n', &buf) {
+            match memchr::memchr(b'\n', &buf[..filled]) {
                 Some(i) => {
                     count.feed(&buf[..i]);
                     sc.oversize_line(off, &prefix, len + i as u64, count.chars, false);
@@ -842,10 +848,10 @@ pub(super) fn scan_reader(
                     break;
                 }
                 None => {
-                    count.feed(&buf);
-                    let len = len + buf.len() as u64;
-                    buf_off += buf.len() as u64;
-                    buf.clear();
+                    count.feed(&buf[..filled]);
+                    let len = len + filled as u64;
+                    buf_off += filled as u64;
+                    filled = 0;
                     searched = 0;
                     skipping = Some((off, prefix, len, count));
                     continue;
@@ -853,34 +859,36 @@ pub(super) fn scan_reader(
             }
         }
         let mut from = searched.max(start);
-        while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+        while let Some(i) = memchr::memchr(b'\n', &buf[from..filled]) {
             let end = from + i;
             sc.any_line(buf_off + start as u64, &buf[start..end], false);
             start = end + 1;
             from = start;
         }
         if n == 0 {
-            if start < buf.len() {
-                sc.any_line(buf_off + start as u64, &buf[start..], true);
+            if start < filled {
+                sc.any_line(buf_off + start as u64, &buf[start..filled], true);
             }
             break;
         }
-        if buf.len() - start > LINE_MAX {
+        if filled - start > LINE_MAX {
             // No newline within LINE_MAX: keep the first bytes, stream past the rest.
             let prefix = buf[start..start + PREFIX_MAX].to_vec();
             let mut count = StringChars::default();
-            count.feed(&buf[start..]);
-            let len = (buf.len() - start) as u64;
+            count.feed(&buf[start..filled]);
+            let len = (filled - start) as u64;
             skipping = Some((buf_off + start as u64, prefix, len, count));
-            buf_off += buf.len() as u64;
-            buf.clear();
+            buf_off += filled as u64;
+            filled = 0;
+            buf.truncate(BLOCK);
             buf.shrink_to(BLOCK);
             searched = 0;
             continue;
         }
-        buf.drain(..start);
+        buf.copy_within(start..filled, 0);
+        filled -= start;
         buf_off += start as u64;
-        searched = buf.len();
+        searched = filled;
     }
     Ok((sc.finish(total), total))
 }

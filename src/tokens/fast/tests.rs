@@ -493,3 +493,32 @@ fn known_shapes() {
         .is_none()
     );
 }
+
+/// Long strings (the counts run over blocks of 255 bytes, and a pair can straddle two), with
+/// and without the escapes that need the walk: measured from the raw text as the decoded
+/// string measures.
+#[test]
+fn long_text_lengths_equal_decoded() {
+    let mut g = Gen(0x94D0_49BB_1331_11EB);
+    for round in 0..600 {
+        // Rounds alternate between plain single-character escapes only and every piece.
+        let from = if round % 2 == 0 {
+            &STR_PIECES[..11]
+        } else {
+            STR_PIECES
+        };
+        let mut text = String::from("\"");
+        for _ in 0..g.below(400) {
+            text.push_str(g.pick(from));
+        }
+        text.push('"');
+        let Ok(s) = serde_json::from_str::<String>(&text) else {
+            continue;
+        };
+        if !text.contains("\\ud8") && !text.contains("\\ude") {
+            assert_eq!(decoded_len(&text), Some(utf16_len(&s)), "{text}");
+            let v = Value::String(s);
+            assert_eq!(stringify_len_raw(&text), Some(stringify_len(&v)), "{text}");
+        }
+    }
+}
