@@ -279,12 +279,8 @@ pub(crate) fn decoded_len(raw: &str) -> Option<usize> {
     // starts a two-byte escape that stands for one unit, and two counts the compiler
     // vectorizes settle the length, where walking escape by escape was most of the cost of
     // a tool result's lines. A `\\` or `\u` escape takes the walk.
-    let backslashes = count_bytes(b, |c| c == b'\\');
-    if backslashes == 0 {
-        return Some(utf16_len(body));
-    }
-    let walk = count_pairs(b, |x, y| (x == b'\\') & ((y == b'\\') | (y == b'u')));
-    if walk == 0 && b.last() != Some(&b'\\') {
+    let (backslashes, walk) = escape_counts(b);
+    if walk == 0 {
         return Some(utf16_len(body) - backslashes);
     }
     let mut n = 0;
@@ -812,22 +808,30 @@ fn count_bytes(b: &[u8], f: impl Fn(u8) -> bool) -> usize {
         .sum::<usize>()
 }
 
-/// How many neighbouring pairs `(b[i], b[i + 1])` satisfy `f`, as [`count_bytes`] counts.
-fn count_pairs(b: &[u8], f: impl Fn(u8, u8) -> bool) -> usize {
+/// In the body of a JSON string: its backslashes, and how many of them start an escape the
+/// count alone cannot measure (`\\`, `\u`, or a backslash that ends the body), counted in
+/// one pass as [`count_bytes`] counts.
+fn escape_counts(b: &[u8]) -> (usize, usize) {
     let Some(last) = b.len().checked_sub(1) else {
-        return 0;
+        return (0, 0);
     };
-    b[..last]
-        .chunks(255)
-        .zip(b[1..].chunks(255))
-        .map(|(x, y)| {
-            let n = x
-                .iter()
-                .zip(y)
-                .fold(0u8, |n, (&p, &q)| n.wrapping_add(u8::from(f(p, q))));
-            usize::from(n)
-        })
-        .sum::<usize>()
+    let mut backslashes = 0;
+    let mut walk = 0;
+    for (x, y) in b[..last].chunks(255).zip(b[1..].chunks(255)) {
+        let (mut n, mut w) = (0u8, 0u8);
+        for (&p, &q) in x.iter().zip(y) {
+            let slash = p == b'\\';
+            n = n.wrapping_add(u8::from(slash));
+            w = w.wrapping_add(u8::from(slash & ((q == b'\\') | (q == b'u'))));
+        }
+        backslashes += usize::from(n);
+        walk += usize::from(w);
+    }
+    if b[last] == b'\\' {
+        backslashes += 1;
+        walk += 1;
+    }
+    (backslashes, walk)
 }
 
 /// How `jsjson::write_char_escaped` writes `c`, in UTF-16 units.

@@ -462,6 +462,9 @@ fn raw_text_length_equals_decoded() {
     }
     assert!(measured > 10_000, "{measured}");
     assert_eq!(decoded_len("7"), None);
+    // A body that ends in a backslash is no string the decoded path reads.
+    assert_eq!(decoded_len("\"\\\""), None);
+    assert_eq!(decoded_len("\"ab\\\""), None);
 }
 
 /// The shapes pi's estimate names (docs/pi-compaction.md §9), through the fast path.
