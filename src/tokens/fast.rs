@@ -279,9 +279,10 @@ pub(crate) fn decoded_len(raw: &str) -> Option<usize> {
     // starts a two-byte escape that stands for one unit, and two counts the compiler
     // vectorizes settle the length, where walking escape by escape was most of the cost of
     // a tool result's lines. A `\\` or `\u` escape takes the walk.
-    let (backslashes, walk) = escape_counts(b);
+    let (backslashes, walk, ascii) = escape_counts(b);
     if walk == 0 {
-        return Some(utf16_len(body) - backslashes);
+        let units = if ascii { b.len() } else { utf16_len(body) };
+        return Some(units - backslashes);
     }
     let mut n = 0;
     let mut i = 0;
@@ -808,21 +809,23 @@ fn count_bytes(b: &[u8], f: impl Fn(u8) -> bool) -> usize {
         .sum::<usize>()
 }
 
-/// In the body of a JSON string: its backslashes, and how many of them start an escape the
-/// count alone cannot measure (`\\`, `\u`, or a backslash that ends the body), counted in
-/// one pass as [`count_bytes`] counts.
-fn escape_counts(b: &[u8]) -> (usize, usize) {
+/// In the body of a JSON string: its backslashes, how many of them start an escape the count
+/// alone cannot measure (`\\`, `\u`, or a backslash that ends the body), and whether it is
+/// all ASCII, in one pass counted as [`count_bytes`] counts.
+fn escape_counts(b: &[u8]) -> (usize, usize, bool) {
     let Some(last) = b.len().checked_sub(1) else {
-        return (0, 0);
+        return (0, 0, true);
     };
     let mut backslashes = 0;
     let mut walk = 0;
+    let mut high = 0u8;
     for (x, y) in b[..last].chunks(255).zip(b[1..].chunks(255)) {
         let (mut n, mut w) = (0u8, 0u8);
         for (&p, &q) in x.iter().zip(y) {
             let slash = p == b'\\';
             n = n.wrapping_add(u8::from(slash));
             w = w.wrapping_add(u8::from(slash & ((q == b'\\') | (q == b'u'))));
+            high |= p;
         }
         backslashes += usize::from(n);
         walk += usize::from(w);
@@ -831,7 +834,8 @@ fn escape_counts(b: &[u8]) -> (usize, usize) {
         backslashes += 1;
         walk += 1;
     }
-    (backslashes, walk)
+    high |= b[last];
+    (backslashes, walk, high < 0x80)
 }
 
 /// How `jsjson::write_char_escaped` writes `c`, in UTF-16 units.
