@@ -292,3 +292,9 @@ fn figures_are_computed_while_indexing_only_when_asked() {
     let t = Transcript::from_bytes_with_figures("l.jsonl", bytes, one_token);
     assert!((0..10).all(|i| t.has_figures(i)));
 }
+
+/// The figures table's cell stays at the 24 bytes an entry its memory bound counts.
+#[test]
+fn a_figures_cell_is_24_bytes() {
+    assert!(std::mem::size_of::<std::sync::OnceLock<MessageFigures>>() <= 24);
+}
