@@ -4,7 +4,9 @@
 //! lines with memchr and decodes only each line's envelope (`type`, `id`, `parentId`,
 //! `message.role`); full entries are read back with positional reads and decoded on demand
 //! with [`Transcript::entry_json`]. A transcript can also be built from a sequence of
-//! entries ([`Transcript::from_entries`]: rows of a database), held in memory.
+//! entries ([`Transcript::from_entries`]: rows of a database), held in memory. A caller that
+//! sums every entry's figures (the compaction plan) opens with
+//! [`Transcript::open_with_figures`], which computes them in the same parse.
 //!
 //! Reading follows pi (docs/formats.md §2): lines that are not JSON are
 //! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,

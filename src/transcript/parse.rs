@@ -1,4 +1,8 @@
 //! Line scanning: envelope-only decoding of every line, full decoding on demand.
+//!
+//! A caller that will sum the whole context asks for each entry's figures too
+//! ([`Scanner::with_figures`]): the line is then parsed once, for both, by the fused parse
+//! `crate::tokens` hands over, and only a line it refuses takes the envelope-only parse here.
 
 use super::{EntryKind, EntryMeta, FusedParse, Header, MessageFigures, Role, Warning};
 use serde::Deserialize;
