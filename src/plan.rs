@@ -289,9 +289,17 @@ fn file_ops_of(
     edited: &mut BTreeSet<String>,
 ) {
     // Most assistant lines carry no read/write/edit call; skip decoding those. Any such call
-    // has the tool name as a JSON string, so the quoted name must occur in the raw line.
-    let has = |needle: &[u8]| memchr::memmem::find(raw, needle).is_some();
-    if !has(b"toolCall") || !(has(b"\"read\"") || has(b"\"write\"") || has(b"\"edit\"")) {
+    // has the tool name as a JSON string, so the quoted name must occur in the raw line. The
+    // searchers are built once: building one per line and needle cost as much as searching.
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static NEEDLES: LazyLock<[Finder<'static>; 4]> = LazyLock::new(|| {
+        let needles: [&'static [u8]; 4] = [b"toolCall", b"\"read\"", b"\"write\"", b"\"edit\""];
+        needles.map(Finder::new)
+    });
+    let [call, r, w, e] = &*NEEDLES;
+    let has = |f: &Finder| f.find(raw).is_some();
+    if !has(call) || !(has(r) || has(w) || has(e)) {
         return;
     }
     // Fast path: decode only the tool-call fields (no allocation for text blocks).

@@ -7,7 +7,9 @@
 mod fast;
 
 use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
-use crate::transcript::{EntryKind, MessageClass, MessageFigures, Role, Transcript};
+use crate::transcript::{
+    EntryKind, MessageClass, MessageFigures, Role, Transcript, TranscriptError,
+};
 use serde_json::{Map, Value};
 
 fn str_len(v: Option<&Value>) -> usize {
@@ -298,6 +300,13 @@ pub fn figures_of_entry(entry: &Value) -> MessageFigures {
         _ => {}
     }
     f
+}
+
+/// Opens `path` with every entry's figures computed in the parse that indexes it
+/// ([`Transcript::open_with_figures`]): for a caller that sums the whole context, which then
+/// reads no entry a second time for its figures.
+pub fn open_with_figures(path: &std::path::Path) -> Result<Transcript, TranscriptError> {
+    Transcript::open_with_figures(path, fast::head_and_figures)
 }
 
 /// The figures of entry `idx` from its raw text: the fast path, else the decoded one.

@@ -47,7 +47,8 @@ pub fn prepare(path: &Path, keep_recent_tokens: u64) -> Result<Prepared, Prepare
     // Capture first: if the file grows between the capture and the read, the lengths differ
     // and the commit refuses instead of trusting a plan made on other bytes.
     let expect = Expect::capture(path)?;
-    let transcript = Transcript::open(path)?;
+    // The plan and its outlook sum every context entry's figures: computed while indexing.
+    let transcript = tokens::open_with_figures(path)?;
     if transcript.file_len != expect.len {
         return Err(CommitError::Changed {
             path: path.to_path_buf(),

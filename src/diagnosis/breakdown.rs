@@ -129,20 +129,33 @@ mod tests {
     use super::*;
 
     /// A transcript too long to keep a figures table is broken down from its entries read in
-    /// passes: the same parts as with the table, on every fixture transcript.
+    /// passes, and one opened with its figures computed while indexing from those: the same
+    /// parts as with the table filled on demand, on every fixture transcript.
     #[test]
     fn without_the_figures_table_the_breakdown_is_the_same() {
         let files = crate::transcript::fixture_transcripts();
         let mut with_messages = 0;
+        let mut fused_entries = 0;
         for f in &files {
             let with = Transcript::open(f).unwrap();
             let without = Transcript::open(f).unwrap().without_figures_table();
+            // The figures computed while indexing (what the compaction plan opens with).
+            let fused = tokens::open_with_figures(f).unwrap();
             assert!(with.keeps_figures() && !without.keeps_figures());
+            fused_entries += (0..fused.len() as u32)
+                .filter(|&i| fused.has_figures(i))
+                .count();
             let a = breakdown(&with, None, 200_000, Some(150_000), 180_000);
             let b = breakdown(&without, None, 200_000, Some(150_000), 180_000);
+            let c = breakdown(&fused, None, 200_000, Some(150_000), 180_000);
             assert_eq!(a, b, "{}", f.display());
+            assert_eq!(a, c, "{} (fused)", f.display());
             with_messages += usize::from(a.total_tokens > 0);
         }
         assert!(with_messages >= 10);
+        assert!(
+            fused_entries > 500,
+            "{fused_entries} entries computed while indexing"
+        );
     }
 }

@@ -92,6 +92,12 @@ enum Key {
     Thinking,
     Name,
     Arguments,
+    /// Envelope keys, read only by the fused parse ([`fused`]).
+    Id,
+    ParentId,
+    Version,
+    Timestamp,
+    Cwd,
     Other,
 }
 
@@ -116,6 +122,11 @@ impl<'de> Deserialize<'de> for Key {
                     "thinking" => Key::Thinking,
                     "name" => Key::Name,
                     "arguments" => Key::Arguments,
+                    "id" => Key::Id,
+                    "parentId" => Key::ParentId,
+                    "version" => Key::Version,
+                    "timestamp" => Key::Timestamp,
+                    "cwd" => Key::Cwd,
                     _ => Key::Other,
                 })
             }
@@ -156,6 +167,12 @@ enum Tag {
 }
 
 impl Str {
+    /// A string value.
+    fn of(v: &str) -> Str {
+        // Only short strings can be a tag; long ones are text.
+        let tag = if v.len() <= 20 { tag_of(v) } else { Tag::Other };
+        Str::Len(utf16_len(v), tag)
+    }
     fn len(self) -> usize {
         match self {
             Str::Len(n, _) => n,
@@ -201,9 +218,7 @@ impl<'de> Deserialize<'de> for Str {
                 f.write_str("any JSON value")
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Str, E> {
-                // Only short strings can be a tag; long ones are text.
-                let tag = if v.len() <= 20 { tag_of(v) } else { Tag::Other };
-                Ok(Str::Len(utf16_len(v), tag))
+                Ok(Str::of(v))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Str, E> {
                 Ok(Str::NotStr)
@@ -260,6 +275,15 @@ fn hex4(b: &[u8], at: usize) -> Option<u32> {
 pub(crate) fn decoded_len(raw: &str) -> Option<usize> {
     let body = raw.strip_prefix('"')?.strip_suffix('"')?;
     let b = body.as_bytes();
+    // Most text escapes only single characters (`\n`, `\t`, `\"`): then every backslash
+    // starts a two-byte escape that stands for one unit, and two counts the compiler
+    // vectorizes settle the length, where walking escape by escape was most of the cost of
+    // a tool result's lines. A `\\` or `\u` escape takes the walk.
+    let (backslashes, walk, ascii) = escape_counts(b);
+    if walk == 0 {
+        let units = if ascii { b.len() } else { utf16_len(body) };
+        return Some(units - backslashes);
+    }
     let mut n = 0;
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'\\', &b[i..]) {
@@ -729,8 +753,12 @@ fn string_len(b: &[u8], start: usize) -> Option<(usize, usize, bool)> {
     let mut n = 2; // the quotes
     let mut escaped = false;
     loop {
-        let c = *b.get(i)?;
-        match c {
+        // Plain characters up to the next quote or escape, counted at once (a file's text
+        // in `write` arguments is long).
+        let run = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        n += utf8_units(&b[i..i + run]);
+        i += run;
+        match b[i] {
             b'"' => return Some((n, i + 1, escaped)),
             b'\\' => {
                 escaped = true;
@@ -754,19 +782,60 @@ fn string_len(b: &[u8], start: usize) -> Option<(usize, usize, bool)> {
                     _ => return None,
                 }
             }
-            // UTF-8 (checked by serde_json): a 4-byte sequence is a surrogate pair in UTF-16,
-            // a lead byte of a shorter one a single unit, continuation bytes nothing.
-            0xF0..=0xFF => {
-                n += 2;
-                i += 1;
-            }
-            0x80..=0xBF => i += 1,
-            _ => {
-                n += 1;
-                i += 1;
-            }
+            // memchr2 stopped at a quote or a backslash.
+            _ => return None,
         }
     }
+}
+
+/// UTF-16 units of UTF-8 text (checked by serde_json) without escapes: a 4-byte sequence is a
+/// surrogate pair, a lead byte of a shorter one a single unit, continuation bytes nothing.
+fn utf8_units(b: &[u8]) -> usize {
+    if b.is_ascii() {
+        return b.len();
+    }
+    count_bytes(b, |c| c & 0xC0 != 0x80) + count_bytes(b, |c| c >= 0xF0)
+}
+
+/// How many bytes of `b` satisfy `f`. Counted in byte-wide lanes over blocks of 255 (one
+/// byte cannot overflow there), which the compiler vectorizes 32 bytes at a time; a
+/// word-wide count does 4.
+fn count_bytes(b: &[u8], f: impl Fn(u8) -> bool) -> usize {
+    b.chunks(255)
+        .map(|c| {
+            let n: u8 = c.iter().fold(0u8, |n, &x| n.wrapping_add(u8::from(f(x))));
+            usize::from(n)
+        })
+        .sum::<usize>()
+}
+
+/// In the body of a JSON string: its backslashes, how many of them start an escape the count
+/// alone cannot measure (`\\`, `\u`, or a backslash that ends the body), and whether it is
+/// all ASCII, in one pass counted as [`count_bytes`] counts.
+fn escape_counts(b: &[u8]) -> (usize, usize, bool) {
+    let Some(last) = b.len().checked_sub(1) else {
+        return (0, 0, true);
+    };
+    let mut backslashes = 0;
+    let mut walk = 0;
+    let mut high = 0u8;
+    for (x, y) in b[..last].chunks(255).zip(b[1..].chunks(255)) {
+        let (mut n, mut w) = (0u8, 0u8);
+        for (&p, &q) in x.iter().zip(y) {
+            let slash = p == b'\\';
+            n = n.wrapping_add(u8::from(slash));
+            w = w.wrapping_add(u8::from(slash & ((q == b'\\') | (q == b'u'))));
+            high |= p;
+        }
+        backslashes += usize::from(n);
+        walk += usize::from(w);
+    }
+    if b[last] == b'\\' {
+        backslashes += 1;
+        walk += 1;
+    }
+    high |= b[last];
+    (backslashes, walk, high < 0x80)
 }
 
 /// How `jsjson::write_char_escaped` writes `c`, in UTF-16 units.
@@ -797,5 +866,9 @@ fn number_len(tok: &str) -> Option<usize> {
     Some(s.len())
 }
 
+mod fused;
+
+pub use fused::head_and_figures;
+
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

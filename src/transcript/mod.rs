@@ -4,7 +4,9 @@
 //! lines with memchr and decodes only each line's envelope (`type`, `id`, `parentId`,
 //! `message.role`); full entries are read back with positional reads and decoded on demand
 //! with [`Transcript::entry_json`]. A transcript can also be built from a sequence of
-//! entries ([`Transcript::from_entries`]: rows of a database), held in memory.
+//! entries ([`Transcript::from_entries`]: rows of a database), held in memory. A caller that
+//! sums every entry's figures (the compaction plan) opens with
+//! [`Transcript::open_with_figures`], which computes them in the same parse.
 //!
 //! Reading follows pi (docs/formats.md §2): lines that are not JSON are
 //! skipped (and reported as [`Warning`]s naming the line), `session` lines are the header,
@@ -365,6 +367,15 @@ pub struct Transcript {
     no_figures_table: std::sync::atomic::AtomicBool,
 }
 
+/// One entry line parsed once for both its envelope and its [`MessageFigures`] (the figures
+/// only for an entry that yields a message; None where they are left to be computed later).
+/// None when the line needs the scan's own parse (anything but a JSON object that parses
+/// cleanly whole, with no repeated envelope field): then nothing of this parse is used.
+/// Given only for a line that was parsed whole with every string read as `str`, so valid
+/// UTF-8. `hook_is_custom`: the file predates v3. The rules of the figures live in
+/// `crate::tokens`, which hands this over ([`Transcript::open_with_figures`]).
+pub type FusedParse = for<'a> fn(&'a [u8], bool) -> Option<(LineHead<'a>, Option<MessageFigures>)>;
+
 /// Entries past which a transcript keeps no figures table (24 bytes an entry: a
 /// million-entry session would add half its index again, over the memory it is held to).
 pub const FIGURES_MEMO_MAX: usize = 250_000;
@@ -411,13 +422,28 @@ impl fmt::Debug for Transcript {
 impl Transcript {
     /// Opens and indexes `path` (read-only; nothing is written).
     pub fn open(path: &Path) -> Result<Transcript, TranscriptError> {
+        Self::open_scanning(path, parse::Scanner::new())
+    }
+
+    /// [`Self::open`], computing each entry's [`MessageFigures`] with `fused` in the parse
+    /// that indexes it, for a caller that will sum the whole context (the compaction plan and
+    /// its diagnosis): the figures table then starts filled and the entries are not read
+    /// again. Nothing else differs: the index is the one [`Self::open`] makes.
+    pub fn open_with_figures(
+        path: &Path,
+        fused: FusedParse,
+    ) -> Result<Transcript, TranscriptError> {
+        Self::open_scanning(path, parse::Scanner::with_figures(fused))
+    }
+
+    fn open_scanning(path: &Path, sc: parse::Scanner) -> Result<Transcript, TranscriptError> {
         let io = |source| TranscriptError::Io {
             path: path.to_path_buf(),
             source,
         };
         let file = crate::regular_file::open(path).map_err(io)?;
         let mut reader = std::io::BufReader::with_capacity(0, &file);
-        let (scan, len) = parse::scan_reader(&mut reader).map_err(io)?;
+        let (scan, len) = parse::scan_reader(sc, &mut reader).map_err(io)?;
         Ok(Self::finish(
             path.to_path_buf(),
             Backing::File(file),
@@ -428,7 +454,19 @@ impl Transcript {
 
     /// Indexes an in-memory transcript (tests, demo data).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
-        let scan = parse::scan(&bytes);
+        let scan = parse::scan(parse::Scanner::new(), &bytes);
+        let len = bytes.len() as u64;
+        Self::finish(path.into(), Backing::Mem(bytes), scan, len)
+    }
+
+    /// [`Self::from_bytes`] with the figures computed while indexing
+    /// ([`Self::open_with_figures`]).
+    pub fn from_bytes_with_figures(
+        path: impl Into<PathBuf>,
+        bytes: Vec<u8>,
+        fused: FusedParse,
+    ) -> Transcript {
+        let scan = parse::scan(parse::Scanner::with_figures(fused), &bytes);
         let len = bytes.len() as u64;
         Self::finish(path.into(), Backing::Mem(bytes), scan, len)
     }
@@ -476,6 +514,11 @@ impl Transcript {
             no_figures_table: Default::default(),
         };
         t.version = t.header.as_ref().map(|h| h.version).unwrap_or(1);
+        if let Some(cells) = scan.figures {
+            if cells.len() == t.entries.len() && t.keeps_figures() {
+                let _ = t.figures.set(cells);
+            }
+        }
         t.link();
         t
     }
@@ -520,9 +563,10 @@ impl Transcript {
     }
 
     #[cfg(test)]
-    pub fn without_figures_table(self) -> Transcript {
+    pub fn without_figures_table(mut self) -> Transcript {
         self.no_figures_table
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.figures = Default::default();
         self
     }
 

@@ -1,11 +1,16 @@
 //! Line scanning: envelope-only decoding of every line, full decoding on demand.
+//!
+//! A caller that will sum the whole context asks for each entry's figures too
+//! ([`Scanner::with_figures`]): the line is then parsed once, for both, by the fused parse
+//! `crate::tokens` hands over, and only a line it refuses takes the envelope-only parse here.
 
-use super::{EntryKind, EntryMeta, Header, Role, Warning};
+use super::{EntryKind, EntryMeta, FusedParse, Header, MessageFigures, Role, Warning};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The fields of a line that indexing needs; everything else is skipped without allocating.
 #[derive(Deserialize, Default)]
@@ -154,6 +159,9 @@ pub(super) struct Scan {
     pub warnings: Vec<Warning>,
     /// The ids of `entries`, one after the other.
     pub ids: String,
+    /// One cell per entry, set where the fused parse computed the entry's figures; None when
+    /// nobody asked, or past [`super::FIGURES_MEMO_MAX`] entries (no table is kept there).
+    pub figures: Option<Box<[OnceLock<MessageFigures>]>>,
 }
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
@@ -198,6 +206,12 @@ pub(super) struct Scanner {
     /// `last_envelope`, made from the parse already done.
     pub envelopes: bool,
     pub last_envelope: Option<Vec<u8>>,
+    /// Set when the caller wants each entry's figures: the parse that reads the envelope
+    /// computes them too, so they need no second read of the file.
+    fused: Option<FusedParse>,
+    figures: Vec<OnceLock<MessageFigures>>,
+    /// The figures of the line being indexed, for [`Self::push_entry`].
+    line_figures: Option<MessageFigures>,
 }
 
 impl Scanner {
@@ -208,12 +222,24 @@ impl Scanner {
                 entries: Vec::new(),
                 warnings: Vec::new(),
                 ids: String::new(),
+                figures: None,
             },
             line_no: 0,
             first_valid: true,
             keys: false,
             envelopes: false,
             last_envelope: None,
+            fused: None,
+            figures: Vec::new(),
+            line_figures: None,
+        }
+    }
+
+    /// A scanner that also computes each entry's figures with `fused` (see [`FusedParse`]).
+    pub fn with_figures(fused: FusedParse) -> Scanner {
+        Scanner {
+            fused: Some(fused),
+            ..Scanner::new()
         }
     }
 
@@ -240,6 +266,9 @@ impl Scanner {
         }
         self.out.entries.shrink_to_fit();
         self.out.ids.shrink_to_fit();
+        if self.fused.is_some() {
+            self.out.figures = Some(std::mem::take(&mut self.figures).into_boxed_slice());
+        }
         self.out
     }
 
@@ -315,6 +344,16 @@ impl Scanner {
             id,
             rare,
         });
+        if self.fused.is_some() {
+            if self.out.entries.len() > super::FIGURES_MEMO_MAX {
+                // Past this no table is kept, so computing figures here would be wasted.
+                self.fused = None;
+                self.figures = Vec::new();
+            } else {
+                let cell = self.line_figures.take().map(OnceLock::from);
+                self.figures.push(cell.unwrap_or_default());
+            }
+        }
     }
 
     fn warn(&mut self, message: String) {
@@ -361,56 +400,22 @@ impl Scanner {
             self.warn("line longer than 4 GiB skipped".into());
             return;
         }
-        let lossy;
-        let head = match serde_json::from_slice::<LineHead>(trimmed) {
-            Ok(h) => {
-                // Skipped string content is not UTF-8-checked by the envelope parse; the
-                // text is decoded lossily later, so say here that it will change.
-                if std::str::from_utf8(trimmed).is_err() {
-                    clean = false;
-                    self.warn("invalid UTF-8 replaced with U+FFFD".into());
-                }
-                h
+        self.line_figures = None;
+        let mut lossy = None;
+        let fused = match self.fused {
+            Some(parse) => parse(trimmed, self.hook_is_custom()),
+            None => None,
+        };
+        let head = match fused {
+            // The fused parse read every string of the line as `str`: the line is UTF-8.
+            Some((head, figures)) => {
+                self.line_figures = figures;
+                head
             }
-            Err(e)
-                if {
-                    lossy = repair(trimmed);
-                    lossy.is_some()
-                } =>
-            {
-                // JavaScript parses these lines; so does clawtop (see `repair`).
-                let fixed = lossy.as_deref().unwrap_or_default();
-                match serde_json::from_slice::<LineHead>(fixed) {
-                    Ok(h) => {
-                        let what = if std::str::from_utf8(trimmed).is_err() {
-                            "invalid UTF-8"
-                        } else {
-                            "lone UTF-16 surrogate escape"
-                        };
-                        self.warn(format!("{what} replaced with U+FFFD"));
-                        clean = false;
-                        h
-                    }
-                    Err(_) => {
-                        self.warn(format!("skipped: not valid JSON ({})", short_err(&e)));
-                        return;
-                    }
-                }
-            }
-            Err(e) => {
-                let msg = if last && e.is_eof() {
-                    format!(
-                        "skipped: last line is incomplete (truncated write?) ({})",
-                        short_err(&e)
-                    )
-                } else if e.is_data() {
-                    "skipped: not a JSON object".to_string()
-                } else {
-                    format!("skipped: not valid JSON ({})", short_err(&e))
-                };
-                self.warn(msg);
-                return;
-            }
+            None => match self.head_of(trimmed, &mut lossy, last, &mut clean) {
+                Some(head) => head,
+                None => return,
+            },
         };
         if self.envelopes && clean && trimmed.len() == raw.len() {
             self.last_envelope = Some(envelope_of(&head));
@@ -462,6 +467,74 @@ impl Scanner {
             None,
         );
     }
+
+    /// pi's v3 migration renames `hookMessage` roles to `custom`; the header, when the file
+    /// has one, is its first valid line, so its version is known before any entry.
+    fn hook_is_custom(&self) -> bool {
+        self.out.header.as_ref().map_or(1, |h| h.version) < 3
+    }
+
+    /// The envelope of a line by the scan's own parse (lenient: skipped values are only
+    /// checked for syntax), repaired as JavaScript would read it; None, with a warning, for a
+    /// line that is no entry. `lossy` holds the repaired text the head borrows from.
+    fn head_of<'a>(
+        &mut self,
+        trimmed: &'a [u8],
+        lossy: &'a mut Option<Vec<u8>>,
+        last: bool,
+        clean: &mut bool,
+    ) -> Option<LineHead<'a>> {
+        match serde_json::from_slice::<LineHead>(trimmed) {
+            Ok(h) => {
+                // Skipped string content is not UTF-8-checked by the envelope parse; the
+                // text is decoded lossily later, so say here that it will change.
+                if std::str::from_utf8(trimmed).is_err() {
+                    *clean = false;
+                    self.warn("invalid UTF-8 replaced with U+FFFD".into());
+                }
+                Some(h)
+            }
+            Err(e)
+                if {
+                    *lossy = repair(trimmed);
+                    lossy.is_some()
+                } =>
+            {
+                // JavaScript parses these lines; so does clawtop (see `repair`).
+                let fixed = lossy.as_deref().unwrap_or_default();
+                match serde_json::from_slice::<LineHead>(fixed) {
+                    Ok(h) => {
+                        let what = if std::str::from_utf8(trimmed).is_err() {
+                            "invalid UTF-8"
+                        } else {
+                            "lone UTF-16 surrogate escape"
+                        };
+                        self.warn(format!("{what} replaced with U+FFFD"));
+                        *clean = false;
+                        Some(h)
+                    }
+                    Err(_) => {
+                        self.warn(format!("skipped: not valid JSON ({})", short_err(&e)));
+                        None
+                    }
+                }
+            }
+            Err(e) => {
+                let msg = if last && e.is_eof() {
+                    format!(
+                        "skipped: last line is incomplete (truncated write?) ({})",
+                        short_err(&e)
+                    )
+                } else if e.is_data() {
+                    "skipped: not a JSON object".to_string()
+                } else {
+                    format!("skipped: not valid JSON ({})", short_err(&e))
+                };
+                self.warn(msg);
+                None
+            }
+        }
+    }
 }
 
 impl Scanner {
@@ -495,6 +568,7 @@ impl Scanner {
         last: bool,
     ) {
         self.line_no = self.line_no.saturating_add(1);
+        self.line_figures = None;
         let mib = len as f64 / (1024.0 * 1024.0);
         let Some(head) = prefix_head(trim_ws_start(prefix)) else {
             self.warn(format!(
@@ -664,9 +738,8 @@ fn prefix_head(b: &[u8]) -> Option<PrefixHead> {
     h.ty.is_some().then_some(h)
 }
 
-/// Indexes an in-memory buffer.
-pub(super) fn scan(data: &[u8]) -> Scan {
-    let mut sc = Scanner::new();
+/// Indexes an in-memory buffer with `sc`.
+pub(super) fn scan(mut sc: Scanner, data: &[u8]) -> Scan {
     let mut pos = 0usize;
     while pos < data.len() {
         let nl = memchr::memchr(b'\n', &data[pos..]).map(|i| pos + i);
@@ -737,30 +810,38 @@ impl StringChars {
 
 /// Indexes a file with bounded buffered reads, so memory stays flat however large it is:
 /// lines over [`LINE_MAX`] are streamed past, never buffered whole.
-pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, u64)> {
-    const BLOCK: usize = 4 << 20;
-    let mut sc = Scanner::new();
-    let mut buf: Vec<u8> = Vec::with_capacity(BLOCK);
+pub(super) fn scan_reader(
+    mut sc: Scanner,
+    r: &mut impl std::io::Read,
+) -> std::io::Result<(Scan, u64)> {
+    // Small enough that what the kernel just copied is still in the CPU's cache when the
+    // lines are parsed.
+    const BLOCK: usize = 256 << 10;
+    // `buf[..filled]` holds file bytes; the rest stays initialised (zeroed once, when the
+    // buffer grows), so a read needs no clearing first.
+    let mut buf: Vec<u8> = Vec::new();
+    let mut filled = 0usize;
     let mut buf_off = 0u64; // file offset of buf[0]
     let mut total = 0u64;
     let mut searched = 0usize; // bytes of buf already known to hold no newline
     // An over-long line being skipped: its offset, first bytes, length so far, string count.
     let mut skipping: Option<(u64, Vec<u8>, u64, StringChars)> = None;
     loop {
-        let old = buf.len();
-        buf.resize(old + BLOCK, 0);
+        if buf.len() < filled + BLOCK {
+            buf.resize(filled + BLOCK, 0);
+        }
         let n = loop {
-            match r.read(&mut buf[old..]) {
+            match r.read(&mut buf[filled..filled + BLOCK]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
         };
-        buf.truncate(old + n);
+        filled += n;
         total += n as u64;
         let mut start = 0usize;
         if let Some((off, prefix, len, mut count)) = skipping.take() {
-            match memchr::memchr(b'\n', &buf) {
+            match memchr::memchr(b'\n', &buf[..filled]) {
                 Some(i) => {
                     count.feed(&buf[..i]);
                     sc.oversize_line(off, &prefix, len + i as u64, count.chars, false);
@@ -771,10 +852,10 @@ pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, 
                     break;
                 }
                 None => {
-                    count.feed(&buf);
-                    let len = len + buf.len() as u64;
-                    buf_off += buf.len() as u64;
-                    buf.clear();
+                    count.feed(&buf[..filled]);
+                    let len = len + filled as u64;
+                    buf_off += filled as u64;
+                    filled = 0;
                     searched = 0;
                     skipping = Some((off, prefix, len, count));
                     continue;
@@ -782,34 +863,36 @@ pub(super) fn scan_reader(r: &mut impl std::io::Read) -> std::io::Result<(Scan, 
             }
         }
         let mut from = searched.max(start);
-        while let Some(i) = memchr::memchr(b'\n', &buf[from..]) {
+        while let Some(i) = memchr::memchr(b'\n', &buf[from..filled]) {
             let end = from + i;
             sc.any_line(buf_off + start as u64, &buf[start..end], false);
             start = end + 1;
             from = start;
         }
         if n == 0 {
-            if start < buf.len() {
-                sc.any_line(buf_off + start as u64, &buf[start..], true);
+            if start < filled {
+                sc.any_line(buf_off + start as u64, &buf[start..filled], true);
             }
             break;
         }
-        if buf.len() - start > LINE_MAX {
+        if filled - start > LINE_MAX {
             // No newline within LINE_MAX: keep the first bytes, stream past the rest.
             let prefix = buf[start..start + PREFIX_MAX].to_vec();
             let mut count = StringChars::default();
-            count.feed(&buf[start..]);
-            let len = (buf.len() - start) as u64;
+            count.feed(&buf[start..filled]);
+            let len = (filled - start) as u64;
             skipping = Some((buf_off + start as u64, prefix, len, count));
-            buf_off += buf.len() as u64;
-            buf.clear();
+            buf_off += filled as u64;
+            filled = 0;
+            buf.truncate(BLOCK);
             buf.shrink_to(BLOCK);
             searched = 0;
             continue;
         }
-        buf.drain(..start);
+        buf.copy_within(start..filled, 0);
+        filled -= start;
         buf_off += start as u64;
-        searched = buf.len();
+        searched = filled;
     }
     Ok((sc.finish(total), total))
 }

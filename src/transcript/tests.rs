@@ -241,3 +241,60 @@ fn for_each_raw_reads_a_file_in_chunks() {
     let readable: Vec<u32> = want.iter().copied().filter(|&i| i < 200).collect();
     assert_eq!(after, readable);
 }
+
+/// A stand-in for the figures' fused parse: the scan's envelope, and one token for every line.
+fn one_token(raw: &[u8], _: bool) -> Option<(LineHead<'_>, Option<MessageFigures>)> {
+    let head = serde_json::from_slice::<LineHead>(raw).ok()?;
+    let f = MessageFigures {
+        tokens: 1,
+        ..Default::default()
+    };
+    Some((head, Some(f)))
+}
+
+fn labels(n: usize) -> Vec<u8> {
+    let mut b = br#"{"type":"session","version":3,"id":"s"}"#.to_vec();
+    b.push(b'\n');
+    for i in 0..n {
+        b.extend_from_slice(format!("{{\"type\":\"label\",\"id\":\"{i}\"}}\n").as_bytes());
+    }
+    b
+}
+
+/// Figures computed while indexing fill the table up to [`FIGURES_MEMO_MAX`] entries; past it
+/// none are kept (the bound that holds a million-entry session's memory), and the index is
+/// the plain scan's either way.
+#[test]
+fn figures_computed_while_indexing_keep_the_table_bound() {
+    for n in [FIGURES_MEMO_MAX, FIGURES_MEMO_MAX + 1] {
+        let bytes = labels(n);
+        let plain = Transcript::from_bytes("l.jsonl", bytes.clone());
+        let t = Transcript::from_bytes_with_figures("l.jsonl", bytes, one_token);
+        assert_eq!(t.len(), n);
+        assert_eq!(format!("{:?}", t.entries), format!("{:?}", plain.entries));
+        let kept = n <= FIGURES_MEMO_MAX;
+        assert_eq!(t.keeps_figures(), kept);
+        for i in [0, n as u32 / 2, n as u32 - 1] {
+            assert_eq!(t.has_figures(i), kept, "{n} entries, entry {i}");
+        }
+        if kept {
+            assert_eq!(t.memo_figures(7, MessageFigures::default).tokens, 1);
+        }
+    }
+}
+
+/// A transcript opened without asking for figures computes none while indexing.
+#[test]
+fn figures_are_computed_while_indexing_only_when_asked() {
+    let bytes = labels(10);
+    let t = Transcript::from_bytes("l.jsonl", bytes.clone());
+    assert!((0..10).all(|i| !t.has_figures(i)));
+    let t = Transcript::from_bytes_with_figures("l.jsonl", bytes, one_token);
+    assert!((0..10).all(|i| t.has_figures(i)));
+}
+
+/// The figures table's cell stays at the 24 bytes an entry its memory bound counts.
+#[test]
+fn a_figures_cell_is_24_bytes() {
+    assert!(std::mem::size_of::<std::sync::OnceLock<MessageFigures>>() <= 24);
+}

@@ -3,14 +3,14 @@
 //! surrogates, images, numbers and odd whitespace in tool-call arguments, repeated keys,
 //! missing or mistyped fields, deep nesting, lines `entry_json` repairs or refuses.
 
-use super::{decoded_len, figures, stringify_len_raw};
+use super::{decoded_len, figures, head_and_figures, stringify_len_raw};
 use crate::jsjson::{stringify_len, utf16_len};
-use crate::tokens::{entry_figures, figures_of_entry};
+use crate::tokens::{MessageView, entry_figures, figures_of_entry, kind_yields_message};
 use crate::transcript::{MessageClass, Transcript};
 use serde_json::Value;
 
 /// A small deterministic generator (xorshift64*): the same cases every run.
-struct Gen(u64);
+pub(crate) struct Gen(pub u64);
 
 impl Gen {
     fn next(&mut self) -> u64 {
@@ -254,6 +254,7 @@ fn entry(g: &mut Gen, n: usize) -> String {
         3 => fields.push(format!("\"summary\":{}", value(g, 1))),
         4 => fields.push("\"x\":1e400".to_string()),
         5 => fields.push("\"x\":\"\\ud800\"".to_string()),
+        6 => fields.push(envelope_field(g, n)),
         _ => {}
     }
     if g.below(4) == 0 {
@@ -262,8 +263,28 @@ fn entry(g: &mut Gen, n: usize) -> String {
     format!("{{{}}}", fields.join(","))
 }
 
+/// An odd envelope field: repeated (the scan refuses a repeated `type`, `id`, `parentId`,
+/// `message`, `timestamp`, `version` or `cwd`), of another type, escaped, or holding what
+/// only the lenient envelope parse lets through.
+fn envelope_field(g: &mut Gen, n: usize) -> String {
+    match g.below(12) {
+        0 => format!("\"id\":\"again{n}\""),
+        1 => "\"type\":\"message\"".to_string(),
+        2 => "\"parentId\":null".to_string(),
+        3 => format!("\"parentId\":{}", value(g, 2)),
+        4 => format!("\"timestamp\":{}", value(g, 2)),
+        5 => format!("\"cwd\":{}", string(g)),
+        6 => format!("\"version\":{}", g.pick(NUMBERS)),
+        7 => "\"content\":\"top-level content\"".to_string(),
+        8 => format!("\"summary\":{}", string(g)),
+        9 => "\"p\\u0061rentId\":\"e0\"".to_string(),
+        10 => "\"role\":\"user\"".to_string(),
+        _ => format!("\"message\":{}", message(g)),
+    }
+}
+
 /// A transcript of generated entries plus lines `entry_json` repairs or refuses.
-fn generated(g: &mut Gen, version: u32) -> Transcript {
+pub(crate) fn generated_bytes(g: &mut Gen, version: u32) -> Vec<u8> {
     let mut bytes = format!(
         "{{\"type\":\"session\",\"version\":{version},\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"w\"}}\n"
     )
@@ -280,7 +301,97 @@ fn generated(g: &mut Gen, version: u32) -> Transcript {
     for line in odd {
         bytes.extend_from_slice(line);
     }
+    // Lines the fused parse of the scan leaves to the scan's own parse.
+    let envelope: [&[u8]; 9] = [
+        b"[\"message\",\"arr1\"]\n",
+        b"{\"type\":\"message\",\"id\":\"dup1\",\"id\":\"dup2\",\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n",
+        b"{\"type\":\"message\",\"id\":\"utf1\",\"x\":\"\xc3\x28\",\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n",
+        b"{\"type\":\"message\",\"id\":\"\\ud800\",\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n",
+        b"{\"type\":\"message\",\"id\":\"big1\",\"version\":1e400,\"message\":{\"role\":\"user\",\"content\":\"a\"}}\n",
+        b"{\"type\":\"message\",\"id\":\"role2\",\"message\":{\"role\":\"user\",\"content\":\"abcdefgh\",\"role\":\"assistant\"}}\n",
+        b"{\"type\":\"compaction\",\"id\":\"c1\",\"summary\":\"s\",\"summary\":\"longer summary\"}\n",
+        b"\"just a string\"\n",
+        b"{\"type\":\"message\",\"id\":\"cut1\",\"message\":{\"role\":\"user\",\"content\":\"a\"}",
+    ];
+    for line in envelope {
+        bytes.extend_from_slice(line);
+    }
+    bytes
+}
+
+fn generated(g: &mut Gen, version: u32) -> Transcript {
+    let bytes = generated_bytes(g, version);
     Transcript::from_bytes(format!("gen-v{version}.jsonl"), bytes)
+}
+
+/// The index a transcript was read into, in full (entries with their ids, links and rare
+/// fields; header, warnings), compared part by part so a failure names the first difference.
+fn assert_same_index(a: &Transcript, b: &Transcript) {
+    assert_eq!(format!("{:?}", a.header), format!("{:?}", b.header));
+    assert_eq!(a.all_warnings(), b.all_warnings());
+    assert_eq!(a.entries.len(), b.entries.len());
+    for (i, (x, y)) in a.entries.iter().zip(&b.entries).enumerate() {
+        assert_eq!(format!("{x:?}"), format!("{y:?}"), "entry {i}");
+        assert_eq!(a.written_id(i as u32), b.written_id(i as u32), "entry {i}");
+    }
+}
+
+/// The scan's fused parse ([`head_and_figures`]) on generated entries: the same index as the
+/// scan's own parse, and for each entry whose figures it computed, the decoded path's figures.
+/// Most message entries must be computed there, so the comparison is not vacuous.
+#[test]
+fn fused_figures_equal_decoded_figures() {
+    let mut g = Gen(0x5851_F42D_4C95_7F2D);
+    let mut fused = 0;
+    let mut messages = 0;
+    for version in [3, 2, 1] {
+        let bytes = generated_bytes(&mut g, version);
+        let plain = Transcript::from_bytes("gen.jsonl", bytes.clone());
+        let t = Transcript::from_bytes_with_figures("gen.jsonl", bytes, head_and_figures);
+        assert_same_index(&t, &plain);
+        assert!(t.warnings.len() > 100, "{}", t.warnings.len());
+        for i in 0..t.entries.len() as u32 {
+            let yields = kind_yields_message(t.entries[i as usize].kind, MessageView::Compaction);
+            messages += usize::from(yields);
+            if !t.has_figures(i) {
+                continue;
+            }
+            assert!(
+                yields,
+                "figures kept for entry {i}, which yields no message"
+            );
+            fused += 1;
+            let raw = plain.raw_line(i).unwrap();
+            let expected = plain
+                .entry_json(i)
+                .map(|v| figures_of_entry(&v))
+                .unwrap_or_default();
+            let got = entry_figures(&t, i);
+            assert_eq!(got, expected, "line {i}: {}", String::from_utf8_lossy(&raw));
+            assert_eq!(
+                Some(got),
+                figures(&raw, t.version < 3),
+                "line {i}: fast path"
+            );
+        }
+    }
+    assert!(messages > 7000, "{messages} entries yield a message");
+    assert!(fused * 2 > messages, "fused on {fused} of {messages}");
+    // The lines left to the scan's own parse were indexed by it, figures not computed.
+    let bytes = generated_bytes(&mut g, 3);
+    let t = Transcript::from_bytes_with_figures("gen.jsonl", bytes, head_and_figures);
+    for id in ["dup1", "utf1", "cut1"] {
+        if let Some(i) = t.index_of_id(id) {
+            assert!(!t.has_figures(i), "{id}");
+        }
+    }
+    // A repeated role keeps its last value in both readings.
+    let r = t.index_of_id("role2").unwrap();
+    assert!(t.has_figures(r));
+    assert_eq!(entry_figures(&t, r).class, MessageClass::Assistant);
+    let c1 = t.index_of_id("c1").unwrap();
+    assert!(t.has_figures(c1));
+    assert_eq!(entry_figures(&t, c1).tokens, 4, "the last summary counts");
 }
 
 /// Every generated entry gives the decoded path's figures, through the fast path where it
@@ -351,6 +462,9 @@ fn raw_text_length_equals_decoded() {
     }
     assert!(measured > 10_000, "{measured}");
     assert_eq!(decoded_len("7"), None);
+    // A body that ends in a backslash is no string the decoded path reads.
+    assert_eq!(decoded_len("\"\\\""), None);
+    assert_eq!(decoded_len("\"ab\\\""), None);
 }
 
 /// The shapes pi's estimate names (docs/pi-compaction.md §9), through the fast path.
@@ -381,4 +495,33 @@ fn known_shapes() {
         )
         .is_none()
     );
+}
+
+/// Long strings (the counts run over blocks of 255 bytes, and a pair can straddle two), with
+/// and without the escapes that need the walk: measured from the raw text as the decoded
+/// string measures.
+#[test]
+fn long_text_lengths_equal_decoded() {
+    let mut g = Gen(0x94D0_49BB_1331_11EB);
+    for round in 0..600 {
+        // Rounds alternate between plain single-character escapes only and every piece.
+        let from = if round % 2 == 0 {
+            &STR_PIECES[..11]
+        } else {
+            STR_PIECES
+        };
+        let mut text = String::from("\"");
+        for _ in 0..g.below(400) {
+            text.push_str(g.pick(from));
+        }
+        text.push('"');
+        let Ok(s) = serde_json::from_str::<String>(&text) else {
+            continue;
+        };
+        if !text.contains("\\ud8") && !text.contains("\\ude") {
+            assert_eq!(decoded_len(&text), Some(utf16_len(&s)), "{text}");
+            let v = Value::String(s);
+            assert_eq!(stringify_len_raw(&text), Some(stringify_len(&v)), "{text}");
+        }
+    }
 }
