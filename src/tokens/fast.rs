@@ -466,6 +466,30 @@ struct Msg {
     summary: Str,
 }
 
+impl Msg {
+    /// A `message` object's fields, the role read by `role` (the fused parse also keeps it
+    /// for the index); a repeated key keeps its last value.
+    fn read_fields<'de, A: MapAccess<'de>>(
+        a: &mut A,
+        mut role: impl FnMut(&mut A) -> Result<Str, A::Error>,
+    ) -> Result<Msg, A::Error> {
+        let mut m = Msg::default();
+        while let Some(k) = a.next_key::<Key>()? {
+            match k {
+                Key::Role => m.role = role(a)?,
+                Key::Content => m.content = a.next_value()?,
+                Key::Command => m.command = a.next_value()?,
+                Key::Output => m.output = a.next_value()?,
+                Key::Summary => m.summary = a.next_value()?,
+                _ => {
+                    a.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(m)
+    }
+}
+
 /// `message`: an object, or anything else (then the entry yields no message).
 #[derive(Default, Clone, Copy)]
 struct MaybeMsg(Option<Msg>);
@@ -503,20 +527,7 @@ impl<'de> Deserialize<'de> for MaybeMsg {
                 SkipVisitor.visit_seq(a).map(|_| MaybeMsg(None))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MaybeMsg, A::Error> {
-                let mut m = Msg::default();
-                while let Some(k) = a.next_key::<Key>()? {
-                    match k {
-                        Key::Role => m.role = a.next_value()?,
-                        Key::Content => m.content = a.next_value()?,
-                        Key::Command => m.command = a.next_value()?,
-                        Key::Output => m.output = a.next_value()?,
-                        Key::Summary => m.summary = a.next_value()?,
-                        _ => {
-                            a.next_value::<Skip>()?;
-                        }
-                    }
-                }
-                Ok(MaybeMsg(Some(m)))
+                Msg::read_fields(&mut a, |a| a.next_value()).map(|m| MaybeMsg(Some(m)))
             }
         }
         d.deserialize_any(V)

@@ -143,23 +143,12 @@ impl<'de> Deserialize<'de> for FusedMsg<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 // A repeated key keeps its last value in both readings.
                 let mut role = None;
-                let mut m = Msg::default();
-                while let Some(k) = a.next_key::<Key>()? {
-                    match k {
-                        Key::Role => {
-                            let s: StrictStr<'de> = a.next_value()?;
-                            m.role = s.as_figure();
-                            role = s.0;
-                        }
-                        Key::Content => m.content = a.next_value()?,
-                        Key::Command => m.command = a.next_value()?,
-                        Key::Output => m.output = a.next_value()?,
-                        Key::Summary => m.summary = a.next_value()?,
-                        _ => {
-                            a.next_value::<Skip>()?;
-                        }
-                    }
-                }
+                let m = Msg::read_fields(&mut a, |a| {
+                    let s: StrictStr<'de> = a.next_value()?;
+                    let figure = s.as_figure();
+                    role = s.0;
+                    Ok(figure)
+                })?;
                 Ok(FusedMsg {
                     head: MessageHead {
                         present: true,
