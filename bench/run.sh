@@ -277,7 +277,10 @@ echo "issue 20 ratios (CPU time, this run):"
 echo "  S1 openclaw sessions / clawtop list (sqlite):   $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[clawtop list (sqlite)]:-}")x  (goal >= 20)"
 echo "  S2 pi / first screen + plan:                    $(ratio "$(awk -v m="$PI_HUGE_MS" 'BEGIN { if (m != "") print m / 1000 }')" "${CPU[first screen + plan (sqlite zstd)]:-}")x  (goal >= 5)"
 echo "  S2 first screen + plan / floor:                 $(ratio "${CPU[first screen + plan (sqlite zstd)]:-}" "$FLOOR_S")x  (goal <= 2.5; floor ${FLOOR_S:-n/a} s)"
-echo "  P2 pi / compact --dry-run:                      $(ratio "$(awk -v m="$PI_MS" 'BEGIN { if (m != "") print m / 1000 }')" "${CPU[clawtop compact --dry-run]:-}")x  (goal >= 15)"
+echo "  P2 pi totalMs / compact --dry-run:              $(ratio "$(awk -v m="$PI_MS" 'BEGIN { if (m != "") print m / 1000 }')" "${CPU[clawtop compact --dry-run]:-}")x  (goal >= 15)"
+# The issue's own figures ("0.12 s now: 16x pi") put pi at ~1.9 s: pi's process CPU (Node's
+# start and module load included, as clawtop's figure includes its own start). Both shown.
+echo "  P2 pi process CPU / compact --dry-run:          $(ratio "${CPU[pi load+prepareCompaction]:-}" "${CPU[clawtop compact --dry-run]:-}")x  (goal >= 15; the issue's yardstick)"
 echo "  P2 compact --dry-run / wc -l:                   $(ratio "${CPU[clawtop compact --dry-run]:-}" "$WC_S")x  (goal <= 5; wc -l $WC_S s)"
 echo; echo "outputs and stderr of each run: $LOG/"
 exit $FAIL
