@@ -84,8 +84,9 @@ pub struct LoadedTranscript {
     pub busy: Option<crate::diagnosis::Busy>,
     /// Why nothing can be written here (None: the source offers a writer).
     pub read_only: Option<String>,
-    /// The context per turn of the active branch (the History pane), by the source's rules.
-    pub turns: Vec<crate::history::Turn>,
+    /// The session's history (the History pane: its context per turn, compactions, flushes
+    /// and warnings), with the numbers of this screen; None until the loader computed it.
+    pub history: Option<Box<crate::history::History>>,
 }
 
 /// Opens a session's transcript through its source and computes the per-file facts. Blocking.
@@ -106,7 +107,12 @@ pub fn load_transcript(
     l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
-    l.turns = crate::history::branch_turns(&l.transcript, session.source.rules().0);
+    l.history = Some(Box::new(crate::usecase::history::for_open(
+        session.source.as_ref(),
+        &session.session.agent_id,
+        &l.transcript,
+        &th,
+    )));
     attach_audits(&mut l, session);
     l.read_only = match crate::usecase::route::route(
         session,
@@ -173,7 +179,7 @@ pub fn analyze(t: Arc<Transcript>, keep: u64) -> LoadedTranscript {
         diagnosis: None,
         busy: None,
         read_only: None,
-        turns: Vec::new(),
+        history: None,
     }
 }
 

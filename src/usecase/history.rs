@@ -18,12 +18,35 @@ fn read(numbers: &mut Numbers<'_>, s: &Session, with_memory: bool) -> (History, 
         None => None,
     };
     let th = numbers.session_with_transcript(s, t.as_ref());
-    let memory = numbers
-        .source
-        .workspace(s.agent_id())
-        .filter(|_| with_memory)
-        .map(|(w, _)| history::memory::read(&w));
+    let memory = if with_memory {
+        memory_of(numbers.source, s.agent_id())
+    } else {
+        None
+    };
     (history::build(t.as_ref(), &th, memory), warnings)
+}
+
+/// The history of a session whose transcript the caller already has open, with the numbers
+/// it shows beside it (the Session screen's History pane: the same `th` as the screen's
+/// header, so the pane and `clawtop history` agree). Reads the agent's memory notes: call off
+/// the render path.
+pub fn for_open(
+    source: &dyn crate::source::SessionSource,
+    agent_id: &str,
+    t: &crate::transcript::Transcript,
+    th: &crate::thresholds::Thresholds,
+) -> History {
+    history::build(Some(t), th, memory_of(source, agent_id))
+}
+
+/// The memory notes of the agent's workspace (None: no workspace known, e.g. a bare file).
+fn memory_of(
+    source: &dyn crate::source::SessionSource,
+    agent_id: &str,
+) -> Option<history::MemoryNotes> {
+    source
+        .workspace(agent_id)
+        .map(|(w, _)| history::memory::read(&w))
 }
 
 /// The warnings about the last compaction (`History::about_last_compaction`) that `check`

@@ -23,6 +23,15 @@ fn history_pane_of_host_a() {
         Some(10),
         "{axis}"
     );
+    // Under the chart, at 30 rows: each warning on one line, then the compaction.
+    for code in [
+        "compaction-count-mismatch",
+        "no-flush-before-compaction",
+        "compaction-loop",
+    ] {
+        assert!(s.contains(&format!("! [{code}]")), "{code}:\n{s}");
+    }
+    assert!(s.contains("#1 27ed3704"), "{s}");
     assert_snapshot!("session_history_host_a_100x30", s);
     // Esc (or H) closes the pane, and the transcript list is back.
     press(&mut state, &ctx, &[key(KeyCode::Esc)]);
@@ -89,4 +98,86 @@ fn sessions_list_shows_eta_and_trend_when_wide_and_sorts_by_eta() {
         .map(|r| r.session_key.as_str())
         .collect();
     assert_eq!(order, ["c", "d", "b", "a"]);
+}
+
+/// The pane lists what `clawtop history` lists, from the same door: host-a (on the real host,
+/// its workspace in the copy, a note block appended twice to the day's memory file) opened in
+/// the TUI, `H`, against the history report of the same session.
+#[test]
+fn history_pane_says_what_clawtop_history_says() {
+    let (dir, t, host) = host_a_host(None);
+    let memory = dir.path().join("workspace/memory");
+    std::fs::create_dir_all(&memory).unwrap();
+    let block = "- The deployment uses blue/green rollout; keep the old pool warm.\n";
+    std::fs::write(
+        memory.join("2026-11-21.md"),
+        format!("# Notes\n\n{block}\n{block}"),
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(host.clone(), (120, 40));
+    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
+    let pane = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.history.as_ref())
+        .expect("the loader computed the history");
+
+    // `clawtop history --json` on the same host.
+    let state_dir = dir.path().display().to_string();
+    let out = crate::support::cli::run_with(
+        dir.path(),
+        &[
+            "history",
+            "agent:main:main",
+            "--json",
+            "--state-dir",
+            &state_dir,
+        ],
+        &[],
+    );
+    let cli = out.expect(0).json();
+    let codes: Vec<&str> = pane.warnings.iter().map(|w| w.code).collect();
+    let cli_codes: Vec<&str> = cli["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, cli_codes);
+    assert_eq!(
+        serde_json::to_value(&pane.compactions).unwrap(),
+        cli["compactions"]
+    );
+    assert_eq!(
+        serde_json::to_value(pane.compaction_count).unwrap(),
+        cli["compactionCount"]
+    );
+    for code in [
+        "compaction-count-mismatch",
+        "no-flush-before-compaction",
+        "compaction-loop",
+        "duplicate-note",
+    ] {
+        assert!(codes.contains(&code), "{code}: {codes:?}");
+    }
+
+    // On screen: every warning, the compaction with its numbers, and the memory notes.
+    let s = screen(&state)
+        .replace(&t.display().to_string(), "<transcript>")
+        .replace(&dir.path().display().to_string(), "<host>");
+    assert!(
+        s.contains(
+            "#1 27ed3704 2026-11-21T04:22:16 · flush before: no · 37,863 → 37,896 (next call)"
+        ),
+        "{s}"
+    );
+    for code in codes {
+        assert!(s.contains(&format!("! [{code}]")), "{code} not shown:\n{s}");
+    }
+    assert!(
+        s.contains("memory notes: 1 dated file(s), 1 duplicate block(s)"),
+        "{s}"
+    );
+    assert_snapshot!("session_history_events_host_a_120x40", s);
 }

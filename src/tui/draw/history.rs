@@ -1,6 +1,8 @@
 //! The History pane of the Session screen (`H`): the context per turn as bars (ratatui's
 //! `Sparkline`), the compaction line (`━`) and the flush line (`┄`) across them, and under the
-//! bars each turn that follows a compaction (`C`) and each memory-flush turn (`F`).
+//! bars each turn that follows a compaction (`C`) and each memory-flush turn (`F`)
+//! ([`HistoryChart`]); under the chart, what `clawtop history` lists: warnings, compactions,
+//! flushes ([`HistoryEvents`], docs/history.md §5).
 //!
 //! The turns are computed with the transcript, off the render path
 //! ([`crate::history::branch_turns`] in the loader); this only lays them out. The top of the
@@ -229,6 +231,198 @@ fn bars(shown: &[Turn], top: u64, plot: Rect, buf: &mut Buffer, t: Theme) {
     }
 }
 
+/// The lower part of the History pane: what `clawtop history` lists, from the same
+/// [`crate::history::History`] (computed in the loader with the screen's own numbers):
+/// the compactions on the branch oldest first, the flush evidence, then the warnings. When
+/// they do not fit, the oldest compactions go first, so the newest and the warnings stay.
+pub struct HistoryEvents<'a> {
+    pub history: &'a crate::history::History,
+    pub theme: Theme,
+}
+
+/// The three groups of lines, in the order they are drawn and each with its style.
+struct EventLines {
+    /// Each warning wrapped, and cut to one line (used when the wrapped ones leave no room).
+    warnings: Vec<(Vec<String>, String)>,
+    warn_style: Style,
+    /// The style of the line that counts the compactions left out.
+    dim_style: Style,
+    compactions: Vec<(String, Style)>,
+    flushes: Vec<(String, Style)>,
+}
+
+impl EventLines {
+    fn wrapped_len(&self) -> usize {
+        self.warnings.iter().map(|(w, _)| w.len()).sum()
+    }
+
+    fn len(&self) -> usize {
+        self.wrapped_len() + self.compactions.len() + self.flushes.len()
+    }
+
+    /// What fits in `rows`: the warnings first (they are what `check` grades; one line each
+    /// when wrapped they would crowd out the compactions), then the compactions with the
+    /// oldest left out first (a line says how many), then the flushes.
+    fn fit(self, rows: usize) -> Vec<(String, Style)> {
+        let wrap = self.len() <= rows;
+        let style = self.warn_style;
+        let mut out: Vec<(String, Style)> = self
+            .warnings
+            .into_iter()
+            .flat_map(|(wrapped, cut)| if wrap { wrapped } else { vec![cut] })
+            .map(|l| (l, style))
+            .take(rows)
+            .collect();
+        let room = rows - out.len();
+        let (c, f) = (self.compactions.len(), self.flushes.len());
+        if c + f <= room {
+            out.extend(self.compactions);
+            out.extend(self.flushes);
+        } else if c <= room {
+            out.extend(self.compactions);
+            out.extend(self.flushes.into_iter().take(room - c));
+        } else if room > 0 {
+            let left_out = c - (room - 1);
+            out.push((
+                format!("… {left_out} older compaction(s): clawtop history lists them all"),
+                self.dim_style,
+            ));
+            out.extend(self.compactions.into_iter().skip(left_out));
+        }
+        out
+    }
+}
+
+impl HistoryEvents<'_> {
+    /// The lines at `width` columns (warnings wrapped, the rest cut).
+    fn lines(&self, width: usize) -> EventLines {
+        let (h, t) = (self.history, self.theme);
+        let warn = t.status(crate::thresholds::Status::FlushDue);
+        let cut = |s: String| super::truncate(&s, width);
+        let mut warnings = Vec::new();
+        for w in &h.warnings {
+            let text = crate::sanitize::one_line(&format!("! [{}] {}", w.code, w.message));
+            warnings.push((super::wrap(&text, width), super::truncate(&text, width)));
+        }
+        let mut compactions = Vec::new();
+        if h.compactions.is_empty() {
+            compactions.push(("no compaction on the active branch".into(), t.dim()));
+        }
+        for c in &h.compactions {
+            let after = match (c.tokens_after, c.tokens_after_source) {
+                (Some(a), Some("next-call")) => format!("{} (next call)", thousands(a)),
+                (Some(a), _) => format!("{} (entry's estimate)", thousands(a)),
+                (None, _) => "unknown".into(),
+            };
+            let when: String = c
+                .timestamp
+                .as_deref()
+                .map(crate::sanitize::one_line)
+                .unwrap_or_else(|| "time unknown".into())
+                .chars()
+                .take(19)
+                .collect();
+            let style = if c.flush_before == "no" {
+                warn
+            } else {
+                t.plain()
+            };
+            compactions.push((
+                cut(format!(
+                    "#{} {} {} · flush before: {} · {} → {} · summary ~{} tok · trigger {}",
+                    c.number,
+                    crate::sanitize::one_line(&c.id),
+                    when,
+                    c.flush_before,
+                    c.tokens_before.map_or_else(|| "unknown".into(), thousands),
+                    after,
+                    thousands(c.summary_tokens),
+                    c.trigger,
+                )),
+                style,
+            ));
+        }
+        let mut flushes = Vec::new();
+        if h.flushes.is_empty() {
+            flushes.push(("flushes: none recorded".into(), t.dim()));
+        }
+        for f in &h.flushes {
+            flushes.push((
+                cut(format!(
+                    "flush ({}) {} at compactionCount {}{}",
+                    f.source,
+                    f.timestamp
+                        .as_deref()
+                        .map_or_else(|| "time unknown".into(), crate::sanitize::one_line),
+                    f.compaction_count
+                        .map_or_else(|| "unknown".into(), |n| n.to_string()),
+                    f.kind
+                        .as_deref()
+                        .map(|k| format!(" ({})", crate::sanitize::one_line(k)))
+                        .unwrap_or_default()
+                )),
+                t.marker(),
+            ));
+        }
+        if let Some(m) = &h.memory {
+            let dups: usize = m.files.iter().map(|f| f.duplicates.len()).sum();
+            flushes.push((
+                cut(format!(
+                    "memory notes: {} dated file(s), {} duplicate block(s){}",
+                    m.files.len(),
+                    dups,
+                    if m.note.is_some() {
+                        " (see clawtop history)"
+                    } else {
+                        ""
+                    }
+                )),
+                t.dim(),
+            ));
+        }
+        EventLines {
+            warnings,
+            warn_style: warn,
+            dim_style: t.dim(),
+            compactions,
+            flushes,
+        }
+    }
+
+    /// Rows this part would take to show everything at `width` columns (borders included).
+    pub fn height_wanted(&self, width: u16) -> u16 {
+        let n = self.lines(width.saturating_sub(2).max(1) as usize).len();
+        u16::try_from(n).unwrap_or(u16::MAX).saturating_add(2)
+    }
+}
+
+impl Widget for HistoryEvents<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let h = self.history;
+        Clear.render(area, buf);
+        let title = format!(
+            " {} compaction(s) on the branch · compactionCount {} · {} warning(s) ",
+            h.compactions.len(),
+            h.compaction_count
+                .map_or_else(|| "unknown".into(), |n| n.to_string()),
+            h.warnings.len()
+        );
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(Span::styled(title, t.title()));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height == 0 || inner.width == 0 {
+            return;
+        }
+        let shown = self.lines(inner.width as usize).fit(inner.height as usize);
+        for (y, (text, style)) in (inner.y..).zip(shown) {
+            buf.set_stringn(inner.x, y, text, inner.width as usize, style);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,5 +488,78 @@ mod tests {
             }
             .render(area, &mut buf);
         }
+    }
+
+    /// A long history in a short pane: the warning stays whole on one line, the newest
+    /// compactions are shown, and one line counts the older ones left out. Untrusted ids
+    /// and times are neutralised.
+    #[test]
+    fn events_keep_the_warnings_and_the_newest_compactions() {
+        use crate::history::{CompactionRecord, History, HistoryWarning};
+        let compactions = (1..=30)
+            .map(|n| CompactionRecord {
+                id: format!("c{n:02}\u{1b}[31m"),
+                timestamp: Some(format!("2026-11-{n:02}T10:00:00.000Z")),
+                number: n,
+                tokens_before: Some(30_000 + u64::from(n)),
+                tokens_after: Some(12_000),
+                tokens_after_source: Some("next-call"),
+                first_kept_entry_id: None,
+                summary_chars: 400,
+                summary_tokens: 100,
+                trigger: "openclaw",
+                flush_before: if n % 2 == 0 { "yes" } else { "no" },
+                flush_evidence: String::new(),
+            })
+            .collect();
+        let h = History {
+            compaction_count: Some(31),
+            compaction_entries: 30,
+            compactions,
+            flushes: Vec::new(),
+            memory: None,
+            window: 48_000,
+            flush_at: Some(24_000),
+            compact_at: 28_000,
+            used: Some(20_000),
+            forecast: Default::default(),
+            turns: Vec::new(),
+            warnings: vec![HistoryWarning {
+                code: "compaction-count-mismatch",
+                message: "compactionCount is 31 but the transcript holds 30 compaction entries"
+                    .into(),
+                compaction: None,
+            }],
+        };
+        let area = Rect::new(0, 0, 100, 8);
+        let mut buf = Buffer::empty(area);
+        let events = HistoryEvents {
+            history: &h,
+            theme: Theme::new(true),
+        };
+        assert_eq!(events.height_wanted(100), 30 + 1 + 1 + 2);
+        events.render(area, &mut buf);
+        let rows: Vec<String> = (0..area.height)
+            .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect())
+            .collect();
+        let text = rows.join("\n");
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(
+            rows[1].contains("! [compaction-count-mismatch] compactionCount is 31"),
+            "{text}"
+        );
+        assert!(rows[2].contains("… 26 older compaction(s)"), "{text}");
+        assert!(
+            rows[3].contains("#27 c27") && rows[3].contains("flush before: no"),
+            "{text}"
+        );
+        assert!(
+            rows[6].contains("#30 c30") && rows[6].contains("flush before: yes"),
+            "{text}"
+        );
+        assert!(
+            rows[0].contains("30 compaction(s) on the branch · compactionCount 31"),
+            "{text}"
+        );
     }
 }

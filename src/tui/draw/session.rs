@@ -76,21 +76,58 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     };
     draw_list(frame, list_area, state, v, t);
     if let (true, Some(l)) = (v.history_open, &v.loaded) {
+        let turns = l.history.as_ref().map_or(&[][..], |h| &h.turns[..]);
+        let (chart_area, events) = match &l.history {
+            Some(h) => {
+                let events = super::history::HistoryEvents {
+                    history: h,
+                    theme: t,
+                };
+                let (chart, below) = history_split(list_area, events.height_wanted(w));
+                (chart, below.map(|a| (events, a)))
+            }
+            None => (list_area, None),
+        };
         frame.render_widget(
             super::history::HistoryChart {
-                turns: &l.turns,
+                turns,
                 window: r.window,
                 compact_at: r.compact_at,
                 flush_at: r.flush_at,
                 used: r.used,
                 theme: t,
             },
-            list_area,
+            chart_area,
         );
+        if let Some((events, area)) = events {
+            frame.render_widget(events, area);
+        }
     }
     if let Some(d) = &v.detail {
         draw_detail(frame, area, state, d, t);
     }
+}
+
+/// The History pane's areas: the chart on top (at least [`CHART_MIN_H`] rows) and, when
+/// there is room, the compactions, flushes and warnings under it: what they need, within
+/// what the chart leaves.
+fn history_split(area: Rect, wanted: u16) -> (Rect, Option<Rect>) {
+    const CHART_MIN_H: u16 = 12;
+    const EVENTS_MIN_H: u16 = 4;
+    if area.height < CHART_MIN_H + EVENTS_MIN_H {
+        return (area, None);
+    }
+    let below = wanted.clamp(EVENTS_MIN_H, area.height - CHART_MIN_H);
+    let chart = Rect {
+        height: area.height - below,
+        ..area
+    };
+    let events = Rect {
+        y: area.y + chart.height,
+        height: below,
+        ..area
+    };
+    (chart, Some(events))
 }
 
 /// The title: who, when the figures were read, and what holds or guards the transcript.
