@@ -74,19 +74,8 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
         .rposition(|&i| t.entries[i as usize].kind == EntryKind::Message(Role::Assistant))
     {
         if last_model_change.is_none_or(|m| pos > m) {
-            if let Ok(v) = t.entry_json(path[pos]) {
-                let m = v.get("message");
-                let p = m
-                    .and_then(|m| m.get("provider"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                let id = m
-                    .and_then(|m| m.get("model"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string();
-                ctx.model = Some((p, id));
+            if let Some(model) = reply_model(t, path[pos]) {
+                ctx.model = Some(model);
             }
         }
     }
@@ -125,6 +114,44 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
         }
     }
     ctx
+}
+
+/// A reply's `message.provider` and `message.model` (a missing or non-string one reads as ""),
+/// None when the entry does not decode. Read by the two fields alone, since a reply's
+/// content is most of its bytes and nothing else of it is needed here; a line that shape does
+/// not take (a repeated key, a `message` that is not an object) is decoded whole.
+fn reply_model(t: &Transcript, i: u32) -> Option<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Entry {
+        message: Option<Message>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Message {
+        provider: Option<Value>,
+        model: Option<Value>,
+    }
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
+    let slim = t
+        .raw_line(i)
+        .ok()
+        .and_then(|raw| serde_json::from_slice::<Entry>(&raw).ok());
+    match slim {
+        Some(e) => {
+            let m = e.message;
+            Some((
+                text(m.as_ref().and_then(|m| m.provider.as_ref())),
+                text(m.as_ref().and_then(|m| m.model.as_ref())),
+            ))
+        }
+        None => {
+            let v = t.entry_json(i).ok()?;
+            let m = v.get("message");
+            Some((
+                text(m.and_then(|m| m.get("provider"))),
+                text(m.and_then(|m| m.get("model"))),
+            ))
+        }
+    }
 }
 
 /// The AgentMessage for a slot.
@@ -362,6 +389,55 @@ mod tests {
         for p in crate::transcript::fixture_transcripts() {
             let t = Transcript::open(&p).unwrap();
             agrees_with_the_decoded_messages(&t, &p.display().to_string());
+        }
+    }
+
+    /// The model `build` takes from the last reply is what the decoded entry says, whether
+    /// the two fields are read alone or the line needs decoding whole (repeated keys, a
+    /// `message` that is not an object, non-string fields, escapes); on every fixture too.
+    #[test]
+    fn the_reply_model_is_the_decoded_entrys() {
+        let decoded = |t: &Transcript, i: u32| {
+            let v = t.entry_json(i).ok()?;
+            let m = v.get("message");
+            let f = |k: &str| {
+                m.and_then(|m| m.get(k))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            Some((f("provider"), f("model")))
+        };
+        let messages = [
+            r#"{"role":"assistant","content":[{"type":"text","text":"a\nb"}],"provider":"p","model":"m"}"#,
+            r#"{"role":"assistant","content":"x","provider":"p","provider":"q","model":"m"}"#,
+            r#"{"role":"assistant","content":"x","provider":7,"model":null}"#,
+            r#"{"role":"assistant","content":"x","provider":"caf\u00e9","model":"\ud83d\ude00"}"#,
+            r#"{"role":"assistant","content":"x"}"#,
+            r#""not an object""#,
+            r#"null"#,
+        ];
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
+        for m in messages {
+            let text = format!(
+                "{header}\n{{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"timestamp\":\"2026-11-01T00:00:01Z\",\"message\":{m}}}\n"
+            );
+            let t = Transcript::from_bytes("generated.jsonl", text.into_bytes());
+            let i = (t.len() - 1) as u32;
+            assert_eq!(reply_model(&t, i), decoded(&t, i), "{m}");
+        }
+        for p in crate::transcript::fixture_transcripts() {
+            let t = Transcript::open(&p).unwrap();
+            for i in 0..t.len() as u32 {
+                if t.entries[i as usize].kind == EntryKind::Message(Role::Assistant) {
+                    assert_eq!(
+                        reply_model(&t, i),
+                        decoded(&t, i),
+                        "{} entry {i}",
+                        p.display()
+                    );
+                }
+            }
         }
     }
 }
