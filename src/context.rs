@@ -415,7 +415,7 @@ mod tests {
             r#"{"role":"assistant","content":"x","provider":"caf\u00e9","model":"\ud83d\ude00"}"#,
             r#"{"role":"assistant","content":"x"}"#,
             r#""not an object""#,
-            r#"null"#,
+            "null",
         ];
         let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
         for m in messages {
