@@ -275,3 +275,50 @@ fn the_row_read_alone_after_the_list_is_ignored() {
     drive(&mut state, &ctx, actions.remove(0));
     assert_eq!(state.session.as_ref().unwrap().generation, generation);
 }
+
+/// The History pane on a SQLite host says what `clawtop history --json` says (the compaction
+/// read from the database rows, its flush evidence from `memoryFlush`, the warnings).
+#[test]
+fn history_pane_on_a_sqlite_host_is_clawtop_history() {
+    let h = HostF::new();
+    let (mut state, ctx) = host_app(h.source(), (120, 40));
+    select(&mut state, &ctx, "agent:main:incident-7");
+    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
+    let pane = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.history.as_ref())
+        .expect("the loader computed the history");
+    let state_dir = h.state().display().to_string();
+    let out = super::support::cli::run_with(
+        h.root(),
+        &[
+            "history",
+            "agent:main:incident-7",
+            "--json",
+            "--state-dir",
+            &state_dir,
+        ],
+        &[],
+    );
+    let cli = out.expect(0).json();
+    let pane_json = serde_json::to_value(pane.as_ref()).unwrap();
+    for field in [
+        "compactions",
+        "flushes",
+        "warnings",
+        "compactionCount",
+        "turns",
+    ] {
+        assert_eq!(pane_json[field], cli[field], "{field}");
+    }
+    assert_eq!(pane.compactions.len(), 1);
+    let s = screen(&state);
+    assert!(
+        s.contains(
+            "#1 dce1d1d1 2026-11-23T18:03:52 · flush before: yes · 37,946 → 28,848 (next call)"
+        ),
+        "{s}"
+    );
+}

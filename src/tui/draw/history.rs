@@ -331,7 +331,11 @@ impl HistoryEvents<'_> {
                 cut(format!(
                     "#{} {} {} · flush before: {} · {} → {} · summary ~{} tok · trigger {}",
                     c.number,
-                    crate::sanitize::one_line(&c.id),
+                    // As the transcript list shows ids: their first 8 characters.
+                    crate::sanitize::one_line(&c.id)
+                        .chars()
+                        .take(8)
+                        .collect::<String>(),
                     when,
                     c.flush_before,
                     c.tokens_before.map_or_else(|| "unknown".into(), thousands),
@@ -498,7 +502,7 @@ mod tests {
         use crate::history::{CompactionRecord, History, HistoryWarning};
         let compactions = (1..=30)
             .map(|n| CompactionRecord {
-                id: format!("c{n:02}\u{1b}[31m"),
+                id: format!("\u{1b}c{n:02}-long-id"),
                 timestamp: Some(format!("2026-11-{n:02}T10:00:00.000Z")),
                 number: n,
                 tokens_before: Some(30_000 + u64::from(n)),
@@ -550,11 +554,11 @@ mod tests {
         );
         assert!(rows[2].contains("… 26 older compaction(s)"), "{text}");
         assert!(
-            rows[3].contains("#27 c27") && rows[3].contains("flush before: no"),
+            rows[3].contains("#27 ␛c27-lon ") && rows[3].contains("flush before: no"),
             "{text}"
         );
         assert!(
-            rows[6].contains("#30 c30") && rows[6].contains("flush before: yes"),
+            rows[6].contains("#30 ␛c30-lon ") && rows[6].contains("flush before: yes"),
             "{text}"
         );
         assert!(
