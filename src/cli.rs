@@ -91,6 +91,11 @@ pub struct Global {
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
     pub hosts: Option<Option<PathBuf>>,
+    /// TUI: an OpenClaw gateway log file (verbose) whose `memoryFlush triggered` lines the
+    /// History pane counts as flushes, as `clawtop history KEY --log FILE` does. Repeat for
+    /// several files; give it before any command.
+    #[arg(long = "log", value_name = "FILE")]
+    pub logs: Vec<PathBuf>,
 }
 
 fn parse_profile(s: &str) -> Result<String, String> {
@@ -340,6 +345,16 @@ pub fn run(cli: Cli) -> i32 {
     if g.gateway_token_file.is_some() && g.gateway.is_none() {
         return usage("--gateway-token-file goes with --gateway URL");
     }
+    if !g.logs.is_empty() {
+        if g.hosts.is_some() {
+            return usage("--log reads one host's gateway log; it does not go with --hosts");
+        }
+        if matches!(&cli.cmd, Some(c) if !matches!(c, Cmd::History { .. })) {
+            return usage(
+                "--log before a command is for the TUI and `history`; `history KEY --log FILE` also works",
+            );
+        }
+    }
     if g.hosts.is_some() {
         return cmd_fleet(&g, cli.cmd, cli.target.is_some());
     }
@@ -363,7 +378,10 @@ pub fn run(cli: Cli) -> i32 {
             window,
         }) => cmd_show(&g, &target, json, entries, window),
         Some(Cmd::Compact(a)) => cmd_compact(&g, &a),
-        Some(Cmd::History { target, json, logs }) => cmd_history(&g, &target, json, &logs),
+        Some(Cmd::History { target, json, logs }) => {
+            let logs: Vec<PathBuf> = g.logs.iter().chain(&logs).cloned().collect();
+            cmd_history(&g, &target, json, &logs)
+        }
         Some(Cmd::Audit { target, json }) => cmd_audit(&g, &target, json),
         Some(Cmd::Flush(a)) => cmd_flush(&g, &a),
     }
@@ -875,11 +893,7 @@ fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathBuf]) -> i32
         } => crate::report::history::build(&mut Numbers::new(source.as_ref()), session),
     };
     let mut rep = rep;
-    let scans: Vec<_> = logs
-        .iter()
-        .map(|l| crate::history::log::scan(l, &rep.session_key))
-        .collect();
-    rep.history.with_logs(&scans);
+    crate::usecase::history::add_logs(&mut rep.history, &rep.session_key, logs);
     if as_json {
         out(&json::to_string(&rep));
     } else {
@@ -1410,6 +1424,7 @@ fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
     // Live updates: the gateway's session events, pushed (the TUI subscribes).
     launch.live = Some(source);
     launch.open = open;
+    launch.logs = g.logs.clone();
     match crate::tui::run(launch) {
         Ok(()) => 0,
         Err(e) => {
@@ -1457,6 +1472,7 @@ fn run_tui_with(
     }
     launch.open = open;
     launch.notice = notice;
+    launch.logs = g.logs.clone();
     if g.no_live {
         launch.live = None;
     }

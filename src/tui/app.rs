@@ -27,6 +27,7 @@ pub fn init(
         named_loader: launch.named_loader.clone(),
         demo: launch.demo,
         demo_now_ms: now_ms,
+        logs: std::sync::Arc::new(launch.logs.clone()),
         ..EffectCtx::default()
     };
     let mut fx = Vec::new();

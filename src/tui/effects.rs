@@ -261,6 +261,8 @@ pub struct EffectCtx {
     /// The watched files and their stamps: `Watch` sets them, loads seed them, the app's
     /// watcher (or a test) polls them.
     pub files: crate::tui::watch::FileWatch,
+    /// The launch's [`crate::tui::TuiLaunch::logs`], read with each transcript load.
+    pub logs: std::sync::Arc<Vec<std::path::PathBuf>>,
 }
 
 pub use crate::usecase::EnvLookup;
@@ -331,7 +333,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
         } => {
             // Stamped before the read: a line appended while it reads is seen by the poller.
             let stamps = crate::tui::watch::stamps(&session.transcript_watch());
-            let result = rows::load_transcript(&session, keep_recent_tokens)
+            let result = rows::load_transcript(&session, keep_recent_tokens, &ctx.logs)
                 .map(Box::new)
                 .map_err(std::sync::Arc::new);
             ctx.files.seed(&stamps);

@@ -61,6 +61,9 @@ pub struct TuiLaunch {
     /// The source to subscribe to for pushed changes ([`crate::source::SessionSource::subscribe`]);
     /// a source that pushes nothing is polled as before.
     pub live: Option<crate::source::SourceHandle>,
+    /// Gateway log files the History pane reads flush evidence from (`clawtop --log FILE`),
+    /// as `clawtop history KEY --log FILE` does.
+    pub logs: Vec<std::path::PathBuf>,
 }
 
 impl TuiLaunch {

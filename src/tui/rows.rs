@@ -93,6 +93,7 @@ pub struct LoadedTranscript {
 pub fn load_transcript(
     session: &crate::source::SessionHandle,
     keep_recent_tokens: u64,
+    logs: &[std::path::PathBuf],
 ) -> Result<LoadedTranscript, crate::source::SourceError> {
     let t = session.open_transcript()?;
     // 0 is "the config's": the one rule resolves it (thresholds::Settings::keep_recent).
@@ -107,12 +108,14 @@ pub fn load_transcript(
     l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
-    l.history = Some(Box::new(crate::usecase::history::for_open(
+    let mut history = crate::usecase::history::for_open(
         session.source.as_ref(),
         &session.session.agent_id,
         &l.transcript,
         &th,
-    )));
+    );
+    crate::usecase::history::add_logs(&mut history, &session.session.key, logs);
+    l.history = Some(Box::new(history));
     attach_audits(&mut l, session);
     l.read_only = match crate::usecase::route::route(
         session,

@@ -270,6 +270,7 @@ impl TuiLaunch {
             open: None,
             named_loader: None,
             notice: None,
+            logs: Vec::new(),
         }
     }
 }

@@ -39,6 +39,17 @@ pub fn for_open(
     history::build(Some(t), th, memory_of(source, agent_id))
 }
 
+/// Adds what Gateway log files say about the session `key` (`clawtop history KEY --log FILE`,
+/// and `clawtop --log FILE` for the TUI's History pane): each file read bounded
+/// ([`history::log::scan`]), a file that cannot be read named in a warning.
+pub fn add_logs(h: &mut History, key: &str, logs: &[std::path::PathBuf]) {
+    if logs.is_empty() {
+        return;
+    }
+    let scans: Vec<_> = logs.iter().map(|l| history::log::scan(l, key)).collect();
+    h.with_logs(&scans);
+}
+
 /// The memory notes of the agent's workspace (None: no workspace known, e.g. a bare file).
 fn memory_of(
     source: &dyn crate::source::SessionSource,

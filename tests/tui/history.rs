@@ -181,3 +181,71 @@ fn history_pane_says_what_clawtop_history_says() {
     );
     assert_snapshot!("session_history_events_host_a_120x40", s);
 }
+
+/// `clawtop --log FILE`: the pane counts the log's flushes as `history --log` does, and the
+/// CLI takes the log before the command too; before any other command it is refused.
+#[test]
+fn history_pane_reads_the_gateway_log_it_is_given() {
+    let (dir, _t, host) = host_a_host(None);
+    let log = dir.path().join("gateway.log");
+    std::fs::write(
+        &log,
+        "2026-11-21T04:22:10.000Z memoryFlush check: sessionKey=agent:main:main tokenCount=35448 compactionCount=0 memoryFlushCompactionCount=0\n\
+         2026-11-21T04:22:11.000Z memoryFlush triggered: sessionKey=agent:main:main tokenCount=35448 threshold=24000\n\
+         2026-11-21T04:22:12.000Z memoryFlush triggered: sessionKey=agent:main:other tokenCount=1 threshold=2\n",
+    )
+    .unwrap();
+    let (mut state, mut ctx) = host_app(host, (120, 40));
+    ctx.logs = std::sync::Arc::new(vec![log.clone()]);
+    press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
+    let pane = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.history.as_ref())
+        .expect("the loader computed the history");
+    let from_log: Vec<_> = pane.flushes.iter().filter(|f| f.source == "log").collect();
+    assert_eq!(from_log.len(), 1, "{:?}", pane.flushes);
+    assert_eq!(from_log[0].compaction_count, Some(0));
+
+    let state_dir = dir.path().display().to_string();
+    let log_arg = log.display().to_string();
+    let run = |args: &[&str]| crate::support::cli::run_with(dir.path(), args, &[]);
+    let after = run(&[
+        "history",
+        "agent:main:main",
+        "--json",
+        "--state-dir",
+        &state_dir,
+        "--log",
+        &log_arg,
+    ]);
+    let before = run(&[
+        "--log",
+        &log_arg,
+        "history",
+        "agent:main:main",
+        "--json",
+        "--state-dir",
+        &state_dir,
+    ]);
+    let cli = after.expect(0).json();
+    assert_eq!(before.expect(0).json(), cli);
+    let pane_json = serde_json::to_value(pane.as_ref()).unwrap();
+    for field in ["flushes", "warnings", "compactions"] {
+        assert_eq!(pane_json[field], cli[field], "{field}");
+    }
+    let s = screen(&state);
+    assert!(
+        s.contains("flush (log) 2026-11-21T04:22:11.000Z at compactionCount 0"),
+        "{s}"
+    );
+    // Before another command, --log is refused with the reason.
+    let refused = run(&["--log", &log_arg, "list", "--state-dir", &state_dir]);
+    refused.expect(2);
+    assert!(
+        refused.stderr.contains("--log before a command"),
+        "{}",
+        refused.stderr
+    );
+}
