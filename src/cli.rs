@@ -188,6 +188,11 @@ pub struct CheckArgs {
     /// gateway or disk; a monitoring system must not wait for ever).
     #[arg(long, value_name = "SECS", default_value_t = 30.0, value_parser = positive_secs)]
     pub timeout: f64,
+    /// An OpenClaw gateway log file (verbose): its `memoryFlush triggered` lines count as
+    /// flushes for no-flush-before-compaction, as in `history --log`; read once for all
+    /// sessions. One that cannot be read makes the answer UNKNOWN. Repeatable.
+    #[arg(long = "log", value_name = "FILE")]
+    pub logs: Vec<PathBuf>,
 }
 
 fn positive_secs(s: &str) -> Result<f64, String> {
@@ -697,7 +702,7 @@ fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
 }
 
 fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
-    let (source, r) = match list_report(g) {
+    let (source, mut r) = match list_report(g) {
         Ok(x) => x,
         Err(e) => {
             return (
@@ -728,7 +733,10 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         .chain(&a.crit)
         .any(|p| check::needs_history(*p))
     {
-        check::history_checks(source.as_ref(), g.agent.as_deref(), &r.refs)
+        let (h, unread_logs) =
+            check::history_checks_with_logs(source.as_ref(), g.agent.as_deref(), &r.refs, &a.logs);
+        r.errors.extend(unread_logs);
+        h
     } else {
         Vec::new()
     };
@@ -771,6 +779,9 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
     use crate::commands::fleet::{self, Kind};
     let kind = match &cmd {
         Some(Cmd::List { json, .. }) => Some(Kind::List { json: *json }),
+        Some(Cmd::Check(a)) if !a.logs.is_empty() => {
+            return usage("check --log reads one host's gateway log; it does not go with --hosts");
+        }
         Some(Cmd::Check(a)) => Some(Kind::Check {
             warn: &a.warn,
             crit: &a.crit,

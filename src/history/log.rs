@@ -52,20 +52,36 @@ pub struct LogScan {
 /// Reads `path` for the flush lines of the session `key`. Never fails: what could not be
 /// read is said in [`LogScan::unread`].
 pub fn scan(path: &Path, key: &str) -> LogScan {
-    let mut out = LogScan {
+    scan_many(path, &[key]).pop().unwrap_or_default()
+}
+
+/// Reads `path` once for the flush lines of each session of `keys`: one [`LogScan`] per key,
+/// in the order of `keys`, which are distinct (`check` grades many sessions against one
+/// log). Never fails.
+pub fn scan_many(path: &Path, keys: &[&str]) -> Vec<LogScan> {
+    let blank = LogScan {
         file: path.display().to_string(),
         ..LogScan::default()
     };
+    let mut out = vec![blank; keys.len()];
+    let fail = |out: &mut Vec<LogScan>, why: String| {
+        for s in out.iter_mut() {
+            s.unread = Some(why.clone());
+        }
+    };
+    let index: std::collections::HashMap<&str, usize> =
+        keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     let file = match crate::regular_file::open(path) {
         Ok(f) => f,
         Err(e) => {
-            out.unread = Some(format!("not readable: {e}"));
+            fail(&mut out, format!("not readable: {e}"));
             return out;
         }
     };
     let mut reader = BufReader::new(file.take(MAX_LOG_BYTES));
     let mut buf = Vec::new();
-    let mut cycle: Option<u64> = None;
+    // Each session's cycle: the compactionCount of its latest `check` line so far.
+    let mut cycle: Vec<Option<u64>> = vec![None; keys.len()];
     let mut line = 0usize;
     let mut bytes = 0u64;
     loop {
@@ -74,7 +90,7 @@ pub fn scan(path: &Path, key: &str) -> LogScan {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) => {
-                out.unread = Some(format!("read failed at line {}: {e}", line + 1));
+                fail(&mut out, format!("read failed at line {}: {e}", line + 1));
                 return out;
             }
         };
@@ -84,16 +100,17 @@ pub fn scan(path: &Path, key: &str) -> LogScan {
             continue;
         }
         let text = String::from_utf8_lossy(&buf);
+        let of = |fields: &str| field(fields, "sessionKey").and_then(|k| index.get(k).copied());
         if let Some(fields) = after(&text, "memoryFlush check: ") {
-            if field(fields, "sessionKey") == Some(key) {
-                cycle = field(fields, "compactionCount").and_then(|v| v.parse().ok());
+            if let Some(i) = of(fields) {
+                cycle[i] = field(fields, "compactionCount").and_then(|v| v.parse().ok());
             }
         } else if let Some(fields) = after(&text, "memoryFlush triggered: ") {
-            if field(fields, "sessionKey") == Some(key) {
-                out.flushes.push(LogFlush {
+            if let Some(i) = of(fields) {
+                out[i].flushes.push(LogFlush {
                     line,
                     timestamp: timestamp(&text),
-                    compaction_count: cycle,
+                    compaction_count: cycle[i],
                     token_count: field(fields, "tokenCount").and_then(|v| v.parse().ok()),
                     threshold: field(fields, "threshold").and_then(|v| v.parse().ok()),
                 });
@@ -101,10 +118,10 @@ pub fn scan(path: &Path, key: &str) -> LogScan {
         }
     }
     if bytes >= MAX_LOG_BYTES {
-        out.unread = Some(format!(
-            "only its first {} MiB were read",
-            MAX_LOG_BYTES >> 20
-        ));
+        fail(
+            &mut out,
+            format!("only its first {} MiB were read", MAX_LOG_BYTES >> 20),
+        );
     }
     out
 }
@@ -213,5 +230,35 @@ mod tests {
         assert!(s.unread.as_deref().unwrap().contains("not readable"));
         let s = scan(dir.path(), "k");
         assert!(s.unread.as_deref().unwrap().contains("directory"), "{s:?}");
+    }
+
+    /// One pass for many sessions gives each the scan it would get alone (its own cycle from
+    /// its own check lines), in the order asked; a file that cannot be read is said for all.
+    #[test]
+    fn one_pass_for_many_sessions_equals_one_scan_each() {
+        let log = "\
+2026-11-23T10:00:00.000Z memoryFlush check: sessionKey=a compactionCount=2
+2026-11-23T10:00:01.000Z memoryFlush check: sessionKey=b compactionCount=7
+2026-11-23T10:00:02.000Z memoryFlush triggered: sessionKey=a tokenCount=10 threshold=9
+2026-11-23T10:00:03.000Z memoryFlush triggered: sessionKey=b tokenCount=20 threshold=9
+2026-11-23T10:00:04.000Z memoryFlush check: sessionKey=a compactionCount=3
+2026-11-23T10:00:05.000Z memoryFlush triggered: sessionKey=a tokenCount=11 threshold=9
+2026-11-23T10:00:06.000Z memoryFlush triggered: sessionKey=c tokenCount=1 threshold=1
+";
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("gw.log");
+        std::fs::write(&p, log).unwrap();
+        let many = scan_many(&p, &["b", "a", "none"]);
+        assert_eq!(many, vec![scan(&p, "b"), scan(&p, "a"), scan(&p, "none")]);
+        let cycles: Vec<_> = many[1].flushes.iter().map(|f| f.compaction_count).collect();
+        assert_eq!(cycles, [Some(2), Some(3)]);
+        assert_eq!(many[0].flushes[0].compaction_count, Some(7));
+        assert!(many[2].flushes.is_empty());
+        let gone = scan_many(&dir.path().join("missing.log"), &["a", "b"]);
+        assert!(gone.iter().all(|s| {
+            s.unread
+                .as_deref()
+                .is_some_and(|w| w.starts_with("not readable"))
+        }));
     }
 }

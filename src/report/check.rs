@@ -130,6 +130,22 @@ pub fn history_checks(
         .collect()
 }
 
+/// [`history_checks`] with Gateway logs' flush evidence (`check --log FILE`); also why a log
+/// could not be read.
+pub fn history_checks_with_logs(
+    source: &dyn crate::source::SessionSource,
+    agent: Option<&str>,
+    refs: &[crate::source::SessionRef],
+    logs: &[std::path::PathBuf],
+) -> (Vec<Vec<(Problem, String)>>, Vec<String>) {
+    let (warnings, unread) =
+        crate::usecase::history::check_problems_with_logs(source, agent, refs, logs);
+    (
+        warnings.iter().map(|w| history_problems(w)).collect(),
+        unread,
+    )
+}
+
 pub const DEFAULT_CRIT: [Problem; 3] = [Problem::Over, Problem::Stuck, Problem::BusyStaleLock];
 
 /// The problems of one row (`lock`: what the source says about its write lock).

@@ -69,6 +69,18 @@ pub fn check_problems(
     agent: Option<&str>,
     refs: &[crate::source::SessionRef],
 ) -> Vec<Vec<history::HistoryWarning>> {
+    check_problems_with_logs(source, agent, refs, &[]).0
+}
+
+/// [`check_problems`] with the flush evidence of Gateway logs (`check --log FILE`), as
+/// `history --log` adds it: each log is read once for all the sessions read. Also returns why
+/// a log could not be read (or not to its end), one line per such log.
+pub fn check_problems_with_logs(
+    source: &dyn crate::source::SessionSource,
+    agent: Option<&str>,
+    refs: &[crate::source::SessionRef],
+    logs: &[std::path::PathBuf],
+) -> (Vec<Vec<history::HistoryWarning>>, Vec<String>) {
     let listed = source.list(agent);
     let by_ref: std::collections::HashMap<_, _> =
         listed.sessions.iter().map(|s| (&s.reference, s)).collect();
@@ -76,17 +88,52 @@ pub fn check_problems(
         .not_exposed()
         .iter()
         .any(|(f, _)| *f == "compactionCount");
+    let wanted: Vec<Option<&Session>> = refs
+        .iter()
+        .map(|r| {
+            by_ref.get(r).copied().filter(|s| {
+                s.transcript.is_some()
+                    && (count_unknown || s.entry.compaction_count.unwrap_or(0) > 0)
+            })
+        })
+        .collect();
+    let mut keys: Vec<&str> = wanted.iter().flatten().map(|s| s.key()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    // Per log, one scan per key of `keys`.
+    let scans: Vec<Vec<history::log::LogScan>> = if keys.is_empty() {
+        Vec::new()
+    } else {
+        logs.iter()
+            .map(|l| history::log::scan_many(l, &keys))
+            .collect()
+    };
+    let unread = scans
+        .iter()
+        .filter_map(|per_key| per_key.first())
+        .filter_map(|s| {
+            let why = s.unread.as_deref()?;
+            Some(format!(
+                "gateway log {}: {}",
+                crate::sanitize::one_line(&s.file),
+                crate::sanitize::one_line(why)
+            ))
+        })
+        .collect();
     let mut numbers = Numbers::new(source);
-    refs.iter()
-        .map(|r| match by_ref.get(r) {
-            Some(s)
-                if s.transcript.is_some()
-                    && (count_unknown || s.entry.compaction_count.unwrap_or(0) > 0) =>
-            {
-                let (h, _) = read(&mut numbers, s, false);
+    let problems = wanted
+        .iter()
+        .map(|s| match s {
+            Some(s) => {
+                let (mut h, _) = read(&mut numbers, s, false);
+                if let Ok(k) = keys.binary_search(&s.key()) {
+                    let of_key: Vec<_> = scans.iter().map(|per| per[k].clone()).collect();
+                    h.with_logs(&of_key);
+                }
                 h.about_last_compaction().into_iter().cloned().collect()
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         })
-        .collect()
+        .collect();
+    (problems, unread)
 }

@@ -271,3 +271,75 @@ fn gateway_log_lines_are_flush_evidence() {
         .json();
     assert!(codes(&v).contains(&"log-unread".to_string()), "{v}");
 }
+
+/// `check --log FILE` grades with the same evidence as `history --log`: with the counts
+/// agreeing, the logged flush clears the no-flush warning in both; without the log, both
+/// keep it. An unreadable log makes the answer UNKNOWN and names it.
+#[test]
+fn check_takes_the_gateway_log_history_takes() {
+    let h = Home::host_a();
+    let log = h.path().join("gateway.log");
+    std::fs::write(
+        &log,
+        "2026-11-21T04:20:00.000Z memoryFlush check: sessionKey=agent:main:main tokenCount=30100 compactionCount=0 memoryFlushCompactionCount=0\n\
+         2026-11-21T04:20:01.000Z memoryFlush triggered: sessionKey=agent:main:main tokenCount=30100 threshold=24000\n",
+    )
+    .unwrap();
+    let store = h.store();
+    let mut s: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    s["agent:main:main"]["compactionCount"] = 1.into();
+    std::fs::write(&store, s.to_string()).unwrap();
+    let log_arg = log.to_str().unwrap();
+    let grade = ["--warn", "no-flush-before-compaction", "--crit", "busy"];
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check"];
+        args.extend(grade);
+        args.extend(extra);
+        h.run(&args)
+    };
+    let history_says = |extra: &[&str]| {
+        let mut args = vec!["history", "agent:main:main", "--json"];
+        args.extend(extra);
+        let v = h.run(&args).json();
+        v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w["code"] == "no-flush-before-compaction")
+    };
+    // Without the log: both say the flush is missing.
+    let o = check(&[]);
+    o.expect(1);
+    assert!(
+        o.text()
+            .starts_with("WARNING no-flush-before-compaction agent:main:main: ")
+    );
+    assert!(history_says(&[]));
+    // With it: neither does.
+    let o = check(&["--log", log_arg]);
+    o.expect(0);
+    assert!(
+        !o.text().contains("no-flush-before-compaction"),
+        "{}",
+        o.text()
+    );
+    assert!(!history_says(&["--log", log_arg]));
+    // A log that cannot be read (a directory here): UNKNOWN, named.
+    let dir = h.path().to_str().unwrap();
+    let o = check(&["--log", dir]);
+    o.expect(3);
+    assert!(
+        o.text().starts_with("UNKNOWN: gateway log ") && o.text().contains("not readable"),
+        "{}",
+        o.text()
+    );
+    // One host's log: not with --hosts.
+    let o = h.run(&["check", "--hosts", "--log", log_arg]);
+    o.expect(2);
+    assert!(
+        o.stderr.contains("does not go with --hosts"),
+        "{}",
+        o.stderr
+    );
+}
