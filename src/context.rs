@@ -117,40 +117,21 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
 }
 
 /// A reply's `message.provider` and `message.model` (a missing or non-string one reads as ""),
-/// None when the entry does not decode. Read by the two fields alone, since a reply's
-/// content is most of its bytes and nothing else of it is needed here; a line that shape does
-/// not take (a repeated key, a `message` that is not an object) is decoded whole.
+/// None when the entry does not decode. Read from the entry's head ([`Transcript::slim`], which
+/// the estimate and the forecast read too), since a reply's content is most of its bytes; a
+/// line that shape does not take (a repeated key, a field of another type) is decoded whole.
 fn reply_model(t: &Transcript, i: u32) -> Option<(String, String)> {
-    #[derive(serde::Deserialize)]
-    struct Entry {
-        message: Option<Message>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Message {
-        provider: Option<Value>,
-        model: Option<Value>,
-    }
     let text = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or("").to_string();
-    let slim = t
-        .raw_line(i)
-        .ok()
-        .and_then(|raw| serde_json::from_slice::<Entry>(&raw).ok());
-    match slim {
-        Some(e) => {
-            let m = e.message;
-            Some((
-                text(m.as_ref().and_then(|m| m.provider.as_ref())),
-                text(m.as_ref().and_then(|m| m.model.as_ref())),
-            ))
-        }
-        None => {
-            let v = t.entry_json(i).ok()?;
-            let m = v.get("message");
-            Some((
-                text(m.and_then(|m| m.get("provider"))),
-                text(m.and_then(|m| m.get("model"))),
-            ))
-        }
+    let of = |v: &Value| {
+        let m = v.get("message");
+        (
+            text(m.and_then(|m| m.get("provider"))),
+            text(m.and_then(|m| m.get("model"))),
+        )
+    };
+    match t.slim(i) {
+        Some(head) => Some(of(&head)),
+        None => t.entry_json(i).ok().map(|v| of(&v)),
     }
 }
 
@@ -253,10 +234,7 @@ fn read_slot(t: &Transcript, slot: Slot) -> SlotFigure {
     }
     // The fields that decide a measurement, without the content (the bulk of a reply); a
     // line that shape does not take is decoded whole.
-    let head = t
-        .raw_line(slot.entry)
-        .ok()
-        .and_then(|raw| crate::transcript::tail::slim(&raw));
+    let head = t.slim(slot.entry);
     if let Some(m) = head.as_ref().and_then(|v| v.get("message")) {
         return match tokens::valid_usage(m) {
             Some(u) => SlotFigure::Usage(tokens::context_tokens_from_usage(u)),

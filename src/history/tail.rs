@@ -123,7 +123,7 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
                 | EntryKind::Message(Role::Assistant)
         );
         let decoded = if counted {
-            t.raw_line(k as u32).ok().and_then(|raw| slim(&raw))
+            t.slim(k as u32).map(|v| (*v).clone())
         } else {
             None
         };

@@ -362,10 +362,21 @@ pub struct Transcript {
     /// diagnosis: the overhead and the context breakdown read the same entries). Allocated
     /// only when first asked for.
     figures: std::sync::OnceLock<Box<[std::sync::OnceLock<MessageFigures>]>>,
+    /// The heads ([`tail::slim`]) of the last entries asked for, at most [`SLIM_MEMO_MAX`]:
+    /// the forecast's series, the context estimate and the model of the context all read the
+    /// newest replies' heads, and a reply's content is most of its bytes.
+    slims: std::sync::Mutex<Vec<(u32, Option<std::sync::Arc<serde_json::Value>>)>>,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,
 }
+
+/// Entry heads a transcript keeps ([`Transcript::slim`]): the first ones asked for, which are
+/// the newest entries (every reader of heads reads from the end).
+pub const SLIM_MEMO_MAX: usize = 64;
+/// Lines longer than this are not kept (a head holds a user message's content): the kept
+/// heads stay within a few MiB whatever the transcript.
+pub const SLIM_MEMO_LINE_MAX: u32 = 64 << 10;
 
 /// One entry line parsed once for both its envelope and its [`MessageFigures`] (the figures
 /// only for an entry that yields a message; None where they are left to be computed later).
@@ -510,6 +521,7 @@ impl Transcript {
             by_id: Vec::new(),
             estimates: Default::default(),
             figures: Default::default(),
+            slims: Default::default(),
             #[cfg(test)]
             no_figures_table: Default::default(),
         };
@@ -952,6 +964,37 @@ impl Transcript {
             }
         }
         Ok(v)
+    }
+
+    /// An entry's head ([`tail::slim`]: the envelope, and of a message what decides a
+    /// measurement, user content included), None where that shape does not take the line or
+    /// it cannot be read. Kept for the first [`SLIM_MEMO_MAX`] entries asked for whose line is
+    /// at most [`SLIM_MEMO_LINE_MAX`] bytes.
+    pub fn slim(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
+        let memo = |s: &Self| {
+            s.slims
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .find(|(i, _)| *i == idx)
+                .map(|(_, v)| v.clone())
+        };
+        if let Some(v) = memo(self) {
+            return v;
+        }
+        let v = self
+            .raw_line(idx)
+            .ok()
+            .and_then(|raw| tail::slim(&raw))
+            .map(std::sync::Arc::new);
+        if self.entries[idx as usize].len > SLIM_MEMO_LINE_MAX {
+            return v;
+        }
+        let mut slims = self.slims.lock().unwrap_or_else(|e| e.into_inner());
+        if slims.len() < SLIM_MEMO_MAX && !slims.iter().any(|(i, _)| *i == idx) {
+            slims.push((idx, v.clone()));
+        }
+        v
     }
 
     /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.

@@ -298,3 +298,47 @@ fn figures_are_computed_while_indexing_only_when_asked() {
 fn a_figures_cell_is_24_bytes() {
     assert!(std::mem::size_of::<std::sync::OnceLock<MessageFigures>>() <= 24);
 }
+
+/// A kept head is the head the line gives ([`tail::slim`]), asked once or again, for every
+/// entry of every fixture; at most [`SLIM_MEMO_MAX`] are kept, the first asked for.
+#[test]
+fn kept_heads_are_the_lines_heads_and_bounded() {
+    let mut over_the_bound = 0;
+    for p in fixture_transcripts() {
+        let t = Transcript::open(&p).unwrap();
+        over_the_bound += usize::from(t.len() > SLIM_MEMO_MAX);
+        for round in 0..2 {
+            for i in (0..t.len() as u32).rev() {
+                let want = t.raw_line(i).ok().and_then(|raw| tail::slim(&raw));
+                assert_eq!(
+                    t.slim(i).as_deref(),
+                    want.as_ref(),
+                    "{} entry {i} round {round}",
+                    p.display()
+                );
+            }
+        }
+        let kept = t.slims.lock().unwrap();
+        // The newest entries, asked first, are the ones kept, but no long line.
+        let short: Vec<u32> = (0..t.len() as u32)
+            .rev()
+            .filter(|&i| t.entries[i as usize].len <= SLIM_MEMO_LINE_MAX)
+            .take(SLIM_MEMO_MAX)
+            .collect();
+        let kept_ids: Vec<u32> = kept.iter().map(|(i, _)| *i).collect();
+        assert_eq!(kept_ids, short, "{}", p.display());
+    }
+    assert!(over_the_bound > 0, "no fixture exercises the bound");
+    // A long user line: its head is given, not kept.
+    let big = "x".repeat(SLIM_MEMO_LINE_MAX as usize);
+    let text = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-11-01T00:00:00Z\",\"cwd\":\"/w\"}}\n{{\"type\":\"message\",\"id\":\"u\",\"parentId\":null,\"timestamp\":\"2026-11-01T00:00:01Z\",\"message\":{{\"role\":\"user\",\"content\":\"{big}\"}}}}\n"
+    );
+    let t = Transcript::from_bytes("long.jsonl", text.into_bytes());
+    let head = t.slim(0).expect("a head");
+    assert_eq!(
+        head["message"]["content"].as_str().map(str::len),
+        Some(big.len())
+    );
+    assert!(t.slims.lock().unwrap().is_empty());
+}
