@@ -284,26 +284,9 @@ fn history_pane_on_a_sqlite_host_is_clawtop_history() {
     let (mut state, ctx) = host_app(h.source(), (120, 40));
     select(&mut state, &ctx, "agent:main:incident-7");
     press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
-    let pane = state
-        .session
-        .as_ref()
-        .and_then(|v| v.loaded.as_ref())
-        .and_then(|l| l.history.as_ref())
-        .expect("the loader computed the history");
-    let state_dir = h.state().display().to_string();
-    let out = super::support::cli::run_with(
-        h.root(),
-        &[
-            "history",
-            "agent:main:incident-7",
-            "--json",
-            "--state-dir",
-            &state_dir,
-        ],
-        &[],
-    );
-    let cli = out.expect(0).json();
-    let pane_json = serde_json::to_value(pane.as_ref()).unwrap();
+    let pane = pane_history(&state);
+    let cli = history_json(h.root(), &h.state(), "agent:main:incident-7", &[]);
+    let pane_json = serde_json::to_value(pane).unwrap();
     for field in [
         "compactions",
         "flushes",

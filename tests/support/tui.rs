@@ -329,3 +329,24 @@ pub fn type_str(state: &mut AppState, ctx: &EffectCtx, s: &str) {
         );
     }
 }
+
+/// The History pane's data: the history the loader computed for the open session.
+pub fn pane_history(state: &AppState) -> &clawtop::history::History {
+    state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.history.as_ref())
+        .expect("the loader computed the history")
+}
+
+/// `clawtop history KEY --json --state-dir STATE` (and `extra`), run from `home`: what the
+/// pane is compared with.
+pub fn history_json(home: &Path, state: &Path, key: &str, extra: &[&str]) -> serde_json::Value {
+    let state = state.display().to_string();
+    let mut args = vec!["history", key, "--json", "--state-dir", &state];
+    args.extend(extra);
+    let out = super::cli::run_with(home, &args, &[]);
+    out.expect(0);
+    out.json()
+}

@@ -116,27 +116,10 @@ fn history_pane_says_what_clawtop_history_says() {
     .unwrap();
     let (mut state, ctx) = host_app(host.clone(), (120, 40));
     press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
-    let pane = state
-        .session
-        .as_ref()
-        .and_then(|v| v.loaded.as_ref())
-        .and_then(|l| l.history.as_ref())
-        .expect("the loader computed the history");
+    let pane = pane_history(&state);
 
     // `clawtop history --json` on the same host.
-    let state_dir = dir.path().display().to_string();
-    let out = crate::support::cli::run_with(
-        dir.path(),
-        &[
-            "history",
-            "agent:main:main",
-            "--json",
-            "--state-dir",
-            &state_dir,
-        ],
-        &[],
-    );
-    let cli = out.expect(0).json();
+    let cli = history_json(dir.path(), dir.path(), "agent:main:main", &[]);
     let codes: Vec<&str> = pane.warnings.iter().map(|w| w.code).collect();
     let cli_codes: Vec<&str> = cli["warnings"]
         .as_array()
@@ -198,12 +181,7 @@ fn history_pane_reads_the_gateway_log_it_is_given() {
     let (mut state, mut ctx) = host_app(host, (120, 40));
     ctx.logs = std::sync::Arc::new(vec![log.clone()]);
     press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
-    let pane = state
-        .session
-        .as_ref()
-        .and_then(|v| v.loaded.as_ref())
-        .and_then(|l| l.history.as_ref())
-        .expect("the loader computed the history");
+    let pane = pane_history(&state);
     let from_log: Vec<_> = pane.flushes.iter().filter(|f| f.source == "log").collect();
     assert_eq!(from_log.len(), 1, "{:?}", pane.flushes);
     assert_eq!(from_log[0].compaction_count, Some(0));
@@ -211,15 +189,13 @@ fn history_pane_reads_the_gateway_log_it_is_given() {
     let state_dir = dir.path().display().to_string();
     let log_arg = log.display().to_string();
     let run = |args: &[&str]| crate::support::cli::run_with(dir.path(), args, &[]);
-    let after = run(&[
-        "history",
+    let cli = history_json(
+        dir.path(),
+        dir.path(),
         "agent:main:main",
-        "--json",
-        "--state-dir",
-        &state_dir,
-        "--log",
-        &log_arg,
-    ]);
+        &["--log", &log_arg],
+    );
+    // The log given before the command is the same log.
     let before = run(&[
         "--log",
         &log_arg,
@@ -229,9 +205,8 @@ fn history_pane_reads_the_gateway_log_it_is_given() {
         "--state-dir",
         &state_dir,
     ]);
-    let cli = after.expect(0).json();
     assert_eq!(before.expect(0).json(), cli);
-    let pane_json = serde_json::to_value(pane.as_ref()).unwrap();
+    let pane_json = serde_json::to_value(pane).unwrap();
     for field in ["flushes", "warnings", "compactions"] {
         assert_eq!(pane_json[field], cli[field], "{field}");
     }
