@@ -89,6 +89,33 @@ impl SessionSource for FileStore {
         self.host.agent(agent).is_some()
     }
 
+    /// A full key is rule 1 of [`super::lookup`], which wins whenever it matches: the sessions
+    /// with that key name what the whole list names. The store is parsed whole (one JSON
+    /// file) either way; what this spares is the rest: `clawtop KEY` opens its Session screen
+    /// without waiting for every other session's transcript to be measured. None (the whole
+    /// list answers) for any other name, or when an entry or a store could not be read.
+    fn listing_named(&self, agent: Option<&str>, name: &str) -> Option<Listing> {
+        let Listing {
+            sessions,
+            warnings,
+            errors,
+            skipped,
+            running_gateway,
+        } = self.list(agent);
+        if !errors.is_empty() || !skipped.is_empty() {
+            return None;
+        }
+        let key = name.trim();
+        let sessions: Vec<Session> = sessions.into_iter().filter(|s| s.key() == key).collect();
+        (!sessions.is_empty()).then_some(Listing {
+            sessions,
+            warnings,
+            errors,
+            skipped,
+            running_gateway,
+        })
+    }
+
     fn list(&self, agent: Option<&str>) -> Listing {
         let loaded = self.host.load_sessions(agent);
         let mut out = Listing {

@@ -4,5 +4,6 @@
 mod support;
 
 mod api;
+mod lookup;
 mod route;
 mod source_seam;
