@@ -205,42 +205,10 @@ fn launched_on_a_key_the_session_opens_before_the_list() {
         .iter()
         .find(|s| s.transcript.is_some() && s.key() != listed.sessions[0].key())
         .expect("a session after the first");
-    let want = (s.agent_id().to_string(), s.key().to_string());
-    let launch = clawtop::tui::TuiLaunch {
-        loader: Some(store_adapter::host_loader(src.clone(), None)),
-        named_loader: Some(store_adapter::named_loader(
-            src.clone(),
-            want.0.clone(),
-            want.1.clone(),
-        )),
-        open: Some(want.clone()),
-        ..Default::default()
-    };
-    let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
-    let names: Vec<String> = fx.iter().map(|e| format!("{e:?}")).collect();
-    assert_eq!(names, ["LoadNamed", "LoadSessions"]);
-    let mut fx = fx.into_iter();
-    let named =
-        clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).expect("row read alone");
-    drive(&mut state, &ctx, named);
-    assert_eq!(state.screen(), Screen::Session, "open before the list");
-    assert!(!state.sessions.loaded);
-    let v = state.session.as_ref().unwrap();
-    assert_eq!((&v.row.agent_id, &v.row.session_key), (&want.0, &want.1));
-    assert!(v.loaded.is_some(), "its transcript read");
-    let first_row = v.row.clone();
-    let generation = v.generation;
-    let list = clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).unwrap();
-    drive(&mut state, &ctx, list);
-    assert!(state.sessions.loaded);
-    assert_eq!(state.screen(), Screen::Session);
-    let v = state.session.as_ref().unwrap();
-    assert_eq!(v.generation, generation, "not opened a second time");
-    assert_eq!(v.row, first_row, "one row, read alone or with the list");
-    let sel = state.sessions.selected_row().unwrap();
-    assert_eq!((&sel.agent_id, &sel.session_key), (&want.0, &want.1));
-    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
-    assert_eq!(state.screen(), Screen::Sessions);
+    super::support::lookup::opens_before_the_list(
+        &src,
+        (s.agent_id().to_string(), s.key().to_string()),
+    );
 }
 
 /// The list first (a fast host): the late row changes nothing.

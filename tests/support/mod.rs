@@ -8,6 +8,7 @@ pub mod fake_model;
 pub mod fixtures;
 pub mod flush;
 pub mod kill_window;
+pub mod lookup;
 pub mod openclaw_gateway;
 pub mod pause;
 pub mod pty;
