@@ -118,28 +118,15 @@ pub fn history_problems(warnings: &[crate::history::HistoryWarning]) -> Vec<(Pro
 }
 
 /// The [`history_problems`] of each reference of `refs` (same order), read through the use case
-/// ([`crate::usecase::history::check_problems`]).
+/// ([`crate::usecase::history::check_problems`]) with the flush evidence of Gateway `logs`
+/// (`check --log FILE`); also why a log could not be read.
 pub fn history_checks(
-    source: &dyn crate::source::SessionSource,
-    agent: Option<&str>,
-    refs: &[crate::source::SessionRef],
-) -> Vec<Vec<(Problem, String)>> {
-    crate::usecase::history::check_problems(source, agent, refs)
-        .iter()
-        .map(|w| history_problems(w))
-        .collect()
-}
-
-/// [`history_checks`] with Gateway logs' flush evidence (`check --log FILE`); also why a log
-/// could not be read.
-pub fn history_checks_with_logs(
     source: &dyn crate::source::SessionSource,
     agent: Option<&str>,
     refs: &[crate::source::SessionRef],
     logs: &[std::path::PathBuf],
 ) -> (Vec<Vec<(Problem, String)>>, Vec<String>) {
-    let (warnings, unread) =
-        crate::usecase::history::check_problems_with_logs(source, agent, refs, logs);
+    let (warnings, unread) = crate::usecase::history::check_problems(source, agent, refs, logs);
     (
         warnings.iter().map(|w| history_problems(w)).collect(),
         unread,

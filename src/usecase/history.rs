@@ -63,19 +63,11 @@ fn memory_of(
 /// The warnings about the last compaction (`History::about_last_compaction`) that `check`
 /// grades, per reference of `refs` (same order). Only sessions that have compacted are read (a store
 /// `compactionCount` of 0 or none means there is nothing to find, unless the source cannot
-/// read the count), and no workspace: the notes play no part in these problems.
+/// read the count), and no workspace: the notes play no part in these problems. Gateway
+/// `logs` (`check --log FILE`) add their flushes as `history --log` does, each log read once
+/// for all the sessions read; also returns why a log could not be read (or not to its end),
+/// one line per such log.
 pub fn check_problems(
-    source: &dyn crate::source::SessionSource,
-    agent: Option<&str>,
-    refs: &[crate::source::SessionRef],
-) -> Vec<Vec<history::HistoryWarning>> {
-    check_problems_with_logs(source, agent, refs, &[]).0
-}
-
-/// [`check_problems`] with the flush evidence of Gateway logs (`check --log FILE`), as
-/// `history --log` adds it: each log is read once for all the sessions read. Also returns why
-/// a log could not be read (or not to its end), one line per such log.
-pub fn check_problems_with_logs(
     source: &dyn crate::source::SessionSource,
     agent: Option<&str>,
     refs: &[crate::source::SessionRef],
