@@ -66,8 +66,8 @@ pub fn for_target(
 }
 
 /// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
-/// one, else as a bare transcript, with the numbers it was made with. Disk I/O (the store
-/// listing, workspace files, the lock).
+/// one, else as a bare transcript, with the numbers it was made with. Disk I/O (the session's
+/// store entry, workspace files, the lock).
 pub fn for_handle(
     h: &crate::source::SessionHandle,
     t: &Transcript,
@@ -75,11 +75,13 @@ pub fn for_handle(
 ) -> (Option<Diagnosis>, Option<super::Busy>, Thresholds) {
     let source = h.source.as_ref();
     let r = &h.session;
+    // Named by its key: on a host of thousands of sessions the source reads that one
+    // (`listing_for`), on every load of the open session, not the whole store.
     let listed = if r.agent_id.is_empty() {
         None
     } else {
         source
-            .list(Some(&r.agent_id))
+            .listing_for(Some(&r.agent_id), &r.key)
             .sessions
             .into_iter()
             .find(|s| s.reference == *r)
