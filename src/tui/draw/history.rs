@@ -236,8 +236,10 @@ fn bars(shown: &[Turn], top: u64, plot: Rect, buf: &mut Buffer, t: Theme) {
 /// the compactions on the branch oldest first, the flush evidence, then the warnings. When
 /// they do not fit, the oldest compactions go first, so the newest and the warnings stay.
 pub struct HistoryEvents<'a> {
-    pub history: &'a crate::history::History,
-    pub theme: Theme,
+    history: &'a crate::history::History,
+    theme: Theme,
+    /// Laid out once, at the width it is drawn at (its height is asked before it is drawn).
+    lines: EventLines,
 }
 
 /// The three groups of lines, in the order they are drawn and each with its style.
@@ -293,10 +295,19 @@ impl EventLines {
     }
 }
 
-impl HistoryEvents<'_> {
+impl<'a> HistoryEvents<'a> {
+    /// The part for a pane `width` columns wide (borders included).
+    pub fn new(history: &'a crate::history::History, theme: Theme, width: u16) -> Self {
+        let lines = Self::lines(history, theme, width.saturating_sub(2).max(1) as usize);
+        HistoryEvents {
+            history,
+            theme,
+            lines,
+        }
+    }
+
     /// The lines at `width` columns (warnings wrapped, the rest cut).
-    fn lines(&self, width: usize) -> EventLines {
-        let (h, t) = (self.history, self.theme);
+    fn lines(h: &crate::history::History, t: Theme, width: usize) -> EventLines {
         let warn = t.status(crate::thresholds::Status::FlushDue);
         let cut = |s: String| super::truncate(&s, width);
         let mut warnings = Vec::new();
@@ -393,10 +404,11 @@ impl HistoryEvents<'_> {
         }
     }
 
-    /// Rows this part would take to show everything at `width` columns (borders included).
-    pub fn height_wanted(&self, width: u16) -> u16 {
-        let n = self.lines(width.saturating_sub(2).max(1) as usize).len();
-        u16::try_from(n).unwrap_or(u16::MAX).saturating_add(2)
+    /// Rows this part would take to show everything (borders included).
+    pub fn height_wanted(&self) -> u16 {
+        u16::try_from(self.lines.len())
+            .unwrap_or(u16::MAX)
+            .saturating_add(2)
     }
 }
 
@@ -420,7 +432,7 @@ impl Widget for HistoryEvents<'_> {
         if inner.height == 0 || inner.width == 0 {
             return;
         }
-        let shown = self.lines(inner.width as usize).fit(inner.height as usize);
+        let shown = self.lines.fit(inner.height as usize);
         for (y, (text, style)) in (inner.y..).zip(shown) {
             buf.set_stringn(inner.x, y, text, inner.width as usize, style);
         }
@@ -537,11 +549,8 @@ mod tests {
         };
         let area = Rect::new(0, 0, 100, 8);
         let mut buf = Buffer::empty(area);
-        let events = HistoryEvents {
-            history: &h,
-            theme: Theme::new(true),
-        };
-        assert_eq!(events.height_wanted(100), 30 + 1 + 1 + 2);
+        let events = HistoryEvents::new(&h, Theme::new(true), area.width);
+        assert_eq!(events.height_wanted(), 30 + 1 + 1 + 2);
         events.render(area, &mut buf);
         let rows: Vec<String> = (0..area.height)
             .map(|y| (0..area.width).map(|x| buf[(x, y)].symbol()).collect())

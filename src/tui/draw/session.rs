@@ -79,11 +79,8 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         let turns = l.history.as_ref().map_or(&[][..], |h| &h.turns[..]);
         let (chart_area, events) = match &l.history {
             Some(h) => {
-                let events = super::history::HistoryEvents {
-                    history: h,
-                    theme: t,
-                };
-                let (chart, below) = history_split(list_area, events.height_wanted(w));
+                let events = super::history::HistoryEvents::new(h, t, list_area.width);
+                let (chart, below) = history_split(list_area, events.height_wanted());
                 (chart, below.map(|a| (events, a)))
             }
             None => (list_area, None),
