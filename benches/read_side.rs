@@ -139,7 +139,7 @@ fn bench_store(c: &mut Criterion) {
         b.iter(|| {
             let host = open_host(&state);
             black_box(
-                clawtop::report::list::build(host.as_ref(), None)
+                clawtop::usecase::list::build(host.as_ref(), &Default::default())
                     .sessions
                     .len(),
             )
@@ -148,7 +148,7 @@ fn bench_store(c: &mut Criterion) {
     g.bench_function("list --json (serialized)", |b| {
         b.iter(|| {
             let host = open_host(&state);
-            let r = clawtop::report::list::build(host.as_ref(), None);
+            let r = clawtop::usecase::list::build(host.as_ref(), &Default::default());
             black_box(clawtop::report::json::to_string(&r).len())
         })
     });

@@ -621,7 +621,11 @@ fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
 fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError> {
     let source = source_for(g)?;
-    let r = list::build(source.as_ref(), g.agent.as_deref());
+    let opts = crate::usecase::list::Options {
+        agent: g.agent.as_deref(),
+        logs: &[],
+    };
+    let r = crate::usecase::list::build(source.as_ref(), &opts);
     Ok((source, r))
 }
 
@@ -702,8 +706,8 @@ fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
 }
 
 fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
-    let (source, mut r) = match list_report(g) {
-        Ok(x) => x,
+    let source = match source_for(g) {
+        Ok(s) => s,
         Err(e) => {
             return (
                 format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
@@ -711,55 +715,20 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
             );
         }
     };
-    if let Some(why) = source.unreadable() {
-        return (
-            format!("UNKNOWN: {}\n", crate::sanitize::one_line(&why)),
-            check::UNKNOWN,
-        );
-    }
-    let wants_lock = a
-        .warn
-        .iter()
-        .chain(&a.crit)
-        .any(|p| matches!(p, Problem::Busy | Problem::BusyStaleLock));
-    let locks: Vec<_> = if wants_lock {
-        r.refs.iter().map(|s| source.lock(s)).collect()
-    } else {
-        Vec::new()
+    let opts = crate::usecase::list::Options {
+        agent: g.agent.as_deref(),
+        logs: &a.logs,
     };
-    let histories = if a
-        .warn
-        .iter()
-        .chain(&a.crit)
-        .any(|p| check::needs_history(*p))
-    {
-        let (h, unread_logs) =
-            check::history_checks(source.as_ref(), g.agent.as_deref(), &r.refs, &a.logs);
-        r.errors.extend(unread_logs);
-        h
-    } else {
-        Vec::new()
-    };
-    let losses = if a
-        .warn
-        .iter()
-        .chain(&a.crit)
-        .any(|p| *p == Problem::LossyCompaction)
-    {
-        crate::usecase::audit::latest_losses(source.as_ref(), &r.refs)
-    } else {
-        Vec::new()
-    };
-    check::run(&r, &locks, &histories, &losses, &a.warn, &a.crit)
+    let r = crate::usecase::list::build(source.as_ref(), &opts);
+    check::run(&r, &a.warn, &a.crit)
 }
 
 fn cmd_metrics(g: &Global) -> i32 {
-    let (source, r) = match list_report(g) {
-        Ok(x) => x,
+    let r = match list_report(g) {
+        Ok((_, r)) => r,
         Err(e) => return fail(e.to_string()),
     };
-    let losses = crate::usecase::audit::latest_losses(source.as_ref(), &r.refs);
-    out(&(metrics::render(&r) + &metrics::render_compaction_losses(&r, &losses)));
+    out(&metrics::render(&r));
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }

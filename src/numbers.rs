@@ -69,6 +69,25 @@ impl<'s> Numbers<'s> {
         self.session_from(s, facts.as_ref())
     }
 
+    /// Numbers of a session, and its transcript, opened for them, still open: the session
+    /// list takes every other figure of the row from it before dropping it, so each
+    /// transcript is read once for the whole row. None when the session has no transcript or
+    /// the source does not decide `used` with transcripts (its problems are in `warnings`).
+    pub fn session_open(
+        &mut self,
+        s: &Session,
+        warnings: &mut Vec<String>,
+    ) -> (Thresholds, Option<Transcript>) {
+        let t = match (&s.transcript, self.source.transcripts_decide_used()) {
+            (Some(_), true) => opened_transcript(
+                self.source.open_transcript_for_figures(&s.reference),
+                warnings,
+            ),
+            _ => None,
+        };
+        (self.session_with_transcript(s, t.as_ref()), t)
+    }
+
     /// Numbers of a session whose transcript the caller has open (or None: the store alone).
     pub fn session_with_transcript(&mut self, s: &Session, t: Option<&Transcript>) -> Thresholds {
         let facts = t

@@ -24,8 +24,8 @@ pub const DEFAULT_RESERVE_FLOOR: u64 = 20_000;
 pub const DEFAULT_SOFT_THRESHOLD: u64 = 4_000;
 
 /// Where a number came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", from = "String")]
 pub enum Source {
     /// The session's store entry.
     Entry,
@@ -35,6 +35,7 @@ pub enum Source {
     ModelCatalog,
     /// A command-line flag.
     Flag,
+    #[default]
     Default,
 }
 
@@ -51,8 +52,8 @@ impl Source {
 }
 
 /// Provenance of the used figure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", from = "String")]
 pub enum UsedSource {
     /// `totalTokens` with `totalTokensFresh: true`.
     Fresh,
@@ -83,8 +84,8 @@ impl UsedSource {
 /// Session status. Precedence (first that holds): `unknown` (no used figure), `over`
 /// (used ≥ window), `compact-due` (used ≥ compact line), `flushed` / `flush-due`
 /// (used ≥ flush line, flushed this cycle or not), `ok`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", from = "String")]
 pub enum Status {
     Ok,
     FlushDue,
@@ -330,8 +331,8 @@ pub fn resolve_used(
 // of a session's numbers needs nothing from above.
 
 /// The store figure against the transcript (`usedCheck`, docs/numbers.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", from = "String")]
 pub enum UsedCheck {
     Equal,
     RunSum,
@@ -354,7 +355,7 @@ impl UsedCheck {
 }
 
 /// How the transcript's figure was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
     /// An assistant usage newer than the last compaction, plus estimates after it.
@@ -366,7 +367,7 @@ pub enum Basis {
 }
 
 /// The transcript's view of the context now (`transcriptContext` in `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptContext {
     /// The figure (0 with basis `none`).
@@ -380,7 +381,7 @@ pub struct TranscriptContext {
     /// Id of the entry whose usage was taken.
     pub entry_id: Option<String>,
     /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_tokens: Option<u64>,
 }
 
@@ -712,6 +713,66 @@ pub fn thousands(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+// Reading a row back (`list --json` from another host, [`crate::usecase::list::SessionRow`]):
+// a name this build does not know (a newer clawtop's) is read as the unknown or default
+// variant, never a refusal of the whole row.
+impl From<String> for Source {
+    fn from(s: String) -> Source {
+        [
+            Source::Entry,
+            Source::Config,
+            Source::ModelCatalog,
+            Source::Flag,
+        ]
+        .into_iter()
+        .find(|v| v.name() == s)
+        .unwrap_or(Source::Default)
+    }
+}
+
+impl From<String> for UsedSource {
+    fn from(s: String) -> UsedSource {
+        [
+            UsedSource::Fresh,
+            UsedSource::Legacy,
+            UsedSource::Transcript,
+            UsedSource::Estimated,
+        ]
+        .into_iter()
+        .find(|v| v.name() == s)
+        .unwrap_or(UsedSource::Unknown)
+    }
+}
+
+impl From<String> for Status {
+    fn from(s: String) -> Status {
+        [
+            Status::Ok,
+            Status::FlushDue,
+            Status::Flushed,
+            Status::CompactDue,
+            Status::Over,
+        ]
+        .into_iter()
+        .find(|v| v.name() == s)
+        .unwrap_or(Status::Unknown)
+    }
+}
+
+impl From<String> for UsedCheck {
+    fn from(s: String) -> UsedCheck {
+        [
+            UsedCheck::Equal,
+            UsedCheck::RunSum,
+            UsedCheck::Stale,
+            UsedCheck::Differs,
+        ]
+        .into_iter()
+        .find(|v| v.name() == s)
+        .unwrap_or(UsedCheck::Unknown)
+    }
 }
 
 #[cfg(test)]

@@ -306,7 +306,7 @@ struct Plan<'p> {
 }
 
 /// What the latest compaction of a session lost, for `check` and `metrics`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Loss {
     pub entry_id: Option<String>,

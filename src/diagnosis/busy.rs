@@ -7,7 +7,7 @@ use crate::source::{LocalWriter, Operation, Session, SessionHandle, SessionSourc
 use serde::Serialize;
 use std::path::Path;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Busy {
     pub pid: Option<i32>,

@@ -13,6 +13,7 @@ pub mod breakdown;
 pub mod busy;
 pub mod gather;
 pub mod outlook;
+pub mod problem;
 
 use crate::thresholds::Thresholds;
 use crate::transcript::Transcript;

@@ -23,6 +23,7 @@ use crate::report::SessionRow;
 use crate::report::list::ListReport;
 use crate::source::SourceHandle;
 use hosts::{HostSpec, Transport};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::time::Instant;
 
@@ -83,13 +84,14 @@ pub enum HostError {
     Panicked { host: String },
 }
 
-/// Why a session object of a remote `list --json` is refused.
+/// Why a session object of a remote `list --json` is refused: serde's own words (e.g.
+/// ``missing field `window` ``), neutralised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RowError {
     #[error("not an object")]
     NotObject,
-    #[error("no number {0:?}")]
-    NoNumber(&'static str),
+    #[error("{0}")]
+    Invalid(String),
     #[error("neither sessionKey nor sessionId")]
     NoIdentity,
 }
@@ -256,14 +258,14 @@ fn gateway_source(url: &str, token_file: &std::path::Path) -> Result<SourceHandl
 }
 
 fn from_source(source: SourceHandle) -> HostList {
-    let report = crate::report::list::build(source.as_ref(), None);
+    let report = crate::usecase::list::build(source.as_ref(), &Default::default());
     let json = report
         .sessions
         .iter()
         .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
         .collect();
     let mut report = report;
-    if let Some(why) = source.unreadable() {
+    if let Some(why) = report.unreadable.take() {
         report.errors.push(why);
     }
     HostList {
@@ -357,169 +359,55 @@ pub fn parse_remote(
             why,
         })?);
     }
-    let strings = |k: &str| -> Vec<String> {
-        obj.get(k)
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    let mut errors = Vec::new();
-    if code != 0 {
-        // `list --json` exits 1 when a store could not be read; it says which on stderr.
+    // The rest of the report as the remote's serde wrote it; `sessions` was read above, row
+    // by row, so a bad row is named by its place.
+    let mut head = obj.clone();
+    head.insert("sessions".into(), Value::Array(Vec::new()));
+    let mut report: ListReport = serde_json::from_value(Value::Object(head))
+        .map_err(|e| not_list(&format!("the remote list JSON is not a list report ({e})")))?;
+    report.sessions = rows;
+    if code != 0 && report.errors.is_empty() {
+        // An older clawtop says on stderr which store it could not read (exit 1).
         for l in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
             if !l.starts_with("warning:") {
-                errors.push(crate::sanitize::one_line(l.trim_start_matches("clawtop: ")));
+                report
+                    .errors
+                    .push(crate::sanitize::one_line(l.trim_start_matches("clawtop: ")));
             }
         }
-        if errors.is_empty() {
-            errors.push(format!("clawtop exited {code}"));
+        if report.errors.is_empty() {
+            report.errors.push(format!("clawtop exited {code}"));
         }
     }
-    let era = match obj.get("era").and_then(Value::as_str) {
-        Some("file") => "file",
-        Some("sqlite") => "sqlite",
-        Some("gateway") => "gateway",
-        _ => "remote",
-    };
+    if let Some(why) = report.unreadable.take() {
+        report.errors.push(why);
+    }
+    if !matches!(report.era.as_str(), "file" | "sqlite" | "gateway") {
+        report.era = "remote".into();
+    }
+    if report.state_dir.is_empty() {
+        report.state_dir = "?".into();
+    }
     Ok(HostList {
-        report: ListReport {
-            state_dir: obj
-                .get("stateDir")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_string(),
-            era,
-            sessions: rows,
-            warnings: strings("warnings"),
-            errors,
-            // A remote's skipped entries reach us only among its warnings.
-            skipped: Vec::new(),
-            refs: Vec::new(),
-        },
+        report,
         json: sessions.clone(),
         source: None,
     })
 }
 
-/// A `list --json` session object as a row. Lenient: unknown fields are ignored, a missing
-/// figure is unknown; only a session without its identity or numbers is refused.
+/// A `list --json` session object as a row, through the row's own serde: lenient (fields
+/// this clawtop does not know are ignored, a missing figure is unknown); only a session
+/// without its identity or its window and compaction line is refused.
 pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
-    use crate::thresholds::{Source, Status, UsedSource};
-    let o = v.as_object().ok_or(RowError::NotObject)?;
-    let s = |k: &str| o.get(k).and_then(Value::as_str).map(String::from);
-    let n = |k: &str| o.get(k).and_then(Value::as_u64);
-    let i = |k: &str| o.get(k).and_then(Value::as_i64);
-    let need = |k: &'static str| n(k).ok_or(RowError::NoNumber(k));
-    let status = match s("status").as_deref() {
-        Some("ok") => Status::Ok,
-        Some("flush-due") => Status::FlushDue,
-        Some("flushed") => Status::Flushed,
-        Some("compact-due") => Status::CompactDue,
-        Some("over") => Status::Over,
-        _ => Status::Unknown,
-    };
-    let used_source = match s("usedSource").as_deref() {
-        Some("fresh") => UsedSource::Fresh,
-        Some("legacy") => UsedSource::Legacy,
-        Some("transcript") => UsedSource::Transcript,
-        Some("estimated") => UsedSource::Estimated,
-        _ => UsedSource::Unknown,
-    };
-    let window_source = match s("windowSource").as_deref() {
-        Some("entry") => Source::Entry,
-        Some("config") => Source::Config,
-        Some("modelCatalog") => Source::ModelCatalog,
-        Some("flag") => Source::Flag,
-        _ => Source::Default,
-    };
-    let used_check = match s("usedCheck").as_deref() {
-        Some("equal") => crate::used::UsedCheck::Equal,
-        Some("run-sum") => crate::used::UsedCheck::RunSum,
-        Some("stale") => crate::used::UsedCheck::Stale,
-        Some("differs") => crate::used::UsedCheck::Differs,
-        _ => crate::used::UsedCheck::Unknown,
-    };
-    let rules = match s("rules").as_deref() {
-        Some("2026.9") => crate::thresholds::Rules::V2026_9,
-        _ => crate::thresholds::Rules::V2026_2,
-    };
-    let busy = o
-        .get("busy")
-        .filter(|b| b.is_object())
-        .map(|b| crate::diagnosis::Busy {
-            pid: b.get("pid").and_then(Value::as_i64).map(|p| p as i32),
-            created_at: b.get("createdAt").and_then(Value::as_str).map(String::from),
-            lock: String::new(),
-        });
-    let unknown = o
-        .get("unknown")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let session_key = s("sessionKey");
-    if session_key.is_none() && s("sessionId").is_none() {
+    if !v.is_object() {
+        return Err(RowError::NotObject);
+    }
+    let row = SessionRow::deserialize(v)
+        .map_err(|e| RowError::Invalid(crate::sanitize::one_line(&e.to_string())))?;
+    if row.session_key.is_none() && row.session_id.is_none() {
         return Err(RowError::NoIdentity);
     }
-    Ok(SessionRow {
-        agent_id: s("agentId"),
-        session_key,
-        session_id: s("sessionId"),
-        transcript: s("transcript"),
-        model: s("model"),
-        model_provider: s("modelProvider"),
-        window: need("window")?,
-        window_source,
-        used: n("used"),
-        used_source,
-        reserve: n("reserve").unwrap_or(0),
-        compact_at: need("compactAt")?,
-        flush_at: n("flushAt"),
-        compaction_count: n("compactionCount"),
-        memory_flush_at: i("memoryFlushAt"),
-        memory_flush_compaction_count: n("memoryFlushCompactionCount"),
-        flushed_this_cycle: o
-            .get("flushedThisCycle")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-        status,
-        flush_reason: s("flushReason").unwrap_or_default(),
-        // The transcript's own view stays on the host: `show` there gives it whole.
-        transcript_context: None,
-        // Read on the host; `list --hosts --json` passes the remote's own field through.
-        forecast: None,
-        used_check,
-        used_check_reason: s("usedCheckReason").unwrap_or_default(),
-        busy,
-        stale_lock: s("staleLock"),
-        total_tokens: o.get("totalTokens").cloned().filter(|v| !v.is_null()),
-        total_tokens_fresh: o.get("totalTokensFresh").cloned().filter(|v| !v.is_null()),
-        context_tokens: o.get("contextTokens").cloned().filter(|v| !v.is_null()),
-        updated_at: i("updatedAt"),
-        warnings: o
-            .get("warnings")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default(),
-        rules,
-        memory_flush_kind: s("memoryFlushKind"),
-        total_tokens_version: n("totalTokensVersion"),
-        data_source: None,
-        unknown,
-    })
+    Ok(row)
 }
 
 /// `{"sessions": [{"host": …, …}], "errors": [{"host": …, "error": …}]}`.
@@ -621,10 +509,10 @@ mod tests {
             HostError::BadRow {
                 host: "p1".into(),
                 index: 1,
-                why: RowError::NoNumber("window")
+                why: RowError::Invalid("missing field `window`".into())
             }
         );
-        assert_eq!(e.to_string(), "p1: session #1: no number \"window\"");
+        assert_eq!(e.to_string(), "p1: session #1: missing field `window`");
         // The remote's stderr is named when it printed no JSON.
         let e = parse_remote("p1", b"", 1, "clawtop: no sessions.json\n")
             .err()

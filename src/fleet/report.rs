@@ -33,13 +33,9 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
     let mut out = String::new();
     if !rows.is_empty() {
         let combined = ListReport {
-            state_dir: String::new(),
-            era: "fleet",
+            era: "fleet".into(),
             sessions: rows.iter().map(|r| r.row.clone()).collect(),
-            warnings: Vec::new(),
-            errors: Vec::new(),
-            skipped: Vec::new(),
-            refs: Vec::new(),
+            ..ListReport::default()
         };
         let table = list::render(
             &combined,
@@ -87,12 +83,10 @@ fn rank(code: i32) -> u8 {
 }
 
 /// `check` host by host: every line prefixed with `HOST: `, the worst host first; the exit
-/// code is the worst of the hosts' (CRITICAL > UNKNOWN > WARNING > OK).
+/// code is the worst of the hosts' (CRITICAL > UNKNOWN > WARNING > OK). Every host's rows carry
+/// their own problems (a remote's, as its clawtop computed them), so a host is graded here
+/// exactly as `check` on it grades it.
 pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> (String, i32) {
-    let wants_lock = warn
-        .iter()
-        .chain(crit)
-        .any(|p| matches!(p, Problem::Busy | Problem::BusyStaleLock));
     let mut per_host: Vec<(i32, String)> = Vec::new();
     for h in results {
         let host = crate::sanitize::one_line(&h.name);
@@ -101,35 +95,7 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
                 format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
                 check::UNKNOWN,
             ),
-            Ok(l) => {
-                // Locks are read where the transcript is: a local host's source knows them;
-                // an ssh host's rows say only whether a live turn holds one (`busy`).
-                let locks: Vec<_> = match (&l.source, wants_lock) {
-                    (Some(src), true) => l.report.refs.iter().map(|s| src.lock(s)).collect(),
-                    (None, true) => l.report.sessions.iter().map(remote_lock).collect(),
-                    _ => Vec::new(),
-                };
-                // The history and audit problems need the transcripts: read where the host
-                // is local; an ssh host's rows carry no such problems (its own `check` has them).
-                let wants = |p: Problem| warn.iter().chain(crit).any(|q| *q == p);
-                let (histories, losses) = match &l.source {
-                    Some(src) => (
-                        if warn.iter().chain(crit).any(|p| check::needs_history(*p)) {
-                            // One host's gateway log does not go with --hosts: none here.
-                            check::history_checks(src.as_ref(), None, &l.report.refs, &[]).0
-                        } else {
-                            Vec::new()
-                        },
-                        if wants(Problem::LossyCompaction) {
-                            crate::usecase::audit::latest_losses(src.as_ref(), &l.report.refs)
-                        } else {
-                            Vec::new()
-                        },
-                    ),
-                    None => (Vec::new(), Vec::new()),
-                };
-                check::run(&l.report, &locks, &histories, &losses, warn, crit)
-            }
+            Ok(l) => check::run(&l.report, warn, crit),
         };
         let lines: String = text.lines().map(|l| format!("{host}: {l}\n")).collect();
         per_host.push((code, lines));
@@ -143,51 +109,15 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
     (per_host.into_iter().map(|(_, t)| t).collect(), code)
 }
 
-/// What a remote row says about its transcript lock: `busy` (a live holder) or `staleLock`
-/// (the host's words for a stale one, which the check line prints).
-fn remote_lock(r: &crate::report::SessionRow) -> Option<crate::commit::LockStatus> {
-    use crate::commit::{LockHolder, LockStatus, StaleReason};
-    if let Some(b) = &r.busy {
-        return Some(LockStatus::Held(LockHolder {
-            pid: b.pid,
-            created_at: b
-                .created_at
-                .as_deref()
-                .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                .map(|t| t.with_timezone(&chrono::Utc)),
-        }));
-    }
-    // The JSON carries the words, not the reason; check only asks whether it is stale.
-    r.stale_lock.as_ref().map(|_| {
-        LockStatus::Stale(
-            StaleReason::Unparsable,
-            LockHolder {
-                pid: None,
-                created_at: None,
-            },
-        )
-    })
-}
-
-/// `metrics` with a `host` label on every series, and `clawtop_host_up` per host.
+/// `metrics` with a `host` label on every series, and `clawtop_host_up` per host. A host
+/// that could not be read has no sample but `clawtop_host_up 0`: its figures are unknown,
+/// not zero.
 pub fn render_metrics(results: &[HostResult]) -> String {
-    let empty = ListReport {
-        state_dir: String::new(),
-        era: "fleet",
-        sessions: Vec::new(),
-        warnings: Vec::new(),
-        errors: Vec::new(),
-        skipped: Vec::new(),
-        refs: Vec::new(),
-    };
     let hosts: Vec<(Option<&str>, &ListReport)> = results
         .iter()
-        .map(|h| {
-            let r = match &h.outcome {
-                Ok(l) => &l.report,
-                Err(_) => &empty,
-            };
-            (Some(h.name.as_str()), r)
+        .filter_map(|h| match &h.outcome {
+            Ok(l) => Some((Some(h.name.as_str()), &l.report)),
+            Err(_) => None,
         })
         .collect();
     let mut out = crate::report::metrics::render_hosts(&hosts);

@@ -138,8 +138,8 @@ pub fn turns(steps: impl IntoIterator<Item = (Step, At)>) -> Vec<Turn> {
 }
 
 /// Tokens per turn and turns left to each line. `null` in JSON where unknown or not growing.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Forecast {
     pub tokens_per_turn: Option<u64>,
     pub turns_to_flush: Option<u64>,

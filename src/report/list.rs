@@ -1,94 +1,9 @@
-//! `clawtop list`.
+//! `clawtop list` as text: the rows of [`crate::usecase::list`] laid out as a table.
 
-use super::SessionRow;
 use super::text::{age, ascii, cell, compact_number, rcell};
-use crate::numbers::Numbers;
-use crate::source::SessionSource;
 use crate::thresholds::UsedSource;
-use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListReport {
-    pub state_dir: String,
-    pub era: &'static str,
-    pub sessions: Vec<SessionRow>,
-    pub warnings: Vec<String>,
-    /// Stores that could not be read (the command exits 1 when there are any).
-    #[serde(skip)]
-    pub errors: Vec<String>,
-    /// Entries or rows that could not be read, each with why (also among `warnings`):
-    /// `check` says UNKNOWN for them, never a silent skip.
-    #[serde(skip)]
-    pub skipped: Vec<String>,
-    /// The reference of each row of `sessions` (same order), to ask the source more.
-    #[serde(skip)]
-    pub refs: Vec<crate::source::SessionRef>,
-}
-
-/// Reads every store (or one agent's) and computes the numbers of each session.
-pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
-    let mut report = ListReport {
-        state_dir: source.label(),
-        era: source.kind().as_str(),
-        sessions: Vec::new(),
-        warnings: source.warnings(),
-        errors: Vec::new(),
-        skipped: Vec::new(),
-        refs: Vec::new(),
-    };
-    if source.unreadable().is_some() {
-        return report;
-    }
-    if let Some(a) = agent {
-        if !source.has_agent(a) {
-            report.errors.push(format!(
-                "no agent {:?} in {}",
-                crate::sanitize::one_line(a),
-                source.label()
-            ));
-            return report;
-        }
-    }
-    let t0 = std::time::Instant::now();
-    let loaded = source.list(agent);
-    tracing::debug!(
-        sessions = loaded.sessions.len(),
-        ms = t0.elapsed().as_millis() as u64,
-        "stores read"
-    );
-    report.warnings.extend(loaded.warnings);
-    report.errors.extend(loaded.errors);
-    report.skipped = loaded.skipped.into_iter().map(|(_, w)| w).collect();
-    let mut numbers = Numbers::new(source);
-    let mut forecasts = crate::history::tail::Forecasts::default();
-    source.read_together(&mut || {
-        for s in &loaded.sessions {
-            let mut warnings = s.warnings.clone();
-            let rules = numbers.rules;
-            let t = numbers
-                .session_seeing(s, &mut warnings, |open| forecasts.read_open(s, open, rules));
-            let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
-            row.busy = crate::diagnosis::busy::of_session(source, s);
-            row.stale_lock =
-                crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
-            row.forecast = Some(forecasts.of(source, s, &t));
-            mark_unknown(&mut row, source);
-            report.sessions.push(row);
-            report.refs.push(s.reference.clone());
-        }
-    });
-    tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
-    report
-}
-
-/// Records what the source cannot read, with why (the figures derived from it are already
-/// unknown: [`crate::thresholds::Thresholds::mask_not_exposed`]).
-pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
-    for (field, why) in source.not_exposed() {
-        row.unknown.insert(field.to_string(), why);
-    }
-}
+pub use crate::usecase::list::ListReport;
 
 /// What the marks next to a used figure mean (a figure without a mark is the store's; with a
 /// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each

@@ -49,7 +49,7 @@ pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
     };
     let mut out = String::new();
     type Get = fn(&super::SessionRow) -> Option<u64>;
-    let gauges: [(&str, &str, Get); 8] = [
+    let gauges: [(&str, &str, Get); 12] = [
         (
             "clawtop_session_used_tokens",
             "Tokens in the session's context now, the figure list and check use (provenance: fresh, legacy, transcript, estimated)",
@@ -89,6 +89,34 @@ pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
             "clawtop_session_turns_to_compaction",
             "Turns left until the compaction line at the median growth of the last 10 turns (absent when not growing or unknown)",
             |s| s.forecast.as_ref().and_then(|f| f.turns_to_compaction),
+        ),
+        (
+            "clawtop_session_busy",
+            "1 when a live process holds the session's transcript lock (a turn or a commit is running)",
+            |s| Some(s.busy.is_some() as u64),
+        ),
+        (
+            "clawtop_session_stale_lock",
+            "1 when the session's transcript lock is stale (its holder is dead or older than OpenClaw's staleMs)",
+            |s| Some(s.stale_lock.is_some() as u64),
+        ),
+        (
+            "clawtop_compaction_identifiers_lost",
+            "Identifiers the session's latest compaction lost (clawtop audit)",
+            |s| {
+                s.latest_compaction_loss
+                    .as_ref()
+                    .and_then(|l| l.identifiers_lost.map(|n| n as u64))
+            },
+        ),
+        (
+            "clawtop_compaction_messages_dropped_unsummarized",
+            "Messages the previous compaction kept that the latest one neither summarized nor kept",
+            |s| {
+                s.latest_compaction_loss
+                    .as_ref()
+                    .map(|l| l.messages_dropped_unsummarized as u64)
+            },
         ),
     ];
     for (name, help, get) in gauges {
@@ -142,44 +170,6 @@ pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
             None => {
                 let _ = writeln!(out, "clawtop_store_errors {}", r.errors.len());
             }
-        }
-    }
-    out
-}
-
-/// What the latest compaction of each session lost (`losses`, in the order of the rows): the
-/// identifiers of its span in neither its summary nor a kept message, and the messages the
-/// previous compaction kept that it neither summarized nor kept. Unknown figures (a summary a
-/// gateway does not expose) have no sample.
-pub fn render_compaction_losses(r: &ListReport, losses: &[Option<crate::audit::Loss>]) -> String {
-    let mut out = String::new();
-    type Get = fn(&crate::audit::Loss) -> Option<usize>;
-    let gauges: [(&str, &str, Get); 2] = [
-        (
-            "clawtop_compaction_identifiers_lost",
-            "Identifiers the session's latest compaction lost (clawtop audit)",
-            |l| l.identifiers_lost,
-        ),
-        (
-            "clawtop_compaction_messages_dropped_unsummarized",
-            "Messages the previous compaction kept that the latest one neither summarized nor kept",
-            |l| Some(l.messages_dropped_unsummarized),
-        ),
-    ];
-    for (name, help, get) in gauges {
-        let _ = writeln!(out, "# HELP {name} {help}.");
-        let _ = writeln!(out, "# TYPE {name} gauge");
-        for (s, loss) in r.sessions.iter().zip(losses) {
-            let Some(v) = loss.as_ref().and_then(get) else {
-                continue;
-            };
-            let _ = writeln!(
-                out,
-                "{name}{{agent=\"{}\",session_key=\"{}\",session_id=\"{}\"}} {v}",
-                label_value(s.agent_id.as_deref().unwrap_or("")),
-                label_value(s.session_key.as_deref().unwrap_or("")),
-                label_value(s.session_id.as_deref().unwrap_or("")),
-            );
         }
     }
     out

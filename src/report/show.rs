@@ -106,18 +106,19 @@ pub fn for_session(
     let diagnosis = t
         .as_ref()
         .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
-    let mut row = SessionRow::from_session(numbers.source.kind().as_str(), s, &th, warnings);
+    // The row `list` has for this session, from the transcript open here.
+    let mut rows = crate::usecase::list::Rows::new(
+        numbers.source,
+        &crate::usecase::list::Options::default(),
+        std::slice::from_ref(s),
+    );
+    let mut row = rows.row(s, &th, t.as_ref(), warnings);
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
         row.transcript_context = Some(d.transcript_context.clone());
         row.used_check = d.used_check;
         row.used_check_reason = d.used_check_reason.clone();
     }
-    super::list::mark_unknown(&mut row, numbers.source);
-    row.busy = crate::diagnosis::busy::of_session(numbers.source, s);
-    row.stale_lock =
-        crate::diagnosis::busy::stale_lock_words(numbers.source.lock(&s.reference).as_ref());
-    row.forecast = Some(crate::history::tail::forecast_of(numbers.source, s, &th));
     let report = ShowReport {
         sources: sources(&th, Some(s.transcript_how)),
         row,

@@ -40,7 +40,8 @@ impl Release {
 
 /// Which release's thresholds arithmetic applies (docs/numbers.md §1–§6 and
 /// docs/numbers.md §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, Default)]
+#[serde(from = "String")]
 pub enum Rules {
     /// 2026.2.26–2026.7.1: reserve = max(reserveTokens, reserveTokensFloor); flush line =
     /// window − floor − soft; flush state in `memoryFlushCompactionCount`.
@@ -77,6 +78,17 @@ impl Rules {
         match self {
             Rules::V2026_2 => "2026.2",
             Rules::V2026_9 => "2026.9",
+        }
+    }
+}
+
+/// A row read back from another host: "2026.9", else the file-backed releases' rules.
+impl From<String> for Rules {
+    fn from(s: String) -> Rules {
+        if s == Rules::V2026_9.name() {
+            Rules::V2026_9
+        } else {
+            Rules::V2026_2
         }
     }
 }

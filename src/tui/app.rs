@@ -39,8 +39,10 @@ pub fn init(
             let reference = source.reference();
             let session = crate::source::SessionHandle::new(std::sync::Arc::new(source), reference);
             let label = file.display().to_string();
-            let mut row = crate::tui::store_adapter::bare_row(None);
-            row.session = Some(session.clone());
+            let mut row = crate::tui::view::SessionRow::new(
+                crate::tui::store_adapter::bare_row(None),
+                Some(session.clone()),
+            );
             row.transcript = Some(label.clone());
             open_session(&mut state, row, session, label, &mut fx);
         }

@@ -74,7 +74,7 @@ pub struct LoadedTranscript {
     pub summaries: Vec<SummaryCard>,
     /// The session's numbers as the domain decided them with this transcript (the Session
     /// header shows these, the same as the list's row); None until computed.
-    pub numbers: Option<crate::tui::view::SessionRow>,
+    pub numbers: Option<crate::usecase::list::SessionRow>,
     /// Sanitized warnings (malformed lines, broken parents, ...).
     pub warnings: Vec<String>,
     /// The figures reconciled, the overhead, whether compaction can help, the breakdown
@@ -103,8 +103,10 @@ pub fn load_transcript(
     let mut l = analyze(Arc::new(t), keep);
     let (d, busy, th) =
         crate::diagnosis::gather::for_handle(session, &l.transcript, l.keep_recent_tokens);
-    let mut numbers = crate::tui::store_adapter::numbers_row(&th);
-    crate::tui::store_adapter::name_entry(&mut numbers.sources, session.source.kind());
+    let mut numbers = crate::usecase::list::SessionRow::numbers(&th);
+    if session.source.kind() == crate::source::SourceKind::Gateway {
+        crate::usecase::list::name_gateway_rows(&mut numbers.sources);
+    }
     l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;

@@ -110,10 +110,10 @@ impl SessionsState {
             .filter(|(_, r)| {
                 needle.is_empty()
                     || [
-                        r.agent_id.as_str(),
-                        &r.session_key,
-                        &r.session_id,
-                        r.model.as_deref().unwrap_or(""),
+                        r.agent(),
+                        r.key(),
+                        r.id(),
+                        r.provider_model().as_deref().unwrap_or(""),
                         r.status.name(),
                     ]
                     .iter()
@@ -128,7 +128,7 @@ impl SessionsState {
     }
 
     pub fn sort_rows(&mut self) {
-        let key = |r: &SessionRow| (r.agent_id.clone(), r.session_key.clone());
+        let key = |r: &SessionRow| (r.agent().to_string(), r.key().to_string());
         match self.sort {
             SortKey::Urgency => self.rows.sort_by(|a, b| {
                 a.urgency()
@@ -136,9 +136,9 @@ impl SessionsState {
                     .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Updated => self.rows.sort_by(|a, b| {
-                b.updated_at_ms
+                b.updated_at
                     .unwrap_or(i64::MIN)
-                    .cmp(&a.updated_at_ms.unwrap_or(i64::MIN))
+                    .cmp(&a.updated_at.unwrap_or(i64::MIN))
                     .then_with(|| key(a).cmp(&key(b)))
             }),
             SortKey::Name => self.rows.sort_by_key(key),

@@ -1,109 +1,18 @@
-//! From a [`SessionSource`] and the numbers (`crate::numbers`, `crate::thresholds`) to the
-//! TUI's rows. The arithmetic stays there; this only renames and words the sources.
+//! The Sessions screen's loader: the session list's rows ([`crate::usecase::list`], the one
+//! builder every surface renders) paired with their sessions, and the files whose change
+//! means "reload". Nothing is computed here; it only pairs and watches.
 
-use crate::numbers::Numbers;
-use crate::source::{Changes, Session, SessionHandle, SourceHandle, Watch};
-use crate::thresholds::{self, Source, Thresholds, UsedSource};
+use crate::source::{Changes, SessionHandle, SourceHandle, Watch};
 use crate::tui::TuiLaunch;
-use crate::tui::view::{NamedLoader, NumberSources, SessionLoader, SessionRow, SessionsSnapshot};
+use crate::tui::view::{NamedLoader, SessionLoader, SessionRow, SessionsSnapshot};
 use std::sync::Arc;
 
-fn src(s: Source) -> &'static str {
-    match s {
-        Source::Entry => "store entry",
-        Source::Config => "config",
-        Source::ModelCatalog => "model catalog",
-        Source::Flag => "flag",
-        Source::Default => "default",
-    }
-}
-
-/// The numeric part of a row, with each source in words.
-pub fn numbers_row(t: &Thresholds) -> SessionRow {
-    let used = crate::used::describe(t);
-    let reserve = thresholds::explain_reserve(t.rules, t.window, t.reserve_tokens, t.reserve_floor);
-    let flush_at = thresholds::explain_flush_line(
-        t.rules,
-        t.flush_at,
-        t.reserve_floor,
-        t.soft_threshold,
-        t.flush_enabled,
-        t.unknown("flushAt"),
-    );
-    SessionRow {
-        used: t.used,
-        used_source: t.used_source,
-        window: t.window,
-        reserve: t.reserve,
-        compact_at: t.compact_at,
-        flush_at: t.flush_at,
-        compaction_count: t.compaction_count,
-        memory_flush_at: t.memory_flush_at,
-        memory_flush_compaction_count: t.memory_flush_compaction_count,
-        flushed_this_cycle: t.flushed_this_cycle,
-        status: t.status,
-        flush_reason: t.flush_reason.clone(),
-        unknown: t.unknown.clone(),
-        store_used: t.store_used,
-        used_check: t.used_check,
-        used_check_reason: t.used_check_reason.clone(),
-        sources: NumberSources {
-            used,
-            window: format!("{} [{}]", t.window_detail, src(t.window_source)),
-            reserve,
-            compact_at: "window − reserve".into(),
-            flush_at,
-        },
-        ..SessionRow::default()
-    }
-}
-
-/// A listed session of `source` with its numbers.
-pub fn row_from(
-    source: &SourceHandle,
-    s: &Session,
-    t: &Thresholds,
-    keep_recent_tokens: u64,
-) -> SessionRow {
-    let e = &s.entry;
-    let model = match (&e.model_provider, &e.model) {
-        (Some(p), Some(m)) if !m.contains('/') => Some(format!("{p}/{m}")),
-        (_, Some(m)) => Some(m.clone()),
-        (Some(p), None) => Some(p.clone()),
-        (None, None) => None,
-    };
-    let mut row = SessionRow {
-        agent_id: s.agent_id().to_string(),
-        session_key: s.key().to_string(),
-        session_id: e.session_id.clone(),
-        model,
-        updated_at_ms: e.updated_at,
-        session: Some(SessionHandle::new(source.clone(), s.reference.clone())),
-        transcript: s.transcript.clone(),
-        keep_recent_tokens,
-        model_provider: e.model_provider.clone(),
-        model_id: e.model.clone(),
-        ..numbers_row(t)
-    };
-    name_entry(&mut row.sources, source.kind());
-    row
-}
-
-/// A gateway's sessions are its `sessions.list` rows: clawtop reads no store there, so the
-/// figures' source is named the gateway's row.
-pub fn name_entry(n: &mut NumberSources, source_kind: crate::source::SourceKind) {
-    if source_kind == crate::source::SourceKind::Gateway {
-        for text in [&mut n.used, &mut n.window, &mut n.reserve, &mut n.flush_at] {
-            *text = text.replace("store entry", "gateway row");
-        }
-    }
-}
-
-/// Numbers of a bare transcript: no store entry, no config, so every setting is its default;
-/// `used` is the transcript estimate when there is one.
-pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> SessionRow {
+/// Numbers of a bare transcript (no store entry, no config: every setting is its default;
+/// `used` is the transcript estimate when there is one), by the one rule
+/// ([`crate::numbers::bare_file`]).
+pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> crate::usecase::list::SessionRow {
     let (th, settings) = crate::numbers::bare_file(t, None);
-    let mut row = numbers_row(&th);
+    let mut row = crate::usecase::list::SessionRow::numbers(&th);
     row.keep_recent_tokens = settings.keep_recent_tokens.value;
     row
 }
@@ -143,18 +52,11 @@ fn snapshot_of(
     let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
-    let mut transcript_of = Vec::with_capacity(loaded.sessions.len());
     for s in &loaded.sessions {
         let files = match source.changes(Watch::Transcript(&s.reference)) {
             Changes::Poll(files) => files,
             Changes::Pushed => Vec::new(),
         };
-        transcript_of.push(
-            files
-                .iter()
-                .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
-                .cloned(),
-        );
         for f in files {
             if watched.insert(f.clone()) {
                 stamps.push((f.clone(), crate::tui::watch::stamp(&f)));
@@ -162,8 +64,7 @@ fn snapshot_of(
             }
         }
     }
-    let mut numbers = Numbers::new(source.as_ref());
-    let keep = numbers.settings.keep_recent_tokens.value;
+    let report = crate::usecase::list::from_listing(source.as_ref(), &Default::default(), &loaded);
     // The running-gateway notice first: it is what the status line shows at start.
     let notice = loaded.running_gateway.as_ref().map(|g| g.notice());
     let mut warnings: Vec<String> = notice
@@ -180,28 +81,12 @@ fn snapshot_of(
             .filter(|w| Some(*w) != notice.as_ref())
             .cloned(),
     );
-    let mut rows = Vec::with_capacity(loaded.sessions.len());
-    let mut forecasts = crate::history::tail::Forecasts::default();
-    for (s, file) in loaded.sessions.iter().zip(transcript_of) {
-        let mut w = Vec::new();
-        let rules = numbers.rules;
-        let t = numbers.session_seeing(s, &mut w, |open| forecasts.read_open(s, open, rules));
-        let mut row = row_from(source, s, &t, keep);
-        row.forecast = Some(forecasts.of(source.as_ref(), s, &t));
-        row.recent = forecasts.recent(source.as_ref(), s, t.rules, TREND_TURNS);
-        row.lock = source
-            .lock(&s.reference)
-            .filter(|l| *l != crate::commit::LockStatus::Free);
-        if matches!(row.used_source, UsedSource::Fresh | UsedSource::Legacy) {
-            row.stale = file.and_then(|f| stale(s.entry.updated_at, &f));
-        }
-        // The domain found the store behind the transcript and used the transcript's figure:
-        // the row still carries the mark, with the domain's reason.
-        if row.used_check == crate::used::UsedCheck::Stale && row.stale.is_none() {
-            row.stale = Some(format!("stale: {}", row.used_check_reason));
-        }
-        rows.push(row);
-    }
+    let rows = report
+        .sessions
+        .into_iter()
+        .zip(report.refs)
+        .map(|(row, r)| SessionRow::new(row, Some(SessionHandle::new(source.clone(), r))))
+        .collect();
     SessionsSnapshot {
         rows,
         watch,
@@ -214,27 +99,7 @@ fn snapshot_of(
 }
 
 /// Turns the Sessions list's trend column shows.
-pub const TREND_TURNS: usize = 12;
-
-/// Why a store figure is stale: the transcript's last entry is later than the store's
-/// `updatedAt` (OpenClaw records the tokens after the turn is written).
-fn stale(updated_at: Option<i64>, transcript: &std::path::Path) -> Option<String> {
-    let last = crate::transcript::tail::last_entry_ms(transcript)?;
-    let hms = |ms: i64| {
-        chrono::DateTime::from_timestamp_millis(ms)
-            .map(|d| d.format("%H:%M:%S").to_string())
-            .unwrap_or_else(|| "?".into())
-    };
-    match updated_at {
-        Some(u) if last > u => Some(format!(
-            "stale: store updated {}, transcript has an entry at {}",
-            hms(u),
-            hms(last)
-        )),
-        // No updatedAt: clawtop cannot tell.
-        _ => None,
-    }
-}
+pub use crate::usecase::list::TREND_TURNS;
 
 /// A loader over a source.
 pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader {

@@ -20,90 +20,65 @@ pub fn provenance_marker(p: Provenance) -> &'static str {
     }
 }
 
-/// Where each number came from, in words an operator can check ("entry contextTokens",
-/// "config agents.defaults.compaction.reserveTokensFloor", "default 200000", ...).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NumberSources {
-    pub used: String,
-    pub window: String,
-    pub reserve: String,
-    pub compact_at: String,
-    pub flush_at: String,
-}
+/// Where each number came from, in words ([`crate::usecase::list::NumberSources`]).
+pub use crate::usecase::list::NumberSources;
 
-/// One session as the TUI shows it. Strings here are raw (from the store); the draw code
-/// sanitizes them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// One session of the Sessions screen: the session list's row ([`crate::usecase::list`], the
+/// one every surface renders) paired with the session it names. Strings in the row are raw
+/// (from the store); the draw code sanitizes them. Reads and writes of the row's fields go
+/// through to it (`row.used`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionRow {
-    pub agent_id: String,
-    pub session_key: String,
-    pub session_id: String,
-    pub model: Option<String>,
-    pub updated_at_ms: Option<i64>,
-    pub used: Option<u64>,
-    pub used_source: Provenance,
-    pub window: u64,
-    pub reserve: u64,
-    pub compact_at: u64,
-    /// None when `memoryFlush.enabled` is false.
-    pub flush_at: Option<u64>,
-    pub compaction_count: Option<u64>,
-    pub memory_flush_at: Option<i64>,
-    pub memory_flush_compaction_count: Option<u64>,
-    pub flushed_this_cycle: bool,
-    pub status: Status,
-    /// Plain-words reason for the flush/compaction state.
-    pub flush_reason: String,
+    pub list: crate::usecase::list::SessionRow,
     /// The session this row shows and its source (None: built-in demo rows, no source).
     pub session: Option<crate::source::SessionHandle>,
-    /// Where its transcript is, for display; None when it has none.
-    pub transcript: Option<String>,
-    pub sources: NumberSources,
-    /// `compaction.keepRecentTokens` for the "next cut" marker (0 means the default 20000).
-    pub keep_recent_tokens: u64,
-    /// Raw `modelProvider` and `model` of the entry (endpoint resolution, docs/models.md).
-    pub model_provider: Option<String>,
-    pub model_id: Option<String>,
-    /// The transcript's write lock as the source saw it at load time (None: none, or the
-    /// source cannot tell).
-    pub lock: Option<crate::commit::LockStatus>,
-    /// Why the store's figures are behind the transcript (its `updatedAt` is older than the
-    /// transcript's last entry: a turn ran and OpenClaw has not recorded its tokens yet);
-    /// None when they are not, or clawtop cannot tell.
-    pub stale: Option<String>,
-    /// Inputs the source cannot read, with why (the figures derived from them are unknown).
-    pub unknown: Vec<(&'static str, String)>,
-    /// The store's `totalTokens` where it is not the figure used (shown beside it).
-    pub store_used: Option<u64>,
-    pub used_check: crate::used::UsedCheck,
-    pub used_check_reason: String,
-    /// Tokens per turn and turns to each line (the list's forecast); None when not computed.
-    pub forecast: Option<crate::history::Forecast>,
-    /// The context of the last turns, oldest first (the Sessions list's trend column).
-    pub recent: Vec<u64>,
+}
+
+impl std::ops::Deref for SessionRow {
+    type Target = crate::usecase::list::SessionRow;
+    fn deref(&self) -> &Self::Target {
+        &self.list
+    }
+}
+
+impl std::ops::DerefMut for SessionRow {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.list
+    }
 }
 
 impl SessionRow {
-    /// Takes the numeric part of `n` (the domain's figures for this session), keeping who
-    /// and where the row is.
-    pub fn set_numbers(&mut self, n: SessionRow) {
-        self.used = n.used;
-        self.used_source = n.used_source;
-        self.window = n.window;
-        self.reserve = n.reserve;
-        self.compact_at = n.compact_at;
-        self.flush_at = n.flush_at;
-        self.compaction_count = n.compaction_count;
-        self.memory_flush_at = n.memory_flush_at;
-        self.memory_flush_compaction_count = n.memory_flush_compaction_count;
-        self.flushed_this_cycle = n.flushed_this_cycle;
-        self.status = n.status;
-        self.flush_reason = n.flush_reason;
-        self.sources = n.sources;
-        self.unknown = n.unknown;
-        self.store_used = n.store_used;
-        self.used_check = n.used_check;
-        self.used_check_reason = n.used_check_reason;
+    pub fn new(
+        list: crate::usecase::list::SessionRow,
+        session: Option<crate::source::SessionHandle>,
+    ) -> SessionRow {
+        SessionRow { list, session }
+    }
+
+    /// Takes the numeric part of `n` (the domain's figures for this session, decided again
+    /// with the transcript the Session screen opened), keeping who and where the row is and
+    /// what the list found beside the numbers.
+    pub fn set_numbers(&mut self, n: crate::usecase::list::SessionRow) {
+        let r = &mut self.list;
+        r.used = n.used;
+        r.used_source = n.used_source;
+        r.window = n.window;
+        r.window_source = n.window_source;
+        r.reserve = n.reserve;
+        r.compact_at = n.compact_at;
+        r.flush_at = n.flush_at;
+        r.compaction_count = n.compaction_count;
+        r.memory_flush_at = n.memory_flush_at;
+        r.memory_flush_compaction_count = n.memory_flush_compaction_count;
+        r.flushed_this_cycle = n.flushed_this_cycle;
+        r.status = n.status;
+        r.flush_reason = n.flush_reason;
+        r.sources = n.sources;
+        r.unknown = n.unknown;
+        r.store_used = n.store_used;
+        r.used_check = n.used_check;
+        r.used_check_reason = n.used_check_reason;
+        r.transcript_context = n.transcript_context;
     }
 
     /// A row whose numbers the domain computes from `window`, `used` and the session's
@@ -128,51 +103,12 @@ impl SessionRow {
             None => (None, Provenance::Unknown),
         };
         let t = crate::thresholds::compute(window, used, &settings, counters);
-        SessionRow {
-            agent_id: agent_id.into(),
-            session_key: session_key.into(),
-            keep_recent_tokens: settings.keep_recent_tokens.value,
-            ..crate::tui::store_adapter::numbers_row(&t)
-        }
-    }
-
-    /// used / window as a fraction; None when unknown.
-    /// Signed tokens to the next line that matters, and its name: negative while below it
-    /// (`−1.2k to flush`), zero or positive once past (`+3.4k over compact`).
-    pub fn headroom(&self) -> Option<(i64, &'static str)> {
-        let used = self.used? as i64;
-        let (line, name) = match self.status {
-            Status::Over => (self.window, "window"),
-            Status::CompactDue | Status::FlushDue | Status::Flushed => (self.compact_at, "compact"),
-            Status::Ok => match self.flush_at {
-                Some(f) => (f, "flush"),
-                None => (self.compact_at, "compact"),
-            },
-            Status::Unknown => return None,
-        };
-        Some((used - line as i64, name))
-    }
-
-    /// What must be acted on first sorts first: over, compact-due, flush-due, the rest, and
-    /// sessions without a figure last; within a rank the nearest to (or furthest past) its
-    /// next line first.
-    pub fn urgency(&self) -> (u8, i64) {
-        let rank = match self.status {
-            Status::Over => 0,
-            Status::CompactDue => 1,
-            Status::FlushDue => 2,
-            Status::Ok | Status::Flushed => 3,
-            Status::Unknown => 4,
-        };
-        (rank, -self.headroom().map_or(i64::MIN + 1, |(h, _)| h))
-    }
-
-    pub fn fill(&self) -> Option<f64> {
-        let used = self.used?;
-        if self.window == 0 {
-            return None;
-        }
-        Some(used as f64 / self.window as f64)
+        let mut list = crate::usecase::list::SessionRow::numbers(&t);
+        list.agent_id = Some(agent_id.into());
+        list.session_key = Some(session_key.into());
+        list.keep_recent_tokens = settings.keep_recent_tokens.value;
+        list.problems = crate::usecase::list::findings(&list, &[]);
+        SessionRow::new(list, None)
     }
 }
 
@@ -234,9 +170,9 @@ pub fn demo_rows(now_ms: i64) -> Vec<SessionRow> {
             ..Default::default()
         };
         let mut r = SessionRow::with_counters(agent, key, window, used, prov, &counters);
-        r.session_id = format!("demo-{agent}-{cc}");
+        r.session_id = Some(format!("demo-{agent}-{cc}"));
         r.model = Some(model.into());
-        r.updated_at_ms = Some(now_ms - age_s * 1000);
+        r.updated_at = Some(now_ms - age_s * 1000);
         r
     };
     vec![

@@ -120,14 +120,12 @@ fn prepare_problem(e: PrepareError) -> Problem {
 
 /// Plans the compaction of `session` (disk I/O: store row, transcript).
 pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Problem> {
-    let writer = match super::route::route(session, Operation::Compact, Default::default()) {
+    let route = super::route::route(session, Operation::Compact, Default::default());
+    let writer = match route {
         Route::Local(w) => w,
-        Route::ReadOnly(why) => return Err(Problem::Refused(why)),
-        Route::Gateway(r) => {
-            return Err(Problem::Refused(format!(
-                "this session is compacted through {}: OpenClaw plans and writes the summary ({})",
-                r.via, r.note
-            )));
+        other => {
+            let why = other.refusal(Operation::Compact).unwrap_or_default();
+            return Err(Problem::Refused(why));
         }
     };
     let Some(path) = writer.transcript.clone() else {

@@ -84,16 +84,9 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
                 None,
             ),
         },
-        Route::ReadOnly(why) => (None, Some(why), None, None),
-        Route::Gateway(r) => (
-            None,
-            Some(format!(
-                "this session's flush goes through {}, which clawtop cannot drive yet ({})",
-                r.via, r.note
-            )),
-            None,
-            None,
-        ),
+        other @ (Route::ReadOnly(_) | Route::Gateway(_)) => {
+            (None, other.refusal(Operation::Flush), None, None)
+        }
     };
     let subject = Subject::read(session, true)?;
     let Some(listed) = subject.session.as_ref() else {

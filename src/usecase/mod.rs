@@ -26,6 +26,7 @@ pub mod compact;
 pub mod flush;
 pub mod gateway_compact;
 pub mod history;
+pub mod list;
 pub mod route;
 
 use crate::compaction::model::GenProgress;

@@ -113,6 +113,28 @@ pub fn route_with_env(
     }))
 }
 
+impl Route {
+    /// Why clawtop cannot write `op` itself on this route, in the one wording every surface
+    /// shows (None: it can, [`Route::Local`]). A Gateway route is a refusal for clawtop's own
+    /// preview-and-commit: OpenClaw plans and writes there.
+    pub fn refusal(&self, op: Operation) -> Option<String> {
+        match self {
+            Route::Local(_) => None,
+            Route::ReadOnly(why) => Some(why.clone()),
+            Route::Gateway(r) => Some(match op {
+                Operation::Compact => format!(
+                    "this session is compacted through {}: OpenClaw plans and writes the summary ({})",
+                    r.via, r.note
+                ),
+                Operation::Flush => format!(
+                    "this session's flush goes through {}, which clawtop cannot drive ({})",
+                    r.via, r.note
+                ),
+            }),
+        }
+    }
+}
+
 fn from_writer(writer: Writer) -> Route {
     match writer {
         Writer::Local(w) => Route::Local(w),

@@ -633,7 +633,7 @@ const STRING_RESULTS: &[(&str, &str)] = &[
         "positive_secs: clap value parser of --timeout",
     ),
     (
-        "src/report/check.rs",
+        "src/diagnosis/problem.rs",
         "Problem::parse: clap value parser of --warn/--crit",
     ),
 ];

@@ -68,8 +68,11 @@ fn list_json_host_a() {
         "status",
     ];
     assert_eq!(&keys[..want.len()], &want);
+    // Issue 29: the row every surface renders ends with what the TUI and `check` used to
+    // compute on their own roads (host-a's store figure is not stale: no `stale` key here,
+    // its value is null).
     assert_eq!(
-        &keys[keys.len() - 10..],
+        &keys[keys.len() - 17..],
         &[
             "totalTokens",
             "totalTokensFresh",
@@ -80,7 +83,14 @@ fn list_json_host_a() {
             "memoryFlushKind",
             "totalTokensVersion",
             "dataSource",
-            "forecast"
+            "forecast",
+            "storeUsed",
+            "stale",
+            "recentContext",
+            "sources",
+            "keepRecentTokens",
+            "latestCompactionLoss",
+            "problems"
         ]
     );
     assert_eq!(s["rules"], "2026.2");
@@ -135,7 +145,7 @@ fn list_text_uses_the_terminal_width() {
     let r: clawtop::report::list::ListReport = {
         let host = clawtop::store::Host::demo().unwrap();
         let source = clawtop::source::for_host(host);
-        clawtop::report::list::build(source.as_ref(), None)
+        clawtop::usecase::list::build(source.as_ref(), &Default::default())
     };
     assert_eq!(r.sessions.len(), v["sessions"].as_array().unwrap().len());
     let narrow = clawtop::report::list::render(&r, 0, Some(80));

@@ -7,5 +7,6 @@ mod support;
 
 mod cli;
 mod fake;
+mod one_road;
 mod pty;
 mod tui;

@@ -528,7 +528,7 @@ async fn real_gateway_scenario() {
             .sessions
             .rows
             .iter()
-            .position(|r| r.session_key == OPS_MAIN)
+            .position(|r| r.key() == OPS_MAIN)
             .expect("ops main listed");
         for _ in 0..pos {
             drive(&mut state, &ctx, key(crossterm::event::KeyCode::Down));

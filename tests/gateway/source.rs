@@ -293,12 +293,7 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
             );
             let (mut state, ctx) = host_app(source.clone(), (120, 40));
             let s = screen(&state);
-            let keys: Vec<&str> = state
-                .sessions
-                .rows
-                .iter()
-                .map(|r| r.session_key.as_str())
-                .collect();
+            let keys: Vec<&str> = state.sessions.rows.iter().map(|r| r.key()).collect();
             for k in [INCIDENT, DRILL, "agent:ops:main"] {
                 assert!(
                     keys.contains(&k),
@@ -313,7 +308,7 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
                 .sessions
                 .rows
                 .iter()
-                .position(|r| r.session_key == INCIDENT)
+                .position(|r| r.key() == INCIDENT)
                 .unwrap();
             for _ in 0..pos {
                 drive(&mut state, &ctx, key(crossterm::event::KeyCode::Down));

@@ -20,7 +20,7 @@ fn select(
         .sessions
         .rows
         .iter()
-        .position(|r| r.session_key == key_)
+        .position(|r| r.key() == key_)
         .unwrap_or_else(|| panic!("{key_} not listed"));
     for _ in 0..pos {
         press(state, ctx, &[key(KeyCode::Down)]);
@@ -37,7 +37,7 @@ fn sessions_and_a_transcript_from_the_databases() {
     let i7 = snap
         .rows
         .iter()
-        .find(|r| r.session_key == "agent:main:incident-7")
+        .find(|r| r.key() == "agent:main:incident-7")
         .unwrap();
     assert_eq!((i7.used, i7.window), (Some(29144), 48000));
     assert_eq!((i7.compact_at, i7.flush_at), (36000, Some(30000)));

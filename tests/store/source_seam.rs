@@ -265,8 +265,8 @@ fn a_second_source_needs_no_change_above_the_seam() {
     let dir = tempfile::tempdir().unwrap();
     let files = clawtop::source::for_host(file_host(dir.path()));
     // The same transcript gives the same numbers through either source.
-    let a = clawtop::report::list::build(rows.as_ref(), None);
-    let b = clawtop::report::list::build(files.as_ref(), None);
+    let a = clawtop::usecase::list::build(rows.as_ref(), &Default::default());
+    let b = clawtop::usecase::list::build(files.as_ref(), &Default::default());
     assert_eq!(a.era, "sqlite", "the kind the source says it is");
     let (a, b) = (&a.sessions[0], &b.sessions[0]);
     assert!(a.used.is_some());

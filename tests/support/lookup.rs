@@ -85,7 +85,10 @@ pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
     assert_eq!(state.screen(), Screen::Session, "open before the list");
     assert!(!state.sessions.loaded);
     let v = state.session.as_ref().unwrap();
-    assert_eq!((&v.row.agent_id, &v.row.session_key), (&want.0, &want.1));
+    assert_eq!(
+        (v.row.agent(), v.row.key()),
+        (want.0.as_str(), want.1.as_str())
+    );
     assert!(v.loaded.is_some(), "its transcript read");
     let first_row = v.row.clone();
     let generation = v.generation;
@@ -97,7 +100,7 @@ pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
     assert_eq!(v.generation, generation, "not opened a second time");
     assert_eq!(v.row, first_row, "one row, read alone or with the list");
     let sel = state.sessions.selected_row().unwrap();
-    assert_eq!((&sel.agent_id, &sel.session_key), (&want.0, &want.1));
+    assert_eq!((sel.agent(), sel.key()), (want.0.as_str(), want.1.as_str()));
     press(&mut state, &ctx, &[key(KeyCode::Esc)]);
     assert_eq!(state.screen(), Screen::Sessions);
 }

@@ -95,9 +95,9 @@ pub fn status_rows(transcript: Option<&Path>) -> Vec<SessionRow> {
             ..Default::default()
         };
         let mut r = SessionRow::with_counters(agent, key, window, used, prov, &counters);
-        r.session_id = format!("{agent}-{cc}");
+        r.session_id = Some(format!("{agent}-{cc}"));
         r.model = Some(model.into());
-        r.updated_at_ms = Some(NOW_MS - age_s * 1000);
+        r.updated_at = Some(NOW_MS - age_s * 1000);
         // Rows built by hand have the transcript file as their source.
         r.session = transcript.map(|p| {
             let f = TranscriptFile::new(p);

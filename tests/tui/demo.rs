@@ -46,7 +46,7 @@ fn demo_app(size: (u16, u16), filter: &str, want: &str) -> (AppState, EffectCtx,
     type_str(&mut state, &ctx, &format!("{filter}\n"));
     drive(&mut state, &ctx, key(KeyCode::Enter));
     assert_eq!(state.screen(), Screen::Session);
-    assert_eq!(state.session.as_ref().unwrap().row.session_key, want);
+    assert_eq!(state.session.as_ref().unwrap().row.key(), want);
     (state, ctx, dir)
 }
 

@@ -168,7 +168,7 @@ fn filter_by_typing() {
         .sessions
         .visible()
         .iter()
-        .map(|&i| state.sessions.rows[i].agent_id.clone())
+        .map(|&i| state.sessions.rows[i].agent().to_string())
         .collect();
     assert_eq!(keys, ["ops", "ops"]);
     // `q` and `?` are typed while filtering, not commands.
@@ -218,7 +218,7 @@ fn sort_cycles_and_keeps_the_selection() {
         s.sessions
             .visible()
             .iter()
-            .map(|&i| s.sessions.rows[i].session_key.clone())
+            .map(|&i| s.sessions.rows[i].key().to_string())
             .collect::<Vec<_>>()
     };
     let pressure = order(&state);
@@ -504,7 +504,7 @@ fn act_first_sort_and_headroom() {
     );
     assert_eq!((a.status, b.status), (Status::Ok, Status::FlushDue));
     let (state, _) = sessions_app(vec![a.clone(), b.clone()], (120, 40));
-    assert_eq!(state.sessions.rows[0].session_key, "agent:main:small");
+    assert_eq!(state.sessions.rows[0].key(), "agent:main:small");
     assert_eq!(clawtop::tui::draw::sessions::headroom(&a), "−26k to flush");
     assert_eq!(
         clawtop::tui::draw::sessions::headroom(&b),

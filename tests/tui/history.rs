@@ -50,7 +50,7 @@ fn sessions_list_shows_eta_and_trend_when_wide_and_sorts_by_eta() {
     let f = row.forecast.clone().unwrap();
     assert_eq!(f.tokens_per_turn, Some(2_482));
     assert_eq!(f.turns_to_compaction, Some(0));
-    assert_eq!(row.recent.len(), 12);
+    assert_eq!(row.recent_context.len(), 12);
     let (state, _) = sessions_app(vec![row.clone()], (150, 8));
     let s = screen(&state).replace(&t.display().to_string(), "<transcript>");
     let header = s.lines().nth(2).unwrap();
@@ -91,12 +91,7 @@ fn sessions_list_shows_eta_and_trend_when_wide_and_sorts_by_eta() {
         press(&mut state, &ctx, &[ch('s')]);
     }
     assert_eq!(state.sessions.sort, clawtop::tui::state::SortKey::Eta);
-    let order: Vec<&str> = state
-        .sessions
-        .rows
-        .iter()
-        .map(|r| r.session_key.as_str())
-        .collect();
+    let order: Vec<&str> = state.sessions.rows.iter().map(|r| r.key()).collect();
     assert_eq!(order, ["c", "d", "b", "a"]);
 }
 

@@ -14,6 +14,7 @@ mod headless;
 mod history;
 mod labels;
 mod live;
+mod one_road;
 mod one_rule;
 mod reload_pty;
 mod sanitize;

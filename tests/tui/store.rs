@@ -23,10 +23,7 @@ fn host_a_rows_through_the_adapter() {
     let snap = store_adapter::snapshot(&h, None);
     assert_eq!(snap.rows.len(), 1, "{:?}", snap.warnings);
     let r = &snap.rows[0];
-    assert_eq!(
-        (r.agent_id.as_str(), r.session_key.as_str()),
-        ("main", "agent:main:main")
-    );
+    assert_eq!((r.agent(), r.key()), ("main", "agent:main:main"));
     // The store's 75,943 is a run-sum (two calls): the row shows the last call's context.
     assert_eq!(r.used, Some(40_378));
     assert_eq!(r.used_source, Provenance::Transcript);
@@ -124,7 +121,7 @@ fn launch_opens_the_named_session() {
     );
     assert_eq!(state.screen(), Screen::Session);
     let v = state.session.as_ref().expect("session view");
-    assert_eq!(v.row.session_key, "agent:ops:main");
+    assert_eq!(v.row.key(), "agent:ops:main");
     assert!(v.loaded.is_some());
     // A key that is not listed leaves the list open and says so.
     let (state, _) = start(

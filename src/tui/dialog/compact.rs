@@ -23,7 +23,7 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
     if session.is_none() && row.session.is_some() {
         state.status.info = Some(format!(
             "No transcript for {}: nothing to compact here (a compaction summarizes the transcript; only the store's numbers are known).",
-            crate::sanitize::one_line(&row.session_key)
+            crate::sanitize::one_line(row.key())
         ));
         return;
     }

@@ -22,7 +22,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
     let Some(session) = row.session.clone().filter(|_| row.transcript.is_some()) else {
         state.status.error = Some(format!(
             "No transcript file for {}.",
-            crate::sanitize::one_line(&row.session_key)
+            crate::sanitize::one_line(row.key())
         ));
         return;
     };

@@ -591,24 +591,17 @@ fn can_write(
         });
         return false;
     };
-    match crate::usecase::route::route(session, op, Default::default()) {
-        Route::Local(_) => true,
-        Route::ReadOnly(why) => {
+    match crate::usecase::route::route(session, op, Default::default()).refusal(op) {
+        None => true,
+        Some(why) => {
             state.status.info = Some(format!("Cannot {what} here: {why}."));
-            false
-        }
-        Route::Gateway(r) => {
-            state.status.info = Some(format!(
-                "This session is written through {}, which clawtop cannot drive for a {what} ({}).",
-                r.via, r.note
-            ));
             false
         }
     }
 }
 
 fn who_of(row: &crate::tui::view::SessionRow) -> String {
-    format!("{} · {}", row.agent_id, row.session_key)
+    format!("{} · {}", row.agent(), row.key())
 }
 
 /// Dialog actions. Returns true when `action` was a dialog action (handled here): each goes

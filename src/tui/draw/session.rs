@@ -162,10 +162,10 @@ fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
         title.extend(read_mark);
     } else {
         title.push(Span::styled(
-            format!("{} · {}", one_line(&r.agent_id), one_line(&r.session_key)),
+            format!("{} · {}", one_line(r.agent()), one_line(r.key())),
             t.bold(),
         ));
-        if let Some(m) = &r.model {
+        if let Some(m) = &r.provider_model() {
             title.push(Span::raw(format!(" · {}", one_line(m))));
         }
         title.extend(read_mark);
@@ -694,5 +694,5 @@ pub fn detail_width(size: (u16, u16)) -> usize {
 
 /// Whether the source cannot read `field` of this row (it is then shown as unknown).
 fn has_unknown(r: &crate::tui::view::SessionRow, field: &str) -> bool {
-    r.unknown.iter().any(|(f, _)| *f == field)
+    r.unknown.contains_key(field)
 }

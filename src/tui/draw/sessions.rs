@@ -314,21 +314,21 @@ fn draw_row(
                 (m.to_string(), st)
             }
             Col::Headroom => (rpad(&headroom(r), w), t.status(r.status)),
-            Col::Agent => (pad(&one_line(&r.agent_id), w), t.plain()),
+            Col::Agent => (pad(&one_line(r.agent()), w), t.plain()),
             Col::Key => {
                 // With the agent column shown, "agent:<id>:" in front of the key is repetition.
-                let prefix = format!("agent:{}:", r.agent_id);
-                let key = match r.session_key.strip_prefix(&prefix) {
+                let prefix = format!("agent:{}:", r.agent());
+                let key = match r.key().strip_prefix(&prefix) {
                     Some(rest) if agent_shown && !rest.is_empty() => rest,
-                    _ => &r.session_key,
+                    _ => r.key(),
                 };
                 (pad(&shorten_middle(&one_line(key), w), w), t.bold())
             }
             Col::Model => (
-                pad(&one_line(r.model.as_deref().unwrap_or("—")), w),
+                pad(&one_line(r.provider_model().as_deref().unwrap_or("—")), w),
                 t.dim(),
             ),
-            Col::Age => (rpad(&age(now_ms, r.updated_at_ms), w), t.dim()),
+            Col::Age => (rpad(&age(now_ms, r.updated_at), w), t.dim()),
             Col::Used => {
                 let used = r.used.map(compact_num).unwrap_or_else(|| "?".into());
                 (
@@ -373,7 +373,7 @@ fn draw_row(
             Col::Trend => {
                 frame.render_widget(
                     ratatui::widgets::Sparkline::default()
-                        .data(&r.recent)
+                        .data(&r.recent_context)
                         .max(r.compact_at.max(1))
                         .style(t.dim()),
                     cell,

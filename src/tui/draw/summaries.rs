@@ -205,7 +205,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let who = if state.bare_file {
         v.label_file_name()
     } else {
-        one_line(&v.row.session_key)
+        one_line(v.row.key())
     };
     frame.buffer_mut().set_line(
         title_area.x,

@@ -196,7 +196,7 @@ pub(super) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 /// the Session screen opens on them, with no entries.
 fn open_numbers_only(state: &mut AppState, row: crate::tui::view::SessionRow) {
     let generation = crate::tui::state::take_generation(&mut state.next_generation);
-    let label = format!("{} (no transcript)", row.session_key);
+    let label = format!("{} (no transcript)", row.key());
     state.session = Some(SessionView {
         row,
         session: None,
@@ -270,8 +270,7 @@ fn transcript_loaded(
             if let Some(n) = l.numbers.clone() {
                 if bare {
                     let (session, transcript) = (v.row.session.take(), v.row.transcript.take());
-                    v.row = n;
-                    v.row.session = session;
+                    v.row = crate::tui::view::SessionRow::new(n, session);
                     v.row.transcript = transcript;
                 } else {
                     v.row.set_numbers(n);

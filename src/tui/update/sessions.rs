@@ -14,7 +14,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             let key = state
                 .sessions
                 .selected_row()
-                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
+                .map(|r| (r.agent().to_string(), r.key().to_string()));
             state.sessions.sort = state.sessions.sort.next();
             state.sessions.sort_rows();
             reselect(state, key);
@@ -45,7 +45,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                 .sessions
                 .selected_row()
                 .or_else(|| state.session.as_ref().map(|v| &v.row))
-                .map(|r| (r.agent_id.clone(), r.session_key.clone()));
+                .map(|r| (r.agent().to_string(), r.key().to_string()));
             state.sessions.rows = snap.rows;
             state.sessions.label = snap.label;
             state.sessions.running_gateway = snap.running_gateway;
@@ -57,7 +57,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             if let Some(want) = state.open_on_load.take() {
                 reselect(state, Some(want.clone()));
                 let picked = state.sessions.selected_row();
-                if picked.is_some_and(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1)) {
+                if picked.is_some_and(|r| (r.agent(), r.key()) == (&want.0, &want.1)) {
                     open(state, fx);
                 } else {
                     state.status.error = Some(format!("No session {} listed.", one_line(&want.1)));
@@ -123,7 +123,7 @@ fn opened_before_the_list(
     let Some(row) = snap
         .rows
         .into_iter()
-        .find(|r| (&r.agent_id, &r.session_key) == (&want.0, &want.1))
+        .find(|r| (r.agent(), r.key()) == (&want.0, &want.1))
     else {
         return;
     };
@@ -137,7 +137,7 @@ fn reselect(state: &mut AppState, key: Option<(String, String)>) {
     if let Some((agent, skey)) = key {
         let vis = state.sessions.visible();
         if let Some(pos) = vis.iter().position(|&i| {
-            state.sessions.rows[i].agent_id == agent && state.sessions.rows[i].session_key == skey
+            state.sessions.rows[i].agent() == agent && state.sessions.rows[i].key() == skey
         }) {
             state.sessions.selected = pos;
         }

@@ -49,14 +49,14 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                 let card = v.loaded.as_ref().and_then(|l| l.summaries.get(sel));
                 if card.is_some() {
                     // A bare transcript has no key: its file name stands in.
-                    let name = if v.row.session_key.is_empty() {
+                    let name = if v.row.key().is_empty() {
                         let file = v.label_file_name();
                         std::path::Path::new(&file)
                             .file_stem()
                             .map(|s| s.to_string_lossy().into_owned())
                             .unwrap_or(file)
                     } else {
-                        v.row.session_key.clone()
+                        v.row.key().to_string()
                     };
                     let path = crate::summary::export::default_path(&name, sel + 1);
                     v.prompt = Some(crate::tui::state::Prompt {
@@ -135,7 +135,7 @@ pub(super) fn export_accept(
         card.id,
         sel + 1,
         l.summaries.len(),
-        one_line(&v.row.session_key),
+        one_line(v.row.key()),
         card.timestamp,
         card.tokens_before
             .map(|t| t.to_string())

@@ -1,0 +1,704 @@
+//! The session list: the one builder of a session's row. The TUI's Sessions screen, `list`
+//! (text and JSON), `check`, `metrics` and the fleet all render the [`SessionRow`]s this
+//! builds, so a figure or a problem is computed on one road and every surface tells the same
+//! truth; a remote host's `list --json` is read back into the same type through serde
+//! ([`crate::fleet`]), so a fleet grades a remote session with what its host computed.
+//!
+//! Each session's transcript is opened once, inside the source's consistent read
+//! ([`SessionSource::read_together`]), and everything a row shows is taken from that one
+//! read while it is open: `used` and the lines ([`Numbers`]), the forecast and the trend,
+//! the history problems of its last compaction ([`crate::history`]) and what that
+//! compaction lost ([`crate::audit`]). Then the transcript is dropped: a list holds one
+//! transcript at a time, whatever the host's size.
+
+use crate::audit::{self, HostFacts, Loss};
+use crate::diagnosis::problem::{Finding, Problem};
+use crate::history;
+use crate::numbers::Numbers;
+use crate::source::{Listing, Session, SessionRef, SessionSource, SourceKind, Watch};
+use crate::thresholds::{self, Rules, Source, Status, Thresholds, UsedSource};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One session as every surface shows it; `list --json` prints it (key order is part of the
+/// interface) and a fleet reads it back. Fields a remote did not send take their default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRow {
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    #[serde(default)]
+    pub session_key: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub transcript: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub model_provider: Option<String>,
+    /// Required when read back: a row without its window is not a session list's row.
+    pub window: u64,
+    #[serde(default)]
+    pub window_source: Source,
+    #[serde(default)]
+    pub used: Option<u64>,
+    #[serde(default)]
+    pub used_source: UsedSource,
+    #[serde(default)]
+    pub reserve: u64,
+    /// Required when read back, as `window`.
+    pub compact_at: u64,
+    #[serde(default)]
+    pub flush_at: Option<u64>,
+    #[serde(default)]
+    pub compaction_count: Option<u64>,
+    #[serde(default)]
+    pub memory_flush_at: Option<i64>,
+    #[serde(default)]
+    pub memory_flush_compaction_count: Option<u64>,
+    #[serde(default)]
+    pub flushed_this_cycle: bool,
+    #[serde(default)]
+    pub status: Status,
+    #[serde(default)]
+    pub flush_reason: String,
+    /// The transcript's view of the context now (null: no transcript was read).
+    #[serde(default)]
+    pub transcript_context: Option<crate::used::TranscriptContext>,
+    /// The store's `totalTokens` against the transcript ([`crate::used`]).
+    #[serde(default)]
+    pub used_check: crate::used::UsedCheck,
+    #[serde(default)]
+    pub used_check_reason: String,
+    /// A live OpenClaw turn holding `<transcript>.lock`, or null.
+    #[serde(default)]
+    pub busy: Option<crate::diagnosis::Busy>,
+    /// A stale `<transcript>.lock` left behind, in words ([`crate::diagnosis::busy::stale_lock_words`]).
+    #[serde(default)]
+    pub stale_lock: Option<String>,
+    /// The lock as the source saw it (None: free, or the source cannot tell). Not in JSON:
+    /// `busy` and `staleLock` say it there.
+    #[serde(skip)]
+    pub lock: Option<crate::commit::LockStatus>,
+    #[serde(default)]
+    pub total_tokens: Option<Value>,
+    #[serde(default)]
+    pub total_tokens_fresh: Option<Value>,
+    #[serde(default)]
+    pub context_tokens: Option<Value>,
+    #[serde(default)]
+    pub updated_at: Option<i64>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Whose arithmetic made the numbers: `"2026.2"` (file-backed releases) or `"2026.9"`.
+    #[serde(default)]
+    pub rules: Rules,
+    /// 2026.9 `memoryFlush.kind` of the last flush (`succeeded`, `failed`).
+    #[serde(default)]
+    pub memory_flush_kind: Option<String>,
+    /// 2026.9 `totalTokensVersion` (1: `totalTokens` is the last call's prompt).
+    #[serde(default)]
+    pub total_tokens_version: Option<u64>,
+    /// Where this session's data came from.
+    #[serde(default)]
+    pub data_source: Option<DataSource>,
+    /// Figures the source cannot read (`compactionCount`, `memoryFlush`, `compactionSummary`)
+    /// and why: their fields above are null because they are unknown, not zero.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub unknown: BTreeMap<String, String>,
+    /// Tokens per turn and turns left to each line (SPEC §3), from the transcript's tail.
+    #[serde(default)]
+    pub forecast: Option<crate::history::Forecast>,
+    /// The store's `totalTokens` where it is not the figure used (shown beside it).
+    #[serde(default)]
+    pub store_used: Option<u64>,
+    /// Why the store's figures are behind the transcript: its `updatedAt` is older than the
+    /// transcript's last entry (a turn ran and OpenClaw has not recorded its tokens yet), or
+    /// the store figure was found stale against the transcript. None when they are not, or
+    /// clawtop cannot tell.
+    #[serde(default)]
+    pub stale: Option<String>,
+    /// The context of the last [`TREND_TURNS`] measured turns, oldest first (the trend).
+    #[serde(default)]
+    pub recent_context: Vec<u64>,
+    /// Where each number came from, in words an operator can check.
+    #[serde(default)]
+    pub sources: NumberSources,
+    /// `compaction.keepRecentTokens` on this host (the "next cut" marker, the dialogs).
+    #[serde(default)]
+    pub keep_recent_tokens: u64,
+    /// What the latest compaction lost ([`crate::audit`]); null without a compaction, or
+    /// where summaries cannot be read.
+    #[serde(default)]
+    pub latest_compaction_loss: Option<Loss>,
+    /// The problems `check` grades, each with its words (graded by the operator's sets).
+    #[serde(default)]
+    pub problems: Vec<Finding>,
+}
+
+/// Where each number came from, in words an operator can check ("entry contextTokens",
+/// "config agents.defaults.compaction.reserveTokensFloor", "default 200000", ...).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NumberSources {
+    pub used: String,
+    pub window: String,
+    pub reserve: String,
+    pub compact_at: String,
+    pub flush_at: String,
+}
+
+/// Where a session's entry and transcript were read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct DataSource {
+    /// `file`, `sqlite`, `gateway`, `transcript` (the source's kind).
+    pub kind: String,
+    /// The store entry: a `sessions.json` path, or `<database>#session_nodes/<key>`.
+    pub entry: Option<String>,
+    /// The transcript: a JSONL path, or `<database>#<sessionId>` (its `transcript_events` rows).
+    pub transcript: Option<String>,
+}
+
+/// Turns the trend (the Sessions screen's TREND column, `recentContext`) shows.
+pub const TREND_TURNS: usize = 12;
+
+impl SessionRow {
+    /// The row's numbers from the domain's thresholds (identity fields empty): a listed
+    /// session's, a bare transcript's, a demo row's.
+    pub fn numbers(t: &Thresholds) -> SessionRow {
+        SessionRow {
+            window: t.window,
+            window_source: t.window_source,
+            used: t.used,
+            used_source: t.used_source,
+            reserve: t.reserve,
+            compact_at: t.compact_at,
+            flush_at: t.flush_at,
+            compaction_count: t.compaction_count,
+            memory_flush_at: t.memory_flush_at,
+            memory_flush_compaction_count: t.memory_flush_compaction_count,
+            flushed_this_cycle: t.flushed_this_cycle,
+            status: t.status,
+            flush_reason: t.flush_reason.clone(),
+            transcript_context: t.transcript_context.clone(),
+            used_check: t.used_check,
+            used_check_reason: t.used_check_reason.clone(),
+            store_used: t.store_used,
+            rules: t.rules,
+            memory_flush_kind: t.memory_flush_kind.clone(),
+            total_tokens_version: t.total_tokens_version,
+            unknown: t
+                .unknown
+                .iter()
+                .map(|(f, why)| (f.to_string(), why.clone()))
+                .collect(),
+            sources: sources_in_words(t),
+            ..SessionRow::default()
+        }
+    }
+
+    /// A listed session's row: who and where it is, and its numbers.
+    pub fn from_session(kind: SourceKind, s: &Session, t: &Thresholds) -> SessionRow {
+        let e = &s.entry;
+        let mut row = SessionRow {
+            data_source: Some(DataSource {
+                kind: kind.as_str().to_string(),
+                entry: s.entry_from.clone(),
+                transcript: s.transcript.clone(),
+            }),
+            agent_id: Some(s.agent_id().to_string()),
+            session_key: Some(s.key().to_string()),
+            session_id: Some(e.session_id.clone()),
+            transcript: s.transcript.clone(),
+            model: e.model.clone(),
+            model_provider: e.model_provider.clone(),
+            total_tokens: e.total_tokens_raw.clone(),
+            total_tokens_fresh: e.total_tokens_fresh_raw.clone(),
+            context_tokens: e.context_tokens_raw.clone(),
+            updated_at: e.updated_at,
+            ..Self::numbers(t)
+        };
+        if kind == SourceKind::Gateway {
+            name_gateway_rows(&mut row.sources);
+        }
+        row
+    }
+
+    /// The session key ("" when a remote row had none).
+    pub fn key(&self) -> &str {
+        self.session_key.as_deref().unwrap_or("")
+    }
+
+    /// The agent id ("" when a remote row had none).
+    pub fn agent(&self) -> &str {
+        self.agent_id.as_deref().unwrap_or("")
+    }
+
+    /// The session id ("" when a remote row had none).
+    pub fn id(&self) -> &str {
+        self.session_id.as_deref().unwrap_or("")
+    }
+
+    /// The model as `provider/model` (the entry's `model` alone when it already names its
+    /// provider).
+    pub fn provider_model(&self) -> Option<String> {
+        match (&self.model_provider, &self.model) {
+            (Some(p), Some(m)) if !m.contains('/') => Some(format!("{p}/{m}")),
+            (_, Some(m)) => Some(m.clone()),
+            (Some(p), None) => Some(p.clone()),
+            (None, None) => None,
+        }
+    }
+
+    /// Signed tokens to the next line that matters, and its name: negative while below it
+    /// (`−1.2k to flush`), zero or positive once past (`+3.4k over compact`).
+    pub fn headroom(&self) -> Option<(i64, &'static str)> {
+        let used = self.used? as i64;
+        let (line, name) = match self.status {
+            Status::Over => (self.window, "window"),
+            Status::CompactDue | Status::FlushDue | Status::Flushed => (self.compact_at, "compact"),
+            Status::Ok => match self.flush_at {
+                Some(f) => (f, "flush"),
+                None => (self.compact_at, "compact"),
+            },
+            Status::Unknown => return None,
+        };
+        Some((used - line as i64, name))
+    }
+
+    /// What must be acted on first sorts first: over, compact-due, flush-due, the rest, and
+    /// sessions without a figure last; within a rank the nearest to (or furthest past) its
+    /// next line first.
+    pub fn urgency(&self) -> (u8, i64) {
+        let rank = match self.status {
+            Status::Over => 0,
+            Status::CompactDue => 1,
+            Status::FlushDue => 2,
+            Status::Ok | Status::Flushed => 3,
+            Status::Unknown => 4,
+        };
+        (rank, -self.headroom().map_or(i64::MIN + 1, |(h, _)| h))
+    }
+
+    /// used / window as a fraction; None when unknown.
+    pub fn fill(&self) -> Option<f64> {
+        let used = self.used?;
+        if self.window == 0 {
+            return None;
+        }
+        Some(used as f64 / self.window as f64)
+    }
+
+    /// The problems of this row that this build knows, in the row's order.
+    pub fn known_problems(&self) -> impl Iterator<Item = (Problem, &Finding)> {
+        self.problems
+            .iter()
+            .filter_map(|f| f.problem().map(|p| (p, f)))
+    }
+}
+
+/// Each number's source in words (the Session screen's "why" column, `sources` in JSON).
+fn sources_in_words(t: &Thresholds) -> NumberSources {
+    let src = |s: Source| match s {
+        Source::Entry => "store entry",
+        Source::Config => "config",
+        Source::ModelCatalog => "model catalog",
+        Source::Flag => "flag",
+        Source::Default => "default",
+    };
+    NumberSources {
+        used: crate::used::describe(t),
+        window: format!("{} [{}]", t.window_detail, src(t.window_source)),
+        reserve: thresholds::explain_reserve(t.rules, t.window, t.reserve_tokens, t.reserve_floor),
+        compact_at: "window − reserve".into(),
+        flush_at: thresholds::explain_flush_line(
+            t.rules,
+            t.flush_at,
+            t.reserve_floor,
+            t.soft_threshold,
+            t.flush_enabled,
+            t.unknown("flushAt"),
+        ),
+    }
+}
+
+/// A gateway's sessions are its `sessions.list` rows: clawtop reads no store there, so the
+/// figures' source is named the gateway's row.
+pub fn name_gateway_rows(n: &mut NumberSources) {
+    for text in [&mut n.used, &mut n.window, &mut n.reserve, &mut n.flush_at] {
+        *text = text.replace("store entry", "gateway row");
+    }
+}
+
+/// Every session of a host (or of one agent), as `list` prints it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListReport {
+    #[serde(default)]
+    pub state_dir: String,
+    #[serde(default)]
+    pub era: String,
+    pub sessions: Vec<SessionRow>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Stores (or gateway logs) that could not be read: `list` exits 1 when there are any,
+    /// `check` says UNKNOWN.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    /// Entries or rows that could not be read, each with why (also among `warnings`):
+    /// `check` says UNKNOWN for them, never a silent skip.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+    /// Why the whole source cannot be read (`check` says UNKNOWN), if it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+    /// The reference of each row of `sessions` (same order), to ask the source more. Empty
+    /// for a report read back from another host.
+    #[serde(skip)]
+    pub refs: Vec<SessionRef>,
+}
+
+/// What a list reads beyond the host itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// One agent's sessions only.
+    pub agent: Option<&'a str>,
+    /// Gateway log files whose flushes count as the host's (`check --log FILE`).
+    pub logs: &'a [PathBuf],
+}
+
+/// Reads every store (or one agent's) and builds every session's row.
+pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
+    let mut report = empty(source);
+    if let Some(why) = source.unreadable() {
+        report.unreadable = Some(why);
+        return report;
+    }
+    if let Some(a) = opts.agent {
+        if !source.has_agent(a) {
+            report.errors.push(format!(
+                "no agent {:?} in {}",
+                crate::sanitize::one_line(a),
+                source.label()
+            ));
+            return report;
+        }
+    }
+    let t0 = std::time::Instant::now();
+    let loaded = source.list(opts.agent);
+    tracing::debug!(
+        sessions = loaded.sessions.len(),
+        ms = t0.elapsed().as_millis() as u64,
+        "stores read"
+    );
+    let report = from_listing(source, opts, &loaded);
+    tracing::debug!(ms = t0.elapsed().as_millis() as u64, "rows built");
+    report
+}
+
+fn empty(source: &dyn SessionSource) -> ListReport {
+    ListReport {
+        state_dir: source.label(),
+        era: source.kind().as_str().to_string(),
+        warnings: source.warnings(),
+        ..ListReport::default()
+    }
+}
+
+/// The rows of sessions the source already listed (the TUI lists the one session it opens
+/// first, then the host).
+pub fn from_listing(
+    source: &dyn SessionSource,
+    opts: &Options<'_>,
+    loaded: &Listing,
+) -> ListReport {
+    let mut report = empty(source);
+    report.warnings.extend(loaded.warnings.iter().cloned());
+    report.errors.extend(loaded.errors.iter().cloned());
+    report.skipped = loaded.skipped.iter().map(|(_, w)| w.clone()).collect();
+    let mut rows = Rows::new(source, opts, &loaded.sessions);
+    report.errors.extend(rows.logs.unread.iter().cloned());
+    source.read_together(&mut || {
+        for s in &loaded.sessions {
+            let mut warnings = s.warnings.clone();
+            let (t, open) = rows.numbers.session_open(s, &mut warnings);
+            let row = rows.row(s, &t, open.as_ref(), warnings);
+            report.sessions.push(row);
+            report.refs.push(s.reference.clone());
+        }
+    });
+    report
+}
+
+/// What every row of one host needs, read once for all of them: the numbers' settings and
+/// catalogs, what the host says about itself, the gateway logs.
+pub struct Rows<'s> {
+    source: &'s dyn SessionSource,
+    pub numbers: Numbers<'s>,
+    keep: u64,
+    host: HostFacts,
+    count_unknown: bool,
+    logs: LogEvidence,
+    forecasts: crate::history::tail::Forecasts,
+}
+
+impl<'s> Rows<'s> {
+    /// For `sessions` of `source` (the gateway logs are scanned for these).
+    pub fn new(source: &'s dyn SessionSource, opts: &Options<'_>, sessions: &[Session]) -> Self {
+        let numbers = Numbers::new(source);
+        let count_unknown = source
+            .not_exposed()
+            .iter()
+            .any(|(f, _)| *f == "compactionCount");
+        let mut rows = Rows {
+            source,
+            keep: numbers.settings.keep_recent_tokens.value,
+            numbers,
+            host: HostFacts::of(source),
+            count_unknown,
+            logs: LogEvidence::default(),
+            forecasts: Default::default(),
+        };
+        rows.logs = LogEvidence::read(opts.logs, sessions.iter().filter(|s| rows.compacted(s)));
+        rows
+    }
+
+    /// Only a session that has compacted can have a last compaction's problems (unless the
+    /// source cannot read the count).
+    fn compacted(&self, s: &Session) -> bool {
+        s.transcript.is_some() && (self.count_unknown || s.entry.compaction_count.unwrap_or(0) > 0)
+    }
+
+    /// The row of `s`, whose numbers `t` were computed with its transcript `open` (None: it
+    /// has none, or the source decides `used` without it), which every other figure of the
+    /// row is taken from.
+    pub fn row(
+        &mut self,
+        s: &Session,
+        t: &Thresholds,
+        open: Option<&crate::transcript::Transcript>,
+        warnings: Vec<String>,
+    ) -> SessionRow {
+        let source = self.source;
+        if let Some(tr) = open {
+            self.forecasts.read_open(s, tr, t.rules);
+        }
+        let mut row = SessionRow::from_session(source.kind(), s, t);
+        row.warnings = warnings;
+        row.keep_recent_tokens = self.keep;
+        row.busy = crate::diagnosis::busy::of_session(source, s);
+        let lock = source.lock(&s.reference);
+        row.stale_lock = crate::diagnosis::busy::stale_lock_words(lock.as_ref());
+        row.lock = lock.filter(|l| *l != crate::commit::LockStatus::Free);
+        row.forecast = Some(self.forecasts.of(source, s, t));
+        row.recent_context = self.forecasts.recent(source, s, t.rules, TREND_TURNS);
+        row.stale = stale(source, s, &row);
+        for (field, why) in source.not_exposed() {
+            row.unknown.insert(field.to_string(), why);
+        }
+        let mut last_compaction = Vec::new();
+        if self.compacted(s) {
+            // A source whose transcripts do not decide `used` (a gateway) opened none for the
+            // numbers: the history needs it all the same.
+            let reopened = match open {
+                Some(_) => None,
+                None => {
+                    let mut ignored = Vec::new();
+                    crate::numbers::open_transcript(source, s, &mut ignored)
+                }
+            };
+            if let Some(tr) = open.or(reopened.as_ref()) {
+                let mut h = history::build(Some(tr), t, None);
+                h.with_logs(&self.logs.of(s.key()));
+                last_compaction = h.about_last_compaction().into_iter().cloned().collect();
+                if self.host.summaries_unreadable.is_none() {
+                    row.latest_compaction_loss = audit::audit_latest(tr, &self.host);
+                }
+            }
+        }
+        row.problems = findings(&row, &last_compaction);
+        row
+    }
+}
+
+/// What gateway logs say about the compacted sessions of a list: each log read once for all
+/// of them ([`history::log::scan_many`]).
+#[derive(Default)]
+struct LogEvidence {
+    keys: Vec<String>,
+    /// Per log, one scan per key of `keys`.
+    scans: Vec<Vec<history::log::LogScan>>,
+    /// Why a log could not be read (or not to its end), one line per such log.
+    unread: Vec<String>,
+}
+
+impl LogEvidence {
+    fn read<'s>(logs: &[PathBuf], sessions: impl Iterator<Item = &'s Session>) -> LogEvidence {
+        let mut keys: Vec<String> = if logs.is_empty() {
+            Vec::new()
+        } else {
+            sessions.map(|s| s.key().to_string()).collect()
+        };
+        keys.sort_unstable();
+        keys.dedup();
+        let scans: Vec<Vec<history::log::LogScan>> = if keys.is_empty() {
+            Vec::new()
+        } else {
+            let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+            logs.iter()
+                .map(|l| history::log::scan_many(l, &k))
+                .collect()
+        };
+        let unread = scans
+            .iter()
+            .filter_map(|per_key| per_key.first())
+            .filter_map(|s| {
+                let why = s.unread.as_deref()?;
+                Some(format!(
+                    "gateway log {}: {}",
+                    crate::sanitize::one_line(&s.file),
+                    crate::sanitize::one_line(why)
+                ))
+            })
+            .collect();
+        LogEvidence {
+            keys,
+            scans,
+            unread,
+        }
+    }
+
+    fn of(&self, key: &str) -> Vec<history::log::LogScan> {
+        match self.keys.binary_search_by(|k| k.as_str().cmp(key)) {
+            Ok(i) => self.scans.iter().map(|per| per[i].clone()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+/// The problems of a row, in the order `check` lists them for a session: its status, its
+/// lock, its transcript, then its last compaction's (history, then what it lost).
+pub fn findings(row: &SessionRow, last_compaction: &[history::HistoryWarning]) -> Vec<Finding> {
+    use crate::format::tokens as compact_number;
+    let used = row.used.map_or("?".into(), compact_number);
+    let mut out = Vec::new();
+    match row.status {
+        Status::Over => {
+            out.push(Finding::new(
+                Problem::Over,
+                format!(
+                    "{used}/{} used, over the window",
+                    compact_number(row.window)
+                ),
+            ));
+            if row.used_source == UsedSource::Fresh {
+                out.push(Finding::new(
+                    Problem::Stuck,
+                    format!(
+                        "{used}/{} used after the last run; compaction did not bring it under the window",
+                        compact_number(row.window)
+                    ),
+                ));
+            }
+        }
+        Status::CompactDue => out.push(Finding::new(
+            Problem::CompactDue,
+            format!(
+                "{used} used, compaction line {}",
+                compact_number(row.compact_at)
+            ),
+        )),
+        Status::FlushDue => out.push(Finding::new(
+            Problem::FlushDue,
+            format!(
+                "{used} used, flush line {}",
+                row.flush_at.map_or("-".into(), compact_number)
+            ),
+        )),
+        Status::Unknown => out.push(Finding::new(Problem::Unknown, "no token figure")),
+        Status::Ok | Status::Flushed => {}
+    }
+    match &row.lock {
+        Some(crate::commit::LockStatus::Held(_)) => out.push(Finding::new(
+            Problem::Busy,
+            "transcript lock held by a live process",
+        )),
+        Some(crate::commit::LockStatus::Stale(..)) => out.push(Finding::new(
+            Problem::BusyStaleLock,
+            row.stale_lock
+                .clone()
+                .unwrap_or_else(|| "stale transcript lock".into()),
+        )),
+        _ => {}
+    }
+    if row.transcript.is_none() {
+        out.push(Finding::new(Problem::NoTranscript, "transcript not found"));
+    }
+    for w in last_compaction {
+        let p = match w.code {
+            history::code::LOOP => Problem::CompactionLoop,
+            history::code::NO_FLUSH => Problem::NoFlushBeforeCompaction,
+            _ => continue,
+        };
+        out.push(Finding::new(p, w.message.clone()));
+    }
+    if let Some(loss) = row.latest_compaction_loss.as_ref().filter(|l| l.is_lossy()) {
+        let id = loss.entry_id.as_deref().unwrap_or("-");
+        let lost = loss
+            .identifiers_lost
+            .map_or("an unknown number of".into(), |n| n.to_string());
+        out.push(Finding::new(
+            Problem::LossyCompaction,
+            format!(
+                "latest compaction {id} lost {lost} identifiers, dropped {} messages unsummarized",
+                loss.messages_dropped_unsummarized
+            ),
+        ));
+    }
+    out
+}
+
+/// Why the store's figures are behind the transcript ([`SessionRow::stale`]). Only a store
+/// figure can be stale: a file host's transcript whose last entry is later than the store's
+/// `updatedAt` (OpenClaw records the tokens after the turn is written), or the domain's own
+/// finding against the transcript.
+fn stale(source: &dyn SessionSource, s: &Session, row: &SessionRow) -> Option<String> {
+    let mut why = None;
+    if matches!(row.used_source, UsedSource::Fresh | UsedSource::Legacy) {
+        if let crate::source::Changes::Poll(files) = source.changes(Watch::Transcript(&s.reference))
+        {
+            if let Some(f) = files
+                .iter()
+                .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
+            {
+                why = store_behind(s.entry.updated_at, f);
+            }
+        }
+    }
+    if why.is_none() && row.used_check == crate::used::UsedCheck::Stale {
+        why = Some(format!("stale: {}", row.used_check_reason));
+    }
+    why
+}
+
+fn store_behind(updated_at: Option<i64>, transcript: &std::path::Path) -> Option<String> {
+    let last = crate::transcript::tail::last_entry_ms(transcript)?;
+    let hms = |ms: i64| {
+        chrono::DateTime::from_timestamp_millis(ms)
+            .map(|d| d.format("%H:%M:%S").to_string())
+            .unwrap_or_else(|| "?".into())
+    };
+    match updated_at {
+        Some(u) if last > u => Some(format!(
+            "stale: store updated {}, transcript has an entry at {}",
+            hms(u),
+            hms(last)
+        )),
+        // No updatedAt: clawtop cannot tell.
+        _ => None,
+    }
+}
