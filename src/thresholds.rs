@@ -12,8 +12,10 @@
 //! never clamped and never invented: unknown stays unknown. Flushed-this-cycle is the same
 //! test in both: the compaction count recorded at the last flush equals the current one.
 
+pub mod catalog;
 mod rules;
 
+use crate::format::thousands;
 pub use rules::{Release, Rules};
 use serde::Serialize;
 use serde_json::Value;
@@ -244,25 +246,17 @@ pub fn catalog_window(
     provider: Option<&str>,
     model: &str,
 ) -> Option<(u64, String)> {
-    let providers = catalog
-        .get("providers")
-        .or_else(|| catalog.pointer("/models/providers"))?
-        .as_object()?;
+    let providers = catalog::providers(catalog)?;
     let candidates: Vec<(&String, &Value)> = match provider {
         Some(p) => providers.iter().filter(|(k, _)| k.as_str() == p).collect(),
         None => providers.iter().collect(),
     };
     let mut found = Vec::new();
     for (p, pv) in candidates {
-        let qualified = format!("{p}/{model}");
-        let m = pv.get("models").and_then(Value::as_array).and_then(|ms| {
-            ms.iter().find(|m| {
-                m.get("id")
-                    .and_then(Value::as_str)
-                    .is_some_and(|id| id == model || id == qualified)
-            })
-        });
-        let Some(m) = m else { continue };
+        let Some(pv) = pv.as_object() else { continue };
+        let Some(m) = catalog::find_model(pv, p, model) else {
+            continue;
+        };
         let hit = [
             ("contextTokens", m),
             ("contextWindow", m),
@@ -701,18 +695,6 @@ pub fn explain_flush_line(
         (None, Some(why)) => format!("unknown: {why}"),
         (None, None) => format!("off: memoryFlush.enabled false [{}]", enabled.source.name()),
     }
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 // Reading a row back (`list --json` from another host, [`crate::usecase::list::SessionRow`]):

@@ -19,7 +19,8 @@
 //! comparison of the two (`usedCheck`) is made here as well, from the same facts.
 
 use crate::context;
-use crate::thresholds::{Rules, UsedSource, thousands};
+use crate::format::thousands;
+use crate::thresholds::{Rules, UsedSource};
 use crate::transcript::{EntryKind, Role, Transcript};
 use serde_json::Value;
 

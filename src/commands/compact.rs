@@ -263,8 +263,8 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
             } else {
                 String::new()
             },
-            crate::thresholds::thousands(tokens_after),
-            crate::thresholds::thousands(report.tokens_before)
+            crate::format::thousands(tokens_after),
+            crate::format::thousands(report.tokens_before)
         ),
         None => {
             if let Some(r) = &requests {
@@ -291,8 +291,8 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
                 report.messages_to_summarize,
                 report.turn_prefix_messages,
                 sanitize::one_line(&t.display_id(plan.first_kept_entry)),
-                crate::thresholds::thousands(tokens_after),
-                crate::thresholds::thousands(report.tokens_before),
+                crate::format::thousands(tokens_after),
+                crate::format::thousands(report.tokens_before),
                 sanitize::one_line(&who),
                 sanitize::one_line(&leaf_display),
                 sanitize::one_line(&t.display_id(plan.first_kept_entry)),

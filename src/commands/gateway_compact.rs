@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::format::thousands;
 use crate::gateway::{CompactOutcome, GatewayTarget};
 use crate::sanitize;
 use crate::source::SessionHandle;
-use crate::thresholds::thousands;
 use crate::usecase::Exit;
 use crate::usecase::gateway_compact::{self, GatewayReport};
 

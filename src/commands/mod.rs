@@ -58,7 +58,7 @@ pub fn progress_printer(enabled: bool) -> Box<dyn FnMut(GenProgress) + Send> {
                 if last.elapsed().as_millis() < 100 {
                     return;
                 }
-                let tok = tokens.unwrap_or(chars as u64 / 4);
+                let tok = tokens.unwrap_or_else(|| crate::jsjson::ceil_div4(chars));
                 format!(
                     "{label} · ≈{tok} tokens · {:.1}s",
                     start.elapsed().as_secs_f32()

@@ -4,8 +4,8 @@
 //! keepRecentTokens with which a compaction both summarizes something and lands under the line.
 
 use super::overhead::{Overhead, REST};
+use crate::format::thousands;
 use crate::plan::{self, CompactionPlan};
-use crate::thresholds::thousands;
 use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;

@@ -233,7 +233,7 @@ impl FlushGate {
             out.push("memoryFlush.enabled is false: OpenClaw never flushes this agent (a flush on demand still works)".into());
         }
         // Every number formatted as everywhere else (thousands separators).
-        let n = crate::thresholds::thousands;
+        let n = crate::format::thousands;
         match (self.used, self.flush_line) {
             (Some(u), Some(l)) if u >= l => out.push(format!(
                 "used {} ({}) ≥ flush line {}",

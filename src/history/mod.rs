@@ -548,13 +548,13 @@ fn compaction_records(
                 message: format!(
                     "compaction {} left the context at {} tokens ({}), at or above the compaction line {}: the next turn compacts again",
                     c.id,
-                    crate::thresholds::thousands(a),
+                    crate::format::thousands(a),
                     if tokens_after_source == Some("next-call") {
                         "measured by the next call"
                     } else {
                         "OpenClaw's estimate in the entry"
                     },
-                    crate::thresholds::thousands(th.compact_at)
+                    crate::format::thousands(th.compact_at)
                 ),
             });
         }
@@ -636,7 +636,7 @@ fn duplicate_notes(m: &MemoryNotes) -> Vec<HistoryWarning> {
 }
 
 fn opt(n: Option<u64>) -> String {
-    n.map_or_else(|| "unknown".into(), crate::thresholds::thousands)
+    n.map_or_else(|| "unknown".into(), crate::format::thousands)
 }
 
 /// Whether cycle `cycle` had a flush, and the evidence.

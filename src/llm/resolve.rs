@@ -614,24 +614,9 @@ fn find_key<'a>(
     pick(true).or_else(|| pick(false))
 }
 
-/// `models[]` entry whose `id` is the model or `<provider>/<model>`.
-fn find_model<'a>(
-    provider_map: &'a Map<String, Value>,
-    provider: &str,
-    model: &str,
-) -> Option<&'a Map<String, Value>> {
-    let qualified = format!("{provider}/{model}");
-    provider_map
-        .get("models")?
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_object)
-        .find(|m| {
-            m.get("id")
-                .and_then(Value::as_str)
-                .is_some_and(|id| id == model || id == qualified)
-        })
-}
+/// `models[]` entry whose `id` is the model or `<provider>/<model>` (the one lookup,
+/// [`crate::thresholds::catalog::find_model`]).
+use crate::thresholds::catalog::find_model;
 
 fn nonempty(s: Option<&str>) -> Option<&str> {
     s.map(str::trim).filter(|s| !s.is_empty())

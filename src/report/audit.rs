@@ -3,8 +3,8 @@
 //! from the transcript, so it is neutralised before it reaches the terminal.
 
 use crate::audit::{CompactionAudit, Held, SessionAudit, Verdict};
+use crate::format::thousands;
 use crate::sanitize::one_line;
-use crate::thresholds::thousands;
 
 /// "3 compactions: 20 identifiers lost, 49 messages dropped unsummarized".
 pub fn summary_line(a: &SessionAudit) -> String {

@@ -1,7 +1,8 @@
 //! `clawtop compact --dry-run`: the compaction plan, no model call, nothing written.
 
+use crate::format::thousands;
 use crate::plan::{self, CompactionPlan};
-use crate::thresholds::{Source, thousands};
+use crate::thresholds::Source;
 use crate::transcript::Transcript;
 use serde::Serialize;
 

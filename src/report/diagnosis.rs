@@ -2,7 +2,7 @@
 //! `compact --dry-run`; the diagnosis is gathered in [`crate::diagnosis::gather`].
 
 use crate::diagnosis::Diagnosis;
-use crate::thresholds::thousands;
+use crate::format::thousands;
 
 fn opt(n: Option<u64>) -> String {
     n.map(thousands).unwrap_or_else(|| "unknown".into())

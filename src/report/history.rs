@@ -2,10 +2,10 @@
 //! ([`crate::history`]) as JSON, or as plain text for a pager. Every string read from the
 //! host (ids, times, previews, paths) is neutralised here before it is printed.
 
+use crate::format::thousands;
 use crate::history::History;
 use crate::numbers::Numbers;
 use crate::source::Session;
-use crate::thresholds::thousands;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

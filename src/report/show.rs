@@ -2,10 +2,11 @@
 
 use super::SessionRow;
 use super::entries::{self, EntryJson};
+use crate::format::thousands;
 use crate::numbers::{Numbers, push_transcript_warnings};
 use crate::source::transcript_file::TranscriptFile;
 use crate::source::{Session, SessionSource};
-use crate::thresholds::{Source, Thresholds, thousands};
+use crate::thresholds::{Source, Thresholds};
 use crate::transcript::{EntryKind, Transcript};
 use serde::Serialize;
 

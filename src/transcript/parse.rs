@@ -587,7 +587,7 @@ impl Scanner {
         }
         self.first_valid = false;
         let kind = kind_of(head.ty.as_deref(), head.role.as_deref());
-        let est_tokens = string_chars.div_ceil(4);
+        let est_tokens = crate::jsjson::ceil_div4(string_chars as usize);
         self.warn(format!(
             "entry of {mib:.0} MiB is over the {} MiB clawtop decodes: indexed from its first bytes, not shown, its tokens estimated from its size (~{est_tokens}){}",
             LINE_MAX >> 20,

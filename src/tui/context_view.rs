@@ -4,9 +4,9 @@
 //! `update` from the diagnosis the transcript load computed (no I/O here).
 
 use crate::diagnosis::{Busy, Diagnosis};
+use crate::format::thousands;
 use crate::report::diagnosis::signed;
 use crate::sanitize::one_line;
-use crate::thresholds::thousands;
 
 /// Glyphs of the bar, by part group.
 fn glyph(group: &str) -> char {

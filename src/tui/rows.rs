@@ -133,9 +133,8 @@ pub fn load_transcript(
 /// Audits every compaction on the branch (the badges "12 lost · 49 dropped") here, in the
 /// loader, never while drawing.
 fn attach_audits(l: &mut LoadedTranscript, session: &crate::source::SessionHandle) {
-    let host = crate::audit::HostFacts::of(session.source.as_ref());
     let mut by_id: HashMap<String, crate::audit::CompactionAudit> =
-        crate::audit::audit_transcript(&l.transcript, &host)
+        crate::usecase::audit::of_open(session.source.as_ref(), &l.transcript)
             .compactions
             .into_iter()
             .filter_map(|c| Some((c.entry_id.clone()?, c)))

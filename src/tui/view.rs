@@ -112,7 +112,7 @@ impl SessionRow {
     }
 }
 
-pub use crate::thresholds::thousands;
+pub use crate::format::thousands;
 
 /// What a loader returns.
 #[derive(Debug, Clone, Default)]

@@ -11,10 +11,13 @@ pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
     let t = session
         .open_transcript()
         .map_err(|e| Problem::Failed(e.to_string()))?;
-    Ok(audit::audit_transcript(
-        &t,
-        &HostFacts::of(session.source.as_ref()),
-    ))
+    Ok(of_open(session.source.as_ref(), &t))
+}
+
+/// The audit of a transcript of `source` the caller already has open (the Session screen's
+/// loader): the same host facts as `clawtop audit`.
+pub fn of_open(source: &dyn SessionSource, t: &crate::transcript::Transcript) -> SessionAudit {
+    audit::audit_transcript(t, &HostFacts::of(source))
 }
 
 /// What the latest compaction of each session lost (`check`, `metrics`), in the order of

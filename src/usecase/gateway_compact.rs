@@ -282,7 +282,7 @@ pub fn read_back(host: Option<&SessionHandle>, before: &Mark, c: &GatewayCompact
 
 /// The gateway row's used figure in words: `29,144`, `29,144 (not fresh)`, `unknown`.
 pub fn row_used(r: &SessionRow) -> String {
-    use crate::thresholds::thousands;
+    use crate::format::thousands;
     match (r.total_tokens, r.total_tokens_fresh) {
         (Some(t), Some(false)) => format!("{} (not fresh)", thousands(t)),
         (Some(t), _) => thousands(t),
@@ -292,7 +292,7 @@ pub fn row_used(r: &SessionRow) -> String {
 
 /// A count read back, or `unknown`.
 pub fn or_unknown(n: Option<u64>) -> String {
-    n.map(crate::thresholds::thousands)
+    n.map(crate::format::thousands)
         .unwrap_or_else(|| "unknown".into())
 }
 

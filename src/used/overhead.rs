@@ -88,7 +88,7 @@ pub fn workspace_files(workspace: &Path, max_chars: u64) -> Vec<OverheadPart> {
         let injected = chars.min(max_chars);
         out.push(OverheadPart {
             name: name.to_string(),
-            tokens: injected.div_ceil(4),
+            tokens: crate::jsjson::ceil_div4(injected as usize),
             chars: Some(injected),
             truncated: chars > max_chars,
         });
@@ -108,7 +108,7 @@ pub fn report_files(report: &Value) -> Option<Vec<OverheadPart>> {
                 let chars = f.get("injectedChars").and_then(Value::as_u64)?;
                 Some(OverheadPart {
                     name: crate::sanitize::one_line(name),
-                    tokens: chars.div_ceil(4),
+                    tokens: crate::jsjson::ceil_div4(chars as usize),
                     chars: Some(chars),
                     truncated: f.get("truncated").and_then(Value::as_bool) == Some(true),
                 })

@@ -730,3 +730,30 @@ fn a_cycle_is_printed_as_its_path_and_upward_arrows_are_named() {
         "{up:?}"
     );
 }
+
+/// Issue 29 item 7: the chars/4 token estimate (pi's `Math.ceil(chars / 4)`) has one home,
+/// `jsjson::ceil_div4`; a second copy once rounded down where the rest rounded up. Any
+/// division of a character count by 4 elsewhere in src/ is a second definition.
+#[test]
+fn the_chars_per_token_estimate_is_defined_once() {
+    let mut copies = Vec::new();
+    for (path, _) in rust_files(&src_dir()) {
+        if path.ends_with("jsjson.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let chars_over_4 =
+                code.contains("chars") && (code.contains("/ 4") || code.contains("div_ceil(4)"));
+            if chars_over_4 || code.contains("injected.div_ceil(4)") {
+                copies.push(format!("  {}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        copies.is_empty(),
+        "a token estimate from characters outside jsjson::ceil_div4:\n{}",
+        copies.join("\n")
+    );
+}

@@ -322,7 +322,7 @@ fn a_window_too_small_for_the_overhead_has_no_suggestion() {
     let e = v["expectedTokensAfter"].as_u64().unwrap();
     let w = (e + 20000 + 1).div_ceil(1000) * 1000;
     assert!(
-        window.contains(&clawtop::thresholds::thousands(w)),
+        window.contains(&clawtop::tui::view::thousands(w)),
         "{window} vs {w}"
     );
 }

@@ -162,7 +162,7 @@ fn compact_open_edit_generate_preview_edit_commit() {
         let s = screen(&state);
         assert!(
             s.contains(
-                "call 1 · history, part 1 of 2 · 1,234 chars ≈308 tokens · 3s · Esc cancels"
+                "call 1 · history, part 1 of 2 · 1,234 chars ≈309 tokens · 3s · Esc cancels"
             ),
             "{s}"
         );

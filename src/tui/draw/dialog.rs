@@ -9,7 +9,7 @@
 //! │┌ Instructions ───────────────────────────────────────────────────────────┐│
 //! ││ keep the open PR numbers▌                                              ││
 //! │└─────────────────────────────────────────────────────────────────────────┘│
-//! │ ⟳ call 1 · history · 1,234 chars ≈308 tokens · 3s · Esc cancels           │  (generating)
+//! │ ⟳ call 1 · history · 1,234 chars ≈309 tokens · 3s · Esc cancels           │  (generating)
 //! │ [ Generate ]  [ Close ]                                                   │
 //! └───────────────────────────────────────────────────────────────────────────┘
 //! ```
@@ -603,7 +603,7 @@ fn footer_line(state: &AppState, d: &Dialog, w: usize, t: Theme) -> Line<'static
             let secs = g.elapsed_ms(state.now_ms) / 1000;
             let tokens = match g.tokens {
                 Some(n) => format!("{} tokens", thousands(n)),
-                None => format!("≈{} tokens", thousands(g.chars as u64 / 4)),
+                None => format!("≈{} tokens", thousands(crate::jsjson::ceil_div4(g.chars))),
             };
             let call = if g.call > 0 {
                 format!("call {} · {}", g.call, one_line(&g.label))

@@ -10,8 +10,8 @@
 //! their true height. With more turns than columns, the latest turns are shown.
 
 use super::theme::Theme;
+use crate::format::thousands;
 use crate::history::Turn;
-use crate::thresholds::thousands;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
