@@ -89,6 +89,20 @@ pub fn duration_words(ms: i64) -> String {
     }
 }
 
+/// A whole number with thousands separators (`1,234,567`), as the TUI and the reports
+/// write exact token counts.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,16 +165,4 @@ mod tests {
         assert_eq!(age(0, Some(5_000)).as_deref(), Some("now"));
         assert_eq!(age(0, None), None);
     }
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
