@@ -301,3 +301,302 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
         }
     }
 }
+
+// ---------------------------------------------------------------- the verb, from the command line
+
+use super::args::*;
+use super::host::*;
+use crate::commands::{out, report_error};
+use crate::report::json;
+use crate::source::SessionSource;
+
+pub(crate) fn cmd_compact(g: &Global, a: &CompactArgs) -> i32 {
+    use crate::usecase::route::{self, Door, Route};
+    if g.gateway.is_some() {
+        return compact_on_gateway_url(g, a);
+    }
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let door = match (&target, a.via_gateway) {
+        (_, false) => Door::Default,
+        (Target::File(_), true) => {
+            return usage(
+                "--via-gateway compacts a session of a host; a bare transcript file has no gateway",
+            );
+        }
+        (Target::Session { seen_gateway, .. }, true) => Door::HostGateway {
+            seen_port: *seen_gateway,
+        },
+    };
+    let handle = target.handle();
+    // A file-backed host's gateway does not report runs: OpenClaw's transcript lock is checked
+    // first, whatever the route (a busy session is refused before anything else is said).
+    if a.via_gateway {
+        if let Err(e) = crate::usecase::refuse_if_busy(&handle) {
+            return refuse(e.to_string());
+        }
+    }
+    // The use cases' router is the one place that decides where this compaction goes; the
+    // dry run starts from the same answer as the commit, so it refuses what the commit
+    // refuses, with the same exit code and reason.
+    match route::route(&handle, crate::source::Operation::Compact, door) {
+        // Why the session has no transcript (a FIFO, a link out of the sessions dir) was
+        // found while listing: said with the refusal.
+        Route::ReadOnly(why) => match &target {
+            Target::Session { session, .. }
+                if session.transcript.is_none() && !session.warnings.is_empty() =>
+            {
+                refuse(format!("{why}: {}", session.warnings.join("; ")))
+            }
+            _ => refuse(&why),
+        },
+        // A local SQLite host: the dry run shows clawtop's reading of the transcript; the
+        // commit is OpenClaw's (it plans and summarizes with its own model).
+        Route::Gateway(r) if a.dry_run && !a.via_gateway => {
+            eprintln!(
+                "note: this session is compacted through {}: OpenClaw plans and writes the summary; the plan below is clawtop's reading of the transcript",
+                crate::sanitize::one_line(&r.via)
+            );
+            compact_dry_run(&target, a, None)
+        }
+        Route::Gateway(r) => {
+            let key = match &target {
+                Target::Session { session, .. } => session.key().to_string(),
+                Target::File(_) => a.target.clone(),
+            };
+            let host = (a.yes || r.vouch_idle).then(|| handle.clone());
+            compact_through_gateway(a, *r, key, host, false)
+        }
+        Route::Local(_) if a.dry_run => {
+            // Its transcript and diagnosis are reused (the file is read and diagnosed once).
+            let opts = crate::usecase::compact::Options {
+                keep_recent_tokens: a.keep_recent_tokens,
+                model: crate::usecase::ModelChoice::default(),
+            };
+            match crate::usecase::compact::prepare(&handle, &opts) {
+                Ok(p) => compact_dry_run(&target, a, Some(p)),
+                Err(p) if p.exit_code() == Exit::REFUSED => {
+                    report_error(&p.to_string(), p.exit_code());
+                    p.exit_code()
+                }
+                // No plan: the dry run still shows the figures and what to do instead.
+                Err(_) => compact_dry_run(&target, a, None),
+            }
+        }
+        Route::Local(_) => compact_commit(&target, a),
+    }
+}
+
+/// `compact --dry-run`: the plan and the diagnosis, from the use case's prepared transcript
+/// when there is one.
+pub(crate) fn compact_dry_run(
+    target: &Target,
+    a: &CompactArgs,
+    prepared: Option<crate::usecase::compact::Prepared>,
+) -> i32 {
+    let (source, reference, key): (&dyn SessionSource, _, _) = match target {
+        Target::File(f) => (f.as_ref(), f.reference(), None),
+        Target::Session {
+            source, session, ..
+        } => {
+            if session.transcript.is_none() {
+                return fail(format!(
+                    "session {} has no transcript: {}",
+                    session.key(),
+                    session.warnings.join("; ")
+                ));
+            }
+            (
+                source.as_ref(),
+                session.reference.clone(),
+                Some(session.key()),
+            )
+        }
+    };
+    let opened;
+    let t: &crate::transcript::Transcript = match &prepared {
+        Some(p) => p.transcript(),
+        None => {
+            opened = match source.open_transcript(&reference) {
+                Ok(t) => t,
+                Err(e) => return fail(e.to_string()),
+            };
+            &opened
+        }
+    };
+    let mut warnings = Vec::new();
+    crate::numbers::push_transcript_warnings(t, &mut warnings);
+    let keep = keep_recent(a.keep_recent_tokens, source);
+    let session = match target {
+        Target::Session { session, .. } => Some(session.as_ref()),
+        Target::File(_) => None,
+    };
+    let (diag, busy) = match prepared.as_ref().and_then(|p| p.outlook.clone()) {
+        Some(d) => (*d, crate::diagnosis::busy(t.path())),
+        None => {
+            let (d, b, _) = crate::diagnosis::gather::for_target(source, session, t, keep.0);
+            (d, b)
+        }
+    };
+    // The use case already planned on this transcript; the plan is a function of the
+    // transcript and keepRecentTokens, so it is reused rather than made (and its files read)
+    // again.
+    let planned = prepared
+        .as_ref()
+        .map(|p| &p.prepared.plan)
+        .filter(|p| p.keep_recent_tokens == keep.0);
+    let report = match planned {
+        Some(p) => Ok(crate::report::compact::from_plan(t, key, keep.1, p)),
+        None => crate::report::compact::build(t, key, keep).map(|(r, _)| r),
+    };
+    match report {
+        Ok(r) => {
+            if a.json {
+                out(&json::to_string(&crate::report::compact::DryRun {
+                    plan: r,
+                    busy,
+                    diagnosis: diag,
+                }));
+            } else {
+                out(&crate::report::compact::render(&r));
+                out(&crate::report::compact::render_diagnosis(
+                    &diag,
+                    busy.as_ref(),
+                ));
+            }
+            warn_all(&warnings);
+            Exit::OK
+        }
+        Err(why) => {
+            warn_all(&warnings);
+            // No plan, but the operator still gets the figures and what to do instead.
+            eprint!(
+                "{}",
+                crate::report::compact::render_diagnosis(&diag, busy.as_ref())
+            );
+            fail(format!("{}: {why}", t.path().display()))
+        }
+    }
+}
+
+/// `compact --gateway URL KEY`: a host reached only through its Gateway (a tunnel); no local
+/// state is needed. The key is sent as given (the gateway finds the session); the router
+/// still decides, on a session named by that key.
+pub(crate) fn compact_on_gateway_url(g: &Global, a: &CompactArgs) -> i32 {
+    use crate::usecase::route::{self, Door, Route};
+    if a.via_gateway {
+        return usage(
+            "--via-gateway uses the host's own gateway; --gateway names one: give one of them",
+        );
+    }
+    let source = match source_for(g) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    let reference = crate::source::SessionRef {
+        source: source.label(),
+        agent_id: crate::source::gateway::agent_of(&a.target),
+        key: a.target.clone(),
+        session_id: String::new(),
+    };
+    let handle = SessionHandle::new(source, reference);
+    match route::route(&handle, crate::source::Operation::Compact, Door::Default) {
+        Route::Gateway(r) => {
+            // Where clawtop reads back what OpenClaw wrote: a local state dir, when there is
+            // one, matched by key (see `GatewayCompactJob::host_by_key_only`).
+            let host = (!a.dry_run && a.yes)
+                .then(|| open_host(g).ok())
+                .flatten()
+                .and_then(|h| session_by_key(crate::source::for_host(h), &a.target));
+            compact_through_gateway(a, *r, a.target.clone(), host, true)
+        }
+        Route::ReadOnly(why) => refuse(&why),
+        Route::Local(_) => fail("a gateway source answered with a local writer"),
+    }
+}
+
+/// A compaction OpenClaw's Gateway performs: the flags that only a local compaction takes are
+/// refused, and the job runs (where `route.vouch_idle`, the caller checked the transcript lock).
+pub(crate) fn compact_through_gateway(
+    a: &CompactArgs,
+    route: crate::usecase::route::GatewayRoute,
+    key: String,
+    host: Option<SessionHandle>,
+    host_by_key_only: bool,
+) -> i32 {
+    use crate::commands::gateway_compact::{self, GatewayCompactJob};
+    let local_only = [
+        (a.dry_run, "--dry-run"),
+        (a.summary_file.is_some(), "--summary-file"),
+        (a.expect_leaf.is_some(), "--expect-leaf"),
+        (a.expect_first_kept.is_some(), "--expect-first-kept"),
+        (a.keep_recent_tokens.is_some(), "--keep-recent-tokens"),
+        (
+            a.model.provider.is_some()
+                || a.model.model.is_some()
+                || a.model.base_url.is_some()
+                || a.model.api.is_some()
+                || a.model.api_key_env.is_some(),
+            "model flags",
+        ),
+    ];
+    if let Some((_, flag)) = local_only.iter().find(|(set, _)| *set) {
+        return usage(&format!(
+            "{flag} does not apply through the gateway: OpenClaw plans and writes the summary with its own model \
+             (use --instructions to give it focus text)"
+        ));
+    }
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    gateway_compact::run(GatewayCompactJob {
+        target: route.target,
+        key,
+        instructions,
+        yes: a.yes,
+        json: a.json,
+        wait: crate::gateway::ops::COMPACT_WAIT,
+        vouch_idle: route.vouch_idle,
+        host_by_key_only,
+        host,
+    })
+}
+
+/// The session `key` of a local host, to read back what its gateway wrote.
+pub(crate) fn session_by_key(
+    source: crate::source::SourceHandle,
+    key: &str,
+) -> Option<crate::source::SessionHandle> {
+    let found = source
+        .listing_for(None, key)
+        .sessions
+        .into_iter()
+        .find(|s| s.key() == key)?;
+    Some(crate::source::SessionHandle::new(source, found.reference))
+}
+
+/// The write path of `compact`: generate, preview, and commit with `--yes`.
+pub(crate) fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    crate::commands::compact::run(crate::commands::compact::CompactJob {
+        session: target.handle(),
+        keep_recent_tokens: a.keep_recent_tokens,
+        instructions,
+        summary_file: a.summary_file.clone(),
+        expect_leaf: a.expect_leaf.clone(),
+        expect_first_kept: a.expect_first_kept.clone(),
+        yes: a.yes,
+        json: a.json,
+        model,
+    })
+}

@@ -99,3 +99,60 @@ pub fn run(
         },
     }
 }
+
+// ---------------------------------------------------------------- the verb, from the command line
+
+use super::args::*;
+use super::host::*;
+use crate::commands::out;
+
+/// `--hosts`: every host of the hosts file ([`crate::commands::fleet`]), or the fleet TUI.
+pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
+    if g.state_dir.is_some() || g.gateway.is_some() || g.demo || g.profile.is_some() {
+        return usage(
+            "--hosts names every host; it does not combine with --state-dir, --gateway, --profile or --demo",
+        );
+    }
+    if g.agent.is_some() || g.config.is_some() || has_target {
+        return usage("--hosts lists whole hosts; --agent, --config and a KEY go with one host");
+    }
+    use crate::commands::fleet::{self, Kind};
+    let kind = match &cmd {
+        Some(Cmd::List { json, .. }) => Some(Kind::List { json: *json }),
+        Some(Cmd::Check(a)) if !a.logs.is_empty() => {
+            return usage("check --log reads one host's gateway log; it does not go with --hosts");
+        }
+        Some(Cmd::Check(a)) => Some(Kind::Check {
+            warn: &a.warn,
+            crit: &a.crit,
+        }),
+        Some(Cmd::Metrics) => Some(Kind::Metrics),
+        None => None,
+        Some(c) => {
+            return usage(&format!(
+                "`{0}` acts on one host: run it there (`ssh -t DEST clawtop {0} …`) or give --state-dir/--gateway instead of --hosts",
+                cmd_name(c)
+            ));
+        }
+    };
+    let home = crate::paths::home();
+    let hosts = match fleet::load(g.hosts.clone().flatten().as_deref(), home.as_deref()) {
+        Ok(h) => h,
+        Err(e) => return fail(e.to_string()),
+    };
+    let Some(kind) = kind else {
+        return match crate::tui::fleet::run(hosts, home) {
+            Ok(()) => Exit::OK,
+            Err(e) => match e.downcast_ref::<crate::tui::terminal::EndedBySignal>() {
+                Some(s) => 128 + s.0,
+                None => fail(format!("{e:#}")),
+            },
+        };
+    };
+    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width());
+    out(&o.stdout);
+    for l in &o.stderr {
+        eprintln!("{l}");
+    }
+    o.code
+}

@@ -232,3 +232,38 @@ fn generated_notes(
     warnings.extend(draft.warnings.clone());
     Ok((draft.text, Some(draft.provider), Some(draft.model)))
 }
+
+// ---------------------------------------------------------------- the verb, from the command line
+
+use super::args::*;
+use super::host::*;
+
+pub(crate) fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
+    let target = match resolve_target(g, &a.target, Exit::REFUSED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    flush_run(&target, a)
+}
+
+/// The flush path: draft notes with the model, preview, commit with `--yes`.
+pub(crate) fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
+    let model = match model_choice(&a.model) {
+        Ok(m) => m,
+        Err(e) => return usage(&e.to_string()),
+    };
+    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
+        Ok(i) => i,
+        Err(e) => return fail(&e),
+    };
+    crate::commands::flush::run(crate::commands::flush::FlushJob {
+        session: target.handle(),
+        workspace: a.workspace.clone(),
+        instructions,
+        notes_file: a.notes_file.clone(),
+        dry_run: a.dry_run,
+        yes: a.yes,
+        json: a.json,
+        model,
+    })
+}

@@ -73,39 +73,37 @@ pub fn run(job: GatewayCompactJob) -> i32 {
             );
         }
     };
-    let started = || {
-        eprintln!(
-            "clawtop: compacting {key} through the gateway at {} ({how}); waiting up to {}s for OpenClaw's summary",
-            job.target.url,
-            job.wait.as_secs()
-        )
+    let req = gateway_compact::Request {
+        target: job.target.clone(),
+        key: job.key.clone(),
+        instructions,
+        wait: job.wait,
+        vouch_idle: job.vouch_idle,
+        host: job.host.clone(),
+        host_by_key_only: job.host_by_key_only,
+        identity_dir: None,
     };
-    let mark = job
-        .host
-        .as_ref()
-        .map(gateway_compact::mark)
-        .unwrap_or_default();
-    let done = rt.block_on(gateway_compact::compact(
-        &job.target,
-        &job.key,
-        instructions.as_deref(),
-        job.wait,
-        job.vouch_idle,
-        started,
-    ));
-    match done {
-        Ok(c) => {
-            let host = job.host.as_ref().filter(|h| {
-                !job.host_by_key_only
-                    || c.before.session_id.as_deref() == Some(h.session.session_id.as_str())
-            });
-            let written = gateway_compact::read_back(host, &mark, &c);
-            render(
-                &job,
-                &GatewayReport {
-                    compaction: c,
-                    written,
-                },
+    let step = |s: gateway_compact::Step| {
+        if s == gateway_compact::Step::Sent {
+            eprintln!(
+                "clawtop: compacting {key} through the gateway at {} ({how}); waiting up to {}s for OpenClaw's summary",
+                job.target.url,
+                job.wait.as_secs()
+            )
+        }
+    };
+    match rt.block_on(gateway_compact::run(req, step)) {
+        Ok(r) => render(&job, &r),
+        Err(gateway_compact::GatewayCompactError::NotCompacted { reason }) => {
+            if job.json {
+                println!(
+                    "{}",
+                    json!({"ok": false, "sent": true, "compacted": false, "gateway": job.target.url, "key": job.key, "reason": reason})
+                );
+            }
+            fail(
+                Exit::FAILED,
+                &format!("OpenClaw did not compact {key}: {reason}"),
             )
         }
         Err(e) => fail(e.exit_code(), &e.to_string()),
@@ -165,13 +163,8 @@ fn render(job: &GatewayCompactJob, r: &GatewayReport) -> i32 {
             }
             Exit::OK
         }
+        // [`gateway_compact::run`] returns a refusal as its error, never in a report.
         CompactOutcome::NotCompacted { reason } => {
-            if job.json {
-                println!(
-                    "{}",
-                    json!({"ok": false, "sent": true, "compacted": false, "gateway": job.target.url, "key": job.key, "reason": reason})
-                );
-            }
             eprintln!(
                 "clawtop: OpenClaw did not compact {key}: {}",
                 sanitize::one_line(reason)

@@ -1,15 +1,25 @@
-//! The write commands (`compact`, `flush`) of the CLI: the use cases the TUI calls too
-//! ([`crate::usecase`]), rendered with progress on stderr and results on stdout (text or
-//! JSON).
+//! The CLI's verbs, one file each (`commands/<verb>.rs`): each resolves what the command line
+//! names ([`host`]), calls the use cases the TUI calls too ([`crate::usecase`]) or the reports,
+//! and renders: progress on stderr, results on stdout (text or JSON). [`crate::cli`] keeps clap
+//! and the dispatch.
 //!
 //! The CLI's output helpers live here too (stdout, the error line and its `--json` object):
 //! the commands print failures themselves, and `cli` sits above them, so they are defined
 //! at the lower of the two.
 
+pub mod args;
+pub mod audit;
+pub mod check;
 pub mod compact;
 pub mod fleet;
 pub mod flush;
 pub mod gateway_compact;
+pub mod history;
+pub mod host;
+pub mod list;
+pub mod metrics;
+pub mod open;
+pub mod show;
 
 use crate::compaction::model::GenProgress;
 use std::io::Write;

@@ -8,7 +8,8 @@
 //!   splicing only that entry's bytes, temp file + fsync + rename + dir fsync.
 //!
 //! No terminal, no network. Every error names the file and the cause
-//! ([`CommitError`]); [`CommitError::exit_code`] maps to the CLI's exit codes.
+//! ([`CommitError`]); [`CommitError::verdict`] says refused or failed (the use cases map it
+//! to an exit code).
 //!
 //! Rollback and writers that ignore the lock: a commit whose later step fails cuts its own
 //! appended bytes again, under the same lock, and only when the file is exactly as long as
@@ -110,17 +111,29 @@ fn fmt_pid(pid: Option<i32>) -> String {
     }
 }
 
+/// What a domain error says about the operation, for the use cases to turn into an outcome
+/// (and an exit code: `crate::usecase::Exit`, the only place codes are numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Refused for safety; nothing was written (busy, changed since the preview, unsafe).
+    Refused,
+    /// The operation failed (I/O, a corrupt file, the model).
+    Failed,
+    /// What was asked is malformed (a bad date).
+    Usage,
+}
+
 impl CommitError {
-    /// CLI exit code: 3 = refused for safety (busy, changed since preview, unsafe
-    /// request, entry gone), 1 = the operation failed (I/O, corrupt file).
-    pub fn exit_code(&self) -> i32 {
+    /// Refused for safety (busy, changed since preview, unsafe request, entry gone), or
+    /// failed (I/O, corrupt file).
+    pub fn verdict(&self) -> Verdict {
         match self {
             CommitError::Busy { .. }
             | CommitError::Changed { .. }
             | CommitError::Refused { .. }
             // The entry existed at preview time; its absence now means the store changed.
-            | CommitError::MissingEntry { .. } => 3,
-            CommitError::Io { .. } | CommitError::Corrupt { .. } => 1,
+            | CommitError::MissingEntry { .. } => Verdict::Refused,
+            CommitError::Io { .. } | CommitError::Corrupt { .. } => Verdict::Failed,
         }
     }
 

@@ -33,11 +33,11 @@ pub enum PrepareError {
 }
 
 impl PrepareError {
-    pub fn exit_code(&self) -> i32 {
+    pub fn verdict(&self) -> crate::commit::Verdict {
         match self {
-            PrepareError::Commit(e) => e.exit_code(),
-            PrepareError::Unsupported { .. } => 3,
-            _ => 1,
+            PrepareError::Commit(e) => e.verdict(),
+            PrepareError::Unsupported { .. } => crate::commit::Verdict::Refused,
+            _ => crate::commit::Verdict::Failed,
         }
     }
 }
@@ -265,15 +265,15 @@ fn store_message(
 }
 
 impl CompactCommitError {
-    pub fn exit_code(&self) -> i32 {
+    pub fn verdict(&self) -> crate::commit::Verdict {
         match self {
-            CompactCommitError::Transcript(e) => e.exit_code(),
+            CompactCommitError::Transcript(e) => e.verdict(),
             CompactCommitError::Store {
                 rolled_back: true,
                 source,
                 ..
-            } => source.exit_code(),
-            CompactCommitError::Store { .. } => 1,
+            } => source.verdict(),
+            CompactCommitError::Store { .. } => crate::commit::Verdict::Failed,
         }
     }
 }

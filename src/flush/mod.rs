@@ -110,19 +110,20 @@ pub enum FlushError {
 }
 
 impl FlushError {
-    /// CLI exit code: 3 = refused for safety (busy store lock, entry changed since the
-    /// preview, unsafe target), 2 = bad date (usage), 1 = the operation failed.
-    pub fn exit_code(&self) -> i32 {
+    /// Refused for safety (busy store lock, entry changed since the preview, unsafe
+    /// target), usage (a bad date), or failed.
+    pub fn verdict(&self) -> crate::commit::Verdict {
+        use crate::commit::Verdict;
         match self {
-            FlushError::Store(e) => e.exit_code(),
+            FlushError::Store(e) => e.verdict(),
             FlushError::StoreAfterAppend {
                 rolled_back: true,
                 source,
                 ..
-            } => source.exit_code(),
-            FlushError::Target { .. } | FlushError::Refused { .. } => 3,
-            FlushError::InvalidDate(_) => 2,
-            _ => 1,
+            } => source.verdict(),
+            FlushError::Target { .. } | FlushError::Refused { .. } => Verdict::Refused,
+            FlushError::InvalidDate(_) => Verdict::Usage,
+            _ => Verdict::Failed,
         }
     }
 }
@@ -354,17 +355,24 @@ mod tests {
     }
 
     #[test]
-    fn exit_codes() {
+    fn verdicts() {
+        use crate::commit::Verdict;
         assert_eq!(
-            FlushError::WorkspaceMissing { path: "/x".into() }.exit_code(),
-            1
+            FlushError::WorkspaceMissing { path: "/x".into() }.verdict(),
+            Verdict::Failed
         );
-        assert_eq!(FlushError::Refused { reason: "r".into() }.exit_code(), 3);
+        assert_eq!(
+            FlushError::Refused { reason: "r".into() }.verdict(),
+            Verdict::Refused
+        );
         let busy = CommitError::Busy {
             pid: Some(1),
             lock_path: "/x.lock".into(),
         };
-        assert_eq!(FlushError::Store(busy).exit_code(), 3);
-        assert_eq!(FlushError::Model(LlmError::Cancelled).exit_code(), 1);
+        assert_eq!(FlushError::Store(busy).verdict(), Verdict::Refused);
+        assert_eq!(
+            FlushError::Model(LlmError::Cancelled).verdict(),
+            Verdict::Failed
+        );
     }
 }

@@ -22,6 +22,32 @@ pub enum Lookup {
     Ambiguous(Vec<String>),
 }
 
+impl Lookup {
+    /// Why `name` opens no session, in the one wording `show`, `compact`, `flush`, `audit`,
+    /// `history` and `clawtop KEY` use. `host`: the host's label; `sessions`: how many it
+    /// lists; `also`: what else was tried (", and no file of that name"); `agent_given`:
+    /// `--agent` was given (an ambiguous name then needs the full key).
+    pub fn words(
+        &self,
+        name: &str,
+        host: &str,
+        sessions: usize,
+        also: &str,
+        agent_given: bool,
+    ) -> String {
+        match self {
+            Lookup::NotFound => format!(
+                "no session with key, key without agent:<id>:, sessionId or sessionId prefix {name:?} in {host} ({sessions} sessions; see `clawtop list`){also}"
+            ),
+            Lookup::Ambiguous(candidates) => format!(
+                "ambiguous: {name:?} matches {}; give the full key{}",
+                candidates.join(", "),
+                if agent_given { "" } else { " or --agent ID" }
+            ),
+        }
+    }
+}
+
 /// The key without its `agent:<id>:` prefix (the key itself when it has none).
 pub fn short_key(key: &str) -> &str {
     key.strip_prefix("agent:")

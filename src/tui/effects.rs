@@ -662,9 +662,8 @@ pub async fn run_generation(
 }
 
 /// A compaction through OpenClaw's Gateway for the dialog `dialog`: connect, check for an
-/// active run, compact, read the figures back ([`usecase::gateway_compact::compact`]), then
-/// read what OpenClaw wrote back from the host through the session's source
-/// ([`usecase::gateway_compact::read_back`]; `/compact` does not return the summary). Esc
+/// active run, compact, read what OpenClaw wrote back from the host, all in the one use case
+/// ([`usecase::gateway_compact::run`], which the CLI calls too). Esc
 /// cancels the wait, not OpenClaw's work: the dialog says so.
 pub async fn run_gateway_compaction(
     dialog: u64,
@@ -681,7 +680,16 @@ pub async fn run_gateway_compaction(
         vouch_idle,
     } = job;
     let start = Instant::now();
-    let step = |call: usize, label: &str| {
+    let step = |s: usecase::gateway_compact::Step| {
+        use usecase::gateway_compact::Step;
+        let (call, label) = match s {
+            Step::Checking => (1, "connecting, checking for an active run"),
+            Step::Sent => (
+                2,
+                "OpenClaw is compacting (its own model writes the summary)",
+            ),
+            Step::ReadingBack => (3, "reading what OpenClaw wrote back from the host"),
+        };
         let _ = tx.send(Action::GenProgress {
             dialog,
             generation,
@@ -692,77 +700,22 @@ pub async fn run_gateway_compaction(
             elapsed_ms: start.elapsed().as_millis() as u64,
         });
     };
-    step(1, "connecting, checking for an active run");
-    // A file-backed host: OpenClaw's transcript lock is the run check clawtop can see itself.
-    if vouch_idle {
-        let s = session.clone();
-        let busy = tokio::task::spawn_blocking(move || usecase::refuse_if_busy(&s))
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|p| p.to_string()));
-        if let Err(why) = busy {
-            let _ = tx.send(Action::GatewayDone {
-                dialog,
-                generation,
-                result: Err(GenFailure::Failed(why)),
-            });
-            return;
-        }
-    }
-    // The host's view before sending: tells OpenClaw's new compaction entry from older ones.
-    let before = {
-        let s = session.clone();
-        tokio::task::spawn_blocking(move || usecase::gateway_compact::mark(&s))
-            .await
-            .unwrap_or_default()
-    };
-    let sent = || {
-        step(
-            2,
-            "OpenClaw is compacting (its own model writes the summary)",
-        )
-    };
-    let work = usecase::gateway_compact::compact_as(
-        &identity_dir,
-        &target,
-        &session.session.key,
-        instructions.as_deref(),
-        crate::gateway::ops::COMPACT_WAIT,
+    let req = usecase::gateway_compact::Request {
+        target,
+        key: session.session.key.clone(),
+        instructions,
+        wait: crate::gateway::ops::COMPACT_WAIT,
         vouch_idle,
-        sent,
-    );
-    let result = tokio::select! {
-        r = work => Some(r),
-        _ = cancel.cancelled() => None,
+        host: Some(session),
+        host_by_key_only: false,
+        identity_dir: Some(identity_dir),
     };
-    let result = match result {
-        None => Err(GenFailure::Cancelled),
-        Some(Err(e)) => Err(GenFailure::Failed(e.to_string())),
-        Some(Ok(c)) => match &c.outcome {
-            crate::gateway::CompactOutcome::NotCompacted { reason } => Err(GenFailure::Failed(
-                format!("OpenClaw did not compact the session: {reason}"),
-            )),
-            crate::gateway::CompactOutcome::Compacted { .. } => {
-                step(3, "reading what OpenClaw wrote back from the host");
-                let s = session.clone();
-                let written = tokio::task::spawn_blocking(move || {
-                    let w = usecase::gateway_compact::read_back(Some(&s), &before, &c);
-                    (w, c)
-                })
-                .await;
-                match written {
-                    Ok((written, compaction)) => {
-                        Ok(Box::new(usecase::gateway_compact::GatewayReport {
-                            compaction,
-                            written,
-                        }))
-                    }
-                    Err(e) => Err(GenFailure::Failed(format!(
-                        "OpenClaw compacted the session, but reading it back failed: {e}"
-                    ))),
-                }
-            }
+    let result = tokio::select! {
+        r = usecase::gateway_compact::run(req, step) => match r {
+            Ok(report) => Ok(Box::new(report)),
+            Err(e) => Err(GenFailure::Failed(e.to_string())),
         },
+        _ = cancel.cancelled() => Err(GenFailure::Cancelled),
     };
     let _ = tx.send(Action::GatewayDone {
         dialog,

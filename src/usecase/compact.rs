@@ -114,7 +114,7 @@ fn prepare_problem(e: PrepareError) -> Problem {
             transcript: path,
             reason,
         },
-        e => Problem::from_code(e.exit_code(), e.to_string()),
+        e => Problem::from_verdict(e.verdict(), e.to_string()),
     }
 }
 
@@ -276,7 +276,7 @@ pub fn commit(p: &Prepared, text: &str) -> Result<compaction::Committed, Problem
         compaction::CompactCommitError::Store {
             rolled_back: false, ..
         } => Problem::PartlyWritten(e.to_string()),
-        e => Problem::from_code(e.exit_code(), e.to_string()),
+        e => Problem::from_verdict(e.verdict(), e.to_string()),
     })
 }
 

@@ -261,8 +261,8 @@ pub async fn generate(
             model: d.model,
         }),
         Err(flush::FlushError::Model(LlmError::Cancelled)) => Err(Problem::Cancelled),
-        Err(e) => Err(Problem::from_code(
-            e.exit_code(),
+        Err(e) => Err(Problem::from_verdict(
+            e.verdict(),
             format!("memory flush failed, nothing written: {e}"),
         )),
     }
@@ -299,6 +299,6 @@ pub fn commit(p: &Prepared, text: &str) -> Result<FlushCommitted, Problem> {
         flush::FlushError::StoreAfterAppend {
             rolled_back: false, ..
         } => Problem::PartlyWritten(e.to_string()),
-        e => Problem::from_code(e.exit_code(), e.to_string()),
+        e => Problem::from_verdict(e.verdict(), e.to_string()),
     })
 }

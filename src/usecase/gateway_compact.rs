@@ -18,8 +18,10 @@
 //!    tells OpenClaw's new entry from an older one.
 //!
 //! There is no preview or edited-text commit: OpenClaw writes the summary with its own model.
-//! Every surface (the CLI's text and JSON, the TUI's result screen) renders the one
-//! [`GatewayReport`] built here.
+//! [`run`] is the one door: the busy check a caller vouches for (a file-backed host's transcript
+//! lock), the mark, the request, a refusal by OpenClaw, the read-back and the session-id filter
+//! all happen there; the CLI and the TUI only call it and render the one [`GatewayReport`] it
+//! returns.
 
 use std::time::Duration;
 
@@ -44,6 +46,15 @@ pub enum GatewayCompactError {
     Gateway(#[from] GatewayError),
     #[error("no config dir for clawtop's device identity: set HOME or CLAWTOP_CONFIG_DIR")]
     NoConfigDir,
+    /// Nothing was sent: the session is busy (its transcript lock is held, or a run is active).
+    #[error("{0}")]
+    Busy(String),
+    /// OpenClaw answered that it did not compact the session.
+    #[error("OpenClaw did not compact the session: {reason}")]
+    NotCompacted { reason: String },
+    /// OpenClaw compacted, and reading back what it wrote failed unexpectedly.
+    #[error("OpenClaw compacted the session, but reading it back failed: {0}")]
+    ReadBack(String),
 }
 
 impl GatewayCompactError {
@@ -53,7 +64,8 @@ impl GatewayCompactError {
         match self {
             GatewayCompactError::Gateway(
                 GatewayError::ActiveRun { .. } | GatewayError::RunStateUnknown { .. },
-            ) => Exit::REFUSED,
+            )
+            | GatewayCompactError::Busy(_) => Exit::REFUSED,
             GatewayCompactError::Gateway(
                 GatewayError::InstructionsTooLong { .. } | GatewayError::BadUrl { .. },
             ) => Exit::USAGE,
@@ -70,33 +82,106 @@ pub fn instructions(text: Option<&str>) -> Result<Option<String>, GatewayCompact
     }
 }
 
-/// Runs steps 2–5 (call [`instructions`] first) with clawtop's identity from its usual
-/// config dir. `on_started` is called once the request is about to be sent (for a progress line).
-pub async fn compact(
-    target: &GatewayTarget,
-    key: &str,
-    instructions: Option<&str>,
-    wait: Duration,
-    vouch_idle: bool,
-    on_started: impl FnOnce(),
-) -> Result<GatewayCompaction, GatewayCompactError> {
-    let dir = identity::config_dir().ok_or(GatewayCompactError::NoConfigDir)?;
-    compact_as(
-        &dir,
-        target,
-        key,
-        instructions,
-        wait,
-        vouch_idle,
-        on_started,
-    )
-    .await
+/// A compaction to ask of a Gateway ([`run`]).
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub target: GatewayTarget,
+    pub key: String,
+    /// Checked by [`instructions`]; None: `sessions.compact`.
+    pub instructions: Option<String>,
+    /// How long to wait for OpenClaw's summary.
+    pub wait: Duration,
+    /// The route found OpenClaw's transcript lock to be the run check (a file-backed host's
+    /// own gateway, which reports no runs): [`run`] checks it before sending.
+    pub vouch_idle: bool,
+    /// The session as clawtop reads the host, to check its lock and read back what OpenClaw
+    /// wrote (None: the host is reached only through its gateway).
+    pub host: Option<SessionHandle>,
+    /// `host` was found by key on a local state dir while the gateway was named by address:
+    /// it is read back only if the gateway's row has the same sessionId (the same session).
+    pub host_by_key_only: bool,
+    /// Where clawtop's device identity is kept (None: its usual config dir).
+    pub identity_dir: Option<std::path::PathBuf>,
 }
 
-/// [`compact`] with the device identity kept in `identity_dir`. `vouch_idle`: the caller saw
+/// Where [`run`] is, for a progress line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Connecting, checking for an active run.
+    Checking,
+    /// The request is sent: OpenClaw is compacting.
+    Sent,
+    /// Reading what OpenClaw wrote back from the host.
+    ReadingBack,
+}
+
+/// The whole compaction through the gateway, in order: the lock check the route vouches for,
+/// [`mark`], [`compact_as`], a refusal by OpenClaw as an error, [`read_back`] (blocking work
+/// off the async path). `on_step` is told each step as it starts.
+pub async fn run(
+    req: Request,
+    on_step: impl Fn(Step),
+) -> Result<GatewayReport, GatewayCompactError> {
+    on_step(Step::Checking);
+    let host = req.host.clone();
+    if req.vouch_idle {
+        if let Some(h) = host.clone() {
+            let busy = tokio::task::spawn_blocking(move || super::refuse_if_busy(&h))
+                .await
+                .map_err(|e| GatewayCompactError::Busy(e.to_string()))?;
+            if let Err(p) = busy {
+                return Err(GatewayCompactError::Busy(p.to_string()));
+            }
+        }
+    }
+    // The host's view before sending: tells OpenClaw's new compaction entry from older ones.
+    let before = match host.clone() {
+        Some(h) => tokio::task::spawn_blocking(move || mark(&h))
+            .await
+            .unwrap_or_default(),
+        None => Mark::default(),
+    };
+    let dir = match req.identity_dir.clone() {
+        Some(d) => d,
+        None => identity::config_dir().ok_or(GatewayCompactError::NoConfigDir)?,
+    };
+    let c = compact_as(
+        &dir,
+        &req.target,
+        &req.key,
+        req.instructions.as_deref(),
+        req.wait,
+        req.vouch_idle,
+        || on_step(Step::Sent),
+    )
+    .await?;
+    if let CompactOutcome::NotCompacted { reason } = &c.outcome {
+        return Err(GatewayCompactError::NotCompacted {
+            reason: reason.clone(),
+        });
+    }
+    on_step(Step::ReadingBack);
+    // A session found by key on a local state dir is read back only if it is the one the
+    // gateway compacted.
+    let host = host.filter(|h| {
+        !req.host_by_key_only
+            || c.before.session_id.as_deref() == Some(h.session.session_id.as_str())
+    });
+    tokio::task::spawn_blocking(move || {
+        let written = read_back(host.as_ref(), &before, &c);
+        GatewayReport {
+            compaction: c,
+            written,
+        }
+    })
+    .await
+    .map_err(|e| GatewayCompactError::ReadBack(e.to_string()))
+}
+
+/// Steps 2–5 (call [`instructions`] first) with the device identity kept in `identity_dir`. `vouch_idle`: the caller saw
 /// for itself that no OpenClaw run holds the session (a file-backed host's transcript lock is
 /// free), which stands where the gateway does not report runs (before 2026.9).
-pub async fn compact_as(
+async fn compact_as(
     identity_dir: &std::path::Path,
     target: &GatewayTarget,
     key: &str,
@@ -217,7 +302,7 @@ fn compaction_count(session: &SessionHandle) -> Option<u64> {
 }
 
 /// Step 6's "before": read the host's view of the session (blocking I/O).
-pub fn mark(session: &SessionHandle) -> Mark {
+fn mark(session: &SessionHandle) -> Mark {
     let (compactions, last) = last_compaction(session).unwrap_or((0, None));
     Mark {
         last_compaction: last.and_then(|(id, _)| id),
@@ -229,7 +314,7 @@ pub fn mark(session: &SessionHandle) -> Mark {
 /// Step 6: what OpenClaw wrote. `host` is the session as clawtop reads the host (None: a
 /// host reached only through its gateway); `before` is [`mark`] taken before sending.
 /// Blocking I/O.
-pub fn read_back(host: Option<&SessionHandle>, before: &Mark, c: &GatewayCompaction) -> Written {
+fn read_back(host: Option<&SessionHandle>, before: &Mark, c: &GatewayCompaction) -> Written {
     let (answer_summary, answer_before, answer_after) = match &c.outcome {
         CompactOutcome::Compacted {
             summary,

@@ -86,12 +86,14 @@ impl Problem {
         }
     }
 
-    /// From a domain error's exit code (`CommitError`, `FlushError`, ... all map to [`Exit`]).
-    pub fn from_code(code: i32, message: String) -> Problem {
-        match code {
-            Exit::USAGE => Problem::Usage(message),
-            Exit::REFUSED => Problem::Refused(message),
-            _ => Problem::Failed(message),
+    /// From what a domain error says of the operation (`CommitError`, `FlushError`, ... each
+    /// give a [`crate::commit::Verdict`]); the exit code follows from the problem.
+    pub fn from_verdict(v: crate::commit::Verdict, message: String) -> Problem {
+        use crate::commit::Verdict;
+        match v {
+            Verdict::Usage => Problem::Usage(message),
+            Verdict::Refused => Problem::Refused(message),
+            Verdict::Failed => Problem::Failed(message),
         }
     }
 }

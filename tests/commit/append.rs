@@ -55,7 +55,7 @@ fn refuses_when_changed_since_preview() {
     };
     let e = append_line(&t, &wrong_len, LINE).expect_err("changed");
     assert!(matches!(e, CommitError::Changed { .. }), "{e}");
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert!(
         e.to_string().contains("transcript changed since preview"),
         "{e}"
@@ -83,7 +83,7 @@ fn refuses_when_openclaw_holds_the_lock() {
     fs::write(lock_of(&t), &payload).expect("lock");
     let e = append_line(&t, &exp, LINE).expect_err("busy");
     assert!(matches!(e, CommitError::Busy { pid: Some(p), .. } if p as i64 == turn.pid()));
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert_eq!(fs::read(&t).expect("read"), before);
     assert_eq!(fs::read_to_string(lock_of(&t)).expect("lock kept"), payload);
 }
@@ -115,7 +115,7 @@ fn refuses_bad_lines_without_touching_anything() {
     ] {
         let e = append_line(&t, &exp, bad).expect_err("refused");
         assert!(matches!(e, CommitError::Refused { .. }), "{bad:?}: {e}");
-        assert_eq!(e.exit_code(), 3);
+        assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     }
     assert_eq!(fs::read(&t).expect("read"), before);
     assert!(!lock_of(&t).exists());
@@ -205,7 +205,7 @@ fn missing_transcript_is_an_io_error_naming_the_file() {
     )
     .expect_err("missing");
     assert!(matches!(e, CommitError::Io { .. }));
-    assert_eq!(e.exit_code(), 1);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Failed);
     assert!(e.to_string().contains("nope.jsonl"), "{e}");
     assert!(!t.exists(), "not created");
     assert!(!lock_of(&t).exists(), "lock released");

@@ -62,7 +62,7 @@ fn live_foreign_pid_is_busy_and_lock_untouched() {
     fs::write(&lp, &payload).expect("write lock");
     let err = lock::acquire(&t, &LockOptions::transcript()).expect_err("busy");
     assert!(matches!(err, CommitError::Busy { pid: Some(p), .. } if p as i64 == child.pid()));
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(err.verdict(), clawtop::commit::Verdict::Refused);
     assert!(
         err.to_string()
             .contains(&format!("session busy: pid {}", child.pid())),

@@ -291,7 +291,7 @@ fn precondition_failure_aborts() {
     })
     .expect_err("changed");
     assert!(matches!(e, CommitError::Changed { .. }), "{e}");
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert!(e.to_string().contains("sessionId"), "{e}");
     assert_failure_leaves_everything(&store, fx.dir.path(), &before, &e);
 }
@@ -314,7 +314,7 @@ fn corrupt_and_non_object_stores_are_refused_naming_the_file() {
         let e = patch_store_entry(&store, SESSION_KEY, |e| flush_patch(&store, e, NOW))
             .expect_err("corrupt");
         assert!(matches!(e, CommitError::Corrupt { .. }), "{bad:?}: {e}");
-        assert_eq!(e.exit_code(), 1);
+        assert_eq!(e.verdict(), clawtop::commit::Verdict::Failed);
         assert!(e.to_string().contains(&store.display().to_string()), "{e}");
         assert_failure_leaves_everything(&store, dir.path(), bad, &e);
     }

@@ -196,7 +196,7 @@ fn commit_refuses_when_the_transcript_moved() {
     bytes.extend_from_slice(b"{\"type\":\"label\",\"id\":\"ffff0000\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"targetId\":\"x\",\"label\":\"y\"}\n");
     std::fs::write(&f, &bytes).unwrap();
     let err = compaction::commit(&p, "summary", None).unwrap_err();
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(err.verdict(), clawtop::commit::Verdict::Refused);
     assert!(err.to_string().contains("changed since preview"), "{err}");
     assert_eq!(std::fs::read(&f).unwrap(), bytes, "nothing may be written");
 }
@@ -221,7 +221,7 @@ fn commit_refuses_a_live_lock() {
     let err = compaction::commit(&p, "summary", None).unwrap_err();
     child.kill().ok();
     child.wait().ok();
-    assert_eq!(err.exit_code(), 3);
+    assert_eq!(err.verdict(), clawtop::commit::Verdict::Refused);
     assert!(
         err.to_string().contains(&format!("pid {}", child.id())),
         "{err}"
@@ -256,7 +256,7 @@ fn a_store_problem_found_under_the_lock_writes_nothing() {
         session_id: "adhoc-1".into(),
     };
     let err = compaction::commit(&p, "summary", Some(&s)).unwrap_err();
-    assert_eq!(err.exit_code(), 3, "{err}");
+    assert_eq!(err.verdict(), clawtop::commit::Verdict::Refused, "{err}");
     assert_eq!(
         std::fs::read(&file).unwrap(),
         before,

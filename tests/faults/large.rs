@@ -102,7 +102,7 @@ fn compaction_refuses_to_summarize_around_an_entry_too_large_to_decode() {
         );
     }
     let e = r.err().unwrap();
-    assert_eq!(e.exit_code(), 3, "{e}");
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused, "{e}");
     assert!(e.to_string().contains("too large to summarize"), "{e}");
 }
 

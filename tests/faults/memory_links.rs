@@ -65,7 +65,7 @@ fn library_commit_refuses_a_memory_link_even_without_preflight_help() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, ws.join("memory")).unwrap();
     let e = clawtop::flush::commit_flush(&ws, "2026-11-21", "- a", false, None).unwrap_err();
-    assert_eq!(e.exit_code(), 3, "{e}");
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused, "{e}");
     assert!(e.to_string().contains("symbolic link"), "{e}");
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
 }

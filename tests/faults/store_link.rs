@@ -59,7 +59,7 @@ fn a_link_leaving_the_state_dir_is_refused_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let (link, real) = layout(tmp.path(), "elsewhere/sessions.json");
     let e = patch(&link).unwrap_err();
-    assert_eq!(e.exit_code(), 3, "{e}");
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused, "{e}");
     let msg = e.to_string();
     assert!(msg.contains("symbolic link"), "{msg}");
     assert!(msg.contains("outside the state dir"), "{msg}");

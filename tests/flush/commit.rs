@@ -177,7 +177,7 @@ fn no_reply_writes_no_file_but_records_the_flush() {
     )
     .expect_err("refused");
     assert!(matches!(e, FlushError::Refused { .. }), "{e}");
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert_eq!(h.store_bytes(), store);
     assert!(!h.memory().exists());
 }
@@ -201,7 +201,7 @@ fn missing_or_non_directory_workspace_touches_nothing() {
     let e = commit_flush(&missing, DATE, "- n", false, Some(&h.session())).expect_err("missing");
     assert!(matches!(e, FlushError::WorkspaceMissing { .. }), "{e}");
     assert!(e.to_string().contains("does not exist"), "{e}");
-    assert_eq!(e.exit_code(), 1);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Failed);
     assert!(!missing.exists());
     assert_eq!(h.store_bytes(), store);
 
@@ -276,7 +276,7 @@ fn read_only_workspace_touches_nothing() {
     drop(guard);
     assert!(matches!(e, FlushError::WorkspaceReadOnly { .. }), "{e}");
     assert!(e.to_string().contains("not writable"), "{e}");
-    assert_eq!(e.exit_code(), 1);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Failed);
     assert!(matches!(e2, FlushError::WorkspaceReadOnly { .. }), "{e2}");
     assert_untouched(&h, &store, &before);
 }
@@ -302,7 +302,7 @@ fn memory_path_that_is_not_a_directory_or_a_symlinked_target_is_refused() {
     let e =
         commit_flush(&h.workspace(), DATE, "- n", false, Some(&h.session())).expect_err("symlink");
     assert!(matches!(e, FlushError::Target { .. }), "{e}");
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert_eq!(fs::read(&outside).expect("read"), b"outside");
     assert_untouched(&h, &store, &ws);
 }
@@ -322,7 +322,7 @@ fn changed_session_or_missing_entry_writes_nothing() {
         ),
         "{e}"
     );
-    assert_eq!(e.exit_code(), 3);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Refused);
     assert_untouched(&h, &store, &ws);
 
     let mut s = h.session();
@@ -377,7 +377,7 @@ fn a_compaction_between_preview_and_commit_is_refused() {
         Some(11),
     )
     .expect_err("refused");
-    assert_eq!(err.exit_code(), 3, "{err}");
+    assert_eq!(err.verdict(), clawtop::commit::Verdict::Refused, "{err}");
     assert!(err.to_string().contains("compactionCount is 12"), "{err}");
     assert_eq!(h.store_bytes(), store_before);
     assert!(

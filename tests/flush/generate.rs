@@ -319,7 +319,7 @@ async fn model_failures_write_nothing() {
         "{e}"
     );
     assert_eq!(fake.requests().len(), 3);
-    assert_eq!(e.exit_code(), 1);
+    assert_eq!(e.verdict(), clawtop::commit::Verdict::Failed);
 
     // A stream cut off mid-answer.
     let fake = FakeModel::start().await;

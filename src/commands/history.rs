@@ -1,0 +1,42 @@
+//! `clawtop history KEY|FILE`: one session's compactions, flushes and warnings.
+
+use super::args::*;
+use super::host::*;
+use crate::commands::out;
+use crate::numbers::Numbers;
+use crate::report::json;
+use crate::source::Session;
+use crate::usecase::Exit;
+use std::path::PathBuf;
+
+pub(crate) fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathBuf]) -> i32 {
+    let t = match resolve_target(g, target, Exit::FAILED) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let rep = match &t {
+        Target::File(f) => {
+            let session = Session {
+                reference: f.reference(),
+                entry: Default::default(),
+                transcript: Some(f.path().display().to_string()),
+                transcript_how: "the file given",
+                entry_from: None,
+                warnings: Vec::new(),
+            };
+            crate::report::history::build(&mut Numbers::new(f.as_ref()), &session)
+        }
+        Target::Session {
+            source, session, ..
+        } => crate::report::history::build(&mut Numbers::new(source.as_ref()), session),
+    };
+    let mut rep = rep;
+    crate::usecase::history::add_logs(&mut rep.history, &rep.session_key, logs);
+    if as_json {
+        out(&json::to_string(&rep));
+    } else {
+        out(&crate::report::history::render(&rep));
+        warn_all(&rep.read_warnings);
+    }
+    Exit::OK
+}
