@@ -1,9 +1,9 @@
 //! The fleet screens, a pure function of [`FleetState`]. Every string from a host (names,
 //! keys, models, errors) is neutralised before it is laid out.
 
-use super::state::{FleetScreen, FleetState, bindings};
 use crate::report::text::compact_number;
 use crate::sanitize::one_line;
+use crate::tui::model::fleet::{FleetScreen, FleetState, bindings};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};

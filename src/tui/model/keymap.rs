@@ -1,7 +1,7 @@
 //! (mode, key) → Action. The help overlay and the status-line hints are generated from this
 //! table (gitui's `commands()` idea), so they cannot drift from the bindings.
 
-use crate::tui::action::Action;
+use crate::tui::model::action::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::LazyLock;
 
