@@ -491,19 +491,24 @@ pub fn upward_arrows(g: &Graph, layers: &[(&str, &[&str])]) -> Vec<String> {
 /// `parent`'s own file (a re-export, say) becomes an edge to a node named after that item,
 /// which is in no layer (see [`upward_arrows`]).
 pub fn child_graph(src: &Path, parent: &[&str]) -> Graph {
-    let files: Vec<(PathBuf, Vec<String>)> = rust_files(src)
+    let files: Vec<(Vec<String>, String, syn::File)> = rust_files(src)
         .into_iter()
         .filter(|(_, m)| m.len() > parent.len() && m.iter().zip(parent).all(|(a, b)| a == b))
+        .map(|(path, m)| (m, label(src, &path), parse(&path)))
         .collect();
+    child_graph_of(&files, parent)
+}
+
+/// [`child_graph`] over parsed files: (module path, label, file).
+pub fn child_graph_of(files: &[(Vec<String>, String, syn::File)], parent: &[&str]) -> Graph {
+    let inside = |m: &[String]| m.len() > parent.len() && m.iter().zip(parent).all(|(a, b)| a == b);
     let mut g = Graph::new();
     let n = parent.len();
-    for (path, module) in &files {
+    for (module, label, file) in files.iter().filter(|(m, _, _)| inside(m)) {
         let from = module[n].clone();
-        let label = label(src, path);
         let node = g.entry(from.clone()).or_default();
-        for (to, line) in paths(&parse(path), module) {
-            let inside = to.len() > n && to.iter().zip(parent).all(|(a, b)| a == b);
-            if !inside || to[n] == from {
+        for (to, line) in paths(file, module) {
+            if !inside(&to) || to[n] == from {
                 continue;
             }
             node.entry(to[n].clone()).or_insert_with(|| Site {
@@ -838,6 +843,63 @@ fn the_scanner_resolves_use_trees_macros_and_super() {
     assert_eq!(g["a"]["e"].line, 5);
     assert_eq!(cycles(&g).len(), 1);
     assert!(cycles(&g)[0].contains("a -> b") && cycles(&g)[0].contains("b -> a"));
+}
+
+#[test]
+fn the_tui_scan_sees_siblings_not_a_module_and_its_children() {
+    let files: Vec<(Vec<String>, String, syn::File)> = [
+        (&["tui"][..], "pub mod a; pub mod b; pub use a::x;"),
+        (
+            &["tui", "a"],
+            "use super::b::Y;\nfn f() { crate::tui::a::inner::g(); }",
+        ),
+        (&["tui", "a", "inner"], "use super::super::Z; use super::*;"),
+        (
+            &["tui", "b"],
+            "fn f() {\n crate::tui::a::h(); crate::usecase::x(); }",
+        ),
+        (
+            &["tui", "b", "c"],
+            "use super::*; use crate::tui::b::d; use super::super::a::k;",
+        ),
+        (&["tui", "b", "d"], "fn f() { super::c::g(); }"),
+    ]
+    .iter()
+    .map(|(m, code)| {
+        (
+            m.iter().map(|s| s.to_string()).collect(),
+            "test.rs".to_string(),
+            syn::parse_file(code).expect("test code parses"),
+        )
+    })
+    .collect();
+    let g = child_graph_of(&files, &["tui"]);
+    let edges = |n: &str| g[n].keys().map(String::as_str).collect::<Vec<_>>();
+    // `a` uses `b`, and (from its child) the parent's own item `Z`; `b` uses `a`; `tui`
+    // itself (the facade) and paths outside `tui` are no node.
+    assert_eq!(edges("a"), ["Z", "b"]);
+    assert_eq!(edges("b"), ["a"]);
+    assert_eq!(g.len(), 2);
+    assert_eq!(cycles(&g), ["a -> b (test.rs:1), b -> a (test.rs:2)"]);
+    let layers: &[(&str, &[&str])] = &[("low", &["b"]), ("high", &["a"])];
+    let up = upward_arrows(&g, layers);
+    assert!(
+        up.iter().any(|m| m == "b (low) -> a (high) at test.rs:2"),
+        "{up:?}"
+    );
+    assert!(
+        up.iter().any(|m| m.contains("module `Z` is in no layer")),
+        "{up:?}"
+    );
+    // One level down, `c` and `d` use each other: a circle inside `tui::b`; `c` using its
+    // parent `b` is not an edge.
+    let inner = child_graph_of(&files, &["tui", "b"]);
+    assert_eq!(inner["c"].keys().collect::<Vec<_>>(), ["d"]);
+    assert_eq!(cycles(&inner).len(), 1);
+    assert!(cycles(&child_graph_of(&files, &["tui", "a"])).is_empty());
+    // The facade check: only `mod` and `use` in tui/mod.rs.
+    let facade = syn::parse_file("pub mod a;\npub use a::x;\npub fn run() {}").expect("parses");
+    assert_eq!(facade_items(&facade), [(3, "fn run".to_string())]);
 }
 
 #[test]

@@ -18,6 +18,10 @@ pub enum Action {
     Back,
     /// `q`: like Back, but quits on the first screen.
     Close,
+    /// The fleet TUI: the Sessions screen of every host.
+    FleetAllSessions,
+    /// The fleet TUI's Sessions screen: the next host's sessions (then every host's).
+    FleetNextHost,
     Up,
     Down,
     PageUp,

@@ -1,4 +1,5 @@
-//! The fleet TUI's state, its one message type, its effects and its keymap; its `update` is
+//! The fleet TUI's state, its one message type and its effects; its keys are the fleet modes
+//! of the one keymap ([`crate::tui::model::keymap`]), its `update` is
 //! [`crate::tui::update::fleet`].
 //!
 //! `update` is pure: it changes the state and returns effects (read a host, hand the
@@ -9,7 +10,8 @@
 use crate::fleet::hosts::HostSpec;
 use crate::fleet::{HostResult, HostSummary};
 use crate::report::SessionRow;
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::tui::model::keymap::{self, Mode};
+use crossterm::event::KeyEvent;
 
 /// How often every host is read again.
 pub const DEFAULT_INTERVAL_MS: i64 = 30_000;
@@ -99,133 +101,20 @@ pub enum FleetEffect {
     Open { program: String, args: Vec<String> },
 }
 
-/// What a key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cmd {
-    Up,
-    Down,
-    Enter,
-    Back,
-    AllSessions,
-    NextHost,
-    Refresh,
-    Help,
-    Quit,
+/// The bindings of a screen that have a hint (the hint line and the help), from the one
+/// keymap ([`keymap::fleet_bindings`]).
+pub fn bindings(screen: FleetScreen) -> impl Iterator<Item = &'static keymap::Binding> {
+    keymap::for_mode(screen.mode()).filter(|b| b.hint.is_some())
 }
 
-/// One key binding: where it works (None: everywhere), the key, its hint and help text.
-pub struct Binding {
-    pub screen: Option<FleetScreen>,
-    pub key: KeyCode,
-    pub label: &'static str,
-    pub help: &'static str,
-    pub cmd: Cmd,
-}
-
-/// The key table: it decides what a key does, and the hint line and help are made from it.
-pub const KEYMAP: &[Binding] = &[
-    Binding {
-        screen: None,
-        key: KeyCode::Up,
-        label: "↑/k",
-        help: "previous row",
-        cmd: Cmd::Up,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Char('k'),
-        label: "",
-        help: "",
-        cmd: Cmd::Up,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Down,
-        label: "↓/j",
-        help: "next row",
-        cmd: Cmd::Down,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Char('j'),
-        label: "",
-        help: "",
-        cmd: Cmd::Down,
-    },
-    Binding {
-        screen: Some(FleetScreen::Hosts),
-        key: KeyCode::Enter,
-        label: "Enter",
-        help: "the host's sessions",
-        cmd: Cmd::Enter,
-    },
-    Binding {
-        screen: Some(FleetScreen::Sessions),
-        key: KeyCode::Enter,
-        label: "Enter",
-        help: "open the session in clawtop on its host (ssh -t for an ssh host); back here when it exits",
-        cmd: Cmd::Enter,
-    },
-    Binding {
-        screen: Some(FleetScreen::Hosts),
-        key: KeyCode::Char('a'),
-        label: "a",
-        help: "sessions of every host",
-        cmd: Cmd::AllSessions,
-    },
-    Binding {
-        screen: Some(FleetScreen::Sessions),
-        key: KeyCode::Char('h'),
-        label: "h",
-        help: "next host (then every host)",
-        cmd: Cmd::NextHost,
-    },
-    Binding {
-        screen: Some(FleetScreen::Sessions),
-        key: KeyCode::Esc,
-        label: "Esc",
-        help: "back to the fleet",
-        cmd: Cmd::Back,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Char('r'),
-        label: "r",
-        help: "read every host now",
-        cmd: Cmd::Refresh,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Char('?'),
-        label: "?",
-        help: "help",
-        cmd: Cmd::Help,
-    },
-    Binding {
-        screen: None,
-        key: KeyCode::Char('q'),
-        label: "q",
-        help: "quit",
-        cmd: Cmd::Quit,
-    },
-];
-
-/// The bindings of a screen that have a hint.
-pub fn bindings(screen: FleetScreen) -> impl Iterator<Item = &'static Binding> {
-    KEYMAP
-        .iter()
-        .filter(move |b| !b.label.is_empty() && b.screen.is_none_or(|s| s == screen))
-}
-
-/// The command `key` runs on `screen` (Ctrl-C quits everywhere).
-pub fn lookup(screen: FleetScreen, key: &KeyEvent) -> Option<Cmd> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-        return Some(Cmd::Quit);
+impl FleetScreen {
+    /// The keymap's mode of this screen.
+    pub fn mode(self) -> Mode {
+        match self {
+            FleetScreen::Hosts => Mode::FleetHosts,
+            FleetScreen::Sessions => Mode::FleetSessions,
+        }
     }
-    KEYMAP
-        .iter()
-        .find(|b| b.key == key.code && b.screen.is_none_or(|s| s == screen))
-        .map(|b| b.cmd)
 }
 
 impl FleetState {

@@ -3,7 +3,7 @@
 //! session's host (`ssh -t DEST clawtop KEY`) and the fleet comes back when it exits.
 //!
 //! Same shape as the single-host TUI: [`fleet_update::update`] is pure and returns effects,
-//! [`draw::draw`] is a pure function of the state, the [`state::KEYMAP`] table drives keys,
+//! [`draw::draw`] is a pure function of the state, the fleet modes of the one keymap ([`crate::tui::model::keymap`]) drive keys,
 //! hints and help. Host reads run on their own threads (each bounded by its host's
 //! deadline, see [`crate::fleet`]), so a slow host never holds a frame; the 1 s clock of
 //! [`crate::tui::runtime::terminal::spawn_events`] decides when a host is due again.

@@ -1,9 +1,9 @@
 //! The fleet TUI's `update` (its state is [`crate::tui::model::fleet`]): pure, it changes the
 //! state and returns effects; the runtime ([`crate::tui::runtime::fleet`]) runs them.
 
-use crate::tui::model::fleet::{
-    Cmd, FleetAction, FleetEffect, FleetScreen, FleetState, MAX_BACKOFF_MS, lookup,
-};
+use crate::tui::model::action::Action;
+use crate::tui::model::fleet::{FleetAction, FleetEffect, FleetScreen, FleetState, MAX_BACKOFF_MS};
+use crate::tui::model::keymap;
 
 /// The start: read every host.
 pub fn init(state: &mut FleetState) -> Vec<FleetEffect> {
@@ -60,7 +60,7 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
                 state.show_help = false;
                 return Vec::new();
             }
-            let Some(cmd) = lookup(state.screen, &k) else {
+            let Some(cmd) = keymap::lookup(state.screen.mode(), &k) else {
                 return Vec::new();
             };
             on_cmd(state, cmd)
@@ -68,7 +68,7 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
     }
 }
 
-fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
+fn on_cmd(state: &mut FleetState, cmd: Action) -> Vec<FleetEffect> {
     let (sel, len) = match state.screen {
         FleetScreen::Hosts => (&mut state.host_sel, state.hosts.len()),
         FleetScreen::Sessions => {
@@ -77,19 +77,19 @@ fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
         }
     };
     match cmd {
-        Cmd::Up => *sel = sel.saturating_sub(1),
-        Cmd::Down => *sel = (*sel + 1).min(len.saturating_sub(1)),
-        Cmd::Quit => state.should_quit = true,
-        Cmd::Help => state.show_help = true,
+        Action::Up => *sel = sel.saturating_sub(1),
+        Action::Down => *sel = (*sel + 1).min(len.saturating_sub(1)),
+        Action::Quit => state.should_quit = true,
+        Action::ToggleHelp => state.show_help = true,
         // The title counts the hosts being read.
-        Cmd::Refresh => return state.due(true),
-        Cmd::AllSessions => {
+        Action::Refresh => return state.due(true),
+        Action::FleetAllSessions => {
             state.host_filter = None;
             state.session_sel = 0;
             state.screen = FleetScreen::Sessions;
         }
-        Cmd::Back => state.screen = FleetScreen::Hosts,
-        Cmd::NextHost => {
+        Action::Back => state.screen = FleetScreen::Hosts,
+        Action::FleetNextHost => {
             state.host_filter = match state.host_filter {
                 None if !state.hosts.is_empty() => Some(0),
                 Some(i) if i + 1 < state.hosts.len() => Some(i + 1),
@@ -97,7 +97,7 @@ fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
             };
             state.session_sel = 0;
         }
-        Cmd::Enter => match state.screen {
+        Action::Open => match state.screen {
             FleetScreen::Hosts => {
                 if state.host_sel < state.hosts.len() {
                     state.host_filter = Some(state.host_sel);
@@ -117,6 +117,8 @@ fn on_cmd(state: &mut FleetState, cmd: Cmd) -> Vec<FleetEffect> {
                 return vec![FleetEffect::Open { program, args }];
             }
         },
+        // The fleet's modes bind no other action.
+        _ => {}
     }
     Vec::new()
 }

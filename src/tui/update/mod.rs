@@ -140,6 +140,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::GenProgress { .. }
         | Action::GenDone { .. }
         | Action::Committed { .. } => {}
+        // The fleet TUI's keys (its own update, `update::fleet`).
+        Action::FleetAllSessions | Action::FleetNextHost => {}
     }
     fx
 }

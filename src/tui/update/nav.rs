@@ -113,6 +113,10 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
         | crate::tui::model::keymap::Mode::DialogResult
         | crate::tui::model::keymap::Mode::Confirm
         | crate::tui::model::keymap::Mode::Prompt => {}
+        // The fleet TUI's modes: never this TUI's.
+        crate::tui::model::keymap::Mode::Fleet
+        | crate::tui::model::keymap::Mode::FleetHosts
+        | crate::tui::model::keymap::Mode::FleetSessions => {}
     }
 }
 
