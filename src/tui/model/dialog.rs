@@ -14,9 +14,10 @@
 //! ```
 //!
 //! Nothing here does I/O: planning, generation and commit are
-//! [`Effect`](crate::tui::model::effect::Effect)s; their results come
-//! back as [`Action`]s tagged with the dialog id (and the generation id), so a result that
-//! arrives after a cancel or after the dialog closed is dropped.
+//! [`Effect`](crate::tui::model::effect::Effect)s; their results come back as
+//! [`Action`](crate::tui::model::action::Action)s tagged with the dialog id (and the
+//! generation id), so a result that arrives after a cancel or after the dialog closed is
+//! dropped.
 //!
 //! Untrusted text: plan strings shown here are sanitized when drawn; model output (the summary
 //! or the notes) is put into the editable preview only after [`strip_controls`] removed every

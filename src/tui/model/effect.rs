@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 pub enum Effect {
     LoadSessions,
-    /// The row of the session the TUI was launched on, alone ([`EffectCtx::named_loader`]).
+    /// The row of the session the TUI was launched on, alone
+    /// ([`EffectCtx::named_loader`](crate::tui::runtime::effects::EffectCtx::named_loader)).
     LoadNamed,
     OpenTranscript {
         session: SessionHandle,
@@ -42,9 +43,11 @@ pub enum Effect {
     },
     /// Plan a compaction or a flush for a dialog (disk: transcript, config, workspace file).
     Prepare(Box<PrepareRequest>),
-    /// Ask the model (async, network). Not run by [`run_blocking`]: the app spawns
-    /// [`run_generation`] in a tokio task; headless tests feed its actions themselves or
-    /// run [`run_generation`] against the fake model.
+    /// Ask the model (async, network). Not run by
+    /// [`run_blocking`](crate::tui::runtime::effects::run_blocking): the app spawns
+    /// [`run_generation`](crate::tui::runtime::effects::run_generation) in a tokio task; headless
+    /// tests feed its actions themselves or run
+    /// [`run_generation`](crate::tui::runtime::effects::run_generation) against the fake model.
     Generate {
         dialog: u64,
         generation: u64,
@@ -52,8 +55,9 @@ pub enum Effect {
         cancel: CancellationToken,
         job: Box<GenJob>,
     },
-    /// Compact through OpenClaw's Gateway ([`run_gateway_compaction`] in a tokio task):
-    /// progress and the result come back as `GenProgress` / `GenDone` of that dialog.
+    /// Compact through OpenClaw's Gateway
+    /// ([`run_gateway_compaction`](crate::tui::runtime::effects::run_gateway_compaction) in a tokio
+    /// task): progress and the result come back as `GenProgress` / `GenDone` of that dialog.
     GatewayCompact {
         dialog: u64,
         generation: u64,
@@ -67,9 +71,10 @@ pub enum Effect {
     },
     /// Cancel a running generation.
     Cancel(CancellationToken),
-    /// Open `text` in the operator's editor and read it back ([`external_edit`]). The app
-    /// suspends the TUI around it (the editor owns the terminal meanwhile); headless,
-    /// [`run_blocking`] runs the editor directly.
+    /// Open `text` in the operator's editor and read it back
+    /// ([`external_edit`](crate::tui::runtime::effects::external_edit)). The app suspends the TUI
+    /// around it (the editor owns the terminal meanwhile); headless,
+    /// [`run_blocking`](crate::tui::runtime::effects::run_blocking) runs the editor directly.
     ExternalEdit {
         dialog: u64,
         target: crate::tui::model::dialog::EditTarget,
@@ -140,7 +145,8 @@ pub enum CommitJob {
 }
 
 impl Effect {
-    /// Effects that run as async tasks (the app spawns them; [`run_blocking`] skips them).
+    /// Effects that run as async tasks (the app spawns them;
+    /// [`run_blocking`](crate::tui::runtime::effects::run_blocking) skips them).
     pub fn is_async(&self) -> bool {
         matches!(
             self,

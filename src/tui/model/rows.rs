@@ -1,7 +1,8 @@
 //! Turning transcript entries into what the Session and Summaries screens draw.
 //!
-//! Everything here reads the transcript, so it runs inside effects (off the render path).
-//! Every string that leaves this module is already sanitized.
+//! Everything here reads the transcript, so it runs inside effects (off the render path);
+//! opening it through its source is [`crate::tui::runtime::transcript`]. Every string that
+//! leaves this module is already sanitized.
 
 use crate::plan;
 use crate::sanitize::{for_terminal, one_line};

@@ -124,7 +124,8 @@ pub struct SessionsSnapshot {
     /// Files whose change means "reload" (the `sessions.json` files and the transcripts).
     pub watch: Vec<PathBuf>,
     /// How the loader found watched files before it read them (the poller's baseline; see
-    /// [`crate::tui::runtime::watch`]). Files without a stamp are taken as they are at the first poll.
+    /// [`crate::tui::runtime::watch`]). Files without a stamp are taken as they are at the
+    /// first poll.
     pub stamps: Vec<(PathBuf, Option<FileStamp>)>,
     /// Shown in the title (e.g. the state dir).
     pub label: String,

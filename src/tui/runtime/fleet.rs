@@ -2,10 +2,12 @@
 //! screen spanning the hosts; Enter on a session hands the terminal to clawtop on that
 //! session's host (`ssh -t DEST clawtop KEY`) and the fleet comes back when it exits.
 //!
-//! Same shape as the single-host TUI: [`fleet_update::update`] is pure and returns effects,
-//! [`draw::draw`] is a pure function of the state, the fleet modes of the one keymap ([`crate::tui::model::keymap`]) drive keys,
-//! hints and help. Host reads run on their own threads (each bounded by its host's
-//! deadline, see [`crate::fleet`]), so a slow host never holds a frame; the 1 s clock of
+//! Same skeleton as the single-host TUI: its state is [`crate::tui::model::fleet`],
+//! [`fleet_update::update`] is pure and returns effects, [`draw::draw`] is a pure function of
+//! the state, the fleet modes of the one keymap ([`crate::tui::model::keymap`]) drive keys,
+//! hints and help; this is its runtime. Host reads run on their own threads (each bounded by
+//! its host's deadline, see [`crate::fleet`]), so a slow host never holds a frame; the 1 s
+//! clock of
 //! [`crate::tui::runtime::terminal::spawn_events`] decides when a host is due again.
 //!
 //! A remote session's details (transcript, summaries, compaction, flush) are not copied
