@@ -67,6 +67,19 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ("front-ends", &["commands", "tui", "cli"]),
 ];
 
+/// The layers inside `src/tui/`, lowest first: each is a child module of `tui` (a folder).
+/// A layer may use its own and the ones before it: `update` never imports `draw` (what both
+/// must agree on, widths and wrapping, is `layout`); nothing below `runtime` does I/O or
+/// touches the terminal. `tui/mod.rs` itself only declares these and re-exports from them
+/// ([`facade_items`]), so a child cannot lean on it. Keep in step with docs/architecture.md.
+pub const TUI_LAYERS: &[(&str, &[&str])] = &[
+    ("data", &["model"]),
+    ("layout", &["layout"]),
+    ("update", &["update"]),
+    ("draw", &["draw"]),
+    ("runtime", &["runtime"]),
+];
+
 /// Where the first reference of an edge was seen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
@@ -150,12 +163,13 @@ fn is_test_token(t: &TokenTree) -> bool {
 struct Refs {
     /// The module the visitor is in: the file's path plus inline `mod` blocks.
     module: Vec<String>,
-    out: Vec<(String, usize)>,
+    /// Each reference as the absolute module path it names (`crate::a::b::C` → `[a, b, C]`).
+    out: Vec<(Vec<String>, usize)>,
 }
 
 impl Refs {
     /// Resolves a path's leading segments (`crate`, `super`, `self`) to an absolute module
-    /// path and records its top-level module.
+    /// path and records it.
     fn resolve(&mut self, segments: &[String], line: usize) {
         let mut at: Vec<String> = match segments.first().map(String::as_str) {
             Some("crate") => Vec::new(),
@@ -173,12 +187,10 @@ impl Refs {
             }
             rest = &rest[1..];
         }
-        let top = match (at.first(), rest.first()) {
-            (Some(m), _) => m.clone(),
-            (None, Some(m)) => m.clone(),
-            (None, None) => return,
-        };
-        self.out.push((top, line));
+        at.extend(rest.iter().cloned());
+        if !at.is_empty() {
+            self.out.push((at, line));
+        }
     }
 
     fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
@@ -304,16 +316,23 @@ impl<'ast> Visit<'ast> for Refs {
 /// The top-level modules `file` (whose module path is `module`) refers to, with the line of
 /// each reference, other than its own.
 pub fn references(file: &syn::File, module: &[String]) -> Vec<(String, usize)> {
+    let own = module.first().cloned();
+    paths(file, module)
+        .into_iter()
+        .map(|(p, line)| (p[0].clone(), line))
+        .filter(|(m, _)| Some(m) != own.as_ref())
+        .collect()
+}
+
+/// Every path `file` (whose module path is `module`) refers to, made absolute
+/// (`super::x` in `a::b` → `[a, x]`), with the line of each; its own module's included.
+pub fn paths(file: &syn::File, module: &[String]) -> Vec<(Vec<String>, usize)> {
     let mut r = Refs {
         module: module.to_vec(),
         out: Vec::new(),
     };
     r.visit_file(file);
-    let own = module.first().cloned();
     r.out
-        .into_iter()
-        .filter(|(m, _)| Some(m) != own.as_ref())
-        .collect()
 }
 
 /// The module graph of `src` (top-level modules; `lib.rs` and `main.rs` are not nodes).
@@ -463,6 +482,70 @@ pub fn upward_arrows(g: &Graph, layers: &[(&str, &[&str])]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The graph among the children of module `parent` (`["tui"]`: model, layout, …): a node per
+/// direct child (a file, or a folder with everything in it), an edge where a file inside one
+/// child refers to a path inside another. A child and `parent` itself (its children's parent,
+/// their `super`) are a module and its children: no edge. A reference to an item of
+/// `parent`'s own file (a re-export, say) becomes an edge to a node named after that item,
+/// which is in no layer (see [`upward_arrows`]).
+pub fn child_graph(src: &Path, parent: &[&str]) -> Graph {
+    let files: Vec<(Vec<String>, String, syn::File)> = rust_files(src)
+        .into_iter()
+        .filter(|(_, m)| m.len() > parent.len() && m.iter().zip(parent).all(|(a, b)| a == b))
+        .map(|(path, m)| (m, label(src, &path), parse(&path)))
+        .collect();
+    child_graph_of(&files, parent)
+}
+
+/// [`child_graph`] over parsed files: (module path, label, file).
+pub fn child_graph_of(files: &[(Vec<String>, String, syn::File)], parent: &[&str]) -> Graph {
+    let inside = |m: &[String]| m.len() > parent.len() && m.iter().zip(parent).all(|(a, b)| a == b);
+    let mut g = Graph::new();
+    let n = parent.len();
+    for (module, label, file) in files.iter().filter(|(m, _, _)| inside(m)) {
+        let from = module[n].clone();
+        let node = g.entry(from.clone()).or_default();
+        for (to, line) in paths(file, module) {
+            if !inside(&to) || to[n] == from {
+                continue;
+            }
+            node.entry(to[n].clone()).or_insert_with(|| Site {
+                file: label.clone(),
+                line,
+            });
+        }
+    }
+    g
+}
+
+/// Every module under `root` (itself included) that has child modules, as paths.
+fn parents_under(src: &Path, root: &[&str]) -> BTreeSet<Vec<String>> {
+    rust_files(src)
+        .into_iter()
+        .filter(|(_, m)| m.len() > root.len() && m.iter().zip(root).all(|(a, b)| a == b))
+        .flat_map(|(_, m)| (root.len()..m.len()).map(move |k| m[..k].to_vec()))
+        .collect()
+}
+
+/// Items of a facade file other than `mod` declarations and `use` (re-exports): (line, what).
+pub fn facade_items(file: &syn::File) -> Vec<(usize, String)> {
+    use syn::spanned::Spanned;
+    file.items
+        .iter()
+        .filter(|i| !matches!(i, syn::Item::Mod(_) | syn::Item::Use(_)))
+        .map(|i| {
+            let what = match i {
+                syn::Item::Fn(f) => format!("fn {}", f.sig.ident),
+                syn::Item::Struct(x) => format!("struct {}", x.ident),
+                syn::Item::Enum(x) => format!("enum {}", x.ident),
+                syn::Item::Impl(_) => "impl".to_string(),
+                _ => "an item".to_string(),
+            };
+            (i.span().start().line, what)
+        })
+        .collect()
 }
 
 /// Functions (free, in impls and traits) longer than `limit` lines, from `fn` to the closing
@@ -663,6 +746,62 @@ fn string_results_are_few_and_each_is_justified() {
     );
 }
 
+/// Issue 29: the TUI's layers, data < layout < update < draw < runtime ([`TUI_LAYERS`]): no
+/// arrow up the order, every child of `tui` in a layer, `tui/mod.rs` a facade.
+#[test]
+fn the_tui_layers_point_down_only() {
+    let src = src_dir();
+    let g = child_graph(&src, &["tui"]);
+    let names: Vec<&str> = g.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["draw", "layout", "model", "runtime", "update"],
+        "the children of src/tui/ are the layers of TUI_LAYERS"
+    );
+    // The layers do use each other (a scan that saw nothing would pass the rest).
+    assert!(g["update"].contains_key("model") && g["update"].contains_key("layout"));
+    assert!(g["draw"].contains_key("layout") && g["runtime"].contains_key("update"));
+    let up = upward_arrows(&g, TUI_LAYERS);
+    assert!(
+        up.is_empty(),
+        "arrows against the TUI's layers (data < layout < update < draw < runtime; \
+         docs/architecture.md):\n{}",
+        up.join("\n")
+    );
+    let root = src.join("tui").join("mod.rs");
+    let extra = facade_items(&parse(&root));
+    assert!(
+        extra.is_empty(),
+        "src/tui/mod.rs only declares the layers and re-exports from them; move these into a \
+         layer: {extra:?}"
+    );
+}
+
+/// Issue 29: no import circle inside `src/tui/` beyond a module and its own children: at
+/// every level (tui's layers, the children of each layer, of `update/dialog`, …) the
+/// siblings' graph is acyclic.
+#[test]
+fn no_import_circles_inside_the_tui() {
+    let src = src_dir();
+    let parents = parents_under(&src, &["tui"]);
+    assert!(
+        parents.len() >= 6,
+        "tui and its folders: {parents:?} (the scan saw too little)"
+    );
+    let mut found = Vec::new();
+    for p in &parents {
+        let p: Vec<&str> = p.iter().map(String::as_str).collect();
+        for c in cycles(&child_graph(&src, &p)) {
+            found.push(format!("inside {}: {c}", p.join("::")));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "import circles inside src/tui/ (docs/architecture.md):\n{}",
+        found.join("\n")
+    );
+}
+
 // The scanner itself, on code written here.
 
 fn graph_of(files: &[(&[&str], &str)]) -> Graph {
@@ -704,6 +843,63 @@ fn the_scanner_resolves_use_trees_macros_and_super() {
     assert_eq!(g["a"]["e"].line, 5);
     assert_eq!(cycles(&g).len(), 1);
     assert!(cycles(&g)[0].contains("a -> b") && cycles(&g)[0].contains("b -> a"));
+}
+
+#[test]
+fn the_tui_scan_sees_siblings_not_a_module_and_its_children() {
+    let files: Vec<(Vec<String>, String, syn::File)> = [
+        (&["tui"][..], "pub mod a; pub mod b; pub use a::x;"),
+        (
+            &["tui", "a"],
+            "use super::b::Y;\nfn f() { crate::tui::a::inner::g(); }",
+        ),
+        (&["tui", "a", "inner"], "use super::super::Z; use super::*;"),
+        (
+            &["tui", "b"],
+            "fn f() {\n crate::tui::a::h(); crate::usecase::x(); }",
+        ),
+        (
+            &["tui", "b", "c"],
+            "use super::*; use crate::tui::b::d; use super::super::a::k;",
+        ),
+        (&["tui", "b", "d"], "fn f() { super::c::g(); }"),
+    ]
+    .iter()
+    .map(|(m, code)| {
+        (
+            m.iter().map(|s| s.to_string()).collect(),
+            "test.rs".to_string(),
+            syn::parse_file(code).expect("test code parses"),
+        )
+    })
+    .collect();
+    let g = child_graph_of(&files, &["tui"]);
+    let edges = |n: &str| g[n].keys().map(String::as_str).collect::<Vec<_>>();
+    // `a` uses `b`, and (from its child) the parent's own item `Z`; `b` uses `a`; `tui`
+    // itself (the facade) and paths outside `tui` are no node.
+    assert_eq!(edges("a"), ["Z", "b"]);
+    assert_eq!(edges("b"), ["a"]);
+    assert_eq!(g.len(), 2);
+    assert_eq!(cycles(&g), ["a -> b (test.rs:1), b -> a (test.rs:2)"]);
+    let layers: &[(&str, &[&str])] = &[("low", &["b"]), ("high", &["a"])];
+    let up = upward_arrows(&g, layers);
+    assert!(
+        up.iter().any(|m| m == "b (low) -> a (high) at test.rs:2"),
+        "{up:?}"
+    );
+    assert!(
+        up.iter().any(|m| m.contains("module `Z` is in no layer")),
+        "{up:?}"
+    );
+    // One level down, `c` and `d` use each other: a circle inside `tui::b`; `c` using its
+    // parent `b` is not an edge.
+    let inner = child_graph_of(&files, &["tui", "b"]);
+    assert_eq!(inner["c"].keys().collect::<Vec<_>>(), ["d"]);
+    assert_eq!(cycles(&inner).len(), 1);
+    assert!(cycles(&child_graph_of(&files, &["tui", "a"])).is_empty());
+    // The facade check: only `mod` and `use` in tui/mod.rs.
+    let facade = syn::parse_file("pub mod a;\npub use a::x;\npub fn run() {}").expect("parses");
+    assert_eq!(facade_items(&facade), [(3, "fn run".to_string())]);
 }
 
 #[test]

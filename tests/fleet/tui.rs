@@ -4,8 +4,9 @@
 use crate::fake::Fleet;
 use crate::support::tui::{NOW_MS, text};
 use clawtop::fleet::{HostResult, hosts};
-use clawtop::tui::fleet::draw::draw;
-use clawtop::tui::fleet::state::{FleetAction, FleetEffect, FleetScreen, FleetState, init, update};
+use clawtop::tui::draw::fleet::draw;
+use clawtop::tui::model::fleet::{FleetAction, FleetEffect, FleetScreen, FleetState};
+use clawtop::tui::update::fleet::{init, update};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -179,7 +180,7 @@ fn help_is_made_from_the_keymap() {
     let mut s = fleet_state(&f);
     key(&mut s, KeyCode::Char('?'));
     let help = screen(&s, 110, 14);
-    for b in clawtop::tui::fleet::state::bindings(FleetScreen::Hosts) {
+    for b in clawtop::tui::model::fleet::bindings(FleetScreen::Hosts) {
         assert!(help.contains(b.help), "{}: {help}", b.help);
     }
     // Any key closes it.

@@ -193,7 +193,7 @@ fn compact_dialog_without_a_plan_prefills_the_suggestion() {
 #[test]
 fn no_plan_reason_leads_with_the_reason() {
     use clawtop::plan::NoPlan;
-    use clawtop::tui::dialog::no_plan_reason;
+    use clawtop::tui::update::dialog::no_plan_reason;
     use clawtop::usecase::Problem;
     let no_plan = |reason| Problem::NoPlan {
         transcript: "/a/b/s1.jsonl".into(),

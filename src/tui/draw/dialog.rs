@@ -20,10 +20,10 @@
 use super::theme::Theme;
 use super::{centered, compact_num, truncate, wrap};
 use crate::sanitize::{for_terminal, one_line};
-use crate::tui::dialog::{CompactPrep, Dialog, DialogKind, FlushPrep, Focus, Phase, Prep};
-use crate::tui::flush_ui;
-use crate::tui::state::AppState;
-use crate::tui::view::thousands;
+use crate::tui::layout::flush_ui;
+use crate::tui::model::dialog::{CompactPrep, Dialog, DialogKind, FlushPrep, Focus, Phase, Prep};
+use crate::tui::model::state::AppState;
+use crate::tui::model::view::thousands;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -105,7 +105,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             )));
         }
         if d.kind == DialogKind::Flush
-            && crate::flush::is_no_reply(&crate::tui::dialog::text_of(&d.preview))
+            && crate::flush::is_no_reply(&crate::tui::model::dialog::text_of(&d.preview))
         {
             top.push(Line::from(Span::styled(
                 truncate("NO_REPLY — nothing worth keeping: commit records the flush without writing notes", w),
@@ -208,7 +208,7 @@ fn draw_ask_discard(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
         _ => "the instructions".to_string(),
     };
     let (doing, yes) = match d.ask_then {
-        Some(crate::tui::dialog::Button::Regenerate) => {
+        Some(crate::tui::model::dialog::Button::Regenerate) => {
             ("Regenerating", " discard and regenerate · ")
         }
         _ => ("Closing", " discard and close · "),
@@ -269,7 +269,7 @@ fn kv(label: &str, value: String, w: usize, t: Theme) -> Line<'static> {
 /// openclaw.json and models.json disagree, which value is used and why.
 fn model_lines(
     d: &Dialog,
-    m: &Result<crate::tui::dialog::ModelInfo, crate::usecase::NoModel>,
+    m: &Result<crate::tui::model::dialog::ModelInfo, crate::usecase::NoModel>,
     w: usize,
     t: Theme,
 ) -> Vec<Line<'static>> {
@@ -416,7 +416,7 @@ fn compact_plan(
 /// and the instructions counted against OpenClaw's cap.
 fn gateway_plan(
     d: &Dialog,
-    g: &crate::tui::dialog::GatewayPrep,
+    g: &crate::tui::model::dialog::GatewayPrep,
     short: bool,
     w: usize,
     t: Theme,
@@ -432,7 +432,7 @@ fn gateway_plan(
     {
         out.push(kv(if i == 0 { "note" } else { "" }, l, w, t));
     }
-    let n = crate::tui::dialog::text_of(&d.instructions)
+    let n = crate::tui::model::dialog::text_of(&d.instructions)
         .trim()
         .chars()
         .count();
@@ -536,7 +536,7 @@ fn flush_plan(d: &Dialog, f: &FlushPrep, short: bool, w: usize, t: Theme) -> Vec
 
 fn draw_preview(frame: &mut Frame, area: Rect, d: &Dialog, t: Theme) {
     let focused = d.focus == Focus::Text && d.phase == Phase::Preview;
-    let text = crate::tui::dialog::text_of(&d.preview);
+    let text = crate::tui::model::dialog::text_of(&d.preview);
     let title = format!(
         " {} (editable{}) · {} chars ",
         if d.kind == DialogKind::Compact {
@@ -639,7 +639,7 @@ fn draw_confirm(
     frame: &mut Frame,
     area: Rect,
     d: &Dialog,
-    p: &crate::tui::dialog::PendingCommit,
+    p: &crate::tui::model::dialog::PendingCommit,
     t: Theme,
 ) {
     let w = area.width.saturating_sub(4).min(90);

@@ -9,7 +9,7 @@
 //! ```
 
 use crate::tui::draw::theme::Theme;
-use crate::tui::view::{SessionRow, Status};
+use crate::tui::model::view::{SessionRow, Status};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -146,7 +146,7 @@ pub fn legend(t: Theme) -> Line<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tui::view::Provenance;
+    use crate::tui::model::view::Provenance;
 
     fn draw(row: &SessionRow, width: u16) -> String {
         let area = Rect::new(0, 0, width, 1);

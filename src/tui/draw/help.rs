@@ -2,8 +2,8 @@
 
 use super::theme::Theme;
 use super::{centered, pad};
-use crate::tui::keymap::{self, Mode};
-use crate::tui::state::AppState;
+use crate::tui::model::keymap::{self, Mode};
+use crate::tui::model::state::AppState;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,6 +1,7 @@
 //! Drawing: pure functions of `&AppState` (no I/O, no clock, no mutation).
 
 pub mod dialog;
+pub mod fleet;
 pub mod gauge;
 pub mod help;
 pub mod history;
@@ -10,7 +11,9 @@ pub mod status;
 pub mod summaries;
 pub mod theme;
 
-use crate::tui::state::{AppState, Screen};
+pub use crate::tui::layout::wrap;
+
+use crate::tui::model::state::{AppState, Screen};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use theme::Theme;
@@ -147,45 +150,6 @@ pub fn shorten_middle(s: &str, width: usize) -> String {
     }
     tail.reverse();
     format!("{head}…{}", tail.into_iter().collect::<String>())
-}
-
-/// Hard-wraps sanitized text to `width` columns (newlines kept). Used for the detail popup and
-/// summaries so scrolling can count lines exactly and draw only the visible slice.
-pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut out = Vec::new();
-    for line in text.split('\n') {
-        if line.width() <= width {
-            out.push(line.to_string());
-            continue;
-        }
-        let mut cur = String::new();
-        let mut w = 0;
-        // Prefer breaking after a space when one is near the edge.
-        for word in line.split_inclusive(' ') {
-            let ww = word.width();
-            if w + ww > width && w > 0 {
-                out.push(std::mem::take(&mut cur));
-                w = 0;
-            }
-            if ww > width {
-                for c in word.chars() {
-                    let cw = c.width().unwrap_or(0);
-                    if w + cw > width {
-                        out.push(std::mem::take(&mut cur));
-                        w = 0;
-                    }
-                    cur.push(c);
-                    w += cw;
-                }
-            } else {
-                cur.push_str(word);
-                w += ww;
-            }
-        }
-        out.push(cur);
-    }
-    out
 }
 
 /// A centered rectangle of at most `w`×`h` inside `area`.

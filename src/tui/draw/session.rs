@@ -21,9 +21,9 @@ use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
 use super::{compact_num, pad, rpad, truncate, wrap};
 use crate::sanitize::one_line;
-use crate::tui::rows::kind_label;
-use crate::tui::state::{AppState, SessionView, layout};
-use crate::tui::view::thousands;
+use crate::tui::model::rows::kind_label;
+use crate::tui::model::state::{AppState, SessionView, layout};
+use crate::tui::model::view::thousands;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -195,14 +195,14 @@ fn draw_numbers(
     x: u16,
     mut y: u16,
     w: u16,
-    r: &crate::tui::view::SessionRow,
+    r: &crate::tui::model::view::SessionRow,
     t: Theme,
 ) -> u16 {
     let used = match r.used {
         Some(u) => format!(
             "{} {} {}",
             rpad(&thousands(u), NUM_W),
-            crate::tui::view::provenance_marker(r.used_source),
+            crate::tui::model::view::provenance_marker(r.used_source),
             r.used_source.name()
         ),
         None => format!("{} ? unknown", rpad("?", NUM_W)),
@@ -255,7 +255,7 @@ fn draw_numbers(
 
 /// The flush state in words. 2026.9 records no flush time, only the compaction count at the
 /// flush: say that, never a time. Empty when the reason says the flush state is unknown.
-fn flush_words(state: &AppState, r: &crate::tui::view::SessionRow) -> String {
+fn flush_words(state: &AppState, r: &crate::tui::model::view::SessionRow) -> String {
     match (
         r.memory_flush_at,
         r.memory_flush_compaction_count,
@@ -282,7 +282,10 @@ fn flush_words(state: &AppState, r: &crate::tui::view::SessionRow) -> String {
 
 /// One compaction count per screen: the store's counter, with the transcript's entries
 /// beside it when they differ; a bare file has only the transcript's.
-fn compaction_count_words(r: &crate::tui::view::SessionRow, entries: Option<usize>) -> String {
+fn compaction_count_words(
+    r: &crate::tui::model::view::SessionRow,
+    entries: Option<usize>,
+) -> String {
     match (r.compaction_count, entries) {
         (None, Some(e)) if has_unknown(r, "compactionCount") => {
             format!("compaction count unknown ({e} in the transcript)")
@@ -374,7 +377,7 @@ impl ListLines {
 }
 
 /// The list's border, titled with the entry count and version, and where the next cut is.
-fn list_block(l: &crate::tui::rows::LoadedTranscript, t: Theme) -> Block<'static> {
+fn list_block(l: &crate::tui::model::rows::LoadedTranscript, t: Theme) -> Block<'static> {
     let tr = &l.transcript;
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -435,7 +438,7 @@ fn draw_list(frame: &mut Frame, area: Rect, state: &AppState, v: &SessionView, t
 fn put_markers(
     frame: &mut Frame,
     out: &mut ListLines,
-    l: &crate::tui::rows::LoadedTranscript,
+    l: &crate::tui::model::rows::LoadedTranscript,
     idx: u32,
     t: Theme,
 ) {
@@ -471,7 +474,7 @@ fn put_entry(
     frame: &mut Frame,
     out: &mut ListLines,
     v: &SessionView,
-    l: &crate::tui::rows::LoadedTranscript,
+    l: &crate::tui::model::rows::LoadedTranscript,
     idx: u32,
     t: Theme,
 ) {
@@ -560,9 +563,9 @@ fn put_entry(
 /// text style, selection).
 struct Card<'a> {
     id: &'a str,
-    row: &'a crate::tui::rows::EntryRow,
-    card: &'a crate::tui::rows::CompactionCard,
-    summary: Option<&'a crate::tui::rows::SummaryCard>,
+    row: &'a crate::tui::model::rows::EntryRow,
+    card: &'a crate::tui::model::rows::CompactionCard,
+    summary: Option<&'a crate::tui::model::rows::SummaryCard>,
     /// A gateway does not return summaries: unknown, not ≈0 (nor its files).
     summary_unknown: bool,
     gutter: Span<'static>,
@@ -636,7 +639,7 @@ fn draw_detail(
     frame: &mut Frame,
     area: Rect,
     state: &AppState,
-    d: &crate::tui::state::Detail,
+    d: &crate::tui::model::state::Detail,
     t: Theme,
 ) {
     // Full width below the title: the header underneath would only be confusing fragments.
@@ -687,12 +690,7 @@ fn clip_fill(s: &str, width: usize) -> String {
     s.chars().take(width).collect()
 }
 
-/// Inner width of the detail popup for a terminal size (update wraps to the same width).
-pub fn detail_width(size: (u16, u16)) -> usize {
-    size.0.saturating_sub(2).max(1) as usize
-}
-
 /// Whether the source cannot read `field` of this row (it is then shown as unknown).
-fn has_unknown(r: &crate::tui::view::SessionRow, field: &str) -> bool {
+fn has_unknown(r: &crate::tui::model::view::SessionRow, field: &str) -> bool {
     r.unknown.contains_key(field)
 }

@@ -12,8 +12,8 @@ use super::gauge::{self, ThresholdGauge};
 use super::theme::Theme;
 use super::{age, compact_num, pad, rpad, shorten_middle};
 use crate::sanitize::one_line;
-use crate::tui::state::{AppState, layout};
-use crate::tui::view::SessionRow;
+use crate::tui::model::state::{AppState, layout};
+use crate::tui::model::view::SessionRow;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -74,7 +74,7 @@ impl Col {
             Col::State => 11,
             Col::Headroom => 18,
             Col::Eta => 4,
-            Col::Trend => crate::tui::store_adapter::TREND_TURNS,
+            Col::Trend => crate::usecase::list::TREND_TURNS,
         }
     }
 }
@@ -336,7 +336,7 @@ fn draw_row(
                         &format!(
                             "{used}/{} {}",
                             compact_num(r.window),
-                            crate::tui::view::provenance_marker(r.used_source)
+                            crate::tui::model::view::provenance_marker(r.used_source)
                         ),
                         w,
                     ),

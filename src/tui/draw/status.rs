@@ -4,8 +4,8 @@
 use super::theme::Theme;
 use super::truncate;
 use crate::sanitize::one_line;
-use crate::tui::keymap;
-use crate::tui::state::AppState;
+use crate::tui::model::keymap;
+use crate::tui::model::state::AppState;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -30,7 +30,7 @@ pub fn fitted_hints(mode: keymap::Mode, width: usize) -> String {
         .filter_map(|b| {
             b.hint.map(|h| {
                 (
-                    matches!(b.action, crate::tui::action::Action::ToggleHelp),
+                    matches!(b.action, crate::tui::model::action::Action::ToggleHelp),
                     format!("{} {h}", keymap::key_label(b.keys[0].0, b.keys[0].1)),
                 )
             })
@@ -57,7 +57,8 @@ pub fn fitted_hints(mode: keymap::Mode, width: usize) -> String {
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width as usize;
-    let line = if state.sessions.filtering && state.screen() == crate::tui::state::Screen::Sessions
+    let line = if state.sessions.filtering
+        && state.screen() == crate::tui::model::state::Screen::Sessions
     {
         Line::from(vec![
             Span::styled("/", t.bold()),
@@ -72,11 +73,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         .filter(|_| {
             matches!(
                 state.screen(),
-                crate::tui::state::Screen::Session | crate::tui::state::Screen::Summaries
+                crate::tui::model::state::Screen::Session
+                    | crate::tui::model::state::Screen::Summaries
             )
         })
     {
-        use crate::tui::state::PromptKind;
+        use crate::tui::model::state::PromptKind;
         let label = match p.kind {
             PromptKind::Search => "/".to_string(),
             PromptKind::Jump => "jump to # or id: ".to_string(),

@@ -1,7 +1,7 @@
 //! Styles. Colours only from the 16-colour palette; with `NO_COLOR` every style falls back to
 //! attributes (bold, reverse, dim) and the glyphs carry the meaning.
 
-use crate::tui::view::Status;
+use crate::tui::model::view::Status;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy)]

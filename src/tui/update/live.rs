@@ -2,9 +2,9 @@
 //! (a new generation, so answers for the old one are dropped).
 
 use crate::sanitize::one_line;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, SessionView};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, SessionView};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
@@ -14,7 +14,8 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             }
             if let Some(v) = state.session.as_mut() {
                 if v.watch.iter().any(|w| paths.contains(w)) {
-                    v.generation = crate::tui::state::take_generation(&mut state.next_generation);
+                    v.generation =
+                        crate::tui::model::state::take_generation(&mut state.next_generation);
                     v.loading = true;
                     if let Some(e) = open_transcript_effect(v) {
                         fx.push(e);
@@ -35,7 +36,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                 if let Some(v) = state.session.as_mut() {
                     if v.session.as_ref().is_some_and(|s| s.session == r) {
                         v.generation =
-                            crate::tui::state::take_generation(&mut state.next_generation);
+                            crate::tui::model::state::take_generation(&mut state.next_generation);
                         v.loading = true;
                         if let Some(e) = open_transcript_effect(v) {
                             fx.push(e);

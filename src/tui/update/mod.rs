@@ -2,13 +2,15 @@
 //! no terminal. Work that touches the disk is returned as an [`Effect`] and comes back later
 //! as an [`Action`].
 //!
-//! Order: an open dialog sees every action first ([`crate::tui::dialog::update`]); a key is
+//! Order: an open dialog sees every action first ([`crate::tui::update::dialog::update`]); a key is
 //! turned into its intent through the keymap and dispatched again; every other action goes to
 //! the module of the screen or concern it belongs to, each with its own small `update`:
 //! `sessions` (the list), `session` (a transcript), `prompt` (search and jump),
 //! `summaries`, `live` (outside changes), `nav` (back, cursor keys, resize). The match
 //! below names every action, so a new one cannot be forgotten.
 
+pub mod dialog;
+pub mod fleet;
 mod live;
 mod nav;
 mod prompt;
@@ -22,10 +24,10 @@ pub use session::open_session;
 pub use window::{ensure_window, scroll_into_view};
 
 use crate::sanitize::one_line;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::keymap;
-use crate::tui::state::{AppState, Screen};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::keymap;
+use crate::tui::model::state::{AppState, Screen};
 
 /// Extra entries decoded above and below the visible ones, in screens. The cache never holds
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
@@ -40,7 +42,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         state.compact_on_load = state.screen() == Screen::Session;
         return fx;
     }
-    if crate::tui::dialog::update(state, &action, &mut fx) {
+    if crate::tui::update::dialog::update(state, &action, &mut fx) {
         return fx;
     }
     match action {
@@ -138,6 +140,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::GenProgress { .. }
         | Action::GenDone { .. }
         | Action::Committed { .. } => {}
+        // The fleet TUI's keys (its own update, `update::fleet`).
+        Action::FleetAllSessions | Action::FleetNextHost => {}
     }
     fx
 }

@@ -3,9 +3,9 @@
 
 use super::sessions::clamp_sessions;
 use super::window::{ensure_window, scroll_into_view};
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, Screen, layout};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, Screen, layout};
 
 pub(super) fn back(state: &mut AppState, may_quit: bool) {
     if state.help.take().is_some() {
@@ -46,7 +46,7 @@ fn step(cur: usize, len: usize, action: &Action, page: usize) -> usize {
 
 pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
     match state.mode() {
-        crate::tui::keymap::Mode::Help => {
+        crate::tui::model::keymap::Mode::Help => {
             let h = state.help.unwrap_or(0);
             state.help = Some(match action {
                 Action::Up => h.saturating_sub(1),
@@ -54,13 +54,13 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
                 _ => h,
             });
         }
-        crate::tui::keymap::Mode::Sessions | crate::tui::keymap::Mode::Filter => {
+        crate::tui::model::keymap::Mode::Sessions | crate::tui::model::keymap::Mode::Filter => {
             let n = state.sessions.visible().len();
             let page = layout::sessions_rows(state.size);
             state.sessions.selected = step(state.sessions.selected, n, action, page);
             clamp_sessions(state);
         }
-        crate::tui::keymap::Mode::Session => {
+        crate::tui::model::keymap::Mode::Session => {
             let h = layout::session_list(state.size);
             if let Some(v) = state.session.as_mut() {
                 let len = v.len() as usize;
@@ -69,14 +69,14 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
                 fx.extend(ensure_window(v, h));
             }
         }
-        crate::tui::keymap::Mode::Detail => {
+        crate::tui::model::keymap::Mode::Detail => {
             let page = layout::detail_body(state.size);
             if let Some(d) = state.session.as_mut().and_then(|v| v.detail.as_mut()) {
                 let max = d.lines.saturating_sub(page) as u16;
                 d.scroll = step(d.scroll as usize, max as usize + 1, action, page) as u16;
             }
         }
-        crate::tui::keymap::Mode::Summaries => {
+        crate::tui::model::keymap::Mode::Summaries => {
             let count = state
                 .session
                 .as_ref()
@@ -89,11 +89,11 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
                 .as_ref()
                 .and_then(|v| v.loaded.as_ref())
                 .map(|l| {
-                    crate::tui::draw::summaries::shown_lines(
+                    crate::tui::layout::summaries::shown_lines(
                         &l.summaries,
                         state.summaries.selected,
                         state.summaries.diff,
-                        crate::tui::draw::summaries::body_width(state.size.0),
+                        crate::tui::layout::summaries::body_width(state.size.0),
                     )
                     .len()
                 })
@@ -102,17 +102,21 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
             state.summaries.scroll =
                 step(state.summaries.scroll as usize, max + 1, action, page) as u16;
         }
-        crate::tui::keymap::Mode::Global
-        | crate::tui::keymap::Mode::DialogEdit
-        | crate::tui::keymap::Mode::DialogPreview
-        | crate::tui::keymap::Mode::DialogButtons
-        | crate::tui::keymap::Mode::DialogKeep
-        | crate::tui::keymap::Mode::DialogModel
-        | crate::tui::keymap::Mode::AskDiscard
-        | crate::tui::keymap::Mode::Generating
-        | crate::tui::keymap::Mode::DialogResult
-        | crate::tui::keymap::Mode::Confirm
-        | crate::tui::keymap::Mode::Prompt => {}
+        crate::tui::model::keymap::Mode::Global
+        | crate::tui::model::keymap::Mode::DialogEdit
+        | crate::tui::model::keymap::Mode::DialogPreview
+        | crate::tui::model::keymap::Mode::DialogButtons
+        | crate::tui::model::keymap::Mode::DialogKeep
+        | crate::tui::model::keymap::Mode::DialogModel
+        | crate::tui::model::keymap::Mode::AskDiscard
+        | crate::tui::model::keymap::Mode::Generating
+        | crate::tui::model::keymap::Mode::DialogResult
+        | crate::tui::model::keymap::Mode::Confirm
+        | crate::tui::model::keymap::Mode::Prompt => {}
+        // The fleet TUI's modes: never this TUI's.
+        crate::tui::model::keymap::Mode::Fleet
+        | crate::tui::model::keymap::Mode::FleetHosts
+        | crate::tui::model::keymap::Mode::FleetSessions => {}
     }
 }
 
@@ -124,10 +128,8 @@ pub(super) fn resize(state: &mut AppState, w: u16, h: u16, fx: &mut Vec<Effect>)
         scroll_into_view(v, lh);
         fx.extend(ensure_window(v, lh));
         if let Some(d) = v.detail.as_mut() {
-            d.wrapped = crate::tui::draw::wrap(
-                &d.body,
-                crate::tui::draw::session::detail_width(state.size),
-            );
+            d.wrapped =
+                crate::tui::layout::wrap(&d.body, crate::tui::layout::detail_width(state.size));
             d.lines = d.wrapped.len();
         }
     }

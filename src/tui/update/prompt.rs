@@ -5,19 +5,19 @@ use super::session::find_effect;
 use super::summaries::export_accept;
 use super::window::{ensure_window, scroll_into_view};
 use crate::sanitize::one_line;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, layout};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, layout};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
         Action::StartSearch | Action::StartJump => {
             if let Some(v) = state.session.as_mut() {
-                v.prompt = Some(crate::tui::state::Prompt {
+                v.prompt = Some(crate::tui::model::state::Prompt {
                     kind: if matches!(action, Action::StartSearch) {
-                        crate::tui::state::PromptKind::Search
+                        crate::tui::model::state::PromptKind::Search
                     } else {
-                        crate::tui::state::PromptKind::Jump
+                        crate::tui::model::state::PromptKind::Jump
                     },
                     text: String::new(),
                 });
@@ -50,7 +50,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
 /// Enter in the prompt: search for the text, or jump to `#N` / `N` (1-based index) or an
 /// entry id.
 fn prompt_accept(state: &mut AppState, fx: &mut Vec<Effect>) {
-    use crate::tui::state::{Find, PromptKind};
+    use crate::tui::model::state::{Find, PromptKind};
     let kind = state
         .session
         .as_ref()

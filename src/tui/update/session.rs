@@ -6,9 +6,9 @@ use super::live::{open_transcript_effect, watch_effect};
 use super::window::{ensure_window, scroll_into_view, window};
 use crate::sanitize::one_line;
 use crate::transcript::EntryKind;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, Detail, Screen, SessionView, layout};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, Detail, Screen, SessionView, layout};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
@@ -28,7 +28,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             let forward = matches!(action, Action::FindNext);
             match state.session.as_ref().map(|v| v.find.clone()) {
                 // Compactions are known already (the summaries): no pass over the file.
-                Some(crate::tui::state::Find::Compactions) | None => {
+                Some(crate::tui::model::state::Find::Compactions) | None => {
                     jump_compaction(state, forward, fx)
                 }
                 Some(find) => find_effect(state, find, forward, fx),
@@ -93,7 +93,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
 /// `i`: the context view in the popup (not an entry: what the context holds, the figures
 /// reconciled, the advice).
 fn show_context(state: &mut AppState) {
-    let width = crate::tui::draw::session::detail_width(state.size);
+    let width = crate::tui::layout::detail_width(state.size);
     if let Some(v) = state.session.as_mut() {
         match v
             .loaded
@@ -101,8 +101,8 @@ fn show_context(state: &mut AppState) {
             .map(|l| (l.diagnosis.as_deref(), l.busy.as_ref()))
         {
             Some((Some(d), busy)) => {
-                let body = crate::tui::context_view::body(d, busy, width);
-                let wrapped = crate::tui::draw::wrap(&body, width);
+                let body = crate::tui::layout::context_view::body(d, busy, width);
+                let wrapped = crate::tui::layout::wrap(&body, width);
                 v.detail = Some(Detail {
                     // Not an entry: no decode answer can replace it.
                     idx: u32::MAX,
@@ -121,7 +121,11 @@ fn show_context(state: &mut AppState) {
 }
 
 /// Decoded rows for the open transcript (dropped when it was reopened since).
-fn rows_decoded(state: &mut AppState, generation: u64, rows: Vec<crate::tui::rows::EntryRow>) {
+fn rows_decoded(
+    state: &mut AppState,
+    generation: u64,
+    rows: Vec<crate::tui::model::rows::EntryRow>,
+) {
     if let Some(v) = state
         .session
         .as_mut()
@@ -148,7 +152,7 @@ fn detail_loaded(state: &mut AppState, generation: u64, idx: u32, title: String,
     {
         if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
             d.wrapped =
-                crate::tui::draw::wrap(&body, crate::tui::draw::session::detail_width(state.size));
+                crate::tui::layout::wrap(&body, crate::tui::layout::detail_width(state.size));
             d.lines = d.wrapped.len();
             d.title = title;
             d.body = body;
@@ -159,7 +163,7 @@ fn detail_loaded(state: &mut AppState, generation: u64, idx: u32, title: String,
 
 pub(super) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
     match state.mode() {
-        crate::tui::keymap::Mode::Sessions => {
+        crate::tui::model::keymap::Mode::Sessions => {
             let Some(row) = state.sessions.selected_row().cloned() else {
                 return;
             };
@@ -168,7 +172,7 @@ pub(super) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
                 _ => open_numbers_only(state, row),
             }
         }
-        crate::tui::keymap::Mode::Session => {
+        crate::tui::model::keymap::Mode::Session => {
             let Some(v) = state.session.as_mut() else {
                 return;
             };
@@ -194,8 +198,8 @@ pub(super) fn open(state: &mut AppState, fx: &mut Vec<Effect>) {
 /// Pushes the Session screen for `row` and asks for its transcript.
 /// A session without a transcript still has its numbers and the reason for its state:
 /// the Session screen opens on them, with no entries.
-fn open_numbers_only(state: &mut AppState, row: crate::tui::view::SessionRow) {
-    let generation = crate::tui::state::take_generation(&mut state.next_generation);
+fn open_numbers_only(state: &mut AppState, row: crate::tui::model::view::SessionRow) {
+    let generation = crate::tui::model::state::take_generation(&mut state.next_generation);
     let label = format!("{} (no transcript)", row.key());
     state.session = Some(SessionView {
         row,
@@ -211,12 +215,12 @@ fn open_numbers_only(state: &mut AppState, row: crate::tui::view::SessionRow) {
 
 pub fn open_session(
     state: &mut AppState,
-    row: crate::tui::view::SessionRow,
+    row: crate::tui::model::view::SessionRow,
     session: crate::source::SessionHandle,
     label: String,
     fx: &mut Vec<Effect>,
 ) {
-    let generation = crate::tui::state::take_generation(&mut state.next_generation);
+    let generation = crate::tui::model::state::take_generation(&mut state.next_generation);
     let watch = session.transcript_watch();
     let view = SessionView {
         row,
@@ -239,7 +243,7 @@ fn transcript_loaded(
     state: &mut AppState,
     generation: u64,
     result: Result<
-        Box<crate::tui::rows::LoadedTranscript>,
+        Box<crate::tui::model::rows::LoadedTranscript>,
         std::sync::Arc<crate::source::SourceError>,
     >,
     fx: &mut Vec<Effect>,
@@ -270,7 +274,7 @@ fn transcript_loaded(
             if let Some(n) = l.numbers.clone() {
                 if bare {
                     let (session, transcript) = (v.row.session.take(), v.row.transcript.take());
-                    v.row = crate::tui::view::SessionRow::new(n, session);
+                    v.row = crate::tui::model::view::SessionRow::new(n, session);
                     v.row.transcript = transcript;
                 } else {
                     v.row.set_numbers(n);
@@ -298,16 +302,16 @@ fn transcript_loaded(
             v.offset = v.offset.min(v.selected);
             // The context view (not an entry) follows the reloaded figures; an entry's popup
             // closes when the entry is gone.
-            let width = crate::tui::draw::session::detail_width(state.size);
+            let width = crate::tui::layout::detail_width(state.size);
             let context = v
                 .loaded
                 .as_ref()
                 .and_then(|l| l.diagnosis.as_deref().map(|d| (d, l.busy.as_ref())))
-                .map(|(d, busy)| crate::tui::context_view::body(d, busy, width));
+                .map(|(d, busy)| crate::tui::layout::context_view::body(d, busy, width));
             if let Some(d) = v.detail.as_mut() {
                 match (d.idx, context) {
                     (u32::MAX, Some(body)) => {
-                        d.wrapped = crate::tui::draw::wrap(&body, width);
+                        d.wrapped = crate::tui::layout::wrap(&body, width);
                         d.lines = d.wrapped.len();
                         d.scroll = d.scroll.min(d.lines.saturating_sub(1) as u16);
                         d.body = body;
@@ -319,7 +323,7 @@ fn transcript_loaded(
             scroll_into_view(v, h);
             fx.extend(ensure_window(v, h));
             if std::mem::take(&mut state.compact_on_load) {
-                crate::tui::dialog::open_compact(state, fx);
+                crate::tui::update::dialog::open_compact(state, fx);
             }
         }
     }
@@ -328,7 +332,7 @@ fn transcript_loaded(
 /// Starts a find from the selected entry (off the render path).
 pub(super) fn find_effect(
     state: &mut AppState,
-    find: crate::tui::state::Find,
+    find: crate::tui::model::state::Find,
     forward: bool,
     fx: &mut Vec<Effect>,
 ) {

@@ -4,9 +4,9 @@
 use super::live::watch_effect;
 use super::session::{open, open_session};
 use crate::sanitize::one_line;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, layout};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, layout};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
@@ -111,7 +111,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
 /// unless the list came first or the operator has already opened something.
 fn opened_before_the_list(
     state: &mut AppState,
-    snap: crate::tui::view::SessionsSnapshot,
+    snap: crate::tui::model::view::SessionsSnapshot,
     fx: &mut Vec<Effect>,
 ) {
     let Some(want) = state.open_on_load.clone() else {

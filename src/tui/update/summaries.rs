@@ -6,9 +6,9 @@
 use super::window::{ensure_window, scroll_into_view};
 use crate::sanitize::one_line;
 use crate::transcript::Transcript;
-use crate::tui::action::Action;
-use crate::tui::effects::Effect;
-use crate::tui::state::{AppState, Screen, layout};
+use crate::tui::model::action::Action;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::{AppState, Screen, layout};
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
@@ -22,7 +22,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                             .iter()
                             .rposition(|c| c.idx <= v.selected)
                             .unwrap_or(0);
-                        state.summaries = crate::tui::state::SummariesState {
+                        state.summaries = crate::tui::model::state::SummariesState {
                             selected: sel,
                             ..Default::default()
                         };
@@ -59,8 +59,8 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                         v.row.key().to_string()
                     };
                     let path = crate::summary::export::default_path(&name, sel + 1);
-                    v.prompt = Some(crate::tui::state::Prompt {
-                        kind: crate::tui::state::PromptKind::Export,
+                    v.prompt = Some(crate::tui::model::state::Prompt {
+                        kind: crate::tui::model::state::PromptKind::Export,
                         text: path.display().to_string(),
                     });
                 }
@@ -78,8 +78,8 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                 Err(ExportError::Exists { .. }) => {
                     if let Some(v) = state.session.as_mut() {
                         v.pending_export = Some(path);
-                        v.prompt = Some(crate::tui::state::Prompt {
-                            kind: crate::tui::state::PromptKind::Overwrite,
+                        v.prompt = Some(crate::tui::model::state::Prompt {
+                            kind: crate::tui::model::state::PromptKind::Overwrite,
                             text: String::new(),
                         });
                     }
@@ -96,7 +96,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
 /// "overwrite?") replace the existing file.
 pub(super) fn export_accept(
     state: &mut AppState,
-    kind: crate::tui::state::PromptKind,
+    kind: crate::tui::model::state::PromptKind,
     fx: &mut Vec<Effect>,
 ) {
     let sel = state.summaries.selected;
@@ -105,7 +105,7 @@ pub(super) fn export_accept(
     };
     let Some(p) = v.prompt.take() else { return };
     let (path, overwrite) = match kind {
-        crate::tui::state::PromptKind::Export => {
+        crate::tui::model::state::PromptKind::Export => {
             let typed = p.text.trim();
             if typed.is_empty() {
                 return;
@@ -186,10 +186,10 @@ fn pick_lost(state: &mut AppState, forward: bool) {
     });
     s.diff = false;
     // Bring the picked line into view (the first of its lines, when it wraps).
-    let width = crate::tui::draw::summaries::body_width(state.size.0);
-    let lines = crate::tui::draw::summaries::shown_lines(&l.summaries, sel, false, width);
+    let width = crate::tui::layout::summaries::body_width(state.size.0);
+    let lines = crate::tui::layout::summaries::shown_lines(&l.summaries, sel, false, width);
     let at = lines.iter().position(|(kind, _)| {
-        *kind == crate::tui::draw::summaries::LineKind::Lost(s.lost.unwrap_or(0))
+        *kind == crate::tui::layout::summaries::LineKind::Lost(s.lost.unwrap_or(0))
     });
     if let Some(at) = at {
         let page = layout::summaries_body(state.size, l.summaries.len());

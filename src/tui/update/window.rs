@@ -3,8 +3,8 @@
 //! transcript of any length.
 
 use super::WINDOW_MARGIN;
-use crate::tui::effects::Effect;
-use crate::tui::state::SessionView;
+use crate::tui::model::effect::Effect;
+use crate::tui::model::state::SessionView;
 
 /// Moves `offset` so the selected entry is fully visible. Walks at most one screen of
 /// entries, so it costs the same at entry 10 and at entry 10 million.

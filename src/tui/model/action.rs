@@ -2,9 +2,9 @@
 //! State changes only in [`crate::tui::update::update`] in response to an `Action`.
 
 use crate::compaction::model::GenProgress;
-use crate::tui::dialog::{GenFailure, Generated, Prep};
-use crate::tui::rows::{EntryRow, LoadedTranscript};
-use crate::tui::view::SessionsSnapshot;
+use crate::tui::model::dialog::{GenFailure, Generated, Prep};
+use crate::tui::model::rows::{EntryRow, LoadedTranscript};
+use crate::tui::model::view::SessionsSnapshot;
 use crossterm::event::KeyEvent;
 use std::path::PathBuf;
 
@@ -18,6 +18,10 @@ pub enum Action {
     Back,
     /// `q`: like Back, but quits on the first screen.
     Close,
+    /// The fleet TUI: the Sessions screen of every host.
+    FleetAllSessions,
+    /// The fleet TUI's Sessions screen: the next host's sessions (then every host's).
+    FleetNextHost,
     Up,
     Down,
     PageUp,
@@ -124,8 +128,8 @@ pub enum Action {
     /// The external editor finished: the new text, or why the text is unchanged.
     ExternalEdited {
         dialog: u64,
-        target: crate::tui::dialog::EditTarget,
-        result: Result<String, crate::tui::effects::EditError>,
+        target: crate::tui::model::dialog::EditTarget,
+        result: Result<String, crate::tui::model::effect::EditError>,
     },
     /// The dialog's model picker: the next / previous model for this operation.
     DialogModelNext,
@@ -138,7 +142,7 @@ pub enum Action {
     ConfirmYes,
     ConfirmNo,
     // --- results and environment
-    SessionsLoaded(Result<SessionsSnapshot, crate::tui::view::ReloadError>),
+    SessionsLoaded(Result<SessionsSnapshot, crate::tui::model::view::ReloadError>),
     /// The launch session's row, read alone (`Effect::LoadNamed`).
     NamedLoaded(SessionsSnapshot),
     TranscriptLoaded {

@@ -13,14 +13,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
-/// Size and modification time of a file (None: it does not exist or cannot be read).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileStamp {
-    pub len: u64,
-    pub modified: Option<SystemTime>,
-}
+pub use crate::tui::model::view::FileStamp;
 
 /// The file's stamp now.
 pub fn stamp(path: &Path) -> Option<FileStamp> {

@@ -28,7 +28,7 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                         d.error = Some(e.to_string());
                         return true;
                     }
-                    crate::tui::flush_ui::confirm_lines(f.as_ref(), &text)
+                    crate::tui::layout::flush_ui::confirm_lines(f.as_ref(), &text)
                 }
                 Some(Prep::Gateway(_)) => {
                     d.error = Some(

@@ -1,11 +1,11 @@
 //! The app loop: actions in, `update`, effects out, draw when something changed.
 
-use crate::tui::TuiLaunch;
-use crate::tui::action::Action;
 use crate::tui::draw;
-use crate::tui::effects::{Effect, EffectCtx, run_blocking};
-use crate::tui::state::AppState;
-use crate::tui::terminal::{self, Guard};
+use crate::tui::model::action::Action;
+use crate::tui::model::state::AppState;
+use crate::tui::runtime::TuiLaunch;
+use crate::tui::runtime::effects::{Effect, EffectCtx, run_blocking};
+use crate::tui::runtime::terminal::{self, Guard};
 use crate::tui::update::{open_session, update};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -39,8 +39,8 @@ pub fn init(
             let reference = source.reference();
             let session = crate::source::SessionHandle::new(std::sync::Arc::new(source), reference);
             let label = file.display().to_string();
-            let mut row = crate::tui::view::SessionRow::new(
-                crate::tui::store_adapter::bare_row(None),
+            let mut row = crate::tui::model::view::SessionRow::new(
+                crate::tui::runtime::store_adapter::bare_row(None),
                 Some(session.clone()),
             );
             row.transcript = Some(label.clone());
@@ -83,7 +83,7 @@ impl Runner {
                     // Network: an async task; progress and the result come back as actions.
                     let tx = self.tx.clone();
                     let opts = self.ctx.client.clone();
-                    tokio::spawn(crate::tui::effects::run_generation(
+                    tokio::spawn(crate::tui::runtime::effects::run_generation(
                         dialog, generation, *model, cancel, *job, opts, tx,
                     ));
                 }
@@ -94,7 +94,7 @@ impl Runner {
                     job,
                 } => {
                     let tx = self.tx.clone();
-                    tokio::spawn(crate::tui::effects::run_gateway_compaction(
+                    tokio::spawn(crate::tui::runtime::effects::run_gateway_compaction(
                         dialog, generation, cancel, *job, tx,
                     ));
                 }
@@ -151,9 +151,9 @@ async fn edit_suspended(
 }
 
 /// Polls the watched files every second (on a blocking thread: stat calls are disk work);
-/// reports changes. What counts as a change is [`crate::tui::watch::FileWatch::poll`]'s.
+/// reports changes. What counts as a change is [`crate::tui::runtime::watch::FileWatch::poll`]'s.
 fn spawn_watcher(
-    files: crate::tui::watch::FileWatch,
+    files: crate::tui::runtime::watch::FileWatch,
     tx: UnboundedSender<Action>,
     cancel: CancellationToken,
 ) {

@@ -1,10 +1,10 @@
-//! How the Flush dialog words a flush of [`crate::usecase::flush`]: prompt sources, the
-//! confirmation, the commit result. No I/O except the commit itself, which runs in an effect.
+//! How the Flush dialog words a flush of [`crate::usecase::flush`]: prompt sources and the
+//! confirmation (the commit and its result's words run in an effect:
+//! [`crate::tui::runtime::effects`]).
 
 use crate::flush::{self, FlushPrompts};
-use crate::tui::dialog::FlushPrep;
-use crate::tui::view::thousands;
-use crate::usecase::{self, Problem};
+use crate::tui::model::dialog::FlushPrep;
+use crate::tui::model::view::thousands;
 
 pub fn prompt_sources(p: &FlushPrompts) -> (String, String) {
     (
@@ -54,28 +54,4 @@ pub fn confirm_lines(f: &FlushPrep, text: &str) -> Vec<String> {
         }
     }
     lines
-}
-
-/// Commits exactly `text` (blocking: runs in an effect) and words what was written.
-pub fn commit(f: &FlushPrep, text: &str) -> Result<String, Problem> {
-    let c = usecase::flush::commit(f, text)?;
-    let key = crate::sanitize::one_line(&f.session.session.key);
-    Ok(if f.unrecorded.is_some() {
-        format!(
-            "Appended {} bytes to {}; the flush is not recorded (OpenClaw's own flush stays armed).",
-            thousands(c.appended_bytes),
-            c.target.display()
-        )
-    } else if c.appended_bytes == 0 {
-        format!("Flush recorded (NO_REPLY, no notes written) for {key}.")
-    } else {
-        format!(
-            "Appended {} bytes to {}; memoryFlushCompactionCount {} recorded.",
-            thousands(c.appended_bytes),
-            c.target.display(),
-            c.memory_flush_compaction_count
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "-".into())
-        )
-    })
 }

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 /// The TUI shows the domain's own provenance and status (docs/numbers.md §2, §5).
 pub use crate::thresholds::{Status, UsedSource as Provenance};
@@ -123,8 +124,9 @@ pub struct SessionsSnapshot {
     /// Files whose change means "reload" (the `sessions.json` files and the transcripts).
     pub watch: Vec<PathBuf>,
     /// How the loader found watched files before it read them (the poller's baseline; see
-    /// [`crate::tui::watch`]). Files without a stamp are taken as they are at the first poll.
-    pub stamps: Vec<(PathBuf, Option<crate::tui::watch::FileStamp>)>,
+    /// [`crate::tui::runtime::watch`]). Files without a stamp are taken as they are at the
+    /// first poll.
+    pub stamps: Vec<(PathBuf, Option<FileStamp>)>,
     /// Shown in the title (e.g. the state dir).
     pub label: String,
     /// Non-fatal problems (era B detected, unreadable agent dir, ...).
@@ -132,6 +134,13 @@ pub struct SessionsSnapshot {
     /// The port of a gateway likely running on this file-backed host
     /// ([`crate::source::Listing::running_gateway`]).
     pub running_gateway: Option<u16>,
+}
+
+/// Size and modification time of a file (None: it does not exist or cannot be read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
 }
 
 /// The data-source seam: reads the store and returns rows. Runs off the render path

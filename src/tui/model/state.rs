@@ -2,9 +2,9 @@
 //! `draw` (which takes `&AppState`).
 
 use crate::transcript::EntryKind;
-use crate::tui::keymap::Mode;
-use crate::tui::rows::{EntryRow, LoadedTranscript};
-use crate::tui::view::{SessionRow, Status};
+use crate::tui::model::keymap::Mode;
+use crate::tui::model::rows::{EntryRow, LoadedTranscript};
+use crate::tui::model::view::{SessionRow, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -84,17 +84,17 @@ impl SessionsState {
     /// longer than the poll interval (thousands of sessions, a busy writer), a change seen
     /// during a read asks for one more after it, however many changes come, so reads
     /// neither pile up nor land out of order (an older read overwriting a newer one).
-    pub fn request_load(&mut self, fx: &mut Vec<crate::tui::effects::Effect>) {
+    pub fn request_load(&mut self, fx: &mut Vec<crate::tui::model::effect::Effect>) {
         if self.load_in_flight {
             self.reload_wanted = true;
         } else {
             self.load_in_flight = true;
-            fx.push(crate::tui::effects::Effect::LoadSessions);
+            fx.push(crate::tui::model::effect::Effect::LoadSessions);
         }
     }
 
     /// A read ended (rows or an error): the one asked for meanwhile, if any, starts.
-    pub fn load_ended(&mut self, fx: &mut Vec<crate::tui::effects::Effect>) {
+    pub fn load_ended(&mut self, fx: &mut Vec<crate::tui::model::effect::Effect>) {
         self.load_in_flight = false;
         if std::mem::take(&mut self.reload_wanted) {
             self.request_load(fx);
@@ -168,39 +168,7 @@ pub struct Detail {
     pub loading: bool,
 }
 
-/// What `n`/`N` look for on the Session screen.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Find {
-    #[default]
-    Compactions,
-    Errors,
-    ToolResults,
-    FlushTurns,
-    /// Text searched with `/` (case-insensitive, in the entry's JSON line).
-    Text(String),
-}
-
-impl Find {
-    pub fn name(&self) -> String {
-        match self {
-            Find::Compactions => "compactions".into(),
-            Find::Errors => "errors".into(),
-            Find::ToolResults => "tool results".into(),
-            Find::FlushTurns => "flush turns".into(),
-            Find::Text(t) => format!("\"{}\"", crate::sanitize::one_line(t)),
-        }
-    }
-
-    /// The next kind (a text search goes back to the first kind).
-    pub fn next_kind(&self) -> Find {
-        match self {
-            Find::Compactions => Find::Errors,
-            Find::Errors => Find::ToolResults,
-            Find::ToolResults => Find::FlushTurns,
-            Find::FlushTurns | Find::Text(_) => Find::Compactions,
-        }
-    }
-}
+pub use crate::tui::model::rows::Find;
 
 /// The prompt open on the Session screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -338,7 +306,7 @@ pub struct AppState {
     /// Help overlay open, with its scroll offset.
     pub help: Option<u16>,
     /// The Compact or Flush dialog (an overlay over the current screen).
-    pub dialog: Option<crate::tui::dialog::Dialog>,
+    pub dialog: Option<crate::tui::model::dialog::Dialog>,
     pub status: StatusLine,
     /// The data is the built-in demo (bannered).
     pub demo: bool,
@@ -391,7 +359,7 @@ impl AppState {
             return Mode::Help;
         }
         if let Some(d) = &self.dialog {
-            use crate::tui::dialog::{Focus, Phase};
+            use crate::tui::model::dialog::{Focus, Phase};
             return if d.confirm.is_some() {
                 Mode::Confirm
             } else if d.ask_discard {

@@ -35,7 +35,7 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         state.status.info = Some("The transcript is still loading.".into());
         return;
     }
-    let id = crate::tui::state::take_generation(&mut state.next_generation);
+    let id = crate::tui::model::state::take_generation(&mut state.next_generation);
     let who = if state.bare_file { file } else { who_of(&row) };
     let mut d = Dialog::new(
         id,

@@ -4,252 +4,28 @@
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{CancellationToken, ClientOptions};
-use crate::source::SessionHandle;
-use crate::transcript::Transcript;
-use crate::tui::action::Action;
-use crate::tui::dialog::{DialogKind, GenFailure, Generated, ModelInfo, Prep};
-use crate::tui::rows;
-use crate::tui::state::AppState;
+use crate::tui::model::action::Action;
+use crate::tui::model::dialog::{DialogKind, GenFailure, Generated, ModelInfo, Prep};
+use crate::tui::model::rows;
+use crate::tui::model::state::AppState;
+use crate::tui::model::view::SessionLoader;
 use crate::tui::update::update;
-use crate::tui::view::SessionLoader;
 use crate::usecase::{self, Problem};
 use std::collections::VecDeque;
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
-pub enum Effect {
-    LoadSessions,
-    /// The row of the session the TUI was launched on, alone ([`EffectCtx::named_loader`]).
-    LoadNamed,
-    OpenTranscript {
-        session: SessionHandle,
-        generation: u64,
-        keep_recent_tokens: u64,
-    },
-    DecodeRows {
-        transcript: Arc<Transcript>,
-        generation: u64,
-        indices: Vec<u32>,
-    },
-    DecodeDetail {
-        transcript: Arc<Transcript>,
-        generation: u64,
-        idx: u32,
-    },
-    /// Replace the set of files the watcher polls.
-    Watch(Vec<PathBuf>),
-    /// Look for the next (or previous) entry matching `find`, from `from` (exclusive),
-    /// wrapping around; a pass over the transcript, so never on the render path.
-    Find {
-        transcript: Arc<Transcript>,
-        generation: u64,
-        from: u32,
-        forward: bool,
-        find: crate::tui::state::Find,
-    },
-    /// Plan a compaction or a flush for a dialog (disk: transcript, config, workspace file).
-    Prepare(Box<PrepareRequest>),
-    /// Ask the model (async, network). Not run by [`run_blocking`]: the app spawns
-    /// [`run_generation`] in a tokio task; headless tests feed its actions themselves or
-    /// run [`run_generation`] against the fake model.
-    Generate {
-        dialog: u64,
-        generation: u64,
-        model: Box<ModelInfo>,
-        cancel: CancellationToken,
-        job: Box<GenJob>,
-    },
-    /// Compact through OpenClaw's Gateway ([`run_gateway_compaction`] in a tokio task):
-    /// progress and the result come back as `GenProgress` / `GenDone` of that dialog.
-    GatewayCompact {
-        dialog: u64,
-        generation: u64,
-        cancel: CancellationToken,
-        job: Box<GatewayJob>,
-    },
-    /// Write exactly the previewed text (disk, `spawn_blocking` in the app).
-    Commit {
-        dialog: u64,
-        job: Box<CommitJob>,
-    },
-    /// Cancel a running generation.
-    Cancel(CancellationToken),
-    /// Open `text` in the operator's editor and read it back ([`external_edit`]). The app
-    /// suspends the TUI around it (the editor owns the terminal meanwhile); headless,
-    /// [`run_blocking`] runs the editor directly.
-    ExternalEdit {
-        dialog: u64,
-        target: crate::tui::dialog::EditTarget,
-        text: String,
-    },
-    /// Write a compaction's summary (read raw from its entry) after `header` to `path`.
-    ExportSummary {
-        transcript: Arc<Transcript>,
-        idx: u32,
-        path: PathBuf,
-        overwrite: bool,
-        header: String,
-    },
-}
-
-/// What a dialog needs planned.
-#[derive(Debug, Clone)]
-pub struct PrepareRequest {
-    pub dialog: u64,
-    /// Sequence number in the dialog; the answer carries it back.
-    pub seq: u64,
-    pub kind: DialogKind,
-    pub session: SessionHandle,
-    /// The Session screen's `keepRecentTokens` (0: the config's).
-    pub keep_recent_tokens: u64,
-    /// The model picked in the dialog (default: the session's own).
-    pub model: crate::llm::ModelOverrides,
-}
-
-/// What to generate.
-#[derive(Debug, Clone)]
-pub enum GenJob {
-    Compact {
-        prep: Box<usecase::compact::Prepared>,
-        instructions: Option<String>,
-    },
-    Flush {
-        prep: Box<usecase::flush::Prepared>,
-        instructions: Option<String>,
-    },
-}
-
-/// A compaction for OpenClaw's Gateway to run.
-#[derive(Debug, Clone)]
-pub struct GatewayJob {
-    pub target: crate::gateway::GatewayTarget,
-    pub session: SessionHandle,
-    /// clawtop's device identity (its config dir).
-    pub identity_dir: PathBuf,
-    /// Checked against OpenClaw's cap already; None: `sessions.compact`.
-    pub instructions: Option<String>,
-    /// Check OpenClaw's transcript lock here first, and let that stand where the gateway does
-    /// not report runs (a file-backed host's own gateway).
-    pub vouch_idle: bool,
-}
-
-/// What to commit (the text is the preview at the moment of confirming).
-#[derive(Debug, Clone)]
-pub enum CommitJob {
-    Compact {
-        prep: Box<usecase::compact::Prepared>,
-        text: String,
-    },
-    Flush {
-        prep: Box<usecase::flush::Prepared>,
-        text: String,
-    },
-}
-
-impl Effect {
-    /// Effects that run as async tasks (the app spawns them; [`run_blocking`] skips them).
-    pub fn is_async(&self) -> bool {
-        matches!(
-            self,
-            Effect::Generate { .. } | Effect::GatewayCompact { .. }
-        )
-    }
-}
-
-impl std::fmt::Debug for Effect {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Effect::LoadSessions => write!(f, "LoadSessions"),
-            Effect::LoadNamed => write!(f, "LoadNamed"),
-            Effect::OpenTranscript {
-                session,
-                generation,
-                ..
-            } => write!(f, "OpenTranscript({session}, gen {generation})"),
-            Effect::DecodeRows {
-                generation,
-                indices,
-                ..
-            } => write!(f, "DecodeRows(gen {generation}, {} rows)", indices.len()),
-            Effect::DecodeDetail {
-                generation, idx, ..
-            } => write!(f, "DecodeDetail(gen {generation}, #{idx})"),
-            Effect::Watch(p) => write!(f, "Watch({} files)", p.len()),
-            Effect::Find {
-                generation,
-                from,
-                forward,
-                find,
-                ..
-            } => write!(
-                f,
-                "Find({}, from #{from}, {}, gen {generation})",
-                find.name(),
-                if *forward { "forward" } else { "back" }
-            ),
-            Effect::Prepare(r) => write!(f, "Prepare({:?}, {})", r.kind, r.session),
-            Effect::GatewayCompact {
-                dialog,
-                generation,
-                job,
-                ..
-            } => write!(
-                f,
-                "GatewayCompact(dialog {dialog}, gen {generation}, {})",
-                if job.instructions.is_some() {
-                    "/compact with instructions"
-                } else {
-                    "sessions.compact"
-                }
-            ),
-            Effect::Generate {
-                dialog,
-                generation,
-                job,
-                ..
-            } => {
-                let kind = match job.as_ref() {
-                    GenJob::Compact { .. } => "compact",
-                    GenJob::Flush { .. } => "flush",
-                };
-                write!(f, "Generate({kind}, dialog {dialog}, gen {generation})")
-            }
-            Effect::Commit { dialog, job } => match job.as_ref() {
-                CommitJob::Compact { text, .. } => {
-                    write!(f, "Commit(compact, dialog {dialog}, {} bytes)", text.len())
-                }
-                CommitJob::Flush { text, .. } => {
-                    write!(f, "Commit(flush, dialog {dialog}, {} bytes)", text.len())
-                }
-            },
-            Effect::Cancel(_) => write!(f, "Cancel"),
-            Effect::ExternalEdit { target, text, .. } => {
-                write!(f, "ExternalEdit({target:?}, {} bytes)", text.len())
-            }
-            Effect::ExportSummary {
-                idx,
-                path,
-                overwrite,
-                ..
-            } => write!(
-                f,
-                "ExportSummary(#{idx} to {}{})",
-                path.display(),
-                if *overwrite { ", overwrite" } else { "" }
-            ),
-        }
-    }
-}
+pub use crate::tui::model::effect::{
+    CommitJob, EditError, Effect, GatewayJob, GenJob, PrepareRequest,
+};
 
 /// What effects need from outside the state.
 #[derive(Clone, Default)]
 pub struct EffectCtx {
     /// None in bare-file mode and demo mode without a store.
     pub loader: Option<SessionLoader>,
-    /// The launch's [`crate::tui::TuiLaunch::named_loader`].
-    pub named_loader: Option<crate::tui::view::NamedLoader>,
+    /// The launch's [`crate::tui::runtime::TuiLaunch::named_loader`].
+    pub named_loader: Option<crate::tui::model::view::NamedLoader>,
     /// Demo: the loader is replaced by fixed rows.
     pub demo: bool,
     /// "Now" for the demo rows' ages.
@@ -260,8 +36,8 @@ pub struct EffectCtx {
     pub env: Option<EnvLookup>,
     /// The watched files and their stamps: `Watch` sets them, loads seed them, the app's
     /// watcher (or a test) polls them.
-    pub files: crate::tui::watch::FileWatch,
-    /// The launch's [`crate::tui::TuiLaunch::logs`], read with each transcript load.
+    pub files: crate::tui::runtime::watch::FileWatch,
+    /// The launch's [`crate::tui::runtime::TuiLaunch::logs`], read with each transcript load.
     pub logs: std::sync::Arc<Vec<std::path::PathBuf>>,
 }
 
@@ -291,8 +67,8 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             // real loader with real transcripts).
             if ctx.demo && ctx.loader.is_none() {
                 return Some(Action::SessionsLoaded(Ok(
-                    crate::tui::view::SessionsSnapshot {
-                        rows: crate::tui::view::demo_rows(ctx.demo_now_ms),
+                    crate::tui::model::view::SessionsSnapshot {
+                        rows: crate::tui::model::view::demo_rows(ctx.demo_now_ms),
                         label: "demo data".into(),
                         ..Default::default()
                     },
@@ -301,7 +77,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             let loader = ctx.loader.as_ref()?;
             // A panicking loader must not take the UI down with it.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
-                .unwrap_or(Err(crate::tui::view::ReloadError::Panicked));
+                .unwrap_or(Err(crate::tui::model::view::ReloadError::Panicked));
             if let Ok(snap) = &result {
                 ctx.files.seed(&snap.stamps);
             }
@@ -332,10 +108,14 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             keep_recent_tokens,
         } => {
             // Stamped before the read: a line appended while it reads is seen by the poller.
-            let stamps = crate::tui::watch::stamps(&session.transcript_watch());
-            let result = rows::load_transcript(&session, keep_recent_tokens, &ctx.logs)
-                .map(Box::new)
-                .map_err(std::sync::Arc::new);
+            let stamps = crate::tui::runtime::watch::stamps(&session.transcript_watch());
+            let result = crate::tui::runtime::transcript::load_transcript(
+                &session,
+                keep_recent_tokens,
+                &ctx.logs,
+            )
+            .map(Box::new)
+            .map_err(std::sync::Arc::new);
             ctx.files.seed(&stamps);
             Some(Action::TranscriptLoaded { generation, result })
         }
@@ -456,32 +236,6 @@ pub fn editor_command(env: &EnvLookup) -> String {
         .unwrap_or_else(|| "vi".to_string())
 }
 
-/// Why the external editor left the text as it was.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum EditError {
-    #[error("cannot create a temporary file for the editor: {0}")]
-    TempFile(std::sync::Arc<std::io::Error>),
-    #[error("cannot write the temporary file for the editor: {0}")]
-    WriteTemp(std::sync::Arc<std::io::Error>),
-    #[error("cannot run the editor `{editor}` (through sh): {source}")]
-    Spawn {
-        editor: String,
-        source: std::sync::Arc<std::io::Error>,
-    },
-    #[error("editor `{0}` not found (set VISUAL or EDITOR)")]
-    NotFound(String),
-    #[error("editor `{0}` cannot be run (not executable)")]
-    NotExecutable(String),
-    #[error("editor `{editor}` exited with status {code}")]
-    Exited { editor: String, code: i32 },
-    #[error("editor `{0}` was killed by a signal")]
-    Killed(String),
-    #[error("cannot read back the editor's file: {0}")]
-    ReadBack(std::sync::Arc<std::io::Error>),
-    #[error("the editor left text that is not UTF-8")]
-    NotUtf8,
-}
-
 /// Writes `text` to a private temporary file (0600, tempfile's default; removed when done,
 /// whatever happens), runs the editor on it, waiting, and returns what it left in the file.
 /// `Err` (the text stays as it was) when the editor cannot start, exits non-zero, or leaves
@@ -558,11 +312,35 @@ fn commit(job: CommitJob) -> Result<String, Problem> {
             Ok(format!(
                 "Committed compaction {id} ({} bytes of summary){store}; expected after ≈{} (overhead + kept + summary).",
                 text.len(),
-                crate::tui::view::thousands(c.tokens_after)
+                crate::tui::model::view::thousands(c.tokens_after)
             ))
         }
-        CommitJob::Flush { prep, text } => crate::tui::flush_ui::commit(&prep, &text),
+        CommitJob::Flush { prep, text } => commit_flush(&prep, &text),
     }
+}
+
+/// Commits exactly `text` (blocking: runs in an effect) and words what was written.
+fn commit_flush(f: &crate::tui::model::dialog::FlushPrep, text: &str) -> Result<String, Problem> {
+    let c = usecase::flush::commit(f, text)?;
+    let key = crate::sanitize::one_line(&f.session.session.key);
+    Ok(if f.unrecorded.is_some() {
+        format!(
+            "Appended {} bytes to {}; the flush is not recorded (OpenClaw's own flush stays armed).",
+            crate::tui::model::view::thousands(c.appended_bytes),
+            c.target.display()
+        )
+    } else if c.appended_bytes == 0 {
+        format!("Flush recorded (NO_REPLY, no notes written) for {key}.")
+    } else {
+        format!(
+            "Appended {} bytes to {}; memoryFlushCompactionCount {} recorded.",
+            crate::tui::model::view::thousands(c.appended_bytes),
+            c.target.display(),
+            c.memory_flush_compaction_count
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "-".into())
+        )
+    })
 }
 
 /// Runs a generation to its end, reporting through `tx`: `GenProgress` (Delta reports at most

@@ -1,7 +1,12 @@
 //! (mode, key) → Action. The help overlay and the status-line hints are generated from this
 //! table (gitui's `commands()` idea), so they cannot drift from the bindings.
+//!
+//! One keymap for both TUIs: the fleet TUI's screens (`clawtop --hosts`) are modes here too
+//! ([`Mode::FLEET`]), their keys are [`Action`]s, looked up by the same [`lookup`]. Its rows
+//! are a table of their own ([`fleet_bindings`]) so that the single-host help lists the
+//! single-host keys only.
 
-use crate::tui::action::Action;
+use crate::tui::model::action::Action;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use std::sync::LazyLock;
 
@@ -37,6 +42,13 @@ pub enum Mode {
     /// The commit confirmation popup.
     Confirm,
     Help,
+    /// The fleet TUI, on either screen (its "everywhere", as [`Mode::Global`] is the
+    /// single-host TUI's).
+    Fleet,
+    /// The fleet TUI's Fleet screen (one row per host).
+    FleetHosts,
+    /// The fleet TUI's Sessions screen (the sessions of one host, or of every host).
+    FleetSessions,
 }
 
 impl Mode {
@@ -63,6 +75,25 @@ impl Mode {
             Mode::DialogResult => "Compact dialog: what OpenClaw wrote (read-only)",
             Mode::Confirm => "Commit confirmation",
             Mode::Help => "Help",
+            Mode::Fleet => "Fleet: everywhere",
+            Mode::FleetHosts => "Fleet: hosts",
+            Mode::FleetSessions => "Fleet: sessions",
+        }
+    }
+
+    /// The fleet TUI's modes (the single-host ones are [`Mode::ALL`]).
+    pub const FLEET: [Mode; 3] = [Mode::FleetHosts, Mode::FleetSessions, Mode::Fleet];
+
+    pub fn is_fleet(self) -> bool {
+        matches!(self, Mode::Fleet | Mode::FleetHosts | Mode::FleetSessions)
+    }
+
+    /// The mode whose bindings also apply in this one.
+    fn everywhere(self) -> Mode {
+        if self.is_fleet() {
+            Mode::Fleet
+        } else {
+            Mode::Global
         }
     }
 
@@ -821,16 +852,104 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     v
 });
 
+/// The fleet TUI's keys: the Fleet and Sessions screens, then both.
+static FLEET_BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
+    use KeyCode::*;
+    use Mode::{Fleet, FleetHosts, FleetSessions};
+    vec![
+        b(
+            Fleet,
+            &[Up, Char('k')],
+            Action::Up,
+            "previous row",
+            Some("previous row"),
+        ),
+        b(
+            Fleet,
+            &[Down, Char('j')],
+            Action::Down,
+            "next row",
+            Some("next row"),
+        ),
+        b(
+            FleetHosts,
+            &[Enter],
+            Action::Open,
+            "the host's sessions",
+            Some("the host's sessions"),
+        ),
+        b(
+            FleetSessions,
+            &[Enter],
+            Action::Open,
+            "open the session in clawtop on its host (ssh -t for an ssh host); back here when it exits",
+            Some("open the session in clawtop on its host"),
+        ),
+        b(
+            FleetHosts,
+            &[Char('a')],
+            Action::FleetAllSessions,
+            "sessions of every host",
+            Some("sessions of every host"),
+        ),
+        b(
+            FleetSessions,
+            &[Char('h')],
+            Action::FleetNextHost,
+            "next host (then every host)",
+            Some("next host"),
+        ),
+        b(
+            FleetSessions,
+            &[Esc],
+            Action::Back,
+            "back to the fleet",
+            Some("back to the fleet"),
+        ),
+        b(
+            Fleet,
+            &[Char('r')],
+            Action::Refresh,
+            "read every host now",
+            Some("read every host now"),
+        ),
+        b(
+            Fleet,
+            &[Char('?')],
+            Action::ToggleHelp,
+            "help",
+            Some("help"),
+        ),
+        b(Fleet, &[Char('q')], Action::Quit, "quit", Some("quit")),
+        bm(Fleet, &[(Char('c'), CTRL)], Action::Quit, "quit now", None),
+    ]
+});
+
+/// The single-host TUI's keys (every mode of [`Mode::ALL`]).
 pub fn bindings() -> &'static [Binding] {
     &BINDINGS
+}
+
+/// The fleet TUI's keys (every mode of [`Mode::FLEET`]).
+pub fn fleet_bindings() -> &'static [Binding] {
+    &FLEET_BINDINGS
+}
+
+/// The table `mode` is in.
+fn table(mode: Mode) -> &'static [Binding] {
+    if mode.is_fleet() {
+        fleet_bindings()
+    } else {
+        bindings()
+    }
 }
 
 /// Bindings shown for a mode (its own, then the global ones).
 pub fn for_mode(mode: Mode) -> impl Iterator<Item = &'static Binding> {
     let global = !mode.typing();
-    bindings()
+    table(mode)
         .iter()
-        .filter(move |b| b.mode == mode || (global && b.mode == Mode::Global))
+        .filter(move |b| b.mode == mode || (global && b.mode == mode.everywhere()))
 }
 
 fn matches(code: KeyCode, mods: KeyModifiers, key: &KeyEvent) -> bool {
@@ -845,7 +964,7 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
         return None;
     }
     let find = |m: Mode| {
-        bindings()
+        table(m)
             .iter()
             .find(|b| b.mode == m && b.keys.iter().any(|&(c, mo)| matches(c, mo, key)))
     };
@@ -890,7 +1009,7 @@ pub fn lookup(mode: Mode, key: &KeyEvent) -> Option<Action> {
             }
         }
     }
-    let global = find(Mode::Global);
+    let global = find(mode.everywhere());
     if matches!(mode, Mode::DialogEdit | Mode::DialogPreview) {
         // Ctrl-C still quits; everything else edits the text (`?` included).
         return match global {
@@ -930,6 +1049,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_fleet_modes_have_their_own_keys_in_the_one_table_shape() {
+        for mode in Mode::FLEET {
+            let mut seen = std::collections::HashSet::new();
+            for b in fleet_bindings().iter().filter(|b| b.mode == mode) {
+                for k in &b.keys {
+                    assert!(
+                        seen.insert(*k),
+                        "{mode:?}: {} bound twice",
+                        key_label(k.0, k.1)
+                    );
+                }
+            }
+        }
+        assert!(fleet_bindings().iter().all(|b| b.mode.is_fleet()));
+        assert!(bindings().iter().all(|b| !b.mode.is_fleet()));
+        let k = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(matches!(
+            lookup(Mode::FleetHosts, &k('a')),
+            Some(Action::FleetAllSessions)
+        ));
+        assert!(lookup(Mode::FleetSessions, &k('a')).is_none());
+        assert!(matches!(
+            lookup(Mode::FleetSessions, &k('h')),
+            Some(Action::FleetNextHost)
+        ));
+        assert!(matches!(
+            lookup(Mode::FleetSessions, &k('j')),
+            Some(Action::Down)
+        ));
+        assert!(matches!(
+            lookup(Mode::FleetHosts, &ctrl_c),
+            Some(Action::Quit)
+        ));
+        // The single-host keys do not leak into the fleet, nor the fleet's into it.
+        assert!(lookup(Mode::FleetHosts, &k('S')).is_none());
+        assert!(!matches!(
+            lookup(Mode::Sessions, &k('h')),
+            Some(Action::FleetNextHost)
+        ));
+        let hosts: Vec<String> = for_mode(Mode::FleetHosts).map(|b| b.keys_label()).collect();
+        assert_eq!(hosts, ["↑/k", "↓/j", "Enter", "a", "r", "?", "q", "Ctrl-C"]);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use super::*;
 /// `C`: the Compact dialog through a file-backed host's running gateway. Needs no transcript
 /// (OpenClaw plans), so it opens from the Sessions screen too.
 pub fn open_compact_via_gateway(state: &mut AppState) {
-    let on_list = state.screen() == crate::tui::state::Screen::Sessions;
+    let on_list = state.screen() == crate::tui::model::state::Screen::Sessions;
     let (row, session) = match (&state.session, on_list) {
         (Some(v), false) => (v.row.clone(), v.session.clone()),
         _ => match state.sessions.selected_row() {
@@ -42,7 +42,7 @@ pub(super) fn open_gateway_compact(
     who: String,
     route: crate::usecase::route::GatewayRoute,
 ) {
-    let id = crate::tui::state::take_generation(&mut state.next_generation);
+    let id = crate::tui::model::state::take_generation(&mut state.next_generation);
     let mut d = Dialog::new(
         id,
         DialogKind::Compact,
@@ -143,7 +143,7 @@ pub(super) fn start_gateway_compaction(
         dialog: d.id,
         generation: gen_id,
         cancel,
-        job: Box::new(crate::tui::effects::GatewayJob {
+        job: Box::new(crate::tui::model::effect::GatewayJob {
             target: g.target.clone(),
             session: d.session.clone(),
             identity_dir,
@@ -211,7 +211,7 @@ pub(super) fn scroll_result(state: &mut AppState, action: &Action) -> bool {
         .result
         .as_ref()
         .and_then(|r| r.written.summary.as_deref())
-        .map(|s| crate::tui::draw::wrap(s, width).len())
+        .map(|s| crate::tui::layout::wrap(s, width).len())
         .unwrap_or(0);
     let last = u16::try_from(lines).unwrap_or(u16::MAX).saturating_sub(1);
     d.result_scroll = match action {

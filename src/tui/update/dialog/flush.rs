@@ -5,7 +5,7 @@ use super::*;
 
 /// Opens the Flush dialog for the Session screen's session or the selected Sessions row.
 pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
-    use crate::tui::state::Screen;
+    use crate::tui::model::state::Screen;
     let row = match state.screen() {
         Screen::Session => match &state.session {
             Some(v) => v.row.clone(),
@@ -26,7 +26,7 @@ pub fn open_flush(state: &mut AppState, fx: &mut Vec<Effect>) {
         ));
         return;
     };
-    let id = crate::tui::state::take_generation(&mut state.next_generation);
+    let id = crate::tui::model::state::take_generation(&mut state.next_generation);
     let mut d = Dialog::new(
         id,
         DialogKind::Flush,

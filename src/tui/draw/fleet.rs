@@ -1,9 +1,9 @@
 //! The fleet screens, a pure function of [`FleetState`]. Every string from a host (names,
 //! keys, models, errors) is neutralised before it is laid out.
 
-use super::state::{FleetScreen, FleetState, bindings};
 use crate::report::text::compact_number;
 use crate::sanitize::one_line;
+use crate::tui::model::fleet::{FleetScreen, FleetState, bindings};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::style::{Modifier, Style};
@@ -52,7 +52,7 @@ pub fn draw(f: &mut Frame, s: &FleetState) {
         .map(|b| {
             format!(
                 "{} {}",
-                b.label,
+                b.keys_label(),
                 b.help.split(['(', ';']).next().unwrap_or("").trim()
             )
         })
@@ -179,7 +179,7 @@ fn sessions_table(f: &mut Frame, s: &FleetState, area: ratatui::layout::Rect) {
 
 fn help(f: &mut Frame, s: &FleetState) {
     let lines: Vec<Line> = bindings(s.screen)
-        .map(|b| Line::from(format!("{:>6}  {}", b.label, b.help)))
+        .map(|b| Line::from(format!("{:>6}  {}", b.keys_label(), b.help)))
         .collect();
     let area = f.area();
     let h = (lines.len() as u16 + 2).min(area.height);

@@ -1,5 +1,5 @@
-//! The Compact and Flush dialogs (docs/interface.md §2): state, and the part of `update` that
-//! drives them.
+//! The Compact and Flush dialogs (docs/interface.md §2): their state. The part of `update`
+//! that drives them is [`crate::tui::update::dialog`].
 //!
 //! One [`Dialog`] shape serves both operations:
 //!
@@ -13,45 +13,23 @@
 //!                                                                                       └ err: Preview
 //! ```
 //!
-//! Nothing here does I/O: planning, generation and commit are [`Effect`]s; their results come
-//! back as [`Action`]s tagged with the dialog id (and the generation id), so a result that
-//! arrives after a cancel or after the dialog closed is dropped.
+//! Nothing here does I/O: planning, generation and commit are
+//! [`Effect`](crate::tui::model::effect::Effect)s; their results come back as
+//! [`Action`](crate::tui::model::action::Action)s tagged with the dialog id (and the
+//! generation id), so a result that arrives after a cancel or after the dialog closed is
+//! dropped.
 //!
 //! Untrusted text: plan strings shown here are sanitized when drawn; model output (the summary
 //! or the notes) is put into the editable preview only after [`strip_controls`] removed every
 //! control character and escape, so what the operator sees and edits is byte for byte what a
 //! commit writes.
 //!
-//! Here: the state, the rules every dialog shares, and [`update`], which only dispatches.
-//! Each dialog or phase has its own module and its own small `update`: `compact` (opening,
-//! the keepRecentTokens field, F6's identifiers), `flush` (opening), `gateway` (the
-//! Compact dialog OpenClaw's gateway runs, and its read-only result), `plan` (the plan's
-//! answer, or why there is none), `editor` (text, focus, buttons, model picker),
-//! `generation`, `confirm` (the popup and the commit) and `close` (discard or ask).
+//! Here: the state and the rules every dialog shares.
 
-use crate::compaction::model::GenProgress;
 use crate::llm::CancellationToken;
-use crate::tui::action::Action;
-use crate::tui::effects::{CommitJob, Effect, GenJob, PrepareRequest};
-use crate::tui::state::AppState;
-use crate::tui::view::thousands;
-use crate::usecase::route::{Door, Route};
+use crate::tui::model::view::thousands;
 use ratatui::style::{Modifier, Style};
 use ratatui_textarea::{TextArea, WrapMode};
-
-mod close;
-mod compact;
-mod confirm;
-mod editor;
-mod flush;
-mod gateway;
-mod generation;
-mod plan;
-
-pub use compact::{compact_confirm, open_compact};
-pub use flush::open_flush;
-pub use gateway::open_compact_via_gateway;
-pub use plan::no_plan_reason;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DialogKind {
@@ -344,17 +322,7 @@ pub fn parse_keep(text: &str) -> Result<u64, KeepError> {
 /// applies it before text reaches the editable preview, so the preview is what is written.
 pub use crate::sanitize::committable as strip_controls;
 
-/// The dialog an answer is for, while it still waits for that generation; None for an answer
-/// that arrives late (the dialog closed, moved on, or asked again): it is dropped.
-fn awaiting(dialog: &mut Option<Dialog>, id: u64, generation: u64) -> Option<&mut Dialog> {
-    dialog.as_mut().filter(|d| {
-        d.id == id
-            && d.running.as_ref().map(|g| g.id) == Some(generation)
-            && d.phase == Phase::Generating
-    })
-}
-
-fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
+pub fn textarea(text: &str, _no_color: bool, placeholder: &str) -> TextArea<'static> {
     let lines: Vec<String> = if text.is_empty() {
         vec![String::new()]
     } else {
@@ -480,7 +448,7 @@ impl Dialog {
 
     /// The focused text area and which one it is (None: focus elsewhere, or nothing to edit
     /// in this phase).
-    fn focused_text(&mut self) -> Option<(EditTarget, &mut TextArea<'static>)> {
+    pub(crate) fn focused_text(&mut self) -> Option<(EditTarget, &mut TextArea<'static>)> {
         if self.focus != Focus::Text {
             return None;
         }
@@ -494,7 +462,7 @@ impl Dialog {
     }
 
     /// The next field for Tab: text, keepRecentTokens (Compact, before generating), buttons.
-    fn next_focus(&self) -> Focus {
+    pub(crate) fn next_focus(&self) -> Focus {
         let keep_field = self.kind == DialogKind::Compact
             && matches!(self.phase, Phase::Edit | Phase::Preparing);
         let model_field = matches!(self.phase, Phase::Edit | Phase::Preparing);
@@ -508,7 +476,7 @@ impl Dialog {
 
     /// Enters the Generating phase with a new generation id (answers for older ids are
     /// ignored) and the token that cancels it.
-    fn start_running(&mut self, now: i64, label: &str) -> (u64, CancellationToken) {
+    pub(crate) fn start_running(&mut self, now: i64, label: &str) -> (u64, CancellationToken) {
         let id = self.next_gen;
         self.next_gen += 1;
         let cancel = CancellationToken::new();
@@ -539,24 +507,6 @@ impl Dialog {
         })
     }
 
-    /// A plan for the values on screen: requested now, or queued behind the running one.
-    fn request_prepare(&mut self, fx: &mut Vec<Effect>) {
-        if self.prep_running {
-            self.prep_again = true;
-            return;
-        }
-        self.prep_seq += 1;
-        self.prep_running = true;
-        fx.push(Effect::Prepare(Box::new(PrepareRequest {
-            dialog: self.id,
-            seq: self.prep_seq,
-            kind: self.kind,
-            session: self.session.clone(),
-            keep_recent_tokens: self.keep.unwrap_or(self.base_keep),
-            model: self.picked_model(),
-        })));
-    }
-
     /// The overrides of the picked model (none: the session's own).
     pub fn picked_model(&self) -> crate::llm::ModelOverrides {
         self.models
@@ -569,114 +519,6 @@ impl Dialog {
     /// the operator gave (blank: none; see [`crate::usecase::compact::instructions`]).
     pub fn instructions_text(&self) -> Option<String> {
         crate::usecase::compact::instructions(Some(text_of(&self.instructions)), None)
-    }
-}
-
-/// Asks the source who writes `op` for `session` (a cheap question, no I/O). A dialog opens
-/// only on a local writer; otherwise the status line says why not.
-fn can_write(
-    state: &mut AppState,
-    session: Option<&crate::source::SessionHandle>,
-    op: crate::source::Operation,
-) -> bool {
-    let what = match op {
-        crate::source::Operation::Compact => "compact",
-        crate::source::Operation::Flush => "flush",
-    };
-    let Some(session) = session else {
-        state.status.info = Some(if state.demo {
-            format!("This is a demo row, with no session behind it: nothing to {what}.")
-        } else {
-            format!("This row has no session behind it: nothing to {what}.")
-        });
-        return false;
-    };
-    match crate::usecase::route::route(session, op, Default::default()).refusal(op) {
-        None => true,
-        Some(why) => {
-            state.status.info = Some(format!("Cannot {what} here: {why}."));
-            false
-        }
-    }
-}
-
-fn who_of(row: &crate::tui::view::SessionRow) -> String {
-    format!("{} · {}", row.agent(), row.key())
-}
-
-/// Dialog actions. Returns true when `action` was a dialog action (handled here): each goes
-/// to the module of the dialog or phase it belongs to.
-pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bool {
-    match action {
-        Action::OpenCompact => {
-            open_compact(state, fx);
-            true
-        }
-        Action::OpenCompactViaGateway => {
-            open_compact_via_gateway(state);
-            true
-        }
-        Action::OpenFlush => {
-            open_flush(state, fx);
-            true
-        }
-        Action::DialogKeepMore
-        | Action::DialogKeepLess
-        | Action::DialogKeepChar(_)
-        | Action::DialogKeepBackspace
-        | Action::DialogKeepIdentifiers => compact::update(state, action, fx),
-        Action::DialogPrepared { .. } => plan::update(state, action, fx),
-        Action::DialogInput(_)
-        | Action::DialogUndo
-        | Action::DialogRedo
-        | Action::DialogExternalEdit
-        | Action::ExternalEdited { .. }
-        | Action::DialogFocus
-        | Action::DialogButtonNext
-        | Action::DialogButtonPrev
-        | Action::DialogPress
-        | Action::DialogModelNext
-        | Action::DialogModelPrev => editor::update(state, action, fx),
-        Action::DialogGenerate
-        | Action::DialogCancel
-        | Action::GenProgress { .. }
-        | Action::GenDone { .. }
-        | Action::DialogRegenerate => generation::update(state, action, fx),
-        Action::GatewayDone { .. } => gateway::update(state, action, fx),
-        Action::Up
-        | Action::Down
-        | Action::PageUp
-        | Action::PageDown
-        | Action::Top
-        | Action::Bottom
-            if state
-                .dialog
-                .as_ref()
-                .is_some_and(|d| d.phase == Phase::Done) =>
-        {
-            gateway::scroll_result(state, action)
-        }
-        Action::DialogCommit
-        | Action::ConfirmYes
-        | Action::ConfirmNo
-        | Action::Committed { .. } => confirm::update(state, action, fx),
-        Action::DialogDiscardYes
-        | Action::DialogDiscardNo
-        | Action::DialogDiscard
-        | Action::DialogClose => close::update(state, action, fx),
-        _ => false,
-    }
-}
-
-/// Reloads what a commit changed: the sessions list and the open transcript.
-fn after_commit(state: &mut AppState, fx: &mut Vec<Effect>) {
-    if !state.bare_file {
-        state.sessions.request_load(fx);
-    }
-    if let Some(v) = state.session.as_mut() {
-        v.generation = crate::tui::state::take_generation(&mut state.next_generation);
-        v.loading = true;
-        fx.extend(crate::tui::update::open_transcript_effect(v));
     }
 }
 

@@ -2,23 +2,24 @@
 //! screen spanning the hosts; Enter on a session hands the terminal to clawtop on that
 //! session's host (`ssh -t DEST clawtop KEY`) and the fleet comes back when it exits.
 //!
-//! Same shape as the single-host TUI: [`state::update`] is pure and returns effects,
-//! [`draw::draw`] is a pure function of the state, the [`state::KEYMAP`] table drives keys,
-//! hints and help. Host reads run on their own threads (each bounded by its host's
-//! deadline, see [`crate::fleet`]), so a slow host never holds a frame; the 1 s clock of
-//! [`crate::tui::terminal::spawn_events`] decides when a host is due again.
+//! Same skeleton as the single-host TUI: its state is [`crate::tui::model::fleet`],
+//! [`fleet_update::update`] is pure and returns effects, [`draw::draw`] is a pure function of
+//! the state, the fleet modes of the one keymap ([`crate::tui::model::keymap`]) drive keys,
+//! hints and help; this is its runtime. Host reads run on their own threads (each bounded by
+//! its host's deadline, see [`crate::fleet`]), so a slow host never holds a frame; the 1 s
+//! clock of
+//! [`crate::tui::runtime::terminal::spawn_events`] decides when a host is due again.
 //!
 //! A remote session's details (transcript, summaries, compaction, flush) are not copied
 //! here: they are read and acted on by the host's own clawtop, which checks everything it
 //! checks locally. Local and gateway hosts are opened with this clawtop the same way.
 
-pub mod draw;
-pub mod state;
-
 use crate::fleet::hosts::HostSpec;
-use crate::tui::action::Action;
-use crate::tui::terminal::{self, Guard};
-use state::{FleetAction, FleetEffect, FleetState, update};
+use crate::tui::draw::fleet as draw;
+use crate::tui::model::action::Action;
+use crate::tui::model::fleet::{self as state, FleetAction, FleetEffect, FleetState};
+use crate::tui::runtime::terminal::{self, Guard};
+use crate::tui::update::fleet::{self as fleet_update, update};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -78,7 +79,7 @@ async fn run_async(hosts: Vec<HostSpec>, home: Option<PathBuf>) -> anyhow::Resul
     let cancel = CancellationToken::new();
     let mut input = cancel.child_token();
     let mut input_task = terminal::spawn_events(itx.clone(), input.clone());
-    let mut opens = start(state::init(&mut state), &state, &home, &ftx);
+    let mut opens = start(fleet_update::init(&mut state), &state, &home, &ftx);
     loop {
         let res = term.draw(|f| draw::draw(f, &state));
         if let Err(e) = res {

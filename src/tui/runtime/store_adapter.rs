@@ -3,8 +3,8 @@
 //! means "reload". Nothing is computed here; it only pairs and watches.
 
 use crate::source::{Changes, SessionHandle, SourceHandle, Watch};
-use crate::tui::TuiLaunch;
-use crate::tui::view::{NamedLoader, SessionLoader, SessionRow, SessionsSnapshot};
+use crate::tui::model::view::{NamedLoader, SessionLoader, SessionRow, SessionsSnapshot};
+use crate::tui::runtime::TuiLaunch;
 use std::sync::Arc;
 
 /// Numbers of a bare transcript (no store entry, no config: every setting is its default;
@@ -48,7 +48,7 @@ fn snapshot_of(
         Changes::Poll(files) => files,
         Changes::Pushed => Vec::new(),
     };
-    let mut stamps = crate::tui::watch::stamps(&watch);
+    let mut stamps = crate::tui::runtime::watch::stamps(&watch);
     let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
@@ -59,7 +59,7 @@ fn snapshot_of(
         };
         for f in files {
             if watched.insert(f.clone()) {
-                stamps.push((f.clone(), crate::tui::watch::stamp(&f)));
+                stamps.push((f.clone(), crate::tui::runtime::watch::stamp(&f)));
                 watch.push(f);
             }
         }
@@ -108,13 +108,15 @@ pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).
         if snap.rows.is_empty() && !snap.errors.is_empty() {
-            return Err(crate::tui::view::ReloadError::Unreadable(snap.errors));
+            return Err(crate::tui::model::view::ReloadError::Unreadable(
+                snap.errors,
+            ));
         }
         Ok(snap)
     })
 }
 
-/// The launch session's own loader ([`crate::tui::TuiLaunch::named_loader`]).
+/// The launch session's own loader ([`crate::tui::runtime::TuiLaunch::named_loader`]).
 pub fn named_loader(source: SourceHandle, agent: String, key: String) -> NamedLoader {
     Arc::new(move || snapshot_named(&source, Some(&agent), &key))
 }

@@ -121,7 +121,7 @@ fn external_edited(
     state: &mut AppState,
     dialog: &u64,
     target: &EditTarget,
-    result: &Result<String, crate::tui::effects::EditError>,
+    result: &Result<String, crate::tui::model::effect::EditError>,
 ) {
     let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
         return;

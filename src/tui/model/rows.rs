@@ -1,7 +1,8 @@
 //! Turning transcript entries into what the Session and Summaries screens draw.
 //!
-//! Everything here reads the transcript, so it runs inside effects (off the render path).
-//! Every string that leaves this module is already sanitized.
+//! Everything here reads the transcript, so it runs inside effects (off the render path);
+//! opening it through its source is [`crate::tui::runtime::transcript`]. Every string that
+//! leaves this module is already sanitized.
 
 use crate::plan;
 use crate::sanitize::{for_terminal, one_line};
@@ -10,6 +11,40 @@ use crate::transcript::{EntryKind, Role, Transcript};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// What `n`/`N` look for on the Session screen.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Find {
+    #[default]
+    Compactions,
+    Errors,
+    ToolResults,
+    FlushTurns,
+    /// Text searched with `/` (case-insensitive, in the entry's JSON line).
+    Text(String),
+}
+
+impl Find {
+    pub fn name(&self) -> String {
+        match self {
+            Find::Compactions => "compactions".into(),
+            Find::Errors => "errors".into(),
+            Find::ToolResults => "tool results".into(),
+            Find::FlushTurns => "flush turns".into(),
+            Find::Text(t) => format!("\"{}\"", crate::sanitize::one_line(t)),
+        }
+    }
+
+    /// The next kind (a text search goes back to the first kind).
+    pub fn next_kind(&self) -> Find {
+        match self {
+            Find::Compactions => Find::Errors,
+            Find::Errors => Find::ToolResults,
+            Find::ToolResults => Find::FlushTurns,
+            Find::FlushTurns | Find::Text(_) => Find::Compactions,
+        }
+    }
+}
 
 /// Characters of preview kept per entry (the list shows one line; more is wasted work).
 const PREVIEW_CHARS: usize = 240;
@@ -87,62 +122,6 @@ pub struct LoadedTranscript {
     /// The session's history (the History pane: its context per turn, compactions, flushes
     /// and warnings), with the numbers of this screen; None until the loader computed it.
     pub history: Option<Box<crate::history::History>>,
-}
-
-/// Opens a session's transcript through its source and computes the per-file facts. Blocking.
-pub fn load_transcript(
-    session: &crate::source::SessionHandle,
-    keep_recent_tokens: u64,
-    logs: &[std::path::PathBuf],
-) -> Result<LoadedTranscript, crate::source::SourceError> {
-    let t = session.open_transcript()?;
-    // 0 is "the config's": the one rule resolves it (thresholds::Settings::keep_recent).
-    let keep = crate::thresholds::Settings::from_config(session.source.config())
-        .keep_recent(Some(keep_recent_tokens))
-        .value;
-    let mut l = analyze(Arc::new(t), keep);
-    let (d, busy, th) =
-        crate::diagnosis::gather::for_handle(session, &l.transcript, l.keep_recent_tokens);
-    let mut numbers = crate::usecase::list::SessionRow::numbers(&th);
-    if session.source.kind() == crate::source::SourceKind::Gateway {
-        crate::usecase::list::name_gateway_rows(&mut numbers.sources);
-    }
-    l.numbers = Some(numbers);
-    l.diagnosis = d.map(Box::new);
-    l.busy = busy;
-    let mut history = crate::usecase::history::for_open(
-        session.source.as_ref(),
-        &session.session.agent_id,
-        &l.transcript,
-        &th,
-    );
-    crate::usecase::history::add_logs(&mut history, &session.session.key, logs);
-    l.history = Some(Box::new(history));
-    attach_audits(&mut l, session);
-    l.read_only = match crate::usecase::route::route(
-        session,
-        crate::source::Operation::Compact,
-        Default::default(),
-    ) {
-        crate::usecase::route::Route::ReadOnly(why) => Some(one_line(&why)),
-        _ => None,
-    };
-    Ok(l)
-}
-
-/// Audits every compaction on the branch (the badges "12 lost · 49 dropped") here, in the
-/// loader, never while drawing.
-fn attach_audits(l: &mut LoadedTranscript, session: &crate::source::SessionHandle) {
-    let mut by_id: HashMap<String, crate::audit::CompactionAudit> =
-        crate::usecase::audit::of_open(session.source.as_ref(), &l.transcript)
-            .compactions
-            .into_iter()
-            .filter_map(|c| Some((c.entry_id.clone()?, c)))
-            .collect();
-    for card in &mut l.summaries {
-        let id = l.transcript.display_id(card.idx);
-        card.audit = by_id.remove(&id).map(Box::new);
-    }
 }
 
 /// The per-file facts for an already indexed transcript, at `keep` (resolved by the caller).
@@ -314,13 +293,8 @@ fn assistant_preview(m: &Value) -> String {
 
 /// Decodes one entry into a list row. Blocking (reads the mapped file).
 /// The next entry after `from` (or before it) that `find` matches, wrapping around once.
-pub fn find(
-    t: &Transcript,
-    from: u32,
-    forward: bool,
-    find: &crate::tui::state::Find,
-) -> Option<u32> {
-    use crate::tui::state::Find;
+pub fn find(t: &Transcript, from: u32, forward: bool, find: &Find) -> Option<u32> {
+    use Find;
     let n = t.len() as u32;
     if n == 0 {
         return None;

@@ -4,8 +4,8 @@
 //! it with the terminal raw, and a tokio task turning crossterm events and a clock tick into
 //! actions.
 
-use crate::tui::action::Action;
-use crate::tui::palette::{self, Sgr16};
+use crate::tui::model::action::Action;
+use crate::tui::runtime::palette::{self, Sgr16};
 use crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyCode, KeyEvent, KeyModifiers,
     MouseEventKind,
