@@ -62,6 +62,13 @@ if [[ ! -f $STORE/agents/main/sessions/sessions.json ]]; then
   echo "== generating $STORE" >&2
   rm -rf "$STORE.tmp" && python3 bench/gen_store.py "$STORE.tmp" && mv "$STORE.tmp" "$STORE"
 fi
+# The same store where 1,800 of the 2,000 entries have no transcript file (issue 31).
+STORE_MISSING=$DATA/store-missing
+if [[ ! -f $STORE_MISSING/agents/main/sessions/sessions.json ]]; then
+  echo "== generating $STORE_MISSING" >&2
+  rm -rf "$STORE_MISSING.tmp" && python3 bench/gen_store.py "$STORE_MISSING.tmp" --missing 1800 \
+    && mv "$STORE_MISSING.tmp" "$STORE_MISSING"
+fi
 if [[ ! -f $TRANSCRIPT ]]; then
   echo "== generating $TRANSCRIPT" >&2
   python3 bench/gen_transcript.py "$MB" "$TRANSCRIPT.tmp" && mv "$TRANSCRIPT.tmp" "$TRANSCRIPT"
@@ -136,6 +143,8 @@ PY
 
 measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
   "$BIN" list --json --state-dir "$STORE"
+measure "clawtop list (1,800 no transcript)" "$STORE_MISSING" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
+  "$BIN" list --json --state-dir "$STORE_MISSING"
 measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
   "$BIN" compact "$TRANSCRIPT" --dry-run --json
 # Issue 19: every compaction of a transcript with one every 2,000 entries (bench/gen_audit.py,

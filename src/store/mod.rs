@@ -360,7 +360,13 @@ impl Host {
             }
             let t0 = std::time::Instant::now();
             let parsed = crate::store_entry::read(&a.store_path);
-            tracing::debug!(agent = %a.id, ms = t0.elapsed().as_millis() as u64, "sessions.json parsed");
+            tracing::debug!(
+                target: "clawtop::io",
+                io = "sessions.json",
+                agent = %a.id,
+                ms = t0.elapsed().as_millis() as u64,
+                "sessions.json parsed"
+            );
             let items = match parsed {
                 Ok(items) => items,
                 Err(e) => {

@@ -4,6 +4,7 @@
 mod support;
 
 mod api;
+mod io_counts;
 mod lookup;
 mod route;
 mod source_seam;
