@@ -87,6 +87,10 @@ pub struct Global {
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
     pub no_live: bool,
+    /// Measure every transcript again instead of reusing the figures remembered in
+    /// $XDG_CACHE_HOME/clawtop (the output is the same either way; docs/cache.md).
+    #[arg(long, global = true)]
+    pub no_cache: bool,
     /// Every host of a hosts file (default $XDG_CONFIG_HOME/clawtop/hosts.toml): `list`,
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
@@ -482,7 +486,11 @@ fn open_host(g: &Global) -> Result<Host, StoreError> {
         config: g.config.clone(),
         profile: g.profile.clone(),
     };
-    Host::open(&opts, &store::Env::from_process())
+    let mut host = Host::open(&opts, &store::Env::from_process())?;
+    if !g.no_cache {
+        host.figures_cache = crate::paths::cache_dir();
+    }
+    Ok(host)
 }
 
 /// A session of a host, or a bare transcript file.

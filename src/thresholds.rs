@@ -354,7 +354,7 @@ impl UsedCheck {
 }
 
 /// How the transcript's figure was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Basis {
     /// An assistant usage newer than the last compaction, plus estimates after it.
@@ -366,7 +366,7 @@ pub enum Basis {
 }
 
 /// The transcript's view of the context now (`transcriptContext` in `--json`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TranscriptContext {
     /// The figure (0 with basis `none`).
@@ -380,7 +380,7 @@ pub struct TranscriptContext {
     /// Id of the entry whose usage was taken.
     pub entry_id: Option<String>,
     /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead_tokens: Option<u64>,
 }
 

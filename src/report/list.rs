@@ -65,9 +65,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     source.read_together(&mut || {
         for s in &loaded.sessions {
             let mut warnings = s.warnings.clone();
-            let rules = numbers.rules;
-            let t = numbers
-                .session_seeing(s, &mut warnings, |open| forecasts.read_open(s, open, rules));
+            let t = numbers.session_listed(s, &mut warnings, &mut forecasts);
             let mut row = SessionRow::from_session(source.kind().as_str(), s, &t, warnings);
             row.busy = crate::diagnosis::busy::of_session(source, s);
             row.stale_lock =
@@ -78,6 +76,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
             report.refs.push(s.reference.clone());
         }
     });
+    numbers.save_cache();
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
     report
 }

@@ -4,6 +4,7 @@
 mod support;
 
 mod api;
+mod figures_cache;
 mod io_counts;
 mod lookup;
 mod route;
