@@ -56,7 +56,8 @@ impl<'s> Numbers<'s> {
                 at.clone()
             }
             _ => {
-                return self.session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
+                return self
+                    .session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
             }
         };
         let source = self.source;

@@ -9,6 +9,7 @@ mod bad_input;
 mod big_rows;
 mod cli;
 mod common;
+mod figures_cache;
 mod fixture;
 mod history;
 mod lookup;
