@@ -22,8 +22,8 @@
 //! Every added session also gets OpenClaw 2026.9.6's transcript index rows
 //! (`transcript_event_identities`, `session_transcript_index_state`,
 //! `session_transcript_active_events`), derived from its rows as 2026.9.6 derives them
-//! ([`index_rows`]; `gen_sqlite_host --verify-index DB` derives them for every session of a
-//! real database and compares with what OpenClaw wrote: the fixture's match, ids and all).
+//! (`clawtop::sqlite::index::derive`, which tests/sqlite/index.rs checks against every
+//! session of the 2026.9.6 fixture: a cloned session's index rows are its source's, ids aside).
 //!
 //! Same arguments → same rows. This writes only under OUT_DIR, which must not exist.
 
@@ -166,74 +166,6 @@ impl Writer<'_> {
     }
 }
 
-/// One row of `transcript_event_identities`.
-type Identity = (String, i64, String, Option<String>, Option<String>, i64);
-/// One row of `session_transcript_active_events`: position, seq, message position, eligible.
-type Active = (i64, i64, Option<i64>, i64);
-/// `session_transcript_index_state` (indexed seq, leaf, active events, active messages,
-/// updated at).
-type IndexState = (i64, Option<String>, i64, i64, i64);
-
-/// The index rows OpenClaw 2026.9.6 keeps for a session, from its rows `(seq, json,
-/// created_at)` in seq order: an identity per row with an id (the header's too), its type,
-/// parent and `message.idempotencyKey`; the active branch from the last row back through
-/// `parentId` (the header left out), each message numbered; the state at the last seq.
-fn index_rows(rows: &[(i64, String, i64)]) -> (Vec<Identity>, Vec<Active>, IndexState) {
-    let mut ids = Vec::new();
-    let mut by_id: HashMap<String, usize> = HashMap::new();
-    let mut parsed = Vec::new();
-    for (k, (seq, json, created)) in rows.iter().enumerate() {
-        let v: Value = serde_json::from_str(json).unwrap_or(Value::Null);
-        let id = v.get("id").and_then(Value::as_str).map(str::to_string);
-        let ty = v["type"].as_str().unwrap_or("").to_string();
-        let parent = v
-            .get("parentId")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if let Some(id) = &id {
-            let key = v
-                .pointer("/message/idempotencyKey")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            ids.push((id.clone(), *seq, ty.clone(), parent.clone(), key, *created));
-            by_id.insert(id.clone(), k);
-        }
-        parsed.push((id, ty, parent));
-    }
-    let mut branch = Vec::new();
-    let leaf_k = parsed
-        .iter()
-        .rposition(|(id, ty, _)| id.is_some() && ty != "session");
-    let mut cur = leaf_k;
-    while let Some(k) = cur {
-        branch.push(k);
-        cur = parsed[k]
-            .2
-            .as_ref()
-            .and_then(|p| by_id.get(p).copied())
-            .filter(|&pk| pk < k && parsed[pk].1 != "session");
-    }
-    branch.reverse();
-    let mut active = Vec::new();
-    let mut messages = 0i64;
-    for (pos, &k) in branch.iter().enumerate() {
-        let mp = (parsed[k].1 == "message").then(|| {
-            messages += 1;
-            messages - 1
-        });
-        active.push((pos as i64, rows[k].0, mp, 1));
-    }
-    let last = rows.last().map_or((-1, 0), |r| (r.0, r.2));
-    let state = (
-        last.0,
-        leaf_k.and_then(|k| parsed[k].0.clone()),
-        active.len() as i64,
-        messages,
-        last.1,
-    );
-    (ids, active, state)
-}
-
 /// Every row of a session, decoded, in seq order.
 fn session_rows(c: &Connection, sid: &str) -> Vec<(i64, String, i64)> {
     let mut st = c
@@ -257,7 +189,8 @@ fn session_rows(c: &Connection, sid: &str) -> Vec<(i64, String, i64)> {
     .collect()
 }
 
-/// Writes the index rows of every session of `c` that has none.
+/// Writes the index rows of every session of `c` that has none, derived from its rows as
+/// OpenClaw 2026.9.6 writes them ([`clawtop::sqlite::index::derive`]).
 fn write_index(c: &Connection) {
     let sids: Vec<String> = c
         .prepare("SELECT current_session_id FROM session_nodes WHERE current_session_id NOT IN (SELECT session_id FROM session_transcript_index_state)")
@@ -268,77 +201,55 @@ fn write_index(c: &Connection) {
         .collect();
     let mut ins_id = c.prepare("INSERT INTO transcript_event_identities(session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)").unwrap();
     let mut ins_active = c.prepare("INSERT INTO session_transcript_active_events(session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, ?5)").unwrap();
-    let mut ins_state = c.prepare("INSERT INTO session_transcript_index_state(session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at) VALUES (?1, ?2, ?3, 0, ?4, ?5, ?6)").unwrap();
+    let mut ins_state = c.prepare("INSERT INTO session_transcript_index_state(session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)").unwrap();
     for sid in sids {
-        let (ids, active, st) = index_rows(&session_rows(c, &sid));
-        for (id, seq, ty, parent, key, created) in ids {
+        let rows = session_rows(c, &sid);
+        let rows: Vec<(i64, &[u8], i64)> = rows
+            .iter()
+            .map(|(seq, json, at)| (*seq, json.as_bytes(), *at))
+            .collect();
+        let ix = clawtop::sqlite::index::derive(&rows);
+        for i in ix.identities {
             ins_id
-                .execute(params![sid, id, seq, ty, parent, key, created])
+                .execute(params![
+                    sid,
+                    i.event_id,
+                    i.seq,
+                    i.event_type,
+                    i.parent_id,
+                    i.message_idempotency_key,
+                    i.created_at
+                ])
                 .unwrap();
         }
-        for (pos, seq, mp, el) in active {
-            ins_active.execute(params![sid, pos, seq, mp, el]).unwrap();
+        for a in ix.active {
+            ins_active
+                .execute(params![
+                    sid,
+                    a.active_position,
+                    a.event_seq,
+                    a.message_position,
+                    a.context_eligible
+                ])
+                .unwrap();
         }
+        let st = ix.state;
         ins_state
-            .execute(params![sid, st.0, st.1, st.2, st.3, st.4])
+            .execute(params![
+                sid,
+                st.indexed_seq,
+                st.leaf_event_id,
+                i64::from(st.needs_rebuild),
+                st.active_event_count,
+                st.active_message_count,
+                st.updated_at
+            ])
             .unwrap();
     }
-}
-
-/// `--verify-index DB`: derives every session's index rows and compares them with the
-/// database's own; exits 1 on any difference.
-fn verify_index(db: &str) -> ! {
-    let c = Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    let sids: Vec<String> = c
-        .prepare("SELECT session_id FROM session_transcript_index_state ORDER BY 1")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let mut bad = 0;
-    for sid in &sids {
-        let (mut ids, active, st) = index_rows(&session_rows(&c, sid));
-        let mut real_ids: Vec<Identity> = c
-            .prepare("SELECT event_id, seq, event_type, parent_id, message_idempotency_key, created_at FROM transcript_event_identities WHERE session_id = ?1")
-            .unwrap()
-            .query_map([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        ids.sort();
-        real_ids.sort();
-        let real_active: Vec<Active> = c
-            .prepare("SELECT active_position, event_seq, message_position, context_eligible FROM session_transcript_active_events WHERE session_id = ?1 ORDER BY 1")
-            .unwrap()
-            .query_map([sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let real_st: (i64, Option<String>, i64, i64) = c
-            .query_row("SELECT indexed_seq, leaf_event_id, active_event_count, active_message_count FROM session_transcript_index_state WHERE session_id = ?1", [sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-            .unwrap();
-        let same = (
-            ids == real_ids,
-            active == real_active,
-            (st.0, st.1.clone(), st.2, st.3) == real_st,
-        );
-        if same != (true, true, true) {
-            bad += 1;
-        }
-        println!(
-            "{sid}: identities {} active events {} state {}",
-            same.0, same.1, same.2
-        );
-    }
-    std::process::exit(i32::from(bad > 0))
 }
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--verify-index") {
-        verify_index(&args[1]);
-    }
     let mut take = |flag: &str, default: u64| -> u64 {
         match args.iter().position(|a| a == flag) {
             Some(i) => {

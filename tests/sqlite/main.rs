@@ -12,6 +12,7 @@ mod common;
 mod figures_cache;
 mod fixture;
 mod history;
+mod index;
 mod lookup;
 mod one_read;
 mod read_only;
