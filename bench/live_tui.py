@@ -52,6 +52,9 @@ def main():
     threading.Thread(target=drain, daemon=True).start()
     time.sleep(5)
     c = sqlite3.connect(db, timeout=5)
+    # The schema's CHECKs call octet_length (SQLite 3.43); older builds get it from here.
+    c.create_function("octet_length", 1, lambda v: None if v is None else len(v.encode() if isinstance(v, str) else v),
+                      deterministic=True)
     sid = c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?", (key,)).fetchone()[0]
     hz = os.sysconf("SC_CLK_TCK")
     t0, c0 = time.monotonic(), cpu_ticks(pid)

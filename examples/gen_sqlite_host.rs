@@ -413,6 +413,14 @@ fn main() {
                 };
                 let new_id = r.id.as_ref().map(|i| map[i].clone());
                 let mut v: Value = serde_json::from_str(&json).unwrap();
+                // An idempotency key is unique per session: each clone gets its own.
+                if let Some(key) = v.pointer_mut("/message/idempotencyKey") {
+                    let role = key
+                        .as_str()
+                        .and_then(|k| k.rsplit(':').next())
+                        .unwrap_or("user");
+                    *key = Value::String(format!("{}:{role}", uuid(&format!("idem/{seq}"))));
+                }
                 v["parentId"] = want_parent
                     .clone()
                     .map(Value::String)

@@ -181,11 +181,14 @@ impl FiguresCache {
 }
 
 fn read_file(file: &Path, source: &str) -> Option<BTreeMap<String, Entry>> {
+    use std::io::Read;
     let f = crate::regular_file::open(file).ok()?;
-    if f.metadata().ok()?.len() > MAX_FILE_BYTES {
+    let mut bytes = Vec::new();
+    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
         return None;
     }
-    let parsed: Result<CacheFile, _> = serde_json::from_reader(std::io::BufReader::new(f));
+    let parsed: Result<CacheFile, _> = serde_json::from_slice(&bytes);
     let ok = parsed.ok().filter(|c| {
         c.format == FORMAT && c.clawtop == env!("CARGO_PKG_VERSION") && c.source == source
     });

@@ -209,7 +209,15 @@ pub fn fingerprint(db: &ReadOnlyDb, session_id: &str) -> Result<RowsFingerprint,
             })
             .map_err(err)?;
     }
-    f.generation = rewrite_generation(db, session_id);
+    // As rewrite_generation, with the statement kept: this runs once per session of a list.
+    f.generation = db
+        .conn()
+        .prepare_cached(
+            "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
+        )
+        .and_then(|mut st| st.query_row([session_id], |r| r.get::<_, Option<String>>(0)))
+        .ok()
+        .flatten();
     Ok(f)
 }
 
