@@ -5,6 +5,8 @@ libzstd through the `zstandard` wheel), doing nothing else. clawtop's first scre
 the same session is compared with this.
 
     python3 bench/floor.py AGENT.sqlite [--export FILE.jsonl]
+    python3 bench/floor.py --all-sessions AGENT.sqlite...   # issue 31: every row of every session
+    python3 bench/floor.py --files STATE_DIR                # issue 31: every transcript of a file store
 
 With --export it also writes the session's rows as a JSONL transcript (one row per line, in
 seq order; not timed), for pi to open the same transcript (S2's other baseline).
@@ -13,10 +15,63 @@ import sqlite3
 import sys
 import time
 
-import zstandard  # pip install zstandard (bench/run.sh installs it into bench/data/py)
+try:
+    import zstandard  # pip install zstandard (bench/run.sh installs it into bench/data/py)
+except ImportError:  # --files needs none
+    zstandard = None
+
+
+def all_sessions(dbs) -> None:
+    """Every row of every session of each database, selected in (session, seq) order and
+    decompressed: the floor of a cold `list` on a SQLite host (issue 31)."""
+    t0 = time.process_time()
+    d = zstandard.ZstdDecompressor()
+    sessions = rows = total = 0
+    for db in dbs:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        for (sid,) in c.execute("SELECT current_session_id FROM session_nodes").fetchall():
+            sessions += 1
+            for js, z in c.execute(
+                "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq",
+                (sid,),
+            ):
+                rows += 1
+                if z is not None:
+                    total += len(d.decompress(z))
+                elif js is not None:
+                    total += len(js)
+    print(f"{sessions} sessions, {rows} rows, {total} bytes decoded, {time.process_time() - t0:.3f} s cpu")
+
+
+def files(state_dir) -> None:
+    """Each agent's sessions.json parsed (C json) and every entry's transcript file read
+    whole: the floor of a cold `list` on a file-backed host (issue 31)."""
+    import glob
+    import json
+    import os
+    t0 = time.process_time()
+    sessions = read = total = 0
+    for store in glob.glob(os.path.join(state_dir, "agents", "*", "sessions", "sessions.json")):
+        sdir = os.path.dirname(store)
+        with open(store, "rb") as f:
+            entries = json.load(f)
+        for e in entries.values():
+            sessions += 1
+            name = os.path.basename(e.get("sessionFile") or f"{e.get('sessionId')}.jsonl")
+            try:
+                with open(os.path.join(sdir, name), "rb") as f:
+                    total += len(f.read())
+                    read += 1
+            except OSError:
+                pass
+    print(f"{sessions} sessions, {read} transcripts, {total} bytes read, {time.process_time() - t0:.3f} s cpu")
 
 
 def main() -> None:
+    if sys.argv[1] == "--all-sessions":
+        return all_sessions(sys.argv[2:])
+    if sys.argv[1] == "--files":
+        return files(sys.argv[2])
     db = sys.argv[1]
     c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     sid, rows = c.execute(

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Write a deterministic OpenClaw state dir for the `clawtop list` benchmark.
 
-    python3 bench/gen_store.py OUT_DIR [--sessions 2000] [--seed N]
+    python3 bench/gen_store.py OUT_DIR [--sessions 2000] [--seed N] [--missing 0]
 
 One agent (`main`) whose sessions.json holds 2,000 entries (~30 MB: each entry carries a
 large skillsSnapshot {prompt, skills, resolvedSkills} and a systemPromptReport, as on
 real hosts), plus 24 small shared transcripts the entries point at through sessionFile.
 Every 7th entry has totalTokensFresh:false (so clawtop estimates from the transcript),
 every 11th has no totalTokensFresh (legacy), every 13th has no totalTokens.
+--missing N: the N oldest entries name a transcript file that is not there (real stores keep
+entries after their transcripts are archived or deleted; issue 31 found `list` quadratic in them).
 Same arguments -> same bytes.
 """
 import datetime
@@ -18,18 +20,20 @@ import random
 import sys
 
 args = sys.argv[1:]
-n_sessions, seed = 2000, 7
-for flag in ("--sessions", "--seed"):
+n_sessions, seed, n_missing = 2000, 7, 0
+for flag in ("--sessions", "--seed", "--missing"):
     if flag in args:
         i = args.index(flag)
         val = int(args[i + 1])
         del args[i:i + 2]
         if flag == "--sessions":
             n_sessions = val
+        elif flag == "--missing":
+            n_missing = val
         else:
             seed = val
 if len(args) != 1:
-    sys.exit("usage: gen_store.py OUT_DIR [--sessions N] [--seed N]")
+    sys.exit("usage: gen_store.py OUT_DIR [--sessions N] [--seed N] [--missing N]")
 OUT = args[0]
 rng = random.Random(seed)
 T0 = 1772179200000
@@ -162,7 +166,8 @@ for k in range(n_sessions):
     window = 200000
     total = rng.randint(2000, 199000)
     e = {"sessionId": uuid("s", k), "updatedAt": T0 - k * 97_000, "skillsSnapshot": skills_snapshot(k),
-         "sessionFile": names[k % N_TRANSCRIPTS], "contextTokens": window, "modelProvider": "anthropic",
+         "sessionFile": names[k % N_TRANSCRIPTS] if k < n_sessions - n_missing else f"{uuid('gone', k)}.jsonl",
+         "contextTokens": window, "modelProvider": "anthropic",
          "model": "claude-sonnet-4-5", "abortedLastRun": k % 29 == 0}
     if k % 13 != 0:
         e["inputTokens"] = total - 4000
@@ -185,4 +190,5 @@ for k in range(n_sessions):
 p = os.path.join(sessions_dir, "sessions.json")
 with open(p, "w", encoding="utf-8") as f:
     f.write(json.dumps(store, indent=2, ensure_ascii=False))
-print(f"{p}: {os.path.getsize(p) / 1048576:.1f} MB, {len(store)} sessions, {N_TRANSCRIPTS} transcripts", file=sys.stderr)
+print(f"{p}: {os.path.getsize(p) / 1048576:.1f} MB, {len(store)} sessions "
+      f"({n_missing} without a transcript), {N_TRANSCRIPTS} transcripts", file=sys.stderr)

@@ -62,6 +62,13 @@ if [[ ! -f $STORE/agents/main/sessions/sessions.json ]]; then
   echo "== generating $STORE" >&2
   rm -rf "$STORE.tmp" && python3 bench/gen_store.py "$STORE.tmp" && mv "$STORE.tmp" "$STORE"
 fi
+# The same store where 1,800 of the 2,000 entries have no transcript file (issue 31).
+STORE_MISSING=$DATA/store-missing
+if [[ ! -f $STORE_MISSING/agents/main/sessions/sessions.json ]]; then
+  echo "== generating $STORE_MISSING" >&2
+  rm -rf "$STORE_MISSING.tmp" && python3 bench/gen_store.py "$STORE_MISSING.tmp" --missing 1800 \
+    && mv "$STORE_MISSING.tmp" "$STORE_MISSING"
+fi
 if [[ ! -f $TRANSCRIPT ]]; then
   echo "== generating $TRANSCRIPT" >&2
   python3 bench/gen_transcript.py "$MB" "$TRANSCRIPT.tmp" && mv "$TRANSCRIPT.tmp" "$TRANSCRIPT"
@@ -88,6 +95,10 @@ fi
 
 LOG=$DATA/last-run
 mkdir -p "$LOG"
+# The figures cache (docs/cache.md) lives here during the run, never in the operator's home;
+# emptied first so "cold" rows are cold. Rows not about the cache pass --no-cache.
+export XDG_CACHE_HOME=$ROOT/$DATA/xdg-cache
+rm -rf "$XDG_CACHE_HOME"
 ROWS=()
 FAIL=0
 # CPU seconds (user + system) of each row by label: the issue-20 goals are ratios of CPU time.
@@ -135,7 +146,9 @@ PY
 }
 
 measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
-  "$BIN" list --json --state-dir "$STORE"
+  "$BIN" list --json --no-cache --state-dir "$STORE"
+measure "clawtop list (1,800 no transcript)" "$STORE_MISSING" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
+  "$BIN" list --json --no-cache --state-dir "$STORE_MISSING"
 measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
   "$BIN" compact "$TRANSCRIPT" --dry-run --json
 # Issue 19: every compaction of a transcript with one every 2,000 entries (bench/gen_audit.py,
@@ -148,7 +161,19 @@ measure "clawtop history" "$TRANSCRIPT" "$TARGET_HISTORY_MS" - -- \
 measure "clawtop history (audit)" "$AUDIT_TRANSCRIPT" "$TARGET_HISTORY_MS" - -- \
   "$BIN" history "$AUDIT_TRANSCRIPT" --json
 measure "clawtop list (sqlite)" "$SQLITE_HOST" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
-  "$BIN" list --json --state-dir "$SQLITE_HOST/state"
+  "$BIN" list --json --no-cache --state-dir "$SQLITE_HOST/state"
+# Issue 31: cold (nothing remembered: the cache emptied; the run writes it) and warm (run
+# again, nothing changed) `list --json`, file-backed and SQLite, against the floor of
+# reading every transcript (bench/floor.py --files / --all-sessions) and `openclaw sessions`.
+for host in "file:$STORE" "file-missing:$STORE_MISSING" "sqlite:$SQLITE_HOST/state"; do
+  name=${host%%:*} dir=${host#*:}
+  rm -rf "$XDG_CACHE_HOME"
+  measure "list cold ($name)" "$dir" - "$TARGET_LIST_MB" -- "$BIN" list --json --state-dir "$dir"
+  measure "list warm ($name)" "$dir" - "$TARGET_LIST_MB" -- "$BIN" list --json --state-dir "$dir"
+  cmp -s "$LOG/list_cold_($name).out" "$LOG/list_warm_($name).out" \
+    || ROWS+=("list warm ($name)|$dir|-|-|-|same output|DIFFERS from cold")
+done
+measure "floor: read every transcript (file)" "$STORE" - - -- python3 bench/floor.py --files "$STORE"
 # The issue-10 target: what opening the session costs (index the rows, decode the screen shown,
 # plan the compaction; examples/first_screen.rs). `show` and `compact --dry-run` also diagnose
 # the whole context since the last compaction (overhead, breakdown, suggested keep), which on
@@ -163,9 +188,20 @@ if [[ -d $PYZ/zstandard ]] || python3 -m pip install --quiet --target "$PYZ" zst
   measure "floor: select+decompress (sqlite zstd)" "$SQLITE_HOST huge" - - -- \
     env PYTHONPATH="$PYZ" python3 bench/floor.py "$SQLITE_HOST/state/agents/main/agent/openclaw-agent.sqlite" \
     --export "$HUGE_JSONL"
+  measure "floor: every row of every session (sqlite)" "$SQLITE_HOST" - - -- \
+    env PYTHONPATH="$PYZ" python3 bench/floor.py --all-sessions $(ls "$SQLITE_HOST"/state/agents/*/agent/openclaw-agent.sqlite)
 else
   ROWS+=("floor: select+decompress (sqlite zstd)|-|-|-|-|skipped: pip install zstandard failed")
 fi
+# Issue 31's live figure: the TUI on the Sessions screen of (a copy of) the SQLite host while
+# one session gets a turn every second (bench/live_tui.py).
+LIVE_COPY=$DATA/live-copy
+rm -rf "$LIVE_COPY" && cp -a "$SQLITE_HOST" "$LIVE_COPY"
+LIVE_S=${BENCH_LIVE_SECONDS:-20}
+LIVE=$(python3 bench/live_tui.py "$BIN" "$LIVE_COPY/state" "$LIVE_COPY/state/agents/main/agent/openclaw-agent.sqlite" \
+  agent:main:bench-0001 "$LIVE_S" 2>"$LOG/live_tui.err" || true)
+echo "$LIVE" >"$LOG/live_tui.out"
+rm -rf "$LIVE_COPY"
 measure "clawtop show (sqlite zstd)" "$SQLITE_HOST huge" - "$TARGET_SQLITE_OPEN_MB" -- \
   "$BIN" show agent:main:huge --json --state-dir "$SQLITE_HOST/state"
 measure "clawtop compact (sqlite zstd)" "$SQLITE_HOST huge" - "$TARGET_SQLITE_OPEN_MB" -- \
@@ -282,5 +318,16 @@ echo "  P2 pi totalMs / compact --dry-run:              $(ratio "$(awk -v m="$PI
 # start and module load included, as clawtop's figure includes its own start). Both shown.
 echo "  P2 pi process CPU / compact --dry-run:          $(ratio "${CPU[pi load+prepareCompaction]:-}" "${CPU[clawtop compact --dry-run]:-}")x  (goal >= 15; the issue's yardstick)"
 echo "  P2 compact --dry-run / wc -l:                   $(ratio "${CPU[clawtop compact --dry-run]:-}" "$WC_S")x  (goal <= 5; wc -l $WC_S s)"
+FLOOR_ALL_S=$(sed -n 's/.* \([0-9.]*\) s cpu$/\1/p' "$LOG/floor:_every_row_of_every_session_(sqlite).out" 2>/dev/null || true)
+FLOOR_FILES_S=$(sed -n 's/.* \([0-9.]*\) s cpu$/\1/p' "$LOG/floor:_read_every_transcript_(file).out" 2>/dev/null || true)
+echo
+echo "issue 31 ratios (CPU time, this run):"
+echo "  cold list / floor (sqlite):                     $(ratio "${CPU[list cold (sqlite)]:-}" "$FLOOR_ALL_S")x  (goal <= 2; floor ${FLOOR_ALL_S:-n/a} s)"
+echo "  cold list / floor (file):                       $(ratio "${CPU[list cold (file)]:-}" "$FLOOR_FILES_S")x  (goal <= 2; floor ${FLOOR_FILES_S:-n/a} s)"
+echo "  openclaw sessions / warm list (sqlite):         $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x  (goal >= 50)"
+echo "  cold / warm list (file):                        $(ratio "${CPU[list cold (file)]:-}" "${CPU[list warm (file)]:-}")x"
+echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold (file-missing)]:-}" "${CPU[list warm (file-missing)]:-}")x"
+echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"
+echo "  live TUI, one turn a second (sqlite):           ${LIVE:-n/a}  (goal <= 2 % of one core)"
 echo; echo "outputs and stderr of each run: $LOG/"
 exit $FAIL

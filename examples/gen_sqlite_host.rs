@@ -19,6 +19,12 @@
 //! - with `--many-rows N`, a session `agent:main:many` of N small plain rows in one chain of
 //!   user/assistant turns (issue 20 item 1).
 //!
+//! Every added session also gets OpenClaw 2026.9.6's transcript index rows
+//! (`transcript_event_identities`, `session_transcript_index_state`,
+//! `session_transcript_active_events`), derived from its rows as 2026.9.6 derives them
+//! (`clawtop::sqlite::index::derive`, which tests/sqlite/index.rs checks against every
+//! session of the 2026.9.6 fixture: a cloned session's index rows are its source's, ids aside).
+//!
 //! Same arguments → same rows. This writes only under OUT_DIR, which must not exist.
 
 use rusqlite::{Connection, params};
@@ -157,6 +163,88 @@ impl Writer<'_> {
                 .unwrap();
         }
         json.len()
+    }
+}
+
+/// Every row of a session, decoded, in seq order.
+fn session_rows(c: &Connection, sid: &str) -> Vec<(i64, String, i64)> {
+    let mut st = c
+        .prepare("SELECT seq, event_json, event_zstd, created_at FROM transcript_events WHERE session_id = ?1 ORDER BY seq")
+        .unwrap();
+    st.query_map([sid], |r| {
+        let j: Option<String> = r.get(1)?;
+        let z: Option<Vec<u8>> = r.get(2)?;
+        Ok((r.get::<_, i64>(0)?, j, z, r.get::<_, i64>(3)?))
+    })
+    .unwrap()
+    .map(|r| {
+        let (seq, j, z, created) = r.unwrap();
+        let json = match (j, z) {
+            (Some(j), _) => j,
+            (None, Some(z)) => String::from_utf8(zstd::decode_all(&z[..]).unwrap()).unwrap(),
+            _ => String::new(),
+        };
+        (seq, json, created)
+    })
+    .collect()
+}
+
+/// Writes the index rows of every session of `c` that has none, derived from its rows as
+/// OpenClaw 2026.9.6 writes them ([`clawtop::sqlite::index::derive`]).
+fn write_index(c: &Connection) {
+    let sids: Vec<String> = c
+        .prepare("SELECT current_session_id FROM session_nodes WHERE current_session_id NOT IN (SELECT session_id FROM session_transcript_index_state)")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut ins_id = c.prepare("INSERT INTO transcript_event_identities(session_id, event_id, seq, event_type, parent_id, message_idempotency_key, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)").unwrap();
+    let mut ins_active = c.prepare("INSERT INTO session_transcript_active_events(session_id, active_position, event_seq, message_position, context_eligible) VALUES (?1, ?2, ?3, ?4, ?5)").unwrap();
+    let mut ins_state = c.prepare("INSERT INTO session_transcript_index_state(session_id, indexed_seq, leaf_event_id, needs_rebuild, active_event_count, active_message_count, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)").unwrap();
+    for sid in sids {
+        let rows = session_rows(c, &sid);
+        let rows: Vec<(i64, &[u8], i64)> = rows
+            .iter()
+            .map(|(seq, json, at)| (*seq, json.as_bytes(), *at))
+            .collect();
+        let ix = clawtop::sqlite::index::derive(&rows);
+        for i in ix.identities {
+            ins_id
+                .execute(params![
+                    sid,
+                    i.event_id,
+                    i.seq,
+                    i.event_type,
+                    i.parent_id,
+                    i.message_idempotency_key,
+                    i.created_at
+                ])
+                .unwrap();
+        }
+        for a in ix.active {
+            ins_active
+                .execute(params![
+                    sid,
+                    a.active_position,
+                    a.event_seq,
+                    a.message_position,
+                    a.context_eligible
+                ])
+                .unwrap();
+        }
+        let st = ix.state;
+        ins_state
+            .execute(params![
+                sid,
+                st.indexed_seq,
+                st.leaf_event_id,
+                i64::from(st.needs_rebuild),
+                st.active_event_count,
+                st.active_message_count,
+                st.updated_at
+            ])
+            .unwrap();
     }
 }
 
@@ -325,6 +413,14 @@ fn main() {
                 };
                 let new_id = r.id.as_ref().map(|i| map[i].clone());
                 let mut v: Value = serde_json::from_str(&json).unwrap();
+                // An idempotency key is unique per session: each clone gets its own.
+                if let Some(key) = v.pointer_mut("/message/idempotencyKey") {
+                    let role = key
+                        .as_str()
+                        .and_then(|k| k.rsplit(':').next())
+                        .unwrap_or("user");
+                    *key = Value::String(format!("{}:{role}", uuid(&format!("idem/{seq}"))));
+                }
                 v["parentId"] = want_parent
                     .clone()
                     .map(Value::String)
@@ -419,6 +515,7 @@ fn main() {
         "UPDATE session_nodes SET entry_valid = 1; DELETE FROM session_canonical_validation_pending;",
     )
     .unwrap();
+    write_index(&tx);
     tx.commit().unwrap();
     c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
     drop(c);

@@ -7,6 +7,12 @@
 //! those up, so a second filter, applied after the operator's, caps each such library at
 //! `info`, where none of them logs a payload. clawtop's own events never carry a secret (see
 //! `llm::secret`), so they pass at whatever level was asked for.
+//!
+//! Reads that must happen once per listing (a store's `sessions.json` parsed, the gateway's
+//! port probed, a transcript measured or found in the figures cache) each log a `debug` event
+//! with target `clawtop::io` and a field `io` naming the read. `CLAWTOP_LOG=clawtop::io=debug`
+//! shows them to an operator; the tests count them (a listing that parses its store twice, or
+//! re-reads a transcript the cache already knows, fails a test, not a stopwatch).
 
 use tracing_subscriber::filter::{LevelFilter, Targets};
 

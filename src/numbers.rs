@@ -9,6 +9,8 @@ use crate::used::{StoreSide, TranscriptFacts};
 use serde_json::Value;
 use std::collections::HashMap;
 
+pub mod cache;
+
 pub struct Numbers<'s> {
     pub source: &'s dyn SessionSource,
     pub settings: Settings,
@@ -19,6 +21,9 @@ pub struct Numbers<'s> {
     /// What `used` needs from each transcript, per location: sessions can share a transcript
     /// (forks, copies).
     facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
+    /// The figures remembered from earlier runs ([`cache`]): None until a listing first
+    /// asks, Some(None) when the source keeps none.
+    cache: Option<Option<cache::FiguresCache>>,
 }
 
 impl<'s> Numbers<'s> {
@@ -30,6 +35,71 @@ impl<'s> Numbers<'s> {
             config_label: source.config_label(),
             models_json: HashMap::new(),
             facts: HashMap::new(),
+            cache: None,
+        }
+    }
+
+    /// [`Self::session`] for a listing (`list`, `check`, `metrics`, the fleet, the Sessions
+    /// screen): the transcript's figures and forecast turns come from the [`cache`] when its
+    /// stamp is unchanged, else from one read of it (handing the turns to `forecasts` and
+    /// remembering both). The numbers are the same either way; [`Self::save_cache`] writes
+    /// what was measured.
+    pub fn session_listed(
+        &mut self,
+        s: &Session,
+        warnings: &mut Vec<String>,
+        forecasts: &mut crate::history::tail::Forecasts,
+    ) -> Thresholds {
+        let rules = self.rules;
+        let at = match &s.transcript {
+            Some(at) if self.source.transcripts_decide_used() && !self.facts.contains_key(at) => {
+                at.clone()
+            }
+            _ => {
+                return self
+                    .session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
+            }
+        };
+        let source = self.source;
+        let cache = self.cache.get_or_insert_with(|| {
+            source
+                .figures_cache()
+                .map(|dir| cache::FiguresCache::open(&dir, &source.label()))
+        });
+        let Some(cache) = cache.as_mut() else {
+            return self.session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
+        };
+        let rules_key = format!("{rules:?}");
+        let stamp = source.transcript_stamp(&s.reference);
+        if let Some(stamp) = &stamp {
+            if let Some((facts, turns)) = cache.get(&at, stamp, &rules_key) {
+                tracing::debug!(target: "clawtop::io", io = "figures cached", "transcript figures remembered");
+                forecasts.remember(s, Ok(turns));
+                self.facts.insert(at, (Some(facts), Vec::new()));
+                return self.session_seeing(s, warnings, |_| {});
+            }
+        }
+        let mut turns = None;
+        let th = self.session_seeing(s, warnings, |open| {
+            let t = crate::history::tail::turns_of_transcript(open, rules);
+            turns = Some(t.clone());
+            forecasts.remember(s, Ok(t));
+        });
+        if let (Some(stamp), Some(turns), Some((Some(facts), ws)), Some(Some(cache))) =
+            (stamp, turns, self.facts.get(&at), self.cache.as_mut())
+        {
+            if ws.is_empty() {
+                cache.put(&at, stamp, &rules_key, facts, &turns);
+            }
+        }
+        th
+    }
+
+    /// Writes back the figures [`Self::session_listed`] measured (when the source keeps
+    /// them; a cache that cannot be written is skipped).
+    pub fn save_cache(&mut self) {
+        if let Some(Some(c)) = self.cache.as_mut() {
+            c.save();
         }
     }
 
@@ -53,6 +123,7 @@ impl<'s> Numbers<'s> {
             (Some(at), true) => {
                 let source = self.source;
                 let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
+                    tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
                     let f = opened_transcript(opened, &mut ws).map(|t| {
@@ -79,10 +150,13 @@ impl<'s> Numbers<'s> {
         warnings: &mut Vec<String>,
     ) -> (Thresholds, Option<Transcript>) {
         let t = match (&s.transcript, self.source.transcripts_decide_used()) {
-            (Some(_), true) => opened_transcript(
-                self.source.open_transcript_for_figures(&s.reference),
-                warnings,
-            ),
+            (Some(_), true) => {
+                tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
+                opened_transcript(
+                    self.source.open_transcript_for_figures(&s.reference),
+                    warnings,
+                )
+            }
             _ => None,
         };
         (self.session_with_transcript(s, t.as_ref()), t)

@@ -17,6 +17,7 @@ pub struct Env {
     pub home: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
     pub xdg_state_home: Option<PathBuf>,
+    pub xdg_cache_home: Option<PathBuf>,
     pub clawtop_config_dir: Option<PathBuf>,
 }
 
@@ -33,6 +34,7 @@ impl Env {
             home: get("HOME"),
             xdg_config_home: absolute("XDG_CONFIG_HOME"),
             xdg_state_home: absolute("XDG_STATE_HOME"),
+            xdg_cache_home: absolute("XDG_CACHE_HOME"),
             clawtop_config_dir: get("CLAWTOP_CONFIG_DIR"),
         }
     }
@@ -58,6 +60,17 @@ impl Env {
         Some(base.join("clawtop"))
     }
 
+    /// `$XDG_CACHE_HOME/clawtop`, else `~/.cache/clawtop`: what was measured and can be
+    /// measured again (the per-transcript figures, `numbers::cache`). Deleting it loses
+    /// nothing but time.
+    pub fn cache_dir(&self) -> Option<PathBuf> {
+        let base = self
+            .xdg_cache_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".cache")))?;
+        Some(base.join("clawtop"))
+    }
+
     /// The default hosts file: `hosts.toml` in the config dir.
     pub fn hosts_file(&self) -> Option<PathBuf> {
         self.config_dir().map(|d| d.join(HOSTS_FILE))
@@ -80,6 +93,11 @@ pub fn config_dir() -> Option<PathBuf> {
 /// clawtop's state dir for this process ([`Env::state_dir`]).
 pub fn state_dir() -> Option<PathBuf> {
     Env::from_process().state_dir()
+}
+
+/// clawtop's cache dir for this process ([`Env::cache_dir`]).
+pub fn cache_dir() -> Option<PathBuf> {
+    Env::from_process().cache_dir()
 }
 
 /// `HOME` for this process, blank counted as unset.
@@ -137,6 +155,18 @@ mod tests {
         let e = env(&[("HOME", "/h"), ("XDG_STATE_HOME", "/s")]);
         assert_eq!(e.state_dir(), p("/s/clawtop"));
         assert_eq!(env(&[]).state_dir(), None);
+    }
+
+    #[test]
+    fn cache_dir_xdg_then_home() {
+        let e = env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "/c")]);
+        assert_eq!(e.cache_dir(), p("/c/clawtop"));
+        assert_eq!(env(&[("HOME", "/h")]).cache_dir(), p("/h/.cache/clawtop"));
+        assert_eq!(
+            env(&[("HOME", "/h"), ("XDG_CACHE_HOME", "rel")]).cache_dir(),
+            p("/h/.cache/clawtop")
+        );
+        assert_eq!(env(&[]).cache_dir(), None);
     }
 
     #[test]

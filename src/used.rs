@@ -41,7 +41,7 @@ pub struct StoreSide {
 }
 
 /// The last compaction on the active branch.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LastCompaction {
     pub entry: u32,
     pub at_ms: Option<i64>,
@@ -49,7 +49,7 @@ pub struct LastCompaction {
 }
 
 /// The measured call the transcript figure comes from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Measured {
     pub entry: u32,
     pub at_ms: Option<i64>,
@@ -58,7 +58,7 @@ pub struct Measured {
 }
 
 /// Everything `used` needs from a transcript, read once.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct TranscriptFacts {
     pub context: TranscriptContext,
     pub last_compaction: Option<LastCompaction>,
@@ -74,7 +74,7 @@ pub struct TranscriptFacts {
 }
 
 /// Entry ids for the words of the check, resolved while the transcript is open.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct DisplayIds {
     pub compaction: Option<String>,
     pub newest_call: Option<String>,

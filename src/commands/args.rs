@@ -40,6 +40,10 @@ pub struct Global {
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
     pub no_live: bool,
+    /// Measure every transcript again instead of reusing the figures remembered in
+    /// $XDG_CACHE_HOME/clawtop (the output is the same either way; docs/cache.md).
+    #[arg(long, global = true)]
+    pub no_cache: bool,
     /// Every host of a hosts file (default $XDG_CONFIG_HOME/clawtop/hosts.toml): `list`,
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]

@@ -46,7 +46,11 @@ pub(crate) fn open_host(g: &Global) -> Result<Host, StoreError> {
         config: g.config.clone(),
         profile: g.profile.clone(),
     };
-    Host::open(&opts, &store::Env::from_process())
+    let mut host = Host::open(&opts, &store::Env::from_process())?;
+    if !g.no_cache {
+        host.figures_cache = crate::paths::cache_dir();
+    }
+    Ok(host)
 }
 
 /// A session of a host, or a bare transcript file.

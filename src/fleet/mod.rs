@@ -1,6 +1,6 @@
 //! A fleet: every host of a hosts file ([`hosts`]), each read by the source it already has.
 //!
-//! Local and gateway hosts go through [`crate::source`] and [`crate::report::list::build`],
+//! Local and gateway hosts go through [`crate::source`] and [`crate::usecase::list::build`],
 //! exactly as `clawtop list` reads them; an ssh host runs `clawtop list --json` on the host
 //! ([`ssh`]) and its JSON is read back into the same [`ListReport`] rows, so `list`, `check`,
 //! `metrics` and the TUI grade a remote session with the code that grades a local one.

@@ -54,6 +54,8 @@ pub fn port(config: &Value, env_port: Option<&str>) -> (u16, &'static str) {
 /// Probes the gateway's port on loopback (at most `wait`).
 pub fn detect(config: &Value, env_port: Option<&str>, wait: Duration) -> Option<RunningGateway> {
     let (port, port_from) = port(config, env_port);
+    // Counted by tests (target `clawtop::io`, see `crate::logging`): once per listing.
+    tracing::debug!(target: "clawtop::io", io = "gateway probe", port, "gateway port probed");
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     TcpStream::connect_timeout(&addr, wait)
         .ok()

@@ -211,6 +211,18 @@ impl Forecasts {
         }
     }
 
+    /// Takes the session's turns as measured elsewhere (from its open transcript, or
+    /// remembered: `numbers::cache`).
+    pub fn remember(
+        &mut self,
+        session: &crate::source::Session,
+        turns: Result<Vec<series::Turn>, SourceError>,
+    ) {
+        if let Some(at) = &session.transcript {
+            self.turns.entry(at.clone()).or_insert(turns);
+        }
+    }
+
     pub fn of(
         &mut self,
         source: &dyn SessionSource,

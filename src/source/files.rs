@@ -16,9 +16,11 @@ use std::sync::Mutex;
 
 pub struct FileStore {
     host: Host,
-    /// Transcript path of every listed session. Paths stay inside this source: the layers
-    /// above hold only [`SessionRef`]s.
-    transcripts: Mutex<HashMap<SessionRef, PathBuf>>,
+    /// Transcript path of every listed session, None for a listed session without a
+    /// transcript file (so asking about it again does not read the store again: on a host
+    /// whose store keeps entries after their transcripts are gone, that made `list`
+    /// quadratic). Paths stay inside this source: the layers above hold only [`SessionRef`]s.
+    transcripts: Mutex<HashMap<SessionRef, Option<PathBuf>>>,
 }
 
 impl FileStore {
@@ -42,22 +44,38 @@ impl FileStore {
         }
     }
 
-    /// The transcript path of a session: remembered from the last listing, else the agent's
-    /// store is read again (a reference from an earlier run, or a session listed since).
+    /// The transcript path of a session: remembered from the last listing (which also
+    /// remembers that a session has none), else the agent's store is read again (a reference
+    /// from an earlier run, or a session listed since) without probing the gateway again.
     fn transcript_path(&self, r: &SessionRef) -> Option<PathBuf> {
-        if let Some(p) = self.cached(r) {
-            return Some(p);
+        if let Some(known) = self.known(r) {
+            return known;
         }
-        self.list(Some(&r.agent_id));
+        let loaded = self.host.load_sessions(Some(&r.agent_id));
+        self.remember(&loaded.sessions);
         self.cached(r)
     }
 
-    fn cached(&self, r: &SessionRef) -> Option<PathBuf> {
+    /// What the last listing said of this session's transcript: Some(None) when it had none,
+    /// None when the session was not listed.
+    fn known(&self, r: &SessionRef) -> Option<Option<PathBuf>> {
         self.transcripts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(r)
             .cloned()
+    }
+
+    fn cached(&self, r: &SessionRef) -> Option<PathBuf> {
+        self.known(r).flatten()
+    }
+
+    fn remember(&self, sessions: &[crate::store::Session]) {
+        let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());
+        for s in sessions {
+            let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
+            paths.insert(reference, s.transcript.clone());
+        }
     }
 }
 
@@ -139,14 +157,11 @@ impl SessionSource for FileStore {
                 out.running_gateway = Some(gw);
             }
         }
-        let mut paths = self.transcripts.lock().unwrap_or_else(|e| e.into_inner());
+        self.remember(&loaded.sessions);
         for mut s in loaded.sessions {
             s.warnings
                 .extend(self.host.agent_file_warnings(&s.agent_id));
             let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
-            if let Some(p) = &s.transcript {
-                paths.insert(reference.clone(), p.clone());
-            }
             out.sessions.push(Session {
                 reference,
                 transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
@@ -171,6 +186,17 @@ impl SessionSource for FileStore {
             ))
         })?;
         Ok(Transcript::open(&path)?)
+    }
+
+    fn transcript_stamp(&self, r: &SessionRef) -> Option<super::Stamp> {
+        super::stamp::of_file(&self.transcript_path(r)?)
+    }
+
+    fn figures_cache(&self) -> Option<PathBuf> {
+        // The demo host is a fresh temporary copy each run: nothing to remember.
+        (!self.host.is_demo)
+            .then(|| self.host.figures_cache.clone())
+            .flatten()
     }
 
     fn transcript_tail(

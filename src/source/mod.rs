@@ -49,8 +49,11 @@ pub mod files;
 pub mod gateway;
 pub mod lookup;
 pub mod sqlite;
+pub(crate) mod stamp;
 pub mod transcript_file;
 pub mod unreadable;
+
+pub use stamp::Stamp;
 
 use crate::commit::StoreRow;
 use crate::store::{Host, StoreEntry};
@@ -301,6 +304,17 @@ pub trait SessionSource: Send + Sync {
     }
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
+    /// What the session's transcript is now, cheaply (no row or line decoded): equal stamps
+    /// mean the figures measured from it still hold (`numbers::cache`). None when the source
+    /// cannot tell (then the transcript is always read).
+    fn transcript_stamp(&self, _session: &SessionRef) -> Option<Stamp> {
+        None
+    }
+    /// The dir where this source's measured figures are remembered between runs (None: not
+    /// remembered; see [`crate::store::Host::figures_cache`]).
+    fn figures_cache(&self) -> Option<PathBuf> {
+        None
+    }
     /// The transcript of a session for its figures only (`used`, the forecast: `list` and
     /// the Sessions screen, for every session), never kept: a source may read a small one
     /// whole in one go rather than index it for showing. The same transcript either way.

@@ -311,6 +311,18 @@ impl SessionSource for SqliteStore {
         Ok(opened.transcript)
     }
 
+    fn transcript_stamp(&self, r: &SessionRef) -> Option<super::Stamp> {
+        let (db, sid) = self.located(r)?;
+        let conn = self.connection(&db).ok()?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
+        Some(super::stamp::of_rows(f))
+    }
+
+    fn figures_cache(&self) -> Option<PathBuf> {
+        self.host.figures_cache.clone()
+    }
+
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
     /// statement and held in memory: `list` has thousands of such sessions, and indexing one
     /// then fetching its last entries row by row cost more than reading it. A bigger one, or

@@ -161,6 +161,66 @@ pub fn counts(db: &ReadOnlyDb, session_id: &str) -> Result<RowCounts, DbError> {
         .map_err(|e| DbError::from_sqlite(&db.path, e))
 }
 
+/// What a session's rows are, from their record headers and the last row: the figures
+/// cache's key (`source::Stamp::Rows`). Nothing is decoded.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RowsFingerprint {
+    pub rows: u64,
+    pub first_seq: Option<i64>,
+    pub last_seq: Option<i64>,
+    pub seq_sum: i64,
+    pub stored_bytes: u64,
+    /// The last row's stored bytes (its first MiB), as stored (a zstd frame stays one).
+    pub last_row: Vec<u8>,
+    pub generation: Option<String>,
+}
+
+pub fn fingerprint(db: &ReadOnlyDb, session_id: &str) -> Result<RowsFingerprint, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let mut f = db
+        .conn()
+        .prepare_cached(
+            "SELECT count(*), min(seq), max(seq), coalesce(sum(seq), 0), \
+             total(coalesce(octet_length(event_json), 0) + coalesce(octet_length(event_zstd), 0)) \
+             FROM transcript_events WHERE session_id = ?1",
+        )
+        .map_err(err)?
+        .query_row([session_id], |r| {
+            Ok(RowsFingerprint {
+                rows: r.get::<_, i64>(0)?.max(0) as u64,
+                first_seq: r.get(1)?,
+                last_seq: r.get(2)?,
+                seq_sum: r.get(3)?,
+                stored_bytes: r.get::<_, f64>(4)?.max(0.0) as u64,
+                ..RowsFingerprint::default()
+            })
+        })
+        .map_err(err)?;
+    if let Some(last) = f.last_seq {
+        f.last_row = db
+            .conn()
+            .prepare_cached(
+                "SELECT substr(coalesce(event_zstd, CAST(event_json AS BLOB)), 1, 1048576) \
+                 FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
+            )
+            .map_err(err)?
+            .query_row(rusqlite::params![session_id, last], |r| {
+                Ok(r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default())
+            })
+            .map_err(err)?;
+    }
+    // As rewrite_generation, with the statement kept: this runs once per session of a list.
+    f.generation = db
+        .conn()
+        .prepare_cached(
+            "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
+        )
+        .and_then(|mut st| st.query_row([session_id], |r| r.get::<_, Option<String>>(0)))
+        .ok()
+        .flatten();
+    Ok(f)
+}
+
 /// Calls `each(seq, decoded)` for every row of `session_id` in `seq` order, decoding one row
 /// at a time. A row that does not decode is passed as `Err` and reading goes on.
 pub fn for_each(

@@ -11,6 +11,7 @@
 pub mod entry;
 pub mod events;
 pub mod host;
+pub mod index;
 pub mod open;
 pub mod sessions;
 pub mod transcript;

@@ -425,12 +425,24 @@ pub fn from_listing(
     source.read_together(&mut || {
         for s in &loaded.sessions {
             let mut warnings = s.warnings.clone();
-            let (t, open) = rows.numbers.session_open(s, &mut warnings);
+            // A session that has compacted needs its transcript for its last compaction's
+            // problems and loss: opened once for the whole row. Any other row's figures are
+            // `used` and the forecast, which the figures cache remembers between runs
+            // (numbers::cache; docs/cache.md).
+            let (t, open) = if rows.compacted(s) {
+                rows.numbers.session_open(s, &mut warnings)
+            } else {
+                let t = rows
+                    .numbers
+                    .session_listed(s, &mut warnings, &mut rows.forecasts);
+                (t, None)
+            };
             let row = rows.row(s, &t, open.as_ref(), warnings);
             report.sessions.push(row);
             report.refs.push(s.reference.clone());
         }
     });
+    rows.numbers.save_cache();
     report
 }
 

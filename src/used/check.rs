@@ -9,7 +9,7 @@ use crate::transcript::{EntryKind, Role, Transcript};
 use serde_json::Value;
 
 /// One model call of the last run: the assistant entry and the prompt it was sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Call {
     pub entry: u32,
     /// `input + cacheRead + cacheWrite`: what the call was sent.

@@ -9,4 +9,5 @@ mod cli;
 mod fake;
 mod one_road;
 mod pty;
+mod sshd;
 mod tui;

@@ -4,6 +4,8 @@
 mod support;
 
 mod api;
+mod figures_cache;
+mod io_counts;
 mod lookup;
 mod route;
 mod source_seam;

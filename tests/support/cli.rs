@@ -136,7 +136,8 @@ pub fn run_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Out {
     c.args(args)
         .current_dir(home)
         .env("HOME", home)
-        .env("XDG_STATE_HOME", home.join(".xdg-state"));
+        .env("XDG_STATE_HOME", home.join(".xdg-state"))
+        .env("XDG_CACHE_HOME", home.join(".xdg-cache"));
     for (k, _) in std::env::vars() {
         if k.starts_with("OPENCLAW_") || k.starts_with("CLAWDBOT_") {
             c.env_remove(k);

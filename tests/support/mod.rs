@@ -7,6 +7,7 @@ pub mod commit;
 pub mod fake_model;
 pub mod fixtures;
 pub mod flush;
+pub mod io_counts;
 pub mod kill_window;
 pub mod lookup;
 pub mod openclaw_gateway;

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""The live-TUI figure of issue 31: clawtop's TUI open on the Sessions screen of a SQLite
+host while one session gets a turn every second. Prints the TUI's CPU time over the measured
+seconds as a percentage of one core (goal: <= 2 %).
+
+    python3 bench/live_tui.py CLAWTOP STATE_DIR AGENT.sqlite SESSION_KEY [SECONDS]
+
+The TUI runs in a pseudo-terminal (160x50) whose output is read and dropped. Each second a
+user message and an assistant reply with a usage are appended to SESSION_KEY's transcript as
+plain rows (the next seqs), and the session's updated_at is moved, as OpenClaw's writer
+does. The first 5 s (start-up and first load) are not counted. Writes into STATE_DIR: run it
+on a copy.
+"""
+import json
+import os
+import pty
+import signal
+import sqlite3
+import sys
+import threading
+import time
+
+
+def cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    return int(parts[11]) + int(parts[12])  # utime + stime
+
+
+def main():
+    binary, state, db, key = sys.argv[1:5]
+    seconds = int(sys.argv[5]) if len(sys.argv) > 5 else 20
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ["TERM"] = "xterm-256color"
+        os.environ["COLUMNS"], os.environ["LINES"] = "160", "50"
+        os.execv(binary, [binary, "--state-dir", state, "--no-live"])
+    import fcntl, struct, termios
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    seen = [0]
+
+    def drain():
+        while True:
+            try:
+                b = os.read(fd, 65536)
+            except OSError:
+                return
+            if not b:
+                return
+            seen[0] += len(b)
+
+    threading.Thread(target=drain, daemon=True).start()
+    time.sleep(5)
+    c = sqlite3.connect(db, timeout=5)
+    # The schema's CHECKs call octet_length (SQLite 3.43); older builds get it from here.
+    c.create_function("octet_length", 1, lambda v: None if v is None else len(v.encode() if isinstance(v, str) else v),
+                      deterministic=True)
+    sid = c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?", (key,)).fetchone()[0]
+    hz = os.sysconf("SC_CLK_TCK")
+    t0, c0 = time.monotonic(), cpu_ticks(pid)
+    before = seen[0]
+    for turn in range(seconds):
+        seq = c.execute("SELECT coalesce(max(seq), -1) FROM transcript_events WHERE session_id = ?", (sid,)).fetchone()[0]
+        now = int(time.time() * 1000)
+        u = {"type": "message", "id": f"live-u{turn}", "parentId": f"live-a{turn - 1}" if turn else None,
+             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+             "message": {"role": "user", "content": f"turn {turn}", "timestamp": now}}
+        a = {"type": "message", "id": f"live-a{turn}", "parentId": f"live-u{turn}", "timestamp": u["timestamp"],
+             "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m",
+                         "usage": {"input": 1000 + turn * 100, "output": 5, "cacheRead": 0, "cacheWrite": 0,
+                                   "totalTokens": 1005 + turn * 100}, "stopReason": "stop", "timestamp": now}}
+        c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+                  (sid, seq + 1, json.dumps(u), now))
+        c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+                  (sid, seq + 2, json.dumps(a), now))
+        c.execute("UPDATE session_nodes SET updated_at = ? WHERE session_key = ?", (now, key))
+        c.commit()
+        time.sleep(max(0.0, t0 + turn + 1 - time.monotonic()))
+    wall, cpu = time.monotonic() - t0, (cpu_ticks(pid) - c0) / hz
+    out = seen[0] - before
+    try:
+        os.write(fd, b"q")
+        time.sleep(0.5)
+        os.kill(pid, signal.SIGTERM)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+    print(f"{cpu:.2f} s cpu in {wall:.1f} s: {100 * cpu / wall:.1f} % of one core "
+          f"({seconds} turns, {out} bytes drawn)")
+
+
+if __name__ == "__main__":
+    main()

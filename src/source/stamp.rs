@@ -1,0 +1,110 @@
+//! What a transcript is at one moment, cheaply: the key under which the figures measured from
+//! it are remembered (`numbers::cache`). Two equal stamps must mean the same transcript; a
+//! stamp that cannot promise it is not given (the transcript is then simply read).
+//!
+//! A file: device, inode, size, mtime and ctime (ns), and a SHA-256 of its first and last
+//! 4 KiB. Appending changes the size and the tail; truncating, the size; replacing it (a
+//! rename over it, even with the same size and mtime), the inode; rewriting it in place with
+//! the same size and its mtime set back, the ctime, which no program can set. The one gap of
+//! timestamps is their granularity (a write in the same clock tick as the stamp): a file
+//! changed less than [`SETTLE`] ago gets no stamp, so what is remembered was measured from a
+//! file that had been still for a while, and any later change moves its ctime past it (git's
+//! "racily clean" rule).
+//!
+//! A SQLite transcript (one `session_id` of `transcript_events`: a reset opens a new one, so
+//! the window is in the cache's key already): the rows' count, first and last `seq`, the sum
+//! of the seqs and of the stored bytes (`octet_length`, read from the record headers), the
+//! last row's stored bytes hashed, and the rewrite generation. An append moves the last seq
+//! and the sums; deleted rows, the count and the sums; a `maxLines` trim, the generation.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::Path;
+use std::time::Duration;
+
+/// How long a file must have been still to be stamped (see the module docs).
+pub const SETTLE: Duration = Duration::from_secs(1);
+
+/// Bytes hashed at each end of a file.
+const END_BYTES: u64 = 4096;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Stamp {
+    #[serde(rename_all = "camelCase")]
+    File {
+        dev: u64,
+        ino: u64,
+        size: u64,
+        mtime_ns: i64,
+        ctime_ns: i64,
+        /// SHA-256 (hex, 32 digits) of the first and last [`END_BYTES`].
+        ends: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    Rows {
+        rows: u64,
+        first_seq: Option<i64>,
+        last_seq: Option<i64>,
+        seq_sum: i64,
+        stored_bytes: u64,
+        /// SHA-256 (hex, 32 digits) of the last row's stored bytes.
+        last_row: String,
+        generation: Option<String>,
+    },
+}
+
+fn short_hex(d: impl AsRef<[u8]>) -> String {
+    d.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The stamp of a transcript file, None when it cannot be read or changed within
+/// [`SETTLE`].
+pub fn of_file(path: &Path) -> Option<Stamp> {
+    let f = crate::regular_file::open(path).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+    let (mtime_ns, ctime_ns) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    if now.saturating_sub(mtime_ns.max(ctime_ns)) < SETTLE.as_nanos() as i64 {
+        return None;
+    }
+    let size = m.len();
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; END_BYTES as usize];
+    for at in [0, size.saturating_sub(END_BYTES)] {
+        let n = f.read_at(&mut buf, at).ok()?;
+        h.update(&buf[..n]);
+    }
+    Some(Stamp::File {
+        dev: m.dev(),
+        ino: m.ino(),
+        size,
+        mtime_ns,
+        ctime_ns,
+        ends: short_hex(h.finalize()),
+    })
+}
+
+/// The stamp of a transcript's rows from their figures (see the module docs).
+pub fn of_rows(f: crate::sqlite::events::RowsFingerprint) -> Stamp {
+    Stamp::Rows {
+        rows: f.rows,
+        first_seq: f.first_seq,
+        last_seq: f.last_seq,
+        seq_sum: f.seq_sum,
+        stored_bytes: f.stored_bytes,
+        last_row: short_hex(Sha256::digest(&f.last_row)),
+        generation: f.generation,
+    }
+}
