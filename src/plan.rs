@@ -19,6 +19,33 @@ use std::collections::BTreeSet;
 
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20000;
 
+/// The key, inside a compaction entry's `details`, of clawtop's record of how it planned the
+/// entry (pi 0.55.1 and OpenClaw keep `details` as written and read only its `readFiles` and
+/// `modifiedFiles`): `{"plannedAs": RANGE_2026_9, "keepRecentTokens": N}`. The audit reads it
+/// to judge the entry by the boundary it was really planned with (SPEC §6a).
+pub const RECORD_KEY: &str = "clawtop";
+/// `plannedAs` of a plan whose range starts at the previous compaction's `firstKeptEntryId`.
+pub const RANGE_2026_9: &str = "openclaw-2026.9";
+
+/// The record written into `details` under [`RECORD_KEY`].
+pub fn record(plan: &CompactionPlan) -> Value {
+    record_value(plan.keep_recent_tokens)
+}
+
+/// The record of a plan made at keepRecentTokens `keep`.
+pub fn record_value(keep: u64) -> Value {
+    serde_json::json!({"plannedAs": RANGE_2026_9, "keepRecentTokens": keep})
+}
+
+/// `plannedAs` of a compaction entry's record (None: the entry carries none).
+pub fn recorded_planner(entry: &Value) -> Option<&str> {
+    entry
+        .get("details")?
+        .get(RECORD_KEY)?
+        .get("plannedAs")?
+        .as_str()
+}
+
 /// Where the cut lands, as positions on the branch path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CutPoint {
