@@ -200,12 +200,7 @@ fn generated_summary(job: &CompactJob, p: &usecase::compact::Prepared) -> Result
     })
 }
 
-fn print_json(
-    p: &usecase::compact::Prepared,
-    draft: &Draft,
-    o: &Outcome,
-    flushed: Option<Value>,
-) {
+fn print_json(p: &usecase::compact::Prepared, draft: &Draft, o: &Outcome, flushed: Option<Value>) {
     let t = p.transcript();
     let key = p.store.as_ref().map(|s| s.session_key.as_str());
     let report = plan_report::from_plan(t, key, p.keep.source, &p.prepared.plan);

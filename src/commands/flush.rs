@@ -260,7 +260,9 @@ pub(super) fn before_compaction(
         },
     )?;
     if let Some(why) = &p.read_only {
-        return Err(Problem::Refused(format!("refused: the flush before compacting: {why}")));
+        return Err(Problem::Refused(format!(
+            "refused: the flush before compacting: {why}"
+        )));
     }
     let mut warnings = Vec::new();
     let (text, _, _) = generated_notes(&job, &p, &mut warnings)?;
@@ -289,9 +291,9 @@ pub(super) fn before_compaction(
                     .map(|v| v.to_string())
                     .unwrap_or_else(|| "-".into()),
             ),
-            None => eprintln!(
-                "Flush preview only: nothing written (--yes flushes, then compacts)."
-            ),
+            None => {
+                eprintln!("Flush preview only: nothing written (--yes flushes, then compacts).")
+            }
         }
     }
     Ok(json!({

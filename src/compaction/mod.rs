@@ -193,11 +193,24 @@ pub fn entry_line(
 /// the compactions on the branch.
 pub fn flush_seen(entry: &Map<String, Value>) -> Option<Value> {
     let count = |k: &str| entry.get(k).and_then(crate::store_entry::non_negative);
-    let cc = count("compactionCount").unwrap_or(0);
-    (count("memoryFlushCompactionCount") == Some(cc)).then(|| {
+    flush_record(
+        count("compactionCount").unwrap_or(0),
+        count("memoryFlushCompactionCount"),
+        entry.get("memoryFlushAt").and_then(Value::as_i64),
+    )
+}
+
+/// The record of the cycle's flush from the row's counters: `compactionCount` (0 when
+/// absent), `memoryFlushCompactionCount`, `memoryFlushAt`; None when this cycle had none.
+pub fn flush_record(
+    compaction_count: u64,
+    flushed_at_count: Option<u64>,
+    at: Option<i64>,
+) -> Option<Value> {
+    (flushed_at_count == Some(compaction_count)).then(|| {
         json!({
-            "memoryFlushCompactionCount": cc,
-            "memoryFlushAt": entry.get("memoryFlushAt").and_then(Value::as_i64),
+            "memoryFlushCompactionCount": compaction_count,
+            "memoryFlushAt": at,
         })
     })
 }

@@ -330,6 +330,42 @@ pub async fn generate(
     }
 }
 
+/// What committing `text` writes, figure for figure: the confirmation states these, and the
+/// commit writes them (the same functions: [`compaction::tokens_after`] is the store's
+/// `totalTokens`, [`compaction::entry_line_with`] the appended line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Bytes appended to the transcript (the line and its newline).
+    pub bytes: u64,
+    /// The store's new `totalTokens` (and, on a bare file, the context expected after).
+    pub tokens_after: u64,
+    /// The store's `compactionCount` before and after.
+    pub compaction_count: (u64, u64),
+}
+
+pub fn written(p: &Prepared, text: &str) -> Written {
+    let text = crate::sanitize::committable(text);
+    let t = p.transcript();
+    let plan = &p.prepared.plan;
+    // The cycle's flush the commit records, as the row shows it now (the commit reads the
+    // row again under its lock; ids and timestamps have fixed widths).
+    let flush = p.store.as_ref().and(p.flush_gate.as_ref()).and_then(|g| {
+        compaction::flush_record(
+            g.compaction_count,
+            g.memory_flush_compaction_count,
+            g.memory_flush_at,
+        )
+    });
+    let line =
+        compaction::entry_line_with(t, plan, "00000000", &compaction::iso_now(), &text, flush);
+    let cc = p.compaction_count.unwrap_or(0);
+    Written {
+        bytes: line.len() as u64 + 1,
+        tokens_after: compaction::tokens_after(t, plan, &text),
+        compaction_count: (cc, cc + 1),
+    }
+}
+
 /// Appends the compaction entry carrying exactly `text` and updates the store row.
 pub fn commit(p: &Prepared, text: &str) -> Result<compaction::Committed, Problem> {
     // Every front-end's text is cleaned the same way here, the one door to the commit.

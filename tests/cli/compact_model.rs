@@ -395,7 +395,13 @@ async fn preview_audits_what_the_draft_loses() {
     let fake = FakeModel::start().await;
     cli::point_fake_provider(&h, &fake.base_url());
     fake.push(Reply::text("## Goal\nShip https://staging.acme.dev/app"));
-    let args = ["compact", "agent:main:main", "--no-flush", "--keep-recent-tokens", "1"];
+    let args = [
+        "compact",
+        "agent:main:main",
+        "--no-flush",
+        "--keep-recent-tokens",
+        "1",
+    ];
     let o = cli::run_async(&h, &[&args[..], &["--json"]].concat()).await;
     o.expect(0);
     let v = o.json();

@@ -394,7 +394,14 @@ async fn busy_session_shows_and_is_refused_before_any_model_request() {
 
     let c = cli::run_async(
         &h,
-        &["compact", KEY, "--no-flush", "--keep-recent-tokens", "2000", "--yes"],
+        &[
+            "compact",
+            KEY,
+            "--no-flush",
+            "--keep-recent-tokens",
+            "2000",
+            "--yes",
+        ],
     )
     .await;
     c.expect(3);
@@ -436,7 +443,14 @@ async fn disagreeing_endpoints_are_named_before_the_request() {
     }
     let o = cli::run_async(
         &h,
-        &["compact", KEY, "--no-flush", "--keep-recent-tokens", "2000", "--json"],
+        &[
+            "compact",
+            KEY,
+            "--no-flush",
+            "--keep-recent-tokens",
+            "2000",
+            "--json",
+        ],
     )
     .await;
     o.expect(0);

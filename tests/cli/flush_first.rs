@@ -76,8 +76,7 @@ async fn a_due_flush_is_refused_then_flushed_first_and_the_compaction_audits_cle
     assert_eq!(v["committed"], true);
     assert_eq!(v["firstKeptEntryId"], "f9eefcdc");
     let id = v["entryId"].as_str().unwrap().to_string();
-    let store: Value =
-        serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
+    let store: Value = serde_json::from_str(&std::fs::read_to_string(h.store()).unwrap()).unwrap();
     assert_eq!(store[KEY]["compactionCount"], 13);
     assert_eq!(store[KEY]["memoryFlushCompactionCount"], 12);
     // The first request was the flush's, the rest the summary's.
@@ -124,7 +123,12 @@ async fn a_due_flush_is_refused_then_flushed_first_and_the_compaction_audits_cle
     let o = h.run(&["history", KEY, "--json"]);
     o.expect(0);
     let hist = o.json();
-    let last = hist["compactions"].as_array().unwrap().last().unwrap().clone();
+    let last = hist["compactions"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
     assert_eq!(last["flushBefore"], "yes", "{last}");
 
     // pi 0.55.1 loads the file: the summary, then every message from firstKeptEntryId on.

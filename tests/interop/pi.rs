@@ -310,7 +310,12 @@ fn dry_run_plans_as_pi_with_the_2026_9_range() {
             let out = Command::new(env!("CARGO_BIN_EXE_clawtop"))
                 .arg("compact")
                 .arg(path)
-                .args(["--dry-run", "--json", "--keep-recent-tokens", &k.to_string()])
+                .args([
+                    "--dry-run",
+                    "--json",
+                    "--keep-recent-tokens",
+                    &k.to_string(),
+                ])
                 .env("HOME", std::env::temp_dir())
                 .output()
                 .unwrap();

@@ -33,6 +33,24 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         gateway::ask_gateway_send(d, g);
         return;
     }
+    // OpenClaw's order: a due flush first, unless skipped (the use case decides).
+    if let Prep::Compact(c) = &prep {
+        use crate::usecase::compact::{self as uc, FlushStep};
+        match uc::flush_first(c, d.flush_choice) {
+            Ok(FlushStep::Compact) => {}
+            Ok(FlushStep::FlushThenCompact) => {
+                compact::flush_then_compact(state, fx);
+                return;
+            }
+            Err(_) => {
+                d.error = Some(format!(
+                    "{}. F3 flushes first (previewed as f does), F7 compacts without it.",
+                    uc::flush_due(c).unwrap_or_default()
+                ));
+                return;
+            }
+        }
+    }
     let model = match prep.model() {
         Ok(m) => m.clone(),
         Err(e) => {

@@ -289,6 +289,18 @@ pub struct Dialog {
     pub result_scroll: u16,
     /// The preview's audit: what the model's draft would lose (Compact only).
     pub audit: Option<Box<crate::audit::CompactionAudit>>,
+    /// Compact: what the operator said about a flush due first (F3 / F7).
+    pub flush_choice: crate::usecase::compact::FlushChoice,
+    /// Flush: opened from the Compact dialog's F3; once committed, the compaction comes back
+    /// with these instructions and keepRecentTokens.
+    pub then_compact: Option<ThenCompact>,
+}
+
+/// The Compact dialog's values kept while its flush runs first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThenCompact {
+    pub instructions: String,
+    pub keep: Option<u64>,
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -431,6 +443,8 @@ impl Dialog {
             result: None,
             result_scroll: 0,
             audit: None,
+            flush_choice: Default::default(),
+            then_compact: None,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,
@@ -631,7 +645,9 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         | Action::DialogKeepLess
         | Action::DialogKeepChar(_)
         | Action::DialogKeepBackspace
-        | Action::DialogKeepIdentifiers => compact::update(state, action, fx),
+        | Action::DialogKeepIdentifiers
+        | Action::DialogFlushFirst
+        | Action::DialogSkipFlush => compact::update(state, action, fx),
         Action::DialogPrepared { .. } => plan::update(state, action, fx),
         Action::DialogInput(_)
         | Action::DialogUndo

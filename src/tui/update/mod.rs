@@ -119,6 +119,8 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::DialogCancel
         | Action::DialogRegenerate
         | Action::DialogKeepIdentifiers
+        | Action::DialogFlushFirst
+        | Action::DialogSkipFlush
         | Action::DialogDiscard
         | Action::DialogClose
         | Action::DialogDiscardYes
