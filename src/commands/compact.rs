@@ -72,9 +72,7 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         tokens_after: committed
             .as_ref()
             .map(|c| c.tokens_after)
-            .unwrap_or_else(|| {
-                crate::compaction::tokens_after(p.transcript(), &p.prepared.plan, &summary)
-            }),
+            .unwrap_or_else(|| usecase::compact::written(&p, &summary).tokens_after),
         audit: usecase::compact::audit_draft(&p, &summary),
         summary,
         committed,

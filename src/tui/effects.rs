@@ -69,6 +69,13 @@ pub enum Effect {
         cancel: CancellationToken,
         job: Box<GatewayJob>,
     },
+    /// Audit the edited draft of a compaction (reads the transcript: never on the render path).
+    AuditDraft {
+        dialog: u64,
+        seq: u64,
+        prep: Box<crate::usecase::compact::Prepared>,
+        text: String,
+    },
     /// Write exactly the previewed text (disk, `spawn_blocking` in the app).
     Commit {
         dialog: u64,
@@ -216,6 +223,13 @@ impl std::fmt::Debug for Effect {
                 };
                 write!(f, "Generate({kind}, dialog {dialog}, gen {generation})")
             }
+            Effect::AuditDraft {
+                dialog, seq, text, ..
+            } => write!(
+                f,
+                "AuditDraft(dialog {dialog}, edit {seq}, {} bytes)",
+                text.len()
+            ),
             Effect::Commit { dialog, job } => match job.as_ref() {
                 CommitJob::Compact { text, .. } => {
                     write!(f, "Commit(compact, dialog {dialog}, {} bytes)", text.len())
@@ -368,6 +382,16 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             })
         }
         Effect::Prepare(req) => Some(prepare(&req, ctx)),
+        Effect::AuditDraft {
+            dialog,
+            seq,
+            prep,
+            text,
+        } => Some(Action::DraftAudited {
+            dialog,
+            seq,
+            audit: Box::new(crate::usecase::compact::audit_draft(&prep, &text)),
+        }),
         Effect::Commit { dialog, job } => Some(Action::Committed {
             dialog,
             result: commit(*job),

@@ -903,3 +903,82 @@ fn compact_dialog_skips_the_flush_on_f7() {
     let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
     assert_eq!(pending.len(), 1);
 }
+
+/// Issue 30 item 5: the preview's audit follows the draft. Each edit asks for the audit
+/// again once the operator pauses (debounced on the clock, run as an effect, never in
+/// draw); adding a lost identifier to the text moves it from lost to kept.
+#[test]
+fn editing_the_draft_re_runs_its_audit() {
+    let (dir, t, host) = host_a_host(None);
+    std::fs::copy(
+        crate::support::fixtures::fixture(crate::support::fixtures::AUDIT_PLANTED),
+        &t,
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(host, (120, 40));
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    let e = start_generation(&mut state, &ctx);
+    done(
+        &mut state,
+        &ctx,
+        &e,
+        "## Goal\nShip https://staging.acme.dev/app",
+    );
+    let t0 = state.now_ms;
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: t0 });
+    assert!(ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    let lost = |state: &AppState| -> Vec<String> {
+        let a = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .audit
+            .as_ref()
+            .expect("audit");
+        let i = a.identifiers.as_ref().unwrap();
+        i.lost.iter().map(|h| h.value.clone()).collect()
+    };
+    let kept = |state: &AppState| -> Vec<String> {
+        let a = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .audit
+            .as_ref()
+            .expect("audit");
+        let i = a.identifiers.as_ref().unwrap();
+        i.kept.iter().map(|h| h.value.clone()).collect()
+    };
+    assert_eq!(
+        lost(&state),
+        ["build-778899", "https://github.com/acme/api/pull/4711"]
+    );
+    assert!(!kept(&state).contains(&"build-778899".to_string()));
+    // Type the lost identifier into the draft.
+    drive(&mut state, &ctx, key(KeyCode::End));
+    drive(&mut state, &ctx, ctrl('e'));
+    type_str(&mut state, &ctx, " build-778899");
+    let text = clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview);
+    assert!(text.contains("build-778899"), "{text}");
+    // Still typing (within the quiet time): no audit yet, the old one stays.
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: t0 });
+    assert!(!ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    // After the pause: audited again, the identifier counted kept.
+    let later = t0 + 10 * clawtop::tui::dialog::AUDIT_QUIET_MS;
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: later });
+    assert!(ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    assert_eq!(lost(&state), ["https://github.com/acme/api/pull/4711"]);
+    assert!(kept(&state).contains(&"build-778899".to_string()));
+    let s = scrub(screen(&state), dir.path());
+    assert!(s.contains("would lose 1:"), "{s}");
+    // Nothing more to do until the next edit.
+    let ran = drive(
+        &mut state,
+        &ctx,
+        Action::Tick {
+            now_ms: later + 5_000,
+        },
+    );
+    assert!(!ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+}

@@ -226,6 +226,22 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             }
             d.keep_text = Some(text);
         }
+        Action::DraftAudited { dialog, seq, audit } => {
+            let now = state.now_ms;
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            d.audit_running = false;
+            if d.phase != Phase::Preview {
+                return true;
+            }
+            d.audit = Some(audit.clone());
+            d.audited_seq = *seq;
+            // Edited again while it ran: once more, for the text as it is now.
+            if *seq != d.edit_seq && d.audit_due.is_none() {
+                d.audit_due = Some(now);
+            }
+        }
         Action::DialogFlushFirst | Action::DialogSkipFlush => {
             let Some(d) = state.dialog.as_mut() else {
                 return true;

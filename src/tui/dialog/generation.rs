@@ -184,6 +184,7 @@ fn gen_done(
     generation: &u64,
     result: &Result<Generated, GenFailure>,
 ) {
+    let now = state.now_ms;
     let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
         return;
     };
@@ -207,7 +208,12 @@ fn gen_done(
             d.preview_base = text;
             d.warnings = g.warnings.clone();
             d.audit = g.audit.clone();
+            d.audited_seq = d.edit_seq;
             d.phase = Phase::Preview;
+            // A compaction's draft without its audit (none came with it): asked for at once.
+            if d.kind == DialogKind::Compact && d.audit.is_none() {
+                d.audit_due = Some(now);
+            }
             d.focus = Focus::Text;
             d.error = None;
         }

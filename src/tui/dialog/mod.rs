@@ -289,6 +289,13 @@ pub struct Dialog {
     pub result_scroll: u16,
     /// The preview's audit: what the model's draft would lose (Compact only).
     pub audit: Option<Box<crate::audit::CompactionAudit>>,
+    /// Compact: the preview's edits, counted; the audit shown is of edit `audit_seq` once
+    /// `audited_seq` reaches it. An edit asks for a new audit after [`AUDIT_QUIET_MS`] without
+    /// typing (`audit_due`), one at a time (`audit_running`).
+    pub edit_seq: u64,
+    pub audited_seq: u64,
+    pub audit_due: Option<i64>,
+    pub audit_running: bool,
     /// Compact: what the operator said about a flush due first (F3 / F7).
     pub flush_choice: crate::usecase::compact::FlushChoice,
     /// Flush: opened from the Compact dialog's F3; once committed, the compaction comes back
@@ -301,6 +308,42 @@ pub struct Dialog {
 pub struct ThenCompact {
     pub instructions: String,
     pub keep: Option<u64>,
+}
+
+/// Quiet time after the last edit of a compaction's preview before its audit runs again.
+pub const AUDIT_QUIET_MS: i64 = 400;
+
+/// The preview's text changed (typing, undo, an external edit): a compaction's audit is
+/// asked for again once the operator pauses.
+pub fn draft_edited(d: &mut Dialog, now_ms: i64) {
+    if d.kind != DialogKind::Compact || d.phase != Phase::Preview {
+        return;
+    }
+    d.edit_seq += 1;
+    d.audit_due = Some(now_ms + AUDIT_QUIET_MS);
+}
+
+/// On the clock: the audit of the draft as it stands, when the operator paused typing and
+/// none is running (debounced; the effect reads the transcript on a worker, never in draw).
+pub fn audit_when_quiet(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let now = state.now_ms;
+    let Some(d) = state.dialog.as_mut() else {
+        return;
+    };
+    let Some(Prep::Compact(c)) = &d.prep else {
+        return;
+    };
+    if d.phase != Phase::Preview || d.audit_running || d.audit_due.is_none_or(|t| t > now) {
+        return;
+    }
+    d.audit_due = None;
+    d.audit_running = true;
+    fx.push(Effect::AuditDraft {
+        dialog: d.id,
+        seq: d.edit_seq,
+        prep: c.clone(),
+        text: text_of(&d.preview),
+    });
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -393,6 +436,7 @@ impl Dialog {
         self.button = 0;
         self.warnings.clear();
         self.audit = None;
+        self.audit_due = None;
         self.preview = textarea("", self.no_color, "");
         self.preview_base.clear();
         self.restyle();
@@ -443,6 +487,10 @@ impl Dialog {
             result: None,
             result_scroll: 0,
             audit: None,
+            edit_seq: 0,
+            audited_seq: 0,
+            audit_due: None,
+            audit_running: false,
             flush_choice: Default::default(),
             then_compact: None,
             preview: textarea("", no_color, ""),
@@ -647,7 +695,8 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         | Action::DialogKeepBackspace
         | Action::DialogKeepIdentifiers
         | Action::DialogFlushFirst
-        | Action::DialogSkipFlush => compact::update(state, action, fx),
+        | Action::DialogSkipFlush
+        | Action::DraftAudited { .. } => compact::update(state, action, fx),
         Action::DialogPrepared { .. } => plan::update(state, action, fx),
         Action::DialogInput(_)
         | Action::DialogUndo
