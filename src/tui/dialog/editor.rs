@@ -24,10 +24,8 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                 Phase::Edit | Phase::Preparing => {
                     d.instructions.input(*key);
                 }
-                Phase::Preview => {
-                    if d.preview.input(*key) {
-                        draft_edited(d, state.now_ms);
-                    }
+                Phase::Preview if d.preview.input(*key) => {
+                    draft_edited(d, state.now_ms);
                 }
                 _ => {}
             }
