@@ -204,7 +204,6 @@ fn a_cut_pi_cannot_make_without_a_record_is_unknown_not_a_loss() {
     assert_eq!(a.totals.dropped_unknown, 1);
     let loss = audit_latest(&t, &host).unwrap();
     assert_eq!(loss.messages_dropped_unsummarized, 0);
-    assert!(crate::report::audit::render(&a).contains("dropped unsummarized: unknown"));
     // Without a record, a cut after c1 on a 2026.2 host is pi's: u2/a2 dropped.
     let t = two_compactions_with(json!({}), "u4");
     let a = audit_transcript(&t, &host);

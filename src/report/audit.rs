@@ -197,3 +197,36 @@ pub fn render(a: &SessionAudit) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{Boundary, Dropped, GuardVerdict, Span};
+
+    #[test]
+    fn an_unknown_drop_is_said_not_counted() {
+        let c = CompactionAudit {
+            entry_id: Some("c2".into()),
+            first_kept_entry_id: None,
+            boundary: Boundary::Unknown,
+            span: Span::default(),
+            identifiers: None,
+            dropped_unsummarized: Dropped {
+                unknown: Some("no record".into()),
+                ..Dropped::default()
+            },
+            missing_sections: None,
+            summary_chars: None,
+            summary_cap: 16_000,
+            guard: GuardVerdict::unknown(),
+            unknown: None,
+        };
+        assert_eq!(badge(&c), "? lost · ? dropped");
+        let b = block(&c, "compaction 2 of 2 (c2)");
+        assert!(
+            b.contains("dropped unsummarized: unknown (no record)"),
+            "{b}"
+        );
+        assert!(!b.contains("dropped unsummarized: 0"), "{b}");
+    }
+}
