@@ -86,6 +86,25 @@ fn host_a_figures_are_reconciled_and_explained() {
         .map(|p| p["tokens"].as_u64().unwrap())
         .sum();
     assert_eq!(parts_sum, overhead);
+    // Issue 30 item 6: the context breakdown sums to the figure it breaks down, the used
+    // figure (here the transcript's), its per-message rounding named as a part of its own.
+    let b = &v["contextBreakdown"];
+    let sum: u64 = b["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(b["totalTokens"], json!(sum));
+    assert_eq!(b["totalTokens"], v["used"]);
+    assert!(
+        b["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "per-message rounding"),
+        "{b}"
+    );
     let agents = std::fs::read_to_string(h.state().join("workspace/AGENTS.md")).unwrap();
     assert_eq!(o["parts"][0]["chars"], json!(agents.encode_utf16().count()));
     // keepRecentTokens 20,000: OpenClaw 2026.9's plan (SPEC §6.1) keeps the newest 20,000
