@@ -48,8 +48,6 @@ pub struct Prepared {
     /// `compaction.customInstructions` when set and not blank.
     pub default_instructions: Option<String>,
     pub compaction_count: Option<u64>,
-    /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
-    pub line_overhead: usize,
     /// Mode bits of the store file now (a commit rewrites it 0600).
     pub store_mode: Option<u32>,
     /// Whether this compaction can bring the session under its compaction line, with the
@@ -159,9 +157,6 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         _ => (None, None),
     };
     let model = super::resolve_model(&subject, provider.as_deref(), model.as_deref(), &opts.model);
-    // Same id and timestamp widths as the real commit, so the byte count is exact.
-    let line_overhead =
-        compaction::entry_line(t, plan, "00000000", &compaction::iso_now(), "").len();
     Ok(Prepared {
         session: session.clone(),
         transcript: path,
@@ -188,7 +183,6 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         model,
         default_instructions: default_instructions(session.source.config()),
         compaction_count: entry.and_then(|e| e.compaction_count),
-        line_overhead,
         outlook: Some(Box::new(
             crate::diagnosis::gather::for_target(
                 session.source.as_ref(),
