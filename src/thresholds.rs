@@ -334,6 +334,9 @@ pub fn resolve_used(
 #[serde(rename_all = "kebab-case")]
 pub enum UsedCheck {
     Equal,
+    /// The store holds a compaction's `tokensAfter` (OpenClaw 2026.9), which leaves out the
+    /// overhead: not the same figure as `used`, which adds it (issue 30 item 6).
+    AfterCompaction,
     RunSum,
     Stale,
     Differs,
@@ -345,6 +348,7 @@ impl UsedCheck {
     pub fn name(self) -> &'static str {
         match self {
             UsedCheck::Equal => "equal",
+            UsedCheck::AfterCompaction => "after-compaction",
             UsedCheck::RunSum => "run-sum",
             UsedCheck::Stale => "stale",
             UsedCheck::Differs => "differs",

@@ -439,6 +439,7 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
     };
     let used_check = match s("usedCheck").as_deref() {
         Some("equal") => crate::used::UsedCheck::Equal,
+        Some("after-compaction") => crate::used::UsedCheck::AfterCompaction,
         Some("run-sum") => crate::used::UsedCheck::RunSum,
         Some("stale") => crate::used::UsedCheck::Stale,
         Some("differs") => crate::used::UsedCheck::Differs,
