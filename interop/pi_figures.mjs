@@ -110,6 +110,57 @@ const {
 } = C;
 const { computeFileLists } = U;
 
+// pi's prepareCompaction with the range OpenClaw 2026.9 summarizes (reference
+// openclaw-2026.9.md §12): it starts at the previous compaction's firstKeptEntryId when that
+// is on the path (else right after the compaction, pi's start), findCutPoint runs over that
+// whole range, and the previous compaction entry itself yields no message
+// (getMessageFromEntryForCompaction). pi's own code, loaded from its dist file with those two
+// lines patched: nothing else is re-implemented.
+const rangePrepareCompaction = await (async () => {
+  const src = path.join(piDir, "dist", "core", "compaction", "compaction.js");
+  let code = fs.readFileSync(src, "utf8");
+  const patch = (from, to) => {
+    if (!code.includes(from)) {
+      process.stderr.write(`pi_figures: cannot patch pi's compaction.js (no ${JSON.stringify(from)})\n`);
+      process.exit(3);
+    }
+    code = code.replace(from, to);
+  };
+  patch(
+    "const boundaryStart = prevCompactionIndex + 1;",
+    "let boundaryStart = prevCompactionIndex + 1;\n" +
+      "    if (prevCompactionIndex >= 0) {\n" +
+      "        const fk = pathEntries.findIndex((e) => e.id === pathEntries[prevCompactionIndex].firstKeptEntryId);\n" +
+      "        if (fk >= 0) boundaryStart = fk;\n" +
+      "    }",
+  );
+  const start = code.indexOf("const messagesToSummarize = [];");
+  const end = code.indexOf("// Get previous summary for iterative update");
+  if (start < 0 || end < start) {
+    process.stderr.write("pi_figures: cannot patch pi's compaction.js (message loops not found)\n");
+    process.exit(3);
+  }
+  const loops = code
+    .slice(start, end)
+    .replaceAll(
+      "getMessageFromEntry(pathEntries[i])",
+      '(pathEntries[i].type === "compaction" ? undefined : getMessageFromEntry(pathEntries[i]))',
+    );
+  code = code.slice(0, start) + loops + code.slice(end);
+  // Relative and bare imports resolved from pi's own location, so the copy can live elsewhere.
+  const dir = path.dirname(src);
+  code = code.replace(/from "(\.{1,2}\/[^"]+)"/g, (_, rel) => `from "${pathToFileURL(path.resolve(dir, rel)).href}"`);
+  code = code.replace(/from "(@mariozechner\/[^"]+)"/g, (_, bare) => `from "${import.meta.resolve(bare)}"`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pi-range-"));
+  try {
+    const file = path.join(tmp, "compaction-range.mjs");
+    fs.writeFileSync(file, code);
+    return (await import(pathToFileURL(file).href)).prepareCompaction;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+})();
+
 // pi's getMessageFromEntry (compaction.js) is not exported; this is the same code
 // built from the exported message constructors in core/messages.js. It is the
 // message an entry contributes when compacting (branch_summary even when empty,
@@ -216,12 +267,18 @@ function figures(file) {
         break;
       }
     const boundaryStart = prevCompactionIndex + 1;
+    // OpenClaw 2026.9's start of the range (see rangePrepareCompaction).
+    let rangeStart = boundaryStart;
+    if (prevCompactionIndex >= 0) {
+      const fk = branch.findIndex((e) => e.id === branch[prevCompactionIndex].firstKeptEntryId);
+      if (fk >= 0) rangeStart = fk;
+    }
 
-    const plans = keeps.map((keep) => {
+    const plan = (prepare, start) => (keep) => {
       const settings = { enabled: true, reserveTokens, keepRecentTokens: keep };
-      const prep = prepareCompaction(branch, settings);
+      const prep = prepare(branch, settings);
       if (prep === undefined) return null;
-      const cut = findCutPoint(branch, boundaryStart, branch.length, keep);
+      const cut = findCutPoint(branch, start, branch.length, keep);
       const kept = branch[cut.firstKeptEntryIndex];
       if (!kept || kept.id !== prep.firstKeptEntryId)
         throw new Error(`internal: findCutPoint disagrees with prepareCompaction at keep=${keep}`);
@@ -243,7 +300,9 @@ function figures(file) {
         firstKeptType: kept.type,
         firstKeptRole: kept.type === "message" ? kept.message.role : null,
       };
-    });
+    };
+    const plans = keeps.map(plan(prepareCompaction, boundaryStart));
+    const rangePlans = keeps.map(plan(rangePrepareCompaction, rangeStart));
 
     return {
       file,
@@ -255,6 +314,7 @@ function figures(file) {
       leafId: leafId ?? null,
       branch: branchIdx,
       prevCompactionPathIndex: prevCompactionIndex,
+      rangeStartPathIndex: rangeStart,
       perEntry,
       context: {
         messages: ctx.messages.length,
@@ -272,6 +332,8 @@ function figures(file) {
       sessionContextUsageTokens: sessionContextUsageTokens(branch, ctx.messages),
       // one per --keep value, same order; null when prepareCompaction returns undefined
       plans,
+      // the same, from pi's prepareCompaction with OpenClaw 2026.9's range (rangePrepareCompaction)
+      rangePlans,
     };
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,12 +1,15 @@
-//! The compaction plan: pi's `prepareCompaction` on the active branch
-//! (docs/pi-compaction.md §4 and §5), without any model call, with one deliberate difference
-//! (SPEC §6.1): the messages to summarize start at the previous compaction's
-//! `firstKeptEntryId`, as OpenClaw 2026.9 does, not right after the previous compaction entry
-//! as pi 0.55.1 does. pi's range leaves the messages the previous compaction kept verbatim
-//! out of both the summary and the kept region, so they vanish from the context unsummarized
-//! (what `clawtop audit` reports as dropped). The cut itself is pi's: it is searched after
-//! the previous compaction, so the entry written still names a `firstKeptEntryId` pi and
-//! OpenClaw 2026.2.26 would have chosen, and loads in both.
+//! The compaction plan: OpenClaw 2026.9's `prepareCompaction` on the active branch
+//! (reference/openclaw-2026.9.md §12; pi's cut point, docs/pi-compaction.md §4 and §5), without
+//! any model call and without 2026.9's `triggerUnitScale` (2026.2 hosts have none; SPEC §6.1).
+//! The range to summarize starts at the previous compaction's `firstKeptEntryId` (after the
+//! previous compaction entry when that is not on the branch before it), and pi's
+//! `findCutPoint` runs over that whole range at keepRecentTokens: the newest keepRecentTokens
+//! stay verbatim even when the previous compaction kept them. pi 0.55.1 starts both the range
+//! and the cut search right after the previous compaction entry, so the messages that
+//! compaction kept were neither summarized nor kept (what `clawtop audit` reports as dropped
+//! for the compactions pi planned). The entry written loads unchanged in pi 0.55.1 and
+//! OpenClaw 2026.2.26: their `buildSessionContext` emits the summary, then every message from
+//! `firstKeptEntryId` on, skipping compaction entries.
 
 use crate::jsjson::sort_js;
 use crate::tokens::{self, MessageView};
@@ -15,6 +18,33 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20000;
+
+/// The key, inside a compaction entry's `details`, of clawtop's record of how it planned the
+/// entry (pi 0.55.1 and OpenClaw keep `details` as written and read only its `readFiles` and
+/// `modifiedFiles`): `{"plannedAs": RANGE_2026_9, "keepRecentTokens": N}`. The audit reads it
+/// to judge the entry by the boundary it was really planned with (SPEC §6a).
+pub const RECORD_KEY: &str = "clawtop";
+/// `plannedAs` of a plan whose range starts at the previous compaction's `firstKeptEntryId`.
+pub const RANGE_2026_9: &str = "openclaw-2026.9";
+
+/// The record written into `details` under [`RECORD_KEY`].
+pub fn record(plan: &CompactionPlan) -> Value {
+    record_value(plan.keep_recent_tokens)
+}
+
+/// The record of a plan made at keepRecentTokens `keep`.
+pub fn record_value(keep: u64) -> Value {
+    serde_json::json!({"plannedAs": RANGE_2026_9, "keepRecentTokens": keep})
+}
+
+/// `plannedAs` of a compaction entry's record (None: the entry carries none).
+pub fn recorded_planner(entry: &Value) -> Option<&str> {
+    entry
+        .get("details")?
+        .get(RECORD_KEY)?
+        .get("plannedAs")?
+        .as_str()
+}
 
 /// Where the cut lands, as positions on the branch path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,19 +198,13 @@ fn prepare_with(
     let prev_pos = (0..path.len())
         .rev()
         .find(|&p| kind(p) == EntryKind::Compaction);
-    // pi searches the cut after the previous compaction; the summarized range starts earlier,
-    // at the previous compaction's firstKeptEntryId when that is on the branch before it.
-    let cut_start = prev_pos.map(|p| p + 1).unwrap_or(0);
-    let boundary_start = match prev_pos {
-        Some(pp) => previous_first_kept(t, &path, pp).unwrap_or(pp + 1),
-        None => 0,
-    };
+    let boundary_start = range_start(t, &path, prev_pos);
     let end = path.len();
     // tokensBefore counts from the previous compaction (its summary included) to the end.
     let from = prev_pos.unwrap_or(0);
     let tokens_before =
         tokens::estimate_context_of_entries(t, &path[from..], MessageView::Compaction).tokens;
-    let cut = find_cut_point(t, &path, cut_start, end, keep);
+    let cut = find_cut_point(t, &path, boundary_start, end, keep);
     if cut.first_kept >= path.len() {
         return Err(NoPlan::TooSmall);
     }
@@ -268,6 +292,24 @@ fn prepare_with(
         keep_recent_tokens: keep,
         path,
     })
+}
+
+/// Where the range a compaction summarizes starts on `path` (2026.9's `boundaryStart`): the
+/// previous compaction's `firstKeptEntryId` when it is on the branch before it, else right
+/// after the previous compaction, else the root. `prev` is the last compaction's position.
+pub fn range_start(t: &Transcript, path: &[u32], prev: Option<usize>) -> usize {
+    match prev {
+        Some(pp) => previous_first_kept(t, path, pp).unwrap_or(pp + 1),
+        None => 0,
+    }
+}
+
+/// [`range_start`] of the active branch `path`, finding its last compaction.
+pub fn range_start_of(t: &Transcript, path: &[u32]) -> usize {
+    let prev = path
+        .iter()
+        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction);
+    range_start(t, path, prev)
 }
 
 /// The branch position of the `firstKeptEntryId` of the compaction at position `prev`, when

@@ -329,6 +329,9 @@ pub fn resolve_used(
 #[serde(rename_all = "kebab-case", from = "String")]
 pub enum UsedCheck {
     Equal,
+    /// The store holds a compaction's `tokensAfter` (OpenClaw 2026.9), which leaves out the
+    /// overhead: not the same figure as `used`, which adds it (issue 30 item 6).
+    AfterCompaction,
     RunSum,
     Stale,
     Differs,
@@ -340,6 +343,7 @@ impl UsedCheck {
     pub fn name(self) -> &'static str {
         match self {
             UsedCheck::Equal => "equal",
+            UsedCheck::AfterCompaction => "after-compaction",
             UsedCheck::RunSum => "run-sum",
             UsedCheck::Stale => "stale",
             UsedCheck::Differs => "differs",
@@ -747,6 +751,7 @@ impl From<String> for UsedCheck {
     fn from(s: String) -> UsedCheck {
         [
             UsedCheck::Equal,
+            UsedCheck::AfterCompaction,
             UsedCheck::RunSum,
             UsedCheck::Stale,
             UsedCheck::Differs,

@@ -395,7 +395,7 @@ pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) 
                 value: Some(f.context.tokens),
                 source: UsedSource::Estimated,
                 store_differs: Some(total),
-                check: UsedCheck::Equal,
+                check: UsedCheck::AfterCompaction,
                 check_reason: format!(
                     "the store holds the compaction's tokensAfter {} (entry {}), which leaves out the overhead {} (system prompt, tools, workspace files); with it the next call carries about {}",
                     thousands(total),
@@ -790,11 +790,13 @@ mod tests {
             "{}",
             u.check_reason
         );
-        // The store holding the compaction's own tokensAfter is agreement; that figure leaves
-        // out the overhead, so used is the estimate after the compaction, the store's beside it.
+        // The store holding the compaction's own tokensAfter is not stale, but not the same
+        // figure either: it leaves out the overhead, so used is the estimate after the
+        // compaction and the check names the store's figure for what it is (issue 30 item 6).
         let f = facts(&t);
         let u = resolve(store(4_000, T0 + 6_000), Some(&f), Rules::V2026_9);
-        assert_eq!(u.check, UsedCheck::Equal, "{}", u.check_reason);
+        assert_eq!(u.check, UsedCheck::AfterCompaction, "{}", u.check_reason);
+        assert_eq!(u.check.name(), "after-compaction");
         assert_eq!(u.source, UsedSource::Estimated);
         assert_eq!(u.value, Some(f.context.tokens));
         assert_eq!(u.store_differs, Some(4_000));

@@ -3,16 +3,19 @@
 //!
 //! For a compaction C whose previous compaction on the branch is P:
 //! 1. The **span** C replaced: P's summary, then the messages C summarized, from the boundary
-//!    up to C's `firstKeptEntryId` (a split turn's prefix included). The boundary is the
-//!    host's: pi 0.55.1 (OpenClaw ≤ 2026.7) starts right after P, OpenClaw 2026.9 at P's
-//!    `firstKeptEntryId` ([`Boundary`]).
+//!    up to C's `firstKeptEntryId` (a split turn's prefix included). The boundary is its
+//!    planner's ([`Boundary`], [`planned_with`]): pi 0.55.1 (OpenClaw 2026.2–2026.7) starts
+//!    right after P, OpenClaw 2026.9 at P's `firstKeptEntryId`; clawtop records its own in the
+//!    entry's `details` ([`crate::plan::RECORD_KEY`]). An entry with no record whose cut pi
+//!    could not have made on a pre-2026.9 host is `unknown`: no loss is claimed for it.
 //! 2. Its **identifiers** ([`extract`]), each with the first entry that held it, sorted into
 //!    `kept` (C's summary includes it), `stillInKept` (a message C kept verbatim, from its
 //!    `firstKeptEntryId` up to C, includes it) and `lost`; `invented` are the summary's own
 //!    identifiers that nothing on the branch before C holds. "Includes" is OpenClaw's rule
 //!    ([`presence`]).
 //! 3. **droppedUnsummarized**: messages P kept (its `firstKeptEntryId` up to P) that C
-//!    neither summarized nor kept: every such message under pi's boundary.
+//!    neither summarized nor kept: every such message under pi's boundary, none under
+//!    2026.9's, not known (`unknown` says why) when the planner is not.
 //! 4. The summary against OpenClaw 2026.9's guard ([`guard`]): required headings (reported
 //!    as `missingSections` on 2026.9 hosts only), the 16,000-character cap, the verdict.
 //!
@@ -46,6 +49,9 @@ pub enum Boundary {
     /// At the previous compaction's `firstKeptEntryId` (OpenClaw 2026.9, clawtop's own plan).
     #[serde(rename = "openclaw-2026.9")]
     PreviousFirstKept,
+    /// Not known: no record, and a cut the host's own planner could not have made.
+    #[serde(rename = "unknown")]
+    Unknown,
 }
 
 impl Boundary {
@@ -95,6 +101,9 @@ pub struct Dropped {
     pub messages: usize,
     pub tokens: u64,
     pub entry_ids: Vec<String>,
+    /// Why what was dropped is not known (the planner's boundary is not); the figures are 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown: Option<String>,
 }
 
 /// The audit of one compaction (or of a draft: `entry_id` None).
@@ -133,6 +142,13 @@ pub struct Totals {
     pub messages_dropped_unsummarized: usize,
     /// Compactions whose summary could not be read.
     pub unknown: usize,
+    /// Compactions whose dropped messages are not known (their planner is not).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped_unknown: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -294,6 +310,26 @@ struct Found {
     /// Path position of its `firstKeptEntryId` when that is on the branch before it.
     first_kept: Option<usize>,
     first_kept_id: Option<String>,
+    /// `plannedAs` of clawtop's record in its `details`.
+    recorded: Option<String>,
+}
+
+/// The boundary compaction `c` was planned with, after the previous compaction `p`, on a host
+/// whose own compactions use `host`: the one clawtop recorded in the entry; else the host's,
+/// when the entry's cut is one that planner could make (pi 0.55.1 cuts after `p`, so a
+/// `firstKeptEntryId` at or before `p`, or none on the branch, is not pi's); else unknown.
+fn planned_with(c: &Found, p: &Found, host: Boundary) -> Boundary {
+    match c.recorded.as_deref() {
+        Some(crate::plan::RANGE_2026_9) => return Boundary::PreviousFirstKept,
+        Some("pi-0.55.1") => return Boundary::AfterPrevious,
+        Some(_) => return Boundary::Unknown,
+        None => {}
+    }
+    match (host, c.first_kept) {
+        (Boundary::AfterPrevious, Some(k)) if k > p.pos => Boundary::AfterPrevious,
+        (Boundary::AfterPrevious, _) => Boundary::Unknown,
+        (b, _) => b,
+    }
 }
 
 /// The span and kept region of one audit, as branch positions.
@@ -371,11 +407,16 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
                 .and_then(|v| v.get("firstKeptEntryId"))
                 .and_then(Value::as_str)
                 .map(str::to_string);
+            let recorded = v
+                .as_ref()
+                .and_then(crate::plan::recorded_planner)
+                .map(str::to_string);
             Found {
                 pos,
                 summary,
                 first_kept,
                 first_kept_id,
+                recorded,
             }
         })
         .collect();
@@ -398,16 +439,27 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
     let mut jobs = Vec::with_capacity(found.len() - audited);
     for (k, c) in found.iter().enumerate().skip(audited) {
         let prev = k.checked_sub(1).map(|j| &found[j]);
-        let start = match (prev, boundary) {
+        // Only a previous compaction that kept messages makes the boundary matter.
+        let planned = match prev {
+            Some(p) if p.first_kept.is_some() => planned_with(c, p, boundary),
+            _ => boundary,
+        };
+        // Unknown: the span is read as 2026.9's (the widest), and no drop is claimed.
+        let start = match (prev, planned) {
             (None, _) => 0,
-            (Some(p), Boundary::PreviousFirstKept) => p.first_kept.unwrap_or(p.pos + 1),
+            (Some(p), Boundary::PreviousFirstKept | Boundary::Unknown) => {
+                p.first_kept.unwrap_or(p.pos + 1)
+            }
             (Some(p), Boundary::AfterPrevious) => p.pos + 1,
         };
         let keep_from = c.first_kept.unwrap_or(c.pos);
         let is_msg = |p: &usize| yields(t.entries[path[*p] as usize].kind);
         let summarized: Vec<usize> = (start..keep_from.max(start)).filter(is_msg).collect();
         let kept: Vec<usize> = (keep_from..c.pos).filter(is_msg).collect();
-        let dropped: Vec<usize> = match prev.and_then(|p| p.first_kept.map(|fk| (fk, p.pos))) {
+        let dropped: Vec<usize> = match prev
+            .and_then(|p| p.first_kept.map(|fk| (fk, p.pos)))
+            .filter(|_| planned != Boundary::Unknown)
+        {
             Some((fk, pp)) => (fk..pp)
                 .filter(is_msg)
                 .filter(|&q| q < start && q < keep_from)
@@ -421,14 +473,18 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             kept,
             dropped,
         };
-        jobs.push(Job::new(
-            t,
-            plan,
-            c.pos,
-            prev.and_then(|p| p.summary.as_deref()),
-            c.summary.as_deref(),
+        jobs.push((
+            planned,
+            Job::new(
+                t,
+                plan,
+                c.pos,
+                prev.and_then(|p| p.summary.as_deref()),
+                c.summary.as_deref(),
+            ),
         ));
     }
+    let (planned, jobs): (Vec<Boundary>, Vec<Job>) = jobs.into_iter().unzip();
     // Each audit is finished as soon as the pass reaches its compaction (every identifier
     // seen before it is known by then), so only the audits in progress hold their identifiers.
     let mut audits = Vec::with_capacity(jobs.len());
@@ -440,7 +496,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             .filter(|id| first_seen.get(id.as_str()).is_none_or(|&s| s >= c.pos))
             .cloned()
             .collect();
-        let mut a = job.finish(t, invented, host, boundary);
+        let mut a = job.finish(t, invented, host, planned[j]);
         a.entry_id = Some(t.display_id(path[c.pos]));
         a.first_kept_entry_id = c.first_kept_id.clone();
         if a.identifiers.is_none() {
@@ -457,6 +513,10 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         identifiers_lost: audits.iter().filter_map(CompactionAudit::lost).sum(),
         messages_dropped_unsummarized: audits.iter().map(|a| a.dropped_unsummarized.messages).sum(),
         unknown: audits.iter().filter(|a| a.identifiers.is_none()).count(),
+        dropped_unknown: audits
+            .iter()
+            .filter(|a| a.dropped_unsummarized.unknown.is_some())
+            .count(),
     };
     SessionAudit {
         boundary,
@@ -656,6 +716,12 @@ impl<'p> Job<'p> {
         let path = self.plan.path;
         let id_at = |p: usize| t.display_id(path[p]);
         let mut dropped = Dropped::default();
+        if boundary == Boundary::Unknown {
+            dropped.unknown = Some(
+                "the entry does not record how it was planned, and its cut is not one the host's own planner (pi 0.55.1) makes"
+                    .into(),
+            );
+        }
         for &p in &self.plan.dropped {
             dropped.messages += 1;
             dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);

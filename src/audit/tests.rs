@@ -19,7 +19,12 @@ fn compaction(id: &str, parent: &str, first_kept: &str, summary: &str) -> String
 
 /// Two compactions: the second one's summary saw only what came after the first (pi).
 fn two_compactions() -> Transcript {
-    let lines = [
+    let lines = two_compaction_lines();
+    Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes())
+}
+
+fn two_compaction_lines() -> Vec<String> {
+    vec![
         line(
             json!({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}),
         ),
@@ -47,8 +52,7 @@ fn two_compactions() -> Transcript {
             "u4",
             "INC-123456 done; see /opt/made/up and DEADBEEF01",
         ),
-    ];
-    Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes())
+    ]
 }
 
 fn values(h: &[Held]) -> Vec<(&str, &str)> {
@@ -152,4 +156,57 @@ fn latest_only_agrees_with_the_full_audit() {
         assert_eq!(latest, Loss::of(full.latest().unwrap()));
         assert!(latest.is_lossy());
     }
+}
+
+/// `two_compactions` with c2 carrying `details`, and c2's firstKeptEntryId `first_kept`.
+fn two_compactions_with(details: Value, first_kept: &str) -> Transcript {
+    let mut lines = two_compaction_lines();
+    let mut c2: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    c2["details"] = details;
+    c2["firstKeptEntryId"] = first_kept.into();
+    *lines.last_mut().unwrap() = c2.to_string();
+    Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes())
+}
+
+#[test]
+fn clawtop_record_gives_2026_9_boundary_on_a_2026_2_host() {
+    let record = json!({"readFiles": [], "modifiedFiles": [],
+        crate::plan::RECORD_KEY: crate::plan::record_value(20000)});
+    let t = two_compactions_with(record, "u4");
+    let host = HostFacts {
+        rules: Rules::V2026_2,
+        summaries_unreadable: None,
+    };
+    let a = audit_transcript(&t, &host);
+    let c2 = &a.compactions[1];
+    assert_eq!(c2.boundary, Boundary::PreviousFirstKept);
+    assert_eq!(c2.dropped_unsummarized, Dropped::default());
+    // u2/a2 are in its span: db.internal:5432 is lost by the summary, not dropped.
+    assert_eq!(c2.span.entries, 4);
+    assert_eq!(a.totals.messages_dropped_unsummarized, 0);
+    // The first compaction (no previous one) is judged as before.
+    assert_eq!(a.compactions[0].boundary, Boundary::AfterPrevious);
+}
+
+#[test]
+fn a_cut_pi_cannot_make_without_a_record_is_unknown_not_a_loss() {
+    // c2 keeps from a2, before c1: pi 0.55.1 only cuts after the previous compaction.
+    let t = two_compactions_with(json!({"readFiles": [], "modifiedFiles": []}), "a2");
+    let host = HostFacts {
+        rules: Rules::V2026_2,
+        summaries_unreadable: None,
+    };
+    let a = audit_transcript(&t, &host);
+    let c2 = &a.compactions[1];
+    assert_eq!(c2.boundary, Boundary::Unknown);
+    assert_eq!(c2.dropped_unsummarized.messages, 0);
+    assert!(c2.dropped_unsummarized.unknown.is_some());
+    assert_eq!(a.totals.dropped_unknown, 1);
+    let loss = audit_latest(&t, &host).unwrap();
+    assert_eq!(loss.messages_dropped_unsummarized, 0);
+    // Without a record, a cut after c1 on a 2026.2 host is pi's: u2/a2 dropped.
+    let t = two_compactions_with(json!({}), "u4");
+    let a = audit_transcript(&t, &host);
+    assert_eq!(a.compactions[1].boundary, Boundary::AfterPrevious);
+    assert_eq!(a.compactions[1].dropped_unsummarized.messages, 2);
 }

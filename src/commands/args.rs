@@ -216,6 +216,15 @@ pub struct CompactArgs {
     /// the summary. Refused while OpenClaw's transcript lock is held.
     #[arg(long, conflicts_with = "dry_run")]
     pub via_gateway: bool,
+    /// When a memory flush is due (flush enabled, at or past the flush line, nothing flushed
+    /// this cycle): flush first, as OpenClaw does, then compact. Without --yes both are
+    /// only previewed.
+    #[arg(long, conflicts_with_all = ["no_flush", "dry_run"])]
+    pub flush_first: bool,
+    /// Compact without the flush that is due (the flush line is passed but OpenClaw's order
+    /// is skipped on purpose).
+    #[arg(long)]
+    pub no_flush: bool,
     #[command(flatten)]
     pub model: ModelFlags,
 }

@@ -23,6 +23,8 @@ pub struct CompactJob {
     pub yes: bool,
     pub json: bool,
     pub model: ModelChoice,
+    /// `--flush-first` / `--no-flush` (neither: a due flush refuses the compaction).
+    pub flush: usecase::compact::FlushChoice,
 }
 
 pub fn run(job: CompactJob) -> i32 {
@@ -36,13 +38,21 @@ pub fn run(job: CompactJob) -> i32 {
 }
 
 fn run_inner(job: &CompactJob) -> Result<(), Problem> {
-    let p = usecase::compact::prepare(
-        &job.session,
-        &usecase::compact::Options {
-            keep_recent_tokens: job.keep_recent_tokens,
-            model: job.model.clone(),
-        },
-    )?;
+    let opts = usecase::compact::Options {
+        keep_recent_tokens: job.keep_recent_tokens,
+        model: job.model.clone(),
+    };
+    let mut p = usecase::compact::prepare(&job.session, &opts)?;
+    // OpenClaw's order: a due flush first, unless the operator skipped it (the use case decides).
+    let flushed = match usecase::compact::flush_first(&p, job.flush)? {
+        usecase::compact::FlushStep::Compact => None,
+        usecase::compact::FlushStep::FlushThenCompact => {
+            let f = super::flush::before_compaction(&job.session, &job.model, job.yes, job.json)?;
+            // Planned again on the files as they are after the flush.
+            p = usecase::compact::prepare(&job.session, &opts)?;
+            Some(f)
+        }
+    };
     let draft = match &job.summary_file {
         Some(f) => edited_summary(job, &p, f)?,
         None => generated_summary(job, &p)?,
@@ -62,15 +72,13 @@ fn run_inner(job: &CompactJob) -> Result<(), Problem> {
         tokens_after: committed
             .as_ref()
             .map(|c| c.tokens_after)
-            .unwrap_or_else(|| {
-                crate::compaction::tokens_after(p.transcript(), &p.prepared.plan, &summary)
-            }),
+            .unwrap_or_else(|| usecase::compact::written(&p, &summary).tokens_after),
         audit: usecase::compact::audit_draft(&p, &summary),
         summary,
         committed,
     };
     if job.json {
-        print_json(&p, &draft, &outcome);
+        print_json(&p, &draft, &outcome, flushed);
     } else {
         print_text(job, &p, &draft, &outcome);
     }
@@ -190,7 +198,7 @@ fn generated_summary(job: &CompactJob, p: &usecase::compact::Prepared) -> Result
     })
 }
 
-fn print_json(p: &usecase::compact::Prepared, draft: &Draft, o: &Outcome) {
+fn print_json(p: &usecase::compact::Prepared, draft: &Draft, o: &Outcome, flushed: Option<Value>) {
     let t = p.transcript();
     let key = p.store.as_ref().map(|s| s.session_key.as_str());
     let report = plan_report::from_plan(t, key, p.keep.source, &p.prepared.plan);
@@ -232,6 +240,8 @@ fn print_json(p: &usecase::compact::Prepared, draft: &Draft, o: &Outcome) {
             ),
         );
         m.insert("requestDetails".into(), json!(requests));
+        // The flush run first (--flush-first), null when none ran.
+        m.insert("flushFirst".into(), flushed.unwrap_or(Value::Null));
     }
     print!("{}", crate::report::json::to_string(&v));
 }
@@ -286,7 +296,7 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
             eprintln!(
                 "Preview only: nothing written. Summarizes {} messages (+{} turn-prefix), keeps from {}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).\n\
                  To commit exactly this text, save it (stdout) to FILE, edit it if you like, and run:\n  \
-                 clawtop compact {} --summary-file FILE --expect-leaf {} --expect-first-kept {} --keep-recent-tokens {} --yes\n\
+                 clawtop compact {} --summary-file FILE --expect-leaf {} --expect-first-kept {} --keep-recent-tokens {}{} --yes\n\
                  (--yes without --summary-file asks the model again and commits that new answer.)",
                 report.messages_to_summarize,
                 report.turn_prefix_messages,
@@ -297,6 +307,11 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
                 sanitize::one_line(&leaf_display),
                 sanitize::one_line(&t.display_id(plan.first_kept_entry)),
                 p.keep.value,
+                match job.flush {
+                    usecase::compact::FlushChoice::FlushFirst => " --flush-first",
+                    usecase::compact::FlushChoice::Skip => " --no-flush",
+                    usecase::compact::FlushChoice::Unsaid => "",
+                },
             );
         }
     }
@@ -598,5 +613,10 @@ pub(crate) fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
         yes: a.yes,
         json: a.json,
         model,
+        flush: match (a.flush_first, a.no_flush) {
+            (true, _) => crate::usecase::compact::FlushChoice::FlushFirst,
+            (_, true) => crate::usecase::compact::FlushChoice::Skip,
+            _ => crate::usecase::compact::FlushChoice::Unsaid,
+        },
     })
 }

@@ -267,3 +267,77 @@ pub(crate) fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
         model,
     })
 }
+
+/// The flush `compact --flush-first` runs before it compacts: the same use case as
+/// `clawtop flush KEY` (without `--yes`, only drafted). Its notes and outcome go to stderr, so
+/// the compaction's output (the summary, or its JSON) stays one document.
+pub(super) fn before_compaction(
+    session: &SessionHandle,
+    model: &ModelChoice,
+    yes: bool,
+    json: bool,
+) -> Result<serde_json::Value, Problem> {
+    let job = FlushJob {
+        session: session.clone(),
+        workspace: None,
+        instructions: None,
+        notes_file: None,
+        dry_run: false,
+        yes,
+        json,
+        model: model.clone(),
+    };
+    let p = usecase::flush::prepare(
+        session,
+        &usecase::flush::Options {
+            workspace: None,
+            model: model.clone(),
+        },
+    )?;
+    if let Some(why) = &p.read_only {
+        return Err(Problem::Refused(format!(
+            "refused: the flush before compacting: {why}"
+        )));
+    }
+    let mut warnings = Vec::new();
+    let (text, _, _) = generated_notes(&job, &p, &mut warnings)?;
+    let (notes, no_reply) = usecase::flush::notes_to_commit(&text)?;
+    for w in &warnings {
+        eprintln!("clawtop: warning: {}", sanitize::one_line(w));
+    }
+    let committed = if yes {
+        Some(usecase::flush::commit(&p, &text)?)
+    } else {
+        None
+    };
+    if !json {
+        eprintln!("Flush first (OpenClaw flushes before it compacts):");
+        if no_reply {
+            eprintln!("NO_REPLY: the model found nothing worth keeping.");
+        } else {
+            eprintln!("{}", sanitize::for_terminal(&notes, true));
+        }
+        match &committed {
+            Some(c) => eprintln!(
+                "Flushed: {} bytes appended to {}; memoryFlushCompactionCount {} recorded. Now compacting.",
+                c.appended_bytes,
+                sanitize::one_line(&c.target.display().to_string()),
+                c.memory_flush_compaction_count
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            None => {
+                eprintln!("Flush preview only: nothing written (--yes flushes, then compacts).")
+            }
+        }
+    }
+    Ok(json!({
+        "notes": notes,
+        "noReply": no_reply,
+        "committed": committed.is_some(),
+        "target": committed.as_ref().map(|c| c.target.clone()).unwrap_or(p.target.clone()),
+        "memoryFlushAt": committed.as_ref().and_then(|c| c.memory_flush_at),
+        "memoryFlushCompactionCount": committed.as_ref().and_then(|c| c.memory_flush_compaction_count),
+        "warnings": warnings,
+    }))
+}

@@ -184,9 +184,59 @@ pub fn entry_line(
     timestamp: &str,
     summary: &str,
 ) -> Vec<u8> {
+    entry_line_with(t, plan, id, timestamp, summary, None)
+}
+
+/// The flush of the cycle a compaction closes, as the store row showed it when the entry was
+/// written (`memoryFlushCompactionCount == compactionCount`): recorded in the entry, so its
+/// history knows the flush came first even where the store's count cannot be lined up with
+/// the compactions on the branch.
+pub fn flush_seen(entry: &Map<String, Value>) -> Option<Value> {
+    let count = |k: &str| entry.get(k).and_then(crate::store_entry::non_negative);
+    flush_record(
+        count("compactionCount").unwrap_or(0),
+        count("memoryFlushCompactionCount"),
+        entry.get("memoryFlushAt").and_then(Value::as_i64),
+    )
+}
+
+/// The record of the cycle's flush from the row's counters: `compactionCount` (0 when
+/// absent), `memoryFlushCompactionCount`, `memoryFlushAt`; None when this cycle had none.
+pub fn flush_record(
+    compaction_count: u64,
+    flushed_at_count: Option<u64>,
+    at: Option<i64>,
+) -> Option<Value> {
+    (flushed_at_count == Some(compaction_count)).then(|| {
+        json!({
+            "memoryFlushCompactionCount": compaction_count,
+            "memoryFlushAt": at,
+        })
+    })
+}
+
+/// [`entry_line`] whose record carries the flush of its cycle ([`flush_seen`]).
+pub fn entry_line_with(
+    t: &Transcript,
+    plan: &CompactionPlan,
+    id: &str,
+    timestamp: &str,
+    summary: &str,
+    flush: Option<Value>,
+) -> Vec<u8> {
     let mut m = Map::new();
     m.insert("type".into(), "compaction".into());
-    let details = json!({"readFiles": plan.read_files, "modifiedFiles": plan.modified_files});
+    // pi's two lists first, then clawtop's record of how the entry was planned (the audit's
+    // boundary for it; pi and OpenClaw ignore the extra key).
+    let mut record = plan::record(plan);
+    if let (Some(f), Some(r)) = (flush, record.as_object_mut()) {
+        r.insert("flush".into(), f);
+    }
+    let details = json!({
+        "readFiles": plan.read_files,
+        "modifiedFiles": plan.modified_files,
+        plan::RECORD_KEY: record,
+    });
     if t.version >= 2 {
         m.insert("id".into(), id.into());
         m.insert(
@@ -291,7 +341,7 @@ pub fn commit(
 ) -> Result<Committed, CompactCommitError> {
     let t = &p.transcript;
     let id = new_entry_id(t);
-    let line = entry_line(t, &p.plan, &id, &iso_now(), summary);
+    let timestamp = iso_now();
     let tokens_after = tokens_after(t, &p.plan, summary);
     let entry_id = if t.version >= 2 {
         Some(id.clone())
@@ -299,6 +349,7 @@ pub fn commit(
         None
     };
     let Some(s) = session else {
+        let line = entry_line(t, &p.plan, &id, &timestamp, summary);
         commit::append_line(t.path(), &p.expect, &line).map_err(CompactCommitError::Transcript)?;
         return Ok(Committed {
             entry_id,
@@ -314,6 +365,8 @@ pub fn commit(
     let result = store_lock.patch_entry(&s.session_key, |e| {
         commit::require_string_field(&s.store_path, e, "sessionId", &s.session_id)?;
         let ops = commit::compaction_patch(&s.store_path, e, tokens_after, now)?;
+        // The row as it is under the lock says whether this cycle was flushed.
+        let line = entry_line_with(t, &p.plan, &id, &timestamp, summary, flush_seen(e));
         match commit::append_line_held(t.path(), &p.expect, &line, &LockOptions::transcript()) {
             Ok(o) => appended = Some(o),
             Err(err) => {

@@ -58,9 +58,15 @@ fn kind_chars(f: &MessageFigures, acc: &mut [usize; 6]) {
     }
 }
 
+/// `of`: the figure this breaks down (the transcript's context when the overhead was measured
+/// on its last call). The messages' parts are estimated per kind of content, which rounds
+/// each kind once where pi's estimate (and so the overhead, the last prompt minus it) rounds
+/// each message: the few tokens between them are a part of their own, so the parts sum to
+/// the figure.
 pub fn breakdown(
     t: &Transcript,
     overhead: Option<&Overhead>,
+    of: Option<u64>,
     window: u64,
     flush_at: Option<u64>,
     compact_at: u64,
@@ -110,7 +116,15 @@ pub fn breakdown(
             });
         }
     }
-    let total: u64 = parts.iter().map(|p| p.tokens).sum();
+    let mut total: u64 = parts.iter().map(|p| p.tokens).sum();
+    if let Some(rest) = of.and_then(|f| f.checked_sub(total)).filter(|&r| r > 0) {
+        parts.push(Part {
+            group: "messages",
+            name: "per-message rounding".into(),
+            tokens: rest,
+        });
+        total += rest;
+    }
     let free = |line: u64| line as i64 - total as i64;
     Breakdown {
         total_tokens: total,
@@ -145,9 +159,9 @@ mod tests {
             fused_entries += (0..fused.len() as u32)
                 .filter(|&i| fused.has_figures(i))
                 .count();
-            let a = breakdown(&with, None, 200_000, Some(150_000), 180_000);
-            let b = breakdown(&without, None, 200_000, Some(150_000), 180_000);
-            let c = breakdown(&fused, None, 200_000, Some(150_000), 180_000);
+            let a = breakdown(&with, None, None, 200_000, Some(150_000), 180_000);
+            let b = breakdown(&without, None, None, 200_000, Some(150_000), 180_000);
+            let c = breakdown(&fused, None, None, 200_000, Some(150_000), 180_000);
             assert_eq!(a, b, "{}", f.display());
             assert_eq!(a, c, "{} (fused)", f.display());
             with_messages += usize::from(a.total_tokens > 0);

@@ -129,8 +129,11 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         suggested: suggested.as_ref(),
         compact_at: th.compact_at,
     });
+    // The breakdown breaks down the transcript's figure when the overhead was measured on the
+    // same call (the last usage): its parts then sum to it.
+    let of = (tc.basis == crate::used::Basis::Usage && oh.is_some()).then_some(tc.tokens);
     let context_breakdown =
-        breakdown::breakdown(t, oh.as_ref(), th.window, th.flush_at, th.compact_at);
+        breakdown::breakdown(t, oh.as_ref(), of, th.window, th.flush_at, th.compact_at);
     Diagnosis {
         transcript_context: tc,
         used_check,

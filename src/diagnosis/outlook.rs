@@ -95,18 +95,15 @@ pub fn at_keep(t: &Transcript, keep: u64, overhead: Option<u64>, allowance: u64)
     })
 }
 
-/// The keepRecentTokens values at which the cut moves: the running sums of the messages since
-/// the last compaction, newest first (`findCutPoint` stops where the sum reaches keep), up to
+/// The keepRecentTokens values at which the cut moves: the running sums of the messages of the
+/// plan's range, newest first (`findCutPoint` stops where the sum reaches keep), up to
 /// the first one past `limit`: a compaction keeping more than the compaction line cannot land
 /// under it, so older messages need not be decoded (a long session costs its tail, not its
 /// length).
 fn cut_steps(t: &Transcript, limit: u64) -> Vec<u64> {
     let path = t.active_branch();
-    let start = path
-        .iter()
-        .rposition(|&i| t.entries[i as usize].kind == EntryKind::Compaction)
-        .map(|p| p + 1)
-        .unwrap_or(0);
+    // The plan's own range (it starts where the previous compaction's kept messages do).
+    let start = plan::range_start_of(t, &path);
     let mut acc = 0u64;
     let mut steps = Vec::new();
     for &i in path[start..].iter().rev() {

@@ -211,6 +211,9 @@ struct Raw {
     summary_tokens: u64,
     from_hook: Option<bool>,
     manual: bool,
+    /// The flush of its cycle that clawtop saw on the store row when it wrote this entry
+    /// (`details.clawtop.flush`, [`crate::compaction::flush_seen`]): its `memoryFlushAt`.
+    recorded_flush: Option<Option<i64>>,
 }
 
 fn timestamp_of(v: &Value) -> Option<String> {
@@ -291,6 +294,10 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                 summary_tokens: crate::tokens::estimate_message(&msg),
                 from_hook: v.get("fromHook").and_then(Value::as_bool),
                 manual: last_user_compact,
+                recorded_flush: v
+                    .pointer(&format!("/details/{}/flush", crate::plan::RECORD_KEY))
+                    .filter(|f| f.is_object())
+                    .map(|f| f.get("memoryFlushAt").and_then(Value::as_i64)),
             });
             waiting = Some(raws.len() - 1);
             steps.push((series::Step::Compaction, at));
@@ -655,6 +662,20 @@ fn flush_before(
             format!(
                 "flush turn {} in the transcript",
                 t.id.as_deref().unwrap_or("?")
+            ),
+        );
+    }
+    // clawtop compacted after the flush of this cycle and wrote so in the entry.
+    if let Some(at) = r
+        .compactions
+        .get(cycle as usize)
+        .and_then(|c| c.recorded_flush)
+    {
+        return (
+            "yes",
+            format!(
+                "the compaction entry records the flush of its cycle (memoryFlushAt {}), which clawtop saw before compacting",
+                at.map(|a| a.to_string()).unwrap_or_else(|| "-".into())
             ),
         );
     }

@@ -19,6 +19,12 @@ pub fn summary_line(a: &SessionAudit) -> String {
     if t.unknown > 0 {
         s.push_str(&format!(" ({} unknown)", t.unknown));
     }
+    if t.dropped_unknown > 0 {
+        s.push_str(&format!(
+            "; dropped not known for {}",
+            n(t.dropped_unknown, "compaction", "compactions")
+        ));
+    }
     s
 }
 
@@ -28,7 +34,15 @@ pub fn badge(c: &CompactionAudit) -> String {
         .lost()
         .map(|n| n.to_string())
         .unwrap_or_else(|| "?".into());
-    format!("{lost} lost · {} dropped", c.dropped_unsummarized.messages)
+    format!("{lost} lost · {} dropped", dropped(c))
+}
+
+/// The dropped count, "?" when the planner (so the boundary) is not known.
+fn dropped(c: &CompactionAudit) -> String {
+    match c.dropped_unsummarized.unknown {
+        Some(_) => "?".into(),
+        None => c.dropped_unsummarized.messages.to_string(),
+    }
 }
 
 /// One line for a draft under its preview: what it would lose.
@@ -133,6 +147,12 @@ pub fn block(c: &CompactionAudit, title: &str) -> String {
         )),
     }
     let d = &c.dropped_unsummarized;
+    if let Some(why) = &d.unknown {
+        out.push_str(&format!(
+            "  dropped unsummarized: unknown ({})\n",
+            one_line(why)
+        ));
+    }
     if d.messages > 0 {
         out.push_str(&format!(
             "  dropped unsummarized: {} messages, {} tokens (kept by the previous compaction, neither summarized nor kept: pi 0.55.1's boundary)\n",
@@ -176,4 +196,37 @@ pub fn render(a: &SessionAudit) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::{Boundary, Dropped, GuardVerdict, Span};
+
+    #[test]
+    fn an_unknown_drop_is_said_not_counted() {
+        let c = CompactionAudit {
+            entry_id: Some("c2".into()),
+            first_kept_entry_id: None,
+            boundary: Boundary::Unknown,
+            span: Span::default(),
+            identifiers: None,
+            dropped_unsummarized: Dropped {
+                unknown: Some("no record".into()),
+                ..Dropped::default()
+            },
+            missing_sections: None,
+            summary_chars: None,
+            summary_cap: 16_000,
+            guard: GuardVerdict::unknown(),
+            unknown: None,
+        };
+        assert_eq!(badge(&c), "? lost · ? dropped");
+        let b = block(&c, "compaction 2 of 2 (c2)");
+        assert!(
+            b.contains("dropped unsummarized: unknown (no record)"),
+            "{b}"
+        );
+        assert!(!b.contains("dropped unsummarized: 0"), "{b}");
+    }
 }

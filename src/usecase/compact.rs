@@ -48,13 +48,14 @@ pub struct Prepared {
     /// `compaction.customInstructions` when set and not blank.
     pub default_instructions: Option<String>,
     pub compaction_count: Option<u64>,
-    /// Bytes of the entry line without the summary text (id and timestamp have fixed widths).
-    pub line_overhead: usize,
     /// Mode bits of the store file now (a commit rewrites it 0600).
     pub store_mode: Option<u32>,
     /// Whether this compaction can bring the session under its compaction line, with the
     /// expected size after and the advice (docs: issue 8); computed at this keepRecentTokens.
     pub outlook: Option<Box<crate::diagnosis::Diagnosis>>,
+    /// The session's flush gate now: when it is due (flush enabled, at or past the flush line,
+    /// nothing flushed this cycle), OpenClaw would flush before compacting ([`flush_first`]).
+    pub flush_gate: Option<crate::flush::FlushGate>,
     pub warnings: Vec<String>,
 }
 
@@ -134,7 +135,8 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
             session.session
         )));
     };
-    let subject = Subject::read(session, false)?;
+    // `used` is estimated when the store has no fresh figure: the flush gate needs it.
+    let subject = Subject::read(session, true)?;
     let keep = subject.keep_recent_tokens(opts.keep_recent_tokens);
     let p = compaction::prepare(&path, keep.value).map_err(prepare_problem)?;
     let t = &p.transcript;
@@ -153,9 +155,6 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         _ => (None, None),
     };
     let model = super::resolve_model(&subject, provider.as_deref(), model.as_deref(), &opts.model);
-    // Same id and timestamp widths as the real commit, so the byte count is exact.
-    let line_overhead =
-        compaction::entry_line(t, plan, "00000000", &compaction::iso_now(), "").len();
     Ok(Prepared {
         session: session.clone(),
         transcript: path,
@@ -182,7 +181,6 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         model,
         default_instructions: default_instructions(session.source.config()),
         compaction_count: entry.and_then(|e| e.compaction_count),
-        line_overhead,
         outlook: Some(Box::new(
             crate::diagnosis::gather::for_target(
                 session.source.as_ref(),
@@ -192,6 +190,10 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
             )
             .0,
         )),
+        flush_gate: subject
+            .session
+            .as_ref()
+            .map(|_| crate::flush::FlushGate::from_thresholds(&subject.numbers)),
         store_mode: writer
             .store
             .as_ref()
@@ -199,6 +201,58 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         warnings: subject.warnings,
         prepared: Arc::new(p),
     })
+}
+
+/// What the operator said about flushing before this compaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FlushChoice {
+    /// Nothing yet: a due flush refuses the compaction until the operator chooses.
+    #[default]
+    Unsaid,
+    /// Flush first (`--flush-first`; the TUI's flush step), then compact.
+    FlushFirst,
+    /// Compact without flushing (`--no-flush`; the TUI's explicit skip).
+    Skip,
+}
+
+/// What to do before the summary is asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FlushStep {
+    /// No flush is due (or the operator skipped it): compact.
+    Compact,
+    /// Flush through the flush use case, then plan the compaction again and compact.
+    FlushThenCompact,
+}
+
+/// Why a flush is due before this compaction (None: it is not). OpenClaw flushes before it
+/// compacts once a session is past its flush line; compacting first would close the cycle
+/// without the flush, what `check` reports as no-flush-before-compaction.
+pub fn flush_due(p: &Prepared) -> Option<String> {
+    let g = p.flush_gate.as_ref().filter(|g| g.due)?;
+    let n = crate::format::thousands;
+    Some(format!(
+        "a memory flush is due before compacting: used {} ({}) ≥ flush line {} and nothing was flushed this cycle (compactionCount {}, memoryFlushCompactionCount {}); OpenClaw flushes before it compacts",
+        g.used.map(n).unwrap_or_else(|| "?".into()),
+        g.used_source,
+        g.flush_line.map(n).unwrap_or_else(|| "?".into()),
+        g.compaction_count,
+        g.memory_flush_compaction_count
+            .map(|c| c.to_string())
+            .unwrap_or_else(|| "none".into()),
+    ))
+}
+
+/// The one decision about flushing before a compaction, for the CLI and the TUI: a due flush
+/// comes first unless the operator skips it explicitly; unsaid, the compaction is refused
+/// (exit 3) with the reason and the two ways on.
+pub fn flush_first(p: &Prepared, choice: FlushChoice) -> Result<FlushStep, Problem> {
+    match (flush_due(p), choice) {
+        (None, _) | (Some(_), FlushChoice::Skip) => Ok(FlushStep::Compact),
+        (Some(_), FlushChoice::FlushFirst) => Ok(FlushStep::FlushThenCompact),
+        (Some(why), FlushChoice::Unsaid) => Err(Problem::Refused(format!(
+            "{why}. Flush first with --flush-first (flush, then compact), or compact without it with --no-flush"
+        ))),
+    }
 }
 
 /// Provider and model of the last assistant message (bare transcripts have no store row).
@@ -265,6 +319,42 @@ pub async fn generate(
         Err(e) => Err(Problem::Failed(format!(
             "summary failed, nothing written: {e}"
         ))),
+    }
+}
+
+/// What committing `text` writes, figure for figure: the confirmation states these, and the
+/// commit writes them (the same functions: [`compaction::tokens_after`] is the store's
+/// `totalTokens`, [`compaction::entry_line_with`] the appended line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    /// Bytes appended to the transcript (the line and its newline).
+    pub bytes: u64,
+    /// The store's new `totalTokens` (and, on a bare file, the context expected after).
+    pub tokens_after: u64,
+    /// The store's `compactionCount` before and after.
+    pub compaction_count: (u64, u64),
+}
+
+pub fn written(p: &Prepared, text: &str) -> Written {
+    let text = crate::sanitize::committable(text);
+    let t = p.transcript();
+    let plan = &p.prepared.plan;
+    // The cycle's flush the commit records, as the row shows it now (the commit reads the
+    // row again under its lock; ids and timestamps have fixed widths).
+    let flush = p.store.as_ref().and(p.flush_gate.as_ref()).and_then(|g| {
+        compaction::flush_record(
+            g.compaction_count,
+            g.memory_flush_compaction_count,
+            g.memory_flush_at,
+        )
+    });
+    let line =
+        compaction::entry_line_with(t, plan, "00000000", &compaction::iso_now(), &text, flush);
+    let cc = p.compaction_count.unwrap_or(0);
+    Written {
+        bytes: line.len() as u64 + 1,
+        tokens_after: compaction::tokens_after(t, plan, &text),
+        compaction_count: (cc, cc + 1),
     }
 }
 

@@ -98,6 +98,7 @@ fn without_dry_run_a_model_problem_writes_nothing() {
     let o = h.run(&[
         "compact",
         "agent:main:main",
+        "--no-flush",
         "--keep-recent-tokens",
         "2000",
         "--api-key-env",
@@ -110,6 +111,7 @@ fn without_dry_run_a_model_problem_writes_nothing() {
     let o = h.run(&[
         "compact",
         "agent:main:main",
+        "--no-flush",
         "--summary-file",
         "x.md",
         "--yes",

@@ -21,6 +21,7 @@ async fn preview_writes_nothing_and_yes_commits_it() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--instructions",
@@ -87,6 +88,7 @@ async fn preview_writes_nothing_and_yes_commits_it() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--yes",
@@ -124,6 +126,7 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--dry-run",
             "--json",
             "--keep-recent-tokens",
@@ -145,6 +148,7 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--summary-file",
@@ -168,6 +172,7 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--summary-file",
@@ -201,6 +206,7 @@ async fn edited_preview_is_committed_exactly_and_refused_when_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--summary-file",
             f.to_str().unwrap(),
             "--expect-leaf",
@@ -226,6 +232,7 @@ async fn model_failure_writes_nothing() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--yes",
@@ -291,6 +298,7 @@ async fn an_edited_summary_is_refused_when_the_cut_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--dry-run",
             "--json",
             "--keep-recent-tokens",
@@ -313,6 +321,7 @@ async fn an_edited_summary_is_refused_when_the_cut_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--summary-file",
             f.to_str().unwrap(),
             "--expect-leaf",
@@ -334,6 +343,7 @@ async fn an_edited_summary_is_refused_when_the_cut_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--expect-leaf",
             &leaf,
             "--yes",
@@ -347,6 +357,7 @@ async fn an_edited_summary_is_refused_when_the_cut_moved() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--summary-file",
             f.to_str().unwrap(),
             "--expect-leaf",
@@ -384,7 +395,13 @@ async fn preview_audits_what_the_draft_loses() {
     let fake = FakeModel::start().await;
     cli::point_fake_provider(&h, &fake.base_url());
     fake.push(Reply::text("## Goal\nShip https://staging.acme.dev/app"));
-    let args = ["compact", "agent:main:main", "--keep-recent-tokens", "1"];
+    let args = [
+        "compact",
+        "agent:main:main",
+        "--no-flush",
+        "--keep-recent-tokens",
+        "1",
+    ];
     let o = cli::run_async(&h, &[&args[..], &["--json"]].concat()).await;
     o.expect(0);
     let v = o.json();

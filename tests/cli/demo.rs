@@ -17,7 +17,10 @@ fn demo_compact_and_flush_commit_to_the_copy_and_leave_nothing() {
     let home = Home::empty();
     let tmp = tempfile::tempdir().unwrap();
     let env = [("TMPDIR", tmp.path().to_str().unwrap())];
-    let o = home.run_env(&["--demo", "compact", "agent:ops:main", "--yes"], &env);
+    let o = home.run_env(
+        &["--demo", "compact", "agent:ops:main", "--no-flush", "--yes"],
+        &env,
+    );
     o.expect(0);
     assert!(
         o.stderr

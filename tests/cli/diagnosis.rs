@@ -86,14 +86,35 @@ fn host_a_figures_are_reconciled_and_explained() {
         .map(|p| p["tokens"].as_u64().unwrap())
         .sum();
     assert_eq!(parts_sum, overhead);
+    // Issue 30 item 6: the context breakdown sums to the figure it breaks down, the used
+    // figure (here the transcript's), its per-message rounding named as a part of its own.
+    let b = &v["contextBreakdown"];
+    let sum: u64 = b["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(b["totalTokens"], json!(sum));
+    assert_eq!(b["totalTokens"], v["used"]);
+    assert!(
+        b["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "per-message rounding"),
+        "{b}"
+    );
     let agents = std::fs::read_to_string(h.state().join("workspace/AGENTS.md")).unwrap();
     assert_eq!(o["parts"][0]["chars"], json!(agents.encode_utf16().count()));
-    // keepRecentTokens 20,000 keeps everything since the last compaction, and the plan still
-    // summarizes the 25 messages that compaction kept (SPEC §6.1: pi 0.55.1 would drop them
-    // and have nothing to summarize): folding them into the summary lands under the line.
-    assert_eq!(v["compactionAtKeep"]["messagesToSummarize"], 25);
-    assert_eq!(v["compactionAtKeep"]["turnPrefixMessages"], 0);
-    assert_eq!(v["compactionCanHelp"], true);
+    // keepRecentTokens 20,000: OpenClaw 2026.9's plan (SPEC §6.1) keeps the newest 20,000
+    // wherever they came from, from f9eefcdc (among the messages host-a's compaction kept),
+    // and summarizes 5 messages and a split turn's prefix of 1. Keeping that much leaves the
+    // context above the compaction line, so a smaller keepRecentTokens is advised.
+    assert_eq!(v["compactionAtKeep"]["firstKept"], "f9eefcdc");
+    assert_eq!(v["compactionAtKeep"]["messagesToSummarize"], 5);
+    assert_eq!(v["compactionAtKeep"]["turnPrefixMessages"], 1);
+    assert_eq!(v["compactionCanHelp"], false);
     let kept = v["compactionAtKeep"]["keptTokens"].as_u64().unwrap();
     let allowance = v["summaryAllowance"]["tokens"].as_u64().unwrap();
     assert_eq!(v["expectedTokensAfter"], json!(overhead + kept + allowance));
@@ -102,7 +123,7 @@ fn host_a_figures_are_reconciled_and_explained() {
         advice[0]
             .as_str()
             .unwrap()
-            .contains("would bring the context to about"),
+            .contains("not under the compaction line"),
         "{advice:?}"
     );
     let suggested = v["suggestedKeepRecentTokens"].as_u64().unwrap();
@@ -123,11 +144,9 @@ fn host_a_figures_are_reconciled_and_explained() {
         at["expectedTokensAfter"].as_u64().unwrap()
             < at["contextBreakdown"]["compactAt"].as_u64().unwrap()
     );
-    // One token more keeps everything since the last compaction already: the cut cannot move
-    // past it, so the plan is the same (it used to have nothing to summarize there).
+    // One token more and the context no longer lands under the line.
     let above = dry_run(&h, Some(suggested + 1));
-    assert_eq!(above["firstKeptEntryId"], at["firstKeptEntryId"], "{above}");
-    assert_eq!(above["compactionCanHelp"], true, "{above}");
+    assert_eq!(above["compactionCanHelp"], false, "{above}");
 }
 
 #[test]
@@ -152,10 +171,12 @@ fn show_and_dry_run_text_carry_the_figures() {
     o.expect(0);
     let t = o.text();
     assert!(t.contains("used check:") && t.contains("run-sum"), "{t}");
-    // At 20,000 the plan summarizes the 25 messages host-a's compaction kept (SPEC §6.1), so
-    // it helps and there is no smaller keepRecentTokens to suggest.
+    // At 20,000 the plan keeps 21,529 tokens verbatim (SPEC §6.1): not under the line, and
+    // the largest keepRecentTokens that is comes with the advice.
     assert!(
-        t.contains("verdict:") && t.contains("compaction can help"),
+        t.contains("verdict:")
+            && t.contains("not under the compaction line 28,000")
+            && t.contains("keepRecentTokens 11,959 or less"),
         "{t}"
     );
 }
@@ -392,7 +413,14 @@ async fn busy_session_shows_and_is_refused_before_any_model_request() {
 
     let c = cli::run_async(
         &h,
-        &["compact", KEY, "--keep-recent-tokens", "2000", "--yes"],
+        &[
+            "compact",
+            KEY,
+            "--no-flush",
+            "--keep-recent-tokens",
+            "2000",
+            "--yes",
+        ],
     )
     .await;
     c.expect(3);
@@ -434,7 +462,14 @@ async fn disagreeing_endpoints_are_named_before_the_request() {
     }
     let o = cli::run_async(
         &h,
-        &["compact", KEY, "--keep-recent-tokens", "2000", "--json"],
+        &[
+            "compact",
+            KEY,
+            "--no-flush",
+            "--keep-recent-tokens",
+            "2000",
+            "--json",
+        ],
     )
     .await;
     o.expect(0);

@@ -94,6 +94,7 @@ async fn split_turn_only_plan_sends_the_instructions_in_its_one_request() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--dry-run",
             "--json",
             "--keep-recent-tokens",
@@ -117,6 +118,7 @@ async fn split_turn_only_plan_sends_the_instructions_in_its_one_request() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--instructions",
@@ -191,6 +193,7 @@ async fn staged_history_merge_turn_prefix_and_update_all_carry_the_instructions(
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--instructions",
@@ -236,6 +239,7 @@ async fn without_instructions_no_request_claims_to_carry_them() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--json",

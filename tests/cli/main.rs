@@ -10,6 +10,7 @@ mod compact;
 mod compact_model;
 mod demo;
 mod diagnosis;
+mod flush_first;
 mod flush_model;
 mod forecast;
 mod history;

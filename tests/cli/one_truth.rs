@@ -350,6 +350,7 @@ fn after_clawtops_own_compaction_the_check_agrees() {
     let o = h.run(&[
         "compact",
         "main",
+        "--no-flush",
         "--keep-recent-tokens",
         "1000",
         "--summary-file",

@@ -75,6 +75,17 @@ fn commit_and_check(file: &Path, keep: u64, session: Option<&StoreRow>) -> compa
     );
     let done = compaction::commit(&p, &summary, session).unwrap();
     let after = std::fs::read(file).unwrap();
+    // The entry records how clawtop planned it, inside `details` (pi keeps and ignores it:
+    // its reading below is unchanged).
+    let line: Value = serde_json::from_slice(
+        after[before.len()..]
+            .split(|&b| b == b'\n')
+            .find(|l| !l.is_empty())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(line["details"]["clawtop"]["plannedAs"], "openclaw-2026.9");
+    assert_eq!(line["details"]["clawtop"]["keepRecentTokens"], keep);
     assert!(
         after.starts_with(&before),
         "the transcript was rewritten, not appended to"

@@ -74,6 +74,7 @@ fn a_compaction_over_the_file_size_limit_is_cut_back_and_releases_its_locks() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--summary-file",

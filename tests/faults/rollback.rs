@@ -90,6 +90,7 @@ fn spawn_committed_compaction(h: &Home, pause: &Pause, points: &str) -> Paused {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--summary-file",

@@ -159,6 +159,7 @@ async fn cli_never_prints_or_logs_base_url_credentials() {
         &[
             "compact",
             "agent:main:main",
+            "--no-flush",
             "--keep-recent-tokens",
             "2000",
             "--provider",

@@ -129,7 +129,13 @@ async fn cli_compact_against_an_endless_stream_ends_at_the_deadline_from_the_env
     let o = tokio::task::spawn_blocking(move || {
         cli_support::run_with(
             &home,
-            &["compact", "agent:main:main", "--keep-recent-tokens", "2000"],
+            &[
+                "compact",
+                "agent:main:main",
+                "--no-flush",
+                "--keep-recent-tokens",
+                "2000",
+            ],
             &[("CLAWTOP_GENERATION_DEADLINE_SECS", "2")],
         )
     })

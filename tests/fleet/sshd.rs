@@ -133,16 +133,19 @@ impl Sshd {
         let cfg = format!(
             "Host down\n  Port {closed}\n\
              Host stranger\n  UserKnownHostsFile {empty}\n\
+             Host reuse\n  ControlMaster auto\n  ControlPath {cm}/%C\n  ControlPersist 60\n\
              Host *\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {key}\n\
              \x20 IdentitiesOnly yes\n  UserKnownHostsFile {kh}\n  GlobalKnownHostsFile /dev/null\n\
              \x20 StrictHostKeyChecking yes\n  ConnectTimeout 5\n  LogLevel ERROR\n",
             empty = d.join("empty_known_hosts").display(),
+            cm = d.join("cm").display(),
             port = self.port,
             user = user(),
             key = d.join("client_key").display(),
             kh = d.join("known_hosts").display(),
         );
         std::fs::write(d.join("ssh_config"), cfg).unwrap();
+        std::fs::create_dir_all(d.join("cm")).unwrap();
         std::fs::create_dir_all(d.join("bin")).unwrap();
         write_exec(
             &d.join("bin/ssh"),
@@ -192,9 +195,10 @@ impl Sshd {
         run_with(&home, args, &[("PATH", &path)])
     }
 
-    /// How many connections sshd accepted so far (its log's "Connection from" lines).
+    /// How many ssh logins sshd accepted so far (its log's "Accepted publickey" lines; the
+    /// readiness probe's bare TCP connection is not one).
     pub fn connections(&self) -> usize {
-        self.log().matches("Connection from").count()
+        self.log().matches("Accepted publickey").count()
     }
 }
 
@@ -309,4 +313,34 @@ fn check_and_metrics_over_a_real_sshd_grade_as_the_host_does() {
         text.contains("clawtop_session_used_tokens{host=\"a\""),
         "{text}"
     );
+}
+
+/// Connection reuse (README, "A fleet over ssh"): with the operator's `ControlMaster auto` and
+/// `ControlPersist`, refreshing the fleet reuses one TCP connection instead of opening one per
+/// refresh, as the real sshd's log shows.
+#[test]
+fn a_control_master_in_the_ssh_config_is_reused_across_refreshes() {
+    let s = Sshd::start();
+    let d = s.path().to_path_buf();
+    let hosts = s.hosts(&[(
+        "a",
+        "reuse",
+        clawtop_bin(),
+        Some(d.join("remote-a/.openclaw")),
+    )]);
+    let before = s.connections();
+    for _ in 0..3 {
+        s.run(&["list", "--hosts", hosts.to_str().unwrap(), "--json"])
+            .expect(0);
+    }
+    // The log is written as connections come; give sshd a moment to flush it.
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(s.connections() - before, 1, "{}", s.log());
+    // The master is stopped with the test (its socket lives in the test's temp dir).
+    let _ = Command::new("/usr/bin/ssh")
+        .args(["-F"])
+        .arg(d.join("ssh_config"))
+        .args(["-O", "exit", "reuse"])
+        .stderr(Stdio::null())
+        .status();
 }

@@ -207,8 +207,10 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             ));
         }
     }
-    // The compaction plan at every keepRecentTokens value.
-    for (k, pp) in KEEPS.iter().zip(pi["plans"].as_array().unwrap()) {
+    // The compaction plan at every keepRecentTokens value: pi's prepareCompaction with
+    // OpenClaw 2026.9's range (SPEC §6.1; `rangePlans` in interop/pi_figures.mjs), figure for
+    // figure, file lists included.
+    for (k, pp) in KEEPS.iter().zip(pi["rangePlans"].as_array().unwrap()) {
         let ours = plan::prepare(&t, *k);
         match (pp.is_null(), ours) {
             (true, Err(_)) => {}
@@ -219,46 +221,21 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             (false, Err(e)) => err(format!("keep {k}: pi plans, clawtop says {e}")),
             (false, Ok(p)) => {
                 let turn_start = p.cut.turn_start.map(|s| p.path[s] as i64).unwrap_or(-1);
-                // SPEC §6.1: clawtop also summarizes what the previous compaction kept (pi
-                // 0.55.1 drops it); everything else, the cut first of all, is pi's.
-                let extra = previously_kept(&t, &p.path);
                 let got = serde_json::json!({
                     "firstKeptIndex": p.first_kept_entry,
                     "firstKeptPathIndex": p.cut.first_kept,
                     "turnStartIndex": turn_start,
                     "isSplitTurn": p.cut.is_split_turn,
                     "tokensBefore": p.tokens_before,
-                    "messagesToSummarize": p.messages_to_summarize.len() - extra,
+                    "messagesToSummarize": p.messages_to_summarize.len(),
                     "turnPrefixMessages": p.turn_prefix_messages.len(),
                     "hasPreviousSummary": p.previous_summary.is_some(),
+                    "readFiles": p.read_files,
+                    "modifiedFiles": p.modified_files,
                 });
                 for (key, v) in got.as_object().unwrap() {
                     if &pp[key] != v {
                         err(format!("keep {k} {key}: pi {} clawtop {v}", pp[key]));
-                    }
-                }
-                // The file lists: pi's exactly when nothing more is summarized; else pi's
-                // modified files are still modified and nothing pi lists is missing.
-                let strs = |v: &Value| -> Vec<String> {
-                    serde_json::from_value(v.clone()).unwrap_or_default()
-                };
-                let (pi_read, pi_mod) = (strs(&pp["readFiles"]), strs(&pp["modifiedFiles"]));
-                if extra == 0 {
-                    if pi_read != p.read_files || pi_mod != p.modified_files {
-                        err(format!(
-                            "keep {k} files: pi {pi_read:?} {pi_mod:?} clawtop {:?} {:?}",
-                            p.read_files, p.modified_files
-                        ));
-                    }
-                } else {
-                    let ours: Vec<&String> = p.read_files.iter().chain(&p.modified_files).collect();
-                    if pi_mod.iter().any(|f| !p.modified_files.contains(f))
-                        || pi_read.iter().any(|f| !ours.contains(&f))
-                    {
-                        err(format!(
-                            "keep {k} files: pi {pi_read:?} {pi_mod:?} not within clawtop {:?} {:?}",
-                            p.read_files, p.modified_files
-                        ));
                     }
                 }
                 if t.version >= 2
@@ -273,37 +250,20 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
             }
         }
     }
+    if pi["rangeStartPathIndex"].as_u64()
+        != Some(plan::range_start_of(&t, &t.active_branch()) as u64)
+    {
+        err(format!(
+            "range start: pi {} clawtop {}",
+            pi["rangeStartPathIndex"],
+            plan::range_start_of(&t, &t.active_branch())
+        ));
+    }
     assert_eq!(
         before,
         std::fs::read(path).unwrap(),
         "{name} was modified by reading it"
     );
-}
-
-/// Messages the last compaction on `path` kept verbatim (its `firstKeptEntryId` up to it):
-/// what clawtop's plan summarizes on top of pi's.
-fn previously_kept(t: &Transcript, path: &[u32]) -> usize {
-    use clawtop::transcript::EntryKind;
-    let kind = |p: usize| t.entries[path[p] as usize].kind;
-    let Some(prev) = (0..path.len())
-        .rev()
-        .find(|&p| kind(p) == EntryKind::Compaction)
-    else {
-        return 0;
-    };
-    let v = t.entry_json(path[prev]).unwrap();
-    let Some(fk) = t
-        .first_kept_of(path[prev], &v)
-        .and_then(|i| path[..prev].iter().position(|&x| x == i))
-    else {
-        return 0;
-    };
-    (fk..prev)
-        .filter(|&p| {
-            kind(p) != EntryKind::Compaction
-                && tokens::kind_yields_message(kind(p), MessageView::Compaction)
-        })
-        .count()
 }
 
 #[test]
@@ -326,4 +286,111 @@ fn figures_equal_pi_on_every_fixture() {
         errors.len(),
         errors.join("\n")
     );
+}
+
+/// `compact --dry-run --json` (the CLI, through the use case the commit uses) plans what pi's
+/// prepareCompaction plans with OpenClaw 2026.9's range, on every fixture transcript and at
+/// every keepRecentTokens: the same first kept entry (by index: pi invents ids for v1 files;
+/// and by id on v2+), the same number of messages to summarize and of turn-prefix messages.
+#[test]
+fn dry_run_plans_as_pi_with_the_2026_9_range() {
+    let files = fixture_files();
+    let pi = pi_figures(&files);
+    let results = pi["files"].as_array().expect("files array");
+    let mut errors = Vec::new();
+    let mut compared = 0;
+    for (path, rec) in files.iter().zip(results) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if let Some(e) = rec.get("error") {
+            errors.push(format!("{name}: pi failed: {e}"));
+            continue;
+        }
+        let v2 = rec["originalVersion"].as_u64().is_some_and(|v| v >= 2);
+        for (k, pp) in KEEPS.iter().zip(rec["rangePlans"].as_array().unwrap()) {
+            let out = Command::new(env!("CARGO_BIN_EXE_clawtop"))
+                .arg("compact")
+                .arg(path)
+                .args([
+                    "--dry-run",
+                    "--json",
+                    "--keep-recent-tokens",
+                    &k.to_string(),
+                ])
+                .env("HOME", std::env::temp_dir())
+                .output()
+                .unwrap();
+            let ours: Option<Value> = out
+                .status
+                .success()
+                .then(|| serde_json::from_slice(&out.stdout).unwrap());
+            let ours = ours.filter(|o| {
+                o["messagesToSummarize"].as_u64().unwrap_or(0)
+                    + o["turnPrefixMessages"].as_u64().unwrap_or(0)
+                    > 0
+            });
+            // pi plans where there is nothing to summarize (its compact() still calls the
+            // model); clawtop refuses those ("nothing to compact").
+            let pi_plan = Some(pp).filter(|p| {
+                !p.is_null()
+                    && p["messagesToSummarize"].as_u64().unwrap_or(0)
+                        + p["turnPrefixMessages"].as_u64().unwrap_or(0)
+                        > 0
+            });
+            match (pi_plan, ours) {
+                (None, None) => {}
+                (Some(_), None) => errors.push(format!(
+                    "{name} keep {k}: pi plans, clawtop's dry run says {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )),
+                (None, Some(o)) => errors.push(format!(
+                    "{name} keep {k}: pi has nothing to summarize, clawtop keeps from {}",
+                    o["firstKeptEntryId"]
+                )),
+                (Some(p), Some(o)) => {
+                    compared += 1;
+                    let mut pairs = vec![
+                        ("firstKeptIndex", "firstKeptEntryIndex"),
+                        ("messagesToSummarize", "messagesToSummarize"),
+                        ("turnPrefixMessages", "turnPrefixMessages"),
+                    ];
+                    if v2 {
+                        pairs.push(("firstKeptEntryId", "firstKeptEntryId"));
+                    }
+                    for (theirs, mine) in pairs {
+                        if p[theirs] != o[mine] {
+                            errors.push(format!(
+                                "{name} keep {k} {mine}: pi {} clawtop {}",
+                                p[theirs], o[mine]
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared >= 20, "only {compared} plans compared");
+    assert!(
+        errors.is_empty(),
+        "{} mismatches with pi:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+}
+
+/// host-a at keepRecentTokens 20,000: 2026.9's cut keeps from f9eefcdc and summarizes 5
+/// messages plus a split-turn prefix of 1 (pi 0.55.1's range would keep from 0e49b72e).
+#[test]
+fn host_a_keeps_from_f9eefcdc() {
+    let dir = fixtures::fixture(fixtures::HOST_A_SESSIONS);
+    let file = dir.join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl");
+    let t = Transcript::open(&file).unwrap();
+    let p = plan::prepare(&t, 20_000).unwrap();
+    assert_eq!(t.entry_id(p.first_kept_entry), Some("f9eefcdc"));
+    assert_eq!(p.messages_to_summarize.len(), 5);
+    assert_eq!(p.turn_prefix_messages.len(), 1);
+    assert!(p.cut.is_split_turn);
+    let pi = pi_figures(&[file]);
+    let rec = &pi["files"][0];
+    assert_eq!(rec["rangePlans"][2]["firstKeptEntryId"], "f9eefcdc");
+    assert_eq!(rec["plans"][2]["firstKeptEntryId"], "0e49b72e");
 }

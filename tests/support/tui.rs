@@ -350,3 +350,17 @@ pub fn history_json(home: &Path, state: &Path, key: &str, extra: &[&str]) -> ser
     out.expect(0);
     out.json()
 }
+
+/// F7 in the Compact dialog when its plan has a flush due first (host-a is past its flush
+/// line): the operator's explicit skip, for tests about something else than flushing.
+pub fn skip_due_flush(state: &mut AppState, ctx: &EffectCtx) {
+    let due = match state.dialog.as_ref().and_then(|d| d.prep.as_ref()) {
+        Some(clawtop::tui::dialog::Prep::Compact(c)) => {
+            clawtop::usecase::compact::flush_due(c).is_some()
+        }
+        _ => false,
+    };
+    if due {
+        clawtop::tui::effects::drive(state, ctx, key(crossterm::event::KeyCode::F(7)));
+    }
+}

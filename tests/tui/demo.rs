@@ -57,6 +57,7 @@ fn scrub(s: String, dir: &Path) -> String {
 
 /// Ctrl-G, and the generation effect run for real (offline) until it reports back.
 fn generate(state: &mut AppState, ctx: &EffectCtx) {
+    skip_due_flush(state, ctx);
     let (_, mut pending) = drive_collect(state, ctx, ctrl('g'));
     assert_eq!(pending.len(), 1);
     let Effect::Generate {

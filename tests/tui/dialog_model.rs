@@ -65,6 +65,7 @@ fn compact_prep(state: &AppState) -> Box<clawtop::tui::dialog::CompactPrep> {
 
 /// Generates for real against the fake servers; returns the preview text.
 fn generate(state: &mut AppState, ctx: &EffectCtx, rt: &tokio::runtime::Runtime) -> String {
+    skip_due_flush(state, ctx);
     let (_, mut pending) = drive_collect(state, ctx, ctrl('g'));
     assert_eq!(pending.len(), 1, "one generation");
     let Effect::Generate {
@@ -213,6 +214,7 @@ fn picked_model_and_base_url_are_where_the_request_goes() {
             "every request carries the instructions"
         );
         // Regenerate with the other provider's model.
+        skip_due_flush(&mut state, &ctx);
         drive(&mut state, &ctx, ctrl('g'));
         drive(&mut state, &ctx, key(KeyCode::Tab));
         drive(&mut state, &ctx, key(KeyCode::Tab));

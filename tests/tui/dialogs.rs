@@ -25,6 +25,7 @@ fn open_session(state: &mut AppState, ctx: &EffectCtx) {
 
 /// Presses Ctrl-G and returns the (unrun) generation effect.
 fn start_generation(state: &mut AppState, ctx: &EffectCtx) -> Effect {
+    skip_due_flush(state, ctx);
     let (_, mut pending) = drive_collect(state, ctx, ctrl('g'));
     assert_eq!(pending.len(), 1, "one generation effect");
     pending.remove(0)
@@ -252,6 +253,16 @@ fn compact_open_edit_generate_preview_edit_commit() {
         );
         let e = store_entry(dir.path());
         assert_eq!(e["compactionCount"], 13);
+        // Issue 30: every figure the confirmation stated is what landed in sessions.json.
+        let total = e["totalTokens"].as_u64().unwrap();
+        assert!(
+            all.contains(&format!(
+                "totalTokens→{},",
+                clawtop::tui::view::thousands(total)
+            )),
+            "{all} vs sessions.json totalTokens {total}"
+        );
+        assert_eq!(e["totalTokensFresh"], true);
         let v = state.session.as_ref().unwrap();
         assert_eq!(v.loaded.as_ref().unwrap().summaries.len(), 2);
         assert_eq!(state.sessions.rows[0].compaction_count, Some(13));
@@ -331,6 +342,7 @@ fn regenerate_keeps_instructions_and_discard_writes_nothing() {
     let e = start_generation(&mut state, &ctx);
     done(&mut state, &ctx, &e, "first summary");
     // Regenerate: back to the editor, instructions kept; change them and generate again.
+    skip_due_flush(&mut state, &ctx);
     drive(&mut state, &ctx, ctrl('g'));
     assert_eq!(state.mode(), Mode::DialogEdit);
     type_str(&mut state, &ctx, "+v2");
@@ -677,16 +689,17 @@ fn compact_dialog_keep_recent_tokens_and_expected_size() {
     for _ in 0..4 {
         drive(&mut state, &ctx, ch('+'));
     }
-    // 6,000 keeps everything since the last compaction (~4.8k); the plan still summarizes
-    // the 25 messages that compaction kept (SPEC §6.1). It is the 6,000 plan, not a stale one.
+    // 6,000: OpenClaw 2026.9's cut (SPEC §6.1) keeps the newest 6,000 tokens even where the
+    // last compaction kept them, and summarizes the rest of what it kept: 23 messages and a
+    // split turn's prefix of 1. It is the 6,000 plan, not a stale one.
     let c = prep(&state);
     assert_eq!(
         c.keep_recent_tokens, 6000,
         "the 2,000 plan must not stay on screen"
     );
-    assert_eq!((c.messages, c.turn_prefix), (25, 0));
+    assert_eq!((c.messages, c.turn_prefix), (23, 1));
     let s = scrub(screen(&state), dir.path());
-    assert!(s.contains("summarize  25 messages"), "{s}");
+    assert!(s.contains("summarize  23 messages"), "{s}");
     for _ in 0..3 {
         drive(&mut state, &ctx, ch('-'));
     }
@@ -719,6 +732,7 @@ fn tui_and_cli_commit_the_same_bytes() {
     let o = h.run(&[
         "compact",
         "agent:main:main",
+        "--no-flush",
         "--keep-recent-tokens",
         "1000",
         "--summary-file",
@@ -829,4 +843,142 @@ fn preview_audit_and_regenerate_keeping_the_lost_identifiers() {
         "{}",
         reqs[1].raw_body
     );
+}
+
+/// Issue 30 item 3: host-a is past its flush line with nothing flushed this cycle. The Compact
+/// dialog says so and will not generate until the operator chooses; F3 runs the flush first
+/// (the Flush dialog, previewed and confirmed as `f`), then the compaction comes back with
+/// its instructions, no flush due any more.
+#[test]
+fn compact_dialog_flushes_first_then_compacts() {
+    let (dir, _t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, SMALL);
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    type_str(&mut state, &ctx, "keep PR numbers");
+    let s = screen(&state);
+    assert!(
+        s.contains("due first: used 40,378 ≥ 24,000 · F3 flush first · F7 skip"),
+        "{s}"
+    );
+    // Generate is refused with the reason, and no model is asked.
+    let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+    assert!(pending.is_empty(), "{pending:?}");
+    let err = state.dialog.as_ref().unwrap().error.clone().unwrap();
+    assert!(err.contains("flush is due") && err.contains("F3"), "{err}");
+    // F3: the Flush dialog, remembering the compaction to come back to.
+    drive(&mut state, &ctx, key(KeyCode::F(3)));
+    let d = state.dialog.as_ref().expect("flush dialog");
+    assert_eq!(d.kind, clawtop::tui::dialog::DialogKind::Flush);
+    assert!(d.then_compact.is_some());
+    let e = start_generation(&mut state, &ctx);
+    done(&mut state, &ctx, &e, "- PR #42 is open");
+    drive(&mut state, &ctx, ctrl('o'));
+    assert_eq!(state.mode(), Mode::Confirm);
+    drive(&mut state, &ctx, ch('y'));
+    let store = store_entry(dir.path());
+    assert_eq!(store["memoryFlushCompactionCount"], 12);
+    // The compaction is back, with its instructions, and nothing is due any more.
+    let d = state.dialog.as_ref().expect("compact dialog again");
+    assert_eq!(d.kind, clawtop::tui::dialog::DialogKind::Compact);
+    assert_eq!(d.instructions_text().as_deref(), Some("keep PR numbers"));
+    let Some(Prep::Compact(c)) = &d.prep else {
+        panic!("plan: {:?}", d.prep_error)
+    };
+    assert!(clawtop::usecase::compact::flush_due(c).is_none());
+    assert!(!screen(&state).contains("F3 flush first"));
+    let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+    assert_eq!(pending.len(), 1, "the summary is generated now");
+}
+
+/// F7 skips the due flush explicitly: the compaction generates without it.
+#[test]
+fn compact_dialog_skips_the_flush_on_f7() {
+    let (_dir, _t, host) = host_a_host(None);
+    let (mut state, ctx) = host_app(host, SMALL);
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    drive(&mut state, &ctx, key(KeyCode::F(7)));
+    assert!(screen(&state).contains("skipped (F7)"));
+    let (_, pending) = drive_collect(&mut state, &ctx, ctrl('g'));
+    assert_eq!(pending.len(), 1);
+}
+
+/// Issue 30 item 5: the preview's audit follows the draft. Each edit asks for the audit
+/// again once the operator pauses (debounced on the clock, run as an effect, never in
+/// draw); adding a lost identifier to the text moves it from lost to kept.
+#[test]
+fn editing_the_draft_re_runs_its_audit() {
+    let (dir, t, host) = host_a_host(None);
+    std::fs::copy(
+        crate::support::fixtures::fixture(crate::support::fixtures::AUDIT_PLANTED),
+        &t,
+    )
+    .unwrap();
+    let (mut state, ctx) = host_app(host, (120, 40));
+    open_session(&mut state, &ctx);
+    drive(&mut state, &ctx, ch('c'));
+    let e = start_generation(&mut state, &ctx);
+    done(
+        &mut state,
+        &ctx,
+        &e,
+        "## Goal\nShip https://staging.acme.dev/app",
+    );
+    let t0 = state.now_ms;
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: t0 });
+    assert!(ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    let lost = |state: &AppState| -> Vec<String> {
+        let a = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .audit
+            .as_ref()
+            .expect("audit");
+        let i = a.identifiers.as_ref().unwrap();
+        i.lost.iter().map(|h| h.value.clone()).collect()
+    };
+    let kept = |state: &AppState| -> Vec<String> {
+        let a = state
+            .dialog
+            .as_ref()
+            .unwrap()
+            .audit
+            .as_ref()
+            .expect("audit");
+        let i = a.identifiers.as_ref().unwrap();
+        i.kept.iter().map(|h| h.value.clone()).collect()
+    };
+    assert_eq!(
+        lost(&state),
+        ["build-778899", "https://github.com/acme/api/pull/4711"]
+    );
+    assert!(!kept(&state).contains(&"build-778899".to_string()));
+    // Type the lost identifier into the draft.
+    drive(&mut state, &ctx, key(KeyCode::End));
+    drive(&mut state, &ctx, ctrl('e'));
+    type_str(&mut state, &ctx, " build-778899");
+    let text = clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview);
+    assert!(text.contains("build-778899"), "{text}");
+    // Still typing (within the quiet time): no audit yet, the old one stays.
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: t0 });
+    assert!(!ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    // After the pause: audited again, the identifier counted kept.
+    let later = t0 + 10 * clawtop::tui::dialog::AUDIT_QUIET_MS;
+    let ran = drive(&mut state, &ctx, Action::Tick { now_ms: later });
+    assert!(ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
+    assert_eq!(lost(&state), ["https://github.com/acme/api/pull/4711"]);
+    assert!(kept(&state).contains(&"build-778899".to_string()));
+    let s = scrub(screen(&state), dir.path());
+    assert!(s.contains("would lose 1:"), "{s}");
+    // Nothing more to do until the next edit.
+    let ran = drive(
+        &mut state,
+        &ctx,
+        Action::Tick {
+            now_ms: later + 5_000,
+        },
+    );
+    assert!(!ran.iter().any(|e| e.starts_with("AuditDraft")), "{ran:?}");
 }

@@ -70,6 +70,7 @@ fn space_on_a_button_types_into_the_text_and_enter_presses() {
     while state.mode() != Mode::DialogButtons {
         drive(&mut state, &ctx, key(KeyCode::Tab));
     }
+    skip_due_flush(&mut state, &ctx);
     let (_, pending) = drive_collect(&mut state, &ctx, key(KeyCode::Enter));
     assert!(
         matches!(pending.as_slice(), [Effect::Generate { .. }]),
@@ -85,6 +86,7 @@ fn regenerate_or_discard_of_an_edited_preview_asks_first() {
     let (mut state, ctx) = host_app(host, SMALL);
     drive(&mut state, &ctx, key(KeyCode::Enter));
     drive(&mut state, &ctx, ch('c'));
+    skip_due_flush(&mut state, &ctx);
     let (_, mut pending) = drive_collect(&mut state, &ctx, ctrl('g'));
     let Some(Effect::Generate {
         dialog, generation, ..
@@ -112,6 +114,7 @@ fn regenerate_or_discard_of_an_edited_preview_asks_first() {
     let edited = clawtop::tui::dialog::text_of(&state.dialog.as_ref().unwrap().preview);
     assert!(edited.contains("EDIT"), "{edited}");
     // Ctrl-G (regenerate) asks; n keeps the edit.
+    skip_due_flush(&mut state, &ctx);
     drive(&mut state, &ctx, ctrl('g'));
     assert_eq!(state.mode(), Mode::AskDiscard);
     assert!(screen(&state).contains("Regenerating throws the edits away"));

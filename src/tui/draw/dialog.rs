@@ -408,6 +408,30 @@ fn compact_plan(
         };
         out.push(kv("after", verdict, w, t));
     }
+    // A flush due first (OpenClaw's order), and what the operator chose; the reason in full
+    // comes with Generate (the use case's words).
+    if let (Some(_), Some(g)) = (crate::usecase::compact::flush_due(c), c.flush_gate.as_ref()) {
+        use crate::usecase::compact::FlushChoice;
+        let line = |n: Option<u64>| n.map(thousands).unwrap_or_else(|| "?".into());
+        let (text, style) = match d.flush_choice {
+            FlushChoice::Skip => (
+                "skipped (F7): compact without it · F3 flush first".to_string(),
+                t.dim(),
+            ),
+            _ => (
+                format!(
+                    "due first: used {} ≥ {} · F3 flush first · F7 skip",
+                    line(g.used),
+                    line(g.flush_line)
+                ),
+                t.error(),
+            ),
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<10} ", "flush"), t.bold()),
+            Span::styled(truncate(&text, w.saturating_sub(11)), style),
+        ]));
+    }
     out.extend(model_lines(d, &c.model, w, t));
     out
 }

@@ -94,6 +94,9 @@ fn audit_text(a: &crate::audit::CompactionAudit) -> (String, Option<usize>) {
             one_line(a.unknown.as_deref().unwrap_or("summary not readable"))
         )),
     }
+    if a.dropped_unsummarized.unknown.is_some() {
+        t.push_str("dropped           unknown (not recorded how this compaction was planned)\n");
+    }
     if a.dropped_unsummarized.messages > 0 {
         t.push_str(&format!(
             "dropped           {} messages kept by the previous compaction, never summarized\n",

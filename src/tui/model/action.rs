@@ -111,6 +111,17 @@ pub enum Action {
     /// Preview: back to the instructions with "Keep these exact identifiers: …" added for
     /// what the draft lost (editable before generating again).
     DialogKeepIdentifiers,
+    /// The preview's audit re-run on the edited draft (`seq`: the edit it was made for).
+    DraftAudited {
+        dialog: u64,
+        seq: u64,
+        audit: Box<crate::audit::CompactionAudit>,
+    },
+    /// Compact dialog, a flush due first: run the flush (its own dialog, previewed as `f`
+    /// does), then come back to the compaction.
+    DialogFlushFirst,
+    /// Compact dialog, a flush due first: compact without it (the operator's explicit skip).
+    DialogSkipFlush,
     /// Preview: throw the result away and close (nothing written).
     DialogDiscard,
     /// Close the dialog (nothing written). Asks first when the operator edited the

@@ -267,6 +267,38 @@ pub struct Dialog {
     pub result_scroll: u16,
     /// The preview's audit: what the model's draft would lose (Compact only).
     pub audit: Option<Box<crate::audit::CompactionAudit>>,
+    /// Compact: the preview's edits, counted; the audit shown is of edit `audit_seq` once
+    /// `audited_seq` reaches it. An edit asks for a new audit after [`AUDIT_QUIET_MS`] without
+    /// typing (`audit_due`), one at a time (`audit_running`).
+    pub edit_seq: u64,
+    pub audited_seq: u64,
+    pub audit_due: Option<i64>,
+    pub audit_running: bool,
+    /// Compact: what the operator said about a flush due first (F3 / F7).
+    pub flush_choice: crate::usecase::compact::FlushChoice,
+    /// Flush: opened from the Compact dialog's F3; once committed, the compaction comes back
+    /// with these instructions and keepRecentTokens.
+    pub then_compact: Option<ThenCompact>,
+}
+
+/// The Compact dialog's values kept while its flush runs first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThenCompact {
+    pub instructions: String,
+    pub keep: Option<u64>,
+}
+
+/// Quiet time after the last edit of a compaction's preview before its audit runs again.
+pub const AUDIT_QUIET_MS: i64 = 400;
+
+/// The preview's text changed (typing, undo, an external edit): a compaction's audit is
+/// asked for again once the operator pauses.
+pub fn draft_edited(d: &mut Dialog, now_ms: i64) {
+    if d.kind != DialogKind::Compact || d.phase != Phase::Preview {
+        return;
+    }
+    d.edit_seq += 1;
+    d.audit_due = Some(now_ms + AUDIT_QUIET_MS);
 }
 
 /// Step of the dialog's keepRecentTokens keys.
@@ -349,6 +381,7 @@ impl Dialog {
         self.button = 0;
         self.warnings.clear();
         self.audit = None;
+        self.audit_due = None;
         self.preview = textarea("", self.no_color, "");
         self.preview_base.clear();
         self.restyle();
@@ -399,6 +432,12 @@ impl Dialog {
             result: None,
             result_scroll: 0,
             audit: None,
+            edit_seq: 0,
+            audited_seq: 0,
+            audit_due: None,
+            audit_running: false,
+            flush_choice: Default::default(),
+            then_compact: None,
             preview: textarea("", no_color, ""),
             warnings: Vec::new(),
             confirm: None,

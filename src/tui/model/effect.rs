@@ -64,6 +64,13 @@ pub enum Effect {
         cancel: CancellationToken,
         job: Box<GatewayJob>,
     },
+    /// Audit the edited draft of a compaction (reads the transcript: never on the render path).
+    AuditDraft {
+        dialog: u64,
+        seq: u64,
+        prep: Box<crate::usecase::compact::Prepared>,
+        text: String,
+    },
     /// Write exactly the previewed text (disk, `spawn_blocking` in the app).
     Commit {
         dialog: u64,
@@ -213,6 +220,13 @@ impl std::fmt::Debug for Effect {
                 };
                 write!(f, "Generate({kind}, dialog {dialog}, gen {generation})")
             }
+            Effect::AuditDraft {
+                dialog, seq, text, ..
+            } => write!(
+                f,
+                "AuditDraft(dialog {dialog}, edit {seq}, {} bytes)",
+                text.len()
+            ),
             Effect::Commit { dialog, job } => match job.as_ref() {
                 CommitJob::Compact { text, .. } => {
                     write!(f, "Commit(compact, dialog {dialog}, {} bytes)", text.len())

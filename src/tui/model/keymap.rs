@@ -602,6 +602,28 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
         // `?` is text here: help is on F1.
         v.push(b(mode, &[F(1)], Action::ToggleHelp, "help", Some("help")));
     }
+    // A flush due before the compaction: wherever the operator is before generating.
+    for mode in [
+        Mode::DialogEdit,
+        Mode::DialogKeep,
+        Mode::DialogModel,
+        Mode::DialogButtons,
+    ] {
+        v.push(b(
+            mode,
+            &[F(3)],
+            Action::DialogFlushFirst,
+            "flush due: flush first (as f), then compact",
+            None,
+        ));
+        v.push(b(
+            mode,
+            &[F(7)],
+            Action::DialogSkipFlush,
+            "flush due: compact without it",
+            None,
+        ));
+    }
     // The keepRecentTokens field: digits type (other characters show as invalid).
     v.push(b(
         Mode::DialogKeep,

@@ -148,6 +148,16 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             })
         }
         Effect::Prepare(req) => Some(prepare(&req, ctx)),
+        Effect::AuditDraft {
+            dialog,
+            seq,
+            prep,
+            text,
+        } => Some(Action::DraftAudited {
+            dialog,
+            seq,
+            audit: Box::new(crate::usecase::compact::audit_draft(&prep, &text)),
+        }),
         Effect::Commit { dialog, job } => Some(Action::Committed {
             dialog,
             result: commit(*job),

@@ -70,7 +70,10 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         Action::Open => session::open(state, &mut fx),
         Action::Refresh => state.sessions.request_load(&mut fx),
         Action::Error(e) => state.status.error = Some(one_line(&e)),
-        Action::Tick { now_ms } => state.now_ms = now_ms,
+        Action::Tick { now_ms } => {
+            state.now_ms = now_ms;
+            crate::tui::update::dialog::audit_when_quiet(state, &mut fx);
+        }
         Action::CycleSort
         | Action::StartFilter
         | Action::FilterChar(_)
@@ -121,6 +124,9 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::DialogCancel
         | Action::DialogRegenerate
         | Action::DialogKeepIdentifiers
+        | Action::DialogFlushFirst
+        | Action::DraftAudited { .. }
+        | Action::DialogSkipFlush
         | Action::DialogDiscard
         | Action::DialogClose
         | Action::DialogDiscardYes

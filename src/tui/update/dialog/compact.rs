@@ -35,6 +35,19 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         state.status.info = Some("The transcript is still loading.".into());
         return;
     }
+    open_local(state, fx, session, row, file, None);
+}
+
+/// The Compact dialog of a local writer; `then` carries the values it had before its flush
+/// ran first (the plan reads the files itself: the reload need not have finished).
+fn open_local(
+    state: &mut AppState,
+    fx: &mut Vec<Effect>,
+    session: crate::source::SessionHandle,
+    row: crate::tui::model::view::SessionRow,
+    file: String,
+    then: Option<ThenCompact>,
+) {
     let id = crate::tui::model::state::take_generation(&mut state.next_generation);
     let who = if state.bare_file { file } else { who_of(&row) };
     let mut d = Dialog::new(
@@ -51,6 +64,16 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         .and_then(|v| v.loaded.as_ref())
         .and_then(|l| l.diagnosis.as_ref())
         .and_then(|diag| diag.suggested_keep_recent_tokens);
+    let mut keep = row.keep_recent_tokens;
+    if let Some(then) = then {
+        d.instructions = textarea(&then.instructions, d.no_color, "");
+        d.instructions_base = then.instructions;
+        if let Some(k) = then.keep {
+            d.keep = Some(k);
+            keep = k;
+        }
+        d.restyle();
+    }
     state.dialog = Some(d);
     fx.push(Effect::Prepare(Box::new(PrepareRequest {
         dialog: id,
@@ -58,31 +81,59 @@ pub fn open_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
         model: Default::default(),
         kind: DialogKind::Compact,
         session,
-        keep_recent_tokens: row.keep_recent_tokens,
+        keep_recent_tokens: keep,
     })));
 }
 
-/// Builds the confirmation of a compaction commit of `text`.
+/// F3, or Generate after F3: the Compact dialog gives way to the Flush dialog (the same as
+/// `f`: plan, generate, preview, confirm), which brings the compaction back once committed.
+pub(super) fn flush_then_compact(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let Some(d) = state.dialog.as_ref() else {
+        return;
+    };
+    let then = ThenCompact {
+        instructions: text_of(&d.instructions),
+        keep: d.keep,
+    };
+    state.dialog = None;
+    open_flush(state, fx);
+    match state.dialog.as_mut() {
+        Some(f) if f.kind == DialogKind::Flush => {
+            f.then_compact = Some(then);
+            state.status.info = Some(
+                "Flush first, as OpenClaw does: commit the notes and the compaction comes back; close to cancel both.".into(),
+            );
+        }
+        _ => {}
+    }
+}
+
+/// After the flush committed: the Compact dialog again, with the values it had.
+pub(super) fn reopen_after_flush(state: &mut AppState, fx: &mut Vec<Effect>, then: ThenCompact) {
+    let Some(v) = &state.session else { return };
+    let (row, file) = (v.row.clone(), v.label_file_name());
+    let Some(session) = v.session.clone().or_else(|| row.session.clone()) else {
+        return;
+    };
+    open_local(state, fx, session, row, file, Some(then));
+}
+
+/// Builds the confirmation of a compaction commit of `text`: every figure is what the commit
+/// writes ([`crate::usecase::compact::written`]).
 pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
-    let bytes = c.line_overhead
-        + crate::jsjson::stringify(&serde_json::Value::String(text.to_string())).len()
-        - 2
-        + 1;
-    let summary_tokens = crate::tokens::estimate_message(
-        &serde_json::json!({"role": "compactionSummary", "summary": text}),
-    );
-    let after = c.kept_tokens + summary_tokens;
+    let w = crate::usecase::compact::written(c, text);
+    let (bytes, after) = (w.bytes, w.tokens_after);
     let mut lines = vec![
         format!(
             "Append 1 compaction entry ({} bytes) to {},",
-            thousands(bytes as u64),
+            thousands(bytes),
             c.transcript.display()
         ),
         format!("parent {}, keeping from {}.", c.leaf_id, c.first_kept_id),
     ];
     match &c.store {
         Some(s) => {
-            let cc = c.compaction_count.unwrap_or(0);
+            let (cc, cc_after) = w.compaction_count;
             lines.push(format!(
                 "Update {} entry {}:",
                 s.store_path
@@ -92,8 +143,7 @@ pub fn compact_confirm(c: &CompactPrep, text: &str) -> Vec<String> {
                 s.session_key
             ));
             lines.push(format!(
-                "set compactionCount {cc}→{}, totalTokens→{}, totalTokensFresh→true, updatedAt→now;",
-                cc + 1,
+                "set compactionCount {cc}→{cc_after}, totalTokens→{}, totalTokensFresh→true, updatedAt→now;",
                 thousands(after)
             ));
             lines.push("clear inputTokens, outputTokens, cacheRead, cacheWrite.".into());
@@ -175,6 +225,44 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                 Err(why) => d.keep_invalid = Some(why),
             }
             d.keep_text = Some(text);
+        }
+        Action::DraftAudited { dialog, seq, audit } => {
+            let now = state.now_ms;
+            let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
+                return true;
+            };
+            d.audit_running = false;
+            if d.phase != Phase::Preview {
+                return true;
+            }
+            d.audit = Some(audit.clone());
+            d.audited_seq = *seq;
+            // Edited again while it ran: once more, for the text as it is now.
+            if *seq != d.edit_seq && d.audit_due.is_none() {
+                d.audit_due = Some(now);
+            }
+        }
+        Action::DialogFlushFirst | Action::DialogSkipFlush => {
+            let Some(d) = state.dialog.as_mut() else {
+                return true;
+            };
+            let Some(Prep::Compact(c)) = &d.prep else {
+                return true;
+            };
+            if d.phase != Phase::Edit {
+                return true;
+            }
+            if crate::usecase::compact::flush_due(c).is_none() {
+                state.status.info = Some("No flush is due before this compaction.".into());
+                return true;
+            }
+            d.error = None;
+            if matches!(action, Action::DialogSkipFlush) {
+                d.flush_choice = crate::usecase::compact::FlushChoice::Skip;
+            } else {
+                d.flush_choice = crate::usecase::compact::FlushChoice::FlushFirst;
+                flush_then_compact(state, fx);
+            }
         }
         Action::DialogKeepIdentifiers => {
             let Some(d) = state.dialog.as_mut() else {

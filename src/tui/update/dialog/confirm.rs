@@ -84,9 +84,14 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             };
             match result {
                 Ok(msg) => {
+                    let then = d.then_compact.take();
                     state.dialog = None;
                     state.status.info = Some(msg.clone());
                     after_commit(state, fx);
+                    // The flush ran first (F3 in the Compact dialog): now the compaction.
+                    if let Some(then) = then {
+                        compact::reopen_after_flush(state, fx, then);
+                    }
                 }
                 Err(p) => {
                     use crate::usecase::Problem;

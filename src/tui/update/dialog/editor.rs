@@ -24,8 +24,8 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                 Phase::Edit | Phase::Preparing => {
                     d.instructions.input(*key);
                 }
-                Phase::Preview => {
-                    d.preview.input(*key);
+                Phase::Preview if d.preview.input(*key) => {
+                    draft_edited(d, state.now_ms);
                 }
                 _ => {}
             }
@@ -34,10 +34,14 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             let Some((_, ta)) = state.dialog.as_mut().and_then(|d| d.focused_text()) else {
                 return true;
             };
-            if matches!(action, Action::DialogUndo) {
-                ta.undo();
+            let changed = if matches!(action, Action::DialogUndo) {
+                ta.undo()
             } else {
-                ta.redo();
+                ta.redo()
+            };
+            let now = state.now_ms;
+            if let (true, Some(d)) = (changed, state.dialog.as_mut()) {
+                draft_edited(d, now);
             }
         }
         Action::DialogExternalEdit => {
@@ -146,6 +150,9 @@ fn external_edited(
     if text != text_of(ta) {
         ta.select_all();
         ta.insert_str(&text);
+        if *target == EditTarget::Preview {
+            draft_edited(d, state.now_ms);
+        }
     }
     d.error = None;
     state.status.info = Some(format!(

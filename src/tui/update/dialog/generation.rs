@@ -33,6 +33,24 @@ fn generate(state: &mut AppState, fx: &mut Vec<Effect>) {
         gateway::ask_gateway_send(d, g);
         return;
     }
+    // OpenClaw's order: a due flush first, unless skipped (the use case decides).
+    if let Prep::Compact(c) = &prep {
+        use crate::usecase::compact::{self as uc, FlushStep};
+        match uc::flush_first(c, d.flush_choice) {
+            Ok(FlushStep::Compact) => {}
+            Ok(FlushStep::FlushThenCompact) => {
+                compact::flush_then_compact(state, fx);
+                return;
+            }
+            Err(_) => {
+                d.error = Some(format!(
+                    "{}. F3 flushes first (previewed as f does), F7 compacts without it.",
+                    uc::flush_due(c).unwrap_or_default()
+                ));
+                return;
+            }
+        }
+    }
     let model = match prep.model() {
         Ok(m) => m.clone(),
         Err(e) => {
@@ -166,6 +184,7 @@ fn gen_done(
     generation: &u64,
     result: &Result<Generated, GenFailure>,
 ) {
+    let now = state.now_ms;
     let Some(d) = awaiting(&mut state.dialog, *dialog, *generation) else {
         return;
     };
@@ -189,7 +208,12 @@ fn gen_done(
             d.preview_base = text;
             d.warnings = g.warnings.clone();
             d.audit = g.audit.clone();
+            d.audited_seq = d.edit_seq;
             d.phase = Phase::Preview;
+            // A compaction's draft without its audit (none came with it): asked for at once.
+            if d.kind == DialogKind::Compact && d.audit.is_none() {
+                d.audit_due = Some(now);
+            }
             d.focus = Focus::Text;
             d.error = None;
         }

@@ -90,7 +90,10 @@ pub fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) -> bo
         | Action::DialogKeepLess
         | Action::DialogKeepChar(_)
         | Action::DialogKeepBackspace
-        | Action::DialogKeepIdentifiers => compact::update(state, action, fx),
+        | Action::DialogKeepIdentifiers
+        | Action::DialogFlushFirst
+        | Action::DialogSkipFlush
+        | Action::DraftAudited { .. } => compact::update(state, action, fx),
         Action::DialogPrepared { .. } => plan::update(state, action, fx),
         Action::DialogInput(_)
         | Action::DialogUndo
@@ -164,4 +167,30 @@ impl Dialog {
             model: self.picked_model(),
         })));
     }
+}
+
+/// On the clock: the audit of the draft as it stands, when the operator paused typing and
+/// none is running (debounced; the effect reads the transcript on a worker, never in draw).
+pub fn audit_when_quiet(state: &mut AppState, fx: &mut Vec<Effect>) {
+    let now = state.now_ms;
+    let Some(d) = state.dialog.as_mut() else {
+        return;
+    };
+    let Some(crate::tui::model::dialog::Prep::Compact(c)) = &d.prep else {
+        return;
+    };
+    if d.phase != crate::tui::model::dialog::Phase::Preview
+        || d.audit_running
+        || d.audit_due.is_none_or(|t| t > now)
+    {
+        return;
+    }
+    d.audit_due = None;
+    d.audit_running = true;
+    fx.push(Effect::AuditDraft {
+        dialog: d.id,
+        seq: d.edit_seq,
+        prep: c.clone(),
+        text: crate::tui::model::dialog::text_of(&d.preview),
+    });
 }
