@@ -59,6 +59,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "audit",
             "diagnosis",
             "history",
+            "cost",
         ],
     ),
     ("use cases", &["usecase"]),
