@@ -98,6 +98,13 @@ pub struct Global {
     pub logs: Vec<PathBuf>,
 }
 
+fn positive_usd(s: &str) -> Result<f64, String> {
+    match s.trim_start_matches('$').parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v <= 1e9 => Ok(v),
+        _ => Err("a number of dollars, 0 or more".into()),
+    }
+}
+
 fn parse_profile(s: &str) -> Result<String, String> {
     if store::resolve::valid_profile(s) {
         Ok(s.to_string())
@@ -192,7 +199,10 @@ pub struct CheckArgs {
     /// flushes for no-flush-before-compaction, as in `history --log`; read once for all
     /// sessions. One that cannot be read makes the answer UNKNOWN. Repeatable.
     #[arg(long = "log", value_name = "FILE")]
-    pub logs: Vec<PathBuf>,
+    pub logs: Vec<PathBuf>,    /// Report `burn` (WARNING; CRITICAL when --crit names burn) for a session whose calls
+    /// of the last 60 minutes cost more than USD dollars. Off without this flag.
+    #[arg(long, value_name = "USD", value_parser = positive_usd)]
+    pub max_cost_per_hour: Option<f64>,
 }
 
 fn positive_secs(s: &str) -> Result<f64, String> {
@@ -750,7 +760,15 @@ fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
     } else {
         Vec::new()
     };
-    check::run(&r, &locks, &histories, &losses, &a.warn, &a.crit)
+    check::run_with_burn(
+        &r,
+        &locks,
+        &histories,
+        &losses,
+        &a.warn,
+        &a.crit,
+        a.max_cost_per_hour,
+    )
 }
 
 fn cmd_metrics(g: &Global) -> i32 {

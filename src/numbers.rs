@@ -19,6 +19,13 @@ pub struct Numbers<'s> {
     /// What `used` needs from each transcript, per location: sessions can share a transcript
     /// (forks, copies).
     facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
+    /// Where calls without a recorded price are priced (loaded once per process).
+    pub prices: crate::cost::prices::Prices,
+    /// Each transcript's cost, computed in the read that [`Self::session_seeing`] makes
+    /// (without the per-call list: a list holds thousands).
+    costs: HashMap<String, crate::cost::SessionCost>,
+    /// The time cost figures are taken at (the last hour's spend, the cache's warmth).
+    pub now_ms: i64,
 }
 
 impl<'s> Numbers<'s> {
@@ -30,7 +37,27 @@ impl<'s> Numbers<'s> {
             config_label: source.config_label(),
             models_json: HashMap::new(),
             facts: HashMap::new(),
+            prices: crate::cost::prices::Prices::load(&crate::paths::Env::from_process()),
+            costs: HashMap::new(),
+            now_ms: crate::cost::now_ms(),
         }
+    }
+
+    /// A session's cost from its open transcript: its calls priced by the host's catalogs
+    /// for its agent, then the price tables.
+    pub fn cost(&mut self, s: &Session, t: &crate::transcript::Transcript) -> crate::cost::SessionCost {
+        let source = self.source;
+        let mj = self
+            .models_json
+            .entry(s.agent_id().to_string())
+            .or_insert_with(|| source.models_json(s.agent_id()));
+        cost_with(source, mj, &self.prices, self.now_ms, t)
+    }
+
+    /// The cost [`Self::session_seeing`] computed for this session's transcript (without its
+    /// per-call list), None when it read none.
+    pub fn cost_seen(&self, s: &Session) -> Option<crate::cost::SessionCost> {
+        self.costs.get(s.transcript.as_ref()?).cloned()
     }
 
     /// Numbers of a session, its transcript read through the source when it has one (and the
@@ -52,11 +79,24 @@ impl<'s> Numbers<'s> {
         let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
-                let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
+                let Numbers {
+                    facts,
+                    models_json,
+                    prices,
+                    costs,
+                    now_ms,
+                    ..
+                } = self;
+                let (f, ws) = facts.entry(at.clone()).or_insert_with(|| {
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
                     let f = opened_transcript(opened, &mut ws).map(|t| {
                         also(&t);
+                        let mj = models_json
+                            .entry(s.agent_id().to_string())
+                            .or_insert_with(|| source.models_json(s.agent_id()));
+                        let c = cost_with(source, mj, prices, *now_ms, &t).without_calls();
+                        costs.insert(at.clone(), c);
                         crate::used::facts(&t)
                     });
                     (f, ws)
@@ -118,6 +158,30 @@ impl<'s> Numbers<'s> {
         t.mask_not_exposed(&source.not_exposed());
         t
     }
+}
+
+/// The cost of a transcript on a host: `models.json` of its agent, then the config's models.
+fn cost_with(
+    source: &dyn SessionSource,
+    models_json: &Option<(String, Value)>,
+    prices: &crate::cost::prices::Prices,
+    now_ms: i64,
+    t: &Transcript,
+) -> crate::cost::SessionCost {
+    let mut catalogs = Vec::new();
+    if let Some((_, v)) = models_json {
+        catalogs.push(v);
+    }
+    if let Some(m) = source.config().get("models") {
+        catalogs.push(m);
+    }
+    let cx = crate::cost::Context {
+        prices,
+        host: crate::cost::prices::HostCatalogs { catalogs },
+        config: Some(source.config()),
+        now_ms,
+    };
+    crate::cost::of_transcript(t, &cx)
 }
 
 /// Numbers of a bare transcript (no store entry): `used` from the transcript alone, by the

@@ -117,6 +117,8 @@ pub struct SessionCost {
     pub spend_usd: f64,
     /// Calls no table prices: their dollars are missing from `spendUsd`.
     pub unpriced_calls: u64,
+    /// Of those, the calls of the last 60 minutes (missing from `perHourUsd`).
+    pub unpriced_calls_last_hour: u64,
     /// Assistant calls in the transcript, abandoned branches included.
     pub calls: u64,
     pub tokens: Tokens,
@@ -456,6 +458,9 @@ fn summarize(
             }
             _ => {
                 c.unpriced_calls += 1;
+                if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
+                    c.unpriced_calls_last_hour += 1;
+                }
                 let m = format!(
                     "{}/{}",
                     call.provider.as_deref().unwrap_or("?"),
@@ -502,24 +507,34 @@ fn summarize(
 }
 
 impl SessionCost {
+    /// The figures without the per-call list (what a list row keeps).
+    pub fn without_calls(mut self) -> SessionCost {
+        self.per_call = Vec::new();
+        self.branch_calls = Vec::new();
+        self
+    }
+
     /// The spend as shown everywhere: `$1.23`, `~` in front when some usage was repaired,
     /// `?` after when some calls are unpriced (their dollars are missing).
     pub fn spend_label(&self) -> String {
-        self.marked(self.spend_usd)
+        self.marked(self.spend_usd, self.unpriced_calls)
     }
 
     /// $/h as shown everywhere, marked as the spend is.
     pub fn per_hour_label(&self) -> String {
-        format!("{}/h", self.marked(self.per_hour_usd))
+        format!(
+            "{}/h",
+            self.marked(self.per_hour_usd, self.unpriced_calls_last_hour)
+        )
     }
 
-    fn marked(&self, usd: f64) -> String {
+    fn marked(&self, usd: f64, unpriced: u64) -> String {
         let mut s = String::new();
         if self.estimated {
             s.push('~');
         }
         s.push_str(&usd_text(usd));
-        if self.unpriced_calls > 0 {
+        if unpriced > 0 {
             s.push('?');
         }
         s

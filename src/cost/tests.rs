@@ -69,7 +69,7 @@ fn fixture_figures_are_the_hand_computed_ones() {
     assert_eq!(c.priced_by.get("builtIn"), Some(&2));
     assert!(!c.estimated);
     assert_eq!(c.spend_label(), "$0.12?");
-    assert_eq!(c.per_hour_label(), "$0.035?/h");
+    assert_eq!(c.per_hour_label(), "$0.035/h");
     assert!(
         c.notes
             .iter()

@@ -519,6 +519,9 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
         total_tokens_version: n("totalTokensVersion"),
         data_source: None,
         unknown,
+        cost: o
+            .get("cost")
+            .and_then(|c| serde_json::from_value(c.clone()).ok()),
     })
 }
 

@@ -45,9 +45,12 @@ pub enum Problem {
     /// The latest compaction lost identifiers or dropped messages unsummarized (`clawtop
     /// audit` says which).
     LossyCompaction,
+    /// The session spent more in the last hour than `--max-cost-per-hour` (opt-in: without
+    /// the flag it is never reported).
+    Burn,
 }
 
-pub const ALL: [Problem; 11] = [
+pub const ALL: [Problem; 12] = [
     Problem::Stuck,
     Problem::Over,
     Problem::CompactDue,
@@ -59,6 +62,7 @@ pub const ALL: [Problem; 11] = [
     Problem::CompactionLoop,
     Problem::NoFlushBeforeCompaction,
     Problem::LossyCompaction,
+    Problem::Burn,
 ];
 
 impl Problem {
@@ -75,6 +79,7 @@ impl Problem {
             Problem::CompactionLoop => "compaction-loop",
             Problem::NoFlushBeforeCompaction => "no-flush-before-compaction",
             Problem::LossyCompaction => "lossy-compaction",
+            Problem::Burn => "burn",
         }
     }
 
@@ -172,6 +177,20 @@ pub fn run(
     warn: &[Problem],
     crit: &[Problem],
 ) -> (String, i32) {
+    run_with_burn(r, locks, histories, losses, warn, crit, None)
+}
+
+/// [`run`], with the `burn` problem for each row whose last hour cost more than
+/// `max_cost_per_hour` dollars: WARNING, CRITICAL when `--crit` names `burn`.
+pub fn run_with_burn(
+    r: &ListReport,
+    locks: &[Option<LockStatus>],
+    histories: &[Vec<(Problem, String)>],
+    losses: &[Option<crate::audit::Loss>],
+    warn: &[Problem],
+    crit: &[Problem],
+    max_cost_per_hour: Option<f64>,
+) -> (String, i32) {
     // What could not be read comes first and is never skipped silently.
     let mut unread = String::new();
     for e in r.errors.iter().chain(&r.skipped) {
@@ -217,6 +236,9 @@ pub fn run(
                 lines.push(l);
             }
         }
+        if let Some(l) = max_cost_per_hour.and_then(|max| burn_line(s, max, crit)) {
+            lines.push(l);
+        }
     }
     // Worst first; within a level the order of `list`.
     lines.sort_by_key(|(l, _)| std::cmp::Reverse(*l));
@@ -239,6 +261,29 @@ pub fn run(
     }
     let out: String = lines.into_iter().map(|(_, l)| l + "\n").collect();
     (out, code)
+}
+
+/// `burn` for a row whose last hour cost more than `max` dollars.
+fn burn_line(s: &SessionRow, max: f64, crit: &[Problem]) -> Option<(i32, String)> {
+    let c = s.cost.as_ref()?;
+    if !(c.per_hour_usd > max) {
+        return None;
+    }
+    let (level, tag) = if crit.contains(&Problem::Burn) {
+        (CRITICAL, "CRITICAL")
+    } else {
+        (WARNING, "WARNING")
+    };
+    let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+    Some((
+        level,
+        format!(
+            "{tag} burn {key}: {} in the last hour, over {}/h (spend {})",
+            c.per_hour_label().trim_end_matches("/h"),
+            crate::cost::usd_text(max),
+            c.spend_label()
+        ),
+    ))
 }
 
 /// `lossy-compaction` for a row whose latest compaction lost something, when asked for.
@@ -307,8 +352,8 @@ fn line(level: i32, p: Problem, s: &SessionRow) -> String {
         Problem::CompactionLoop | Problem::NoFlushBeforeCompaction => {
             "see `clawtop history`".into()
         }
-        // Worded by `lossy_line`, which has the audit.
-        Problem::LossyCompaction => String::new(),
+        // Worded by `lossy_line`, which has the audit, and `burn_line`, which has the limit.
+        Problem::LossyCompaction | Problem::Burn => String::new(),
     };
     format!("{tag} {} {key}: {detail}", p.name())
 }

@@ -61,6 +61,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
     report.errors.extend(loaded.errors);
     report.skipped = loaded.skipped.into_iter().map(|(_, w)| w).collect();
     let mut numbers = Numbers::new(source);
+    report.warnings.extend(numbers.prices.notes.iter().cloned());
     let mut forecasts = crate::history::tail::Forecasts::default();
     source.read_together(&mut || {
         for s in &loaded.sessions {
@@ -73,6 +74,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
             row.stale_lock =
                 crate::diagnosis::busy::stale_lock_words(source.lock(&s.reference).as_ref());
             row.forecast = Some(forecasts.of(source, s, &t));
+            row.cost = numbers.cost_seen(s);
             mark_unknown(&mut row, source);
             report.sessions.push(row);
             report.refs.push(s.reference.clone());
@@ -93,7 +95,10 @@ pub fn mark_unknown(row: &mut SessionRow, source: &dyn SessionSource) {
 /// What the marks next to a used figure mean (a figure without a mark is the store's; with a
 /// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each
 /// line fits 80 columns.
-pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line";
+pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line\nSPEND: ~ from repaired usage, ? some calls unpriced (see show --json)";
+
+/// Columns keys and models keep before the spend and $/h columns are shown.
+pub const COST_ROOM: usize = 40;
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;
@@ -128,6 +133,18 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
     let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
     let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
+    // Spend and $/h, where the width leaves keys and models [`COST_ROOM`] columns.
+    let (spend_w, hour_w) = (9, 11);
+    let any_cost = r.sessions.iter().any(|s| s.cost.is_some());
+    let with_cost = any_cost
+        && width.is_none_or(|w| {
+            w.max(MIN_WIDTH) >= fixed + agent_w.min(10) + spend_w + hour_w + 2 + COST_ROOM
+        });
+    let fixed = if with_cost {
+        fixed + spend_w + hour_w + 2
+    } else {
+        fixed
+    };
     let (agent_w, key_w, model_w) = match width {
         None => (agent_w, longest(&keys, 3), longest(&models, 5)),
         Some(w) => {
@@ -142,7 +159,13 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             (agent_w, key_w, model_w)
         }
     };
-    let row = |cols: [String; 9]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
+    let row = |cols: [String; 9], cost: [String; 2]| -> String {
+        let mut cols = cols.to_vec();
+        if with_cost {
+            cols.extend(cost);
+        }
+        format!("{}\n", cols.join(" ").trim_end())
+    };
     out.push_str(&row([
         cell("AGENT", agent_w),
         cell("KEY", key_w),
@@ -153,7 +176,7 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         cell("STATUS", status_w),
         rcell("CMP", comp_w),
         rcell("ETA", eta_w),
-    ]));
+    ], [rcell("SPEND", spend_w), rcell("$/H", hour_w)]));
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
             (None, _) => "?".to_string(),
@@ -187,6 +210,9 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
                 comp_w,
             ),
             rcell(&eta(s), eta_w),
+        ], [
+            rcell(&s.cost.as_ref().map_or("-".into(), |c| c.spend_label()), spend_w),
+            rcell(&s.cost.as_ref().map_or("-".into(), |c| c.per_hour_label()), hour_w),
         ]));
     }
     out.push_str(LEGEND);

@@ -69,6 +69,9 @@ pub struct SessionRow {
     pub unknown: std::collections::BTreeMap<String, String>,
     /// Tokens per turn and turns left to each line (SPEC §3), from the transcript's tail.
     pub forecast: Option<crate::history::Forecast>,
+    /// What the session spends (SPEC §10), from its transcript; null when none was read.
+    #[serde(default)]
+    pub cost: Option<crate::cost::SessionCost>,
 }
 
 /// Where a session's entry and transcript were read.
@@ -150,6 +153,7 @@ impl SessionRow {
             data_source: None,
             unknown: Default::default(),
             forecast: None,
+            cost: None,
         }
     }
 }

@@ -106,7 +106,10 @@ pub fn for_session(
     let diagnosis = t
         .as_ref()
         .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
+    warnings.extend(numbers.prices.notes.iter().cloned());
+    let cost = t.as_ref().map(|t| numbers.cost(s, t));
     let mut row = SessionRow::from_session(numbers.source.kind().as_str(), s, &th, warnings);
+    row.cost = cost;
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
         row.transcript_context = Some(d.transcript_context.clone());
