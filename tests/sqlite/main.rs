@@ -9,6 +9,7 @@ mod bad_input;
 mod big_rows;
 mod cli;
 mod common;
+mod cost;
 mod fixture;
 mod history;
 mod lookup;
