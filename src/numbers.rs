@@ -54,6 +54,32 @@ impl<'s> Numbers<'s> {
         cost_with(source, mj, &self.prices, self.now_ms, t)
     }
 
+    /// A session's cost and the rates of its model (for a compaction's economics).
+    pub fn cost_and_rates(
+        &mut self,
+        s: &Session,
+        t: &crate::transcript::Transcript,
+    ) -> (
+        crate::cost::SessionCost,
+        Option<(crate::cost::prices::Rates, String)>,
+    ) {
+        let cost = self.cost(s, t);
+        let source = self.source;
+        let mj = self
+            .models_json
+            .entry(s.agent_id().to_string())
+            .or_insert_with(|| source.models_json(s.agent_id()));
+        let rates = with_context(source, mj, &self.prices, self.now_ms, |cx| {
+            crate::cost::session_rates(
+                cx,
+                &cost,
+                s.entry.model_provider.as_deref(),
+                s.entry.model.as_deref(),
+            )
+        });
+        (cost, rates)
+    }
+
     /// The cost [`Self::session_seeing`] computed for this session's transcript (without its
     /// per-call list), None when it read none.
     pub fn cost_seen(&self, s: &Session) -> Option<crate::cost::SessionCost> {
@@ -168,6 +194,19 @@ fn cost_with(
     now_ms: i64,
     t: &Transcript,
 ) -> crate::cost::SessionCost {
+    with_context(source, models_json, prices, now_ms, |cx| {
+        crate::cost::of_transcript(t, cx)
+    })
+}
+
+/// Calls `f` with the pricing context of an agent of `source`.
+fn with_context<R>(
+    source: &dyn SessionSource,
+    models_json: &Option<(String, Value)>,
+    prices: &crate::cost::prices::Prices,
+    now_ms: i64,
+    f: impl FnOnce(&crate::cost::Context<'_>) -> R,
+) -> R {
     let mut catalogs = Vec::new();
     if let Some((_, v)) = models_json {
         catalogs.push(v);
@@ -181,7 +220,7 @@ fn cost_with(
         config: Some(source.config()),
         now_ms,
     };
-    crate::cost::of_transcript(t, &cx)
+    f(&cx)
 }
 
 /// Numbers of a bare transcript (no store entry): `used` from the transcript alone, by the

@@ -44,6 +44,13 @@ pub struct Economics {
     pub payback_calls_cold: Option<u64>,
     /// The model whose prices the summary is charged at, and where they came from.
     pub priced_as: Option<String>,
+    /// Its $ per million tokens (input, output, cacheRead, cacheWrite).
+    pub rates: Option<[f64; 4]>,
+    /// The figures the formulas were given: tokensBefore − expectedTokensAfter, the summary
+    /// requests' prompt and the expected summary.
+    pub tokens_saved_per_call: Option<u64>,
+    pub summary_input_tokens: u64,
+    pub summary_output_tokens: u64,
     /// Why a figure is missing.
     pub notes: Vec<String>,
 }
@@ -72,6 +79,8 @@ pub fn of_plan(
     let mut e = Economics {
         cache_warm: cost.cache_warm,
         p_eff: p_eff(cost),
+        summary_input_tokens: plan.summary_input_tokens,
+        summary_output_tokens: plan.summary_output_tokens,
         ..Default::default()
     };
     if e.p_eff.is_none() {
@@ -81,6 +90,7 @@ pub fn of_plan(
     match plan.expected_tokens_after {
         Some(after) => {
             let saved = plan.tokens_before.saturating_sub(after);
+            e.tokens_saved_per_call = Some(saved);
             e.savings_per_call_usd = e.p_eff.map(|p| saved as f64 * p);
         }
         None => e
@@ -103,6 +113,7 @@ pub fn of_plan(
             e.compaction_cost_cold_usd = Some(summary);
             e.compaction_cost_usd = Some(if e.cache_warm { summary + premium } else { summary });
             e.priced_as = Some(name);
+            e.rates = Some([r.input, r.output, r.cache_read, r.cache_write]);
         }
         None => e
             .notes

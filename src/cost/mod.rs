@@ -282,6 +282,38 @@ pub fn rates_for(cx: &Context<'_>, provider: Option<&str>, model: &str) -> Optio
         .filter(|(r, _)| r.any())
 }
 
+/// The rates a session's model is charged at, named with where they came from
+/// (`anthropic/claude-haiku-4-5 (builtIn)`): the store entry's model, else its last call's.
+pub fn session_rates(
+    cx: &Context<'_>,
+    cost: &SessionCost,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> Option<(Rates, String)> {
+    let last = cost
+        .branch_calls
+        .last()
+        .and_then(|&i| cost.per_call.get(i))
+        .or(cost.per_call.last());
+    let (provider, model) = match model {
+        Some(m) => (provider, m),
+        None => (
+            last.and_then(|c| c.provider.as_deref()),
+            last.and_then(|c| c.model.as_deref())?,
+        ),
+    };
+    let (r, basis) = rates_for(cx, provider, model)?;
+    let basis = serde_json::to_value(basis)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let name = match provider {
+        Some(p) => format!("{p}/{model} ({basis})"),
+        None => format!("{model} ({basis})"),
+    };
+    Some((r, crate::sanitize::one_line(&name)))
+}
+
 /// Prices one call by the precedence of SPEC §10.
 fn price(call: &mut Call, cost: &Value, cx: &Context<'_>, notes: &mut Vec<String>) {
     let total = cost.get("total");

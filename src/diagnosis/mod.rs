@@ -11,6 +11,7 @@
 
 pub mod breakdown;
 pub mod busy;
+pub mod economics;
 pub mod gather;
 pub mod outlook;
 
@@ -55,6 +56,9 @@ pub struct Diagnosis {
     pub suggested: Option<outlook::AtKeep>,
     pub advice: Vec<String>,
     pub context_breakdown: breakdown::Breakdown,
+    /// What a compaction at the keepRecentTokens in effect costs and saves (SPEC §10); null
+    /// when there is no plan.
+    pub economics: Option<crate::cost::economics::Economics>,
 }
 
 /// What the diagnosis is computed from, besides the transcript.
@@ -145,5 +149,6 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         suggested,
         advice,
         context_breakdown,
+        economics: None,
     }
 }

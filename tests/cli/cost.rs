@@ -177,3 +177,56 @@ fn a_bad_price_file_is_named_and_does_not_price_at_zero() {
     assert!(close(&c["spendUsd"], 0.11837 + 0.0022 + 0.00022), "{c}");
     assert_eq!(c["pricedBy"]["userFile"], 2);
 }
+
+/// `compact --dry-run --json` carries `economics` whose figures follow SPEC §10's formulas
+/// from the figures it reports (the demo host: Sonnet calls priced by its models.json).
+#[test]
+fn dry_run_economics_follow_the_formulas() {
+    let h = Home::empty();
+    let o = run(
+        &h,
+        &["--demo", "compact", "agent:main:slack:channel:c07ops", "--dry-run", "--json"],
+    );
+    o.expect(0);
+    let v = o.json();
+    let e = &v["economics"];
+    let f = |k: &str| e[k].as_f64().unwrap_or_else(|| panic!("{k}: {e}"));
+    let before = v["tokensBefore"].as_u64().unwrap();
+    let after = v["expectedTokensAfter"].as_u64().unwrap();
+    assert!(before > after, "{v}");
+    assert_eq!(e["tokensSavedPerCall"], before - after);
+    let p_eff = f("pEff");
+    assert!(p_eff > 0.0, "{e}");
+    assert!(((before - after) as f64 * p_eff - f("savingsPerCallUsd")).abs() < 1e-12);
+    let r: Vec<f64> = e["rates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(r, [3.0, 15.0, 0.3, 3.75], "{e}");
+    assert_eq!(e["summaryOutputTokens"], v["summaryAllowance"]["tokens"]);
+    let summary = (f("summaryInputTokens") * 3.75 + f("summaryOutputTokens") * 15.0) / 1e6;
+    assert!((f("compactionCostColdUsd") - summary).abs() < 1e-12, "{e}");
+    let premium = after as f64 * (3.75 - 0.3) / 1e6;
+    let want = if e["cacheWarm"] == true {
+        summary + premium
+    } else {
+        summary
+    };
+    assert!((f("compactionCostUsd") - want).abs() < 1e-12, "{e}");
+    let payback = (want / f("savingsPerCallUsd")).ceil() as u64;
+    assert_eq!(e["paybackCalls"], payback, "{e}");
+    // The text plan says the same in one line.
+    let t = run(
+        &h,
+        &["--demo", "compact", "agent:main:slack:channel:c07ops", "--dry-run"],
+    );
+    t.expect(0);
+    assert!(
+        t.text()
+            .contains(&format!("pays back after {payback} calls")),
+        "{}",
+        t.text()
+    );
+}

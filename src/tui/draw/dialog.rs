@@ -407,6 +407,9 @@ fn compact_plan(
             (None, true) => "lands under the compaction line".into(),
         };
         out.push(kv("after", verdict, w, t));
+        if let Some(e) = &d.economics {
+            out.push(kv("cost", e.line(), w, t));
+        }
     }
     out.extend(model_lines(d, &c.model, w, t));
     out
