@@ -132,6 +132,9 @@ impl Economics {
     /// The Compact dialog's plan line, e.g. "costs ≈$0.11, saves ≈$0.016 a call: pays back
     /// after 7 calls (cache warm; cold: 4)".
     pub fn line(&self) -> String {
+        if self.compaction_cost_usd.is_none() && self.savings_per_call_usd.is_none() {
+            return "unknown: the session's model has no price (prices.toml can add one)".into();
+        }
         let money = |v: Option<f64>| v.map_or("?".to_string(), |u| format!("≈{}", super::usd_text(u)));
         let mut s = format!(
             "costs {}, saves {} a call",

@@ -250,21 +250,30 @@ impl Prices {
     }
 }
 
-fn user_rates(v: &toml::Value) -> Result<Rates, String> {
-    let t = v.as_table().ok_or("not a table")?;
+/// Why an entry of the operator's price file is left out.
+#[derive(Debug, thiserror::Error)]
+enum BadEntry {
+    #[error("not a table")]
+    NotTable,
+    #[error("unknown key {0:?}; the keys are input, output, cacheRead, cacheWrite")]
+    UnknownKey(String),
+    #[error("{0} is not a price per million tokens")]
+    BadPrice(&'static str),
+}
+
+fn user_rates(v: &toml::Value) -> Result<Rates, BadEntry> {
+    let t = v.as_table().ok_or(BadEntry::NotTable)?;
     if let Some(k) = t.keys().find(|k| !USER_KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown key {k:?}; the keys are input, output, cacheRead, cacheWrite"
-        ));
+        return Err(BadEntry::UnknownKey(crate::sanitize::one_line(k)));
     }
-    let part = |k: &str| -> Result<f64, String> {
+    let part = |k: &'static str| -> Result<f64, BadEntry> {
         match t.get(k) {
             None => Ok(0.0),
             Some(v) => v
                 .as_float()
                 .or_else(|| v.as_integer().map(|i| i as f64))
                 .filter(|p| p.is_finite() && *p >= 0.0 && *p < 1e6)
-                .ok_or_else(|| format!("{k} is not a price per million tokens")),
+                .ok_or(BadEntry::BadPrice(k)),
         }
     };
     Ok(Rates {

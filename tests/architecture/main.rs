@@ -634,6 +634,10 @@ const STRING_RESULTS: &[(&str, &str)] = &[
         "positive_secs: clap value parser of --timeout",
     ),
     (
+        "src/cli.rs",
+        "positive_usd: clap value parser of --max-cost-per-hour",
+    ),
+    (
         "src/report/check.rs",
         "Problem::parse: clap value parser of --warn/--crit",
     ),
