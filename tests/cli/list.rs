@@ -69,7 +69,7 @@ fn list_json_host_a() {
     ];
     assert_eq!(&keys[..want.len()], &want);
     assert_eq!(
-        &keys[keys.len() - 10..],
+        &keys[keys.len() - 11..],
         &[
             "totalTokens",
             "totalTokensFresh",
@@ -80,7 +80,8 @@ fn list_json_host_a() {
             "memoryFlushKind",
             "totalTokensVersion",
             "dataSource",
-            "forecast"
+            "forecast",
+            "cost"
         ]
     );
     assert_eq!(s["rules"], "2026.2");
