@@ -89,7 +89,8 @@ fn list_text_has_a_host_column_and_error_rows() {
         "{text}"
     );
     // The legend comes once, after every row.
-    assert!(lines.last().unwrap().starts_with("CMP ="), "{text}");
+    assert!(lines[lines.len() - 2].starts_with("CMP ="), "{text}");
+    assert!(lines.last().unwrap().starts_with("SPEND:"), "{text}");
 }
 
 #[test]
