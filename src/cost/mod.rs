@@ -520,21 +520,13 @@ fn summarize(
         let prompt: u64 = recent.iter().map(|c| c.tokens.prompt()).sum();
         c.cache_hit_ratio = (prompt > 0).then(|| read as f64 / prompt as f64);
     }
-    let last_at = branch_calls
-        .last()
-        .map(|&i| &per_call[i])
-        .or(per_call.last())
-        .and_then(|c| c.at_ms);
-    if let Some(at) = last_at {
-        let expires = at + ttl as i64 * 1000;
-        if expires > now_ms && at <= now_ms {
-            c.cache_warm = true;
-            c.cache_expires_in_seconds = Some(((expires - now_ms) as u64).div_ceil(1000));
-        }
-    }
     c.notes = notes;
     c.per_call = per_call;
     c.branch_calls = branch_calls;
+    if let Some(secs) = c.cache_left_seconds(now_ms) {
+        c.cache_warm = true;
+        c.cache_expires_in_seconds = Some(secs);
+    }
     c
 }
 
@@ -570,6 +562,20 @@ impl SessionCost {
             s.push('?');
         }
         s
+    }
+
+    /// Seconds the prompt cache stays warm at `now_ms`: the TTL after the active branch's
+    /// last call (the last call at all when the branch has none); None when it is cold or
+    /// no call has a time. Needs the per-call list.
+    pub fn cache_left_seconds(&self, now_ms: i64) -> Option<u64> {
+        let at = self
+            .branch_calls
+            .last()
+            .and_then(|&i| self.per_call.get(i))
+            .or(self.per_call.last())?
+            .at_ms?;
+        let expires = at + self.cache_ttl_seconds as i64 * 1000;
+        (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
     }
 
     /// Dollars per hour in each of the last `hours` hours before `now_ms`, oldest first (the

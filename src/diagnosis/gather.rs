@@ -40,6 +40,7 @@ pub fn for_session(
     );
     let (cost, rates) = crate::numbers::Numbers::new(source).cost_and_rates(s, t);
     d.economics = super::economics::of(t, keep, &d, &cost, rates);
+    d.cost = Some(cost);
     d
 }
 
@@ -118,5 +119,6 @@ pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
     let cost = crate::cost::of_transcript(t, &cx);
     let rates = crate::cost::session_rates(&cx, &cost, None, None);
     d.economics = super::economics::of(t, keep, &d, &cost, rates);
+    d.cost = Some(cost);
     d
 }

@@ -59,6 +59,10 @@ pub struct Diagnosis {
     /// What a compaction at the keepRecentTokens in effect costs and saves (SPEC §10); null
     /// when there is no plan.
     pub economics: Option<crate::cost::economics::Economics>,
+    /// The session's cost, with every call (the TUI's Cost pane draws it; `show` prints
+    /// it as the row's `cost`): computed once with the economics.
+    #[serde(skip)]
+    pub cost: Option<crate::cost::SessionCost>,
 }
 
 /// What the diagnosis is computed from, besides the transcript.
@@ -150,5 +154,6 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         advice,
         context_breakdown,
         economics: None,
+        cost: None,
     }
 }

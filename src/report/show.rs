@@ -107,9 +107,10 @@ pub fn for_session(
         .as_ref()
         .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
     warnings.extend(numbers.prices.notes.iter().cloned());
-    let cost = t.as_ref().map(|t| numbers.cost(s, t));
+    // The diagnosis priced the calls already (for the economics): the same figures.
+    let cost = diagnosis.as_ref().and_then(|d| d.cost.clone());
     let mut row = SessionRow::from_session(numbers.source.kind().as_str(), s, &th, warnings);
-    row.cost = cost;
+    row.cost = cost.map(crate::cost::SessionCost::without_calls);
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
         row.transcript_context = Some(d.transcript_context.clone());

@@ -3,6 +3,7 @@
 pub mod dialog;
 pub mod gauge;
 pub mod help;
+pub mod cost;
 pub mod history;
 pub mod session;
 pub mod sessions;
