@@ -100,7 +100,7 @@ pub struct Global {
 
 fn positive_usd(s: &str) -> Result<f64, String> {
     match s.trim_start_matches('$').parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v <= 1e9 => Ok(v),
+        Ok(v) if (0.0..=1e9).contains(&v) => Ok(v),
         _ => Err("a number of dollars, 0 or more".into()),
     }
 }
@@ -199,7 +199,8 @@ pub struct CheckArgs {
     /// flushes for no-flush-before-compaction, as in `history --log`; read once for all
     /// sessions. One that cannot be read makes the answer UNKNOWN. Repeatable.
     #[arg(long = "log", value_name = "FILE")]
-    pub logs: Vec<PathBuf>,    /// Report `burn` (WARNING; CRITICAL when --crit names burn) for a session whose calls
+    pub logs: Vec<PathBuf>,
+    /// Report `burn` (WARNING; CRITICAL when --crit names burn) for a session whose calls
     /// of the last 60 minutes cost more than USD dollars. Off without this flag.
     #[arg(long, value_name = "USD", value_parser = positive_usd)]
     pub max_cost_per_hour: Option<f64>,

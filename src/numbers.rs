@@ -45,7 +45,11 @@ impl<'s> Numbers<'s> {
 
     /// A session's cost from its open transcript: its calls priced by the host's catalogs
     /// for its agent, then the price tables.
-    pub fn cost(&mut self, s: &Session, t: &crate::transcript::Transcript) -> crate::cost::SessionCost {
+    pub fn cost(
+        &mut self,
+        s: &Session,
+        t: &crate::transcript::Transcript,
+    ) -> crate::cost::SessionCost {
         let source = self.source;
         let mj = self
             .models_json

@@ -71,11 +71,7 @@ pub fn p_eff(cost: &SessionCost) -> Option<f64> {
 }
 
 /// A compaction's economics: `rates` are the session model's prices (None: unpriced model).
-pub fn of_plan(
-    cost: &SessionCost,
-    plan: PlanTokens,
-    rates: Option<(Rates, String)>,
-) -> Economics {
+pub fn of_plan(cost: &SessionCost, plan: PlanTokens, rates: Option<(Rates, String)>) -> Economics {
     let mut e = Economics {
         cache_warm: cost.cache_warm,
         p_eff: p_eff(cost),
@@ -111,7 +107,11 @@ pub fn of_plan(
                 * (r.cache_write - r.cache_read).max(0.0)
                 / 1_000_000.0;
             e.compaction_cost_cold_usd = Some(summary);
-            e.compaction_cost_usd = Some(if e.cache_warm { summary + premium } else { summary });
+            e.compaction_cost_usd = Some(if e.cache_warm {
+                summary + premium
+            } else {
+                summary
+            });
             e.priced_as = Some(name);
             e.rates = Some([r.input, r.output, r.cache_read, r.cache_write]);
         }
@@ -135,7 +135,8 @@ impl Economics {
         if self.compaction_cost_usd.is_none() && self.savings_per_call_usd.is_none() {
             return "unknown: the session's model has no price (prices.toml can add one)".into();
         }
-        let money = |v: Option<f64>| v.map_or("?".to_string(), |u| format!("≈{}", super::usd_text(u)));
+        let money =
+            |v: Option<f64>| v.map_or("?".to_string(), |u| format!("≈{}", super::usd_text(u)));
         let mut s = format!(
             "costs {}, saves {} a call",
             money(self.compaction_cost_usd),

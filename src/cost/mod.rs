@@ -183,7 +183,9 @@ fn tokens_of(v: Option<&Value>) -> (u64, bool) {
     match v {
         None | Some(Value::Null) => (0, false),
         Some(v) => match v.as_f64() {
-            Some(n) if n.is_finite() && (0.0..=ABSURD_TOKENS).contains(&n) => (n.round() as u64, false),
+            Some(n) if n.is_finite() && (0.0..=ABSURD_TOKENS).contains(&n) => {
+                (n.round() as u64, false)
+            }
             _ => (0, true),
         },
     }
@@ -329,7 +331,7 @@ fn price(call: &mut Call, cost: &Value, cx: &Context<'_>, notes: &mut Vec<String
                 recorded_parts(cost, t).or_else(|| rates.map(|(r, _)| r.charge(&call.tokens)));
             return;
         }
-        Some(t) if t == 0.0 => {}
+        Some(0.0) => {}
         None if total.is_none_or(Value::is_null) => {}
         _ => {
             call.estimated = true;
@@ -351,7 +353,11 @@ fn price(call: &mut Call, cost: &Value, cx: &Context<'_>, notes: &mut Vec<String
 /// The cache's lifetime for a model: an hour when the config asks for long retention
 /// (`agents.defaults.models["provider/model"].params.cacheRetention: "long"`, OpenClaw's
 /// per-model parameters), else five minutes.
-pub fn cache_ttl_seconds(config: Option<&Value>, provider: Option<&str>, model: Option<&str>) -> u64 {
+pub fn cache_ttl_seconds(
+    config: Option<&Value>,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> u64 {
     let (Some(c), Some(m)) = (config, model) else {
         return CACHE_TTL_SECONDS;
     };

@@ -138,10 +138,7 @@ fn lookup(t: &Table, provider: Option<&str>, model: &str) -> Option<Rates> {
             return Some(*r);
         }
     }
-    let mut same = t
-        .iter()
-        .filter(|((_, m), _)| m == model)
-        .map(|(_, r)| *r);
+    let mut same = t.iter().filter(|((_, m), _)| m == model).map(|(_, r)| *r);
     let first = same.next()?;
     same.all(|r| r == first).then_some(first)
 }
@@ -194,8 +191,10 @@ impl Prices {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return p,
             Err(e) => {
-                p.notes
-                    .push(format!("{}: not read ({e}); built-in prices used", path.display()));
+                p.notes.push(format!(
+                    "{}: not read ({e}); built-in prices used",
+                    path.display()
+                ));
                 return p;
             }
         };

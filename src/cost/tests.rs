@@ -6,7 +6,8 @@ use super::prices::{HostCatalogs, Prices, Rates};
 use super::*;
 use serde_json::json;
 
-const TRANSCRIPT: &str = include_str!("../../tests/fixtures/cost/host-c/agents/main/sessions/cost-1.jsonl");
+const TRANSCRIPT: &str =
+    include_str!("../../tests/fixtures/cost/host-c/agents/main/sessions/cost-1.jsonl");
 const MODELS: &str = include_str!("../../tests/fixtures/cost/host-c/agents/main/agent/models.json");
 const CONFIG: &str = include_str!("../../tests/fixtures/cost/host-c/openclaw.json");
 /// 2026-11-20T11:20:00Z: 48 minutes after the last call.
@@ -120,8 +121,10 @@ fn one_call(usage: Value) -> SessionCost {
 
 #[test]
 fn bad_usage_is_repaired_and_marked_never_a_panic() {
-    let c = one_call(json!({"input": -5, "output": 1e300, "cacheRead": "many", "cacheWrite": 10,
-        "cost": {"total": -3.0}}));
+    let c = one_call(
+        json!({"input": -5, "output": 1e300, "cacheRead": "many", "cacheWrite": 10,
+        "cost": {"total": -3.0}}),
+    );
     assert_eq!(c.calls, 1);
     assert!(c.estimated);
     assert_eq!(c.tokens.input, 0);
@@ -130,8 +133,16 @@ fn bad_usage_is_repaired_and_marked_never_a_panic() {
     // Priced from the built-in table after the bad recorded total: 10 × 1.25 / 1e6.
     assert!(close(c.spend_usd, 0.0000125));
     assert!(c.spend_label().starts_with('~'), "{}", c.spend_label());
-    assert!(c.notes.iter().any(|n| n.contains("usage.input")), "{:?}", c.notes);
-    assert!(c.notes.iter().any(|n| n.contains("recorded cost -3.0")), "{:?}", c.notes);
+    assert!(
+        c.notes.iter().any(|n| n.contains("usage.input")),
+        "{:?}",
+        c.notes
+    );
+    assert!(
+        c.notes.iter().any(|n| n.contains("recorded cost -3.0")),
+        "{:?}",
+        c.notes
+    );
     let absurd = one_call(json!({"input": 10, "cost": {"total": 1e9}}));
     assert!(absurd.estimated);
     assert!(close(absurd.spend_usd, 0.00001));
@@ -150,15 +161,27 @@ fn a_user_price_file_overrides_the_table_and_names_its_bad_keys() {
     )
     .unwrap();
     let p = Prices::with_user_file(&path);
-    let (r, basis) = p.table_rates(Some("anthropic"), "claude-haiku-4-5").unwrap();
+    let (r, basis) = p
+        .table_rates(Some("anthropic"), "claude-haiku-4-5")
+        .unwrap();
     assert_eq!(basis, prices::Basis::UserFile);
     assert_eq!(r.input, 2.0);
     assert_eq!(r.cache_write, 0.0);
     // The entry with a misspelt key is left out: the built-in price stands.
-    let (_, basis) = p.table_rates(Some("anthropic"), "claude-sonnet-4-5").unwrap();
+    let (_, basis) = p
+        .table_rates(Some("anthropic"), "claude-sonnet-4-5")
+        .unwrap();
     assert_eq!(basis, prices::Basis::BuiltIn);
-    assert!(p.notes.iter().any(|n| n.contains("\"currency\"")), "{:?}", p.notes);
-    assert!(p.notes.iter().any(|n| n.contains("cache_read")), "{:?}", p.notes);
+    assert!(
+        p.notes.iter().any(|n| n.contains("\"currency\"")),
+        "{:?}",
+        p.notes
+    );
+    assert!(
+        p.notes.iter().any(|n| n.contains("cache_read")),
+        "{:?}",
+        p.notes
+    );
     std::fs::write(&path, "models = [").unwrap();
     let bad = Prices::with_user_file(&path);
     assert!(bad.notes[0].contains("not TOML"), "{:?}", bad.notes);
@@ -189,10 +212,19 @@ fn economics_follow_the_formulas() {
     assert!(c.cache_warm && e.cache_warm);
     assert!(close(e.compaction_cost_usd.unwrap(), summary + premium));
     assert!(close(e.compaction_cost_cold_usd.unwrap(), summary));
-    assert_eq!(e.payback_calls, Some(((summary + premium) / savings).ceil() as u64));
-    assert_eq!(e.payback_calls_cold, Some((summary / savings).ceil() as u64));
+    assert_eq!(
+        e.payback_calls,
+        Some(((summary + premium) / savings).ceil() as u64)
+    );
+    assert_eq!(
+        e.payback_calls_cold,
+        Some((summary / savings).ceil() as u64)
+    );
     let line = e.line();
-    assert!(line.starts_with("costs ≈$0.054, saves ≈$0.054 a call"), "{line}");
+    assert!(
+        line.starts_with("costs ≈$0.054, saves ≈$0.054 a call"),
+        "{line}"
+    );
     assert!(line.contains("pays back after"), "{line}");
     // Nothing saved: no payback.
     let none = economics::of_plan(

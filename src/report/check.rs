@@ -266,7 +266,7 @@ pub fn run_with_burn(
 /// `burn` for a row whose last hour cost more than `max` dollars.
 fn burn_line(s: &SessionRow, max: f64, crit: &[Problem]) -> Option<(i32, String)> {
     let c = s.cost.as_ref()?;
-    if !(c.per_hour_usd > max) {
+    if c.per_hour_usd.partial_cmp(&max) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     let (level, tag) = if crit.contains(&Problem::Burn) {

@@ -166,17 +166,20 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         }
         format!("{}\n", cols.join(" ").trim_end())
     };
-    out.push_str(&row([
-        cell("AGENT", agent_w),
-        cell("KEY", key_w),
-        cell("MODEL", model_w),
-        rcell("AGE", age_w),
-        rcell("USED/WINDOW", used_w),
-        rcell("%", pct_w),
-        cell("STATUS", status_w),
-        rcell("CMP", comp_w),
-        rcell("ETA", eta_w),
-    ], [rcell("SPEND", spend_w), rcell("$/H", hour_w)]));
+    out.push_str(&row(
+        [
+            cell("AGENT", agent_w),
+            cell("KEY", key_w),
+            cell("MODEL", model_w),
+            rcell("AGE", age_w),
+            rcell("USED/WINDOW", used_w),
+            rcell("%", pct_w),
+            cell("STATUS", status_w),
+            rcell("CMP", comp_w),
+            rcell("ETA", eta_w),
+        ],
+        [rcell("SPEND", spend_w), rcell("$/H", hour_w)],
+    ));
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
             (None, _) => "?".to_string(),
@@ -188,32 +191,41 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             Some(p) => format!("{p}%"),
             None => "?".into(),
         };
-        out.push_str(&row([
-            cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
-            cell(&keys[i], key_w),
-            cell(&models[i], model_w),
-            rcell(&age(s.updated_at, now_ms), age_w),
-            rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
-            rcell(&pct, pct_w),
-            cell(s.status.name(), status_w),
-            rcell(
-                &s.compaction_count.map_or_else(
-                    || {
-                        if s.unknown.contains_key("compactionCount") {
-                            "?".into()
-                        } else {
-                            "-".into()
-                        }
-                    },
-                    |c| c.to_string(),
+        out.push_str(&row(
+            [
+                cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
+                cell(&keys[i], key_w),
+                cell(&models[i], model_w),
+                rcell(&age(s.updated_at, now_ms), age_w),
+                rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
+                rcell(&pct, pct_w),
+                cell(s.status.name(), status_w),
+                rcell(
+                    &s.compaction_count.map_or_else(
+                        || {
+                            if s.unknown.contains_key("compactionCount") {
+                                "?".into()
+                            } else {
+                                "-".into()
+                            }
+                        },
+                        |c| c.to_string(),
+                    ),
+                    comp_w,
                 ),
-                comp_w,
-            ),
-            rcell(&eta(s), eta_w),
-        ], [
-            rcell(&s.cost.as_ref().map_or("-".into(), |c| c.spend_label()), spend_w),
-            rcell(&s.cost.as_ref().map_or("-".into(), |c| c.per_hour_label()), hour_w),
-        ]));
+                rcell(&eta(s), eta_w),
+            ],
+            [
+                rcell(
+                    &s.cost.as_ref().map_or("-".into(), |c| c.spend_label()),
+                    spend_w,
+                ),
+                rcell(
+                    &s.cost.as_ref().map_or("-".into(), |c| c.per_hour_label()),
+                    hour_w,
+                ),
+            ],
+        ));
     }
     out.push_str(LEGEND);
     out.push('\n');

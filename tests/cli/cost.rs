@@ -142,7 +142,11 @@ fn check_burn_is_opt_in() {
         "{}",
         o.text()
     );
-    run(&h, &["check", "--max-cost-per-hour", "0.01", "--crit", "burn"]).expect(2);
+    run(
+        &h,
+        &["check", "--max-cost-per-hour", "0.01", "--crit", "burn"],
+    )
+    .expect(2);
     let o = run(&h, &["check", "--max-cost-per-hour", "0.05"]);
     o.expect(0);
     let bad = run(&h, &["check", "--max-cost-per-hour", "lots"]);
@@ -185,7 +189,13 @@ fn dry_run_economics_follow_the_formulas() {
     let h = Home::empty();
     let o = run(
         &h,
-        &["--demo", "compact", "agent:main:slack:channel:c07ops", "--dry-run", "--json"],
+        &[
+            "--demo",
+            "compact",
+            "agent:main:slack:channel:c07ops",
+            "--dry-run",
+            "--json",
+        ],
     );
     o.expect(0);
     let v = o.json();
@@ -220,7 +230,12 @@ fn dry_run_economics_follow_the_formulas() {
     // The text plan says the same in one line.
     let t = run(
         &h,
-        &["--demo", "compact", "agent:main:slack:channel:c07ops", "--dry-run"],
+        &[
+            "--demo",
+            "compact",
+            "agent:main:slack:channel:c07ops",
+            "--dry-run",
+        ],
     );
     t.expect(0);
     assert!(

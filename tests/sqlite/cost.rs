@@ -17,10 +17,8 @@ fn close(v: &Value, want: f64) -> bool {
 #[test]
 fn a_sqlite_session_costs_what_the_same_file_costs() {
     let h = HostF::new();
-    let lines = std::fs::read_to_string(fixture(
-        "cost/host-c/agents/main/sessions/cost-1.jsonl",
-    ))
-    .unwrap();
+    let lines =
+        std::fs::read_to_string(fixture("cost/host-c/agents/main/sessions/cost-1.jsonl")).unwrap();
     let w = h.writer("ops");
     w.execute(
         "DELETE FROM transcript_events WHERE session_id = ?1",

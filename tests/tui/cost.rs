@@ -35,7 +35,10 @@ fn cost_pane_of_host_c() {
     );
     assert!(s.contains("$/h, last 24 hours"), "{s}");
     assert!(s.contains("compaction: "), "{s}");
-    assert!(s.contains("note: 2 calls of local/mystery-model unpriced"), "{s}");
+    assert!(
+        s.contains("note: 2 calls of local/mystery-model unpriced"),
+        "{s}"
+    );
     // A day after the fixture's calls: the cache is cold and the last hours spent nothing.
     assert!(s.contains("· cold (TTL 1h00m)"), "{s}");
     insta::assert_snapshot!("session_cost_host_c_100x30", s);

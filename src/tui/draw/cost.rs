@@ -39,7 +39,10 @@ impl CostPane<'_> {
     /// The pane's text lines (above the bars, then below them), for the width `w`.
     pub fn lines(&self) -> (Vec<String>, Vec<String>) {
         let Some(c) = self.cost else {
-            return (vec!["no cost: the transcript is not read yet".into()], vec![]);
+            return (
+                vec!["no cost: the transcript is not read yet".into()],
+                vec![],
+            );
         };
         let mut top = vec![
             format!(
@@ -62,9 +65,11 @@ impl CostPane<'_> {
                 thousands(c.tokens.cache_write)
             ),
         ];
-        let ratio = c.cache_hit_ratio.map_or("no cache fields".to_string(), |r| {
-            format!("{:.0}% of the prompt read from it", r * 100.0)
-        });
+        let ratio = c
+            .cache_hit_ratio
+            .map_or("no cache fields".to_string(), |r| {
+                format!("{:.0}% of the prompt read from it", r * 100.0)
+            });
         let warm = match c.cache_left_seconds(self.now_ms) {
             Some(s) => format!("warm, {} left", duration(s)),
             None => "cold".into(),
@@ -131,7 +136,7 @@ impl Widget for CostPane<'_> {
         let bars_h = rest.saturating_sub(below.len() as u16).clamp(0, 8);
         if let (Some(c), true) = (self.cost, bars_h >= 3) {
             let hourly = c.hourly(self.now_ms, SPARK_HOURS);
-            let top_usd = hourly.iter().cloned().fold(0.0, f64::max);
+            let top_usd = hourly.iter().copied().fold(0.0, f64::max);
             put(
                 buf,
                 y,

@@ -1,9 +1,9 @@
 //! Drawing: pure functions of `&AppState` (no I/O, no clock, no mutation).
 
+pub mod cost;
 pub mod dialog;
 pub mod gauge;
 pub mod help;
-pub mod cost;
 pub mod history;
 pub mod session;
 pub mod sessions;
