@@ -24,7 +24,11 @@ fn main() {
     let t2 = std::time::Instant::now();
     let mut bytes = 0usize;
     t.for_each_raw(&idxs, |_, raw| bytes += raw.len());
-    println!("reading {} assistant lines ({bytes} bytes): {:?}", idxs.len(), t2.elapsed());
+    println!(
+        "reading {} assistant lines ({bytes} bytes): {:?}",
+        idxs.len(),
+        t2.elapsed()
+    );
     let t1 = std::time::Instant::now();
     let c = clawtop::cost::of_transcript(&t, &cx);
     let cost = t1.elapsed();
