@@ -84,6 +84,47 @@ impl<'s> Numbers<'s> {
         (cost, rates)
     }
 
+    /// The archived transcripts beside the sessions' own (`*.jsonl.reset.*`,
+    /// `*.jsonl.deleted.*`) on a file host, each agent's priced with its catalogs; None on
+    /// other hosts (SQLite keeps archives in tables not read here).
+    pub fn archived(&mut self, sessions: &[Session]) -> Option<crate::cost::host::Archived> {
+        let source = self.source;
+        if source.kind() != crate::source::SourceKind::Files {
+            return None;
+        }
+        let mut dirs: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
+            Default::default();
+        for s in sessions {
+            let Some(dir) = s
+                .transcript
+                .as_deref()
+                .and_then(|t| std::path::Path::new(t).parent())
+            else {
+                continue;
+            };
+            let v = dirs.entry(s.agent_id().to_string()).or_default();
+            if !v.iter().any(|d| d == dir) {
+                v.push(dir.to_path_buf());
+            }
+        }
+        let mut all = crate::cost::host::Archived::default();
+        for (agent, dirs) in dirs {
+            let mj = self
+                .models_json
+                .entry(agent.clone())
+                .or_insert_with(|| source.models_json(&agent));
+            let a = with_context(source, mj, &self.prices, self.now_ms, |cx| {
+                crate::cost::host::archived_in(&dirs, cx)
+            });
+            all.transcripts += a.transcripts;
+            all.spend_usd += a.spend_usd;
+            all.spend_today_usd += a.spend_today_usd;
+            all.unpriced_calls += a.unpriced_calls;
+            all.unread.extend(a.unread);
+        }
+        Some(all)
+    }
+
     /// The cost [`Self::session_seeing`] computed for this session's transcript (without its
     /// per-call list), None when it read none.
     pub fn cost_seen(&self, s: &Session) -> Option<crate::cost::SessionCost> {

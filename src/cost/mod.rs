@@ -15,6 +15,7 @@
 //! included: they were paid for.
 
 pub mod economics;
+pub mod host;
 pub mod prices;
 
 use crate::transcript::{EntryKind, Role, Transcript};
@@ -124,6 +125,8 @@ pub struct SessionCost {
     pub tokens: Tokens,
     /// Dollars of the calls of the last 60 minutes.
     pub per_hour_usd: f64,
+    /// Dollars of the calls since midnight UTC.
+    pub spend_today_usd: f64,
     /// cacheRead / (input + cacheRead + cacheWrite) over the last 20 calls of the active
     /// branch; null when those calls have no cache fields.
     pub cache_hit_ratio: Option<f64>,
@@ -478,6 +481,7 @@ fn summarize(
         ..Default::default()
     };
     let hour_ago = now_ms - 3_600_000;
+    let midnight = now_ms - now_ms.rem_euclid(86_400_000);
     let mut unpriced_models = BTreeMap::<String, u64>::new();
     for call in &per_call {
         c.tokens.add(&call.tokens);
@@ -487,6 +491,9 @@ fn summarize(
                 c.spend_usd += usd;
                 if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
                     c.per_hour_usd += usd;
+                }
+                if call.at_ms.is_some_and(|t| t >= midnight && t <= now_ms) {
+                    c.spend_today_usd += usd;
                 }
                 let name = serde_json::to_value(b)
                     .ok()

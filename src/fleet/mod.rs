@@ -400,6 +400,9 @@ pub fn parse_remote(
             // A remote's skipped entries reach us only among its warnings.
             skipped: Vec::new(),
             refs: Vec::new(),
+            totals: obj
+                .get("totals")
+                .and_then(|t| serde_json::from_value(t.clone()).ok()),
         },
         json: sessions.clone(),
         source: None,

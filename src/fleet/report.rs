@@ -40,6 +40,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
             errors: Vec::new(),
             skipped: Vec::new(),
             refs: Vec::new(),
+            totals: None,
         };
         let table = list::render(
             &combined,
@@ -54,6 +55,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                 _ => {
                     if i == hosts.len() + 1 {
                         push_errors(&mut out, &errors, host_w);
+                        push_totals(&mut out, results, host_w);
                     }
                     out.push_str(line);
                     out.push('\n');
@@ -67,6 +69,21 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
         push_errors(&mut out, &errors, host_w);
     }
     out
+}
+
+/// One `spend:` line per host that reported its totals (SPEC §10).
+fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
+    for h in results {
+        if let Ok(l) = &h.outcome {
+            if let Some(t) = &l.report.totals {
+                out.push_str(&format!(
+                    "{} spend: {}\n",
+                    cell(&ascii(&h.name), host_w),
+                    ascii(&t.line())
+                ));
+            }
+        }
+    }
 }
 
 fn push_errors(out: &mut String, errors: &[(String, String)], host_w: usize) {
@@ -179,6 +196,7 @@ pub fn render_metrics(results: &[HostResult]) -> String {
         errors: Vec::new(),
         skipped: Vec::new(),
         refs: Vec::new(),
+        totals: None,
     };
     let hosts: Vec<(Option<&str>, &ListReport)> = results
         .iter()

@@ -24,6 +24,9 @@ pub struct ListReport {
     /// The reference of each row of `sessions` (same order), to ask the source more.
     #[serde(skip)]
     pub refs: Vec<crate::source::SessionRef>,
+    /// The host's spend (SPEC §10): today, $/h, top sessions, by kind of key, archives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub totals: Option<crate::cost::host::HostTotals>,
 }
 
 /// Reads every store (or one agent's) and computes the numbers of each session.
@@ -36,6 +39,7 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         errors: Vec::new(),
         skipped: Vec::new(),
         refs: Vec::new(),
+        totals: None,
     };
     if source.unreadable().is_some() {
         return report;
@@ -81,6 +85,14 @@ pub fn build(source: &dyn SessionSource, agent: Option<&str>) -> ListReport {
         }
     });
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "numbers computed");
+    let archived = numbers.archived(&loaded.sessions);
+    report.totals = Some(crate::cost::host::HostTotals::of(
+        report
+            .sessions
+            .iter()
+            .filter_map(|r| Some((r.session_key.as_deref().unwrap_or(""), r.cost.as_ref()?))),
+        archived,
+    ));
     report
 }
 
@@ -226,6 +238,13 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
                 ),
             ],
         ));
+    }
+    if let Some(t) = r
+        .totals
+        .as_ref()
+        .filter(|_| r.sessions.iter().any(|s| s.cost.is_some()))
+    {
+        out.push_str(&format!("spend: {}\n", ascii(&t.line())));
     }
     out.push_str(LEGEND);
     out.push('\n');

@@ -245,3 +245,59 @@ fn dry_run_economics_follow_the_formulas() {
         t.text()
     );
 }
+
+/// The host's totals (SPEC §10): today's spend, $/h, spend by kind of key, the top sessions
+/// and the archived transcripts (`/reset` and deleted ones, plain and zstd), which count.
+#[test]
+fn host_totals_count_every_kind_and_the_archives() {
+    let h = host_c();
+    let sessions = h.sessions_dir();
+    let transcript = std::fs::read(sessions.join("cost-1.jsonl")).unwrap();
+    // A heartbeat session with a transcript of its own (the same calls).
+    std::fs::write(sessions.join("hb-1.jsonl"), &transcript).unwrap();
+    let store = h.store();
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&store).unwrap()).unwrap();
+    let mut hb = v["agent:main:main"].clone();
+    hb["sessionId"] = "hb-1".into();
+    v["agent:main:main:heartbeat"] = hb;
+    std::fs::write(&store, serde_json::to_vec(&v).unwrap()).unwrap();
+    // Two archives: a plain /reset one and a zstd-compressed deleted one.
+    std::fs::write(
+        sessions.join("old-1.jsonl.reset.2026-11-20T09-00-00.000Z"),
+        &transcript,
+    )
+    .unwrap();
+    std::fs::write(
+        sessions.join("old-2.jsonl.deleted.2026-11-20T09-30-00.000Z.zst"),
+        zstd::encode_all(&transcript[..], 3).unwrap(),
+    )
+    .unwrap();
+    let o = run(&h, &["list", "--json"]);
+    o.expect(0);
+    let t = &o.json()["totals"];
+    let one = 0.11837;
+    assert!(close(&t["spendTodayUsd"], 4.0 * one), "{t}");
+    assert!(close(&t["spendUsd"], 4.0 * one), "{t}");
+    assert!(close(&t["perHourUsd"], 2.0 * 0.03521), "{t}");
+    assert_eq!(t["unpricedCalls"], 8, "{t}");
+    assert_eq!(t["archived"]["transcripts"], 2, "{t}");
+    assert!(close(&t["archived"]["spendUsd"], 2.0 * one), "{t}");
+    assert_eq!(t["archived"]["unread"], serde_json::json!([]), "{t}");
+    assert!(
+        close(&t["byKind"]["heartbeat"]["spendTodayUsd"], one),
+        "{t}"
+    );
+    assert!(
+        close(&t["byKind"]["direct/channel"]["spendTodayUsd"], one),
+        "{t}"
+    );
+    assert_eq!(t["top"].as_array().unwrap().len(), 2, "{t}");
+    // The text list says the same on one line.
+    let text = run(&h, &["list"]).text();
+    let line = text.lines().find(|l| l.starts_with("spend: ")).unwrap();
+    assert_eq!(
+        line,
+        "spend: today $0.47 | $0.070/h | direct/channel $0.12, heartbeat $0.12 | archived 2 ($0.24 today) | top: agent:main:main $0.035/h, agent:main:main:heartbeat $0.035/h | 8 calls unpriced",
+        "{text}"
+    );
+}
