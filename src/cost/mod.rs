@@ -204,17 +204,67 @@ fn time_of(line_ts: &Value, msg_ts: &Value) -> Option<i64> {
         .map(|d| d.timestamp_millis())
 }
 
-/// Reads one assistant line into a call (before pricing); None when it is no call (no
-/// usage, the gateway's injected notice, or nothing was sent or received).
+/// Reads one assistant line into a call (before pricing); None when it is no call.
 fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Value)> {
     let line: CallLine = serde_json::from_slice(raw).ok()?;
     let m = line.message?;
-    let usage = m.usage;
+    let call = CallFields {
+        provider: m.provider.as_str().map(str::to_string),
+        model: m.model.as_str().map(str::to_string),
+        at_ms: time_of(&line.timestamp, &m.timestamp),
+    };
+    call_of(entry, m.usage, call, notes)
+}
+
+/// What a call is besides its usage.
+struct CallFields {
+    provider: Option<String>,
+    model: Option<String>,
+    at_ms: Option<i64>,
+}
+
+/// A call from the scan's capture (see [`crate::transcript::CallCapture`]): the same
+/// reading as [`read_call`] of its line.
+fn captured_call(
+    t: &Transcript,
+    c: &crate::transcript::CallCapture,
+    notes: &mut Vec<String>,
+) -> Option<(Call, Value)> {
+    let usage: Value = serde_json::from_str(c.usage.as_deref()?).ok()?;
+    let (provider, model) = t
+        .call_models
+        .get(c.model as usize)
+        .map(|(p, m)| {
+            (
+                p.as_deref().map(str::to_string),
+                m.as_deref().map(str::to_string),
+            )
+        })
+        .unwrap_or_default();
+    let fields = CallFields {
+        provider,
+        model,
+        at_ms: c.at_ms,
+    };
+    call_of(c.entry, usage, fields, notes)
+}
+
+/// A call from its usage; None when it is no call (no usage object, the gateway's injected
+/// notice, or nothing was sent or received).
+fn call_of(
+    entry: u32,
+    usage: Value,
+    f: CallFields,
+    notes: &mut Vec<String>,
+) -> Option<(Call, Value)> {
     if !usage.is_object() {
         return None;
     }
-    let provider = m.provider.as_str().map(str::to_string);
-    let model = m.model.as_str().map(str::to_string);
+    let CallFields {
+        provider,
+        model,
+        at_ms,
+    } = f;
     if provider.as_deref() == Some("openclaw") && model.as_deref() == Some("gateway-injected") {
         return None;
     }
@@ -247,7 +297,7 @@ fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, V
     Some((
         Call {
             entry,
-            at_ms: time_of(&line.timestamp, &m.timestamp),
+            at_ms,
             provider,
             model,
             tokens,
@@ -308,10 +358,7 @@ pub fn session_rates(
         ),
     };
     let (r, basis) = rates_for(cx, provider, model)?;
-    let basis = serde_json::to_value(basis)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let basis = basis.name();
     let name = match provider {
         Some(p) => format!("{p}/{model} ({basis})"),
         None => format!("{model} ({basis})"),
@@ -320,12 +367,8 @@ pub fn session_rates(
 }
 
 /// Prices one call by the precedence of SPEC §10.
-fn price(call: &mut Call, cost: &Value, cx: &Context<'_>, notes: &mut Vec<String>) {
+fn price(call: &mut Call, cost: &Value, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
     let total = cost.get("total");
-    let rates = call
-        .model
-        .as_deref()
-        .and_then(|m| rates_for(cx, call.provider.as_deref(), m));
     match total.and_then(Value::as_f64) {
         Some(t) if t.is_finite() && t > 0.0 && t <= ABSURD_CALL_USD => {
             call.usd = Some(t);
@@ -391,6 +434,17 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         .map(|(i, _)| i as u32)
         .collect();
     let mut read: Vec<(Call, Value)> = Vec::with_capacity(idxs.len());
+    // The calls the index scan captured; only the others are read back.
+    let mut captured = t.calls.iter().peekable();
+    let mut rest = Vec::new();
+    for &i in &idxs {
+        while captured.next_if(|c| c.entry < i).is_some() {}
+        match captured.next_if(|c| c.entry == i) {
+            Some(c) => read.extend(captured_call(t, c, notes)),
+            None => rest.push(i),
+        }
+    }
+    let idxs = rest;
     let complete = t.for_each_raw(&idxs, |i, raw| {
         if let Some(c) = read_call(i, raw, notes) {
             read.push(c);
@@ -400,9 +454,23 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         notes.push("the transcript changed while it was read; calls may be missing".into());
     }
     read.sort_by_key(|(c, _)| c.entry);
+    // A transcript has few models: each is looked up once.
+    let mut memo: Vec<((Option<String>, Option<String>), Option<(Rates, Basis)>)> = Vec::new();
     read.into_iter()
         .map(|(mut c, cost)| {
-            price(&mut c, &cost, cx, notes);
+            let key = (c.provider.clone(), c.model.clone());
+            let rates = match memo.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = c
+                        .model
+                        .as_deref()
+                        .and_then(|m| rates_for(cx, c.provider.as_deref(), m));
+                    memo.push((key, r));
+                    r
+                }
+            };
+            price(&mut c, &cost, rates, notes);
             c
         })
         .collect()
@@ -495,11 +563,7 @@ fn summarize(
                 if call.at_ms.is_some_and(|t| t >= midnight && t <= now_ms) {
                     c.spend_today_usd += usd;
                 }
-                let name = serde_json::to_value(b)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default();
-                *c.priced_by.entry(name).or_default() += 1;
+                *c.priced_by.entry(b.name().to_string()).or_default() += 1;
             }
             _ => {
                 c.unpriced_calls += 1;

@@ -249,3 +249,32 @@ fn dollars_read_at_their_scale() {
     assert_eq!(usd_text(1234.5), "$1234");
     assert_eq!(usd_text(f64::NAN), "$?");
 }
+
+#[test]
+fn captured_calls_read_as_the_lines_do() {
+    let mut t = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
+    let assistants = t
+        .entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Message(Role::Assistant))
+        .count();
+    // Every assistant line was read whole by the scan: nothing is read back.
+    assert_eq!(t.calls.len(), assistants);
+    let models: Value = serde_json::from_str(MODELS).unwrap();
+    let config: Value = serde_json::from_str(CONFIG).unwrap();
+    let prices = Prices::builtin_only();
+    let cx = Context {
+        prices: &prices,
+        host: HostCatalogs {
+            catalogs: vec![&models],
+        },
+        config: Some(&config),
+        now_ms: NOW,
+    };
+    let captured = of_transcript(&t, &cx);
+    // Without the captures every call is read back from its line: the same figures.
+    t.calls.clear();
+    let read = of_transcript(&t, &cx);
+    assert_eq!(captured, read);
+    assert_eq!(captured.calls, 10);
+}
