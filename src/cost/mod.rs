@@ -697,14 +697,20 @@ pub fn usd_text(usd: f64) -> String {
 /// The current time for cost figures (a test build may pin it with `CLAWTOP_TEST_NOW_MS`, so
 /// the last hour's spend of a fixture is a fixed figure).
 pub fn now_ms() -> i64 {
-    #[cfg(feature = "test-hooks")]
-    if let Some(ms) = std::env::var("CLAWTOP_TEST_NOW_MS")
+    pinned_now_ms().unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+}
+
+/// `CLAWTOP_TEST_NOW_MS`, in a build with the `test-hooks` feature only.
+#[cfg(feature = "test-hooks")]
+fn pinned_now_ms() -> Option<i64> {
+    std::env::var("CLAWTOP_TEST_NOW_MS")
         .ok()
         .and_then(|v| v.parse().ok())
-    {
-        return ms;
-    }
-    chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn pinned_now_ms() -> Option<i64> {
+    None
 }
 
 #[cfg(test)]
