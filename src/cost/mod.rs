@@ -455,7 +455,8 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
     }
     read.sort_by_key(|(c, _)| c.entry);
     // A transcript has few models: each is looked up once.
-    let mut memo: Vec<((Option<String>, Option<String>), Option<(Rates, Basis)>)> = Vec::new();
+    type Model = (Option<String>, Option<String>);
+    let mut memo: Vec<(Model, Option<(Rates, Basis)>)> = Vec::new();
     read.into_iter()
         .map(|(mut c, cost)| {
             let key = (c.provider.clone(), c.model.clone());

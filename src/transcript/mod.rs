@@ -149,6 +149,9 @@ pub struct TooLarge {
     pub est_tokens: u64,
 }
 
+/// A call's `provider` and `model`, as written.
+pub type CallModel = (Option<Box<str>>, Option<Box<str>>);
+
 /// An assistant call as the index scan read it, for `crate::cost` to price without reading
 /// the line again.
 #[derive(Debug, Clone)]
@@ -383,7 +386,7 @@ pub struct Transcript {
     /// is read back when cost asks.
     pub calls: Vec<CallCapture>,
     /// (provider, model) of [`CallCapture::model`].
-    pub call_models: Vec<(Option<Box<str>>, Option<Box<str>>)>,
+    pub call_models: Vec<CallModel>,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,

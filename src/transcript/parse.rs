@@ -191,7 +191,7 @@ pub(super) struct Scan {
     /// The assistant calls the scan read whole ([`super::CallCapture`]), in entry order.
     pub calls: Vec<super::CallCapture>,
     /// Each distinct (provider, model) of `calls`.
-    pub call_models: Vec<(Option<Box<str>>, Option<Box<str>>)>,
+    pub call_models: Vec<super::CallModel>,
     /// Bytes of captured `usage` texts, held to [`CALL_CAPTURE_MAX`].
     pub call_bytes: usize,
 }
