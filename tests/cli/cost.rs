@@ -101,6 +101,16 @@ fn text_list_shows_spend_and_rate() {
     let row = t.lines().nth(1).unwrap();
     assert!(row.contains("$0.12?"), "{t}");
     assert!(row.contains("$0.035/h"), "{t}");
+    // show says it in words.
+    let o = run(&h, &["show", "agent:main:main"]);
+    o.expect(0);
+    assert!(
+        o.text().contains(
+            "$0.12? ($0.035/h) over 10 calls, 2 unpriced; cache hit 45%, warm; busts: a7 compaction, a8 idle, a9 model-change"
+        ),
+        "{}",
+        o.text()
+    );
 }
 
 #[test]
