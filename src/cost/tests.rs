@@ -278,3 +278,38 @@ fn captured_calls_read_as_the_lines_do() {
     assert_eq!(captured, read);
     assert_eq!(captured.calls, 10);
 }
+
+#[test]
+fn calls_past_the_capture_budget_are_read_back() {
+    // Enough calls that their usage texts pass the scan's budget.
+    let usage = json!({"input": 1000, "output": 10, "cacheRead": 0, "cacheWrite": 0,
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+        "padding": "x".repeat(2000)});
+    let n = crate::transcript::parse::CALL_CAPTURE_MAX / 2000 + 100;
+    let mut text = format!("{}\n", json!({"type":"session","version":3,"id":"s"}));
+    for i in 0..n {
+        let parent = if i == 0 {
+            Value::Null
+        } else {
+            json!(format!("a{}", i - 1))
+        };
+        text.push_str(&format!(
+            "{}\n",
+            json!({"type":"message","id":format!("a{i}"),"parentId":parent,
+                "message":{"role":"assistant","provider":"anthropic","model":"claude-haiku-4-5","usage":usage,"content":[]}})
+        ));
+    }
+    let t = Transcript::from_bytes("many.jsonl", text.into_bytes());
+    assert!(t.calls.len() < n, "{} of {n} captured", t.calls.len());
+    let prices = Prices::builtin_only();
+    let cx = Context {
+        prices: &prices,
+        host: HostCatalogs { catalogs: vec![] },
+        config: None,
+        now_ms: NOW,
+    };
+    let c = of_transcript(&t, &cx);
+    assert_eq!(c.calls, n as u64);
+    assert_eq!(c.tokens.input, 1000 * n as u64);
+    assert!(close(c.spend_usd, n as f64 * (1000.0 + 50.0) / 1e6));
+}

@@ -192,12 +192,12 @@ pub(super) struct Scan {
     pub calls: Vec<super::CallCapture>,
     /// Each distinct (provider, model) of `calls`.
     pub call_models: Vec<super::CallModel>,
-    /// Bytes of captured `usage` texts, held to [`CALL_CAPTURE_MAX`].
+    /// Bytes of captured calls (records and `usage` texts), held to [`CALL_CAPTURE_MAX`].
     pub call_bytes: usize,
 }
 
-/// Bytes of `usage` texts a scan keeps: past this the rest of the calls are read back when
-/// cost asks for them, so a transcript of a million calls stays within its memory.
+/// Bytes of calls a scan keeps: past this the rest of the calls are read back when cost asks
+/// for them, so a transcript of a million calls stays within its memory.
 pub const CALL_CAPTURE_MAX: usize = 8 << 20;
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
@@ -519,7 +519,9 @@ impl Scanner {
             return;
         }
         let usage: Option<Box<str>> = m.usage.map(|u| u.get().into());
-        self.out.call_bytes += usage.as_ref().map_or(0, |u| u.len());
+        // The record counts too: a million assistant lines without usage are a million records.
+        self.out.call_bytes +=
+            usage.as_ref().map_or(0, |u| u.len()) + std::mem::size_of::<super::CallCapture>();
         let pm = (
             m.provider.as_deref().map(Box::from),
             m.model.as_deref().map(Box::from),
