@@ -80,3 +80,33 @@ fn a_sqlite_session_costs_what_the_same_file_costs() {
         }
     }
 }
+
+/// On the untouched fixture, the one-turn `agent:ops:dr-drill` sums to what OpenClaw itself
+/// stored for that run (`inputTokens` 29374, `outputTokens` 2379: host-f's README), whatever
+/// way its rows are stored; its fake model has no price anywhere, so its calls are unpriced.
+#[test]
+fn a_one_turn_session_sums_to_the_stores_run_counters() {
+    let h = HostF::new();
+    let state = h.state();
+    let config = h.root().join(".config/clawtop");
+    let o = run_with(
+        h.root(),
+        &["--state-dir", state.to_str().unwrap(), "list", "--json"],
+        &[("CLAWTOP_CONFIG_DIR", config.to_str().unwrap())],
+    );
+    o.expect(0);
+    let v = o.json();
+    let row = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["sessionKey"] == "agent:ops:dr-drill")
+        .unwrap();
+    let c = &row["cost"];
+    assert_eq!(c["tokens"]["input"], 29374, "{c}");
+    assert_eq!(c["tokens"]["output"], 2379, "{c}");
+    assert_eq!(c["calls"], 2, "{c}");
+    assert_eq!(c["unpricedCalls"], 2, "{c}");
+    assert_eq!(c["spendUsd"], 0.0, "{c}");
+    assert!(c["notes"].to_string().contains("fake/fake-big unpriced"), "{c}");
+}
