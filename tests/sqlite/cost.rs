@@ -108,5 +108,8 @@ fn a_one_turn_session_sums_to_the_stores_run_counters() {
     assert_eq!(c["calls"], 2, "{c}");
     assert_eq!(c["unpricedCalls"], 2, "{c}");
     assert_eq!(c["spendUsd"], 0.0, "{c}");
-    assert!(c["notes"].to_string().contains("fake/fake-big unpriced"), "{c}");
+    assert!(
+        c["notes"].to_string().contains("fake/fake-big unpriced"),
+        "{c}"
+    );
 }
