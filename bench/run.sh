@@ -95,8 +95,8 @@ fi
 
 LOG=$DATA/last-run
 mkdir -p "$LOG"
-# The figures cache (docs/cache.md) lives here during the run, never in the operator's home;
-# emptied first so "cold" rows are cold. Rows not about the cache pass --no-cache.
+# Anything clawtop writes under XDG_CACHE_HOME stays here during the run, never in the
+# operator's home (clawtop keeps no figures cache yet: "warm" is a second run).
 export XDG_CACHE_HOME=$ROOT/$DATA/xdg-cache
 rm -rf "$XDG_CACHE_HOME"
 ROWS=()
@@ -146,9 +146,9 @@ PY
 }
 
 measure "clawtop list" "$STORE" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
-  "$BIN" list --json --no-cache --state-dir "$STORE"
+  "$BIN" list --json --state-dir "$STORE"
 measure "clawtop list (1,800 no transcript)" "$STORE_MISSING" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
-  "$BIN" list --json --no-cache --state-dir "$STORE_MISSING"
+  "$BIN" list --json --state-dir "$STORE_MISSING"
 measure "clawtop compact --dry-run" "$TRANSCRIPT" "$TARGET_COMPACT_MS" "$TARGET_COMPACT_MB" -- \
   "$BIN" compact "$TRANSCRIPT" --dry-run --json
 # Issue 19: every compaction of a transcript with one every 2,000 entries (bench/gen_audit.py,
@@ -161,7 +161,7 @@ measure "clawtop history" "$TRANSCRIPT" "$TARGET_HISTORY_MS" - -- \
 measure "clawtop history (audit)" "$AUDIT_TRANSCRIPT" "$TARGET_HISTORY_MS" - -- \
   "$BIN" history "$AUDIT_TRANSCRIPT" --json
 measure "clawtop list (sqlite)" "$SQLITE_HOST" "$TARGET_LIST_MS" "$TARGET_LIST_MB" -- \
-  "$BIN" list --json --no-cache --state-dir "$SQLITE_HOST/state"
+  "$BIN" list --json --state-dir "$SQLITE_HOST/state"
 # Issue 31: cold (nothing remembered: the cache emptied; the run writes it) and warm (run
 # again, nothing changed) `list --json`, file-backed and SQLite, against the floor of
 # reading every transcript (bench/floor.py --files / --all-sessions) and `openclaw sessions`.

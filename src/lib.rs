@@ -20,6 +20,7 @@ pub(crate) mod commands;
 pub mod commit;
 pub mod compaction;
 pub mod context;
+pub mod cost;
 pub mod diagnosis;
 pub mod fleet;
 pub mod flush;

@@ -9,8 +9,6 @@ use crate::used::{StoreSide, TranscriptFacts};
 use serde_json::Value;
 use std::collections::HashMap;
 
-pub mod cache;
-
 pub struct Numbers<'s> {
     pub source: &'s dyn SessionSource,
     pub settings: Settings,
@@ -21,9 +19,13 @@ pub struct Numbers<'s> {
     /// What `used` needs from each transcript, per location: sessions can share a transcript
     /// (forks, copies).
     facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
-    /// The figures remembered from earlier runs ([`cache`]): None until a listing first
-    /// asks, Some(None) when the source keeps none.
-    cache: Option<Option<cache::FiguresCache>>,
+    /// Where calls without a recorded price are priced (loaded once per process).
+    pub prices: crate::cost::prices::Prices,
+    /// Each transcript's cost, computed in the read that [`Self::session_seeing`] makes
+    /// (without the per-call list: a list holds thousands).
+    costs: HashMap<String, crate::cost::SessionCost>,
+    /// The time cost figures are taken at (the last hour's spend, the cache's warmth).
+    pub now_ms: i64,
 }
 
 impl<'s> Numbers<'s> {
@@ -35,72 +37,98 @@ impl<'s> Numbers<'s> {
             config_label: source.config_label(),
             models_json: HashMap::new(),
             facts: HashMap::new(),
-            cache: None,
+            prices: crate::cost::prices::Prices::load(&crate::paths::Env::from_process()),
+            costs: HashMap::new(),
+            now_ms: crate::cost::now_ms(),
         }
     }
 
-    /// [`Self::session`] for a listing (`list`, `check`, `metrics`, the fleet, the Sessions
-    /// screen): the transcript's figures and forecast turns come from the [`cache`] when its
-    /// stamp is unchanged, else from one read of it (handing the turns to `forecasts` and
-    /// remembering both). The numbers are the same either way; [`Self::save_cache`] writes
-    /// what was measured.
-    pub fn session_listed(
+    /// A session's cost from its open transcript: its calls priced by the host's catalogs
+    /// for its agent, then the price tables.
+    pub fn cost(
         &mut self,
         s: &Session,
-        warnings: &mut Vec<String>,
-        forecasts: &mut crate::history::tail::Forecasts,
-    ) -> Thresholds {
-        let rules = self.rules;
-        let at = match &s.transcript {
-            Some(at) if self.source.transcripts_decide_used() && !self.facts.contains_key(at) => {
-                at.clone()
-            }
-            _ => {
-                return self
-                    .session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
-            }
-        };
+        t: &crate::transcript::Transcript,
+    ) -> crate::cost::SessionCost {
         let source = self.source;
-        let cache = self.cache.get_or_insert_with(|| {
-            source
-                .figures_cache()
-                .map(|dir| cache::FiguresCache::open(&dir, &source.label()))
-        });
-        let Some(cache) = cache.as_mut() else {
-            return self.session_seeing(s, warnings, |open| forecasts.read_open(s, open, rules));
-        };
-        let rules_key = format!("{rules:?}");
-        let stamp = source.transcript_stamp(&s.reference);
-        if let Some(stamp) = &stamp {
-            if let Some((facts, turns)) = cache.get(&at, stamp, &rules_key) {
-                tracing::debug!(target: "clawtop::io", io = "figures cached", "transcript figures remembered");
-                forecasts.remember(s, Ok(turns));
-                self.facts.insert(at, (Some(facts), Vec::new()));
-                return self.session_seeing(s, warnings, |_| {});
-            }
-        }
-        let mut turns = None;
-        let th = self.session_seeing(s, warnings, |open| {
-            let t = crate::history::tail::turns_of_transcript(open, rules);
-            turns = Some(t.clone());
-            forecasts.remember(s, Ok(t));
-        });
-        if let (Some(stamp), Some(turns), Some((Some(facts), ws)), Some(Some(cache))) =
-            (stamp, turns, self.facts.get(&at), self.cache.as_mut())
-        {
-            if ws.is_empty() {
-                cache.put(&at, stamp, &rules_key, facts, &turns);
-            }
-        }
-        th
+        let mj = self
+            .models_json
+            .entry(s.agent_id().to_string())
+            .or_insert_with(|| source.models_json(s.agent_id()));
+        cost_with(source, mj, &self.prices, self.now_ms, t)
     }
 
-    /// Writes back the figures [`Self::session_listed`] measured (when the source keeps
-    /// them; a cache that cannot be written is skipped).
-    pub fn save_cache(&mut self) {
-        if let Some(Some(c)) = self.cache.as_mut() {
-            c.save();
+    /// A session's cost and the rates of its model (for a compaction's economics).
+    pub fn cost_and_rates(
+        &mut self,
+        s: &Session,
+        t: &crate::transcript::Transcript,
+    ) -> (
+        crate::cost::SessionCost,
+        Option<(crate::cost::prices::Rates, String)>,
+    ) {
+        let cost = self.cost(s, t);
+        let source = self.source;
+        let mj = self
+            .models_json
+            .entry(s.agent_id().to_string())
+            .or_insert_with(|| source.models_json(s.agent_id()));
+        let rates = with_context(source, mj, &self.prices, self.now_ms, |cx| {
+            crate::cost::session_rates(
+                cx,
+                &cost,
+                s.entry.model_provider.as_deref(),
+                s.entry.model.as_deref(),
+            )
+        });
+        (cost, rates)
+    }
+
+    /// The archived transcripts beside the sessions' own (`*.jsonl.reset.*`,
+    /// `*.jsonl.deleted.*`) on a file host, each agent's priced with its catalogs; None on
+    /// other hosts (SQLite keeps archives in tables not read here).
+    pub fn archived(&mut self, sessions: &[Session]) -> Option<crate::cost::host::Archived> {
+        let source = self.source;
+        if source.kind() != crate::source::SourceKind::Files {
+            return None;
         }
+        let mut dirs: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
+            Default::default();
+        for s in sessions {
+            let Some(dir) = s
+                .transcript
+                .as_deref()
+                .and_then(|t| std::path::Path::new(t).parent())
+            else {
+                continue;
+            };
+            let v = dirs.entry(s.agent_id().to_string()).or_default();
+            if !v.iter().any(|d| d == dir) {
+                v.push(dir.to_path_buf());
+            }
+        }
+        let mut all = crate::cost::host::Archived::default();
+        for (agent, dirs) in dirs {
+            let mj = self
+                .models_json
+                .entry(agent.clone())
+                .or_insert_with(|| source.models_json(&agent));
+            let a = with_context(source, mj, &self.prices, self.now_ms, |cx| {
+                crate::cost::host::archived_in(&dirs, cx)
+            });
+            all.transcripts += a.transcripts;
+            all.spend_usd += a.spend_usd;
+            all.spend_today_usd += a.spend_today_usd;
+            all.unpriced_calls += a.unpriced_calls;
+            all.unread.extend(a.unread);
+        }
+        Some(all)
+    }
+
+    /// The cost [`Self::session_seeing`] computed for this session's transcript (without its
+    /// per-call list), None when it read none.
+    pub fn cost_seen(&self, s: &Session) -> Option<crate::cost::SessionCost> {
+        self.costs.get(s.transcript.as_ref()?).cloned()
     }
 
     /// Numbers of a session, its transcript read through the source when it has one (and the
@@ -122,12 +150,25 @@ impl<'s> Numbers<'s> {
         let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
-                let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
+                let Numbers {
+                    facts,
+                    models_json,
+                    prices,
+                    costs,
+                    now_ms,
+                    ..
+                } = self;
+                let (f, ws) = facts.entry(at.clone()).or_insert_with(|| {
                     tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
                     let f = opened_transcript(opened, &mut ws).map(|t| {
                         also(&t);
+                        let mj = models_json
+                            .entry(s.agent_id().to_string())
+                            .or_insert_with(|| source.models_json(s.agent_id()));
+                        let c = cost_with(source, mj, prices, *now_ms, &t).without_calls();
+                        costs.insert(at.clone(), c);
                         crate::used::facts(&t)
                     });
                     (f, ws)
@@ -211,6 +252,43 @@ impl<'s> Numbers<'s> {
         t.mask_not_exposed(&source.not_exposed());
         t
     }
+}
+
+/// The cost of a transcript on a host: `models.json` of its agent, then the config's models.
+fn cost_with(
+    source: &dyn SessionSource,
+    models_json: &Option<(String, Value)>,
+    prices: &crate::cost::prices::Prices,
+    now_ms: i64,
+    t: &Transcript,
+) -> crate::cost::SessionCost {
+    with_context(source, models_json, prices, now_ms, |cx| {
+        crate::cost::of_transcript(t, cx)
+    })
+}
+
+/// Calls `f` with the pricing context of an agent of `source`.
+fn with_context<R>(
+    source: &dyn SessionSource,
+    models_json: &Option<(String, Value)>,
+    prices: &crate::cost::prices::Prices,
+    now_ms: i64,
+    f: impl FnOnce(&crate::cost::Context<'_>) -> R,
+) -> R {
+    let mut catalogs = Vec::new();
+    if let Some((_, v)) = models_json {
+        catalogs.push(v);
+    }
+    if let Some(m) = source.config().get("models") {
+        catalogs.push(m);
+    }
+    let cx = crate::cost::Context {
+        prices,
+        host: crate::cost::prices::HostCatalogs { catalogs },
+        config: Some(source.config()),
+        now_ms,
+    };
+    f(&cx)
 }
 
 /// Numbers of a bare transcript (no store entry): `used` from the transcript alone, by the

@@ -40,10 +40,6 @@ pub struct Global {
     /// database is polled every second instead; the first connection pairs clawtop's device).
     #[arg(long, global = true)]
     pub no_live: bool,
-    /// Measure every transcript again instead of reusing the figures remembered in
-    /// $XDG_CACHE_HOME/clawtop (the output is the same either way; docs/cache.md).
-    #[arg(long, global = true)]
-    pub no_cache: bool,
     /// Every host of a hosts file (default $XDG_CONFIG_HOME/clawtop/hosts.toml): `list`,
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
@@ -53,6 +49,13 @@ pub struct Global {
     /// several files; give it before any command.
     #[arg(long = "log", value_name = "FILE")]
     pub logs: Vec<PathBuf>,
+}
+
+pub(crate) fn positive_usd(s: &str) -> Result<f64, String> {
+    match s.trim_start_matches('$').parse::<f64>() {
+        Ok(v) if (0.0..=1e9).contains(&v) => Ok(v),
+        _ => Err("a number of dollars, 0 or more".into()),
+    }
 }
 
 pub(crate) fn parse_profile(s: &str) -> Result<String, String> {
@@ -150,6 +153,10 @@ pub struct CheckArgs {
     /// sessions. One that cannot be read makes the answer UNKNOWN. Repeatable.
     #[arg(long = "log", value_name = "FILE")]
     pub logs: Vec<PathBuf>,
+    /// Report `burn` (WARNING; CRITICAL when --crit names burn) for a session whose calls
+    /// of the last 60 minutes cost more than USD dollars. Off without this flag.
+    #[arg(long, value_name = "USD", value_parser = positive_usd)]
+    pub max_cost_per_hour: Option<f64>,
 }
 
 pub(crate) fn positive_secs(s: &str) -> Result<f64, String> {

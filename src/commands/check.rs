@@ -53,5 +53,5 @@ pub(crate) fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         logs: &a.logs,
     };
     let r = crate::usecase::list::build(source.as_ref(), &opts);
-    check::run(&r, &a.warn, &a.crit)
+    check::run(&r, &a.warn, &a.crit, a.max_cost_per_hour)
 }

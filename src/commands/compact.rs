@@ -223,6 +223,11 @@ fn print_json(p: &usecase::compact::Prepared, draft: &Draft, o: &Outcome, flushe
         m.insert("tokensAfter".into(), json!(tokens_after));
         // What this summary loses of the span it replaces (SPEC §6a).
         m.insert("audit".into(), json!(audit));
+        // What the compaction costs and saves, as the dry run said (SPEC §10).
+        m.insert(
+            "economics".into(),
+            json!(p.outlook.as_ref().and_then(|d| d.economics.as_ref())),
+        );
         m.insert(
             "storeUpdated".into(),
             json!(committed.as_ref().map(|c| c.store_updated).unwrap_or(false)),
@@ -261,6 +266,9 @@ fn print_text(job: &CompactJob, p: &usecase::compact::Prepared, draft: &Draft, o
     super::print_text(summary);
     // On stderr with the footer, so `> summary.md` captures only the summary.
     eprintln!("Audit: {}", crate::report::audit::draft_line(audit));
+    if let Some(e) = p.outlook.as_ref().and_then(|d| d.economics.as_ref()) {
+        eprintln!("Economics: {}", e.line());
+    }
     match committed {
         Some(c) => println!(
             "Committed: compaction entry {} appended to {}{}; expected after ≈{} (overhead + kept + summary; tokensBefore {}).",

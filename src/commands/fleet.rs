@@ -14,6 +14,7 @@ pub enum Kind<'a> {
     Check {
         warn: &'a [Problem],
         crit: &'a [Problem],
+        max_cost_per_hour: Option<f64>,
     },
     Metrics,
 }
@@ -82,8 +83,13 @@ pub fn run(
                 code,
             }
         }
-        Kind::Check { warn, crit } => {
-            let (stdout, code) = crate::fleet::report::run_check(&results, warn, crit);
+        Kind::Check {
+            warn,
+            crit,
+            max_cost_per_hour,
+        } => {
+            let (stdout, code) =
+                crate::fleet::report::run_check(&results, warn, crit, max_cost_per_hour);
             Output {
                 stdout,
                 stderr: Vec::new(),
@@ -125,6 +131,7 @@ pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
         Some(Cmd::Check(a)) => Some(Kind::Check {
             warn: &a.warn,
             crit: &a.crit,
+            max_cost_per_hour: a.max_cost_per_hour,
         }),
         Some(Cmd::Metrics) => Some(Kind::Metrics),
         None => None,

@@ -46,11 +46,7 @@ pub(crate) fn open_host(g: &Global) -> Result<Host, StoreError> {
         config: g.config.clone(),
         profile: g.profile.clone(),
     };
-    let mut host = Host::open(&opts, &store::Env::from_process())?;
-    if !g.no_cache {
-        host.figures_cache = crate::paths::cache_dir();
-    }
-    Ok(host)
+    Host::open(&opts, &store::Env::from_process())
 }
 
 /// A session of a host, or a bare transcript file.

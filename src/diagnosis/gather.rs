@@ -22,7 +22,7 @@ pub fn for_session(
         _ => None,
     };
     let report = store_path.and_then(|p| overhead::read_prompt_report(&p, s.key()));
-    super::diagnose(
+    let mut d = super::diagnose(
         t,
         &Inputs {
             session_key: Some(s.key()),
@@ -37,7 +37,11 @@ pub fn for_session(
             prompt_report: report.as_ref(),
             bootstrap_max_chars: overhead::bootstrap_max_chars(source.config()),
         },
-    )
+    );
+    let (cost, rates) = crate::numbers::Numbers::new(source).cost_and_rates(s, t);
+    d.economics = super::economics::of(t, keep, &d, &cost, rates);
+    d.cost = Some(cost);
+    d
 }
 
 /// The diagnosis of a session or (without one) a bare transcript, at `keep`, whether a turn
@@ -92,7 +96,7 @@ pub fn for_handle(
 
 /// A bare transcript: no store, no workspace.
 pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
-    super::diagnose(
+    let mut d = super::diagnose(
         t,
         &Inputs {
             session_key: None,
@@ -103,5 +107,18 @@ pub fn for_file(t: &Transcript, th: &Thresholds, keep: u64) -> Diagnosis {
             prompt_report: None,
             bootstrap_max_chars: overhead::DEFAULT_BOOTSTRAP_MAX_CHARS,
         },
-    )
+    );
+    // No host: the recorded prices and clawtop's tables.
+    let prices = crate::cost::prices::Prices::load(&crate::paths::Env::from_process());
+    let cx = crate::cost::Context {
+        prices: &prices,
+        host: crate::cost::prices::HostCatalogs { catalogs: vec![] },
+        config: None,
+        now_ms: crate::cost::now_ms(),
+    };
+    let cost = crate::cost::of_transcript(t, &cx);
+    let rates = crate::cost::session_rates(&cx, &cost, None, None);
+    d.economics = super::economics::of(t, keep, &d, &cost, rates);
+    d.cost = Some(cost);
+    d
 }

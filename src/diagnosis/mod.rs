@@ -11,6 +11,7 @@
 
 pub mod breakdown;
 pub mod busy;
+pub mod economics;
 pub mod gather;
 pub mod outlook;
 pub mod problem;
@@ -56,6 +57,13 @@ pub struct Diagnosis {
     pub suggested: Option<outlook::AtKeep>,
     pub advice: Vec<String>,
     pub context_breakdown: breakdown::Breakdown,
+    /// What a compaction at the keepRecentTokens in effect costs and saves (SPEC §10); null
+    /// when there is no plan.
+    pub economics: Option<crate::cost::economics::Economics>,
+    /// The session's cost, with every call (the TUI's Cost pane draws it; `show` prints
+    /// it as the row's `cost`): computed once with the economics.
+    #[serde(skip)]
+    pub cost: Option<crate::cost::SessionCost>,
 }
 
 /// What the diagnosis is computed from, besides the transcript.
@@ -149,5 +157,7 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
         suggested,
         advice,
         context_breakdown,
+        economics: None,
+        cost: None,
     }
 }

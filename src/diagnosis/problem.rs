@@ -32,9 +32,12 @@ pub enum Problem {
     /// The latest compaction lost identifiers or dropped messages unsummarized (`clawtop
     /// audit` says which).
     LossyCompaction,
+    /// The session spent more in the last hour than `--max-cost-per-hour` (opt-in: graded
+    /// by `check` from the row's cost, never a finding of the row itself).
+    Burn,
 }
 
-pub const ALL: [Problem; 11] = [
+pub const ALL: [Problem; 12] = [
     Problem::Stuck,
     Problem::Over,
     Problem::CompactDue,
@@ -46,6 +49,7 @@ pub const ALL: [Problem; 11] = [
     Problem::CompactionLoop,
     Problem::NoFlushBeforeCompaction,
     Problem::LossyCompaction,
+    Problem::Burn,
 ];
 
 /// What `check` warns about when the operator names nothing.
@@ -74,6 +78,7 @@ impl Problem {
             Problem::CompactionLoop => "compaction-loop",
             Problem::NoFlushBeforeCompaction => "no-flush-before-compaction",
             Problem::LossyCompaction => "lossy-compaction",
+            Problem::Burn => "burn",
         }
     }
 

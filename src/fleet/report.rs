@@ -50,6 +50,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                 _ => {
                     if i == hosts.len() + 1 {
                         push_errors(&mut out, &errors, host_w);
+                        push_totals(&mut out, results, host_w);
                     }
                     out.push_str(line);
                     out.push('\n');
@@ -63,6 +64,21 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
         push_errors(&mut out, &errors, host_w);
     }
     out
+}
+
+/// One `spend:` line per host that reported its totals (SPEC §10).
+fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
+    for h in results {
+        if let Ok(l) = &h.outcome {
+            if let Some(t) = &l.report.totals {
+                out.push_str(&format!(
+                    "{} spend: {}\n",
+                    cell(&ascii(&h.name), host_w),
+                    ascii(&t.line())
+                ));
+            }
+        }
+    }
 }
 
 fn push_errors(out: &mut String, errors: &[(String, String)], host_w: usize) {
@@ -86,7 +102,12 @@ fn rank(code: i32) -> u8 {
 /// code is the worst of the hosts' (CRITICAL > UNKNOWN > WARNING > OK). Every host's rows carry
 /// their own problems (a remote's, as its clawtop computed them), so a host is graded here
 /// exactly as `check` on it grades it.
-pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> (String, i32) {
+pub fn run_check(
+    results: &[HostResult],
+    warn: &[Problem],
+    crit: &[Problem],
+    max_cost_per_hour: Option<f64>,
+) -> (String, i32) {
     let mut per_host: Vec<(i32, String)> = Vec::new();
     for h in results {
         let host = crate::sanitize::one_line(&h.name);
@@ -95,7 +116,7 @@ pub fn run_check(results: &[HostResult], warn: &[Problem], crit: &[Problem]) -> 
                 format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
                 check::UNKNOWN,
             ),
-            Ok(l) => check::run(&l.report, warn, crit),
+            Ok(l) => check::run(&l.report, warn, crit, max_cost_per_hour),
         };
         let lines: String = text.lines().map(|l| format!("{host}: {l}\n")).collect();
         per_host.push((code, lines));

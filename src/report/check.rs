@@ -28,8 +28,15 @@ fn level(p: Problem, warn: &[Problem], crit: &[Problem]) -> Option<i32> {
 
 /// The report: lines (worst first) and the exit code. Every problem is the row's own
 /// ([`SessionRow::problems`], computed by the session list), graded by the operator's sets;
-/// a host read over ssh is graded from the problems its own clawtop computed.
-pub fn run(r: &ListReport, warn: &[Problem], crit: &[Problem]) -> (String, i32) {
+/// a host read over ssh is graded from the problems its own clawtop computed. `burn`, the one
+/// problem that depends on the operator's limit (`--max-cost-per-hour`), is graded here from
+/// the row's cost: WARNING, CRITICAL when `--crit` names it.
+pub fn run(
+    r: &ListReport,
+    warn: &[Problem],
+    crit: &[Problem],
+    max_cost_per_hour: Option<f64>,
+) -> (String, i32) {
     // What could not be read comes first and is never skipped silently.
     let mut unread = String::new();
     for e in r.unreadable.iter().chain(&r.errors).chain(&r.skipped) {
@@ -44,6 +51,14 @@ pub fn run(r: &ListReport, warn: &[Problem], crit: &[Problem]) -> (String, i32) 
             if let Some(level) = level(p, warn, crit) {
                 lines.push((level, line(level, p, s, &f.text)));
             }
+        }
+        if let Some(text) = max_cost_per_hour.and_then(|max| burn(s, max)) {
+            let level = if crit.contains(&Problem::Burn) {
+                CRITICAL
+            } else {
+                WARNING
+            };
+            lines.push((level, line(level, Problem::Burn, s, &text)));
         }
     }
     // Worst first; within a level the order of `list`.
@@ -81,4 +96,18 @@ fn line(level: i32, p: Problem, s: &SessionRow, text: &str) -> String {
         crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-")),
         crate::sanitize::one_line(text)
     )
+}
+
+/// Why a row burns: its calls of the last hour cost more than `max` dollars.
+fn burn(s: &SessionRow, max: f64) -> Option<String> {
+    let c = s.cost.as_ref()?;
+    if c.per_hour_usd.partial_cmp(&max) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    Some(format!(
+        "{} in the last hour, over {}/h (spend {})",
+        c.per_hour_label().trim_end_matches("/h"),
+        crate::cost::usd_text(max),
+        c.spend_label()
+    ))
 }

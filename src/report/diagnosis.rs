@@ -75,6 +75,9 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
             _ => "unknown".into(),
         },
     ));
+    if let Some(e) = &d.economics {
+        out.push(("economics".into(), e.line()));
+    }
     out.push(("verdict".into(), d.verdict.clone()));
     for (i, a) in d.advice.iter().enumerate() {
         out.push((

@@ -8,7 +8,10 @@ pub use crate::usecase::list::ListReport;
 /// What the marks next to a used figure mean (a figure without a mark is the store's; with a
 /// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each
 /// line fits 80 columns.
-pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line";
+pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line\nSPEND: ~ from repaired usage, ? some calls unpriced (see show --json)";
+
+/// Columns keys and models keep before the spend and $/h columns are shown.
+pub const COST_ROOM: usize = 40;
 
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;
@@ -43,6 +46,18 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
     let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
     let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
+    // Spend and $/h, where the width leaves keys and models [`COST_ROOM`] columns.
+    let (spend_w, hour_w) = (9, 11);
+    let any_cost = r.sessions.iter().any(|s| s.cost.is_some());
+    let with_cost = any_cost
+        && width.is_none_or(|w| {
+            w.max(MIN_WIDTH) >= fixed + agent_w.min(10) + spend_w + hour_w + 2 + COST_ROOM
+        });
+    let fixed = if with_cost {
+        fixed + spend_w + hour_w + 2
+    } else {
+        fixed
+    };
     let (agent_w, key_w, model_w) = match width {
         None => (agent_w, longest(&keys, 3), longest(&models, 5)),
         Some(w) => {
@@ -57,18 +72,27 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             (agent_w, key_w, model_w)
         }
     };
-    let row = |cols: [String; 9]| -> String { format!("{}\n", cols.join(" ").trim_end()) };
-    out.push_str(&row([
-        cell("AGENT", agent_w),
-        cell("KEY", key_w),
-        cell("MODEL", model_w),
-        rcell("AGE", age_w),
-        rcell("USED/WINDOW", used_w),
-        rcell("%", pct_w),
-        cell("STATUS", status_w),
-        rcell("CMP", comp_w),
-        rcell("ETA", eta_w),
-    ]));
+    let row = |cols: [String; 9], cost: [String; 2]| -> String {
+        let mut cols = cols.to_vec();
+        if with_cost {
+            cols.extend(cost);
+        }
+        format!("{}\n", cols.join(" ").trim_end())
+    };
+    out.push_str(&row(
+        [
+            cell("AGENT", agent_w),
+            cell("KEY", key_w),
+            cell("MODEL", model_w),
+            rcell("AGE", age_w),
+            rcell("USED/WINDOW", used_w),
+            rcell("%", pct_w),
+            cell("STATUS", status_w),
+            rcell("CMP", comp_w),
+            rcell("ETA", eta_w),
+        ],
+        [rcell("SPEND", spend_w), rcell("$/H", hour_w)],
+    ));
     for (i, s) in r.sessions.iter().enumerate() {
         let used = match (s.used, s.used_source) {
             (None, _) => "?".to_string(),
@@ -80,29 +104,48 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             Some(p) => format!("{p}%"),
             None => "?".into(),
         };
-        out.push_str(&row([
-            cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
-            cell(&keys[i], key_w),
-            cell(&models[i], model_w),
-            rcell(&age(s.updated_at, now_ms), age_w),
-            rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
-            rcell(&pct, pct_w),
-            cell(s.status.name(), status_w),
-            rcell(
-                &s.compaction_count.map_or_else(
-                    || {
-                        if s.unknown.contains_key("compactionCount") {
-                            "?".into()
-                        } else {
-                            "-".into()
-                        }
-                    },
-                    |c| c.to_string(),
+        out.push_str(&row(
+            [
+                cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
+                cell(&keys[i], key_w),
+                cell(&models[i], model_w),
+                rcell(&age(s.updated_at, now_ms), age_w),
+                rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
+                rcell(&pct, pct_w),
+                cell(s.status.name(), status_w),
+                rcell(
+                    &s.compaction_count.map_or_else(
+                        || {
+                            if s.unknown.contains_key("compactionCount") {
+                                "?".into()
+                            } else {
+                                "-".into()
+                            }
+                        },
+                        |c| c.to_string(),
+                    ),
+                    comp_w,
                 ),
-                comp_w,
-            ),
-            rcell(&eta(s), eta_w),
-        ]));
+                rcell(&eta(s), eta_w),
+            ],
+            [
+                rcell(
+                    &s.cost.as_ref().map_or("-".into(), |c| c.spend_label()),
+                    spend_w,
+                ),
+                rcell(
+                    &s.cost.as_ref().map_or("-".into(), |c| c.per_hour_label()),
+                    hour_w,
+                ),
+            ],
+        ));
+    }
+    if let Some(t) = r
+        .totals
+        .as_ref()
+        .filter(|_| r.sessions.iter().any(|s| s.cost.is_some()))
+    {
+        out.push_str(&format!("spend: {}\n", ascii(&t.line())));
     }
     out.push_str(LEGEND);
     out.push('\n');

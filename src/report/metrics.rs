@@ -40,6 +40,56 @@ pub fn render(r: &ListReport) -> String {
     render_hosts(&[(None, r)])
 }
 
+/// The cost series (SPEC §10), from each row's `cost` (absent where no transcript was read).
+fn cost_gauges(out: &mut String, hosts: &[(Option<&str>, &ListReport)]) {
+    type Get = fn(&crate::cost::SessionCost) -> Option<f64>;
+    let gauges: [(&str, &str, Get); 4] = [
+        (
+            "clawtop_session_cost_usd",
+            "Dollars the session's calls cost, abandoned branches included (unpriced calls not in it: see clawtop_session_unpriced_calls)",
+            |c| Some(c.spend_usd),
+        ),
+        (
+            "clawtop_session_cost_per_hour_usd",
+            "Dollars of the session's calls of the last 60 minutes",
+            |c| Some(c.per_hour_usd),
+        ),
+        (
+            "clawtop_session_cache_hit_ratio",
+            "cacheRead over the prompt tokens of the last 20 calls of the active branch (absent without cache fields)",
+            |c| c.cache_hit_ratio,
+        ),
+        (
+            "clawtop_session_unpriced_calls",
+            "Calls no price table prices (no recorded cost, model unknown)",
+            |c| Some(c.unpriced_calls as f64),
+        ),
+    ];
+    for (name, help, get) in gauges {
+        let _ = writeln!(out, "# HELP {name} {help}.");
+        let _ = writeln!(out, "# TYPE {name} gauge");
+        for (s, h) in hosts
+            .iter()
+            .flat_map(|(h, r)| r.sessions.iter().map(move |s| (s, *h)))
+        {
+            let Some(v) = s.cost.as_ref().and_then(get).filter(|v| v.is_finite()) else {
+                continue;
+            };
+            let host = match h {
+                Some(h) => format!("host=\"{}\",", label_value(h)),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{name}{{{host}agent=\"{}\",session_key=\"{}\",session_id=\"{}\"}} {v}",
+                label_value(s.agent_id.as_deref().unwrap_or("")),
+                label_value(s.session_key.as_deref().unwrap_or("")),
+                label_value(s.session_id.as_deref().unwrap_or("")),
+            );
+        }
+    }
+}
+
 /// Several hosts' reports in one exposition (each metric family once); a `Some` host name
 /// becomes the first label of each of its series.
 pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
@@ -140,6 +190,7 @@ pub fn render_hosts(hosts: &[(Option<&str>, &ListReport)]) -> String {
             let _ = writeln!(out, "{name}{{{labels}}} {v}");
         }
     }
+    cost_gauges(&mut out, hosts);
     let _ = writeln!(
         out,
         "# HELP clawtop_sessions Sessions by status (ok, flush-due, flushed, compact-due, over, unknown)."

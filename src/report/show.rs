@@ -107,6 +107,7 @@ pub fn for_session(
     let diagnosis = t
         .as_ref()
         .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
+    warnings.extend(numbers.prices.notes.iter().cloned());
     // The row `list` has for this session, from the transcript open here.
     let mut rows = crate::usecase::list::Rows::new(
         numbers.source,
@@ -354,6 +355,35 @@ fn flush_and_compaction_state(lines: &mut Lines, r: &ShowReport) {
     add("flush", row.flush_reason.clone());
 }
 
+/// The session's cost in one line: spend, $/h, calls, hit ratio, cache, busts.
+fn cost_words(c: &crate::cost::SessionCost) -> String {
+    let mut s = format!(
+        "{} ({}) over {} calls",
+        c.spend_label(),
+        c.per_hour_label(),
+        c.calls
+    );
+    if c.unpriced_calls > 0 {
+        s.push_str(&format!(", {} unpriced", c.unpriced_calls));
+    }
+    if let Some(r) = c.cache_hit_ratio {
+        s.push_str(&format!("; cache hit {:.0}%", r * 100.0));
+    }
+    s.push_str(match c.cache_expires_in_seconds {
+        Some(_) => ", warm",
+        None => ", cold",
+    });
+    if !c.cache_busts.is_empty() {
+        let b: Vec<String> = c
+            .cache_busts
+            .iter()
+            .map(|b| format!("{} {}", clean(&b.entry_id), b.cause.name()))
+            .collect();
+        s.push_str(&format!("; busts: {}", b.join(", ")));
+    }
+    s
+}
+
 /// The transcript file's facts, the diagnosis, a stale lock and a running turn.
 fn transcript_facts(lines: &mut Lines, r: &ShowReport) {
     let row = &r.row;
@@ -374,6 +404,9 @@ fn transcript_facts(lines: &mut Lines, r: &ShowReport) {
                     .or(i.leaf_index.map(|_| "(no ids)"))))
             ),
         );
+    }
+    if let Some(c) = &row.cost {
+        lines.0.push(("cost".into(), cost_words(c)));
     }
     if let Some(d) = &r.diagnosis {
         lines.0.extend(super::diagnosis::lines(d));

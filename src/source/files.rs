@@ -192,13 +192,6 @@ impl SessionSource for FileStore {
         super::stamp::of_file(&self.transcript_path(r)?)
     }
 
-    fn figures_cache(&self) -> Option<PathBuf> {
-        // The demo host is a fresh temporary copy each run: nothing to remember.
-        (!self.host.is_demo)
-            .then(|| self.host.figures_cache.clone())
-            .flatten()
-    }
-
     fn transcript_tail(
         &self,
         r: &SessionRef,

@@ -305,14 +305,9 @@ pub trait SessionSource: Send + Sync {
     /// The transcript of a session. May do I/O.
     fn open_transcript(&self, session: &SessionRef) -> Result<Transcript, SourceError>;
     /// What the session's transcript is now, cheaply (no row or line decoded): equal stamps
-    /// mean the figures measured from it still hold (`numbers::cache`). None when the source
-    /// cannot tell (then the transcript is always read).
+    /// mean anything measured from it still holds (the key a per-transcript cache of figures
+    /// needs; issue 31). None when the source cannot tell.
     fn transcript_stamp(&self, _session: &SessionRef) -> Option<Stamp> {
-        None
-    }
-    /// The dir where this source's measured figures are remembered between runs (None: not
-    /// remembered; see [`crate::store::Host::figures_cache`]).
-    fn figures_cache(&self) -> Option<PathBuf> {
         None
     }
     /// The transcript of a session for its figures only (`used`, the forecast: `list` and

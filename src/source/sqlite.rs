@@ -319,10 +319,6 @@ impl SessionSource for SqliteStore {
         Some(super::stamp::of_rows(f))
     }
 
-    fn figures_cache(&self) -> Option<PathBuf> {
-        self.host.figures_cache.clone()
-    }
-
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
     /// statement and held in memory: `list` has thousands of such sessions, and indexing one
     /// then fetching its last entries row by row cost more than reading it. A bigger one, or

@@ -104,10 +104,6 @@ pub struct Host {
     /// that cannot be listed, a store that is not a regular file): reported as errors by
     /// every listing, so `check` says UNKNOWN instead of "no problem".
     pub unreadable_parts: Vec<(PathBuf, String)>,
-    /// Where the figures measured from this host's transcripts are remembered between runs
-    /// (`numbers::cache`, a dir such as `$XDG_CACHE_HOME/clawtop`); None (the default, and
-    /// `--no-cache`): every run measures every transcript.
-    pub figures_cache: Option<PathBuf>,
     /// The state dir with symlinks resolved, for containment checks.
     canonical_state: Option<PathBuf>,
     /// Keeps the extracted demo alive; removed on drop.
@@ -315,7 +311,6 @@ impl Host {
             home,
             warnings,
             unreadable_parts,
-            figures_cache: None,
             _demo: demo,
         }
     }

@@ -98,6 +98,10 @@ enum Key {
     Version,
     Timestamp,
     Cwd,
+    /// A message's call fields, read only by the fused parse for cost.
+    Usage,
+    Provider,
+    Model,
     Other,
 }
 
@@ -127,6 +131,9 @@ impl<'de> Deserialize<'de> for Key {
                     "version" => Key::Version,
                     "timestamp" => Key::Timestamp,
                     "cwd" => Key::Cwd,
+                    "usage" => Key::Usage,
+                    "provider" => Key::Provider,
+                    "model" => Key::Model,
                     _ => Key::Other,
                 })
             }
@@ -472,6 +479,7 @@ impl Msg {
     fn read_fields<'de, A: MapAccess<'de>>(
         a: &mut A,
         mut role: impl FnMut(&mut A) -> Result<Str, A::Error>,
+        mut other: impl FnMut(Key, &mut A) -> Result<bool, A::Error>,
     ) -> Result<Msg, A::Error> {
         let mut m = Msg::default();
         while let Some(k) = a.next_key::<Key>()? {
@@ -481,8 +489,10 @@ impl Msg {
                 Key::Command => m.command = a.next_value()?,
                 Key::Output => m.output = a.next_value()?,
                 Key::Summary => m.summary = a.next_value()?,
-                _ => {
-                    a.next_value::<Skip>()?;
+                k => {
+                    if !other(k, a)? {
+                        a.next_value::<Skip>()?;
+                    }
                 }
             }
         }
@@ -527,7 +537,8 @@ impl<'de> Deserialize<'de> for MaybeMsg {
                 SkipVisitor.visit_seq(a).map(|_| MaybeMsg(None))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MaybeMsg, A::Error> {
-                Msg::read_fields(&mut a, |a| a.next_value()).map(|m| MaybeMsg(Some(m)))
+                Msg::read_fields(&mut a, |a| a.next_value(), |_, _| Ok(false))
+                    .map(|m| MaybeMsg(Some(m)))
             }
         }
         d.deserialize_any(V)

@@ -149,6 +149,22 @@ pub struct TooLarge {
     pub est_tokens: u64,
 }
 
+/// A call's `provider` and `model`, as written.
+pub type CallModel = (Option<Box<str>>, Option<Box<str>>);
+
+/// An assistant call as the index scan read it, for `crate::cost` to price without reading
+/// the line again.
+#[derive(Debug, Clone)]
+pub struct CallCapture {
+    pub entry: u32,
+    /// `usage` as written; None: the message has none (no call).
+    pub usage: Option<Box<str>>,
+    /// Index into [`Transcript::call_models`].
+    pub model: u32,
+    /// The message's numeric `timestamp`, else the entry's (ms since the epoch).
+    pub at_ms: Option<i64>,
+}
+
 /// Something odd in the file that did not stop reading it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -366,6 +382,11 @@ pub struct Transcript {
     /// the forecast's series, the context estimate and the model of the context all read the
     /// newest replies' heads, and a reply's content is most of its bytes.
     slims: std::sync::Mutex<Vec<(u32, Option<std::sync::Arc<serde_json::Value>>)>>,
+    /// The assistant calls the scan captured (entry order); an assistant entry missing here
+    /// is read back when cost asks.
+    pub calls: Vec<CallCapture>,
+    /// (provider, model) of [`CallCapture::model`].
+    pub call_models: Vec<CallModel>,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,
@@ -522,6 +543,8 @@ impl Transcript {
             estimates: Default::default(),
             figures: Default::default(),
             slims: Default::default(),
+            calls: scan.calls,
+            call_models: scan.call_models,
             #[cfg(test)]
             no_figures_table: Default::default(),
         };

@@ -83,11 +83,36 @@ impl<'de: 'a, 'a> Deserialize<'de> for AnyStr<'a> {
     }
 }
 
-/// `message.role`, tolerant of a `message` that is not an object.
+/// `message.role`, tolerant of a `message` that is not an object; and what cost reads of an
+/// assistant message (`usage` as written, `provider`, `model`, the numeric `timestamp`), so
+/// the scan that indexes a line also captures its call ([`super::CallCapture`]).
 #[derive(Default)]
 pub struct MessageHead<'a> {
     pub present: bool,
     pub role: Option<Cow<'a, str>>,
+    pub usage: Option<&'a serde_json::value::RawValue>,
+    pub provider: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    pub timestamp: Option<f64>,
+}
+
+impl<'de> MessageHead<'de> {
+    /// Reads `key`'s value into the fields cost needs; false for any other key (the caller
+    /// skips it). A repeated key keeps its last value, as a decode does.
+    pub fn read_call_field<A: MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        a: &mut A,
+    ) -> Result<bool, A::Error> {
+        match key {
+            "usage" => self.usage = Some(a.next_value()?),
+            "provider" => self.provider = a.next_value::<AnyStr<'de>>()?.0,
+            "model" => self.model = a.next_value::<AnyStr<'de>>()?.0,
+            "timestamp" => self.timestamp = a.next_value::<IgnoredOrNumber>()?.0,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
@@ -99,19 +124,20 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
                 f.write_str("any JSON value")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-                let mut role = None;
+                let mut head = MessageHead {
+                    present: true,
+                    ..MessageHead::default()
+                };
                 // Keys borrowed from the line (a `Cow<str>` key allocates every one).
                 while let Some(k) = a.next_key::<AnyStr<'de>>()? {
-                    if k.0.as_deref() == Some("role") {
-                        role = a.next_value::<AnyStr<'de>>()?.0;
-                    } else {
+                    let k = k.0.as_deref().unwrap_or("");
+                    if k == "role" {
+                        head.role = a.next_value::<AnyStr<'de>>()?.0;
+                    } else if !head.read_call_field(k, &mut a)? {
                         a.next_value::<IgnoredAny>()?;
                     }
                 }
-                Ok(MessageHead {
-                    present: true,
-                    role,
-                })
+                Ok(head)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_element::<IgnoredAny>()?.is_some() {}
@@ -162,7 +188,17 @@ pub(super) struct Scan {
     /// One cell per entry, set where the fused parse computed the entry's figures; None when
     /// nobody asked, or past [`super::FIGURES_MEMO_MAX`] entries (no table is kept there).
     pub figures: Option<Box<[OnceLock<MessageFigures>]>>,
+    /// The assistant calls the scan read whole ([`super::CallCapture`]), in entry order.
+    pub calls: Vec<super::CallCapture>,
+    /// Each distinct (provider, model) of `calls`.
+    pub call_models: Vec<super::CallModel>,
+    /// Bytes of captured calls (records and `usage` texts), held to [`CALL_CAPTURE_MAX`].
+    pub call_bytes: usize,
 }
+
+/// Bytes of calls a scan keeps: past this the rest of the calls are read back when cost asks
+/// for them, so a transcript of a million calls stays within its memory.
+pub const CALL_CAPTURE_MAX: usize = 8 << 20;
 
 fn kind_of(ty: Option<&str>, role: Option<&str>) -> EntryKind {
     match ty {
@@ -223,6 +259,9 @@ impl Scanner {
                 warnings: Vec::new(),
                 ids: String::new(),
                 figures: None,
+                calls: Vec::new(),
+                call_models: Vec::new(),
+                call_bytes: 0,
             },
             line_no: 0,
             first_valid: true,
@@ -466,6 +505,50 @@ impl Scanner {
             head.parent_id.0.as_deref(),
             None,
         );
+        if kind == EntryKind::Message(Role::Assistant) {
+            self.capture_call(&head);
+        }
+    }
+
+    /// Keeps what cost needs of the assistant entry just pushed. A row may be a projection
+    /// without its usage, so there only a usage seen counts; a file's line is always whole,
+    /// so there a line without usage is known to be no call.
+    fn capture_call(&mut self, head: &LineHead<'_>) {
+        let m = &head.message;
+        if (self.keys && m.usage.is_none()) || self.out.call_bytes > CALL_CAPTURE_MAX {
+            return;
+        }
+        let usage: Option<Box<str>> = m.usage.map(|u| u.get().into());
+        // The record counts too: a million assistant lines without usage are a million records.
+        self.out.call_bytes +=
+            usage.as_ref().map_or(0, |u| u.len()) + std::mem::size_of::<super::CallCapture>();
+        let pm = (
+            m.provider.as_deref().map(Box::from),
+            m.model.as_deref().map(Box::from),
+        );
+        let model = match self.out.call_models.iter().position(|x| *x == pm) {
+            Some(i) => i,
+            None => {
+                self.out.call_models.push(pm);
+                self.out.call_models.len() - 1
+            }
+        } as u32;
+        let at_ms = m
+            .timestamp
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(|t| t as i64)
+            .or_else(|| {
+                let s = head.timestamp.0.as_deref()?;
+                chrono::DateTime::parse_from_rfc3339(s)
+                    .ok()
+                    .map(|d| d.timestamp_millis())
+            });
+        self.out.calls.push(super::CallCapture {
+            entry: (self.out.entries.len() - 1) as u32,
+            usage,
+            model,
+            at_ms,
+        });
     }
 
     /// pi's v3 migration renames `hookMessage` roles to `custom`; the header, when the file

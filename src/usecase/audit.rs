@@ -1,10 +1,12 @@
 //! Audit a session's compactions (SPEC §6a): open its transcript through the source and hand
 //! it to [`crate::audit`] with what the host says about itself (its release's boundary,
-//! whether its summaries can be read). The CLI, `check`, `metrics` and the TUI all call this.
+//! whether its summaries can be read). `clawtop audit` and the Session screen call this; the
+//! session list ([`super::list`]) takes each row's latest loss from the transcript it has open
+//! for the row, with the same host facts.
 
 use super::Problem;
-use crate::audit::{self, HostFacts, Loss, SessionAudit};
-use crate::source::{SessionHandle, SessionRef, SessionSource};
+use crate::audit::{self, HostFacts, SessionAudit};
+use crate::source::{SessionHandle, SessionSource};
 
 /// The audit of every compaction on the session's active branch, oldest first.
 pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
@@ -18,22 +20,4 @@ pub fn run(session: &SessionHandle) -> Result<SessionAudit, Problem> {
 /// loader): the same host facts as `clawtop audit`.
 pub fn of_open(source: &dyn SessionSource, t: &crate::transcript::Transcript) -> SessionAudit {
     audit::audit_transcript(t, &HostFacts::of(source))
-}
-
-/// What the latest compaction of each session lost (`check`, `metrics`), in the order of
-/// `sessions`; None where there is no compaction or the transcript cannot be read.
-pub fn latest_losses(source: &dyn SessionSource, sessions: &[SessionRef]) -> Vec<Option<Loss>> {
-    let host = HostFacts::of(source);
-    // Where no summary can be read (a gateway), there is nothing to audit: do not fetch every
-    // session's history for an answer that can only be "unknown".
-    if host.summaries_unreadable.is_some() {
-        return vec![None; sessions.len()];
-    }
-    sessions
-        .iter()
-        .map(|s| {
-            let t = source.open_transcript(s).ok()?;
-            audit::audit_latest(&t, &host)
-        })
-        .collect()
 }

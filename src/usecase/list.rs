@@ -137,6 +137,9 @@ pub struct SessionRow {
     /// The problems `check` grades, each with its words (graded by the operator's sets).
     #[serde(default)]
     pub problems: Vec<Finding>,
+    /// What the session spends (SPEC §10), from its transcript; null when none was read.
+    #[serde(default)]
+    pub cost: Option<crate::cost::SessionCost>,
 }
 
 /// Where each number came from, in words an operator can check ("entry contextTokens",
@@ -356,6 +359,9 @@ pub struct ListReport {
     /// Why the whole source cannot be read (`check` says UNKNOWN), if it cannot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
+    /// The host's spend (SPEC §10): today, $/h, top sessions, by kind of key, archives.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub totals: Option<crate::cost::host::HostTotals>,
     /// The reference of each row of `sessions` (same order), to ask the source more. Empty
     /// for a report read back from another host.
     #[serde(skip)]
@@ -425,24 +431,23 @@ pub fn from_listing(
     source.read_together(&mut || {
         for s in &loaded.sessions {
             let mut warnings = s.warnings.clone();
-            // A session that has compacted needs its transcript for its last compaction's
-            // problems and loss: opened once for the whole row. Any other row's figures are
-            // `used` and the forecast, which the figures cache remembers between runs
-            // (numbers::cache; docs/cache.md).
-            let (t, open) = if rows.compacted(s) {
-                rows.numbers.session_open(s, &mut warnings)
-            } else {
-                let t = rows
-                    .numbers
-                    .session_listed(s, &mut warnings, &mut rows.forecasts);
-                (t, None)
-            };
+            let (t, open) = rows.numbers.session_open(s, &mut warnings);
             let row = rows.row(s, &t, open.as_ref(), warnings);
             report.sessions.push(row);
             report.refs.push(s.reference.clone());
         }
     });
-    rows.numbers.save_cache();
+    report
+        .warnings
+        .extend(rows.numbers.prices.notes.iter().cloned());
+    let archived = rows.numbers.archived(&loaded.sessions);
+    report.totals = Some(crate::cost::host::HostTotals::of(
+        report
+            .sessions
+            .iter()
+            .filter_map(|r| Some((r.session_key.as_deref().unwrap_or(""), r.cost.as_ref()?))),
+        archived,
+    ));
     report
 }
 
@@ -499,6 +504,8 @@ impl<'s> Rows<'s> {
         if let Some(tr) = open {
             self.forecasts.read_open(s, tr, t.rules);
         }
+        // What the session spends, from the same open transcript (SPEC §10).
+        let cost = open.map(|tr| self.numbers.cost(s, tr).without_calls());
         let mut row = SessionRow::from_session(source.kind(), s, t);
         row.warnings = warnings;
         row.keep_recent_tokens = self.keep;
@@ -533,6 +540,7 @@ impl<'s> Rows<'s> {
             }
         }
         row.problems = findings(&row, &last_compaction);
+        row.cost = cost;
         row
     }
 }

@@ -59,6 +59,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "audit",
             "diagnosis",
             "history",
+            "cost",
         ],
     ),
     ("use cases", &["usecase"]),
@@ -714,6 +715,10 @@ const STRING_RESULTS: &[(&str, &str)] = &[
     (
         "src/commands/args.rs",
         "positive_secs: clap value parser of --timeout",
+    ),
+    (
+        "src/commands/args.rs",
+        "positive_usd: clap value parser of --max-cost-per-hour",
     ),
     (
         "src/diagnosis/problem.rs",

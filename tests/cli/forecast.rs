@@ -87,11 +87,13 @@ fn a_session_growing_a_fixed_amount_per_turn_gets_that_rate_and_the_turns_to_eac
     t.expect(0);
     let text = t.text();
     let header = text.lines().next().unwrap();
-    assert!(header.ends_with("ETA"), "{header}");
+    // ETA is the column before the spend and $/h.
+    assert!(header.ends_with("ETA     SPEND         $/H"), "{header}");
+    let eta = |l: &str| l.split_whitespace().rev().nth(2).map(str::to_string);
     let line = text.lines().find(|l| l.contains("growing")).unwrap();
-    assert!(line.ends_with(" 28"), "{line}");
+    assert_eq!(eta(line).as_deref(), Some("28"), "{line}");
     let line = text.lines().find(|l| l.contains("flat")).unwrap();
-    assert!(line.ends_with(" -"), "{line}");
+    assert_eq!(eta(line).as_deref(), Some("-"), "{line}");
 }
 
 #[test]

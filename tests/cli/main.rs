@@ -8,6 +8,7 @@ mod audit;
 mod bad_input;
 mod compact;
 mod compact_model;
+mod cost;
 mod demo;
 mod diagnosis;
 mod flush_first;

@@ -2,6 +2,8 @@
 //! per host that failed, and the same figures the host itself reports.
 
 use crate::fake::{Fleet, ssh_host};
+use crate::support::cli::copy_dir;
+use crate::support::fixtures::fixture;
 use serde_json::Value;
 
 fn mixed(f: &Fleet) -> String {
@@ -89,7 +91,8 @@ fn list_text_has_a_host_column_and_error_rows() {
         "{text}"
     );
     // The legend comes once, after every row.
-    assert!(lines.last().unwrap().starts_with("CMP ="), "{text}");
+    assert!(lines[lines.len() - 2].starts_with("CMP ="), "{text}");
+    assert!(lines.last().unwrap().starts_with("SPEND:"), "{text}");
 }
 
 #[test]
@@ -574,4 +577,34 @@ fn a_stale_lock_on_an_ssh_host_reads_as_on_the_host() {
         "{}\n{stale}",
         out.text()
     );
+}
+
+/// A session's cost is the same over the fleet as on its host (SPEC §10): over ssh (the remote
+/// `list --json` row read back) and locally, on copies of `tests/fixtures/cost/host-c`.
+#[test]
+fn cost_over_the_fleet_is_the_hosts_own() {
+    let f = Fleet::new();
+    let d = f.path();
+    copy_dir(&fixture("cost/host-c"), &d.join("remote c/.openclaw"));
+    copy_dir(&fixture("cost/host-c"), &d.join("here c/.openclaw"));
+    let hosts = f.write_hosts(&format!(
+        "[[host]]\nname = \"c\"\nssh = \"ops@a\"\nstate_dir = {:?}\n\n\
+         [[host]]\nname = \"herec\"\nstate_dir = {:?}\n",
+        d.join("remote c/.openclaw").display().to_string(),
+        d.join("here c/.openclaw").display().to_string(),
+    ));
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap(), "--json"]);
+    out.expect(0);
+    let v = out.json();
+    let single = f.local_list("here c/.openclaw");
+    let want = &single["sessions"][0]["cost"];
+    assert_eq!(want["calls"], 10, "{want}");
+    for host in ["c", "herec"] {
+        let rows = sessions_of(&v, host);
+        assert_eq!(rows.len(), 1, "{v}");
+        assert_eq!(rows[0]["cost"], *want, "{host}");
+    }
+    // The text table shows the spend on both rows.
+    let text = f.run(&["list", "--hosts", hosts.to_str().unwrap()]).text();
+    assert_eq!(text.matches("$0.12?").count(), 2, "{text}");
 }

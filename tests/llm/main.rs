@@ -5,5 +5,4 @@
 mod support;
 
 mod client;
-mod redaction;
 mod resolve;

@@ -9,7 +9,7 @@ mod bad_input;
 mod big_rows;
 mod cli;
 mod common;
-mod figures_cache;
+mod cost;
 mod fixture;
 mod history;
 mod index;

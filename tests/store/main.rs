@@ -4,7 +4,6 @@
 mod support;
 
 mod api;
-mod figures_cache;
 mod io_counts;
 mod lookup;
 mod route;

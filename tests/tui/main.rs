@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cost;
 mod demo;
 mod dialog_editing;
 mod dialog_model;

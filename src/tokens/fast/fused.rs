@@ -143,17 +143,43 @@ impl<'de> Deserialize<'de> for FusedMsg<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 // A repeated key keeps its last value in both readings.
                 let mut role = None;
-                let m = Msg::read_fields(&mut a, |a| {
-                    let s: StrictStr<'de> = a.next_value()?;
-                    let figure = s.as_figure();
-                    role = s.0;
-                    Ok(figure)
-                })?;
-                Ok(FusedMsg {
-                    head: MessageHead {
-                        present: true,
-                        role,
+                let mut head = MessageHead {
+                    present: true,
+                    ..MessageHead::default()
+                };
+                let m = Msg::read_fields(
+                    &mut a,
+                    |a| {
+                        let s: StrictStr<'de> = a.next_value()?;
+                        let figure = s.as_figure();
+                        role = s.0;
+                        Ok(figure)
                     },
+                    // The call's fields, read as the scan's own parse reads them.
+                    // Strings strictly, as everything here (the line must be UTF-8 once
+                    // accepted); usage is kept raw, which serde_json checks as UTF-8.
+                    |k, a| {
+                        match k {
+                            Key::Usage => {
+                                // Kept raw, but checked as every value here is: a value
+                                // the decode refuses (1e400) leaves the line to the scan.
+                                let raw: &'de serde_json::value::RawValue = a.next_value()?;
+                                if serde_json::from_str::<Skip>(raw.get()).is_err() {
+                                    return not_here();
+                                }
+                                head.usage = Some(raw);
+                            }
+                            Key::Timestamp => return head.read_call_field("timestamp", a),
+                            Key::Provider => head.provider = a.next_value::<StrictStr<'de>>()?.0,
+                            Key::Model => head.model = a.next_value::<StrictStr<'de>>()?.0,
+                            _ => return Ok(false),
+                        }
+                        Ok(true)
+                    },
+                )?;
+                head.role = role;
+                Ok(FusedMsg {
+                    head,
                     msg: MaybeMsg(Some(m)),
                 })
             }

@@ -407,6 +407,9 @@ fn compact_plan(
             (None, true) => "lands under the compaction line".into(),
         };
         out.push(kv("after", verdict, w, t));
+        if let Some(e) = &d.economics {
+            out.push(kv("cost", e.line(), w, t));
+        }
     }
     // A flush due first (OpenClaw's order), and what the operator chose; the reason in full
     // comes with Generate (the use case's words).

@@ -1,5 +1,6 @@
 //! Drawing: pure functions of `&AppState` (no I/O, no clock, no mutation).
 
+pub mod cost;
 pub mod dialog;
 pub mod fleet;
 pub mod gauge;

@@ -100,6 +100,18 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             frame.render_widget(events, area);
         }
     }
+    if let (true, Some(l)) = (v.cost_open, &v.loaded) {
+        let d = l.diagnosis.as_deref();
+        frame.render_widget(
+            super::cost::CostPane {
+                cost: d.and_then(|d| d.cost.as_ref()),
+                economics: d.and_then(|d| d.economics.as_ref()),
+                now_ms: state.now_ms,
+                theme: t,
+            },
+            list_area,
+        );
+    }
     if let Some(d) = &v.detail {
         draw_detail(frame, area, state, d, t);
     }

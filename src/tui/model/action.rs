@@ -54,6 +54,8 @@ pub enum Action {
     CycleFindKind,
     /// Show or hide the History pane of the Session screen.
     ToggleHistory,
+    /// Show or hide the Cost pane of the Session screen.
+    ToggleCost,
     /// Session: next / previous match of the current find (a kind or the searched text).
     FindNext,
     FindPrev,

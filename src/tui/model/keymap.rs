@@ -385,6 +385,13 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Session,
+        &[Char('$')],
+        Action::ToggleCost,
+        "cost: spend, $/h, cache hit ratio and busts",
+        None,
+    ));
+    v.push(b(
+        Mode::Session,
         &[Char('t')],
         Action::CycleFindKind,
         "n / N find: compaction, error, tool, flush turn",

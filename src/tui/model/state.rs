@@ -222,6 +222,8 @@ pub struct SessionView {
     pub detail: Option<Detail>,
     /// The History pane (`H`) is shown over the transcript list.
     pub history_open: bool,
+    /// The Cost pane (`$`) is shown over the transcript list.
+    pub cost_open: bool,
 }
 
 impl SessionView {

@@ -84,6 +84,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::NamedLoaded(_) => sessions::update(state, action, &mut fx),
         Action::ShowContext
         | Action::ToggleHistory
+        | Action::ToggleCost
         | Action::CycleFindKind
         | Action::FindNext
         | Action::FindPrev

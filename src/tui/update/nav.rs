@@ -19,6 +19,9 @@ pub(super) fn back(state: &mut AppState, may_quit: bool) {
         if std::mem::take(&mut v.history_open) && on_session {
             return;
         }
+        if std::mem::take(&mut v.cost_open) && on_session {
+            return;
+        }
     }
     if state.stack.len() <= 1 {
         if may_quit {

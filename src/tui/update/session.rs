@@ -16,6 +16,13 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         Action::ToggleHistory => {
             if let Some(v) = state.session.as_mut() {
                 v.history_open = !v.history_open;
+                v.cost_open = false;
+            }
+        }
+        Action::ToggleCost => {
+            if let Some(v) = state.session.as_mut() {
+                v.cost_open = !v.cost_open;
+                v.history_open = false;
             }
         }
         Action::CycleFindKind => {

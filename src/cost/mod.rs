@@ -1,0 +1,718 @@
+//! What a session spends (SPEC §10): every assistant call of its transcript priced once, and
+//! the figures every surface shows from them — spend, $/h, the prompt cache's hit ratio, its
+//! warmth and its busts.
+//!
+//! A call's price is what the transcript recorded (`usage.cost.total`) when that is above
+//! zero; OpenClaw records $0 for providers it has no price for, so a zero falls through to
+//! the host's catalogs, then clawtop's tables ([`prices`]); a call no table prices is
+//! **unpriced**: counted, and the spend says so (`?`), never a silent $0. Usage that cannot
+//! be a real call's (negative, NaN, absurd) is repaired to what can be read and the figure is
+//! marked estimated (`~`).
+//!
+//! The calls are read from the transcript the caller already has open (its assistant
+//! entries, through [`Transcript::for_each_raw`]: no second open, and a SQLite transcript
+//! serves them from the rows its indexing kept). Every call counts, abandoned branches
+//! included: they were paid for.
+
+pub mod economics;
+pub mod host;
+pub mod prices;
+
+use crate::transcript::{EntryKind, Role, Transcript};
+use prices::{Basis, HostCatalogs, Parts, Prices, Rates};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Token counts of one call or a sum of calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+}
+
+impl Tokens {
+    /// What the call's prompt was: input, cache reads and cache writes.
+    pub fn prompt(&self) -> u64 {
+        self.input + self.cache_read + self.cache_write
+    }
+
+    fn add(&mut self, o: &Tokens) {
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+    }
+}
+
+/// More tokens than this in one part of one call cannot be real (the largest windows are a
+/// few million tokens).
+pub const ABSURD_TOKENS: f64 = 100_000_000.0;
+/// More dollars than this recorded for one call cannot be real.
+pub const ABSURD_CALL_USD: f64 = 1_000.0;
+/// The prompt cache's lifetime after a call (Anthropic's default).
+pub const CACHE_TTL_SECONDS: u64 = 300;
+/// Its lifetime with OpenClaw's long cache retention (`cacheRetention: "long"`).
+pub const LONG_CACHE_TTL_SECONDS: u64 = 3_600;
+/// Calls of the active branch the hit ratio is taken over.
+pub const HIT_RATIO_CALLS: usize = 20;
+
+/// One assistant call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// Its transcript entry.
+    pub entry: u32,
+    /// When it was made (ms since the epoch): the message's `timestamp`, else the entry's.
+    pub at_ms: Option<i64>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub tokens: Tokens,
+    /// Whether the usage had cache fields (`cacheRead` or `cacheWrite`).
+    pub cache_fields: bool,
+    /// Its dollars, None when unpriced.
+    pub usd: Option<f64>,
+    /// Each part's dollars, when known (the recorded parts, or the rates that priced it).
+    pub parts: Option<Parts>,
+    pub basis: Option<Basis>,
+    /// Something in its usage or recorded cost was repaired.
+    pub estimated: bool,
+}
+
+/// Why the prompt cache was rewritten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BustCause {
+    Compaction,
+    Idle,
+    ModelChange,
+    Unknown,
+}
+
+impl BustCause {
+    pub fn name(&self) -> &'static str {
+        match self {
+            BustCause::Compaction => "compaction",
+            BustCause::Idle => "idle",
+            BustCause::ModelChange => "model-change",
+            BustCause::Unknown => "unknown",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBust {
+    /// The id (or position, in a v1 file) of the call that rewrote the cache.
+    pub entry_id: String,
+    pub cause: BustCause,
+}
+
+/// A session's spend and cache figures (`cost` on `show --json` and `list --json`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionCost {
+    /// Dollars of every priced call.
+    pub spend_usd: f64,
+    /// Calls no table prices: their dollars are missing from `spendUsd`.
+    pub unpriced_calls: u64,
+    /// Of those, the calls of the last 60 minutes (missing from `perHourUsd`).
+    pub unpriced_calls_last_hour: u64,
+    /// Assistant calls in the transcript, abandoned branches included.
+    pub calls: u64,
+    pub tokens: Tokens,
+    /// Dollars of the calls of the last 60 minutes.
+    pub per_hour_usd: f64,
+    /// Dollars of the calls since midnight UTC.
+    pub spend_today_usd: f64,
+    /// cacheRead / (input + cacheRead + cacheWrite) over the last 20 calls of the active
+    /// branch; null when those calls have no cache fields.
+    pub cache_hit_ratio: Option<f64>,
+    pub cache_warm: bool,
+    /// Seconds until the cache expires, while it is warm.
+    pub cache_expires_in_seconds: Option<u64>,
+    /// 300, or 3600 with long cache retention.
+    pub cache_ttl_seconds: u64,
+    pub cache_busts: Vec<CacheBust>,
+    /// Some figure rests on repaired usage or cost (shown with `~`).
+    pub estimated: bool,
+    /// Calls by what priced them (`recorded`, `host`, `userFile`, `builtIn`).
+    pub priced_by: BTreeMap<String, u64>,
+    /// What was repaired or could not be priced, in words.
+    pub notes: Vec<String>,
+    /// Every call, oldest first (for the Cost pane and a compaction's economics; not part
+    /// of the JSON).
+    #[serde(skip)]
+    pub per_call: Vec<Call>,
+    /// Positions in `per_call` of the active branch's calls, root first.
+    #[serde(skip)]
+    pub branch_calls: Vec<usize>,
+}
+
+/// What pricing a session needs besides its transcript.
+pub struct Context<'a> {
+    pub prices: &'a Prices,
+    pub host: HostCatalogs<'a>,
+    /// The host's config (its cache retention).
+    pub config: Option<&'a Value>,
+    pub now_ms: i64,
+}
+
+/// The assistant fields cost reads; everything else of the line is skipped unread.
+#[derive(Deserialize)]
+struct CallLine {
+    #[serde(default)]
+    timestamp: Value,
+    #[serde(default)]
+    message: Option<CallMsg>,
+}
+
+#[derive(Deserialize)]
+struct CallMsg {
+    #[serde(default)]
+    provider: Value,
+    #[serde(default)]
+    model: Value,
+    #[serde(default)]
+    usage: Value,
+    #[serde(default)]
+    timestamp: Value,
+}
+
+/// A token count as it can be used, and whether it had to be repaired.
+fn tokens_of(v: Option<&Value>) -> (u64, bool) {
+    match v {
+        None | Some(Value::Null) => (0, false),
+        Some(v) => match v.as_f64() {
+            Some(n) if n.is_finite() && (0.0..=ABSURD_TOKENS).contains(&n) => {
+                (n.round() as u64, false)
+            }
+            _ => (0, true),
+        },
+    }
+}
+
+fn time_of(line_ts: &Value, msg_ts: &Value) -> Option<i64> {
+    if let Some(ms) = msg_ts.as_f64().filter(|n| n.is_finite() && *n > 0.0) {
+        return Some(ms as i64);
+    }
+    let s = line_ts.as_str().or_else(|| msg_ts.as_str())?;
+    chrono::DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|d| d.timestamp_millis())
+}
+
+/// Reads one assistant line into a call (before pricing); None when it is no call.
+fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Value)> {
+    let line: CallLine = serde_json::from_slice(raw).ok()?;
+    let m = line.message?;
+    let call = CallFields {
+        provider: m.provider.as_str().map(str::to_string),
+        model: m.model.as_str().map(str::to_string),
+        at_ms: time_of(&line.timestamp, &m.timestamp),
+    };
+    call_of(entry, m.usage, call, notes)
+}
+
+/// What a call is besides its usage.
+struct CallFields {
+    provider: Option<String>,
+    model: Option<String>,
+    at_ms: Option<i64>,
+}
+
+/// A call from the scan's capture (see [`crate::transcript::CallCapture`]): the same
+/// reading as [`read_call`] of its line.
+fn captured_call(
+    t: &Transcript,
+    c: &crate::transcript::CallCapture,
+    notes: &mut Vec<String>,
+) -> Option<(Call, Value)> {
+    let usage: Value = serde_json::from_str(c.usage.as_deref()?).ok()?;
+    let (provider, model) = t
+        .call_models
+        .get(c.model as usize)
+        .map(|(p, m)| {
+            (
+                p.as_deref().map(str::to_string),
+                m.as_deref().map(str::to_string),
+            )
+        })
+        .unwrap_or_default();
+    let fields = CallFields {
+        provider,
+        model,
+        at_ms: c.at_ms,
+    };
+    call_of(c.entry, usage, fields, notes)
+}
+
+/// A call from its usage; None when it is no call (no usage object, the gateway's injected
+/// notice, or nothing was sent or received).
+fn call_of(
+    entry: u32,
+    usage: Value,
+    f: CallFields,
+    notes: &mut Vec<String>,
+) -> Option<(Call, Value)> {
+    if !usage.is_object() {
+        return None;
+    }
+    let CallFields {
+        provider,
+        model,
+        at_ms,
+    } = f;
+    if provider.as_deref() == Some("openclaw") && model.as_deref() == Some("gateway-injected") {
+        return None;
+    }
+    let mut estimated = false;
+    let mut part = |k: &str| {
+        let (n, bad) = tokens_of(usage.get(k));
+        if bad {
+            estimated = true;
+            notes.push(format!(
+                "entry {}: usage.{k} {} is not a token count; read as 0",
+                entry + 1,
+                crate::sanitize::one_line(&usage.get(k).map(Value::to_string).unwrap_or_default())
+            ));
+        }
+        n
+    };
+    let tokens = Tokens {
+        input: part("input"),
+        output: part("output"),
+        cache_read: part("cacheRead"),
+        cache_write: part("cacheWrite"),
+    };
+    let cache_fields = usage.get("cacheRead").is_some_and(Value::is_number)
+        || usage.get("cacheWrite").is_some_and(Value::is_number);
+    let cost = usage.get("cost").cloned().unwrap_or(Value::Null);
+    let recorded_total = cost.get("total").and_then(Value::as_f64);
+    if tokens == Tokens::default() && !recorded_total.is_some_and(|t| t > 0.0) && !estimated {
+        return None;
+    }
+    Some((
+        Call {
+            entry,
+            at_ms,
+            provider,
+            model,
+            tokens,
+            cache_fields,
+            usd: None,
+            parts: None,
+            basis: None,
+            estimated,
+        },
+        cost,
+    ))
+}
+
+/// The recorded parts of `usage.cost`, when each is a sane number and they add up to the total.
+fn recorded_parts(cost: &Value, total: f64) -> Option<Parts> {
+    let p = |k: &str| {
+        cost.get(k)
+            .and_then(Value::as_f64)
+            .filter(|n| n.is_finite() && *n >= 0.0)
+    };
+    let parts = Parts {
+        input: p("input")?,
+        output: p("output")?,
+        cache_read: p("cacheRead")?,
+        cache_write: p("cacheWrite")?,
+    };
+    ((parts.total() - total).abs() <= total * 1e-6 + 1e-9).then_some(parts)
+}
+
+/// The rates of a model: the host's catalogs, then the operator's file and the built-in table.
+pub fn rates_for(cx: &Context<'_>, provider: Option<&str>, model: &str) -> Option<(Rates, Basis)> {
+    if let Some(r) = cx.host.rates(provider, model) {
+        return Some((r, Basis::Host));
+    }
+    cx.prices
+        .table_rates(provider, model)
+        .filter(|(r, _)| r.any())
+}
+
+/// The rates a session's model is charged at, named with where they came from
+/// (`anthropic/claude-haiku-4-5 (builtIn)`): the store entry's model, else its last call's.
+pub fn session_rates(
+    cx: &Context<'_>,
+    cost: &SessionCost,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> Option<(Rates, String)> {
+    let last = cost
+        .branch_calls
+        .last()
+        .and_then(|&i| cost.per_call.get(i))
+        .or(cost.per_call.last());
+    let (provider, model) = match model {
+        Some(m) => (provider, m),
+        None => (
+            last.and_then(|c| c.provider.as_deref()),
+            last.and_then(|c| c.model.as_deref())?,
+        ),
+    };
+    let (r, basis) = rates_for(cx, provider, model)?;
+    let basis = basis.name();
+    let name = match provider {
+        Some(p) => format!("{p}/{model} ({basis})"),
+        None => format!("{model} ({basis})"),
+    };
+    Some((r, crate::sanitize::one_line(&name)))
+}
+
+/// Prices one call by the precedence of SPEC §10.
+fn price(call: &mut Call, cost: &Value, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
+    let total = cost.get("total");
+    match total.and_then(Value::as_f64) {
+        Some(t) if t.is_finite() && t > 0.0 && t <= ABSURD_CALL_USD => {
+            call.usd = Some(t);
+            call.basis = Some(Basis::Recorded);
+            call.parts =
+                recorded_parts(cost, t).or_else(|| rates.map(|(r, _)| r.charge(&call.tokens)));
+            return;
+        }
+        Some(0.0) => {}
+        None if total.is_none_or(Value::is_null) => {}
+        _ => {
+            call.estimated = true;
+            notes.push(format!(
+                "entry {}: recorded cost {} is not a call's price; priced from the tables",
+                call.entry + 1,
+                crate::sanitize::one_line(&total.map(Value::to_string).unwrap_or_default())
+            ));
+        }
+    }
+    if let Some((r, basis)) = rates {
+        let parts = r.charge(&call.tokens);
+        call.usd = Some(parts.total());
+        call.parts = Some(parts);
+        call.basis = Some(basis);
+    }
+}
+
+/// The cache's lifetime for a model: an hour when the config asks for long retention
+/// (`agents.defaults.models["provider/model"].params.cacheRetention: "long"`, OpenClaw's
+/// per-model parameters), else five minutes.
+pub fn cache_ttl_seconds(
+    config: Option<&Value>,
+    provider: Option<&str>,
+    model: Option<&str>,
+) -> u64 {
+    let (Some(c), Some(m)) = (config, model) else {
+        return CACHE_TTL_SECONDS;
+    };
+    let key = match provider {
+        Some(p) if !m.starts_with(&format!("{p}/")) => format!("{p}/{m}"),
+        _ => m.to_string(),
+    };
+    let long = c
+        .pointer("/agents/defaults/models")
+        .and_then(|ms| ms.get(&key))
+        .and_then(|e| e.pointer("/params/cacheRetention"))
+        .and_then(Value::as_str)
+        == Some("long");
+    if long {
+        LONG_CACHE_TTL_SECONDS
+    } else {
+        CACHE_TTL_SECONDS
+    }
+}
+
+/// The calls of `t`, each priced (file order).
+pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<Call> {
+    let idxs: Vec<u32> = t
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == EntryKind::Message(Role::Assistant))
+        .map(|(i, _)| i as u32)
+        .collect();
+    let mut read: Vec<(Call, Value)> = Vec::with_capacity(idxs.len());
+    // The calls the index scan captured; only the others are read back.
+    let mut captured = t.calls.iter().peekable();
+    let mut rest = Vec::new();
+    for &i in &idxs {
+        while captured.next_if(|c| c.entry < i).is_some() {}
+        match captured.next_if(|c| c.entry == i) {
+            Some(c) => read.extend(captured_call(t, c, notes)),
+            None => rest.push(i),
+        }
+    }
+    let idxs = rest;
+    let complete = t.for_each_raw(&idxs, |i, raw| {
+        if let Some(c) = read_call(i, raw, notes) {
+            read.push(c);
+        }
+    });
+    if !complete {
+        notes.push("the transcript changed while it was read; calls may be missing".into());
+    }
+    read.sort_by_key(|(c, _)| c.entry);
+    // A transcript has few models: each is looked up once.
+    type Model = (Option<String>, Option<String>);
+    let mut memo: Vec<(Model, Option<(Rates, Basis)>)> = Vec::new();
+    read.into_iter()
+        .map(|(mut c, cost)| {
+            let key = (c.provider.clone(), c.model.clone());
+            let rates = match memo.iter().find(|(k, _)| *k == key) {
+                Some((_, r)) => *r,
+                None => {
+                    let r = c
+                        .model
+                        .as_deref()
+                        .and_then(|m| rates_for(cx, c.provider.as_deref(), m));
+                    memo.push((key, r));
+                    r
+                }
+            };
+            price(&mut c, &cost, rates, notes);
+            c
+        })
+        .collect()
+}
+
+/// A session's cost figures from its open transcript.
+pub fn of_transcript(t: &Transcript, cx: &Context<'_>) -> SessionCost {
+    let mut notes = Vec::new();
+    let per_call = calls(t, cx, &mut notes);
+    let branch: Vec<u32> = t.active_branch();
+    let on_branch: std::collections::HashSet<u32> = branch.iter().copied().collect();
+    let branch_calls: Vec<usize> = per_call
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| on_branch.contains(&c.entry))
+        .map(|(i, _)| i)
+        .collect();
+    let last = branch_calls
+        .last()
+        .map(|&i| &per_call[i])
+        .or(per_call.last());
+    let ttl = cache_ttl_seconds(
+        cx.config,
+        last.and_then(|c| c.provider.as_deref()),
+        last.and_then(|c| c.model.as_deref()),
+    );
+    let busts = busts(t, &per_call, cx.config);
+    summarize(per_call, branch_calls, busts, ttl, cx.now_ms, notes)
+}
+
+/// The calls that rewrote most of their prompt into the cache, each with its cause: a
+/// compaction, idle time past the cache's lifetime, a model change since the call before,
+/// else unknown (SPEC §10). In file order, which is the order the calls were made.
+fn busts(t: &Transcript, calls: &[Call], config: Option<&Value>) -> Vec<CacheBust> {
+    let mut out = Vec::new();
+    for w in calls.windows(2) {
+        let (prev, c) = (&w[0], &w[1]);
+        let prompt = c.tokens.prompt();
+        if prompt == 0 || c.tokens.cache_write * 2 <= prompt {
+            continue;
+        }
+        let between = &t.entries[(prev.entry as usize + 1)..(c.entry as usize)];
+        let ttl = cache_ttl_seconds(config, c.provider.as_deref(), c.model.as_deref());
+        let cause = if between.iter().any(|e| e.kind == EntryKind::Compaction) {
+            BustCause::Compaction
+        } else if matches!((prev.at_ms, c.at_ms), (Some(a), Some(b)) if b - a > ttl as i64 * 1000) {
+            BustCause::Idle
+        } else if between.iter().any(|e| e.kind == EntryKind::ModelChange)
+            || prev.provider != c.provider
+            || prev.model != c.model
+        {
+            BustCause::ModelChange
+        } else {
+            BustCause::Unknown
+        };
+        out.push(CacheBust {
+            entry_id: t.display_id(c.entry),
+            cause,
+        });
+    }
+    out
+}
+
+fn summarize(
+    per_call: Vec<Call>,
+    branch_calls: Vec<usize>,
+    cache_busts: Vec<CacheBust>,
+    ttl: u64,
+    now_ms: i64,
+    mut notes: Vec<String>,
+) -> SessionCost {
+    let mut c = SessionCost {
+        calls: per_call.len() as u64,
+        cache_ttl_seconds: ttl,
+        cache_busts,
+        ..Default::default()
+    };
+    let hour_ago = now_ms - 3_600_000;
+    let midnight = now_ms - now_ms.rem_euclid(86_400_000);
+    let mut unpriced_models = BTreeMap::<String, u64>::new();
+    for call in &per_call {
+        c.tokens.add(&call.tokens);
+        c.estimated |= call.estimated;
+        match (call.usd, call.basis) {
+            (Some(usd), Some(b)) => {
+                c.spend_usd += usd;
+                if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
+                    c.per_hour_usd += usd;
+                }
+                if call.at_ms.is_some_and(|t| t >= midnight && t <= now_ms) {
+                    c.spend_today_usd += usd;
+                }
+                *c.priced_by.entry(b.name().to_string()).or_default() += 1;
+            }
+            _ => {
+                c.unpriced_calls += 1;
+                if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
+                    c.unpriced_calls_last_hour += 1;
+                }
+                let m = format!(
+                    "{}/{}",
+                    call.provider.as_deref().unwrap_or("?"),
+                    call.model.as_deref().unwrap_or("?")
+                );
+                *unpriced_models.entry(m).or_default() += 1;
+            }
+        }
+    }
+    for (m, n) in unpriced_models {
+        notes.push(format!(
+            "{n} call{} of {} unpriced: no price recorded and the model is in no price table",
+            if n == 1 { "" } else { "s" },
+            crate::sanitize::one_line(&m)
+        ));
+    }
+    let recent: Vec<&Call> = branch_calls
+        .iter()
+        .rev()
+        .take(HIT_RATIO_CALLS)
+        .map(|&i| &per_call[i])
+        .collect();
+    if recent.iter().any(|c| c.cache_fields) {
+        let read: u64 = recent.iter().map(|c| c.tokens.cache_read).sum();
+        let prompt: u64 = recent.iter().map(|c| c.tokens.prompt()).sum();
+        c.cache_hit_ratio = (prompt > 0).then(|| read as f64 / prompt as f64);
+    }
+    c.notes = notes;
+    c.per_call = per_call;
+    c.branch_calls = branch_calls;
+    if let Some(secs) = c.cache_left_seconds(now_ms) {
+        c.cache_warm = true;
+        c.cache_expires_in_seconds = Some(secs);
+    }
+    c
+}
+
+impl SessionCost {
+    /// The figures without the per-call list (what a list row keeps).
+    pub fn without_calls(mut self) -> SessionCost {
+        self.per_call = Vec::new();
+        self.branch_calls = Vec::new();
+        self
+    }
+
+    /// The spend as shown everywhere: `$1.23`, `~` in front when some usage was repaired,
+    /// `?` after when some calls are unpriced (their dollars are missing).
+    pub fn spend_label(&self) -> String {
+        self.marked(self.spend_usd, self.unpriced_calls)
+    }
+
+    /// $/h as shown everywhere, marked as the spend is.
+    pub fn per_hour_label(&self) -> String {
+        format!(
+            "{}/h",
+            self.marked(self.per_hour_usd, self.unpriced_calls_last_hour)
+        )
+    }
+
+    fn marked(&self, usd: f64, unpriced: u64) -> String {
+        let mut s = String::new();
+        if self.estimated {
+            s.push('~');
+        }
+        s.push_str(&usd_text(usd));
+        if unpriced > 0 {
+            s.push('?');
+        }
+        s
+    }
+
+    /// Seconds the prompt cache stays warm at `now_ms`: the TTL after the active branch's
+    /// last call (the last call at all when the branch has none); None when it is cold or
+    /// no call has a time. Needs the per-call list.
+    pub fn cache_left_seconds(&self, now_ms: i64) -> Option<u64> {
+        let at = self
+            .branch_calls
+            .last()
+            .and_then(|&i| self.per_call.get(i))
+            .or(self.per_call.last())?
+            .at_ms?;
+        let expires = at + self.cache_ttl_seconds as i64 * 1000;
+        (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
+    }
+
+    /// Dollars per hour in each of the last `hours` hours before `now_ms`, oldest first (the
+    /// Cost pane's sparkline).
+    pub fn hourly(&self, now_ms: i64, hours: usize) -> Vec<f64> {
+        let mut out = vec![0.0; hours];
+        for c in &self.per_call {
+            let (Some(at), Some(usd)) = (c.at_ms, c.usd) else {
+                continue;
+            };
+            if at > now_ms {
+                continue;
+            }
+            let ago = ((now_ms - at) / 3_600_000) as usize;
+            if ago < hours {
+                out[hours - 1 - ago] += usd;
+            }
+        }
+        out
+    }
+}
+
+/// Dollars in words: cents above a dollar's hundredth, else enough digits to see the amount.
+pub fn usd_text(usd: f64) -> String {
+    if !usd.is_finite() {
+        return "$?".into();
+    }
+    let a = usd.abs();
+    if a == 0.0 {
+        "$0".into()
+    } else if a >= 100.0 {
+        format!("${usd:.0}")
+    } else if a >= 0.1 {
+        format!("${usd:.2}")
+    } else if a >= 0.01 {
+        format!("${usd:.3}")
+    } else {
+        format!("${usd:.4}")
+    }
+}
+
+/// The current time for cost figures (a test build may pin it with `CLAWTOP_TEST_NOW_MS`, so
+/// the last hour's spend of a fixture is a fixed figure).
+pub fn now_ms() -> i64 {
+    pinned_now_ms().unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+}
+
+/// `CLAWTOP_TEST_NOW_MS`, in a build with the `test-hooks` feature only.
+#[cfg(feature = "test-hooks")]
+fn pinned_now_ms() -> Option<i64> {
+    std::env::var("CLAWTOP_TEST_NOW_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+}
+
+#[cfg(not(feature = "test-hooks"))]
+fn pinned_now_ms() -> Option<i64> {
+    None
+}
+
+#[cfg(test)]
+mod tests;
