@@ -894,6 +894,7 @@ fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathBuf]) -> i32
                 entry: Default::default(),
                 transcript: Some(f.path().display().to_string()),
                 transcript_how: "the file given",
+                transcript_unread: None,
                 entry_from: None,
                 warnings: Vec::new(),
             };
@@ -911,7 +912,14 @@ fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathBuf]) -> i32
         out(&crate::report::history::render(&rep));
         warn_all(&rep.read_warnings);
     }
-    Exit::OK
+    // A history whose transcript could not be read is not a history with nothing in it.
+    match &rep.history.transcript_unread {
+        Some(why) => fail(format!(
+            "the transcript of {} could not be read: {why}",
+            rep.session_key
+        )),
+        None => Exit::OK,
+    }
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.

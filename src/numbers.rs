@@ -9,6 +9,9 @@ use crate::used::{StoreSide, TranscriptFacts};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// One transcript read for its figures: the facts, its warnings, why it could not be read.
+type Opened = (Option<TranscriptFacts>, Vec<String>, Option<String>);
+
 pub struct Numbers<'s> {
     pub source: &'s dyn SessionSource,
     pub settings: Settings,
@@ -17,8 +20,8 @@ pub struct Numbers<'s> {
     config_label: String,
     models_json: HashMap<String, Option<(String, Value)>>,
     /// What `used` needs from each transcript, per location: sessions can share a transcript
-    /// (forks, copies).
-    facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
+    /// (forks, copies). The third field: why the transcript could not be read.
+    facts: HashMap<String, Opened>,
 }
 
 impl<'s> Numbers<'s> {
@@ -49,37 +52,51 @@ impl<'s> Numbers<'s> {
         warnings: &mut Vec<String>,
         mut also: impl FnMut(&Transcript),
     ) -> Thresholds {
-        let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
+        let (facts, unread) = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
-                let (f, ws) = self.facts.entry(at.clone()).or_insert_with(|| {
+                let (f, ws, unread) = self.facts.entry(at.clone()).or_insert_with(|| {
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
+                    let unread = opened.as_ref().err().map(|e| e.to_string());
                     let f = opened_transcript(opened, &mut ws).map(|t| {
                         also(&t);
                         crate::used::facts(&t)
                     });
-                    (f, ws)
+                    (f, ws, unread)
                 });
                 warnings.extend(ws.iter().cloned());
-                f.clone()
+                (f.clone(), unread.clone())
             }
-            _ => None,
+            _ => (None, None),
         };
-        self.session_from(s, facts.as_ref())
+        self.session_from(s, facts.as_ref(), unread.as_deref())
     }
 
-    /// Numbers of a session whose transcript the caller has open (or None: the store alone).
+    /// Numbers of a session whose transcript the caller has open (or None: the store alone,
+    /// unless the source said the transcript is there and refused it).
     pub fn session_with_transcript(&mut self, s: &Session, t: Option<&Transcript>) -> Thresholds {
         let facts = t
             .filter(|_| self.source.transcripts_decide_used())
             .map(crate::used::facts);
-        self.session_from(s, facts.as_ref())
+        self.session_from(s, facts.as_ref(), None)
+    }
+
+    /// Numbers of a session whose transcript the caller tried to open and could not (`why`):
+    /// every figure that needs it is unknown ([`crate::used::unread`]).
+    pub fn session_unread(&mut self, s: &Session, why: &str) -> Thresholds {
+        self.session_from(s, None, Some(why))
     }
 
     /// The one place a session's figures are put together: window and lines from the
-    /// settings, `used` from [`crate::used::resolve`].
-    fn session_from(&mut self, s: &Session, facts: Option<&TranscriptFacts>) -> Thresholds {
+    /// settings, `used` from [`crate::used::resolve`]. `unread`: why the transcript could not
+    /// be read (the source's own refusal, [`Session::transcript_unread`], counts too).
+    fn session_from(
+        &mut self,
+        s: &Session,
+        facts: Option<&TranscriptFacts>,
+        unread: Option<&str>,
+    ) -> Thresholds {
         let source = self.source;
         let mj = self
             .models_json
@@ -104,16 +121,23 @@ impl<'s> Numbers<'s> {
             e.model.as_deref(),
         );
         let counters = Counters::from_entry(e);
-        let used = crate::used::resolve(
-            StoreSide {
-                total_tokens: counters.total_tokens,
-                total_tokens_fresh: counters.total_tokens_fresh,
-                updated_at: e.updated_at,
-            },
-            facts,
-            self.rules,
-        );
+        let store = StoreSide {
+            total_tokens: counters.total_tokens,
+            total_tokens_fresh: counters.total_tokens_fresh,
+            updated_at: e.updated_at,
+        };
+        let unread = unread
+            .or(s.transcript_unread.as_deref())
+            .filter(|_| facts.is_none() && source.transcripts_decide_used());
+        let used = match unread {
+            Some(why) => crate::used::unread(store, why),
+            None => crate::used::resolve(store, facts, self.rules),
+        };
         let mut t = with_used(self.rules, window, used, facts, &self.settings, &counters);
+        if let Some(why) = unread {
+            t.unknown
+                .push((crate::thresholds::TRANSCRIPT_UNREAD, why.to_string()));
+        }
         thresholds::note_store_flush_figure(&mut t);
         t.mask_not_exposed(&source.not_exposed());
         t

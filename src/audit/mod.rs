@@ -179,6 +179,8 @@ struct Read {
     text: String,
     guard_text: String,
     tokens: u64,
+    /// The entry could not be decoded (too large, malformed): its text is unknown, not empty.
+    unread: bool,
 }
 
 /// Reads branch entries, reporting those that cannot be decoded once each.
@@ -217,6 +219,7 @@ impl<'a> Reader<'a> {
                 text: String::new(),
                 guard_text: String::new(),
                 tokens: tokens::estimate_entry(self.t, idx, MessageView::Compaction),
+                unread: true,
             };
         };
         let table = usize::from(matches!(
@@ -238,6 +241,7 @@ impl<'a> Reader<'a> {
             text,
             guard_text,
             tokens,
+            unread: false,
         }
     }
 }
@@ -443,7 +447,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         let mut a = job.finish(t, invented, host, boundary);
         a.entry_id = Some(t.display_id(path[c.pos]));
         a.first_kept_entry_id = c.first_kept_id.clone();
-        if a.identifiers.is_none() {
+        if a.identifiers.is_none() && a.unknown.is_none() {
             a.unknown = Some(match &host.summaries_unreadable {
                 Some(why) => format!("compaction summaries are {why}"),
                 None => "the compaction entry has no readable summary".to_string(),
@@ -544,6 +548,9 @@ struct Job<'p> {
     /// The last [`guard::GUARD_MESSAGES`] summarized messages as the guard reads them.
     guard_texts: std::collections::VecDeque<String>,
     kept: Option<KeptSearch>,
+    /// The first position of the span or the kept messages whose text could not be read:
+    /// what the summary lost is then unknown, never counted from the rest.
+    unread: Option<usize>,
 }
 
 /// The summary's verdict on the span's identifiers, and the search of the kept messages for
@@ -576,6 +583,7 @@ impl<'p> Job<'p> {
             index: Default::default(),
             guard_texts: Default::default(),
             kept: None,
+            unread: None,
         };
         if let Some(pp) = job.plan.previous {
             if let Some(s) = prev_summary {
@@ -628,6 +636,9 @@ impl<'p> Job<'p> {
     fn take(&mut self, pos: usize, r: &Read) {
         if self.plan.summarized.get(self.next_summarized) == Some(&pos) {
             self.next_summarized += 1;
+            if r.unread {
+                self.unread.get_or_insert(pos);
+            }
             self.add(&r.text, pos);
             self.span.entries += 1;
             self.span.tokens += r.tokens;
@@ -640,6 +651,9 @@ impl<'p> Job<'p> {
         if self.plan.kept.get(self.next_kept) == Some(&pos) {
             if let Some(k) = self.kept.as_mut().filter(|k| !k.in_kept.all_found()) {
                 self.next_kept += 1;
+                if r.unread {
+                    self.unread.get_or_insert(pos);
+                }
                 k.in_kept.scan(&r.text, |_| {});
             }
         }
@@ -661,7 +675,17 @@ impl<'p> Job<'p> {
             dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);
             dropped.entry_ids.push(id_at(p));
         }
-        let Some(summary) = self.summary else {
+        let unread = self.unread.map(|p| {
+            format!(
+                "message {} in the span or the kept messages could not be read (too large or malformed), so what the summary lost is unknown",
+                id_at(p)
+            )
+        });
+        let summary = match (self.summary, &unread) {
+            (Some(summary), None) => Some(summary),
+            _ => None,
+        };
+        let Some(summary) = summary else {
             return CompactionAudit {
                 entry_id: None,
                 first_kept_entry_id: None,
@@ -673,7 +697,7 @@ impl<'p> Job<'p> {
                 summary_chars: None,
                 summary_cap: guard::SUMMARY_CAP,
                 guard: GuardVerdict::unknown(),
-                unknown: None,
+                unknown: unread,
             };
         };
         let k = self

@@ -112,6 +112,8 @@ pub fn history_problems(warnings: &[crate::history::HistoryWarning]) -> Vec<(Pro
         .filter_map(|w| match w.code {
             code::LOOP => Some((Problem::CompactionLoop, w.message.clone())),
             code::NO_FLUSH => Some((Problem::NoFlushBeforeCompaction, w.message.clone())),
+            // Not graded by the sets: `run` reports it UNKNOWN, naming why.
+            code::TRANSCRIPT_UNREAD => Some((Problem::Unknown, w.message.clone())),
             _ => None,
         })
         .collect()
@@ -177,6 +179,16 @@ pub fn run(
     for e in r.errors.iter().chain(&r.skipped) {
         unread.push_str(&format!("UNKNOWN: {}\n", crate::sanitize::one_line(e)));
     }
+    // A session whose transcript could not be read has unknown figures, not good ones.
+    for s in &r.sessions {
+        if let Some(why) = s.unknown.get(crate::thresholds::TRANSCRIPT_UNREAD) {
+            let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+            unread.push_str(&format!(
+                "UNKNOWN: {key}: {}; its figures are unknown\n",
+                crate::sanitize::one_line(why)
+            ));
+        }
+    }
     let mut lines: Vec<(i32, String)> = Vec::new();
     for (i, s) in r.sessions.iter().enumerate() {
         for p in problems(s, locks.get(i).and_then(Option::as_ref)) {
@@ -190,6 +202,16 @@ pub fn run(
             lines.push((level, line(level, p, s)));
         }
         for (p, detail) in histories.get(i).into_iter().flatten() {
+            if *p == Problem::Unknown {
+                if !s.unknown.contains_key(crate::thresholds::TRANSCRIPT_UNREAD) {
+                    let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+                    unread.push_str(&format!(
+                        "UNKNOWN: {key}: {}; its history is unknown\n",
+                        crate::sanitize::one_line(detail)
+                    ));
+                }
+                continue;
+            }
             let level = if crit.contains(p) {
                 CRITICAL
             } else if warn.contains(p) {

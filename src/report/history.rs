@@ -64,8 +64,16 @@ pub fn render(r: &HistoryReport) -> String {
         h.compaction_entries
     ));
 
+    if let Some(why) = &h.transcript_unread {
+        o.push_str(&format!(
+            "TRANSCRIPT NOT READ: {}\n  its compactions, flushes, turns and forecast are unknown\n",
+            crate::sanitize::one_line(why)
+        ));
+    }
     o.push_str("\nCOMPACTIONS (active branch, oldest first)\n");
-    if h.compactions.is_empty() {
+    if h.transcript_unread.is_some() {
+        o.push_str("  unknown (the transcript could not be read)\n");
+    } else if h.compactions.is_empty() {
         o.push_str("  none\n");
     }
     for c in &h.compactions {
@@ -157,7 +165,9 @@ pub fn render(r: &HistoryReport) -> String {
     }
 
     o.push_str("\nCONTEXT PER TURN (cycle = compactions before the turn; * flush turn)\n");
-    if h.turns.is_empty() {
+    if h.transcript_unread.is_some() {
+        o.push_str("  unknown (the transcript could not be read)\n");
+    } else if h.turns.is_empty() {
         o.push_str("  no turns\n");
     }
     for t in &h.turns {

@@ -148,7 +148,11 @@ impl SessionRow {
             memory_flush_kind: t.memory_flush_kind.clone(),
             total_tokens_version: t.total_tokens_version,
             data_source: None,
-            unknown: Default::default(),
+            unknown: t
+                .unknown
+                .iter()
+                .map(|(f, why)| (f.to_string(), why.clone()))
+                .collect(),
             forecast: None,
         }
     }
