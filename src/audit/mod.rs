@@ -114,6 +114,10 @@ pub struct CompactionAudit {
     pub summary_cap: usize,
     pub guard: GuardVerdict,
     pub unknown: Option<String>,
+    /// `unknown` is because a message could not be read (not because the host hides its
+    /// summaries): `check` says UNKNOWN for it.
+    #[serde(skip)]
+    pub unread_message: bool,
 }
 
 impl CompactionAudit {
@@ -317,6 +321,9 @@ pub struct Loss {
     /// None when the summary cannot be read.
     pub identifiers_lost: Option<usize>,
     pub messages_dropped_unsummarized: usize,
+    /// Why what it lost is unknown, when a message of its span could not be read (never
+    /// counted as "0 lost"; a summary the host does not expose is not this).
+    pub unknown: Option<String>,
 }
 
 impl Loss {
@@ -325,6 +332,7 @@ impl Loss {
             entry_id: c.entry_id.clone(),
             identifiers_lost: c.lost(),
             messages_dropped_unsummarized: c.dropped_unsummarized.messages,
+            unknown: c.unknown.clone().filter(|_| c.unread_message),
         }
     }
 
@@ -697,6 +705,7 @@ impl<'p> Job<'p> {
                 summary_chars: None,
                 summary_cap: guard::SUMMARY_CAP,
                 guard: GuardVerdict::unknown(),
+                unread_message: unread.is_some(),
                 unknown: unread,
             };
         };
@@ -740,6 +749,7 @@ impl<'p> Job<'p> {
             summary_cap: guard::SUMMARY_CAP,
             guard: guard::verdict(summary, &guard_texts),
             unknown: None,
+            unread_message: false,
         }
     }
 }

@@ -235,6 +235,16 @@ pub fn run(
             ));
         }
         if let Some(loss) = losses.get(i).and_then(Option::as_ref) {
+            let asked = [warn, crit]
+                .iter()
+                .any(|set| set.contains(&Problem::LossyCompaction));
+            if let Some(why) = loss.unknown.as_deref().filter(|_| asked) {
+                let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+                unread.push_str(&format!(
+                    "UNKNOWN: {key}: lossy-compaction: {}\n",
+                    crate::sanitize::one_line(why)
+                ));
+            }
             if let Some(l) = lossy_line(loss, s, warn, crit) {
                 lines.push(l);
             }

@@ -265,4 +265,13 @@ fn a_message_too_large_to_read_in_the_summarized_span_is_an_unknown_loss() {
         serde_json::Value::Null,
         "{v}"
     );
+    // `check` asked about lossy compactions cannot say there is none.
+    let o = h.run(&["check", "--warn", "lossy-compaction", "--crit", "over"]);
+    assert_eq!(o.code, 3, "{}\n{}", o.text(), o.stderr);
+    assert!(
+        o.text()
+            .starts_with("UNKNOWN: agent:main:main: lossy-compaction: message b75e2424"),
+        "{}",
+        o.text()
+    );
 }
