@@ -24,6 +24,7 @@
 //! messages: each entry is decoded a bounded number of times, whatever the number of
 //! compactions.
 
+pub mod automaton;
 pub mod extract;
 pub mod guard;
 pub mod presence;
@@ -308,9 +309,77 @@ struct Found {
 struct Plan<'p> {
     path: &'p [u32],
     previous: Option<usize>,
-    summarized: Vec<usize>,
-    kept: Vec<usize>,
+    summarized: Positions,
+    kept: Positions,
     dropped: Vec<usize>,
+}
+
+/// The message positions of the branch a job reads, in order, with a cursor. A compaction's
+/// span and kept messages are each a range of the branch, kept as its two ends rather than
+/// one number per entry: 20,000 compactions all keeping from one early entry hold 20,000
+/// ranges, not 200 million positions. A draft's span is the plan's own list.
+enum Positions {
+    /// `next..end`, `msg` telling which positions are messages (one flag per branch entry,
+    /// shared by every job).
+    Range {
+        next: usize,
+        end: usize,
+        msg: std::rc::Rc<[bool]>,
+    },
+    List {
+        list: Vec<usize>,
+        next: usize,
+    },
+}
+
+impl Positions {
+    fn range(r: std::ops::Range<usize>, msg: &std::rc::Rc<[bool]>) -> Positions {
+        let mut p = Positions::Range {
+            next: r.start,
+            end: r.end.max(r.start),
+            msg: msg.clone(),
+        };
+        p.skip_non_messages();
+        p
+    }
+
+    fn skip_non_messages(&mut self) {
+        if let Positions::Range { next, end, msg } = self {
+            while *next < *end && !msg[*next] {
+                *next += 1;
+            }
+        }
+    }
+
+    /// The next position to read, if any.
+    fn peek(&self) -> Option<usize> {
+        match self {
+            Positions::Range { next, end, .. } => (*next < *end).then_some(*next),
+            Positions::List { list, next } => list.get(*next).copied(),
+        }
+    }
+
+    fn advance(&mut self) {
+        match self {
+            Positions::Range { next, .. } => *next += 1,
+            Positions::List { next, .. } => *next += 1,
+        }
+        self.skip_non_messages();
+    }
+
+    /// One past the last position it may read (0: none).
+    fn end(&self) -> usize {
+        match self {
+            Positions::Range { next, end, .. } => {
+                if next < end {
+                    *end
+                } else {
+                    0
+                }
+            }
+            Positions::List { list, .. } => list.last().map_or(0, |&p| p + 1),
+        }
+    }
 }
 
 /// What the latest compaction of a session lost, for `check` and `metrics`.
@@ -407,6 +476,10 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         })
         .collect();
 
+    let msg: std::rc::Rc<[bool]> = path
+        .iter()
+        .map(|&i| yields(t.entries[i as usize].kind))
+        .collect();
     let mut jobs = Vec::with_capacity(found.len() - audited);
     for (k, c) in found.iter().enumerate().skip(audited) {
         let prev = k.checked_sub(1).map(|j| &found[j]);
@@ -416,14 +489,12 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             (Some(p), Boundary::AfterPrevious) => p.pos + 1,
         };
         let keep_from = c.first_kept.unwrap_or(c.pos);
-        let is_msg = |p: &usize| yields(t.entries[path[*p] as usize].kind);
-        let summarized: Vec<usize> = (start..keep_from.max(start)).filter(is_msg).collect();
-        let kept: Vec<usize> = (keep_from..c.pos).filter(is_msg).collect();
+        let is_msg = |p: &usize| msg[*p];
+        let summarized = Positions::range(start..keep_from.max(start), &msg);
+        let kept = Positions::range(keep_from..c.pos, &msg);
         let dropped: Vec<usize> = match prev.and_then(|p| p.first_kept.map(|fk| (fk, p.pos))) {
-            Some((fk, pp)) => (fk..pp)
-                .filter(is_msg)
-                .filter(|&q| q < start && q < keep_from)
-                .collect(),
+            // Only what lies before both the span and the kept messages is walked.
+            Some((fk, pp)) => (fk..pp.min(start).min(keep_from)).filter(is_msg).collect(),
             None => Vec::new(),
         };
         let plan = Plan {
@@ -502,13 +573,22 @@ fn read_branch<'p>(
     };
     let mut first_seen = HashMap::new();
     let mut presence = (!all.is_empty()).then(|| presence::Presence::new(&all));
-    // In progress, in order (a job's `done_at` never decreases down the list).
-    let mut jobs: std::collections::VecDeque<(usize, Job)> = jobs.into_iter().enumerate().collect();
-    let jobs_end = jobs.iter().map(|(_, j)| j.end()).max().unwrap_or(0);
+    // In progress, in order (a job's `done_at` never decreases down the list); each is
+    // touched only at the positions it reads, found through a queue keyed by its next one, so
+    // the pass costs what the jobs read, not (positions × jobs).
+    let jobs_end = jobs.iter().map(Job::end).max().unwrap_or(0);
+    let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+    let mut next_done = 0;
+    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(n, j)| Some(std::cmp::Reverse((j.as_ref()?.next_wanted()?, n))))
+        .collect();
     for (pos, &i) in path.iter().enumerate() {
-        while jobs.front().is_some_and(|(_, j)| j.done_at <= pos) {
-            let (n, j) = jobs.pop_front().expect("front exists");
-            done(n, j, &first_seen);
+        while next_done < jobs.len() && jobs[next_done].as_ref().is_some_and(|j| j.done_at <= pos) {
+            let j = jobs[next_done].take().expect("not done yet");
+            done(next_done, j, &first_seen);
+            next_done += 1;
         }
         let searching = presence.as_ref().is_some_and(|p| !p.all_found());
         if !searching && pos >= jobs_end {
@@ -516,7 +596,7 @@ fn read_branch<'p>(
         }
         let kind = t.entries[i as usize].kind;
         let search_here = searching && tokens::kind_yields_message(kind, MessageView::Compaction);
-        let job_here = jobs.iter().any(|(_, j)| j.wants(pos));
+        let job_here = queue.peek().is_some_and(|r| r.0.0 <= pos);
         if !search_here && !job_here {
             continue;
         }
@@ -528,12 +608,23 @@ fn read_branch<'p>(
                 });
             }
         }
-        for (_, j) in jobs.iter_mut() {
-            j.take(pos, &r);
+        while let Some(std::cmp::Reverse((at, n))) = queue.peek().copied() {
+            if at > pos {
+                break;
+            }
+            queue.pop();
+            if let Some(j) = jobs[n].as_mut() {
+                j.take(pos, &r);
+                if let Some(next) = j.next_wanted().filter(|&p| p > pos) {
+                    queue.push(std::cmp::Reverse((next, n)));
+                }
+            }
         }
     }
-    for (n, j) in jobs {
-        done(n, j, &first_seen);
+    for (n, j) in jobs.into_iter().enumerate().skip(next_done) {
+        if let Some(j) = j {
+            done(n, j, &first_seen);
+        }
     }
     first_seen
 }
@@ -547,9 +638,6 @@ struct Job<'p> {
     /// The position where it is complete: its compaction (the end of the branch for a draft).
     done_at: usize,
     summary: Option<&'p str>,
-    /// Next index into `plan.summarized` and `plan.kept`.
-    next_summarized: usize,
-    next_kept: usize,
     order: Vec<(String, usize)>,
     index: std::collections::HashSet<String>,
     span: Span,
@@ -585,8 +673,6 @@ impl<'p> Job<'p> {
             },
             plan,
             summary,
-            next_summarized: 0,
-            next_kept: 0,
             order: Vec::new(),
             index: Default::default(),
             guard_texts: Default::default(),
@@ -608,7 +694,7 @@ impl<'p> Job<'p> {
     /// is known and the kept messages can be searched for it.
     fn start_kept_search_when_span_done(&mut self) {
         if let (Some(summary), None) = (self.summary, &self.kept) {
-            if self.next_summarized == self.plan.summarized.len() {
+            if self.plan.summarized.peek().is_none() {
                 self.kept = Some(kept_search(&self.order, summary));
             }
         }
@@ -626,24 +712,30 @@ impl<'p> Job<'p> {
 
     /// One past the last position it reads.
     fn end(&self) -> usize {
-        let last = |v: &[usize]| v.last().map_or(0, |&p| p + 1);
-        last(&self.plan.summarized).max(if self.summary.is_some() {
-            last(&self.plan.kept)
+        self.plan.summarized.end().max(if self.summary.is_some() {
+            self.plan.kept.end()
         } else {
             0
         })
     }
 
-    fn wants(&self, pos: usize) -> bool {
-        self.plan.summarized.get(self.next_summarized) == Some(&pos)
-            || (self.plan.kept.get(self.next_kept) == Some(&pos)
-                && self.kept.as_ref().is_some_and(|k| !k.in_kept.all_found()))
+    /// The next position it reads, if any.
+    fn next_wanted(&self) -> Option<usize> {
+        let kept = self
+            .plan
+            .kept
+            .peek()
+            .filter(|_| self.kept.as_ref().is_some_and(|k| !k.in_kept.all_found()));
+        match (self.plan.summarized.peek(), kept) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Takes entry `pos` (read as `r`) when it is the next one of its span or kept messages.
     fn take(&mut self, pos: usize, r: &Read) {
-        if self.plan.summarized.get(self.next_summarized) == Some(&pos) {
-            self.next_summarized += 1;
+        if self.plan.summarized.peek() == Some(pos) {
+            self.plan.summarized.advance();
             if r.unread {
                 self.unread.get_or_insert(pos);
             }
@@ -656,9 +748,9 @@ impl<'p> Job<'p> {
             }
             self.start_kept_search_when_span_done();
         }
-        if self.plan.kept.get(self.next_kept) == Some(&pos) {
+        if self.plan.kept.peek() == Some(pos) {
             if let Some(k) = self.kept.as_mut().filter(|k| !k.in_kept.all_found()) {
-                self.next_kept += 1;
+                self.plan.kept.advance();
                 if r.unread {
                     self.unread.get_or_insert(pos);
                 }
@@ -790,9 +882,11 @@ pub fn audit_draft(
         .filter_map(at)
         .collect();
     let first_kept = at(&plan.first_kept_entry).unwrap_or(path.len());
-    let kept: Vec<usize> = (first_kept..path.len())
-        .filter(|p| yields(t.entries[path[*p] as usize].kind))
+    let msg: std::rc::Rc<[bool]> = path
+        .iter()
+        .map(|&i| yields(t.entries[i as usize].kind))
         .collect();
+    let kept = Positions::range(first_kept..path.len(), &msg);
     let previous = plan.previous_compaction.and_then(|i| at(&i));
     let dropped = previous
         .and_then(|pp| {
@@ -819,7 +913,10 @@ pub fn audit_draft(
     let p = Plan {
         path,
         previous,
-        summarized,
+        summarized: Positions::List {
+            list: summarized,
+            next: 0,
+        },
         kept,
         dropped,
     };

@@ -135,6 +135,16 @@ impl History {
                     compaction: None,
                 });
             }
+            if scan.repeats > 0 {
+                self.warnings.push(HistoryWarning {
+                    code: code::LOG_REPEATS,
+                    message: format!(
+                        "log {file}: {} more `memoryFlush triggered` line(s) in cycles already listed (the first of each cycle is kept)",
+                        scan.repeats
+                    ),
+                    compaction: None,
+                });
+            }
             for f in &scan.flushes {
                 self.flushes.push(FlushRecord {
                     source: "log",
@@ -169,8 +179,6 @@ impl History {
         });
     }
 
-    /// The warnings about the last compaction on the branch, the one that shapes the context
-    /// now: what `check` reports (older compactions are history, not a current problem).
     /// The history of a session whose transcript could not be read (`why`): what the store
     /// says stays, and a warning (code [`code::TRANSCRIPT_UNREAD`]) that `check` grades
     /// UNKNOWN.
@@ -184,6 +192,8 @@ impl History {
         self
     }
 
+    /// The warnings about the last compaction on the branch, the one that shapes the context
+    /// now: what `check` reports (older compactions are history, not a current problem).
     pub fn about_last_compaction(&self) -> Vec<&HistoryWarning> {
         if self.transcript_unread.is_some() {
             // Nothing is known about the last compaction: say so, not "no problem".
@@ -214,6 +224,7 @@ pub mod code {
     pub const USAGE_DOWN: &str = "usage-down";
     pub const LOG_UNREAD: &str = "log-unread";
     pub const TRANSCRIPT_UNREAD: &str = "transcript-unread";
+    pub const LOG_REPEATS: &str = "log-repeated-flushes";
 }
 
 /// What the branch walk found.
