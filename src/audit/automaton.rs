@@ -139,6 +139,11 @@ impl Automaton {
         a
     }
 
+    /// States of the trie (the root included).
+    pub fn states(&self) -> usize {
+        self.fail.len()
+    }
+
     fn edges(&self, s: u32) -> std::ops::Range<usize> {
         self.start[s as usize] as usize..self.start[s as usize + 1] as usize
     }
@@ -299,6 +304,32 @@ mod tests {
             },
             [0]
         );
+    }
+
+    /// Issue 33 item 8: 200,000 paths that are prefixes of one another (nearly every state
+    /// a match) build in linear time (`bench/run.sh`: the audit of such a summary) into at
+    /// most one state per pattern byte, and all are found.
+    #[test]
+    fn nested_prefixes_build_one_state_per_byte_and_are_all_found() {
+        let pats: Vec<String> = (0..200_000).map(|k| format!("/srv/p{k}")).collect();
+        let a = Automaton::new(&pats);
+        let bytes: usize = pats.iter().map(String::len).sum();
+        assert!(
+            a.states() <= bytes + 1,
+            "{} states for {bytes} bytes",
+            a.states()
+        );
+        let text = pats.join(" ");
+        let mut found = vec![false; pats.len()];
+        a.scan(
+            text.as_bytes(),
+            |c| c,
+            |i| {
+                found[i as usize] = true;
+                true
+            },
+        );
+        assert!(found.iter().all(|&f| f));
     }
 
     #[test]
