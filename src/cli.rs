@@ -91,6 +91,9 @@ pub struct Global {
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
     pub hosts: Option<Option<PathBuf>>,
+    /// With --hosts: how many hosts are read at once (default 32).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// TUI: an OpenClaw gateway log file (verbose) whose `memoryFlush triggered` lines the
     /// History pane counts as flushes, as `clawtop history KEY --log FILE` does. Repeat for
     /// several files; give it before any command.
@@ -359,6 +362,9 @@ pub fn run(cli: Cli) -> i32 {
                 "--log before a command is for the TUI and `history`; `history KEY --log FILE` also works",
             );
         }
+    }
+    if g.jobs.is_some() && g.hosts.is_none() {
+        return usage("--jobs N says how many hosts are read at once; it goes with --hosts");
     }
     if g.hosts.is_some() {
         return cmd_fleet(&g, cli.cmd, cli.target.is_some());
@@ -800,6 +806,11 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
         Ok(h) => h,
         Err(e) => return fail(e.to_string()),
     };
+    let jobs = g.jobs.map_or(crate::fleet::DEFAULT_JOBS, usize::from);
+    crate::fleet::set_jobs(jobs);
+    // Whatever ssh is still running when this ends is killed (its own process group would
+    // outlive clawtop); the commands without a terminal also on SIGINT, SIGTERM and SIGHUP.
+    let _reaper = crate::fleet::ssh::Reaper::new(kind.is_some());
     let Some(kind) = kind else {
         return match crate::tui::fleet::run(hosts, home) {
             Ok(()) => Exit::OK,
@@ -809,7 +820,7 @@ fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
             },
         };
     };
-    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width());
+    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width(), jobs);
     out(&o.stdout);
     for l in &o.stderr {
         eprintln!("{l}");

@@ -43,8 +43,9 @@ pub fn run(
     home: Option<&Path>,
     now_ms: i64,
     width: Option<usize>,
+    jobs: usize,
 ) -> Output {
-    let results = crate::fleet::read_all(hosts, home);
+    let results = crate::fleet::read_all(hosts, home, jobs);
     let errors: Vec<String> = results
         .iter()
         .flat_map(|h| h.errors())

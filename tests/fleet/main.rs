@@ -8,4 +8,5 @@ mod support;
 mod cli;
 mod fake;
 mod pty;
+mod reap;
 mod tui;
