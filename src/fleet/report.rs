@@ -29,7 +29,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
         .map(String::len)
         .max()
         .unwrap_or(0)
-        .max(4);
+        .clamp(4, list::PAD_MAX);
     let mut out = String::new();
     if !rows.is_empty() {
         let combined = ListReport {
@@ -60,7 +60,10 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                     continue;
                 }
             };
-            out.push_str(&format!("{} {line}\n", cell(host, host_w)));
+            out.push_str(&format!(
+                "{} {line}\n",
+                crate::report::text::pad(host, host_w)
+            ));
         }
     } else {
         out.push_str("no sessions on any host\n");
@@ -71,7 +74,10 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
 
 fn push_errors(out: &mut String, errors: &[(String, String)], host_w: usize) {
     for (h, e) in errors {
-        out.push_str(&format!("{} ERROR {e}\n", cell(h, host_w)));
+        out.push_str(&format!(
+            "{} ERROR {e}\n",
+            crate::report::text::pad(h, host_w)
+        ));
     }
 }
 

@@ -62,6 +62,12 @@ pub fn cell(s: &str, w: usize) -> String {
     format!("{s}{}", " ".repeat(pad))
 }
 
+/// `s` whole, padded to `w` when shorter.
+pub fn pad(s: &str, w: usize) -> String {
+    let pad = w.saturating_sub(width(s));
+    format!("{s}{}", " ".repeat(pad))
+}
+
 /// Right-aligned cell.
 pub fn rcell(s: &str, w: usize) -> String {
     let s = shorten_middle(s, w);
