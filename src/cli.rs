@@ -244,7 +244,8 @@ pub struct CompactArgs {
     /// Commit (without it the summary is only previewed).
     #[arg(long)]
     pub yes: bool,
-    /// Commit this (edited) summary instead of generating one; needs --expect-leaf.
+    /// Commit this (edited) summary instead of generating one; needs --expect-leaf. One final
+    /// newline is dropped (the one a saved preview or an editor ends the file with).
     #[arg(long, value_name = "F", requires = "expect_leaf", conflicts_with_all = ["instructions", "instructions_file"])]
     pub summary_file: Option<PathBuf>,
     /// The leafId printed with the preview; refused if the transcript moved since.

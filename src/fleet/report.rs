@@ -8,7 +8,7 @@
 use super::HostResult;
 use crate::report::check::{self, Problem};
 use crate::report::list::{self, ListReport};
-use crate::report::text::{ascii, cell};
+use crate::report::text::ascii;
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
 /// that could not be read.

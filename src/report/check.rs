@@ -262,8 +262,11 @@ pub fn run(
     if lines.is_empty() {
         return (
             format!(
-                "OK: {} sessions in {}, no problem\n",
-                r.sessions.len(),
+                "OK: {} in {}, no problem\n",
+                match r.sessions.len() {
+                    1 => "1 session".to_string(),
+                    n => format!("{n} sessions"),
+                },
                 crate::sanitize::one_line(&r.state_dir)
             ),
             OK,

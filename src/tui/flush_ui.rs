@@ -7,10 +7,7 @@ use crate::tui::view::thousands;
 use crate::usecase::{self, Problem};
 
 pub fn prompt_sources(p: &FlushPrompts) -> (String, String) {
-    (
-        FlushPrompts::describe(p.system_source, true),
-        FlushPrompts::describe(p.prompt_source, false),
-    )
+    (p.describe_for_host(true), p.describe_for_host(false))
 }
 
 /// The confirmation of a flush commit of `text`.

@@ -679,3 +679,34 @@ fn help_lists_every_mark_the_sessions_screen_draws() {
         );
     }
 }
+
+/// Issue 33 item 6: PgDn and PgUp page the help popup at 80×24, End reaches its last line,
+/// and the scroll stops there (Up moves at once after it).
+#[test]
+fn help_pages_with_pgdn_and_stops_at_its_end() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
+    press(&mut state, &ctx, &[ch('?')]);
+    let first = screen(&state);
+    press(&mut state, &ctx, &[key(KeyCode::PageDown)]);
+    let paged = state.help.unwrap();
+    assert!(paged >= 10, "PgDn scrolled {paged} lines");
+    assert_ne!(screen(&state), first);
+    press(&mut state, &ctx, &[key(KeyCode::PageUp)]);
+    assert_eq!(state.help, Some(0));
+    press(&mut state, &ctx, &[key(KeyCode::End)]);
+    let end = state.help.unwrap();
+    let last_line = clawtop::tui::draw::help::help_lines()
+        .last()
+        .unwrap()
+        .1
+        .clone();
+    assert!(
+        screen(&state).contains(last_line.trim()),
+        "{}",
+        screen(&state)
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Down), key(KeyCode::Down)]);
+    assert_eq!(state.help, Some(end));
+    press(&mut state, &ctx, &[key(KeyCode::Up)]);
+    assert_eq!(state.help, Some(end - 1));
+}
