@@ -710,3 +710,31 @@ fn help_pages_with_pgdn_and_stops_at_its_end() {
     press(&mut state, &ctx, &[key(KeyCode::Up)]);
     assert_eq!(state.help, Some(end - 1));
 }
+
+/// Issue 33 item 1: a status message longer than the line is shown whole at 80×24, wrapped
+/// upward over the bottom of the screen, never cut at the width; an error too.
+#[test]
+fn a_long_status_message_is_shown_whole_at_80_columns() {
+    let (mut state, _ctx) = sessions_app(status_rows(None), (80, 24));
+    let msg = "DEMO data: no OpenClaw state found. Real host: clawtop --state-dir DIR (or OPENCLAW_STATE_DIR). Looked at /home/operator/.openclaw, /home/operator/.clawdbot.";
+    let words = |s: &str| -> String { s.split_whitespace().collect::<Vec<_>>().join(" ") };
+    for error in [false, true] {
+        if error {
+            state.status.info = None;
+            state.status.error = Some(msg.to_string());
+        } else {
+            state.status.info = Some(msg.to_string());
+        }
+        let s = screen(&state);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 24, "{s}");
+        // The message is the last lines of the screen, whole.
+        let bottom = words(&lines[21..].join(" "));
+        assert!(bottom.contains(&words(msg)), "{s}");
+    }
+    // A short one stays on the status line alone.
+    state.status.error = None;
+    state.status.info = Some("Copied.".into());
+    let s = screen(&state);
+    assert_eq!(s.lines().last().unwrap().trim_end(), "Copied.");
+}
