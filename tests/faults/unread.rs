@@ -83,7 +83,7 @@ fn a_fifo_transcript_is_unknown() {
     std::fs::remove_file(h.transcript()).unwrap();
     rustix::fs::mkfifoat(
         rustix::fs::CWD,
-        &h.transcript(),
+        h.transcript(),
         rustix::fs::Mode::from_raw_mode(0o600),
     )
     .unwrap();
