@@ -321,11 +321,15 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             from,
             forward,
             find,
-        } => Some(Action::Found {
-            generation,
-            idx: rows::find(&transcript, from, forward, &find),
-            what: find.name(),
-        }),
+        } => {
+            let idx = rows::find(&transcript, from, forward, &find);
+            Some(Action::Found {
+                generation,
+                idx,
+                rank: idx.map(|i| rows::rank(&transcript, i, &find)),
+                what: find.name(),
+            })
+        }
         Effect::OpenTranscript {
             session,
             generation,

@@ -738,3 +738,35 @@ fn a_long_status_message_is_shown_whole_at_80_columns() {
     let s = screen(&state);
     assert_eq!(s.lines().last().unwrap().trim_end(), "Copied.");
 }
+
+/// Issue 33 item 6: a search says where its match stands: "match 3 of 6".
+#[test]
+fn search_says_match_n_of_m() {
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], (80, 24));
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Session);
+    let mut typed = vec![ch('/')];
+    typed.extend("toolresult".chars().map(ch));
+    typed.push(key(KeyCode::Enter));
+    press(&mut state, &ctx, &typed);
+    let first = state.status.info.clone().unwrap_or_default();
+    assert!(first.contains(" of 6"), "{first:?}");
+    press(&mut state, &ctx, &[ch('n')]);
+    let second = state.status.info.clone().unwrap_or_default();
+    assert!(
+        second.contains(" of 6") && second != first,
+        "{first:?} then {second:?}"
+    );
+    let n = |s: &str| -> usize {
+        s.split("match ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(n(&second), n(&first) % 6 + 1, "{first:?} then {second:?}");
+}
