@@ -181,8 +181,8 @@ impl HostFacts {
 /// One entry of the branch, decoded once for what the audit reads of it.
 struct Read {
     /// Its text as the summarizer sees it, and as OpenClaw's guard reads it (the text blocks).
-    text: String,
-    guard_text: String,
+    text: std::rc::Rc<str>,
+    guard_text: std::rc::Rc<str>,
     tokens: u64,
     /// The entry could not be decoded (too large, malformed): its text is unknown, not empty.
     unread: bool,
@@ -221,8 +221,8 @@ impl<'a> Reader<'a> {
         let kind = self.t.entries[idx as usize].kind;
         let Some(v) = self.value(idx) else {
             return Read {
-                text: String::new(),
-                guard_text: String::new(),
+                text: "".into(),
+                guard_text: "".into(),
                 tokens: tokens::estimate_entry(self.t, idx, MessageView::Compaction),
                 unread: true,
             };
@@ -251,8 +251,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// (what the summarizer sees, what OpenClaw's guard reads) of an entry.
-fn texts(kind: EntryKind, v: &Value) -> (String, String) {
+/// (what the summarizer sees, what OpenClaw's guard reads) of an entry: one string when they
+/// are the same (a message of 15 MB is held once, not twice).
+fn texts(kind: EntryKind, v: &Value) -> (std::rc::Rc<str>, std::rc::Rc<str>) {
     let blocks = |content: Option<&Value>| -> String {
         match content {
             Some(Value::String(s)) => s.clone(),
@@ -268,20 +269,20 @@ fn texts(kind: EntryKind, v: &Value) -> (String, String) {
     match kind {
         EntryKind::Message(role) => {
             let m = v.get("message").unwrap_or(&Value::Null);
-            let guard = blocks(m.get("content"));
+            let guard: std::rc::Rc<str> = blocks(m.get("content")).into();
             let seen = match role {
-                Role::BashExecution => format!("{}\n{}", s(m, "command"), s(m, "output")),
-                Role::BranchSummary | Role::CompactionSummary => s(m, "summary"),
+                Role::BashExecution => format!("{}\n{}", s(m, "command"), s(m, "output")).into(),
+                Role::BranchSummary | Role::CompactionSummary => s(m, "summary").into(),
                 _ => guard.clone(),
             };
             (seen, guard)
         }
         EntryKind::CustomMessage => {
-            let t = blocks(v.get("content"));
+            let t: std::rc::Rc<str> = blocks(v.get("content")).into();
             (t.clone(), t)
         }
-        EntryKind::BranchSummary | EntryKind::Compaction => (s(v, "summary"), String::new()),
-        _ => (String::new(), String::new()),
+        EntryKind::BranchSummary | EntryKind::Compaction => (s(v, "summary").into(), "".into()),
+        _ => ("".into(), "".into()),
     }
 }
 
@@ -289,7 +290,7 @@ fn texts(kind: EntryKind, v: &Value) -> (String, String) {
 /// `text` of each content block); None when the entry cannot be decoded.
 pub fn guard_text(t: &Transcript, idx: u32) -> Option<String> {
     let v = t.entry_json(idx).ok()?;
-    Some(texts(t.entries[idx as usize].kind, &v).1)
+    Some(texts(t.entries[idx as usize].kind, &v).1.to_string())
 }
 
 fn yields(kind: EntryKind) -> bool {
@@ -638,11 +639,13 @@ struct Job<'p> {
     /// The position where it is complete: its compaction (the end of the branch for a draft).
     done_at: usize,
     summary: Option<&'p str>,
-    order: Vec<(String, usize)>,
-    index: std::collections::HashSet<String>,
+    /// The span's identifiers in order of first appearance, each held once (a span of
+    /// 600,000 URLs is 600,000 strings, not twice that), and the position that held each.
+    order: indexmap::IndexSet<String>,
+    first_at: Vec<usize>,
     span: Span,
     /// The last [`guard::GUARD_MESSAGES`] summarized messages as the guard reads them.
-    guard_texts: std::collections::VecDeque<String>,
+    guard_texts: std::collections::VecDeque<std::rc::Rc<str>>,
     kept: Option<KeptSearch>,
     /// The first position of the span or the kept messages whose text could not be read:
     /// what the summary lost is then unknown, never counted from the rest.
@@ -673,8 +676,8 @@ impl<'p> Job<'p> {
             },
             plan,
             summary,
-            order: Vec::new(),
-            index: Default::default(),
+            order: Default::default(),
+            first_at: Vec::new(),
             guard_texts: Default::default(),
             kept: None,
             unread: None,
@@ -701,11 +704,11 @@ impl<'p> Job<'p> {
     }
 
     fn add(&mut self, text: &str, pos: usize) {
-        let (order, index) = (&mut self.order, &mut self.index);
+        let (order, first_at) = (&mut self.order, &mut self.first_at);
         extract::each(text, |v| {
-            if !index.contains(v) {
-                index.insert(v.to_string());
-                order.push((v.to_string(), pos));
+            if !order.contains(v) {
+                order.insert(v.to_string());
+                first_at.push(pos);
             }
         });
     }
@@ -805,10 +808,10 @@ impl<'p> Job<'p> {
             .kept
             .take()
             .unwrap_or_else(|| kept_search(&self.order, summary));
-        let order = &self.order;
+        let (order, first_at) = (&self.order, &self.first_at);
         let held = |i: usize| Held {
-            value: order[i].0.clone(),
-            entry_id: id_at(order[i].1),
+            value: order[i].clone(),
+            entry_id: id_at(first_at[i]),
         };
         let mut ids = Identifiers {
             total: order.len(),
@@ -827,7 +830,7 @@ impl<'p> Job<'p> {
                 ids.lost.push(held(i));
             }
         }
-        let guard_texts: Vec<String> = self.guard_texts.into();
+        let guard_texts: Vec<String> = self.guard_texts.iter().map(|t| t.to_string()).collect();
         CompactionAudit {
             entry_id: None,
             first_kept_entry_id: None,
@@ -847,8 +850,8 @@ impl<'p> Job<'p> {
 }
 
 /// Which span identifiers `summary` includes, and a search for the others.
-fn kept_search(order: &[(String, usize)], summary: &str) -> KeptSearch {
-    let values: Vec<&str> = order.iter().map(|(v, _)| v.as_str()).collect();
+fn kept_search(order: &indexmap::IndexSet<String>, summary: &str) -> KeptSearch {
+    let values: Vec<&str> = order.iter().map(String::as_str).collect();
     let in_summary = presence::included(&values, summary);
     let residual: Vec<usize> = (0..values.len()).filter(|&i| !in_summary[i]).collect();
     let residual_values: Vec<&str> = residual.iter().map(|&i| values[i]).collect();
