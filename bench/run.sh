@@ -281,6 +281,24 @@ PY
   done
 fi
 
+# Issue 33 item 8: hostile inputs (bench/gen_issue33.py): time linear in what is read, peak RSS
+# within TARGET_HOSTILE33_MB (256 MB) for any one of them.
+TARGET_HOSTILE33_MB=${TARGET_HOSTILE33_MB:-256}
+if [[ -z ${BENCH_SKIP_ISSUE33:-} ]]; then
+  H33=$DATA/issue33
+  [[ -f $H33/gateway.log ]] || python3 bench/gen_issue33.py "$H33"
+  for h in paths-200k paths-500k keep-early urls-600k; do
+    measure "clawtop audit ($h)" "$H33/$h" - "$TARGET_HOSTILE33_MB" -- \
+      "$BIN" audit agent:main:main --json --state-dir "$H33/$h"
+  done
+  measure "clawtop check --warn lossy (urls-600k)" "$H33/urls-600k" - "$TARGET_HOSTILE33_MB" -- \
+    sh -c '"$0" check --warn lossy-compaction --state-dir "$1"; [ $? -le 3 ]' "$BIN" "$H33/urls-600k"
+  measure "clawtop history --log (265 MB)" "$H33/gateway.log" - "$TARGET_HOSTILE33_MB" -- \
+    "$BIN" history agent:main:main --log "$H33/gateway.log" --state-dir "$H33/keep-early"
+  measure "clawtop check --log (265 MB)" "$H33/gateway.log" - "$TARGET_HOSTILE33_MB" -- \
+    sh -c '"$0" check --log "$1" --warn compaction-loop --state-dir "$2"; [ $? -le 3 ]' "$BIN" "$H33/gateway.log" "$H33/keep-early"
+fi
+
 printf '\n%-28s %-40s %9s %7s %12s %-24s %s\n' tool file "wall ms" "cpu s" "peak RSS MB" target result
 printf '%0.s-' {1..138}; echo
 for r in "${ROWS[@]}"; do

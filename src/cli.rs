@@ -113,6 +113,9 @@ pub fn run(cli: Cli) -> i32 {
             );
         }
     }
+    if g.jobs.is_some() && g.hosts.is_none() {
+        return usage("--jobs N says how many hosts are read at once; it goes with --hosts");
+    }
     if g.hosts.is_some() {
         return cmd_fleet(&g, cli.cmd, cli.target.is_some());
     }

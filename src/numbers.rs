@@ -9,6 +9,9 @@ use crate::used::{StoreSide, TranscriptFacts};
 use serde_json::Value;
 use std::collections::HashMap;
 
+/// One transcript read for its figures: the facts, its warnings, why it could not be read.
+type Opened = (Option<TranscriptFacts>, Vec<String>, Option<String>);
+
 pub struct Numbers<'s> {
     pub source: &'s dyn SessionSource,
     pub settings: Settings,
@@ -17,8 +20,8 @@ pub struct Numbers<'s> {
     config_label: String,
     models_json: HashMap<String, Option<(String, Value)>>,
     /// What `used` needs from each transcript, per location: sessions can share a transcript
-    /// (forks, copies).
-    facts: HashMap<String, (Option<TranscriptFacts>, Vec<String>)>,
+    /// (forks, copies). The third field: why the transcript could not be read.
+    facts: HashMap<String, Opened>,
     /// Where calls without a recorded price are priced (loaded once per process).
     pub prices: crate::cost::prices::Prices,
     /// Each transcript's cost, computed in the read that [`Self::session_seeing`] makes
@@ -147,7 +150,7 @@ impl<'s> Numbers<'s> {
         warnings: &mut Vec<String>,
         mut also: impl FnMut(&Transcript),
     ) -> Thresholds {
-        let facts = match (&s.transcript, self.source.transcripts_decide_used()) {
+        let (facts, unread) = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
                 let Numbers {
@@ -158,10 +161,11 @@ impl<'s> Numbers<'s> {
                     now_ms,
                     ..
                 } = self;
-                let (f, ws) = facts.entry(at.clone()).or_insert_with(|| {
+                let (f, ws, unread) = facts.entry(at.clone()).or_insert_with(|| {
                     tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
+                    let unread = opened.as_ref().err().map(|e| e.to_string());
                     let f = opened_transcript(opened, &mut ws).map(|t| {
                         also(&t);
                         let mj = models_json
@@ -171,14 +175,14 @@ impl<'s> Numbers<'s> {
                         costs.insert(at.clone(), c);
                         crate::used::facts(&t)
                     });
-                    (f, ws)
+                    (f, ws, unread)
                 });
                 warnings.extend(ws.iter().cloned());
-                f.clone()
+                (f.clone(), unread.clone())
             }
-            _ => None,
+            _ => (None, None),
         };
-        self.session_from(s, facts.as_ref())
+        self.session_from(s, facts.as_ref(), unread.as_deref())
     }
 
     /// Numbers of a session, and its transcript, opened for them, still open: the session
@@ -190,30 +194,47 @@ impl<'s> Numbers<'s> {
         s: &Session,
         warnings: &mut Vec<String>,
     ) -> (Thresholds, Option<Transcript>) {
-        let t = match (&s.transcript, self.source.transcripts_decide_used()) {
-            (Some(_), true) => {
-                tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
-                opened_transcript(
-                    self.source.open_transcript_for_figures(&s.reference),
-                    warnings,
-                )
+        if !(s.transcript.is_some() && self.source.transcripts_decide_used()) {
+            return (self.session_with_transcript(s, None), None);
+        }
+        tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
+        let opened = self.source.open_transcript_for_figures(&s.reference);
+        // A transcript that is there and cannot be read makes every figure that needs it
+        // unknown, never the store's figure taken quietly instead.
+        let unread = opened.as_ref().err().map(|e| e.to_string());
+        match opened_transcript(opened, warnings) {
+            Some(t) => (self.session_with_transcript(s, Some(&t)), Some(t)),
+            None => {
+                let why = unread.unwrap_or_else(|| "the transcript could not be read".into());
+                (self.session_unread(s, &why), None)
             }
-            _ => None,
-        };
-        (self.session_with_transcript(s, t.as_ref()), t)
+        }
     }
 
-    /// Numbers of a session whose transcript the caller has open (or None: the store alone).
+    /// Numbers of a session whose transcript the caller has open (or None: the store alone,
+    /// unless the source said the transcript is there and refused it).
     pub fn session_with_transcript(&mut self, s: &Session, t: Option<&Transcript>) -> Thresholds {
         let facts = t
             .filter(|_| self.source.transcripts_decide_used())
             .map(crate::used::facts);
-        self.session_from(s, facts.as_ref())
+        self.session_from(s, facts.as_ref(), None)
+    }
+
+    /// Numbers of a session whose transcript the caller tried to open and could not (`why`):
+    /// every figure that needs it is unknown ([`crate::used::unread`]).
+    pub fn session_unread(&mut self, s: &Session, why: &str) -> Thresholds {
+        self.session_from(s, None, Some(why))
     }
 
     /// The one place a session's figures are put together: window and lines from the
-    /// settings, `used` from [`crate::used::resolve`].
-    fn session_from(&mut self, s: &Session, facts: Option<&TranscriptFacts>) -> Thresholds {
+    /// settings, `used` from [`crate::used::resolve`]. `unread`: why the transcript could not
+    /// be read (the source's own refusal, [`Session::transcript_unread`], counts too).
+    fn session_from(
+        &mut self,
+        s: &Session,
+        facts: Option<&TranscriptFacts>,
+        unread: Option<&str>,
+    ) -> Thresholds {
         let source = self.source;
         let mj = self
             .models_json
@@ -238,16 +259,23 @@ impl<'s> Numbers<'s> {
             e.model.as_deref(),
         );
         let counters = Counters::from_entry(e);
-        let used = crate::used::resolve(
-            StoreSide {
-                total_tokens: counters.total_tokens,
-                total_tokens_fresh: counters.total_tokens_fresh,
-                updated_at: e.updated_at,
-            },
-            facts,
-            self.rules,
-        );
+        let store = StoreSide {
+            total_tokens: counters.total_tokens,
+            total_tokens_fresh: counters.total_tokens_fresh,
+            updated_at: e.updated_at,
+        };
+        let unread = unread
+            .or(s.transcript_unread.as_deref())
+            .filter(|_| facts.is_none() && source.transcripts_decide_used());
+        let used = match unread {
+            Some(why) => crate::used::unread(store, why),
+            None => crate::used::resolve(store, facts, self.rules),
+        };
         let mut t = with_used(self.rules, window, used, facts, &self.settings, &counters);
+        if let Some(why) = unread {
+            t.unknown
+                .push((crate::thresholds::TRANSCRIPT_UNREAD, why.to_string()));
+        }
         thresholds::note_store_flush_figure(&mut t);
         t.mask_not_exposed(&source.not_exposed());
         t

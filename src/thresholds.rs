@@ -424,7 +424,17 @@ pub struct Thresholds {
     pub unknown: Vec<(&'static str, String)>,
 }
 
+/// The name in [`Thresholds::unknown`] (and a list row's `unknown`) of a transcript that is
+/// there but could not be read: `used` and everything from it are unknown, and `check` says
+/// UNKNOWN naming why.
+pub const TRANSCRIPT_UNREAD: &str = "transcript";
+
 impl Thresholds {
+    /// Why the session's transcript could not be read, when it could not.
+    pub fn transcript_unread(&self) -> Option<&str> {
+        self.unknown(TRANSCRIPT_UNREAD)
+    }
+
     /// What a source cannot read stays unknown instead of a default: the figures derived from
     /// it are masked (field names as in `source::SessionSource::not_exposed`). Every
     /// front-end gets its numbers through `numbers::Numbers`, which calls this.

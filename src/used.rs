@@ -444,6 +444,26 @@ pub fn resolve(store: StoreSide, facts: Option<&TranscriptFacts>, rules: Rules) 
     }
 }
 
+/// `used` of a session whose transcript is there but could not be read (`why`): unknown. The
+/// store's figure is shown beside it, never taken in its place: without the transcript it can
+/// be neither checked nor corrected (a run-sum, a figure older than the last compaction), so
+/// taking it would be a quiet fallback.
+pub fn unread(store: StoreSide, why: &str) -> Used {
+    Used {
+        value: None,
+        source: UsedSource::Unknown,
+        store_differs: store.total_tokens,
+        check: UsedCheck::Unknown,
+        check_reason: match store.total_tokens {
+            Some(n) => format!(
+                "the transcript could not be read ({why}); the store's {} is not checked against it, so used is unknown",
+                thousands(n)
+            ),
+            None => format!("the transcript could not be read ({why}); used is unknown"),
+        },
+    }
+}
+
 fn unknown(store: StoreSide) -> Used {
     Used {
         value: None,

@@ -27,6 +27,7 @@
 //! messages: each entry is decoded a bounded number of times, whatever the number of
 //! compactions.
 
+pub mod automaton;
 pub mod extract;
 pub mod guard;
 pub mod presence;
@@ -123,6 +124,10 @@ pub struct CompactionAudit {
     pub summary_cap: usize,
     pub guard: GuardVerdict,
     pub unknown: Option<String>,
+    /// `unknown` is because a message could not be read (not because the host hides its
+    /// summaries): `check` says UNKNOWN for it.
+    #[serde(skip)]
+    pub unread_message: bool,
 }
 
 impl CompactionAudit {
@@ -192,9 +197,11 @@ impl HostFacts {
 /// One entry of the branch, decoded once for what the audit reads of it.
 struct Read {
     /// Its text as the summarizer sees it, and as OpenClaw's guard reads it (the text blocks).
-    text: String,
-    guard_text: String,
+    text: std::rc::Rc<str>,
+    guard_text: std::rc::Rc<str>,
     tokens: u64,
+    /// The entry could not be decoded (too large, malformed): its text is unknown, not empty.
+    unread: bool,
 }
 
 /// Reads branch entries, reporting those that cannot be decoded once each.
@@ -230,9 +237,10 @@ impl<'a> Reader<'a> {
         let kind = self.t.entries[idx as usize].kind;
         let Some(v) = self.value(idx) else {
             return Read {
-                text: String::new(),
-                guard_text: String::new(),
+                text: "".into(),
+                guard_text: "".into(),
                 tokens: tokens::estimate_entry(self.t, idx, MessageView::Compaction),
+                unread: true,
             };
         };
         let table = usize::from(matches!(
@@ -254,12 +262,14 @@ impl<'a> Reader<'a> {
             text,
             guard_text,
             tokens,
+            unread: false,
         }
     }
 }
 
-/// (what the summarizer sees, what OpenClaw's guard reads) of an entry.
-fn texts(kind: EntryKind, v: &Value) -> (String, String) {
+/// (what the summarizer sees, what OpenClaw's guard reads) of an entry: one string when they
+/// are the same (a message of 15 MB is held once, not twice).
+fn texts(kind: EntryKind, v: &Value) -> (std::rc::Rc<str>, std::rc::Rc<str>) {
     let blocks = |content: Option<&Value>| -> String {
         match content {
             Some(Value::String(s)) => s.clone(),
@@ -275,20 +285,20 @@ fn texts(kind: EntryKind, v: &Value) -> (String, String) {
     match kind {
         EntryKind::Message(role) => {
             let m = v.get("message").unwrap_or(&Value::Null);
-            let guard = blocks(m.get("content"));
+            let guard: std::rc::Rc<str> = blocks(m.get("content")).into();
             let seen = match role {
-                Role::BashExecution => format!("{}\n{}", s(m, "command"), s(m, "output")),
-                Role::BranchSummary | Role::CompactionSummary => s(m, "summary"),
+                Role::BashExecution => format!("{}\n{}", s(m, "command"), s(m, "output")).into(),
+                Role::BranchSummary | Role::CompactionSummary => s(m, "summary").into(),
                 _ => guard.clone(),
             };
             (seen, guard)
         }
         EntryKind::CustomMessage => {
-            let t = blocks(v.get("content"));
+            let t: std::rc::Rc<str> = blocks(v.get("content")).into();
             (t.clone(), t)
         }
-        EntryKind::BranchSummary | EntryKind::Compaction => (s(v, "summary"), String::new()),
-        _ => (String::new(), String::new()),
+        EntryKind::BranchSummary | EntryKind::Compaction => (s(v, "summary").into(), "".into()),
+        _ => ("".into(), "".into()),
     }
 }
 
@@ -296,7 +306,7 @@ fn texts(kind: EntryKind, v: &Value) -> (String, String) {
 /// `text` of each content block); None when the entry cannot be decoded.
 pub fn guard_text(t: &Transcript, idx: u32) -> Option<String> {
     let v = t.entry_json(idx).ok()?;
-    Some(texts(t.entries[idx as usize].kind, &v).1)
+    Some(texts(t.entries[idx as usize].kind, &v).1.to_string())
 }
 
 fn yields(kind: EntryKind) -> bool {
@@ -336,9 +346,77 @@ fn planned_with(c: &Found, p: &Found, host: Boundary) -> Boundary {
 struct Plan<'p> {
     path: &'p [u32],
     previous: Option<usize>,
-    summarized: Vec<usize>,
-    kept: Vec<usize>,
+    summarized: Positions,
+    kept: Positions,
     dropped: Vec<usize>,
+}
+
+/// The message positions of the branch a job reads, in order, with a cursor. A compaction's
+/// span and kept messages are each a range of the branch, kept as its two ends rather than
+/// one number per entry: 20,000 compactions all keeping from one early entry hold 20,000
+/// ranges, not 200 million positions. A draft's span is the plan's own list.
+enum Positions {
+    /// `next..end`, `msg` telling which positions are messages (one flag per branch entry,
+    /// shared by every job).
+    Range {
+        next: usize,
+        end: usize,
+        msg: std::rc::Rc<[bool]>,
+    },
+    List {
+        list: Vec<usize>,
+        next: usize,
+    },
+}
+
+impl Positions {
+    fn range(r: std::ops::Range<usize>, msg: &std::rc::Rc<[bool]>) -> Positions {
+        let mut p = Positions::Range {
+            next: r.start,
+            end: r.end.max(r.start),
+            msg: msg.clone(),
+        };
+        p.skip_non_messages();
+        p
+    }
+
+    fn skip_non_messages(&mut self) {
+        if let Positions::Range { next, end, msg } = self {
+            while *next < *end && !msg[*next] {
+                *next += 1;
+            }
+        }
+    }
+
+    /// The next position to read, if any.
+    fn peek(&self) -> Option<usize> {
+        match self {
+            Positions::Range { next, end, .. } => (*next < *end).then_some(*next),
+            Positions::List { list, next } => list.get(*next).copied(),
+        }
+    }
+
+    fn advance(&mut self) {
+        match self {
+            Positions::Range { next, .. } => *next += 1,
+            Positions::List { next, .. } => *next += 1,
+        }
+        self.skip_non_messages();
+    }
+
+    /// One past the last position it may read (0: none).
+    fn end(&self) -> usize {
+        match self {
+            Positions::Range { next, end, .. } => {
+                if next < end {
+                    *end
+                } else {
+                    0
+                }
+            }
+            Positions::List { list, .. } => list.last().map_or(0, |&p| p + 1),
+        }
+    }
 }
 
 /// What the latest compaction of a session lost, for `check` and `metrics`.
@@ -349,6 +427,9 @@ pub struct Loss {
     /// None when the summary cannot be read.
     pub identifiers_lost: Option<usize>,
     pub messages_dropped_unsummarized: usize,
+    /// Why what it lost is unknown, when a message of its span could not be read (never
+    /// counted as "0 lost"; a summary the host does not expose is not this).
+    pub unknown: Option<String>,
 }
 
 impl Loss {
@@ -357,6 +438,7 @@ impl Loss {
             entry_id: c.entry_id.clone(),
             identifiers_lost: c.lost(),
             messages_dropped_unsummarized: c.dropped_unsummarized.messages,
+            unknown: c.unknown.clone().filter(|_| c.unread_message),
         }
     }
 
@@ -436,6 +518,10 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         })
         .collect();
 
+    let msg: std::rc::Rc<[bool]> = path
+        .iter()
+        .map(|&i| yields(t.entries[i as usize].kind))
+        .collect();
     let mut jobs = Vec::with_capacity(found.len() - audited);
     for (k, c) in found.iter().enumerate().skip(audited) {
         let prev = k.checked_sub(1).map(|j| &found[j]);
@@ -453,17 +539,15 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
             (Some(p), Boundary::AfterPrevious) => p.pos + 1,
         };
         let keep_from = c.first_kept.unwrap_or(c.pos);
-        let is_msg = |p: &usize| yields(t.entries[path[*p] as usize].kind);
-        let summarized: Vec<usize> = (start..keep_from.max(start)).filter(is_msg).collect();
-        let kept: Vec<usize> = (keep_from..c.pos).filter(is_msg).collect();
+        let is_msg = |p: &usize| msg[*p];
+        let summarized = Positions::range(start..keep_from.max(start), &msg);
+        let kept = Positions::range(keep_from..c.pos, &msg);
         let dropped: Vec<usize> = match prev
             .and_then(|p| p.first_kept.map(|fk| (fk, p.pos)))
             .filter(|_| planned != Boundary::Unknown)
         {
-            Some((fk, pp)) => (fk..pp)
-                .filter(is_msg)
-                .filter(|&q| q < start && q < keep_from)
-                .collect(),
+            // Only what lies before both the span and the kept messages is walked.
+            Some((fk, pp)) => (fk..pp.min(start).min(keep_from)).filter(is_msg).collect(),
             None => Vec::new(),
         };
         let plan = Plan {
@@ -499,7 +583,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         let mut a = job.finish(t, invented, host, planned[j]);
         a.entry_id = Some(t.display_id(path[c.pos]));
         a.first_kept_entry_id = c.first_kept_id.clone();
-        if a.identifiers.is_none() {
+        if a.identifiers.is_none() && a.unknown.is_none() {
             a.unknown = Some(match &host.summaries_unreadable {
                 Some(why) => format!("compaction summaries are {why}"),
                 None => "the compaction entry has no readable summary".to_string(),
@@ -550,13 +634,22 @@ fn read_branch<'p>(
     };
     let mut first_seen = HashMap::new();
     let mut presence = (!all.is_empty()).then(|| presence::Presence::new(&all));
-    // In progress, in order (a job's `done_at` never decreases down the list).
-    let mut jobs: std::collections::VecDeque<(usize, Job)> = jobs.into_iter().enumerate().collect();
-    let jobs_end = jobs.iter().map(|(_, j)| j.end()).max().unwrap_or(0);
+    // In progress, in order (a job's `done_at` never decreases down the list); each is
+    // touched only at the positions it reads, found through a queue keyed by its next one, so
+    // the pass costs what the jobs read, not (positions × jobs).
+    let jobs_end = jobs.iter().map(Job::end).max().unwrap_or(0);
+    let mut jobs: Vec<Option<Job>> = jobs.into_iter().map(Some).collect();
+    let mut next_done = 0;
+    let mut queue: std::collections::BinaryHeap<std::cmp::Reverse<(usize, usize)>> = jobs
+        .iter()
+        .enumerate()
+        .filter_map(|(n, j)| Some(std::cmp::Reverse((j.as_ref()?.next_wanted()?, n))))
+        .collect();
     for (pos, &i) in path.iter().enumerate() {
-        while jobs.front().is_some_and(|(_, j)| j.done_at <= pos) {
-            let (n, j) = jobs.pop_front().expect("front exists");
-            done(n, j, &first_seen);
+        while next_done < jobs.len() && jobs[next_done].as_ref().is_some_and(|j| j.done_at <= pos) {
+            let j = jobs[next_done].take().expect("not done yet");
+            done(next_done, j, &first_seen);
+            next_done += 1;
         }
         let searching = presence.as_ref().is_some_and(|p| !p.all_found());
         if !searching && pos >= jobs_end {
@@ -564,7 +657,7 @@ fn read_branch<'p>(
         }
         let kind = t.entries[i as usize].kind;
         let search_here = searching && tokens::kind_yields_message(kind, MessageView::Compaction);
-        let job_here = jobs.iter().any(|(_, j)| j.wants(pos));
+        let job_here = queue.peek().is_some_and(|r| r.0.0 <= pos);
         if !search_here && !job_here {
             continue;
         }
@@ -576,12 +669,23 @@ fn read_branch<'p>(
                 });
             }
         }
-        for (_, j) in jobs.iter_mut() {
-            j.take(pos, &r);
+        while let Some(std::cmp::Reverse((at, n))) = queue.peek().copied() {
+            if at > pos {
+                break;
+            }
+            queue.pop();
+            if let Some(j) = jobs[n].as_mut() {
+                j.take(pos, &r);
+                if let Some(next) = j.next_wanted().filter(|&p| p > pos) {
+                    queue.push(std::cmp::Reverse((next, n)));
+                }
+            }
         }
     }
-    for (n, j) in jobs {
-        done(n, j, &first_seen);
+    for (n, j) in jobs.into_iter().enumerate().skip(next_done) {
+        if let Some(j) = j {
+            done(n, j, &first_seen);
+        }
     }
     first_seen
 }
@@ -595,15 +699,17 @@ struct Job<'p> {
     /// The position where it is complete: its compaction (the end of the branch for a draft).
     done_at: usize,
     summary: Option<&'p str>,
-    /// Next index into `plan.summarized` and `plan.kept`.
-    next_summarized: usize,
-    next_kept: usize,
-    order: Vec<(String, usize)>,
-    index: std::collections::HashSet<String>,
+    /// The span's identifiers in order of first appearance, each held once (a span of
+    /// 600,000 URLs is 600,000 strings, not twice that), and the position that held each.
+    order: indexmap::IndexSet<String>,
+    first_at: Vec<usize>,
     span: Span,
     /// The last [`guard::GUARD_MESSAGES`] summarized messages as the guard reads them.
-    guard_texts: std::collections::VecDeque<String>,
+    guard_texts: std::collections::VecDeque<std::rc::Rc<str>>,
     kept: Option<KeptSearch>,
+    /// The first position of the span or the kept messages whose text could not be read:
+    /// what the summary lost is then unknown, never counted from the rest.
+    unread: Option<usize>,
 }
 
 /// The summary's verdict on the span's identifiers, and the search of the kept messages for
@@ -630,12 +736,11 @@ impl<'p> Job<'p> {
             },
             plan,
             summary,
-            next_summarized: 0,
-            next_kept: 0,
-            order: Vec::new(),
-            index: Default::default(),
+            order: Default::default(),
+            first_at: Vec::new(),
             guard_texts: Default::default(),
             kept: None,
+            unread: None,
         };
         if let Some(pp) = job.plan.previous {
             if let Some(s) = prev_summary {
@@ -652,42 +757,51 @@ impl<'p> Job<'p> {
     /// is known and the kept messages can be searched for it.
     fn start_kept_search_when_span_done(&mut self) {
         if let (Some(summary), None) = (self.summary, &self.kept) {
-            if self.next_summarized == self.plan.summarized.len() {
+            if self.plan.summarized.peek().is_none() {
                 self.kept = Some(kept_search(&self.order, summary));
             }
         }
     }
 
     fn add(&mut self, text: &str, pos: usize) {
-        let (order, index) = (&mut self.order, &mut self.index);
+        let (order, first_at) = (&mut self.order, &mut self.first_at);
         extract::each(text, |v| {
-            if !index.contains(v) {
-                index.insert(v.to_string());
-                order.push((v.to_string(), pos));
+            if !order.contains(v) {
+                order.insert(v.to_string());
+                first_at.push(pos);
             }
         });
     }
 
     /// One past the last position it reads.
     fn end(&self) -> usize {
-        let last = |v: &[usize]| v.last().map_or(0, |&p| p + 1);
-        last(&self.plan.summarized).max(if self.summary.is_some() {
-            last(&self.plan.kept)
+        self.plan.summarized.end().max(if self.summary.is_some() {
+            self.plan.kept.end()
         } else {
             0
         })
     }
 
-    fn wants(&self, pos: usize) -> bool {
-        self.plan.summarized.get(self.next_summarized) == Some(&pos)
-            || (self.plan.kept.get(self.next_kept) == Some(&pos)
-                && self.kept.as_ref().is_some_and(|k| !k.in_kept.all_found()))
+    /// The next position it reads, if any.
+    fn next_wanted(&self) -> Option<usize> {
+        let kept = self
+            .plan
+            .kept
+            .peek()
+            .filter(|_| self.kept.as_ref().is_some_and(|k| !k.in_kept.all_found()));
+        match (self.plan.summarized.peek(), kept) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Takes entry `pos` (read as `r`) when it is the next one of its span or kept messages.
     fn take(&mut self, pos: usize, r: &Read) {
-        if self.plan.summarized.get(self.next_summarized) == Some(&pos) {
-            self.next_summarized += 1;
+        if self.plan.summarized.peek() == Some(pos) {
+            self.plan.summarized.advance();
+            if r.unread {
+                self.unread.get_or_insert(pos);
+            }
             self.add(&r.text, pos);
             self.span.entries += 1;
             self.span.tokens += r.tokens;
@@ -697,9 +811,12 @@ impl<'p> Job<'p> {
             }
             self.start_kept_search_when_span_done();
         }
-        if self.plan.kept.get(self.next_kept) == Some(&pos) {
+        if self.plan.kept.peek() == Some(pos) {
             if let Some(k) = self.kept.as_mut().filter(|k| !k.in_kept.all_found()) {
-                self.next_kept += 1;
+                self.plan.kept.advance();
+                if r.unread {
+                    self.unread.get_or_insert(pos);
+                }
                 k.in_kept.scan(&r.text, |_| {});
             }
         }
@@ -727,7 +844,17 @@ impl<'p> Job<'p> {
             dropped.tokens += tokens::estimate_entry(t, path[p], MessageView::Compaction);
             dropped.entry_ids.push(id_at(p));
         }
-        let Some(summary) = self.summary else {
+        let unread = self.unread.map(|p| {
+            format!(
+                "message {} in the span or the kept messages could not be read (too large or malformed), so what the summary lost is unknown",
+                id_at(p)
+            )
+        });
+        let summary = match (self.summary, &unread) {
+            (Some(summary), None) => Some(summary),
+            _ => None,
+        };
+        let Some(summary) = summary else {
             return CompactionAudit {
                 entry_id: None,
                 first_kept_entry_id: None,
@@ -739,17 +866,18 @@ impl<'p> Job<'p> {
                 summary_chars: None,
                 summary_cap: guard::SUMMARY_CAP,
                 guard: GuardVerdict::unknown(),
-                unknown: None,
+                unread_message: unread.is_some(),
+                unknown: unread,
             };
         };
         let k = self
             .kept
             .take()
             .unwrap_or_else(|| kept_search(&self.order, summary));
-        let order = &self.order;
+        let (order, first_at) = (&self.order, &self.first_at);
         let held = |i: usize| Held {
-            value: order[i].0.clone(),
-            entry_id: id_at(order[i].1),
+            value: order[i].clone(),
+            entry_id: id_at(first_at[i]),
         };
         let mut ids = Identifiers {
             total: order.len(),
@@ -768,7 +896,7 @@ impl<'p> Job<'p> {
                 ids.lost.push(held(i));
             }
         }
-        let guard_texts: Vec<String> = self.guard_texts.into();
+        let guard_texts: Vec<String> = self.guard_texts.iter().map(|t| t.to_string()).collect();
         CompactionAudit {
             entry_id: None,
             first_kept_entry_id: None,
@@ -782,13 +910,14 @@ impl<'p> Job<'p> {
             summary_cap: guard::SUMMARY_CAP,
             guard: guard::verdict(summary, &guard_texts),
             unknown: None,
+            unread_message: false,
         }
     }
 }
 
 /// Which span identifiers `summary` includes, and a search for the others.
-fn kept_search(order: &[(String, usize)], summary: &str) -> KeptSearch {
-    let values: Vec<&str> = order.iter().map(|(v, _)| v.as_str()).collect();
+fn kept_search(order: &indexmap::IndexSet<String>, summary: &str) -> KeptSearch {
+    let values: Vec<&str> = order.iter().map(String::as_str).collect();
     let in_summary = presence::included(&values, summary);
     let residual: Vec<usize> = (0..values.len()).filter(|&i| !in_summary[i]).collect();
     let residual_values: Vec<&str> = residual.iter().map(|&i| values[i]).collect();
@@ -822,9 +951,11 @@ pub fn audit_draft(
         .filter_map(at)
         .collect();
     let first_kept = at(&plan.first_kept_entry).unwrap_or(path.len());
-    let kept: Vec<usize> = (first_kept..path.len())
-        .filter(|p| yields(t.entries[path[*p] as usize].kind))
+    let msg: std::rc::Rc<[bool]> = path
+        .iter()
+        .map(|&i| yields(t.entries[i as usize].kind))
         .collect();
+    let kept = Positions::range(first_kept..path.len(), &msg);
     let previous = plan.previous_compaction.and_then(|i| at(&i));
     let dropped = previous
         .and_then(|pp| {
@@ -851,7 +982,10 @@ pub fn audit_draft(
     let p = Plan {
         path,
         previous,
-        summarized,
+        summarized: Positions::List {
+            list: summarized,
+            next: 0,
+        },
         kept,
         dropped,
     };

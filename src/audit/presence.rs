@@ -2,22 +2,24 @@
 //! summary includes it" (`summaryIncludesIdentifier`): a substring, pure hex compared after
 //! upper-casing both sides, anything else verbatim.
 //!
-//! One Aho–Corasick automaton per rule, built once and run over each text, instead of one
-//! substring search per identifier: a span can hold 100,000 identifiers and a text 16 MB, and
-//! the cost stays proportional to the texts plus the matches reported. A match already seen is
+//! One Aho–Corasick automaton per rule ([`super::automaton`], built in linear time), built
+//! once and run over each text, instead of one substring search per identifier: a span can
+//! hold 100,000 identifiers and a text 16 MB, and the cost stays proportional to the
+//! identifiers plus the texts plus the matches reported. A match already seen is
 //! not counted twice, and the scan stops as soon as every identifier has been found.
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use super::automaton::Automaton;
 
 pub struct Presence {
-    plain: Option<(AhoCorasick, Vec<usize>)>,
-    hex: Option<(AhoCorasick, Vec<usize>)>,
+    plain: Option<(Automaton, Vec<usize>)>,
+    hex: Option<(Automaton, Vec<usize>)>,
     found: Vec<bool>,
     remaining: usize,
 }
 
 impl Presence {
-    /// An automaton for `ids` (values as [`super::extract`] yields them).
+    /// An automaton for `ids` (values as [`super::extract`] yields them; pure hex ones are
+    /// upper-case already).
     pub fn new<S: AsRef<str>>(ids: &[S]) -> Presence {
         let (mut plain, mut hex) = (Vec::new(), Vec::new());
         for (i, id) in ids.iter().enumerate() {
@@ -27,16 +29,22 @@ impl Presence {
                 plain.push(i);
             }
         }
-        let build = |which: Vec<usize>, ascii_ci: bool| {
+        let build = |which: Vec<usize>, upper: bool| {
             if which.is_empty() {
                 return None;
             }
-            AhoCorasickBuilder::new()
-                .match_kind(MatchKind::Standard)
-                .ascii_case_insensitive(ascii_ci)
-                .build(which.iter().map(|&i| ids[i].as_ref()))
-                .ok()
-                .map(|ac| (ac, which))
+            let pats: Vec<std::borrow::Cow<'_, [u8]>> = which
+                .iter()
+                .map(|&i| {
+                    let id = ids[i].as_ref();
+                    if upper {
+                        std::borrow::Cow::Owned(id.to_ascii_uppercase().into_bytes())
+                    } else {
+                        std::borrow::Cow::Borrowed(id.as_bytes())
+                    }
+                })
+                .collect();
+            Some((Automaton::new(&pats), which))
         };
         Presence {
             plain: build(plain, false),
@@ -62,29 +70,32 @@ impl Presence {
         }
         let found = &mut self.found;
         let remaining = &mut self.remaining;
-        let mut run = |ac: &AhoCorasick, which: &[usize], hay: &str| {
-            for m in ac.find_overlapping_iter(hay) {
-                let i = which[m.pattern().as_usize()];
+        let mut run = |ac: &Automaton, which: &[usize], hay: &[u8], upper: bool| {
+            if *remaining == 0 {
+                return;
+            }
+            let map = |c: u8| if upper { c.to_ascii_uppercase() } else { c };
+            ac.scan(hay, map, |m| {
+                let i = which[m as usize];
                 if !found[i] {
                     found[i] = true;
                     *remaining -= 1;
                     newly(i);
-                    if *remaining == 0 {
-                        return;
-                    }
                 }
-            }
+                *remaining > 0
+            });
         };
         if let Some((ac, which)) = &self.plain {
-            run(ac, which, text);
+            run(ac, which, text.as_bytes(), false);
         }
         if let Some((ac, which)) = &self.hex {
             // JavaScript upper-cases the whole summary, and a few non-ASCII characters
-            // upper-case into ASCII hex letters (U+FB00 'ﬀ' is "FF"); ASCII text needs no copy.
+            // upper-case into ASCII hex letters (U+FB00 'ﬀ' is "FF"); ASCII text is upper-cased
+            // byte by byte as it is scanned, without a copy.
             if text.is_ascii() {
-                run(ac, which, text);
+                run(ac, which, text.as_bytes(), true);
             } else {
-                run(ac, which, &text.to_uppercase());
+                run(ac, which, text.to_uppercase().as_bytes(), false);
             }
         }
     }

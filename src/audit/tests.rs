@@ -210,3 +210,51 @@ fn a_cut_pi_cannot_make_without_a_record_is_unknown_not_a_loss() {
     assert_eq!(a.compactions[1].boundary, Boundary::AfterPrevious);
     assert_eq!(a.compactions[1].dropped_unsummarized.messages, 2);
 }
+
+/// Issue 33 item 8: many compactions all keeping from one early entry. Each keeps the same
+/// early messages, so the kept range of each is as long as the branch before it: the audit
+/// holds each as a range (not a list of positions) and reads each entry a bounded number of
+/// times; here the results, `bench/run.sh` the time and memory of 20,000.
+#[test]
+fn many_compactions_keeping_from_an_early_entry() {
+    let n = 2_000;
+    let mut lines = vec![
+        line(
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}),
+        ),
+        msg("m0", "", "user", "start"),
+        msg("m1", "m0", "assistant", "kept /srv/keep/one"),
+    ];
+    let mut parent = "m1".to_string();
+    for k in 0..n {
+        let (u, c) = (format!("u{k}"), format!("c{k}"));
+        lines.push(msg(&u, &parent, "user", &format!("turn about /srv/t{k}/x")));
+        lines.push(compaction(
+            &c,
+            &u,
+            "m1",
+            &format!("summary {k} of /srv/keep/one"),
+        ));
+        parent = c;
+    }
+    let t = Transcript::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes());
+    for rules in [Rules::V2026_2, Rules::V2026_9] {
+        let a = audit_transcript(
+            &t,
+            &HostFacts {
+                rules,
+                summaries_unreadable: None,
+            },
+        );
+        assert_eq!(a.totals.compactions, n);
+        // pi's boundary: each summarized nothing (its span starts after the previous one,
+        // past its own first kept entry) and kept m1 and every later message but compactions.
+        let last = a.compactions.last().unwrap();
+        assert_eq!(last.first_kept_entry_id.as_deref(), Some("m1"));
+        assert_eq!(a.totals.unknown, 0);
+        if rules == Rules::V2026_2 {
+            assert_eq!(last.span.entries, 0);
+            assert_eq!(a.totals.messages_dropped_unsummarized, 0);
+        }
+    }
+}

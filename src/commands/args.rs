@@ -44,6 +44,9 @@ pub struct Global {
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
     pub hosts: Option<Option<PathBuf>>,
+    /// With --hosts: how many hosts are read at once (default 32).
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// TUI: an OpenClaw gateway log file (verbose) whose `memoryFlush triggered` lines the
     /// History pane counts as flushes, as `clawtop history KEY --log FILE` does. Repeat for
     /// several files; give it before any command.
@@ -205,7 +208,8 @@ pub struct CompactArgs {
     /// Commit (without it the summary is only previewed).
     #[arg(long)]
     pub yes: bool,
-    /// Commit this (edited) summary instead of generating one; needs --expect-leaf.
+    /// Commit this (edited) summary instead of generating one; needs --expect-leaf. One final
+    /// newline is dropped (the one a saved preview or an editor ends the file with).
     #[arg(long, value_name = "F", requires = "expect_leaf", conflicts_with_all = ["instructions", "instructions_file"])]
     pub summary_file: Option<PathBuf>,
     /// The leafId printed with the preview; refused if the transcript moved since.

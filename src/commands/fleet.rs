@@ -44,8 +44,9 @@ pub fn run(
     home: Option<&Path>,
     now_ms: i64,
     width: Option<usize>,
+    jobs: usize,
 ) -> Output {
-    let results = crate::fleet::read_all(hosts, home);
+    let results = crate::fleet::read_all(hosts, home, jobs);
     let errors: Vec<String> = results
         .iter()
         .flat_map(|h| h.errors())
@@ -147,6 +148,11 @@ pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
         Ok(h) => h,
         Err(e) => return fail(e.to_string()),
     };
+    let jobs = g.jobs.map_or(crate::fleet::DEFAULT_JOBS, usize::from);
+    crate::fleet::set_jobs(jobs);
+    // Whatever ssh is still running when this ends is killed (its own process group would
+    // outlive clawtop); the commands without a terminal also on SIGINT, SIGTERM and SIGHUP.
+    let _reaper = crate::fleet::ssh::Reaper::new(kind.is_some());
     let Some(kind) = kind else {
         return match crate::tui::fleet::run(hosts, home) {
             Ok(()) => Exit::OK,
@@ -156,7 +162,7 @@ pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
             },
         };
     };
-    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width());
+    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width(), jobs);
     out(&o.stdout);
     for l in &o.stderr {
         eprintln!("{l}");

@@ -21,6 +21,7 @@ pub(crate) fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathB
                 entry: Default::default(),
                 transcript: Some(f.path().display().to_string()),
                 transcript_how: "the file given",
+                transcript_unread: None,
                 entry_from: None,
                 warnings: Vec::new(),
             };
@@ -38,5 +39,12 @@ pub(crate) fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathB
         out(&crate::report::history::render(&rep));
         warn_all(&rep.read_warnings);
     }
-    Exit::OK
+    // A history whose transcript could not be read is not a history with nothing in it.
+    match &rep.history.transcript_unread {
+        Some(why) => fail(format!(
+            "the transcript of {} could not be read: {why}",
+            rep.session_key
+        )),
+        None => Exit::OK,
+    }
 }

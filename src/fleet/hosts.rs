@@ -104,6 +104,10 @@ pub enum HostSpecError {
     DuplicateName,
     #[error("`name` must be a non-empty line of text")]
     BadName,
+    #[error(
+        "`name` has spaces at its start or end; write it without them (\"x\" and \"x \" would be two hosts that look the same)"
+    )]
+    SpacedName,
     #[error("`token_file` goes with `gateway`, not `ssh`")]
     TokenFileWithSsh,
     #[error("`ssh` destination {0:?} starts with '-'")]
@@ -204,6 +208,11 @@ fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, HostSpecError
     if h.name.trim().is_empty() || h.name.chars().any(|c| c.is_control()) {
         return Err(HostSpecError::BadName);
     }
+    // "x" and "x " would be two hosts that print the same: the name is refused, not trimmed,
+    // so what the operator wrote is what every surface shows.
+    if h.name.trim() != h.name {
+        return Err(HostSpecError::SpacedName);
+    }
     let expand = |s: &str| crate::store::resolve::expand_tilde(s, home);
     let transport = match (&h.ssh, &h.gateway) {
         (Some(dest), None) => {
@@ -274,7 +283,9 @@ fn check_host(h: RawHost, home: Option<&Path>) -> Result<HostSpec, HostSpecError
 }
 
 /// A gateway token is a credential: refused when its file is readable or writable by anyone
-/// but the owner, as ssh refuses a private key.
+/// but the owner, as ssh refuses a private key. A symbolic link is followed, as ssh follows
+/// one to a key (dotfile managers link such files): the file it leads to must be a regular
+/// file of mode 0600 (or stricter), and that is what is checked.
 fn check_token_file(p: &Path) -> Result<(), HostSpecError> {
     use std::os::unix::fs::PermissionsExt;
     let path = || p.display().to_string();
@@ -356,5 +367,46 @@ mod tests {
         assert!(e.contains("host #1") && e.contains("name"), "{e}");
         let e = error_of("hosts = 1\n");
         assert!(e.contains("hosts.toml") && e.contains("hosts"), "{e}");
+    }
+
+    /// Issue 33 item 10: "x" and "x " are not two hosts.
+    #[test]
+    fn a_name_with_spaces_around_it_is_refused() {
+        for name in ["x ", " x", "x\u{a0}"] {
+            let e = error_of(&format!("[[host]]\nname = \"{name}\"\nssh = \"x\"\n"));
+            assert!(e.contains("spaces at its start or end"), "{name:?}: {e}");
+        }
+        let e =
+            error_of("[[host]]\nname = \"x\"\nssh = \"a\"\n[[host]]\nname = \"x \"\nssh = \"b\"\n");
+        assert!(e.contains("spaces"), "{e}");
+        assert!(parse_str("[[host]]\nname = \"x y\"\nssh = \"a\"\n").is_ok());
+    }
+
+    /// Issue 33 item 10, decided: a token file may be a symbolic link (as ssh follows one to a
+    /// key); the file it leads to is what must be a regular file of mode 0600.
+    #[test]
+    fn a_token_file_link_is_followed_and_its_target_checked() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let target = d.path().join("real.token");
+        std::fs::write(&target, "t\n").unwrap();
+        let link = d.path().join("edge.token");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let text = format!(
+            "[[host]]\nname = \"edge\"\ngateway = \"ws://127.0.0.1:1\"\ntoken_file = {:?}\n",
+            link.display().to_string()
+        );
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(parse_str(&text).is_ok());
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert!(error_of(&text).contains("accessible by others"));
+        let dir_link = d.path().join("dir.token");
+        std::os::unix::fs::symlink(d.path(), &dir_link).unwrap();
+        let text = text.replace("edge.token", "dir.token");
+        assert!(
+            error_of(&text).contains("is not a file"),
+            "{}",
+            error_of(&text)
+        );
     }
 }

@@ -147,29 +147,88 @@ pub fn rows(results: &[HostResult]) -> Vec<FleetRow<'_>> {
     v
 }
 
-/// Reads every host in parallel. `ssh_program`: `ssh` (tests put a fake one first on PATH).
-pub fn read_all(hosts: &[HostSpec], home: Option<&std::path::Path>) -> Vec<HostResult> {
+/// Hosts read at once unless `--jobs N` says otherwise: each read over ssh is one ssh
+/// process (and its reader threads), so 1,000 hosts are read 32 at a time, not all at once.
+pub const DEFAULT_JOBS: usize = 32;
+
+/// Reads every host, at most `jobs` at a time, on that many threads; results in the order of
+/// `hosts`.
+pub fn read_all(
+    hosts: &[HostSpec],
+    home: Option<&std::path::Path>,
+    jobs: usize,
+) -> Vec<HostResult> {
+    let workers = jobs.clamp(1, hosts.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<HostResult>>> =
+        hosts.iter().map(|_| std::sync::Mutex::new(None)).collect();
     std::thread::scope(|s| {
-        let handles: Vec<_> = hosts
-            .iter()
-            .map(|h| s.spawn(move || read_host(h, home)))
-            .collect();
-        handles
-            .into_iter()
-            .zip(hosts)
-            .map(|(j, h)| {
-                j.join().unwrap_or_else(|_| HostResult {
-                    name: h.name.clone(),
-                    kind: h.transport.kind(),
-                    at_ms: now_ms(),
-                    took_ms: 0,
-                    outcome: Err(HostError::Panicked {
-                        host: crate::sanitize::one_line(&h.name),
-                    }),
-                })
-            })
-            .collect()
-    })
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(h) = hosts.get(i) else { break };
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        read_host(h, home)
+                    }))
+                    .unwrap_or_else(|_| panicked(h));
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .zip(hosts)
+        .map(|(m, h)| {
+            m.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| panicked(h))
+        })
+        .collect()
+}
+
+fn panicked(h: &HostSpec) -> HostResult {
+    HostResult {
+        name: h.name.clone(),
+        kind: h.transport.kind(),
+        at_ms: now_ms(),
+        took_ms: 0,
+        outcome: Err(HostError::Panicked {
+            host: crate::sanitize::one_line(&h.name),
+        }),
+    }
+}
+
+/// Reads in flight from [`read_host_bounded`], and how many may be (`--jobs`).
+static IN_FLIGHT: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
+static FREED: std::sync::Condvar = std::sync::Condvar::new();
+static JOBS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(DEFAULT_JOBS);
+
+/// How many hosts the Fleet TUI reads at once ([`read_host_bounded`]).
+pub fn set_jobs(n: usize) {
+    JOBS.store(n.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// [`read_host`] once fewer than `--jobs` reads are in flight (the Fleet TUI starts one read
+/// per host and per refresh; the bound holds across them).
+pub fn read_host_bounded(h: &HostSpec, home: Option<&std::path::Path>) -> HostResult {
+    {
+        let mut n = IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= JOBS.load(std::sync::atomic::Ordering::Relaxed) {
+            n = FREED.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+    }
+    struct Release;
+    impl Drop for Release {
+        fn drop(&mut self) {
+            *IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+            FREED.notify_one();
+        }
+    }
+    let _release = Release;
+    read_host(h, home)
 }
 
 fn now_ms() -> i64 {

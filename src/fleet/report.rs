@@ -8,7 +8,7 @@
 use super::HostResult;
 use crate::report::check::{self, Problem};
 use crate::report::list::{self, ListReport};
-use crate::report::text::{ascii, cell};
+use crate::report::text::ascii;
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
 /// that could not be read.
@@ -29,7 +29,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
         .map(String::len)
         .max()
         .unwrap_or(0)
-        .max(4);
+        .clamp(4, list::PAD_MAX);
     let mut out = String::new();
     if !rows.is_empty() {
         let combined = ListReport {
@@ -57,7 +57,10 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                     continue;
                 }
             };
-            out.push_str(&format!("{} {line}\n", cell(host, host_w)));
+            out.push_str(&format!(
+                "{} {line}\n",
+                crate::report::text::pad(host, host_w)
+            ));
         }
     } else {
         out.push_str("no sessions on any host\n");
@@ -73,7 +76,7 @@ fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
             if let Some(t) = &l.report.totals {
                 out.push_str(&format!(
                     "{} spend: {}\n",
-                    cell(&ascii(&h.name), host_w),
+                    crate::report::text::pad(&ascii(&h.name), host_w),
                     ascii(&t.line())
                 ));
             }
@@ -83,7 +86,10 @@ fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
 
 fn push_errors(out: &mut String, errors: &[(String, String)], host_w: usize) {
     for (h, e) in errors {
-        out.push_str(&format!("{} ERROR {e}\n", cell(h, host_w)));
+        out.push_str(&format!(
+            "{} ERROR {e}\n",
+            crate::report::text::pad(h, host_w)
+        ));
     }
 }
 

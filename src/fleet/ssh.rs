@@ -9,6 +9,12 @@
 //! On expiry or overflow the whole group is killed, so a hung remote never holds clawtop.
 //! The exit status then says whose failure it was: 255 is ssh's own, 127 the remote shell's
 //! "command not found", anything else clawtop's.
+//!
+//! Every group started is registered until it is reaped ([`kill_all`]): being in their own
+//! group, they would outlive clawtop when it ends early (a signal to `list --hosts`, `q` in the
+//! Fleet TUI), left running under init. [`Reaper`] kills what is still registered when the
+//! fleet command ends, and on SIGINT, SIGTERM or SIGHUP for the commands without a terminal
+//! of their own to restore; once it has, no new ssh starts.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -80,9 +86,77 @@ pub enum RunError {
     },
 }
 
+/// The process groups started and not yet reaped; `true` once [`kill_all`] ran (no more start).
+static LIVE: std::sync::Mutex<(Vec<i32>, bool)> = std::sync::Mutex::new((Vec::new(), false));
+
+fn live() -> std::sync::MutexGuard<'static, (Vec<i32>, bool)> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn kill_group(pgid: i32) {
+    if let Some(g) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(g, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kills every ssh process group still running and refuses to start more: clawtop is ending.
+pub fn kill_all() {
+    let mut l = live();
+    l.1 = true;
+    for pgid in l.0.drain(..) {
+        kill_group(pgid);
+    }
+}
+
+/// How many ssh process groups are running (tests, the pool's bound).
+pub fn running() -> usize {
+    live().0.len()
+}
+
+/// Kills what is left on drop ([`kill_all`]); with `on_signals`, also on SIGINT, SIGTERM and
+/// SIGHUP, after which the process ends as that signal would have ended it.
+pub struct Reaper(());
+
+impl Reaper {
+    pub fn new(on_signals: bool) -> Reaper {
+        if on_signals {
+            use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+            match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+                Ok(mut signals) => {
+                    let _ = std::thread::Builder::new()
+                        .name("clawtop-reaper".into())
+                        .spawn(move || {
+                            if let Some(sig) = signals.forever().next() {
+                                kill_all();
+                                let _ = signal_hook::low_level::emulate_default_handler(sig);
+                                std::process::exit(128 + sig);
+                            }
+                        });
+                }
+                Err(e) => tracing::warn!("cannot watch signals for the ssh children: {e}"),
+            }
+        }
+        Reaper(())
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        kill_all();
+    }
+}
+
 /// Runs `program args…` with the bounds above.
 pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output, RunError> {
     use std::os::unix::process::CommandExt;
+    // Held while spawning, so that kill_all either sees this group or refused it first.
+    let mut registry = live();
+    if registry.1 {
+        return Err(RunError::Spawn {
+            program: program.to_string(),
+            source: std::io::Error::other("clawtop is ending"),
+        });
+    }
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -96,6 +170,16 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
         })?;
     let started = std::time::Instant::now();
     let pgid = child.id() as i32;
+    registry.0.push(pgid);
+    drop(registry);
+    // Unregistered however this returns (the group is dead or reaped by then).
+    struct Registered(i32);
+    impl Drop for Registered {
+        fn drop(&mut self) {
+            live().0.retain(|&g| g != self.0);
+        }
+    }
+    let _registered = Registered(pgid);
     let (tx, rx) = mpsc::channel::<std::io::Result<Vec<u8>>>();
     let mut out = child.stdout.take().expect("stdout is piped");
     std::thread::spawn(move || {
@@ -124,9 +208,7 @@ pub fn run(program: &str, args: &[String], deadline: Duration) -> Result<Output,
     });
     let kill = |child: &mut std::process::Child| {
         // The process group we created: ssh and whatever it started.
-        if let Some(g) = rustix::process::Pid::from_raw(pgid) {
-            let _ = rustix::process::kill_process_group(g, rustix::process::Signal::KILL);
-        }
+        kill_group(pgid);
         let _ = child.kill();
         let _ = child.wait();
     };

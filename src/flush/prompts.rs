@@ -62,6 +62,10 @@ pub struct FlushPrompts {
     pub prompt: String,
     pub system_source: PromptSource,
     pub prompt_source: PromptSource,
+    /// The host's release: on OpenClaw 2026.9 the flush prompts are not configurable and its
+    /// own are not clawtop's defaults, so the labels say whose text this is.
+    #[serde(skip)]
+    pub host_rules: crate::thresholds::Rules,
 }
 
 impl FlushPrompts {
@@ -72,6 +76,22 @@ impl FlushPrompts {
             (PromptSource::Config, true) => format!("config {CONFIG_SYSTEM_PROMPT_PATH}"),
             (PromptSource::Config, false) => format!("config {CONFIG_PROMPT_PATH}"),
             (PromptSource::Default, _) => "OpenClaw 2026.2.26 default".to_string(),
+        }
+    }
+
+    /// [`Self::describe`] for this host: on an OpenClaw 2026.9 host the default is clawtop's
+    /// (2026.2.26's text; 2026.9's own flush prompt is neither configurable nor this one).
+    pub fn describe_for_host(&self, system: bool) -> String {
+        let source = if system {
+            self.system_source
+        } else {
+            self.prompt_source
+        };
+        match (source, self.host_rules) {
+            (PromptSource::Default, crate::thresholds::Rules::V2026_9) => {
+                "clawtop default (2026.2.26 text; 2026.9 host)".to_string()
+            }
+            _ => Self::describe(source, system),
         }
     }
 }
@@ -126,6 +146,19 @@ pub fn resolve_prompts(config: &Value, date: &str) -> FlushPrompts {
         prompt,
         system_source,
         prompt_source,
+        host_rules: crate::thresholds::Rules::V2026_2,
+    }
+}
+
+/// [`resolve_prompts`] for a host of release `rules` (the labels: [`FlushPrompts::describe_for_host`]).
+pub fn resolve_prompts_for(
+    config: &Value,
+    date: &str,
+    rules: crate::thresholds::Rules,
+) -> FlushPrompts {
+    FlushPrompts {
+        host_rules: rules,
+        ..resolve_prompts(config, date)
     }
 }
 
@@ -133,6 +166,19 @@ pub fn resolve_prompts(config: &Value, date: &str) -> FlushPrompts {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Issue 33 item 6: on a 2026.9 host the default is not labelled as that host's.
+    #[test]
+    fn the_default_on_a_2026_9_host_is_labelled_clawtops() {
+        use crate::thresholds::Rules;
+        let p = resolve_prompts_for(&json!({}), "2026-11-21", Rules::V2026_9);
+        assert_eq!(
+            p.describe_for_host(false),
+            "clawtop default (2026.2.26 text; 2026.9 host)"
+        );
+        let p = resolve_prompts_for(&json!({}), "2026-11-21", Rules::V2026_2);
+        assert_eq!(p.describe_for_host(true), "OpenClaw 2026.2.26 default");
+    }
 
     #[test]
     fn defaults_are_the_2026_2_26_strings_with_the_date() {

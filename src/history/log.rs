@@ -26,6 +26,11 @@ use std::path::Path;
 pub const MAX_LOG_BYTES: u64 = 256 << 20;
 /// A longer line is not a flush line (those are short): skipped without being kept.
 pub const MAX_LINE_BYTES: usize = 64 << 10;
+/// Flush lines kept per session: the first of each cycle, up to this many cycles. What is
+/// kept of a log is bounded, not only what is read of it: a 256 MiB log of `triggered` lines
+/// for one session is 2.5 million lines, all but one per cycle repeats. A session with more
+/// cycles than this in one log is said (its log counts as not read to the end).
+pub const MAX_LOG_CYCLES: usize = 4096;
 
 /// One `memoryFlush triggered` line for the session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +49,10 @@ pub struct LogFlush {
 pub struct LogScan {
     /// The file as the operator named it.
     pub file: String,
+    /// The first flush line of each cycle, in the order of the file.
     pub flushes: Vec<LogFlush>,
+    /// Flush lines not kept: a cycle already in `flushes`.
+    pub repeats: usize,
     /// Why the file was not read, or not read to its end.
     pub unread: Option<String>,
 }
@@ -82,6 +90,10 @@ pub fn scan_many(path: &Path, keys: &[&str]) -> Vec<LogScan> {
     let mut buf = Vec::new();
     // Each session's cycle: the compactionCount of its latest `check` line so far.
     let mut cycle: Vec<Option<u64>> = vec![None; keys.len()];
+    // The cycles kept per session: at most MAX_LOG_CYCLES + 1 entries (the None cycle).
+    let mut kept: Vec<std::collections::HashSet<Option<u64>>> =
+        vec![Default::default(); keys.len()];
+    let mut over: Vec<bool> = vec![false; keys.len()];
     let mut line = 0usize;
     let mut bytes = 0u64;
     loop {
@@ -107,6 +119,16 @@ pub fn scan_many(path: &Path, keys: &[&str]) -> Vec<LogScan> {
             }
         } else if let Some(fields) = after(&text, "memoryFlush triggered: ") {
             if let Some(i) = of(fields) {
+                if kept[i].contains(&cycle[i]) {
+                    out[i].repeats += 1;
+                    continue;
+                }
+                if kept[i].len() > MAX_LOG_CYCLES {
+                    over[i] = true;
+                    out[i].repeats += 1;
+                    continue;
+                }
+                kept[i].insert(cycle[i]);
                 out[i].flushes.push(LogFlush {
                     line,
                     timestamp: timestamp(&text),
@@ -115,6 +137,14 @@ pub fn scan_many(path: &Path, keys: &[&str]) -> Vec<LogScan> {
                     threshold: field(fields, "threshold").and_then(|v| v.parse().ok()),
                 });
             }
+        }
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        if over[i] {
+            o.unread = Some(format!(
+                "flush lines of more than {MAX_LOG_CYCLES} cycles for {}; the later cycles were not kept",
+                crate::sanitize::one_line(keys[i])
+            ));
         }
     }
     if bytes >= MAX_LOG_BYTES {
@@ -183,6 +213,45 @@ mod tests {
         let p = dir.path().join("gw.log");
         std::fs::write(&p, text).unwrap();
         scan(&p, key)
+    }
+
+    /// Issue 33 item 8: what is kept of a log is bounded by its cycles, not its lines.
+    #[test]
+    fn repeated_flush_lines_of_a_cycle_are_counted_not_kept() {
+        let mut log = String::from(
+            "memoryFlush check: sessionKey=agent:main:main tokenCount=1 compactionCount=3\n",
+        );
+        for _ in 0..10_000 {
+            log.push_str(
+                "2026-11-23T10:05:01.000Z memoryFlush triggered: sessionKey=agent:main:main tokenCount=31000 threshold=30000\n",
+            );
+        }
+        let s = scan_text(&log, "agent:main:main");
+        assert_eq!(s.flushes.len(), 1);
+        assert_eq!(s.flushes[0].compaction_count, Some(3));
+        assert_eq!(s.flushes[0].line, 2);
+        assert_eq!(s.repeats, 9_999);
+        assert_eq!(s.unread, None);
+    }
+
+    #[test]
+    fn more_cycles_than_kept_is_said() {
+        let mut log = String::new();
+        for c in 0..MAX_LOG_CYCLES + 10 {
+            log.push_str(&format!(
+                "memoryFlush check: sessionKey=k compactionCount={c}\nmemoryFlush triggered: sessionKey=k\n"
+            ));
+        }
+        let s = scan_text(&log, "k");
+        assert_eq!(s.flushes.len(), MAX_LOG_CYCLES + 1);
+        assert!(
+            s.unread
+                .as_deref()
+                .unwrap()
+                .contains("more than 4096 cycles"),
+            "{:?}",
+            s.unread
+        );
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub struct History {
     /// The context per turn (the chart's data), oldest first.
     pub turns: Vec<Turn>,
     pub warnings: Vec<HistoryWarning>,
+    /// The transcript is there but could not be read, and why: the compactions, flushes in
+    /// it, turns and forecast are unknown, not none ([`History::unread`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript_unread: Option<String>,
 }
 
 /// One compaction entry on the active branch.
@@ -131,6 +135,16 @@ impl History {
                     compaction: None,
                 });
             }
+            if scan.repeats > 0 {
+                self.warnings.push(HistoryWarning {
+                    code: code::LOG_REPEATS,
+                    message: format!(
+                        "log {file}: {} more `memoryFlush triggered` line(s) in cycles already listed (the first of each cycle is kept)",
+                        scan.repeats
+                    ),
+                    compaction: None,
+                });
+            }
             for f in &scan.flushes {
                 self.flushes.push(FlushRecord {
                     source: "log",
@@ -165,9 +179,30 @@ impl History {
         });
     }
 
+    /// The history of a session whose transcript could not be read (`why`): what the store
+    /// says stays, and a warning (code [`code::TRANSCRIPT_UNREAD`]) that `check` grades
+    /// UNKNOWN.
+    pub fn unread(mut self, why: &str) -> History {
+        self.transcript_unread = Some(why.to_string());
+        self.warnings.push(HistoryWarning {
+            compaction: None,
+            code: code::TRANSCRIPT_UNREAD,
+            message: format!("the transcript could not be read: {why}"),
+        });
+        self
+    }
+
     /// The warnings about the last compaction on the branch, the one that shapes the context
     /// now: what `check` reports (older compactions are history, not a current problem).
     pub fn about_last_compaction(&self) -> Vec<&HistoryWarning> {
+        if self.transcript_unread.is_some() {
+            // Nothing is known about the last compaction: say so, not "no problem".
+            return self
+                .warnings
+                .iter()
+                .filter(|w| w.code == code::TRANSCRIPT_UNREAD)
+                .collect();
+        }
         let Some(last) = self.compactions.last() else {
             return Vec::new();
         };
@@ -188,6 +223,8 @@ pub mod code {
     pub const CLOCK: &str = "clock-backwards";
     pub const USAGE_DOWN: &str = "usage-down";
     pub const LOG_UNREAD: &str = "log-unread";
+    pub const TRANSCRIPT_UNREAD: &str = "transcript-unread";
+    pub const LOG_REPEATS: &str = "log-repeated-flushes";
 }
 
 /// What the branch walk found.
@@ -403,6 +440,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         forecast,
         turns,
         warnings,
+        transcript_unread: None,
     }
 }
 

@@ -220,6 +220,7 @@ mod tests {
             summary_cap: 16_000,
             guard: GuardVerdict::unknown(),
             unknown: None,
+            unread_message: false,
         };
         assert_eq!(badge(&c), "? lost · ? dropped");
         let b = block(&c, "compaction 2 of 2 (c2)");

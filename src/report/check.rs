@@ -45,6 +45,35 @@ pub fn run(
     if r.unreadable.is_some() {
         return (unread, UNKNOWN);
     }
+    let lossy_asked = [warn, crit]
+        .iter()
+        .any(|set| set.contains(&Problem::LossyCompaction));
+    // A session whose transcript (or history) could not be read has unknown figures, not good
+    // ones; a latest compaction whose span could not be read lost an unknown amount.
+    for s in &r.sessions {
+        let key = crate::sanitize::one_line(s.session_key.as_deref().unwrap_or("-"));
+        if let Some(why) = s.unknown.get(crate::thresholds::TRANSCRIPT_UNREAD) {
+            unread.push_str(&format!(
+                "UNKNOWN: {key}: {}; its figures are unknown\n",
+                crate::sanitize::one_line(why)
+            ));
+        } else if let Some(why) = s.unknown.get(crate::usecase::list::HISTORY_UNREAD) {
+            unread.push_str(&format!(
+                "UNKNOWN: {key}: {}; its history is unknown\n",
+                crate::sanitize::one_line(why)
+            ));
+        }
+        let loss_unknown = s
+            .latest_compaction_loss
+            .as_ref()
+            .and_then(|l| l.unknown.as_deref());
+        if let Some(why) = loss_unknown.filter(|_| lossy_asked) {
+            unread.push_str(&format!(
+                "UNKNOWN: {key}: lossy-compaction: {}\n",
+                crate::sanitize::one_line(why)
+            ));
+        }
+    }
     let mut lines: Vec<(i32, String)> = Vec::new();
     for s in &r.sessions {
         for (p, f) in s.known_problems() {
@@ -73,8 +102,11 @@ pub fn run(
     if lines.is_empty() {
         return (
             format!(
-                "OK: {} sessions in {}, no problem\n",
-                r.sessions.len(),
+                "OK: {} in {}, no problem\n",
+                match r.sessions.len() {
+                    1 => "1 session".to_string(),
+                    n => format!("{n} sessions"),
+                },
                 crate::sanitize::one_line(&r.state_dir)
             ),
             OK,

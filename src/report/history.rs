@@ -39,6 +39,22 @@ fn s(v: Option<&str>) -> String {
     v.map_or_else(|| "-".into(), crate::sanitize::one_line)
 }
 
+/// Says the transcript could not be read, then opens the compactions (unknown, or none).
+fn unread_header(h: &History, o: &mut String) {
+    if let Some(why) = &h.transcript_unread {
+        o.push_str(&format!(
+            "TRANSCRIPT NOT READ: {}\n  its compactions, flushes, turns and forecast are unknown\n",
+            crate::sanitize::one_line(why)
+        ));
+    }
+    o.push_str("\nCOMPACTIONS (active branch, oldest first)\n");
+    if h.transcript_unread.is_some() {
+        o.push_str("  unknown (the transcript could not be read)\n");
+    } else if h.compactions.is_empty() {
+        o.push_str("  none\n");
+    }
+}
+
 /// Plain text, oldest first.
 pub fn render(r: &HistoryReport) -> String {
     let h = &r.history;
@@ -64,10 +80,7 @@ pub fn render(r: &HistoryReport) -> String {
         h.compaction_entries
     ));
 
-    o.push_str("\nCOMPACTIONS (active branch, oldest first)\n");
-    if h.compactions.is_empty() {
-        o.push_str("  none\n");
-    }
+    unread_header(h, &mut o);
     for c in &h.compactions {
         let after = match (c.tokens_after, c.tokens_after_source) {
             (Some(a), Some("next-call")) => format!("{} (next call)", thousands(a)),
@@ -157,7 +170,9 @@ pub fn render(r: &HistoryReport) -> String {
     }
 
     o.push_str("\nCONTEXT PER TURN (cycle = compactions before the turn; * flush turn)\n");
-    if h.turns.is_empty() {
+    if h.transcript_unread.is_some() {
+        o.push_str("  unknown (the transcript could not be read)\n");
+    } else if h.turns.is_empty() {
         o.push_str("  no turns\n");
     }
     for t in &h.turns {

@@ -16,6 +16,11 @@ pub const COST_ROOM: usize = 40;
 /// The narrowest table `render` lays out (a terminal narrower than this still gets 80).
 pub const MIN_WIDTH: usize = 80;
 
+/// Whole keys and models (no terminal) pad their column to at most this many characters: a
+/// longer one is printed whole and only its own line is wider (one 60 MB key would otherwise
+/// pad every line, the header too, to 60 MB).
+pub const PAD_MAX: usize = 64;
+
 /// The aligned text table, plain ASCII. `width`: the terminal's columns, keys and models
 /// shortened in the middle to fit; None (stdout is a pipe or a file): whole keys and models,
 /// so every printed key can be given back to `show`, `compact` and `flush`.
@@ -59,7 +64,11 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         fixed
     };
     let (agent_w, key_w, model_w) = match width {
-        None => (agent_w, longest(&keys, 3), longest(&models, 5)),
+        None => (
+            agent_w.min(PAD_MAX),
+            longest(&keys, 3).min(PAD_MAX),
+            longest(&models, 5).min(PAD_MAX),
+        ),
         Some(w) => {
             let agent_w = agent_w.min(10);
             let room = w.max(MIN_WIDTH) - fixed - agent_w;
@@ -71,6 +80,11 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             model_w = model_need.min(room - key_w);
             (agent_w, key_w, model_w)
         }
+    };
+    // Shortened to fit a terminal; whole (past PAD_MAX, unpadded) when there is none.
+    let cell = |s: &str, w: usize| match width {
+        Some(_) => cell(s, w),
+        None => super::text::pad(s, w),
     };
     let row = |cols: [String; 9], cost: [String; 2]| -> String {
         let mut cols = cols.to_vec();

@@ -17,17 +17,19 @@ pub fn width(s: &str) -> usize {
     UnicodeWidthStr::width(s)
 }
 
-/// Shortens `s` to `max` columns by replacing its middle with `~` (session keys keep their
+/// Shortens `s` to `max` columns by replacing its middle with `..` (session keys keep their
 /// distinctive start and end).
 pub fn shorten_middle(s: &str, max: usize) -> String {
     if width(s) <= max {
         return s.to_string();
     }
-    if max <= 1 {
-        return "~".repeat(max);
+    // `..`, not `~`: `~` already marks a figure from the transcript (`~17k`), and the table
+    // stays plain ASCII (the TUI shortens with `…`).
+    if max <= 2 {
+        return ".".repeat(max);
     }
     let chars: Vec<char> = s.chars().collect();
-    let keep = max - 1;
+    let keep = max - 2;
     let head = keep.div_ceil(2);
     let tail = keep - head;
     let mut out: String = String::new();
@@ -50,7 +52,7 @@ pub fn shorten_middle(s: &str, max: usize) -> String {
         back.push(c);
         w2 += cw;
     }
-    out.push('~');
+    out.push_str("..");
     out.extend(back.into_iter().rev());
     out
 }
@@ -59,6 +61,12 @@ pub fn shorten_middle(s: &str, max: usize) -> String {
 pub fn cell(s: &str, w: usize) -> String {
     let s = shorten_middle(s, w);
     let pad = w.saturating_sub(width(&s));
+    format!("{s}{}", " ".repeat(pad))
+}
+
+/// `s` whole, padded to `w` when shorter.
+pub fn pad(s: &str, w: usize) -> String {
+    let pad = w.saturating_sub(width(s));
     format!("{s}{}", " ".repeat(pad))
 }
 
@@ -103,7 +111,7 @@ mod tests {
     fn shorten() {
         assert_eq!(
             shorten_middle("agent:main:telegram:direct:12345", 12),
-            "agent:~12345"
+            "agent..12345"
         );
         assert_eq!(
             width(&shorten_middle("agent:main:telegram:direct:12345", 12)),

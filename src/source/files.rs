@@ -166,6 +166,7 @@ impl SessionSource for FileStore {
                 reference,
                 transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
                 transcript_how: s.transcript_how.describe(),
+                transcript_unread: s.transcript_refused,
                 entry_from: self
                     .host
                     .agent(&s.agent_id)

@@ -179,6 +179,7 @@ impl GatewaySource {
             entry,
             transcript: Some(format!("{} chat.history {}", self.target.url, r.key)),
             transcript_how: "chat.history through the gateway (compaction summaries not included)",
+            transcript_unread: None,
             entry_from: Some(format!("{} sessions.list", self.target.url)),
             warnings,
         }

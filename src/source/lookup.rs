@@ -109,6 +109,7 @@ mod tests {
             entry,
             transcript: None,
             transcript_how: "",
+            transcript_unread: None,
             entry_from: None,
             warnings: Vec::new(),
         }

@@ -93,6 +93,10 @@ pub struct Session {
     pub transcript: Option<String>,
     /// How the transcript was found, in words (`sessionFile`, `<sessionId>.jsonl …`).
     pub transcript_how: &'static str,
+    /// Something is in the transcript's place that cannot be read (a FIFO, a directory, a
+    /// link out of the state dir), and why: every figure that needs the transcript is
+    /// unknown, never the store's alone ([`crate::numbers`], [`crate::history`]).
+    pub transcript_unread: Option<String>,
     /// Where the store entry was read (a `sessions.json` path, a database row), for display.
     pub entry_from: Option<String>,
     pub warnings: Vec<String>,

@@ -91,6 +91,7 @@ impl SqliteStore {
                 reference,
                 transcript: Some(format!("{db}#{}", s.transcript_session_id)),
                 transcript_how: "transcript_events rows of current_session_id",
+                transcript_unread: None,
                 entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
                 entry: s.entry,
                 warnings: s.warnings,

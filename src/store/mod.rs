@@ -381,13 +381,15 @@ impl Host {
                 match item.entry {
                     Ok(entry) => {
                         let mut warnings = Vec::new();
-                        let (transcript, how) = self.transcript_for(a, &entry, &mut warnings);
+                        let (transcript, how, refused) =
+                            self.transcript_for(a, &entry, &mut warnings);
                         out.sessions.push(Session {
                             agent_id: a.id.clone(),
                             key: item.key,
                             entry,
                             transcript,
                             transcript_how: how,
+                            transcript_refused: refused,
                             warnings,
                         });
                     }
@@ -410,12 +412,15 @@ impl Host {
     /// basename in the agent's sessions dir; else `<sessions>/<sessionId>.jsonl`. A path outside
     /// the state dir is never read. An absolute path of the form `…/agents/<id>/sessions/<file>`
     /// from another machine is remapped quietly (as OpenClaw does); any other outside path warns.
+    /// The third value says why, when something is in the transcript's place but is refused (a
+    /// FIFO, a directory, a device, a link out of the state dir, to no regular file or in a
+    /// loop): the transcript is there and could not be read, which is not the same as missing.
     pub fn transcript_for(
         &self,
         agent: &Agent,
         entry: &StoreEntry,
         warnings: &mut Vec<String>,
-    ) -> (Option<PathBuf>, TranscriptHow) {
+    ) -> (Option<PathBuf>, TranscriptHow, Option<String>) {
         let sdir = &agent.sessions_dir;
         let mut basename: Option<String> = None;
         if let Some(sf) = &entry.session_file {
@@ -429,7 +434,7 @@ impl Host {
             basename = norm.file_name().map(|n| n.to_string_lossy().into_owned());
             if norm.starts_with(normalize(&self.state_dir)) {
                 if norm.is_file() && self.inside_state(&norm) {
-                    return (Some(norm), TranscriptHow::SessionFile);
+                    return (Some(norm), TranscriptHow::SessionFile, None);
                 }
             } else if !looks_remappable(&norm, &agent.id) {
                 warnings.push(format!(
@@ -441,12 +446,12 @@ impl Host {
         if let Some(b) = basename.filter(|b| !b.is_empty() && b != ".." && b != ".") {
             let p = sdir.join(&b);
             if self.readable_in(agent, &p) {
-                return (Some(p), TranscriptHow::Basename);
+                return (Some(p), TranscriptHow::Basename, None);
             }
         }
         let p = sdir.join(format!("{}.jsonl", entry.session_id));
         if self.readable_in(agent, &p) {
-            return (Some(p), TranscriptHow::SessionId);
+            return (Some(p), TranscriptHow::SessionId, None);
         }
         // A candidate that exists as a link we will not follow is named as such, not as missing.
         let mut candidates: Vec<PathBuf> = Vec::new();
@@ -469,11 +474,12 @@ impl Host {
             let to = std::fs::read_link(link)
                 .map(|t| t.display().to_string())
                 .unwrap_or_default();
-            warnings.push(format!(
+            let why = format!(
                 "transcript {} is a symbolic link (to {to}) that leaves the state dir or leads to no regular file; refused",
                 link.display()
-            ));
-            return (None, TranscriptHow::Missing);
+            );
+            warnings.push(why.clone());
+            return (None, TranscriptHow::Missing, Some(why));
         }
         // Likewise a FIFO, directory or device in a transcript's place: never opened.
         if let Some((odd, ft)) = candidates.iter().find_map(|c| {
@@ -482,15 +488,16 @@ impl Host {
                 .filter(|m| !m.is_file())
                 .map(|m| (c, m.file_type()))
         }) {
-            warnings.push(format!(
+            let why = format!(
                 "transcript {} is {}, not a regular file; refused",
                 odd.display(),
                 crate::regular_file::describe(ft)
-            ));
-            return (None, TranscriptHow::Missing);
+            );
+            warnings.push(why.clone());
+            return (None, TranscriptHow::Missing, Some(why));
         }
         warnings.push(format!("transcript not found (looked for {})", p.display()));
-        (None, TranscriptHow::Missing)
+        (None, TranscriptHow::Missing, None)
     }
 
     /// `p` is a file directly in the agent's sessions dir and, symlinks resolved, inside the
@@ -582,6 +589,9 @@ pub struct Session {
     pub entry: StoreEntry,
     pub transcript: Option<PathBuf>,
     pub transcript_how: TranscriptHow,
+    /// Something is in the transcript's place but was refused, and why
+    /// ([`Host::transcript_for`]): its figures are unknown, not the store's alone.
+    pub transcript_refused: Option<String>,
     pub warnings: Vec<String>,
 }
 

@@ -106,7 +106,7 @@ pub fn prepare(session: &SessionHandle, opts: &Options) -> Result<Prepared, Prob
         }
     };
     let date = flush::today();
-    let prompts = flush::resolve_prompts(source.config(), &date);
+    let prompts = flush::prompts::resolve_prompts_for(source.config(), &date, source.rules().0);
     let target = flush::target_path(&workspace, &date);
     let mut warnings = subject.warnings.clone();
     if !workspace.is_dir() {

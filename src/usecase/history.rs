@@ -13,17 +13,35 @@ pub fn for_session(numbers: &mut Numbers<'_>, s: &Session) -> (History, Vec<Stri
 
 fn read(numbers: &mut Numbers<'_>, s: &Session, with_memory: bool) -> (History, Vec<String>) {
     let mut warnings = s.warnings.clone();
-    let t = match &s.transcript {
-        Some(_) => crate::numbers::open_transcript(numbers.source, s, &mut warnings),
-        None => None,
+    let (t, unread) = match &s.transcript {
+        Some(_) => match numbers.source.open_transcript(&s.reference) {
+            Ok(t) => {
+                crate::numbers::push_transcript_warnings(&t, &mut warnings);
+                (Some(t), None)
+            }
+            Err(e) => {
+                let why = crate::sanitize::one_line(&e.to_string());
+                warnings.push(why.clone());
+                (None, Some(why))
+            }
+        },
+        None => (None, s.transcript_unread.clone()),
     };
-    let th = numbers.session_with_transcript(s, t.as_ref());
+    let th = match &unread {
+        Some(why) => numbers.session_unread(s, why),
+        None => numbers.session_with_transcript(s, t.as_ref()),
+    };
     let memory = if with_memory {
         memory_of(numbers.source, s.agent_id())
     } else {
         None
     };
-    (history::build(t.as_ref(), &th, memory), warnings)
+    let h = history::build(t.as_ref(), &th, memory);
+    let h = match &unread {
+        Some(why) => h.unread(why),
+        None => h,
+    };
+    (h, warnings)
 }
 
 /// The history of a session whose transcript the caller already has open, with the numbers

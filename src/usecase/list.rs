@@ -166,6 +166,10 @@ pub struct DataSource {
     pub transcript: Option<String>,
 }
 
+/// The key of [`SessionRow::unknown`] saying why a compacted session's history could not be
+/// read (its transcript could not be opened for it): `check` says UNKNOWN for it.
+pub const HISTORY_UNREAD: &str = "history";
+
 /// Turns the trend (the Sessions screen's TREND column, `recentContext`) shows.
 pub const TREND_TURNS: usize = 12;
 
@@ -525,10 +529,22 @@ impl<'s> Rows<'s> {
             // numbers: the history needs it all the same.
             let reopened = match open {
                 Some(_) => None,
-                None => {
-                    let mut ignored = Vec::new();
-                    crate::numbers::open_transcript(source, s, &mut ignored)
-                }
+                None => match source.open_transcript(&s.reference) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        // Said once: a transcript the numbers could not read is unknown already.
+                        if !row
+                            .unknown
+                            .contains_key(crate::thresholds::TRANSCRIPT_UNREAD)
+                        {
+                            row.unknown.insert(
+                                HISTORY_UNREAD.to_string(),
+                                crate::sanitize::one_line(&e.to_string()),
+                            );
+                        }
+                        None
+                    }
+                },
             };
             if let Some(tr) = open.or(reopened.as_ref()) {
                 let mut h = history::build(Some(tr), t, None);

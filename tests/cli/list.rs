@@ -153,7 +153,17 @@ fn list_text_uses_the_terminal_width() {
     for l in narrow.lines() {
         assert!(l.len() <= 80 && l.is_ascii(), "{l:?}");
     }
-    assert!(narrow.contains('~'), "80 columns must shorten: {narrow}");
+    // Issue 33 item 2: shortened with `..`, never `~` (the mark of a transcript figure).
+    assert!(narrow.contains(".."), "80 columns must shorten: {narrow}");
+    // The table's rows (the legend's lines after them explain the marks).
+    for l in narrow.lines().skip(1).take(r.sessions.len()) {
+        if let Some(key) = l.split_whitespace().nth(1) {
+            assert!(
+                !key.contains('~'),
+                "a shortened key reads like a mark: {l:?}"
+            );
+        }
+    }
     let wide = clawtop::report::list::render(&r, 0, Some(200));
     for l in wide.lines() {
         assert!(l.len() <= 200, "{l:?}");

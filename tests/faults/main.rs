@@ -21,3 +21,4 @@ mod store_link;
 mod stream_limits;
 mod terminal_text;
 mod test_hooks;
+mod unread;

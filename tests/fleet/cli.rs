@@ -608,3 +608,37 @@ fn cost_over_the_fleet_is_the_hosts_own() {
     let text = f.run(&["list", "--hosts", hosts.to_str().unwrap()]).text();
     assert_eq!(text.matches("$0.12?").count(), 2, "{text}");
 }
+
+/// Issue 33 item 10: one very long key is printed whole, on its own line only; the header and
+/// the other rows are padded to at most `PAD_MAX` (64) per column, not to the longest key.
+#[test]
+fn one_long_key_does_not_pad_every_line() {
+    let f = Fleet::new();
+    let store = f
+        .path()
+        .join("here/.openclaw/agents/main/sessions/sessions.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    let entry = v["agent:main:main"].clone();
+    let long = format!("agent:main:{}", "k".repeat(1 << 20));
+    v[long.as_str()] = entry;
+    std::fs::write(&store, serde_json::to_string(&v).unwrap()).unwrap();
+    let hosts = f.write_hosts(&f.good_hosts());
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap()]);
+    out.expect(0);
+    let text = out.text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("HOST"), "{}", lines[0]);
+    assert!(lines[0].len() < 400, "header is {} bytes", lines[0].len());
+    let with_long: Vec<&&str> = lines.iter().filter(|l| l.contains(&long)).collect();
+    assert_eq!(with_long.len(), 1, "the long key is printed whole once");
+    for l in lines.iter().filter(|l| !l.contains(&long)) {
+        assert!(l.len() < 400, "a {} byte line: {}…", l.len(), &l[..80]);
+    }
+    // The same for one host's `list` into a pipe.
+    let dir = f.path().join("here/.openclaw").display().to_string();
+    let out = f.run(&["--state-dir", &dir, "list"]);
+    out.expect(0);
+    let text = out.text();
+    assert!(text.lines().next().unwrap().len() < 400);
+    assert_eq!(text.lines().filter(|l| l.len() > 400).count(), 1);
+}

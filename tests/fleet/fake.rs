@@ -31,6 +31,8 @@ case "$dest" in
   garbage) printf '\033]52;c;cHduZWQ=\007this is not json'; exit 0 ;;
   huge) exec yes '{"sessions":[' ;;
   slow) exec sleep 30 ;;
+  # A host that never answers and says which process it is (the reaping tests).
+  hang) echo $$ >> "$FLEET_PIDS"; exec sleep 300 ;;
   *) echo "ssh: Could not resolve hostname $dest: Name or service not known" >&2; exit 255 ;;
 esac
 "#;

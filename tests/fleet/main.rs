@@ -9,5 +9,6 @@ mod cli;
 mod fake;
 mod one_road;
 mod pty;
+mod reap;
 mod sshd;
 mod tui;

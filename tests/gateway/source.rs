@@ -301,7 +301,12 @@ async fn gateway_source_agrees_with_the_local_sqlite_source() {
                 );
             }
             assert!(
-                s.contains("incident-7") && s.contains("dr-drill") && s.contains("not exp"),
+                s.contains("incident-7")
+                    && s.contains("dr-drill")
+                    && s.split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .contains("not exposed"),
                 "{s}"
             );
             let pos = state

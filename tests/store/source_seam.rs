@@ -220,6 +220,7 @@ impl SessionSource for Rows {
                 },
                 transcript: Some(format!("rows#{SESSION_ID}")),
                 transcript_how: "rows",
+                transcript_unread: None,
                 entry_from: None,
                 warnings: Vec::new(),
             }],

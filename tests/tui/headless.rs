@@ -678,3 +678,94 @@ fn help_lists_every_mark_the_sessions_screen_draws() {
         );
     }
 }
+
+/// Issue 33 item 6: PgDn and PgUp page the help popup at 80×24, End reaches its last line,
+/// and the scroll stops there (Up moves at once after it).
+#[test]
+fn help_pages_with_pgdn_and_stops_at_its_end() {
+    let (mut state, ctx) = sessions_app(status_rows(None), (80, 24));
+    press(&mut state, &ctx, &[ch('?')]);
+    let first = screen(&state);
+    press(&mut state, &ctx, &[key(KeyCode::PageDown)]);
+    let paged = state.help.unwrap();
+    assert!(paged >= 10, "PgDn scrolled {paged} lines");
+    assert_ne!(screen(&state), first);
+    press(&mut state, &ctx, &[key(KeyCode::PageUp)]);
+    assert_eq!(state.help, Some(0));
+    press(&mut state, &ctx, &[key(KeyCode::End)]);
+    let end = state.help.unwrap();
+    let last_line = clawtop::tui::layout::help::help_lines()
+        .last()
+        .unwrap()
+        .1
+        .clone();
+    assert!(
+        screen(&state).contains(last_line.trim()),
+        "{}",
+        screen(&state)
+    );
+    press(&mut state, &ctx, &[key(KeyCode::Down), key(KeyCode::Down)]);
+    assert_eq!(state.help, Some(end));
+    press(&mut state, &ctx, &[key(KeyCode::Up)]);
+    assert_eq!(state.help, Some(end - 1));
+}
+
+/// Issue 33 item 1: a status message longer than the line is shown whole at 80×24, wrapped
+/// upward over the bottom of the screen, never cut at the width; an error too.
+#[test]
+fn a_long_status_message_is_shown_whole_at_80_columns() {
+    let (mut state, _ctx) = sessions_app(status_rows(None), (80, 24));
+    let msg = "DEMO data: no OpenClaw state found. Real host: clawtop --state-dir DIR (or OPENCLAW_STATE_DIR). Looked at /home/operator/.openclaw, /home/operator/.clawdbot.";
+    let words = |s: &str| -> String { s.split_whitespace().collect::<Vec<_>>().join(" ") };
+    for error in [false, true] {
+        if error {
+            state.status.info = None;
+            state.status.error = Some(msg.to_string());
+        } else {
+            state.status.info = Some(msg.to_string());
+        }
+        let s = screen(&state);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines.len(), 24, "{s}");
+        // The message is the last lines of the screen, whole.
+        let bottom = words(&lines[21..].join(" "));
+        assert!(bottom.contains(&words(msg)), "{s}");
+    }
+    // A short one stays on the status line alone.
+    state.status.error = None;
+    state.status.info = Some("Copied.".into());
+    let s = screen(&state);
+    assert_eq!(s.lines().last().unwrap().trim_end(), "Copied.");
+}
+
+/// Issue 33 item 6: a search says where its match stands: "match 3 of 6".
+#[test]
+fn search_says_match_n_of_m() {
+    let (_dir, t) = host_a();
+    let (mut state, ctx) = sessions_app(vec![host_a_row(&t)], (80, 24));
+    press(&mut state, &ctx, &[key(KeyCode::Enter)]);
+    assert_eq!(state.screen(), Screen::Session);
+    let mut typed = vec![ch('/')];
+    typed.extend("toolresult".chars().map(ch));
+    typed.push(key(KeyCode::Enter));
+    press(&mut state, &ctx, &typed);
+    let first = state.status.info.clone().unwrap_or_default();
+    assert!(first.contains(" of 6"), "{first:?}");
+    press(&mut state, &ctx, &[ch('n')]);
+    let second = state.status.info.clone().unwrap_or_default();
+    assert!(
+        second.contains(" of 6") && second != first,
+        "{first:?} then {second:?}"
+    );
+    let n = |s: &str| -> usize {
+        s.split("match ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(n(&second), n(&first) % 6 + 1, "{first:?} then {second:?}");
+}

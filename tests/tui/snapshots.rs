@@ -291,3 +291,22 @@ fn sixteen_colour_terminal_gets_no_256_colour_codes() {
         "content kept"
     );
 }
+
+/// Issue 33 item 1: the messages the issue found cut off at 80×24, each whole.
+#[test]
+fn long_status_messages_80x24() {
+    for (name, msg) in [
+        (
+            "status_no_state_80x24",
+            "DEMO data: no OpenClaw state found. Real host: clawtop --state-dir DIR (or OPENCLAW_STATE_DIR). Looked at /home/operator/.openclaw.",
+        ),
+        (
+            "status_no_gateway_80x24",
+            "no running gateway seen on this host (OpenClaw's gateway is not listening on the port its config names); compact here instead",
+        ),
+    ] {
+        let (mut state, _ctx) = sessions_app(status_rows(None), SMALL);
+        state.status.info = Some(msg.into());
+        assert_snapshot!(name, screen(&state));
+    }
+}

@@ -105,24 +105,7 @@ pub fn percent(r: &SessionRow) -> String {
     }
 }
 
-/// Every mark the Sessions screen draws and what it means: the help overlay lists them all
-/// (the header's legend is their short form).
-pub const MARKS: &[(&str, &str)] = &[
-    ("█", "used part of the window (gauge)"),
-    ("│", "the memory-flush line"),
-    ("┃", "the compaction line"),
-    ("▶", "over the window"),
-    ("╱", "used unknown"),
-    ("●", "used: the store's fresh totalTokens"),
-    ("○", "used: store totalTokens, no freshness flag"),
-    ("~", "used: transcript's last usage + later messages"),
-    ("≈", "used: estimate after a compaction"),
-    ("?", "no figure"),
-    ("◐", "busy: a live turn holds the transcript lock"),
-    ("✖", "stale transcript lock (holder dead or too old)"),
-    ("∅", "no transcript; Session: a silent flush turn"),
-    ("!", "store behind the transcript; Session: error"),
-];
+pub use crate::tui::layout::help::MARKS;
 
 /// Legend for the header line.
 pub fn legend(t: Theme) -> Line<'static> {

@@ -546,6 +546,7 @@ mod tests {
                     .into(),
                 compaction: None,
             }],
+            transcript_unread: None,
         };
         let area = Rect::new(0, 0, 100, 8);
         let mut buf = Buffer::empty(area);

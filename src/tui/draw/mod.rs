@@ -14,6 +14,7 @@ pub mod theme;
 
 pub use crate::tui::layout::wrap;
 
+pub use crate::tui::layout::{pad, truncate};
 use crate::tui::model::state::{AppState, Screen};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -80,35 +81,6 @@ pub fn compact_num(n: u64) -> String {
 /// Age of `then` relative to `now` (both ms, [`crate::format::age`]); `—` when unknown.
 pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
     crate::format::age(now_ms, then_ms).unwrap_or_else(|| "—".into())
-}
-
-/// Cuts `s` to `width` columns, ending in `…` when cut.
-pub fn truncate(s: &str, width: usize) -> String {
-    if s.width() <= width {
-        return s.to_string();
-    }
-    if width == 0 {
-        return String::new();
-    }
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw + 1 > width {
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.push('…');
-    out
-}
-
-/// Pads (or truncates) to exactly `width` columns, left-aligned.
-pub fn pad(s: &str, width: usize) -> String {
-    let t = truncate(s, width);
-    let w = t.width();
-    format!("{t}{}", " ".repeat(width.saturating_sub(w)))
 }
 
 /// Right-aligned in `width` columns.

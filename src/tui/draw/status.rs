@@ -55,6 +55,78 @@ pub fn fitted_hints(mode: keymap::Mode, width: usize) -> String {
     truncate(&out.join(" · "), width)
 }
 
+/// `text` cut into lines of at most `width` columns, at spaces where it can be.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    use unicode_width::UnicodeWidthChar;
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut w = 0;
+    for word in text.split(' ') {
+        let ww = unicode_width::UnicodeWidthStr::width(word);
+        let sep = usize::from(!line.is_empty());
+        if w + sep + ww <= width {
+            if sep == 1 {
+                line.push(' ');
+            }
+            line.push_str(word);
+            w += sep + ww;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+            w = 0;
+        }
+        // A word longer than the line is cut where the line ends.
+        for c in word.chars() {
+            let cw = c.width().unwrap_or(0);
+            if w + cw > width {
+                lines.push(std::mem::take(&mut line));
+                w = 0;
+            }
+            line.push(c);
+            w += cw;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A message longer than the status line is drawn whole, wrapped upward over the bottom of
+/// the screen (until the next key clears it), so no message is lost to the width. At most
+/// half the screen: past that (a message of thousands of characters) its last line ends in
+/// `…`. False when it fits on the one line.
+fn draw_wrapped(frame: &mut Frame, area: Rect, text: &str, style: ratatui::style::Style) -> bool {
+    let w = area.width as usize;
+    if unicode_width::UnicodeWidthStr::width(text) <= w || w == 0 {
+        return false;
+    }
+    let mut lines = wrap(text, w);
+    let room = (frame.area().height as usize / 2).clamp(1, area.y as usize + 1);
+    if lines.len() > room {
+        lines.truncate(room);
+        let last = lines.last_mut().expect("room >= 1");
+        *last = truncate(&format!("{last} …"), w);
+        if !last.ends_with('…') {
+            last.push('…');
+        }
+    }
+    let top = area.y + 1 - lines.len() as u16;
+    let block = Rect::new(area.x, top, area.width, lines.len() as u16);
+    frame.render_widget(ratatui::widgets::Clear, block);
+    for (k, l) in lines.iter().enumerate() {
+        frame.buffer_mut().set_line(
+            area.x,
+            top + k as u16,
+            &Line::from(Span::styled(l.clone(), style)),
+            area.width,
+        );
+    }
+    true
+}
+
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
     let w = area.width as usize;
     let line = if state.sessions.filtering
@@ -105,12 +177,17 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
             Span::styled(keys, t.dim()),
         ])
     } else if let Some(e) = &state.status.error {
-        Line::from(Span::styled(
-            truncate(&format!("✖ {}", one_line(e)), w),
-            t.error(),
-        ))
+        let text = format!("✖ {}", one_line(e));
+        if draw_wrapped(frame, area, &text, t.error()) {
+            return;
+        }
+        Line::from(Span::styled(truncate(&text, w), t.error()))
     } else if let Some(i) = &state.status.info {
-        Line::from(Span::styled(truncate(&one_line(i), w), t.info()))
+        let text = one_line(i);
+        if draw_wrapped(frame, area, &text, t.info()) {
+            return;
+        }
+        Line::from(Span::styled(truncate(&text, w), t.info()))
     } else {
         Line::from(Span::styled(fitted_hints(state.mode(), w), t.dim()))
     };

@@ -7,10 +7,7 @@ use crate::tui::model::dialog::FlushPrep;
 use crate::tui::model::view::thousands;
 
 pub fn prompt_sources(p: &FlushPrompts) -> (String, String) {
-    (
-        FlushPrompts::describe(p.system_source, true),
-        FlushPrompts::describe(p.prompt_source, false),
-    )
+    (p.describe_for_host(true), p.describe_for_host(false))
 }
 
 /// The confirmation of a flush commit of `text`.

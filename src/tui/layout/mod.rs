@@ -8,6 +8,7 @@
 
 pub mod context_view;
 pub mod flush_ui;
+pub mod help;
 pub mod summaries;
 
 pub use crate::tui::model::state::layout::*;
@@ -57,4 +58,33 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// Cuts `s` to `width` columns, ending in `…` when cut.
+pub fn truncate(s: &str, width: usize) -> String {
+    if s.width() <= width {
+        return s.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = c.width().unwrap_or(0);
+        if w + cw + 1 > width {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    out.push('…');
+    out
+}
+
+/// Pads (or truncates) to exactly `width` columns, left-aligned.
+pub fn pad(s: &str, width: usize) -> String {
+    let t = truncate(s, width);
+    let w = t.width();
+    format!("{t}{}", " ".repeat(width.saturating_sub(w)))
 }

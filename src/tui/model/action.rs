@@ -85,6 +85,8 @@ pub enum Action {
         generation: u64,
         idx: Option<u32>,
         what: String,
+        /// The found entry's rank among all matches and their number ("match 3 of 17").
+        rank: Option<(usize, usize)>,
     },
     // --- dialogs (docs/interface.md §2)
     /// Session screen: open the Compact dialog.

@@ -858,6 +858,34 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     ));
     v.push(b(
         Mode::Help,
+        &[PageUp, Char('b')],
+        Action::PageUp,
+        "page up",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
+        &[PageDown, Char(' ')],
+        Action::PageDown,
+        "page down",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
+        &[Home, Char('g')],
+        Action::Top,
+        "first",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
+        &[End, Char('G')],
+        Action::Bottom,
+        "last",
+        None,
+    ));
+    v.push(b(
+        Mode::Help,
         &[Char('?'), Esc, Char('q'), F(1)],
         Action::Back,
         "close help",

@@ -336,6 +336,31 @@ pub fn find(t: &Transcript, from: u32, forward: bool, find: &Find) -> Option<u32
         .find(|&i| hit(i))
 }
 
+/// Where entry `idx` stands among every entry `find` matches: (its 1-based rank, how many
+/// match), for "match 3 of 17". One pass over the transcript, on the find's worker.
+pub fn rank(t: &Transcript, idx: u32, find: &Find) -> (usize, usize) {
+    let n = t.len() as u32;
+    let (mut rank, mut total) = (0, 0);
+    let mut from = n.saturating_sub(1);
+    // Every hit once, in order: find from the last entry forward wraps to the first.
+    for _ in 0..n {
+        match self::find(t, from, true, find) {
+            Some(i) if total == 0 || i > from => {
+                total += 1;
+                if i <= idx {
+                    rank = total;
+                }
+                from = i;
+                if i == n - 1 {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    (rank, total)
+}
+
 pub fn decode_row(t: &Transcript, idx: u32) -> EntryRow {
     let meta = &t.entries[idx as usize];
     let mut row = EntryRow {

@@ -58,6 +58,20 @@ impl EffectCtx {
     }
 }
 
+/// The audit of an edited draft, for the dialog that asked (edit `seq`).
+fn audit_draft(
+    dialog: u64,
+    seq: u64,
+    prep: &crate::usecase::compact::Prepared,
+    text: &str,
+) -> Action {
+    Action::DraftAudited {
+        dialog,
+        seq,
+        audit: Box::new(crate::usecase::compact::audit_draft(prep, text)),
+    }
+}
+
 /// Runs one effect to completion on the current thread. `Watch` only replaces the polled
 /// files and yields nothing.
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
@@ -97,11 +111,15 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             from,
             forward,
             find,
-        } => Some(Action::Found {
-            generation,
-            idx: rows::find(&transcript, from, forward, &find),
-            what: find.name(),
-        }),
+        } => {
+            let idx = rows::find(&transcript, from, forward, &find);
+            Some(Action::Found {
+                generation,
+                idx,
+                rank: idx.map(|i| rows::rank(&transcript, i, &find)),
+                what: find.name(),
+            })
+        }
         Effect::OpenTranscript {
             session,
             generation,
@@ -153,11 +171,7 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             seq,
             prep,
             text,
-        } => Some(Action::DraftAudited {
-            dialog,
-            seq,
-            audit: Box::new(crate::usecase::compact::audit_draft(&prep, &text)),
-        }),
+        } => Some(audit_draft(dialog, seq, &prep, &text)),
         Effect::Commit { dialog, job } => Some(Action::Committed {
             dialog,
             result: commit(*job),

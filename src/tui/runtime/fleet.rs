@@ -52,7 +52,7 @@ fn start(
                 let spec = state.hosts[index].spec.clone();
                 let (tx, home) = (tx.clone(), home.clone());
                 std::thread::spawn(move || {
-                    let result = crate::fleet::read_host(&spec, home.as_ref().as_deref());
+                    let result = crate::fleet::read_host_bounded(&spec, home.as_ref().as_deref());
                     let _ = tx.send(FleetAction::HostRead {
                         index,
                         result: Box::new(result),

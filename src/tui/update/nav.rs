@@ -50,12 +50,13 @@ fn step(cur: usize, len: usize, action: &Action, page: usize) -> usize {
 pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>) {
     match state.mode() {
         crate::tui::model::keymap::Mode::Help => {
-            let h = state.help.unwrap_or(0);
-            state.help = Some(match action {
-                Action::Up => h.saturating_sub(1),
-                Action::Down => h.saturating_add(1),
-                _ => h,
-            });
+            // The popup's text rows: the screen less two rows, less its border (draw::help).
+            let page = state.size.1.saturating_sub(4).max(1) as usize;
+            let lines = crate::tui::layout::help::help_lines().len();
+            let h = state.help.unwrap_or(0) as usize;
+            // The scroll stops at the last page, so Up moves at once after End or PgDn.
+            let scrolled = step(h, lines.saturating_sub(page) + 1, action, page);
+            state.help = Some(scrolled as _);
         }
         crate::tui::model::keymap::Mode::Sessions | crate::tui::model::keymap::Mode::Filter => {
             let n = state.sessions.visible().len();

@@ -45,6 +45,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             generation,
             idx,
             what,
+            rank,
         } => {
             let h = layout::session_list(state.size);
             if let Some(v) = state
@@ -57,6 +58,9 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                         v.selected = i;
                         scroll_into_view(v, h);
                         fx.extend(ensure_window(v, h));
+                        if let Some((r, n)) = rank {
+                            state.status.info = Some(format!("{what}: match {r} of {n}"));
+                        }
                     }
                     None => state.status.info = Some(format!("No entry matches {what}.")),
                 }
