@@ -494,7 +494,21 @@ pub fn to_json(results: &[HostResult]) -> Value {
                 .map(|e| serde_json::json!({"host": h.name, "error": e}))
         })
         .collect();
-    serde_json::json!({"sessions": sessions, "errors": errors})
+    // Each host that answered, with its spend (SPEC §10): the totals its own `list --json`
+    // has, read back (a remote's) or computed here (a local or gateway host's).
+    let hosts: Vec<Value> = results
+        .iter()
+        .filter_map(|h| {
+            let l = h.outcome.as_ref().ok()?;
+            Some(serde_json::json!({
+                "host": h.name,
+                "era": l.report.era,
+                "sessions": l.report.sessions.len(),
+                "totals": l.report.totals,
+            }))
+        })
+        .collect();
+    serde_json::json!({"sessions": sessions, "hosts": hosts, "errors": errors})
 }
 
 #[cfg(test)]

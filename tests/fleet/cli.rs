@@ -604,6 +604,17 @@ fn cost_over_the_fleet_is_the_hosts_own() {
         assert_eq!(rows.len(), 1, "{v}");
         assert_eq!(rows[0]["cost"], *want, "{host}");
     }
+    // Each host's totals in the fleet JSON are the host's own `list --json` totals.
+    let hosts_json = v["hosts"].as_array().unwrap();
+    for host in ["c", "herec"] {
+        let h = hosts_json
+            .iter()
+            .find(|h| h["host"] == host)
+            .unwrap_or_else(|| panic!("{host} in hosts: {v}"));
+        assert_eq!(h["totals"], single["totals"], "{host}");
+        assert_eq!(h["sessions"], 1);
+    }
+    assert!(single["totals"]["spendTodayUsd"].is_number(), "{single}");
     // The text table shows the spend on both rows.
     let text = f.run(&["list", "--hosts", hosts.to_str().unwrap()]).text();
     assert_eq!(text.matches("$0.12?").count(), 2, "{text}");
