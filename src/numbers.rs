@@ -24,9 +24,6 @@ pub struct Numbers<'s> {
     facts: HashMap<String, Opened>,
     /// Where calls without a recorded price are priced (loaded once per process).
     pub prices: crate::cost::prices::Prices,
-    /// Each transcript's cost, computed in the read that [`Self::session_seeing`] makes
-    /// (without the per-call list: a list holds thousands).
-    costs: HashMap<String, crate::cost::SessionCost>,
     /// The time cost figures are taken at (the last hour's spend, the cache's warmth).
     pub now_ms: i64,
 }
@@ -41,7 +38,6 @@ impl<'s> Numbers<'s> {
             models_json: HashMap::new(),
             facts: HashMap::new(),
             prices: crate::cost::prices::Prices::load(&crate::paths::Env::from_process()),
-            costs: HashMap::new(),
             now_ms: crate::cost::now_ms(),
         }
     }
@@ -128,53 +124,21 @@ impl<'s> Numbers<'s> {
         Some(all)
     }
 
-    /// The cost [`Self::session_seeing`] computed for this session's transcript (without its
-    /// per-call list), None when it read none.
-    pub fn cost_seen(&self, s: &Session) -> Option<crate::cost::SessionCost> {
-        self.costs.get(s.transcript.as_ref()?).cloned()
-    }
-
     /// Numbers of a session, its transcript read through the source when it has one (and the
     /// source decides `used` with transcripts: [`SessionSource::transcripts_decide_used`]);
-    /// the transcript's problems are added to `warnings`.
+    /// the transcript's problems are added to `warnings`. Sessions sharing a transcript read it
+    /// once; the session list opens each one itself ([`Self::session_open`]) to take the row's
+    /// other figures from the same read.
     pub fn session(&mut self, s: &Session, warnings: &mut Vec<String>) -> Thresholds {
-        self.session_seeing(s, warnings, |_| {})
-    }
-
-    /// [`Self::session`], handing the transcript, while it is open, to `also` (at most once
-    /// per transcript): `list` takes the forecast's turns from it, so a session's rows are
-    /// read once for both.
-    pub fn session_seeing(
-        &mut self,
-        s: &Session,
-        warnings: &mut Vec<String>,
-        mut also: impl FnMut(&Transcript),
-    ) -> Thresholds {
         let (facts, unread) = match (&s.transcript, self.source.transcripts_decide_used()) {
             (Some(at), true) => {
                 let source = self.source;
-                let Numbers {
-                    facts,
-                    models_json,
-                    prices,
-                    costs,
-                    now_ms,
-                    ..
-                } = self;
-                let (f, ws, unread) = facts.entry(at.clone()).or_insert_with(|| {
+                let (f, ws, unread) = self.facts.entry(at.clone()).or_insert_with(|| {
                     tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
                     let mut ws = Vec::new();
                     let opened = source.open_transcript_for_figures(&s.reference);
                     let unread = opened.as_ref().err().map(|e| e.to_string());
-                    let f = opened_transcript(opened, &mut ws).map(|t| {
-                        also(&t);
-                        let mj = models_json
-                            .entry(s.agent_id().to_string())
-                            .or_insert_with(|| source.models_json(s.agent_id()));
-                        let c = cost_with(source, mj, prices, *now_ms, &t).without_calls();
-                        costs.insert(at.clone(), c);
-                        crate::used::facts(&t)
-                    });
+                    let f = opened_transcript(opened, &mut ws).map(|t| crate::used::facts(&t));
                     (f, ws, unread)
                 });
                 warnings.extend(ws.iter().cloned());

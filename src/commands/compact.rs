@@ -603,14 +603,11 @@ pub(crate) fn session_by_key(
 
 /// The write path of `compact`: generate, preview, and commit with `--yes`.
 pub(crate) fn compact_commit(target: &Target, a: &CompactArgs) -> i32 {
-    let model = match model_choice(&a.model) {
-        Ok(m) => m,
-        Err(e) => return usage(&e.to_string()),
-    };
-    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
-        Ok(i) => i,
-        Err(e) => return fail(&e),
-    };
+    let (model, instructions) =
+        match model_and_instructions(&a.model, &a.instructions, &a.instructions_file) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     crate::commands::compact::run(crate::commands::compact::CompactJob {
         session: target.handle(),
         keep_recent_tokens: a.keep_recent_tokens,

@@ -248,14 +248,11 @@ pub(crate) fn cmd_flush(g: &Global, a: &FlushArgs) -> i32 {
 
 /// The flush path: draft notes with the model, preview, commit with `--yes`.
 pub(crate) fn flush_run(target: &Target, a: &FlushArgs) -> i32 {
-    let model = match model_choice(&a.model) {
-        Ok(m) => m,
-        Err(e) => return usage(&e.to_string()),
-    };
-    let instructions = match read_instructions(&a.instructions, &a.instructions_file) {
-        Ok(i) => i,
-        Err(e) => return fail(&e),
-    };
+    let (model, instructions) =
+        match model_and_instructions(&a.model, &a.instructions, &a.instructions_file) {
+            Ok(x) => x,
+            Err(code) => return code,
+        };
     crate::commands::flush::run(crate::commands::flush::FlushJob {
         session: target.handle(),
         workspace: a.workspace.clone(),

@@ -229,6 +229,18 @@ pub(crate) struct InstructionsFileError {
     source: std::io::Error,
 }
 
+/// The model flags and the instructions of `compact` and `flush`, or the exit code of the
+/// failure line already printed (a bad model flag is usage, an unreadable file a failure).
+pub(crate) fn model_and_instructions(
+    m: &ModelFlags,
+    text: &Option<String>,
+    file: &Option<PathBuf>,
+) -> Result<(crate::usecase::ModelChoice, Option<String>), i32> {
+    let model = model_choice(m).map_err(|e| usage(&e.to_string()))?;
+    let instructions = read_instructions(text, file).map_err(|e| fail(&e))?;
+    Ok((model, instructions))
+}
+
 pub(crate) fn read_instructions(
     text: &Option<String>,
     file: &Option<PathBuf>,
