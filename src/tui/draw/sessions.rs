@@ -255,9 +255,10 @@ fn title(state: &AppState, width: usize, t: Theme) -> Line<'static> {
         Some(false) => tail.push(Span::styled(" · live: reconnecting", t.error())),
         None => {}
     }
-    if let Some(ms) = s.refreshed_ms {
-        tail.push(Span::styled(format!(" · read {}", clock(ms)), t.dim()));
-    }
+    // The read time goes first when the state dir needs the room.
+    let read = s
+        .refreshed_ms
+        .map(|ms| Span::styled(format!(" · read {}", clock(ms)), t.dim()));
     if let Some(ms) = s.reload_failed_ms {
         tail.push(Span::styled(
             format!(" · reload FAILED {}", clock(ms)),
@@ -268,18 +269,26 @@ fn title(state: &AppState, width: usize, t: Theme) -> Line<'static> {
     let banner = if state.demo { DEMO_BANNER.width() } else { 0 };
     let room = width.saturating_sub(banner);
     let w = |v: &[Span]| v.iter().map(|x| x.content.width()).sum::<usize>();
+    let mut read: Vec<Span> = read.into_iter().collect();
     if !label.is_empty() {
         let want = label.width().min(LABEL_ROOM) + 3;
-        while !counts.is_empty() && w(&head) + w(&counts) + w(&tail) + want > room {
+        let fits = |counts: &[Span], read: &[Span]| {
+            w(&head) + w(counts) + w(read) + w(&tail) + want <= room
+        };
+        if !fits(&counts, &read) {
+            read.clear();
+        }
+        while !counts.is_empty() && !fits(&counts, &read) {
             counts.pop();
         }
-        let left = room.saturating_sub(w(&head) + w(&counts) + w(&tail) + 3);
+        let left = room.saturating_sub(w(&head) + w(&counts) + w(&read) + w(&tail) + 3);
         tail.push(Span::styled(
-            format!(" · {}", shorten_middle(&label, left.max(LABEL_ROOM.min(left + 3)))),
+            format!(" · {}", shorten_middle(&label, left.max(8))),
             t.dim(),
         ));
     }
     head.extend(counts);
+    head.extend(read);
     head.extend(tail);
     Line::from(head)
 }
