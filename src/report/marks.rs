@@ -25,7 +25,11 @@ pub const LEGACY: &str = "○";
 /// Each mark with its word in a legend and its meaning in the help table, in legend order.
 pub const USED: [(&str, &str, &str); 6] = [
     (FRESH, "fresh", "used: the store's fresh totalTokens"),
-    (LEGACY, "legacy", "used: store totalTokens, no freshness flag"),
+    (
+        LEGACY,
+        "legacy",
+        "used: store totalTokens, no freshness flag",
+    ),
     (
         TRANSCRIPT,
         "transcript",
@@ -111,7 +115,10 @@ mod tests {
         }
         let all: std::collections::BTreeSet<_> = USED.iter().map(|(m, _, _)| *m).collect();
         assert_eq!(all.len(), USED.len(), "one meaning per mark");
-        assert_eq!(used(UsedSource::Estimated), used_ascii(UsedSource::Estimated));
+        assert_eq!(
+            used(UsedSource::Estimated),
+            used_ascii(UsedSource::Estimated)
+        );
         assert_eq!(used_ascii(UsedSource::Fresh), "");
         assert_eq!(eta(None), compaction_count(None, false));
         assert_eq!(eta(Some(1000)), ">999");

@@ -32,7 +32,10 @@ fn no_state_notice_whole() {
     assert_whole_with_help(&s, &notice);
     assert!(s.lines().next().unwrap().contains("DEMO DATA"), "{s}");
     // The demo's private copy is a temp dir.
-    assert_snapshot!("flow_no_state_80x24", scrub_title(&s.replace(" DEMO DATA", "")));
+    assert_snapshot!(
+        "flow_no_state_80x24",
+        scrub_title(&s.replace(" DEMO DATA", ""))
+    );
 }
 
 /// `C` on a file-backed host without a running gateway.
@@ -42,7 +45,10 @@ fn c_without_a_gateway_whole() {
     let (mut state, ctx) = host_app(host, SMALL);
     press(&mut state, &ctx, &[ch('C')]);
     let info = state.status.info.clone().unwrap_or_default();
-    assert!(info.contains("no running gateway seen on this host"), "{info}");
+    assert!(
+        info.contains("no running gateway seen on this host"),
+        "{info}"
+    );
     let s = scrub_title(&screen(&state));
     assert_whole_with_help(&s, &info);
     assert_snapshot!("flow_no_gateway_80x24", s);
@@ -69,7 +75,10 @@ fn the_title_keeps_the_state_dir_and_the_legend_is_whole() {
     for whole in ["* estimated", "✖ stale lock", "! store behind"] {
         assert!(legend.contains(whole), "{whole}: {s}");
     }
-    assert!(s.lines().last().unwrap().trim_end().ends_with("? help"), "{s}");
+    assert!(
+        s.lines().last().unwrap().trim_end().ends_with("? help"),
+        "{s}"
+    );
 }
 
 /// The history pane at 80×24.
@@ -80,6 +89,9 @@ fn history_pane_80x24() {
     press(&mut state, &ctx, &[key(KeyCode::Enter), ch('H')]);
     let s = screen(&state).replace(&t.display().to_string(), "<transcript>");
     assert!(s.contains("compaction"), "{s}");
-    assert!(s.lines().last().unwrap().trim_end().ends_with("? help"), "{s}");
+    assert!(
+        s.lines().last().unwrap().trim_end().ends_with("? help"),
+        "{s}"
+    );
     assert_snapshot!("session_history_host_a_80x24", s);
 }

@@ -109,7 +109,11 @@ fn list_and_the_sessions_screen_mark_a_figure_alike() {
     assert!(cli_row.contains(" *30k/200k "), "{cli}");
     let cells: Vec<&str> = cli_row.split_whitespace().collect();
     // CMP and ETA, the last two cells.
-    assert_eq!(cells[cells.len() - 2..], [marks::NONE, marks::NONE], "{cli}");
+    assert_eq!(
+        cells[cells.len() - 2..],
+        [marks::NONE, marks::NONE],
+        "{cli}"
+    );
 
     let (state, _) = sessions_app(vec![row], (120, 12));
     let s = screen(&state);

@@ -125,13 +125,7 @@ impl Col {
     fn right_aligned(self) -> bool {
         matches!(
             self,
-            Col::Pct
-                | Col::Cmp
-                | Col::Used
-                | Col::Headroom
-                | Col::Eta
-                | Col::Spend
-                | Col::PerHour
+            Col::Pct | Col::Cmp | Col::Used | Col::Headroom | Col::Eta | Col::Spend | Col::PerHour
         )
     }
 }
