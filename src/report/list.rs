@@ -173,6 +173,13 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             ],
         ));
     }
+    out.push_str(&footer(r, with_lock));
+    out
+}
+
+/// Under the table: the host's spend (when a row has a cost) and the legend.
+fn footer(r: &ListReport, with_lock: bool) -> String {
+    let mut out = String::new();
     if let Some(t) = r
         .totals
         .as_ref()
