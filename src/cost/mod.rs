@@ -176,9 +176,107 @@ struct CallMsg {
     #[serde(default)]
     model: Value,
     #[serde(default)]
-    usage: Value,
+    usage: Option<Usage>,
     #[serde(default)]
     timestamp: Value,
+}
+
+/// The fields of a call's `usage` (and of its `cost`) that cost reads, each as written (a
+/// count may be a string, negative or absurd: [`tokens_of`] judges it). Read without
+/// building the whole object: other keys are skipped, and a key given twice takes its last
+/// value, as `JSON.parse` does. Anything but an object reads as `not_object` (a usage that
+/// is no usage: the line is no call; a cost that is no object: no recorded price).
+#[derive(Default)]
+struct Usage {
+    input: Option<Value>,
+    output: Option<Value>,
+    cache_read: Option<Value>,
+    cache_write: Option<Value>,
+    /// `cost.total` (a usage's own `total`, which pi does not write, is read and unused).
+    total: Option<Value>,
+    /// `usage.cost`, read the same way.
+    cost: Option<Box<Usage>>,
+    not_object: bool,
+}
+
+impl<'de> Deserialize<'de> for Usage {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Usage, D::Error> {
+        struct V;
+        fn other<E>() -> Result<Usage, E> {
+            Ok(Usage {
+                not_object: true,
+                ..Default::default()
+            })
+        }
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Usage;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a usage object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Usage, A::Error> {
+                let mut u = Usage::default();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    let slot = match k.as_ref() {
+                        "input" => &mut u.input,
+                        "output" => &mut u.output,
+                        "cacheRead" => &mut u.cache_read,
+                        "cacheWrite" => &mut u.cache_write,
+                        "total" => &mut u.total,
+                        "cost" => {
+                            let c: Usage = m.next_value()?;
+                            u.cost = (!c.not_object).then(|| Box::new(c));
+                            continue;
+                        }
+                        _ => {
+                            m.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(m.next_value()?);
+                }
+                Ok(u)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Usage, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                other()
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_unit<E>(self) -> Result<Usage, E> {
+                other()
+            }
+            fn visit_none<E>(self) -> Result<Usage, E> {
+                other()
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Usage {
+    fn get(&self, k: &str) -> Option<&Value> {
+        match k {
+            "input" => self.input.as_ref(),
+            "output" => self.output.as_ref(),
+            "cacheRead" => self.cache_read.as_ref(),
+            "cacheWrite" => self.cache_write.as_ref(),
+            "total" => self.total.as_ref(),
+            _ => None,
+        }
+    }
 }
 
 /// A token count as it can be used, and whether it had to be repaired.
@@ -205,7 +303,7 @@ fn time_of(line_ts: &Value, msg_ts: &Value) -> Option<i64> {
 }
 
 /// Reads one assistant line into a call (before pricing); None when it is no call.
-fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Value)> {
+fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Usage)> {
     let line: CallLine = serde_json::from_slice(raw).ok()?;
     let m = line.message?;
     let call = CallFields {
@@ -213,7 +311,7 @@ fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, V
         model: m.model.as_str().map(str::to_string),
         at_ms: time_of(&line.timestamp, &m.timestamp),
     };
-    call_of(entry, m.usage, call, notes)
+    call_of(entry, m.usage?, call, notes)
 }
 
 /// What a call is besides its usage.
@@ -229,8 +327,8 @@ fn captured_call(
     t: &Transcript,
     c: &crate::transcript::CallCapture,
     notes: &mut Vec<String>,
-) -> Option<(Call, Value)> {
-    let usage: Value = serde_json::from_str(c.usage.as_deref()?).ok()?;
+) -> Option<(Call, Usage)> {
+    let usage: Usage = serde_json::from_str(c.usage.as_deref()?).ok()?;
     let (provider, model) = t
         .call_models
         .get(c.model as usize)
@@ -253,11 +351,11 @@ fn captured_call(
 /// notice, or nothing was sent or received).
 fn call_of(
     entry: u32,
-    usage: Value,
+    usage: Usage,
     f: CallFields,
     notes: &mut Vec<String>,
-) -> Option<(Call, Value)> {
-    if !usage.is_object() {
+) -> Option<(Call, Usage)> {
+    if usage.not_object {
         return None;
     }
     let CallFields {
@@ -289,7 +387,7 @@ fn call_of(
     };
     let cache_fields = usage.get("cacheRead").is_some_and(Value::is_number)
         || usage.get("cacheWrite").is_some_and(Value::is_number);
-    let cost = usage.get("cost").cloned().unwrap_or(Value::Null);
+    let cost = usage.cost.map(|c| *c).unwrap_or_default();
     let recorded_total = cost.get("total").and_then(Value::as_f64);
     if tokens == Tokens::default() && !recorded_total.is_some_and(|t| t > 0.0) && !estimated {
         return None;
@@ -312,7 +410,7 @@ fn call_of(
 }
 
 /// The recorded parts of `usage.cost`, when each is a sane number and they add up to the total.
-fn recorded_parts(cost: &Value, total: f64) -> Option<Parts> {
+fn recorded_parts(cost: &Usage, total: f64) -> Option<Parts> {
     let p = |k: &str| {
         cost.get(k)
             .and_then(Value::as_f64)
@@ -367,7 +465,7 @@ pub fn session_rates(
 }
 
 /// Prices one call by the precedence of SPEC §10.
-fn price(call: &mut Call, cost: &Value, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
+fn price(call: &mut Call, cost: &Usage, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
     let total = cost.get("total");
     match total.and_then(Value::as_f64) {
         Some(t) if t.is_finite() && t > 0.0 && t <= ABSURD_CALL_USD => {
@@ -433,7 +531,7 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         .filter(|(_, e)| e.kind == EntryKind::Message(Role::Assistant))
         .map(|(i, _)| i as u32)
         .collect();
-    let mut read: Vec<(Call, Value)> = Vec::with_capacity(idxs.len());
+    let mut read: Vec<(Call, Usage)> = Vec::with_capacity(idxs.len());
     // The calls the index scan captured; only the others are read back.
     let mut captured = t.calls.iter().peekable();
     let mut rest = Vec::new();

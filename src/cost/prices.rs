@@ -137,9 +137,35 @@ fn builtin() -> &'static Table {
     })
 }
 
+/// The built-in table by model id alone: the rates every provider prices that id at, or None
+/// where two providers price it differently. Built once, so a model missing from the
+/// table (a host's own or fake model, looked up for every session) costs a hash lookup, not
+/// a scan of the table.
+fn builtin_by_model() -> &'static HashMap<String, Option<Rates>> {
+    static T: std::sync::OnceLock<HashMap<String, Option<Rates>>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut by: HashMap<String, Option<Rates>> = HashMap::new();
+        for ((_, m), r) in builtin() {
+            by.entry(m.clone())
+                .and_modify(|seen| {
+                    if *seen != Some(*r) {
+                        *seen = None;
+                    }
+                })
+                .or_insert(Some(*r));
+        }
+        by
+    })
+}
+
 /// A model in a table: by provider and id; a `provider/id` id is split; without a provider
 /// (or when the provider is not in the table), an id that every provider prices alike.
-fn lookup(t: &Table, provider: Option<&str>, model: &str) -> Option<Rates> {
+fn lookup(
+    t: &Table,
+    by_model: Option<&HashMap<String, Option<Rates>>>,
+    provider: Option<&str>,
+    model: &str,
+) -> Option<Rates> {
     if let Some(p) = provider {
         if let Some(r) = t.get(&(p.to_string(), model.to_string())) {
             return Some(*r);
@@ -149,6 +175,9 @@ fn lookup(t: &Table, provider: Option<&str>, model: &str) -> Option<Rates> {
         if let Some(r) = t.get(&(p.to_string(), m.to_string())) {
             return Some(*r);
         }
+    }
+    if let Some(by) = by_model {
+        return by.get(model).copied().flatten();
     }
     let mut same = t.iter().filter(|((_, m), _)| m == model).map(|(_, r)| *r);
     let first = same.next()?;
@@ -248,7 +277,7 @@ impl Prices {
 
     /// The rates of a model from the operator's file, then the built-in table.
     pub fn table_rates(&self, provider: Option<&str>, model: &str) -> Option<(Rates, Basis)> {
-        if let Some(r) = lookup(&self.user, provider, model).or_else(|| {
+        if let Some(r) = lookup(&self.user, None, provider, model).or_else(|| {
             // A name without a provider in the file applies to any provider.
             self.user.get(&(String::new(), model.to_string())).copied()
         }) {
@@ -257,7 +286,7 @@ impl Prices {
         if self.no_builtin {
             return None;
         }
-        lookup(builtin(), provider, model).map(|r| (r, Basis::BuiltIn))
+        lookup(builtin(), Some(builtin_by_model()), provider, model).map(|r| (r, Basis::BuiltIn))
     }
 }
 
