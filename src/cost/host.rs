@@ -6,12 +6,11 @@
 use super::{Context, SessionCost};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Sessions [`HostTotals::top`] names.
 pub const TOP_SESSIONS: usize = 3;
-/// Archived transcripts larger than this are counted, not read.
-pub const ARCHIVE_MAX_BYTES: u64 = 64 << 20;
+pub use crate::transcript::archive::{ArchiveError, MAX_BYTES as ARCHIVE_MAX_BYTES};
 
 /// What kind of work a session key is: OpenClaw's heartbeat (`<base>:heartbeat`), a cron job
 /// (`agent:<id>:cron:…`), a subagent (`agent:<id>:subagent:…`), else a direct or channel chat.
@@ -187,7 +186,7 @@ pub fn archived_in(dirs: &[PathBuf], cx: &Context<'_>) -> Archived {
             .collect();
         names.sort();
         for p in names {
-            let t = read_archive(&p).map_err(|e| e.to_string());
+            let t = crate::transcript::archive::read_file(&p);
             a.add(&p.display().to_string(), t, cx);
         }
     }
@@ -200,7 +199,7 @@ impl Archived {
     pub fn add(
         &mut self,
         name: &str,
-        t: Result<crate::transcript::Transcript, String>,
+        t: Result<crate::transcript::Transcript, ArchiveError>,
         cx: &Context<'_>,
     ) {
         self.transcripts += 1;
@@ -214,7 +213,7 @@ impl Archived {
             Err(why) => self.unread.push(format!(
                 "{}: {}",
                 crate::sanitize::one_line(name),
-                crate::sanitize::one_line(&why)
+                crate::sanitize::one_line(&why.to_string())
             )),
         }
     }
@@ -227,24 +226,4 @@ impl Archived {
         self.unpriced_calls += a.unpriced_calls;
         self.unread.extend(a.unread);
     }
-}
-
-fn read_archive(p: &Path) -> std::io::Result<crate::transcript::Transcript> {
-    use std::io::{Error, Read};
-    let f = crate::regular_file::open(p)?;
-    let len = f.metadata()?.len();
-    if len > ARCHIVE_MAX_BYTES {
-        return Err(Error::other(format!("{len} bytes, over the archive limit")));
-    }
-    if p.extension().is_some_and(|e| e == "zst") {
-        let mut out = Vec::new();
-        zstd::stream::read::Decoder::new(f)?
-            .take(ARCHIVE_MAX_BYTES + 1)
-            .read_to_end(&mut out)?;
-        if out.len() as u64 > ARCHIVE_MAX_BYTES {
-            return Err(Error::other("decompresses over the archive limit"));
-        }
-        return Ok(crate::transcript::Transcript::from_bytes(p, out));
-    }
-    crate::transcript::Transcript::open(p).map_err(Error::other)
 }

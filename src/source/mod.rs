@@ -276,7 +276,7 @@ pub struct ArchivedTranscript {
     pub agent: String,
     /// Where it is (a label, for the operator: database and archive name).
     pub name: String,
-    pub transcript: Result<Transcript, String>,
+    pub transcript: Result<Transcript, crate::transcript::archive::ArchiveError>,
 }
 
 pub trait SessionSource: Send + Sync {

@@ -391,7 +391,7 @@ impl SessionSource for SqliteStore {
                 let db = c.lock().unwrap_or_else(|e| e.into_inner());
                 crate::sqlite::archives::each(
                     &db,
-                    crate::cost::host::ARCHIVE_MAX_BYTES,
+                    crate::transcript::archive::MAX_BYTES,
                     &mut |row| {
                         let name = format!("{db_label}#archive/{}", row.name);
                         each(super::ArchivedTranscript {
@@ -407,7 +407,9 @@ impl SessionSource for SqliteStore {
                 each(super::ArchivedTranscript {
                     agent: a.agent_id.clone(),
                     name: format!("{db_label}#archives"),
-                    transcript: Err(e.to_string()),
+                    transcript: Err(crate::transcript::archive::ArchiveError::Unavailable(
+                        e.to_string(),
+                    )),
                 });
             }
         }

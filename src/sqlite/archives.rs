@@ -7,37 +7,13 @@
 //! size once, never the sum of all of them.
 
 use super::{DbError, ReadOnlyDb};
-use std::io::Read;
+use crate::transcript::archive::{ArchiveError, ZSTD_MAGIC, decode};
 
 /// One archived transcript: its name, and its JSONL bytes or why they could not be had.
 pub struct ArchiveRow {
     /// `<archive_name>` (`cold/<archive_name>` for a cold archive), as OpenClaw names it.
     pub name: String,
-    pub jsonl: Result<Vec<u8>, String>,
-}
-
-/// zstd's frame magic (RFC 8878 §3.1.1).
-const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
-
-/// A blob as JSONL: decompressed when it is zstd (by its encoding column, or by its magic
-/// where the table has no such column), at most `max` bytes either way.
-fn decode(blob: Vec<u8>, zstd: bool, max: u64) -> Result<Vec<u8>, String> {
-    if !zstd {
-        if blob.len() as u64 > max {
-            return Err(format!("{} bytes, over the archive limit", blob.len()));
-        }
-        return Ok(blob);
-    }
-    let mut out = Vec::new();
-    zstd::stream::read::Decoder::new(blob.as_slice())
-        .map_err(|e| format!("zstd: {e}"))?
-        .take(max + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| format!("zstd: {e}"))?;
-    if out.len() as u64 > max {
-        return Err("decompresses over the archive limit".into());
-    }
-    Ok(out)
+    pub jsonl: Result<Vec<u8>, ArchiveError>,
 }
 
 /// Calls `each` with every archived transcript of the database (none when it has no archive
@@ -60,8 +36,8 @@ pub fn each(db: &ReadOnlyDb, max: u64, each: &mut dyn FnMut(ArchiveRow)) -> Resu
             let len: i64 = r.get(2).map_err(err)?;
             let blob: Option<Vec<u8>> = r.get(3).map_err(err)?;
             let jsonl = match blob {
-                None => Err(format!("{len} bytes, over the archive limit")),
-                Some(b) => decode(b, encoding == "zstd", max),
+                None => Err(ArchiveError::TooLarge(len as u64)),
+                Some(b) => decode(b.as_slice(), b.len() as u64, encoding == "zstd", max),
             };
             each(ArchiveRow { name, jsonl });
         }
@@ -82,15 +58,12 @@ pub fn each(db: &ReadOnlyDb, max: u64, each: &mut dyn FnMut(ArchiveRow)) -> Resu
             let len: Option<i64> = r.get(2).map_err(err)?;
             let blob: Option<Vec<u8>> = r.get(3).map_err(err)?;
             let jsonl = match (storage.as_str(), blob) {
-                ("file", _) => Err("kept in a file outside the database (not read)".into()),
+                ("file", _) => Err(ArchiveError::OutsideTheDatabase),
                 (_, Some(b)) => {
                     let z = b.starts_with(&ZSTD_MAGIC);
-                    decode(b, z, max)
+                    decode(b.as_slice(), b.len() as u64, z, max)
                 }
-                (_, None) => Err(format!(
-                    "{} bytes, over the archive limit",
-                    len.unwrap_or_default()
-                )),
+                (_, None) => Err(ArchiveError::TooLarge(len.unwrap_or_default() as u64)),
             };
             each(ArchiveRow {
                 name: format!("cold/{name}"),
@@ -99,32 +72,4 @@ pub fn each(db: &ReadOnlyDb, max: u64, each: &mut dyn FnMut(ArchiveRow)) -> Resu
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_blob_is_decoded_within_its_limit() {
-        let text = b"{\"type\":\"session\"}\n".repeat(10);
-        assert_eq!(decode(text.clone(), false, 1 << 20).unwrap(), text);
-        let z = zstd::encode_all(text.as_slice(), 3).unwrap();
-        assert_eq!(decode(z.clone(), true, 1 << 20).unwrap(), text);
-        assert!(
-            decode(z, true, 50)
-                .unwrap_err()
-                .contains("over the archive limit")
-        );
-        assert!(
-            decode(text, false, 50)
-                .unwrap_err()
-                .contains("over the archive limit")
-        );
-        assert!(
-            decode(b"not zstd".to_vec(), true, 1 << 20)
-                .unwrap_err()
-                .starts_with("zstd")
-        );
-    }
 }

@@ -13,6 +13,7 @@
 //! v1 files get a linear chain in file order (pi would assign random ids and rewrite the file;
 //! clawtop never writes on open), the leaf is the last entry in file order.
 
+pub mod archive;
 pub mod content;
 pub(crate) mod parse;
 pub mod tail;
