@@ -11,10 +11,13 @@ use crate::report::list::{self, ListReport};
 use crate::report::text::ascii;
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
-/// that could not be read.
-pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) -> String {
-    let rows = super::rows(results);
-    let hosts: Vec<String> = rows.iter().map(|r| ascii(r.host)).collect();
+/// that could not be read. The hosts' rows are moved into the one table, never copied (a
+/// host of 400,000 sessions is held once, and freed as it moves): the results are used up.
+pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
+    let hosts: Vec<String> = super::rows(&results)
+        .iter()
+        .map(|r| ascii(r.host))
+        .collect();
     let errors: Vec<(String, String)> = results
         .iter()
         .flat_map(|h| {
@@ -31,17 +34,29 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
         .unwrap_or(0)
         .clamp(4, list::PAD_MAX);
     let mut out = String::new();
-    if !rows.is_empty() {
-        let combined = ListReport {
+    if !hosts.is_empty() {
+        let mut combined = ListReport {
             era: "fleet".into(),
-            sessions: rows.iter().map(|r| r.row.clone()).collect(),
             ..ListReport::default()
         };
+        for h in results.iter_mut() {
+            if let Ok(l) = &mut h.outcome {
+                let mut rows = std::mem::take(&mut l.report.sessions);
+                l.json = Vec::new();
+                if combined.sessions.is_empty() {
+                    combined.sessions = rows;
+                    combined.sessions.reserve_exact(hosts.len() - combined.sessions.len());
+                } else {
+                    combined.sessions.append(&mut rows);
+                }
+            }
+        }
         let table = list::render(
             &combined,
             now_ms,
             width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)),
         );
+        drop(combined);
         // list::render prints a header, one line per session in order, then the legend.
         for (i, line) in table.lines().enumerate() {
             let host = match i {
@@ -50,7 +65,7 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                 _ => {
                     if i == hosts.len() + 1 {
                         push_errors(&mut out, &errors, host_w);
-                        push_totals(&mut out, results, host_w);
+                        push_totals(&mut out, &results, host_w);
                     }
                     out.push_str(line);
                     out.push('\n');
