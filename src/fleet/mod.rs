@@ -604,7 +604,15 @@ mod tests {
             open_command(&ssh, "-k;$(id)", "/me"),
             (
                 "ssh".into(),
-                ["-t", "--", "ops@p1", "'/opt/claw top'", "--", "'-k;$(id)'"]
+                [
+                    "-t",
+                    "--",
+                    "ops@p1",
+                    "'/opt/claw top'",
+                    "--session-only",
+                    "--",
+                    "'-k;$(id)'"
+                ]
                     .map(String::from)
                     .to_vec()
             )
@@ -622,6 +630,7 @@ mod tests {
                 "ws://127.0.0.1:18790",
                 "--gateway-token-file",
                 "/k/edge.token",
+                "--session-only",
                 "--",
                 "agent:main:main"
             ]
@@ -668,6 +677,62 @@ mod tests {
             "{e:?}"
         );
     }
+}
+
+/// What a host, or the whole fleet, spends (SPEC §10): today and per hour now. Computed here
+/// once from the hosts' own totals ([`crate::cost::host::HostTotals`], what each host's
+/// `list --json` reports); `list --hosts` and the Fleet screen both show this.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spend {
+    pub today_usd: f64,
+    pub per_hour_usd: f64,
+    pub unpriced_calls: u64,
+    /// Hosts counted (those that reported totals).
+    pub hosts: usize,
+}
+
+impl Spend {
+    /// One host's, or the sum over hosts (`fleet`).
+    pub fn of<'a>(totals: impl IntoIterator<Item = &'a crate::cost::host::HostTotals>) -> Spend {
+        let mut s = Spend::default();
+        for t in totals {
+            s.today_usd += t.spend_today_usd;
+            s.per_hour_usd += t.per_hour_usd;
+            s.unpriced_calls += t.unpriced_calls;
+            s.hosts += 1;
+        }
+        s
+    }
+
+    /// Today's spend as text (`$1.20`, `?` marks unpriced calls), "-" when no host reported.
+    pub fn today_text(&self) -> String {
+        self.text(self.today_usd)
+    }
+
+    /// $/h as text (`$0.35/h`), "-" when no host reported.
+    pub fn per_hour_text(&self) -> String {
+        if self.hosts == 0 {
+            return "-".into();
+        }
+        format!("{}/h", crate::cost::usd_text(self.per_hour_usd))
+    }
+
+    fn text(&self, usd: f64) -> String {
+        if self.hosts == 0 {
+            return "-".into();
+        }
+        let mark = if self.unpriced_calls > 0 { "?" } else { "" };
+        format!("{}{mark}", crate::cost::usd_text(usd))
+    }
+}
+
+/// The fleet's spend: every host that answered with its totals.
+pub fn fleet_spend(results: &[HostResult]) -> Spend {
+    Spend::of(
+        results
+            .iter()
+            .filter_map(|h| h.outcome.as_ref().ok()?.report.totals.as_ref()),
+    )
 }
 
 /// What the Fleet screen says of a host that answered, computed once here.
@@ -717,8 +782,9 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
             if let Some(d) = state_dir {
                 a.extend(["--state-dir".into(), ssh::shell_word(d)]);
             }
+            // Leaving the session ends the remote clawtop, so `q` there is back here at once.
             // `--`: a key from a store is data, never an option of the remote clawtop.
-            a.extend(["--".into(), ssh::shell_word(key)]);
+            a.extend(["--session-only".into(), "--".into(), ssh::shell_word(key)]);
             ("ssh".into(), a)
         }
         Transport::Local { state_dir } => (
@@ -726,6 +792,7 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
             vec![
                 "--state-dir".into(),
                 state_dir.display().to_string(),
+                "--session-only".into(),
                 "--".into(),
                 key.into(),
             ],
@@ -737,6 +804,7 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
                 url.clone(),
                 "--gateway-token-file".into(),
                 token_file.display().to_string(),
+                "--session-only".into(),
                 "--".into(),
                 key.into(),
             ],

@@ -84,7 +84,8 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
     out
 }
 
-/// One `spend:` line per host that reported its totals (SPEC §10).
+/// One `spend:` line per host that reported its totals (SPEC §10: today, $/h, by kind, top),
+/// then the fleet's ([`super::fleet_spend`], which the Fleet screen's title shows).
 fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
     for h in results {
         if let Ok(l) = &h.outcome {
@@ -96,6 +97,16 @@ fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
                 ));
             }
         }
+    }
+    let fleet = super::fleet_spend(results);
+    if fleet.hosts > 1 {
+        out.push_str(&format!(
+            "{} spend: today {} | {} ({} hosts)\n",
+            crate::report::text::pad("*", host_w),
+            fleet.today_text(),
+            fleet.per_hour_text(),
+            fleet.hosts
+        ));
     }
 }
 
