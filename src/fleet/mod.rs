@@ -490,7 +490,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an object")
             }
-            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Members<'a>, M::Error> {
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Members<'a>, M::Error> {
                 let mut v = Vec::new();
                 while let Some((k, raw)) = m.next_entry::<String, &'de RawValue>()? {
                     v.push((k, raw));
@@ -613,8 +616,8 @@ mod tests {
                     "--",
                     "'-k;$(id)'"
                 ]
-                    .map(String::from)
-                    .to_vec()
+                .map(String::from)
+                .to_vec()
             )
         );
         let gw = spec(Transport::Gateway {

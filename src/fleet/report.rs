@@ -45,7 +45,9 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
                 l.json = Vec::new();
                 if combined.sessions.is_empty() {
                     combined.sessions = rows;
-                    combined.sessions.reserve_exact(hosts.len() - combined.sessions.len());
+                    combined
+                        .sessions
+                        .reserve_exact(hosts.len() - combined.sessions.len());
                 } else {
                     combined.sessions.append(&mut rows);
                 }

@@ -641,7 +641,8 @@ fn cost_over_the_fleet_is_the_hosts_own() {
         clawtop::cost::usd_text(hour)
     );
     assert!(
-        text.lines().any(|l| l.starts_with('*') && l.ends_with(&want)),
+        text.lines()
+            .any(|l| l.starts_with('*') && l.ends_with(&want)),
         "{want}\n{text}"
     );
     // The footer ends its line: a warning printed after it (stderr) starts a line of its own.

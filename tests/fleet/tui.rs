@@ -5,9 +5,7 @@ use crate::fake::Fleet;
 use crate::support::tui::{NOW_MS, text};
 use clawtop::fleet::{HostResult, hosts};
 use clawtop::tui::draw::fleet::draw;
-use clawtop::tui::model::fleet::{
-    FleetAction, FleetEffect, FleetItem, FleetScreen, FleetState,
-};
+use clawtop::tui::model::fleet::{FleetAction, FleetEffect, FleetItem, FleetScreen, FleetState};
 use clawtop::tui::update::fleet::{init, update};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -348,12 +346,19 @@ fn every_host_lists_the_failed_host_filters_sorts_and_fits_80_columns() {
             "{:?}",
             all[0]
         );
-        assert!(all[1..].iter().all(|it| matches!(it, FleetItem::Session { .. })));
+        assert!(
+            all[1..]
+                .iter()
+                .all(|it| matches!(it, FleetItem::Session { .. }))
+        );
         all.len() - 1
     };
     let every = screen(&s, 80, 24);
     let down = every.lines().find(|l| l.contains("down")).unwrap();
-    assert!(down.contains("ERROR") && down.contains("state dir"), "{every}");
+    assert!(
+        down.contains("ERROR") && down.contains("state dir"),
+        "{every}"
+    );
     assert!(last_line(&every).ends_with("? help"), "{every}");
     insta::assert_snapshot!("fleet_every_host_80x24", redact(&every, &tmp));
     // Enter on that row: its whole error.

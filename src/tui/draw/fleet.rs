@@ -103,7 +103,9 @@ fn hosts_table(f: &mut Frame, s: &FleetState, area: ratatui::layout::Rect) {
             .totals
             .as_ref()
             .map(|t| crate::fleet::Spend::of([t]))
-            .map_or(("-".into(), "-".into()), |sp| (sp.today_text(), sp.per_hour_text()));
+            .map_or(("-".into(), "-".into()), |sp| {
+                (sp.today_text(), sp.per_hour_text())
+            });
         let (n, worst, act) = match &h.summary {
             Some(sm) => (
                 sm.sessions.to_string(),
@@ -142,16 +144,7 @@ fn hosts_table(f: &mut Frame, s: &FleetState, area: ratatui::layout::Rect) {
     let t = Table::new(rows, widths)
         .header(
             Row::new(vec![
-                "HOST",
-                "VIA",
-                "UP",
-                "SESS",
-                "WORST",
-                "ACT",
-                "TODAY",
-                "$/H",
-                "READ",
-                "ERROR",
+                "HOST", "VIA", "UP", "SESS", "WORST", "ACT", "TODAY", "$/H", "READ", "ERROR",
             ])
             .style(Style::default().add_modifier(Modifier::BOLD)),
         )

@@ -82,9 +82,15 @@ pub struct FleetState {
 /// One row of the fleet's Sessions screen.
 #[derive(Debug, Clone, Copy)]
 pub enum FleetItem<'a> {
-    Session { host: usize, row: &'a SessionRow },
+    Session {
+        host: usize,
+        row: &'a SessionRow,
+    },
     /// A host whose last read failed, and why.
-    Failed { host: usize, cause: &'a str },
+    Failed {
+        host: usize,
+        cause: &'a str,
+    },
 }
 
 impl FleetItem<'_> {
@@ -218,7 +224,10 @@ impl FleetState {
             .collect();
         let sort = self.sort;
         rows.sort_by(|(i, a), (j, b)| sort.compare(a, b).then(i.cmp(j)));
-        v.extend(rows.into_iter().map(|(host, row)| FleetItem::Session { host, row }));
+        v.extend(
+            rows.into_iter()
+                .map(|(host, row)| FleetItem::Session { host, row }),
+        );
         v
     }
 

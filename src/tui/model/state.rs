@@ -145,7 +145,8 @@ impl SortKey {
         a: &crate::usecase::list::SessionRow,
         b: &crate::usecase::list::SessionRow,
     ) -> std::cmp::Ordering {
-        let key = |r: &crate::usecase::list::SessionRow| (r.agent().to_string(), r.key().to_string());
+        let key =
+            |r: &crate::usecase::list::SessionRow| (r.agent().to_string(), r.key().to_string());
         match self {
             SortKey::Urgency => a
                 .urgency()
