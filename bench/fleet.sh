@@ -101,6 +101,9 @@ for n in (20, 50):
 PY
 
 for n in 20 50; do
+  # The floor ssh itself sets on this machine: one login per host, 32 at a time, nothing run.
+  /usr/bin/time -f "floor: ssh HOST true to $n hosts at once: %e s wall" \
+    sh -c "seq 0 $((n - 1)) | xargs -P 32 -I{} sh -c 'ssh h\$(printf %02d {}) true'"
   /usr/bin/time -f "list --hosts --json ($n hosts × 2 sessions, real sshd): %e s wall, %U s user, %M KB peak RSS" \
     "$EXE" list --hosts "$T/hosts-$n.toml" --json > "$T/out-$n.json" || true
   python3 -c "import json,sys; v=json.load(open('$T/out-$n.json')); print('  sessions', len(v['sessions']), 'errors', len(v['errors']), v['errors'][:1])"
