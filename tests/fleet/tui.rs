@@ -415,6 +415,22 @@ fn every_host_lists_the_failed_host_filters_sorts_and_fits_80_columns() {
             != std::cmp::Ordering::Greater
     }));
     assert!(screen(&s, 80, 24).contains("sorted by updated"));
+    // The help at 80×24: every key's text whole (long ones wrap).
+    key(&mut s, KeyCode::Char('?'));
+    let help = screen(&s, 80, 24);
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = flat(
+        &help
+            .lines()
+            .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    for b in clawtop::tui::model::keymap::for_mode(FleetScreen::Sessions.mode()) {
+        assert!(body.contains(&flat(b.help)), "{}\n{help}", b.help);
+    }
+    insta::assert_snapshot!("fleet_sessions_help_80x24", redact(&help, &tmp));
+    key(&mut s, KeyCode::Char('x'));
     key(&mut s, KeyCode::Esc);
     assert_eq!(s.screen, FleetScreen::Hosts);
 }

@@ -245,13 +245,24 @@ fn detail(f: &mut Frame, text: &str) {
 }
 
 fn help(f: &mut Frame, s: &FleetState) {
-    // Every key of the screen, hinted or not.
-    let lines: Vec<Line> = crate::tui::model::keymap::for_mode(s.mode())
-        .map(|b| Line::from(format!("{:>6}  {}", b.keys_label(), b.help)))
-        .collect();
     let area = f.area();
-    let h = (lines.len() as u16 + 2).min(area.height);
     let w = area.width.min(100);
+    // Every key of the screen, hinted or not; a long line wraps under its text (at 80
+    // columns nothing is cut).
+    let keys_w = 8;
+    let text_w = (w as usize).saturating_sub(2 + keys_w).max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    for b in crate::tui::model::keymap::for_mode(s.mode()) {
+        for (i, part) in super::status::wrap(b.help, text_w).into_iter().enumerate() {
+            let keys = if i == 0 {
+                b.keys_label()
+            } else {
+                String::new()
+            };
+            lines.push(Line::from(format!("{keys:>6}  {part}")));
+        }
+    }
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(1));
     let r = ratatui::layout::Rect::new(area.x + (area.width - w) / 2, area.y + 1, w, h);
     f.render_widget(Clear, r);
     f.render_widget(
