@@ -85,7 +85,17 @@ fn bench_transcript(c: &mut Criterion) {
             let t = Transcript::open(&path).unwrap();
             let p = plan::prepare(&t, plan::DEFAULT_KEEP_RECENT_TOKENS).unwrap();
             let oh = overhead::measure(&t, None, None, 0);
-            let bd = breakdown::breakdown(&t, oh.as_ref(), None, 200_000, None, 180_000);
+            let bd = breakdown::breakdown(
+                &t,
+                oh.as_ref(),
+                None,
+                breakdown::Against {
+                    used: None,
+                    window: 200_000,
+                    flush_at: None,
+                    compact_at: 180_000,
+                },
+            );
             black_box((p.tokens_before, bd.total_tokens))
         })
     });

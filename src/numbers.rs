@@ -83,13 +83,24 @@ impl<'s> Numbers<'s> {
         (cost, rates)
     }
 
-    /// The archived transcripts beside the sessions' own (`*.jsonl.reset.*`,
-    /// `*.jsonl.deleted.*`) on a file host, each agent's priced with its catalogs; None on
-    /// other hosts (SQLite keeps archives in tables not read here).
+    /// The archived transcripts, each agent's priced with its catalogs: on a file host those
+    /// beside the sessions' own (`*.jsonl.reset.*`, `*.jsonl.deleted.*`), elsewhere those the
+    /// source keeps ([`crate::source::SessionSource::each_archived_transcript`]: a SQLite
+    /// host's archive tables); None where the source has none to offer (a Gateway).
     pub fn archived(&mut self, sessions: &[Session]) -> Option<crate::cost::host::Archived> {
         let source = self.source;
         if source.kind() != crate::source::SourceKind::Files {
-            return None;
+            let mut all = crate::cost::host::Archived::default();
+            let (models_json, prices, now_ms) = (&mut self.models_json, &self.prices, self.now_ms);
+            let offered = source.each_archived_transcript(&mut |a| {
+                let mj = models_json
+                    .entry(a.agent.clone())
+                    .or_insert_with(|| source.models_json(&a.agent));
+                with_context(source, mj, prices, now_ms, |cx| {
+                    all.add(&a.name, a.transcript, cx)
+                });
+            });
+            return offered.then_some(all);
         }
         let mut dirs: std::collections::BTreeMap<String, Vec<std::path::PathBuf>> =
             Default::default();
@@ -115,11 +126,7 @@ impl<'s> Numbers<'s> {
             let a = with_context(source, mj, &self.prices, self.now_ms, |cx| {
                 crate::cost::host::archived_in(&dirs, cx)
             });
-            all.transcripts += a.transcripts;
-            all.spend_usd += a.spend_usd;
-            all.spend_today_usd += a.spend_today_usd;
-            all.unpriced_calls += a.unpriced_calls;
-            all.unread.extend(a.unread);
+            all.merge(a);
         }
         Some(all)
     }

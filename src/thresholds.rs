@@ -633,6 +633,12 @@ pub fn flushed_this_cycle(c: &Counters) -> bool {
         && c.memory_flush_compaction_count == Some(c.compaction_count.unwrap_or(0))
 }
 
+/// Room from `used` to a line: positive while below it, negative once past it. The one
+/// subtraction every surface shows (the list's headroom, the context view, `show`).
+pub fn room(used: u64, line: u64) -> i64 {
+    line as i64 - used as i64
+}
+
 /// The status of a used figure against the lines (precedence in [`Status`]).
 pub fn status_of(
     used: Option<u64>,

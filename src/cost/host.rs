@@ -73,8 +73,8 @@ pub struct HostTotals {
     pub top: Vec<TopSession>,
     /// By [`key_kind`].
     pub by_kind: BTreeMap<String, KindSpend>,
-    /// None where archives are not read (SQLite hosts keep them in tables clawtop does not
-    /// read yet; remote hosts that did not report them).
+    /// None where archives are not read (a Gateway, which does not expose them; remote hosts
+    /// that did not report them).
     pub archived: Option<Archived>,
 }
 
@@ -187,22 +187,46 @@ pub fn archived_in(dirs: &[PathBuf], cx: &Context<'_>) -> Archived {
             .collect();
         names.sort();
         for p in names {
-            a.transcripts += 1;
-            match read_archive(&p) {
-                Ok(t) => {
-                    let c = super::of_transcript(&t, cx);
-                    a.spend_usd += c.spend_usd;
-                    a.spend_today_usd += c.spend_today_usd;
-                    a.unpriced_calls += c.unpriced_calls;
-                }
-                Err(why) => a.unread.push(format!(
-                    "{}: {why}",
-                    crate::sanitize::one_line(&p.display().to_string())
-                )),
-            }
+            let t = read_archive(&p).map_err(|e| e.to_string());
+            a.add(&p.display().to_string(), t, cx);
         }
     }
     a
+}
+
+impl Archived {
+    /// Counts one archived transcript (`name` says which, where it could not be read), priced
+    /// with `cx` as a session's transcript is.
+    pub fn add(
+        &mut self,
+        name: &str,
+        t: Result<crate::transcript::Transcript, String>,
+        cx: &Context<'_>,
+    ) {
+        self.transcripts += 1;
+        match t {
+            Ok(t) => {
+                let c = super::of_transcript(&t, cx);
+                self.spend_usd += c.spend_usd;
+                self.spend_today_usd += c.spend_today_usd;
+                self.unpriced_calls += c.unpriced_calls;
+            }
+            Err(why) => self.unread.push(format!(
+                "{}: {}",
+                crate::sanitize::one_line(name),
+                crate::sanitize::one_line(&why)
+            )),
+        }
+    }
+
+    /// Adds another agent's archives.
+    pub fn merge(&mut self, a: Archived) {
+        self.transcripts += a.transcripts;
+        self.spend_usd += a.spend_usd;
+        self.spend_today_usd += a.spend_today_usd;
+        self.unpriced_calls += a.unpriced_calls;
+        self.unread.extend(a.unread);
+    }
 }
 
 fn read_archive(p: &Path) -> std::io::Result<crate::transcript::Transcript> {

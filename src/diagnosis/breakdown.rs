@@ -23,14 +23,32 @@ pub struct Part {
 #[serde(rename_all = "camelCase")]
 pub struct Breakdown {
     pub parts: Vec<Part>,
+    /// The sum of the parts: the transcript's context when `breaksDown` says so.
     pub total_tokens: u64,
+    /// What `totalTokens` is: "transcriptContext" when the parts were reconciled with the
+    /// transcript's context (the overhead was measured on its last call), else "estimates"
+    /// (the parts as estimated, reconciled with nothing).
+    pub breaks_down: &'static str,
+    /// The session's one context figure (SPEC §3 "used"), which the room to each line is
+    /// measured from, as on every other surface; None when it is unknown.
+    pub used: Option<u64>,
     pub window: u64,
     pub flush_at: Option<u64>,
     pub compact_at: u64,
-    /// Room left to each line; negative when the context is past it.
+    /// Room left from `used` to each line ([`crate::thresholds::room`]); negative when used
+    /// is past it; None when used is unknown.
     pub free_to_flush: Option<i64>,
-    pub free_to_compaction: i64,
-    pub free_to_window: i64,
+    pub free_to_compaction: Option<i64>,
+    pub free_to_window: Option<i64>,
+}
+
+/// The lines a breakdown is set against, and the figure measured against them.
+#[derive(Debug, Clone, Copy)]
+pub struct Against {
+    pub used: Option<u64>,
+    pub window: u64,
+    pub flush_at: Option<u64>,
+    pub compact_at: u64,
 }
 
 pub const KINDS: [&str; 6] = [
@@ -67,9 +85,7 @@ pub fn breakdown(
     t: &Transcript,
     overhead: Option<&Overhead>,
     of: Option<u64>,
-    window: u64,
-    flush_at: Option<u64>,
-    compact_at: u64,
+    against: Against,
 ) -> Breakdown {
     let ctx: SessionContext = context::build(t, t.leaf());
     let mut parts = Vec::new();
@@ -125,15 +141,27 @@ pub fn breakdown(
         });
         total += rest;
     }
-    let free = |line: u64| line as i64 - total as i64;
-    Breakdown {
-        total_tokens: total,
+    let Against {
+        used,
         window,
         flush_at,
         compact_at,
-        free_to_flush: flush_at.map(free),
-        free_to_compaction: free(compact_at),
-        free_to_window: free(window),
+    } = against;
+    let room = |line: u64| used.map(|u| crate::thresholds::room(u, line));
+    Breakdown {
+        total_tokens: total,
+        breaks_down: if of.is_some() {
+            "transcriptContext"
+        } else {
+            "estimates"
+        },
+        used,
+        window,
+        flush_at,
+        compact_at,
+        free_to_flush: flush_at.and_then(room),
+        free_to_compaction: room(compact_at),
+        free_to_window: room(window),
         parts,
     }
 }
@@ -141,6 +169,13 @@ pub fn breakdown(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const LINES: Against = Against {
+        used: Some(160_000),
+        window: 200_000,
+        flush_at: Some(150_000),
+        compact_at: 180_000,
+    };
 
     /// A transcript too long to keep a figures table is broken down from its entries read in
     /// passes, and one opened with its figures computed while indexing from those: the same
@@ -159,9 +194,9 @@ mod tests {
             fused_entries += (0..fused.len() as u32)
                 .filter(|&i| fused.has_figures(i))
                 .count();
-            let a = breakdown(&with, None, None, 200_000, Some(150_000), 180_000);
-            let b = breakdown(&without, None, None, 200_000, Some(150_000), 180_000);
-            let c = breakdown(&fused, None, None, 200_000, Some(150_000), 180_000);
+            let a = breakdown(&with, None, None, LINES);
+            let b = breakdown(&without, None, None, LINES);
+            let c = breakdown(&fused, None, None, LINES);
             assert_eq!(a, b, "{}", f.display());
             assert_eq!(a, c, "{} (fused)", f.display());
             with_messages += usize::from(a.total_tokens > 0);

@@ -140,8 +140,17 @@ pub fn diagnose(t: &Transcript, i: &Inputs<'_>) -> Diagnosis {
     // The breakdown breaks down the transcript's figure when the overhead was measured on the
     // same call (the last usage): its parts then sum to it.
     let of = (tc.basis == crate::used::Basis::Usage && oh.is_some()).then_some(tc.tokens);
-    let context_breakdown =
-        breakdown::breakdown(t, oh.as_ref(), of, th.window, th.flush_at, th.compact_at);
+    let context_breakdown = breakdown::breakdown(
+        t,
+        oh.as_ref(),
+        of,
+        breakdown::Against {
+            used: th.used,
+            window: th.window,
+            flush_at: th.flush_at,
+            compact_at: th.compact_at,
+        },
+    );
     Diagnosis {
         transcript_context: tc,
         used_check,

@@ -1,7 +1,7 @@
 //! The plain-text lines of a session's diagnosis ([`crate::diagnosis`]) for `show` and
 //! `compact --dry-run`; the diagnosis is gathered in [`crate::diagnosis::gather`].
 
-use crate::diagnosis::Diagnosis;
+use crate::diagnosis::{Diagnosis, breakdown::Breakdown};
 use crate::format::thousands;
 
 fn opt(n: Option<u64>) -> String {
@@ -17,7 +17,7 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
             "transcript context".to_string(),
             match tc.basis {
                 crate::used::Basis::Usage => format!(
-                    "{}  = last usage {}{} + {} after it (pi's estimate of the active branch)",
+                    "{}  = the last call's prompt and reply {}{} + {} after it (pi's estimate of the next prompt)",
                     thousands(tc.tokens),
                     thousands(tc.usage_tokens),
                     tc.entry_id
@@ -86,18 +86,8 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
         ));
     }
     let b = &d.context_breakdown;
-    out.push((
-        "context".into(),
-        format!(
-            "{} of window {}; to compaction line {}: {}; to flush line {}: {}",
-            thousands(b.total_tokens),
-            thousands(b.window),
-            thousands(b.compact_at),
-            signed(b.free_to_compaction),
-            opt(b.flush_at),
-            b.free_to_flush.map(signed).unwrap_or_else(|| "-".into())
-        ),
-    ));
+    out.push(("context".into(), used_against_lines(b)));
+    out.push((String::new(), parts_caption(b)));
     for p in &b.parts {
         out.push((
             String::new(),
@@ -110,6 +100,42 @@ pub fn lines(d: &Diagnosis) -> Vec<(String, String)> {
         ));
     }
     out
+}
+
+/// The session's one context figure against the lines: "used 29,144 of window 48,000; to
+/// compaction line 36,000: 6,856 free; to flush line 30,000: 856 free; to the window: 18,856
+/// free". The room is
+/// measured from `used`, as the list, the gauges and `check` measure it.
+pub fn used_against_lines(b: &Breakdown) -> String {
+    let room = |r: Option<i64>| r.map(signed).unwrap_or_else(|| "unknown".into());
+    format!(
+        "used {} of window {}; to compaction line {}: {}; to flush line {}: {}; to the window: {}",
+        opt(b.used),
+        thousands(b.window),
+        thousands(b.compact_at),
+        room(b.free_to_compaction),
+        opt(b.flush_at),
+        match b.flush_at {
+            Some(_) => room(b.free_to_flush),
+            None => "-".into(),
+        },
+        room(b.free_to_window)
+    )
+}
+
+/// What the parts below add up to, named: the transcript's context (the next prompt as pi
+/// estimates it, which may differ from `used`) or plain estimates.
+pub fn parts_caption(b: &Breakdown) -> String {
+    match b.breaks_down {
+        "transcriptContext" => format!(
+            "its parts: the transcript's context {} (pi's estimate of the next prompt) =",
+            thousands(b.total_tokens)
+        ),
+        _ => format!(
+            "its parts, estimated from the transcript: {} in all =",
+            thousands(b.total_tokens)
+        ),
+    }
 }
 
 /// "+1,234 free" / "4,000 over".

@@ -1,14 +1,24 @@
 //! `clawtop list` as text: the rows of [`crate::usecase::list`] laid out as a table.
 
 use super::text::{age, ascii, cell, compact_number, rcell};
-use crate::thresholds::UsedSource;
 
 pub use crate::usecase::list::ListReport;
 
-/// What the marks next to a used figure mean (a figure without a mark is the store's; with a
-/// mark, the store's figure is older, a run-sum or missing, and `show` says which). Each
-/// line fits 80 columns.
-pub const LEGEND: &str = "~ from the transcript, * estimated after a compaction, ? unknown (see show)\nCMP = compactionCount; ETA = turns to the compaction line\nSPEND: ~ from repaired usage, ? some calls unpriced (see show --json)";
+/// What the marks next to a figure mean ([`super::marks`], the TUI's legend words; a used
+/// figure without a mark is the store's, with one the store's figure is older, a run-sum or
+/// missing, and `show` says which). Each line fits 80 columns.
+pub fn legend() -> String {
+    use super::marks::*;
+    format!(
+        "marks: {} (show KEY says why)\nCMP = compactionCount; ETA = turns to the compaction line\nSPEND: ~ from repaired usage, ? some calls unpriced (see show --json)",
+        super::marks::legend(&[TRANSCRIPT, ESTIMATED, UNKNOWN, NONE])
+    )
+}
+
+/// The LOCK column's words (shown when a row has one): what `check` grades busy-stale-lock
+/// and busy.
+pub const LOCK_LEGEND: &str =
+    "LOCK: stale = a stale transcript lock (check: busy-stale-lock); busy = a live turn";
 
 /// Columns keys and models keep before the spend and $/h columns are shown.
 pub const COST_ROOM: usize = 40;
@@ -51,6 +61,10 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
     let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
     let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
+    // LOCK, only when a row has one (a stale lock is what check grades CRITICAL).
+    let lock_w = 5;
+    let with_lock = r.sessions.iter().any(|s| super::marks::lock(s).is_some());
+    let fixed = if with_lock { fixed + lock_w + 1 } else { fixed };
     // Spend and $/h, where the width leaves keys and models [`COST_ROOM`] columns.
     let (spend_w, hour_w) = (9, 11);
     let any_cost = r.sessions.iter().any(|s| s.cost.is_some());
@@ -86,8 +100,12 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         Some(_) => cell(s, w),
         None => super::text::pad(s, w),
     };
-    let row = |cols: [String; 9], cost: [String; 2]| -> String {
+    let row = |cols: [String; 9], lock: String, cost: [String; 2]| -> String {
         let mut cols = cols.to_vec();
+        if with_lock {
+            // After STATUS.
+            cols.insert(7, lock);
+        }
         if with_cost {
             cols.extend(cost);
         }
@@ -105,14 +123,17 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             rcell("CMP", comp_w),
             rcell("ETA", eta_w),
         ],
+        cell("LOCK", lock_w),
         [rcell("SPEND", spend_w), rcell("$/H", hour_w)],
     ));
     for (i, s) in r.sessions.iter().enumerate() {
-        let used = match (s.used, s.used_source) {
-            (None, _) => "?".to_string(),
-            (Some(u), UsedSource::Transcript) => format!("~{}", compact_number(u)),
-            (Some(u), UsedSource::Estimated) => format!("*{}", compact_number(u)),
-            (Some(u), _) => compact_number(u),
+        let used = match s.used {
+            None => super::marks::UNKNOWN.to_string(),
+            Some(u) => format!(
+                "{}{}",
+                super::marks::used_ascii(s.used_source),
+                compact_number(u)
+            ),
         };
         let pct = match crate::format::percent(s.used, s.window) {
             Some(p) => format!("{p}%"),
@@ -128,20 +149,18 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
                 rcell(&pct, pct_w),
                 cell(s.status.name(), status_w),
                 rcell(
-                    &s.compaction_count.map_or_else(
-                        || {
-                            if s.unknown.contains_key("compactionCount") {
-                                "?".into()
-                            } else {
-                                "-".into()
-                            }
-                        },
-                        |c| c.to_string(),
+                    &super::marks::compaction_count(
+                        s.compaction_count,
+                        s.unknown.contains_key("compactionCount"),
                     ),
                     comp_w,
                 ),
                 rcell(&eta(s), eta_w),
             ],
+            cell(
+                super::marks::lock(s).map_or(super::marks::NONE, |(_, w)| w),
+                lock_w,
+            ),
             [
                 rcell(
                     &s.cost.as_ref().map_or("-".into(), |c| c.spend_label()),
@@ -154,6 +173,13 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             ],
         ));
     }
+    out.push_str(&footer(r, with_lock));
+    out
+}
+
+/// Under the table: the host's spend (when a row has a cost) and the legend.
+fn footer(r: &ListReport, with_lock: bool) -> String {
+    let mut out = String::new();
     if let Some(t) = r
         .totals
         .as_ref()
@@ -161,16 +187,16 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
     {
         out.push_str(&format!("spend: {}\n", ascii(&t.line())));
     }
-    out.push_str(LEGEND);
+    out.push_str(&legend());
     out.push('\n');
+    if with_lock {
+        out.push_str(LOCK_LEGEND);
+        out.push('\n');
+    }
     out
 }
 
 /// Turns to the compaction line at the forecast's rate; `-` when not growing or unknown.
 fn eta(s: &super::SessionRow) -> String {
-    match s.forecast.as_ref().and_then(|f| f.turns_to_compaction) {
-        Some(n) if n > 999 => ">999".into(),
-        Some(n) => n.to_string(),
-        None => "-".into(),
-    }
+    super::marks::eta(s.forecast.as_ref().and_then(|f| f.turns_to_compaction))
 }

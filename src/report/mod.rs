@@ -9,6 +9,7 @@ pub mod entries;
 pub mod history;
 pub mod json;
 pub mod list;
+pub mod marks;
 pub mod metrics;
 pub mod show;
 pub mod text;

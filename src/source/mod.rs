@@ -270,6 +270,15 @@ impl fmt::Display for SourceKind {
 }
 
 /// A host's sessions, wherever they are kept. See the module doc for the contract.
+/// A transcript the host archived (`/new`, `/reset`, a deleted session), as its source holds
+/// it: read for what it cost, never shown as a session.
+pub struct ArchivedTranscript {
+    pub agent: String,
+    /// Where it is (a label, for the operator: database and archive name).
+    pub name: String,
+    pub transcript: Result<Transcript, String>,
+}
+
 pub trait SessionSource: Send + Sync {
     fn kind(&self) -> SourceKind;
     /// Where the data is (state dir, gateway URL, file path), for titles and messages.
@@ -353,6 +362,13 @@ pub trait SessionSource: Send + Sync {
         })
     }
     fn changes(&self, what: Watch<'_>) -> Changes;
+    /// Calls `each` with every transcript the host archived that it keeps itself (a SQLite
+    /// host's archive tables), for the host's spend; false when the source keeps none of its
+    /// own (a file host's archives lie beside its transcripts; a Gateway does not expose
+    /// them).
+    fn each_archived_transcript(&self, _each: &mut dyn FnMut(ArchivedTranscript)) -> bool {
+        false
+    }
     /// Registers a callback for pushed changes; false when the source only supports polling.
     fn subscribe(&self, _on_change: Box<dyn Fn(Change) + Send + Sync>) -> bool {
         false

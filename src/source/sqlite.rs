@@ -384,6 +384,36 @@ impl SessionSource for SqliteStore {
         Ok(crate::transcript::tail::Tail { entries, complete })
     }
 
+    fn each_archived_transcript(&self, each: &mut dyn FnMut(super::ArchivedTranscript)) -> bool {
+        for a in self.layout().agents.iter().filter(|a| a.has_sessions) {
+            let db_label = self.rel(&a.path);
+            let read = self.connection(&a.path).and_then(|c| {
+                let db = c.lock().unwrap_or_else(|e| e.into_inner());
+                crate::sqlite::archives::each(
+                    &db,
+                    crate::cost::host::ARCHIVE_MAX_BYTES,
+                    &mut |row| {
+                        let name = format!("{db_label}#archive/{}", row.name);
+                        each(super::ArchivedTranscript {
+                            agent: a.agent_id.clone(),
+                            transcript: row.jsonl.map(|b| Transcript::from_bytes(name.clone(), b)),
+                            name,
+                        })
+                    },
+                )
+                .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))
+            });
+            if let Err(e) = read {
+                each(super::ArchivedTranscript {
+                    agent: a.agent_id.clone(),
+                    name: format!("{db_label}#archives"),
+                    transcript: Err(e.to_string()),
+                });
+            }
+        }
+        true
+    }
+
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
             Watch::Sessions { agent } => Changes::Poll(

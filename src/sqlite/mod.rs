@@ -8,6 +8,7 @@
 //! at a time; [`crate::thresholds::Rules`] picks the release's arithmetic from the database's
 //! `schema_meta.app_version`.
 
+pub mod archives;
 pub mod entry;
 pub mod events;
 pub mod host;

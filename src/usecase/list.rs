@@ -264,7 +264,7 @@ impl SessionRow {
     /// Signed tokens to the next line that matters, and its name: negative while below it
     /// (`−1.2k to flush`), zero or positive once past (`+3.4k over compact`).
     pub fn headroom(&self) -> Option<(i64, &'static str)> {
-        let used = self.used? as i64;
+        let used = self.used?;
         let (line, name) = match self.status {
             Status::Over => (self.window, "window"),
             Status::CompactDue | Status::FlushDue | Status::Flushed => (self.compact_at, "compact"),
@@ -274,7 +274,7 @@ impl SessionRow {
             },
             Status::Unknown => return None,
         };
-        Some((used - line as i64, name))
+        Some((-crate::thresholds::room(used, line), name))
     }
 
     /// What must be acted on first sorts first: over, compact-due, flush-due, the rest, and

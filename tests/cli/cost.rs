@@ -311,3 +311,51 @@ fn host_totals_count_every_kind_and_the_archives() {
         "{text}"
     );
 }
+
+/// Issue 32, checked against ccusage itself (npm `ccusage` 20.0.24, installed by `npm ci
+/// --prefix interop`): `ccusage openclaw session --json --offline` on a copy of the cost
+/// fixture sums the same tokens per session as clawtop's `list --json` on it. The recorded
+/// `ccusage-session.json` is what this run printed; this test runs the tool.
+#[test]
+fn ccusage_itself_sums_the_tokens_clawtop_sums() {
+    let h = host_c();
+    let bin =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/node_modules/.bin/ccusage");
+    assert!(
+        bin.exists(),
+        "{} is missing: run `npm ci --prefix interop` (the README's test command does)",
+        bin.display()
+    );
+    let out = std::process::Command::new(&bin)
+        .args([
+            "openclaw",
+            "session",
+            "--json",
+            "--offline",
+            "--open-claw-path",
+        ])
+        .arg(h.state())
+        .env("HOME", h.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("ccusage runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cc: Value = serde_json::from_slice(&out.stdout).expect("ccusage prints JSON");
+    let s = cc["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sessionId"] == "cost-1")
+        .unwrap_or_else(|| panic!("no cost-1 in {cc}"));
+    let list = run(&h, &["list", "--json"]);
+    list.expect(0);
+    let c = &list.json()["sessions"][0]["cost"];
+    assert_eq!(c["tokens"]["input"], s["inputTokens"], "{s}");
+    assert_eq!(c["tokens"]["output"], s["outputTokens"], "{s}");
+    assert_eq!(c["tokens"]["cacheRead"], s["cacheReadTokens"], "{s}");
+    assert_eq!(c["tokens"]["cacheWrite"], s["cacheCreationTokens"], "{s}");
+}

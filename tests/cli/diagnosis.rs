@@ -359,8 +359,13 @@ fn context_breakdown_adds_up_against_the_lines() {
     assert_eq!(b["window"], 48000);
     assert_eq!(b["compactAt"], 28000);
     assert_eq!(b["flushAt"], 24000);
-    assert_eq!(b["freeToCompaction"], json!(28000 - total as i64));
-    assert_eq!(b["freeToFlush"], json!(24000 - total as i64));
+    // The room to each line is measured from `used`, the one context figure (here the
+    // transcript's, which the parts sum to).
+    let used = v["used"].as_i64().unwrap();
+    assert_eq!(b["used"], v["used"]);
+    assert_eq!(b["totalTokens"], v["transcriptContext"]["tokens"]);
+    assert_eq!(b["freeToCompaction"], json!(28000 - used));
+    assert_eq!(b["freeToFlush"], json!(24000 - used));
     let names: Vec<(&str, &str)> = parts
         .iter()
         .map(|p| (p["group"].as_str().unwrap(), p["name"].as_str().unwrap()))

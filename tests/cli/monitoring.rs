@@ -94,6 +94,23 @@ fn check_sees_a_stale_transcript_lock() {
         "{}",
         o.text()
     );
+    // Issue 33 item 5: the text list says it too (it said only "compact-due").
+    let list = |h: &Home| -> (String, String) {
+        let o = h.run(&["list"]);
+        o.expect(0);
+        let t = o.text();
+        let header = t.lines().next().unwrap().to_string();
+        let row = t
+            .lines()
+            .find(|l| l.contains("agent:main:main"))
+            .unwrap_or_else(|| panic!("{t}"))
+            .to_string();
+        (header, row)
+    };
+    let (header, row) = list(&h);
+    let at = header.find("LOCK").unwrap_or_else(|| panic!("{header}"));
+    assert_eq!(row.get(at..at + 5), Some("stale"), "{header}\n{row}");
+    assert!(row.contains("compact-due"), "{row}");
     // A live holder (this test process) is busy, not stale.
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     std::fs::write(
@@ -106,6 +123,9 @@ fn check_sees_a_stale_transcript_lock() {
     .unwrap();
     let o = h.run(&["check", "--warn", "busy", "--crit", "busy-stale-lock"]);
     o.expect(1);
+    let (header, row) = list(&h);
+    let at = header.find("LOCK").unwrap_or_else(|| panic!("{header}"));
+    assert_eq!(row.get(at..at + 4), Some("busy"), "{header}\n{row}");
     assert!(
         o.text().contains("WARNING busy agent:main:main"),
         "{}",

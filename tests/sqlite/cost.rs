@@ -113,3 +113,93 @@ fn a_one_turn_session_sums_to_the_stores_run_counters() {
         "{c}"
     );
 }
+
+/// Issue 32: a SQLite host's archived transcripts count in its totals, as a file host's
+/// `*.jsonl.reset.*` do. The cost fixture's transcript archived three ways in the `ops`
+/// database — a reset archive as plain JSONL, a deleted one zstd-compressed, a cold archive
+/// blob — each costs what the live session costs; a cold archive kept in a file outside the
+/// database is counted and named as unread, never priced $0.
+#[test]
+fn a_sqlite_hosts_archive_tables_count_in_its_totals() {
+    let h = HostF::new();
+    let jsonl = std::fs::read(fixture("cost/host-c/agents/main/sessions/cost-1.jsonl")).unwrap();
+    let sha = "0".repeat(64);
+    let w = h.writer("ops");
+    let ops_main: String = w
+        .query_row(
+            "SELECT current_session_id FROM session_nodes WHERE session_key = 'agent:ops:main'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let zst = zstd::encode_all(jsonl.as_slice(), 3).unwrap();
+    for (generation, reason, encoding, blob, name) in [
+        ("g1", "reset", "identity", &jsonl, "a.jsonl.reset"),
+        ("g2", "deleted", "zstd", &zst, "b.jsonl.deleted.zst"),
+    ] {
+        w.execute(
+            "INSERT INTO session_transcript_archives(session_id, generation, session_key, reason, \
+             encoding, archive_blob, archive_sha256, archive_name, created_at) \
+             VALUES ('old-window', ?1, 'agent:ops:old', ?2, ?3, ?4, ?5, ?6, 1)",
+            rusqlite::params![generation, reason, encoding, blob, sha, name],
+        )
+        .unwrap();
+    }
+    for (session, storage, blob, name) in [
+        (DR_DRILL, "sqlite", Some(&zst), "cold-1.jsonl.zst"),
+        (ops_main.as_str(), "file", None, "cold-2.jsonl.zst"),
+    ] {
+        w.execute(
+            "INSERT INTO session_transcript_cold_archives(session_id, generation, archive_name, \
+             archive_sha256, event_count, raw_bytes, archive_bytes, last_seq, archived_at, storage, \
+             archive_blob) VALUES (?1, 'g', ?2, ?3, 1, 0, 0, 0, 1, ?4, ?5)",
+            rusqlite::params![session, name, sha, storage, blob],
+        )
+        .unwrap();
+    }
+    drop(w);
+    let state = h.state();
+    let config = h.root().join(".config/clawtop");
+    let o = run_with(
+        h.root(),
+        &["--state-dir", state.to_str().unwrap(), "list", "--json"],
+        &[
+            ("CLAWTOP_TEST_NOW_MS", "1795173600000"),
+            ("CLAWTOP_CONFIG_DIR", config.to_str().unwrap()),
+        ],
+    );
+    o.expect(0);
+    let v = o.json();
+    let t = &v["totals"];
+    let a = &t["archived"];
+    assert_eq!(a["transcripts"], 4, "{t}");
+    assert!(close(&a["spendUsd"], 3.0 * 0.11837), "{t}");
+    assert_eq!(a["unpricedCalls"], 3 * 2, "{t}");
+    let unread = a["unread"].as_array().unwrap();
+    assert_eq!(unread.len(), 1, "{t}");
+    assert!(
+        unread[0]
+            .as_str()
+            .unwrap()
+            .contains("cold/cold-2.jsonl.zst")
+            && unread[0].as_str().unwrap().contains("outside the database"),
+        "{t}"
+    );
+    let rows: f64 = v["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["cost"]["spendUsd"].as_f64().unwrap())
+        .sum();
+    assert!(close(&t["spendUsd"], rows + 3.0 * 0.11837), "{t}");
+    // The text list says so in its spend line.
+    let o = run_with(
+        h.root(),
+        &["--state-dir", state.to_str().unwrap(), "list"],
+        &[
+            ("CLAWTOP_TEST_NOW_MS", "1795173600000"),
+            ("CLAWTOP_CONFIG_DIR", config.to_str().unwrap()),
+        ],
+    );
+    assert!(o.text().contains("archived 4"), "{}", o.text());
+}

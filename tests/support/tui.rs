@@ -364,3 +364,27 @@ pub fn skip_due_flush(state: &mut AppState, ctx: &EffectCtx) {
         clawtop::tui::effects::drive(state, ctx, key(crossterm::event::KeyCode::F(7)));
     }
 }
+
+/// Issue 33 item 1: `msg` is on the screen whole (its words in order over the bottom lines,
+/// however they wrap) and the last line, the footer, ends in the key to help (`? help`).
+pub fn assert_whole_with_help(screen: &str, msg: &str) {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let lines: Vec<&str> = screen.lines().collect();
+    let found = (0..lines.len()).any(|from| words(&lines[from..].join(" ")).contains(&words(msg)));
+    assert!(found, "message not whole:\n{msg}\n---\n{screen}");
+    let last = lines.last().copied().unwrap_or("").trim_end();
+    assert!(last.ends_with("? help"), "footer: {last:?}\n{screen}");
+}
+
+/// The Sessions title with the state dir (a temp dir's random name, shortened to fit) as
+/// `<state>`: what follows the title's last ` · `.
+pub fn scrub_title(screen: &str) -> String {
+    let mut lines: Vec<String> = screen.lines().map(str::to_string).collect();
+    if let Some(first) = lines.first_mut()
+        && let Some(at) = first.rfind(" · ")
+    {
+        first.truncate(at);
+        first.push_str(" · <state>");
+    }
+    lines.join("\n")
+}

@@ -243,6 +243,12 @@ fn compact_open_edit_generate_preview_edit_commit() {
         let info = state.status.info.clone().unwrap_or_default();
         assert!(info.starts_with("Committed compaction"), "{info}");
         let last = last_entry(&t);
+        // Issue 33 item 1: the message after a commit is read whole at 80×24 (it was cut at
+        // "expected after ≈26,568 (…"), and the footer still ends in `? help`.
+        let id = last["id"].as_str().unwrap_or_default().to_string();
+        let s = scrub(screen(&state), dir.path()).replace(&id, "<id>");
+        assert_whole_with_help(&s, &scrub(info.clone(), dir.path()).replace(&id, "<id>"));
+        assert_snapshot!("status_after_commit_80x24", s);
         assert_eq!(last["type"], "compaction");
         assert_eq!(last["summary"].as_str(), Some(edited.as_str()));
         // The byte count in the confirmation was exact.

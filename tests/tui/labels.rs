@@ -27,6 +27,10 @@ fn c_without_a_transcript_says_so() {
         info.contains("No transcript for agent:main:main") && !info.contains("demo"),
         "{info}"
     );
+    // Issue 33 item 1: whole at 80×24 (it was cut at "nothing to compact here …").
+    let s = screen(&state).replace(&_dir.path().display().to_string(), "<host>");
+    assert_whole_with_help(&s, &info);
+    assert_snapshot!("status_no_transcript_80x24", s);
 }
 
 /// The demo's rows have no session: `c` says it is the demo.

@@ -4,6 +4,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod at_80x24;
 mod cost;
 mod demo;
 mod dialog_editing;

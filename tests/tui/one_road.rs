@@ -7,6 +7,7 @@ use crate::support::cli::{copy_dir, run_with};
 use crate::support::fixtures::{self, fixture};
 use crate::support::tui::*;
 use clawtop::usecase::list::SessionRow;
+use crossterm::event::KeyCode;
 
 /// The rows of `list --json` run in `home` with `global`, read back through the row type.
 fn cli_rows(home: &std::path::Path, global: &[&str]) -> Vec<SessionRow> {
@@ -113,4 +114,73 @@ fn sessions_screen_and_list_json_are_the_same_rows_on_every_fixture_host() {
     let e = tempfile::tempdir().unwrap();
     let demo = clawtop::source::for_host(clawtop::store::Host::demo().expect("demo"));
     assert_same(tui_rows(demo), cli_rows(e.path(), &["--demo"]), "demo");
+}
+
+/// Issue 30 item 6: one context figure on the Session screen. On the 2026.9.6 session whose
+/// store holds the last call's prompt (29,144) while the transcript's figure adds that call's
+/// reply (31,516), the context view measures the room to each line from `used`, in the words
+/// `show` prints, and names the transcript's figure where its parts are summed — no second
+/// unnamed "in context" figure, and no "over the flush line" beside a verdict that says the
+/// flush line is not reached.
+#[test]
+fn the_context_view_says_one_figure_and_names_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    copy_dir(&fixture(fixtures::HOST_F), &f);
+    let state = f.join("state");
+    let sd = state.display().to_string();
+    let k = "agent:main:incident-7";
+    let show = run_with(dir.path(), &["--state-dir", &sd, "show", k], &[]);
+    show.expect(0);
+    let text = show.text();
+    let context = text
+        .lines()
+        .find(|l| l.starts_with("context "))
+        .expect("a context line")["context".len()..]
+        .trim()
+        .to_string();
+    assert!(
+        context.starts_with("used 29,144 of window 48,000;")
+            && context.contains("to flush line 30,000: 856 free"),
+        "{context}"
+    );
+    assert!(
+        text.contains("its parts: the transcript's context 31,516"),
+        "{text}"
+    );
+    let json = run_with(dir.path(), &["--state-dir", &sd, "show", k, "--json"], &[]);
+    let v = json.json();
+    let b = &v["contextBreakdown"];
+    let parts: u64 = b["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        b["totalTokens"], parts,
+        "the parts sum to the figure they break down"
+    );
+    assert_eq!(b["totalTokens"], v["transcriptContext"]["tokens"]);
+    assert_eq!(b["breaksDown"], "transcriptContext");
+    assert_eq!(b["used"], v["used"]);
+    assert_eq!(b["freeToFlush"], 30000 - 29144);
+
+    let (mut st, ctx) = host_app(open(&state), (120, 40));
+    press(&mut st, &ctx, &[ch('/')]);
+    type_str(&mut st, &ctx, "incident-7");
+    press(&mut st, &ctx, &[key(KeyCode::Enter), key(KeyCode::Enter)]);
+    let screen_text = screen(&st);
+    assert!(screen_text.contains("29,144"), "{screen_text}");
+    press(&mut st, &ctx, &[ch('i')]);
+    let body = &st.session.as_ref().unwrap().detail.as_ref().unwrap().body;
+    assert!(
+        body.contains(&context),
+        "the show line {context:?} in:\n{body}"
+    );
+    assert!(
+        body.contains("its parts: the transcript's context 31,516"),
+        "{body}"
+    );
+    assert!(!body.contains("in context:"), "{body}");
 }

@@ -83,3 +83,51 @@ fn a_bare_transcripts_numbers_agree_between_show_and_the_tui() {
     );
     assert_eq!(row.window, 200_000);
 }
+
+/// Issue 33 item 4: one mark per meaning on both surfaces. The same row, estimated after a
+/// compaction, no compaction count and no forecast, reads `*` and `-` in `list` and on the
+/// Sessions screen (the TUI once drew `≈` and `—`), and both legends give the mark the
+/// same word.
+#[test]
+fn list_and_the_sessions_screen_mark_a_figure_alike() {
+    use clawtop::report::marks;
+    let mut row = clawtop::tui::view::SessionRow::with_counters(
+        "main",
+        "agent:main:main",
+        200_000,
+        Some(30_000),
+        clawtop::thresholds::UsedSource::Estimated,
+        &Default::default(),
+    );
+    row.compaction_count = None;
+    let report = clawtop::report::list::ListReport {
+        sessions: vec![row.list.clone()],
+        ..Default::default()
+    };
+    let cli = clawtop::report::list::render(&report, NOW_MS, Some(120));
+    let cli_row = cli.lines().nth(1).unwrap();
+    assert!(cli_row.contains(" *30k/200k "), "{cli}");
+    let cells: Vec<&str> = cli_row.split_whitespace().collect();
+    // CMP and ETA, the last two cells.
+    assert_eq!(
+        cells[cells.len() - 2..],
+        [marks::NONE, marks::NONE],
+        "{cli}"
+    );
+
+    let (state, _) = sessions_app(vec![row], (120, 12));
+    let s = screen(&state);
+    assert!(!s.contains('≈') && !s.contains('—'), "{s}");
+    let tui_row = s.lines().find(|l| l.starts_with('›')).unwrap();
+    assert!(tui_row.contains("30k/200k * "), "{s}");
+    let header = s.lines().find(|l| l.contains("AGENT")).unwrap();
+    for col in ["CMP", "ETA"] {
+        let at = header.find(col).unwrap_or_else(|| panic!("{col}: {s}")) + col.len() - 1;
+        assert_eq!(tui_row.chars().nth(at), Some('-'), "{col}: {s}");
+    }
+    for (m, word, _) in marks::USED.iter().filter(|(m, _, _)| m.is_ascii()) {
+        let entry = format!("{m} {word}");
+        assert!(cli.contains(&entry), "list's legend lacks {entry}: {cli}");
+        assert!(s.contains(&entry), "the screen's legend lacks {entry}: {s}");
+    }
+}

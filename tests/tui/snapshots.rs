@@ -165,10 +165,15 @@ fn error_on_status_line() {
         )],
     );
     let s = screen(&state);
+    let lines: Vec<&str> = s.lines().collect();
+    // The message whole; the line under it ends in `? help` (no room beside it at 80).
     assert!(
-        s.lines().last().unwrap_or("").starts_with("✖ cannot read"),
+        lines[lines.len() - 2].starts_with(
+            "✖ cannot read /srv/openclaw/agents/x/sessions/sessions.json: permission denied"
+        ),
         "{s}"
     );
+    assert!(lines[lines.len() - 1].trim_end().ends_with("? help"), "{s}");
 }
 
 /// Issue 8 items 2, 3, 6: the context view (key `i`) on a writable host-a copy: the stacked

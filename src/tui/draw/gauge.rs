@@ -107,24 +107,7 @@ pub fn percent(r: &SessionRow) -> String {
 
 pub use crate::tui::layout::help::MARKS;
 
-/// Legend for the header line.
-pub fn legend(t: Theme) -> Line<'static> {
-    Line::from(vec![
-        Span::styled(FILL, t.status(Status::Ok)),
-        Span::raw(" used "),
-        Span::styled(FLUSH_TICK, t.bold()),
-        Span::raw(" flush "),
-        Span::styled(COMPACT_TICK, t.bold()),
-        Span::raw(" compact "),
-        Span::styled(OVER, t.status(Status::Over)),
-        Span::raw(" over "),
-        Span::styled(HATCH, t.dim()),
-        Span::raw(" unknown · "),
-        Span::raw(
-            "● fresh ○ legacy ~ transcript ≈ estimated ? no count · ◐ busy ✖ stale lock ∅ no transcript ! store behind",
-        ),
-    ])
-}
+// The legend: `crate::tui::layout::sessions::legend_lines`, drawn by `draw::sessions`.
 
 #[cfg(test)]
 mod tests {

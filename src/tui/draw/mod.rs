@@ -78,9 +78,10 @@ pub fn compact_num(n: u64) -> String {
     crate::format::tokens(n)
 }
 
-/// Age of `then` relative to `now` (both ms, [`crate::format::age`]); `—` when unknown.
+/// Age of `then` relative to `now` (both ms, [`crate::format::age`]); the empty mark
+/// ([`crate::report::marks::NONE`]) when unknown.
 pub fn age(now_ms: i64, then_ms: Option<i64>) -> String {
-    crate::format::age(now_ms, then_ms).unwrap_or_else(|| "—".into())
+    crate::format::age(now_ms, then_ms).unwrap_or_else(|| crate::report::marks::NONE.into())
 }
 
 /// Right-aligned in `width` columns.
@@ -151,7 +152,7 @@ mod tests {
         assert_eq!(compact_num(200_000), "200k");
         assert_eq!(compact_num(950), "950");
         assert_eq!(age(100_000, Some(40_000)), "1m");
-        assert_eq!(age(0, None), "—");
+        assert_eq!(age(0, None), "-");
         assert_eq!(
             shorten_middle("agent:main:telegram:direct:55512345", 20),
             "agent:main…:55512345"

@@ -94,27 +94,54 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A message longer than the status line is drawn whole, wrapped upward over the bottom of
-/// the screen (until the next key clears it), so no message is lost to the width. At most
-/// half the screen: past that (a message of thousands of characters) its last line ends in
-/// `…`. False when it fits on the one line.
-fn draw_wrapped(frame: &mut Frame, area: Rect, text: &str, style: ratatui::style::Style) -> bool {
+/// The hint that leads to every other key (`? help`), when `mode` has one.
+pub fn help_hint(mode: keymap::Mode) -> Option<String> {
+    keymap::for_mode(mode)
+        .filter(|b| mode != keymap::Mode::Help || b.mode == mode)
+        .find(|b| matches!(b.action, crate::tui::model::action::Action::ToggleHelp))
+        .and_then(|b| {
+            b.hint
+                .map(|h| format!("{} {h}", keymap::key_label(b.keys[0].0, b.keys[0].1)))
+        })
+}
+
+/// A message on the status line, drawn whole: wrapped upward over the bottom of the screen
+/// when it is longer than the line (until the next key clears it), so no message is lost to
+/// the width, and the status line still ends in `? help` (right-aligned after the message's
+/// last line, or on a line of its own under it). At most half the screen: past that (a
+/// message of thousands of characters) its last line ends in `…`.
+fn draw_message(
+    frame: &mut Frame,
+    area: Rect,
+    text: &str,
+    style: ratatui::style::Style,
+    hint: Option<&str>,
+    t: Theme,
+) {
+    use unicode_width::UnicodeWidthStr;
     let w = area.width as usize;
-    if unicode_width::UnicodeWidthStr::width(text) <= w || w == 0 {
-        return false;
+    if w == 0 {
+        return;
     }
     let mut lines = wrap(text, w);
+    let hint_w = hint.map_or(0, |h| h.width() + 3);
+    let own_line = hint.is_some()
+        && lines
+            .last()
+            .is_some_and(|l| l.width() + hint_w > w && hint_w <= w);
     let room = (frame.area().height as usize / 2).clamp(1, area.y as usize + 1);
-    if lines.len() > room {
-        lines.truncate(room);
+    let text_room = room.saturating_sub(usize::from(own_line)).max(1);
+    if lines.len() > text_room {
+        lines.truncate(text_room);
         let last = lines.last_mut().expect("room >= 1");
         *last = truncate(&format!("{last} …"), w);
         if !last.ends_with('…') {
             last.push('…');
         }
     }
-    let top = area.y + 1 - lines.len() as u16;
-    let block = Rect::new(area.x, top, area.width, lines.len() as u16);
+    let total = lines.len() + usize::from(own_line);
+    let top = area.y + 1 - total as u16;
+    let block = Rect::new(area.x, top, area.width, total as u16);
     frame.render_widget(ratatui::widgets::Clear, block);
     for (k, l) in lines.iter().enumerate() {
         frame.buffer_mut().set_line(
@@ -124,7 +151,10 @@ fn draw_wrapped(frame: &mut Frame, area: Rect, text: &str, style: ratatui::style
             area.width,
         );
     }
-    true
+    if let Some(h) = hint.filter(|_| hint_w <= w) {
+        let x = area.x + area.width - h.width() as u16;
+        frame.buffer_mut().set_string(x, area.y, h, t.dim());
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
@@ -178,16 +208,11 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         ])
     } else if let Some(e) = &state.status.error {
         let text = format!("✖ {}", one_line(e));
-        if draw_wrapped(frame, area, &text, t.error()) {
-            return;
-        }
-        Line::from(Span::styled(truncate(&text, w), t.error()))
+        let hint = help_hint(state.mode());
+        return draw_message(frame, area, &text, t.error(), hint.as_deref(), t);
     } else if let Some(i) = &state.status.info {
-        let text = one_line(i);
-        if draw_wrapped(frame, area, &text, t.info()) {
-            return;
-        }
-        Line::from(Span::styled(truncate(&text, w), t.info()))
+        let hint = help_hint(state.mode());
+        return draw_message(frame, area, &one_line(i), t.info(), hint.as_deref(), t);
     } else {
         Line::from(Span::styled(fitted_hints(state.mode(), w), t.dim()))
     };

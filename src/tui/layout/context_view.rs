@@ -5,7 +5,6 @@
 
 use crate::diagnosis::{Busy, Diagnosis};
 use crate::format::thousands;
-use crate::report::diagnosis::signed;
 use crate::sanitize::one_line;
 
 /// Glyphs of the bar, by part group.
@@ -61,20 +60,17 @@ pub fn body(d: &Diagnosis, busy: Option<&Busy>, width: usize) -> String {
     let [bar, marks] = bar(d, width.saturating_sub(2).clamp(10, 100));
     out.push(bar);
     out.push(marks);
-    out.push("▓ overhead  ▒ compaction summary  █ messages  ░ free".to_string());
+    out.push(
+        "the bar: its parts below  ▓ overhead  ▒ compaction summary  █ messages  ░ free"
+            .to_string(),
+    );
     out.push(format!(
         "│ flush line {}  ┃ compaction line {}  ▕ window {}",
         b.flush_at.map(thousands).unwrap_or_else(|| "off".into()),
         thousands(b.compact_at),
         thousands(b.window)
     ));
-    out.push(format!(
-        "{} in context: {} to the compaction line, {} to the flush line, {} to the window",
-        thousands(b.total_tokens),
-        signed(b.free_to_compaction),
-        b.free_to_flush.map(signed).unwrap_or_else(|| "-".into()),
-        signed(b.free_to_window)
-    ));
+    out.push(crate::report::diagnosis::used_against_lines(b));
     // The verdict and the advice first: on a 24-row terminal they are what must be seen
     // without scrolling; the parts and the figures follow.
     out.push(format!("verdict: {}", one_line(&d.verdict)));
@@ -82,6 +78,7 @@ pub fn body(d: &Diagnosis, busy: Option<&Busy>, width: usize) -> String {
         out.push(format!("- {}", one_line(a)));
     }
     out.push(String::new());
+    out.push(crate::report::diagnosis::parts_caption(b));
     for p in &b.parts {
         let pct = if b.window > 0 {
             p.tokens as f64 * 100.0 / b.window as f64

@@ -2,25 +2,35 @@
 //! by `update` (which must know how many there are, and never imports `draw`).
 
 use super::pad;
+use crate::report::marks;
 use crate::tui::model::keymap::{self, Mode};
 
 /// Every mark the Sessions screen draws and what it means: the help overlay lists them all
-/// (the header's legend is their short form).
+/// (the header's legend is their short form). The figures' marks are the ones `list` prints
+/// ([`crate::report::marks`]).
 pub const MARKS: &[(&str, &str)] = &[
     ("█", "used part of the window (gauge)"),
     ("│", "the memory-flush line"),
     ("┃", "the compaction line"),
     ("▶", "over the window"),
     ("╱", "used unknown"),
-    ("●", "used: the store's fresh totalTokens"),
-    ("○", "used: store totalTokens, no freshness flag"),
-    ("~", "used: transcript's last usage + later messages"),
-    ("≈", "used: estimate after a compaction"),
-    ("?", "no figure"),
-    ("◐", "busy: a live turn holds the transcript lock"),
-    ("✖", "stale transcript lock (holder dead or too old)"),
+    (marks::USED[0].0, marks::USED[0].2),
+    (marks::USED[1].0, marks::USED[1].2),
+    (marks::USED[2].0, marks::USED[2].2),
+    (marks::USED[3].0, marks::USED[3].2),
+    (marks::USED[4].0, marks::USED[4].2),
+    (marks::USED[5].0, marks::USED[5].2),
+    (
+        marks::BUSY,
+        "busy: a live turn holds the lock (list: LOCK busy)",
+    ),
+    (
+        marks::STALE_LOCK,
+        "stale transcript lock (list: LOCK stale)",
+    ),
     ("∅", "no transcript; Session: a silent flush turn"),
     ("!", "store behind the transcript; Session: error"),
+    ("SPEND ~ ?", "~ from repaired usage, ? some calls unpriced"),
 ];
 
 /// Every help line: a title per mode, then "keys  description" per binding.

@@ -2,16 +2,19 @@
 //! agree on, computed once here so neither imports the other. `update` never imports `draw`.
 //!
 //! - [`wrap`] and the widths of the popups and bodies;
-//! - the screen heights ([`crate::tui::model::state::layout`], re-exported here);
+//! - the screen heights ([`crate::tui::model::state::layout`], re-exported here; the Sessions
+//!   screen's, whose legend wraps, in [`sessions`]);
 //! - the texts whose line count scrolling depends on: the Summaries body ([`summaries`]), the
 //!   context diagnosis ([`context_view`]), the flush confirmation ([`flush_ui`]).
 
 pub mod context_view;
 pub mod flush_ui;
 pub mod help;
+pub mod sessions;
 pub mod summaries;
 
 pub use crate::tui::model::state::layout::*;
+pub use sessions::sessions_rows;
 pub use summaries::body_width;
 
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};

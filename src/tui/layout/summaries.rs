@@ -22,7 +22,7 @@ pub fn body_lines(c: &SummaryCard, width: usize) -> Vec<String> {
 fn tagged_body(c: &SummaryCard, width: usize) -> Vec<(Option<usize>, String)> {
     let list = |v: &[String]| {
         if v.is_empty() {
-            "—".to_string()
+            crate::report::marks::NONE.to_string()
         } else {
             v.join(", ")
         }
@@ -30,7 +30,9 @@ fn tagged_body(c: &SummaryCard, width: usize) -> Vec<(Option<usize>, String)> {
     let mut text = format!(
         "tokensBefore      {}\nfirstKeptEntryId  {}\nreadFiles         {}\nmodifiedFiles     {}\n",
         c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
-        c.first_kept_id.as_deref().unwrap_or("—"),
+        c.first_kept_id
+            .as_deref()
+            .unwrap_or(crate::report::marks::NONE),
         list(&c.read_files),
         list(&c.modified_files),
     );

@@ -439,14 +439,10 @@ impl AppState {
 
 /// Screen geometry shared by `update` (scrolling) and `draw` (drawing), so both agree.
 pub mod layout {
-    /// Sessions: title, legend, table header above the rows; status line below.
-    pub const SESSIONS_CHROME: u16 = 4;
     /// Session: title + 7 header lines + gauge above; list borders; status line.
     pub const SESSION_HEADER: u16 = 9;
 
-    pub fn sessions_rows(size: (u16, u16)) -> usize {
-        size.1.saturating_sub(SESSIONS_CHROME).max(1) as usize
-    }
+    // The Sessions screen's rows: `crate::tui::layout::sessions_rows` (its legend wraps).
 
     pub fn session_list(size: (u16, u16)) -> usize {
         size.1.saturating_sub(SESSION_HEADER + 2 + 1).max(1) as usize

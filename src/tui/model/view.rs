@@ -12,13 +12,7 @@ pub use crate::thresholds::{Status, UsedSource as Provenance};
 
 /// One-cell marker drawn next to the used figure.
 pub fn provenance_marker(p: Provenance) -> &'static str {
-    match p {
-        Provenance::Fresh => "●",
-        Provenance::Legacy => "○",
-        Provenance::Transcript => "~",
-        Provenance::Estimated => "≈",
-        Provenance::Unknown => "?",
-    }
+    crate::report::marks::used(p)
 }
 
 /// Where each number came from, in words ([`crate::usecase::list::NumberSources`]).

@@ -65,7 +65,7 @@ pub(super) fn move_cursor(state: &mut AppState, action: &Action, fx: &mut Vec<Ef
         }
         crate::tui::model::keymap::Mode::Sessions | crate::tui::model::keymap::Mode::Filter => {
             let n = state.sessions.visible().len();
-            let page = layout::sessions_rows(state.size);
+            let page = crate::tui::layout::sessions_rows(state.size);
             state.sessions.selected = step(state.sessions.selected, n, action, page);
             clamp_sessions(state);
         }

@@ -6,7 +6,7 @@ use super::session::{open, open_session};
 use crate::sanitize::one_line;
 use crate::tui::model::action::Action;
 use crate::tui::model::effect::Effect;
-use crate::tui::model::state::{AppState, layout};
+use crate::tui::model::state::AppState;
 
 pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>) {
     match action {
@@ -149,7 +149,7 @@ pub(super) fn clamp_sessions(state: &mut AppState) {
     let n = state.sessions.visible().len();
     let s = &mut state.sessions;
     s.selected = s.selected.min(n.saturating_sub(1));
-    let h = layout::sessions_rows(state.size);
+    let h = crate::tui::layout::sessions_rows(state.size);
     if s.selected < s.offset {
         s.offset = s.selected;
     } else if s.selected >= s.offset + h {
