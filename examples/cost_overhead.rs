@@ -89,10 +89,8 @@ fn main() {
             };
             costs.push((s.key().to_string(), clawtop::cost::of_transcript(t, &cx)));
         }
-        let totals = clawtop::cost::host::HostTotals::of(
-            costs.iter().map(|(k, c)| (k.as_str(), c)),
-            None,
-        );
+        let totals =
+            clawtop::cost::host::HostTotals::of(costs.iter().map(|(k, c)| (k.as_str(), c)), None);
         std::hint::black_box(totals.spend_usd);
     });
     let without = list.saturating_sub(cost).as_secs_f64();
