@@ -14,10 +14,15 @@ use crate::report::text::ascii;
 /// that could not be read. The hosts' rows are moved into the one table, never copied (a
 /// host of 400,000 sessions is held once, and freed as it moves): the results are used up.
 pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
-    let hosts: Vec<String> = super::rows(&results)
+    // Each host's name once with its count of rows, in the order of the table's lines.
+    let runs: Vec<(String, usize)> = results
         .iter()
-        .map(|r| ascii(r.host))
+        .filter_map(|h| {
+            let n = h.outcome.as_ref().ok()?.report.sessions.len();
+            (n > 0).then(|| (ascii(&h.name), n))
+        })
         .collect();
+    let n_rows: usize = runs.iter().map(|(_, n)| n).sum();
     let errors: Vec<(String, String)> = results
         .iter()
         .flat_map(|h| {
@@ -26,15 +31,16 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
                 .map(|e| (ascii(&h.name), crate::sanitize::one_line(&e)))
         })
         .collect();
-    let host_w = hosts
+    let host_w = runs
         .iter()
+        .map(|(h, _)| h)
         .chain(errors.iter().map(|(h, _)| h))
         .map(String::len)
         .max()
         .unwrap_or(0)
         .clamp(4, list::PAD_MAX);
     let mut out = String::new();
-    if !hosts.is_empty() {
+    if n_rows > 0 {
         let mut combined = ListReport {
             era: "fleet".into(),
             ..ListReport::default()
@@ -47,7 +53,7 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
                     combined.sessions = rows;
                     combined
                         .sessions
-                        .reserve_exact(hosts.len() - combined.sessions.len());
+                        .reserve_exact(n_rows - combined.sessions.len());
                 } else {
                     combined.sessions.append(&mut rows);
                 }
@@ -60,12 +66,16 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
         );
         drop(combined);
         // list::render prints a header, one line per session in order, then the legend.
+        let mut host_of_row = runs
+            .iter()
+            .flat_map(|(h, n)| std::iter::repeat_n(h.as_str(), *n));
+        out.reserve(table.len() + (n_rows + 1) * (host_w + 1));
         for (i, line) in table.lines().enumerate() {
             let host = match i {
                 0 => "HOST",
-                i if i <= hosts.len() => &hosts[i - 1],
+                i if i <= n_rows => host_of_row.next().unwrap_or("?"),
                 _ => {
-                    if i == hosts.len() + 1 {
+                    if i == n_rows + 1 {
                         push_errors(&mut out, &errors, host_w);
                         push_totals(&mut out, &results, host_w);
                     }
