@@ -52,6 +52,10 @@ pub struct Global {
     /// several files; give it before any command.
     #[arg(long = "log", value_name = "FILE")]
     pub logs: Vec<PathBuf>,
+    /// TUI opened on a KEY: leaving that session (q, Esc) ends clawtop instead of showing the
+    /// Sessions list (the fleet TUI opens a remote session so, and is back in one step).
+    #[arg(long)]
+    pub session_only: bool,
 }
 
 pub(crate) fn positive_usd(s: &str) -> Result<f64, String> {

@@ -74,7 +74,7 @@ pub fn run(
             let stdout = if json {
                 crate::report::json::to_string(&crate::fleet::to_json(&results))
             } else {
-                crate::fleet::report::render_list(&results, now_ms, width)
+                crate::fleet::report::render_list(results, now_ms, width)
             };
             // The error rows are in the output; stderr says it too, for scripts reading it.
             stderr.extend(errors);

@@ -156,6 +156,7 @@ pub(crate) fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
     ));
     // Live updates: the gateway's session events, pushed (the TUI subscribes).
     launch.live = Some(source);
+    launch.session_only = g.session_only && open.is_some();
     launch.open = open;
     launch.logs = g.logs.clone();
     match crate::tui::run(launch) {
@@ -203,6 +204,7 @@ pub(crate) fn run_tui_with(
             key.clone(),
         ));
     }
+    launch.session_only = g.session_only && open.is_some();
     launch.open = open;
     launch.notice = notice;
     launch.logs = g.logs.clone();

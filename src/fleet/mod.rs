@@ -24,6 +24,7 @@ use crate::report::list::ListReport;
 use crate::source::SourceHandle;
 use hosts::{HostSpec, Transport};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::time::Instant;
 
@@ -101,8 +102,9 @@ pub struct HostList {
     /// The rows as `list` has them. `errors` holds the stores of this host that could not be
     /// read (a remote's are its stderr lines when it exited 1).
     pub report: ListReport,
-    /// Each row as `list --json` printed it (every field, known or not), same order.
-    pub json: Vec<Value>,
+    /// Each row as `list --json` printed it (every field, known or not), same order: its
+    /// text, read again only when `--json` prints it.
+    pub json: Vec<Box<RawValue>>,
     /// The source, for local and gateway hosts (locks, sessions on demand); None over ssh.
     pub source: Option<SourceHandle>,
 }
@@ -111,7 +113,7 @@ pub struct HostList {
 pub struct FleetRow<'a> {
     pub host: &'a str,
     pub row: &'a SessionRow,
-    pub json: &'a Value,
+    pub json: &'a RawValue,
 }
 
 impl HostResult {
@@ -321,7 +323,7 @@ fn from_source(source: SourceHandle) -> HostList {
     let json = report
         .sessions
         .iter()
-        .map(|r| serde_json::to_value(r).unwrap_or(Value::Null))
+        .map(|r| serde_json::value::to_raw_value(r).unwrap_or_else(|_| RawValue::NULL.to_owned()))
         .collect();
     let mut report = report;
     if let Some(why) = report.unreadable.take() {
@@ -380,7 +382,11 @@ pub fn parse_remote(
         host: host(),
         detail: detail.to_string(),
     };
-    let v: Value = serde_json::from_slice(stdout).map_err(|e| {
+    // Read without a tree of the whole answer: the top-level members stay borrowed text, the
+    // sessions are read one at a time (a transient value each), and each row's text is kept
+    // for `--json`. A 64 MiB answer of 400,000 sessions holds its bytes, their copy and the
+    // rows, never a `Value` per session alive at once (issue 33, item 8).
+    let whole: &RawValue = serde_json::from_slice(stdout).map_err(|e| {
         let said = ssh::tail_message(stderr);
         if stdout.is_empty() && !said.is_empty() {
             HostError::RemoteFailed {
@@ -394,33 +400,52 @@ pub fn parse_remote(
             ))
         }
     })?;
-    let obj = v
-        .as_object()
-        .ok_or_else(|| not_list("the remote clawtop printed JSON that is not an object"))?;
-    if let (Some(err), None) = (
-        obj.get("error").and_then(Value::as_str),
-        obj.get("sessions"),
-    ) {
-        return Err(HostError::RemoteError {
-            host: host(),
-            message: crate::sanitize::one_line(err),
-        });
+    let obj: Vec<(String, &RawValue)> = if whole.get().trim_start().starts_with('{') {
+        serde_json::from_str::<Members>(whole.get())
+            .map(|m| m.0)
+            .map_err(|e| not_list(&format!("the remote list JSON cannot be read ({e})")))?
+    } else {
+        return Err(not_list(
+            "the remote clawtop printed JSON that is not an object",
+        ));
+    };
+    // The last of a repeated member counts, as it would in a map.
+    let member = |k: &str| obj.iter().rev().find(|(n, _)| n == k).map(|(_, v)| *v);
+    if let (Some(err), None) = (member("error"), member("sessions")) {
+        if let Ok(err) = serde_json::from_str::<String>(err.get()) {
+            return Err(HostError::RemoteError {
+                host: host(),
+                message: crate::sanitize::one_line(&err),
+            });
+        }
     }
-    let sessions = obj
-        .get("sessions")
-        .and_then(Value::as_array)
+    let sessions: Vec<&RawValue> = member("sessions")
+        .and_then(|s| serde_json::from_str(s.get()).ok())
         .ok_or_else(|| not_list("the remote list JSON has no \"sessions\" array"))?;
     let mut rows = Vec::with_capacity(sessions.len());
+    let mut json = Vec::with_capacity(sessions.len());
     for (i, s) in sessions.iter().enumerate() {
-        rows.push(row_from_json(s).map_err(|why| HostError::BadRow {
+        let bad = |why| HostError::BadRow {
             host: host(),
             index: i + 1,
             why,
-        })?);
+        };
+        let v: Value = serde_json::from_str(s.get())
+            .map_err(|e| bad(RowError::Invalid(crate::sanitize::one_line(&e.to_string()))))?;
+        rows.push(row_from_json(&v).map_err(bad)?);
+        json.push((*s).to_owned());
     }
+    drop(sessions);
     // The rest of the report as the remote's serde wrote it; `sessions` was read above, row
     // by row, so a bad row is named by its place.
-    let mut head = obj.clone();
+    let mut head = Map::new();
+    for (k, v) in &obj {
+        if k != "sessions" {
+            let v: Value = serde_json::from_str(v.get())
+                .map_err(|e| not_list(&format!("the remote list JSON cannot be read ({e})")))?;
+            head.insert(k.clone(), v);
+        }
+    }
     head.insert("sessions".into(), Value::Array(Vec::new()));
     let mut report: ListReport = serde_json::from_value(Value::Object(head))
         .map_err(|e| not_list(&format!("the remote list JSON is not a list report ({e})")))?;
@@ -449,9 +474,35 @@ pub fn parse_remote(
     }
     Ok(HostList {
         report,
-        json: sessions.clone(),
+        json,
         source: None,
     })
+}
+
+/// The members of a JSON object in their order, each value its borrowed text.
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = Members<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut m: M,
+            ) -> Result<Members<'a>, M::Error> {
+                let mut v = Vec::new();
+                while let Some((k, raw)) = m.next_entry::<String, &'de RawValue>()? {
+                    v.push((k, raw));
+                }
+                Ok(Members(v))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// A `list --json` session object as a row, through the row's own serde: lenient (fields
@@ -469,46 +520,71 @@ pub fn row_from_json(v: &Value) -> Result<SessionRow, RowError> {
     Ok(row)
 }
 
-/// `{"sessions": [{"host": …, …}], "errors": [{"host": …, "error": …}]}`.
-pub fn to_json(results: &[HostResult]) -> Value {
-    let sessions: Vec<Value> = rows(results)
-        .into_iter()
-        .map(|r| {
+/// `{"sessions": [{"host": …, …}], "hosts": […], "errors": [{"host": …, "error": …}]}`,
+/// serialized as it is written: each session's object is read from its kept text and
+/// dropped once written, so the whole answer never exists as one tree.
+pub fn to_json(results: &[HostResult]) -> FleetJson<'_> {
+    FleetJson(results)
+}
+
+/// What [`to_json`] serializes.
+pub struct FleetJson<'a>(&'a [HostResult]);
+
+/// The sessions of [`FleetJson`], one transient object each.
+struct FleetSessions<'a>(&'a [HostResult]);
+
+impl serde::Serialize for FleetSessions<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = ser.serialize_seq(None)?;
+        for r in rows(self.0) {
             let mut m = Map::new();
             m.insert("host".into(), Value::String(r.host.to_string()));
-            if let Some(o) = r.json.as_object() {
+            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(r.json.get()) {
                 for (k, v) in o {
                     if k != "host" {
-                        m.insert(k.clone(), v.clone());
+                        m.insert(k, v);
                     }
                 }
             }
-            Value::Object(m)
-        })
-        .collect();
-    let errors: Vec<Value> = results
-        .iter()
-        .flat_map(|h| {
-            h.errors()
-                .into_iter()
-                .map(|e| serde_json::json!({"host": h.name, "error": e}))
-        })
-        .collect();
-    // Each host that answered, with its spend (SPEC §10): the totals its own `list --json`
-    // has, read back (a remote's) or computed here (a local or gateway host's).
-    let hosts: Vec<Value> = results
-        .iter()
-        .filter_map(|h| {
-            let l = h.outcome.as_ref().ok()?;
-            Some(serde_json::json!({
-                "host": h.name,
-                "era": l.report.era,
-                "sessions": l.report.sessions.len(),
-                "totals": l.report.totals,
-            }))
-        })
-        .collect();
-    serde_json::json!({"sessions": sessions, "hosts": hosts, "errors": errors})
+            seq.serialize_element(&m)?;
+        }
+        seq.end()
+    }
+}
+
+impl serde::Serialize for FleetJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let results = self.0;
+        let errors: Vec<Value> = results
+            .iter()
+            .flat_map(|h| {
+                h.errors()
+                    .into_iter()
+                    .map(|e| serde_json::json!({"host": h.name, "error": e}))
+            })
+            .collect();
+        // Each host that answered, with its spend (SPEC §10): the totals its own `list --json`
+        // has, read back (a remote's) or computed here (a local or gateway host's).
+        let hosts: Vec<Value> = results
+            .iter()
+            .filter_map(|h| {
+                let l = h.outcome.as_ref().ok()?;
+                Some(serde_json::json!({
+                    "host": h.name,
+                    "era": l.report.era,
+                    "sessions": l.report.sessions.len(),
+                    "totals": l.report.totals,
+                }))
+            })
+            .collect();
+        let mut m = ser.serialize_map(Some(3))?;
+        m.serialize_entry("sessions", &FleetSessions(results))?;
+        m.serialize_entry("hosts", &hosts)?;
+        m.serialize_entry("errors", &errors)?;
+        m.end()
+    }
 }
 
 #[cfg(test)]
@@ -531,9 +607,17 @@ mod tests {
             open_command(&ssh, "-k;$(id)", "/me"),
             (
                 "ssh".into(),
-                ["-t", "--", "ops@p1", "'/opt/claw top'", "--", "'-k;$(id)'"]
-                    .map(String::from)
-                    .to_vec()
+                [
+                    "-t",
+                    "--",
+                    "ops@p1",
+                    "'/opt/claw top'",
+                    "--session-only",
+                    "--",
+                    "'-k;$(id)'"
+                ]
+                .map(String::from)
+                .to_vec()
             )
         );
         let gw = spec(Transport::Gateway {
@@ -549,6 +633,7 @@ mod tests {
                 "ws://127.0.0.1:18790",
                 "--gateway-token-file",
                 "/k/edge.token",
+                "--session-only",
                 "--",
                 "agent:main:main"
             ]
@@ -562,7 +647,7 @@ mod tests {
         let r = &l.report.sessions[0];
         assert_eq!(r.status, crate::thresholds::Status::Over);
         assert_eq!(r.used, Some(30000));
-        assert!(l.json[0].get("forecast").is_some());
+        assert!(l.json[0].get().contains(r#""forecast":{"x":1}"#));
         let e = parse_remote("p1", b"\x1b[2Jhello", 0, "").err().unwrap();
         assert!(matches!(&e, HostError::NotList { host, .. } if host == "p1"));
         let text = e.to_string();
@@ -595,6 +680,62 @@ mod tests {
             "{e:?}"
         );
     }
+}
+
+/// What a host, or the whole fleet, spends (SPEC §10): today and per hour now. Computed here
+/// once from the hosts' own totals ([`crate::cost::host::HostTotals`], what each host's
+/// `list --json` reports); `list --hosts` and the Fleet screen both show this.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Spend {
+    pub today_usd: f64,
+    pub per_hour_usd: f64,
+    pub unpriced_calls: u64,
+    /// Hosts counted (those that reported totals).
+    pub hosts: usize,
+}
+
+impl Spend {
+    /// One host's, or the sum over hosts (`fleet`).
+    pub fn of<'a>(totals: impl IntoIterator<Item = &'a crate::cost::host::HostTotals>) -> Spend {
+        let mut s = Spend::default();
+        for t in totals {
+            s.today_usd += t.spend_today_usd;
+            s.per_hour_usd += t.per_hour_usd;
+            s.unpriced_calls += t.unpriced_calls;
+            s.hosts += 1;
+        }
+        s
+    }
+
+    /// Today's spend as text (`$1.20`, `?` marks unpriced calls), "-" when no host reported.
+    pub fn today_text(&self) -> String {
+        self.text(self.today_usd)
+    }
+
+    /// $/h as text (`$0.35/h`), "-" when no host reported.
+    pub fn per_hour_text(&self) -> String {
+        if self.hosts == 0 {
+            return "-".into();
+        }
+        format!("{}/h", crate::cost::usd_text(self.per_hour_usd))
+    }
+
+    fn text(&self, usd: f64) -> String {
+        if self.hosts == 0 {
+            return "-".into();
+        }
+        let mark = if self.unpriced_calls > 0 { "?" } else { "" };
+        format!("{}{mark}", crate::cost::usd_text(usd))
+    }
+}
+
+/// The fleet's spend: every host that answered with its totals.
+pub fn fleet_spend(results: &[HostResult]) -> Spend {
+    Spend::of(
+        results
+            .iter()
+            .filter_map(|h| h.outcome.as_ref().ok()?.report.totals.as_ref()),
+    )
 }
 
 /// What the Fleet screen says of a host that answered, computed once here.
@@ -644,8 +785,9 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
             if let Some(d) = state_dir {
                 a.extend(["--state-dir".into(), ssh::shell_word(d)]);
             }
+            // Leaving the session ends the remote clawtop, so `q` there is back here at once.
             // `--`: a key from a store is data, never an option of the remote clawtop.
-            a.extend(["--".into(), ssh::shell_word(key)]);
+            a.extend(["--session-only".into(), "--".into(), ssh::shell_word(key)]);
             ("ssh".into(), a)
         }
         Transport::Local { state_dir } => (
@@ -653,6 +795,7 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
             vec![
                 "--state-dir".into(),
                 state_dir.display().to_string(),
+                "--session-only".into(),
                 "--".into(),
                 key.into(),
             ],
@@ -664,6 +807,7 @@ pub fn open_command(h: &HostSpec, key: &str, this_exe: &str) -> (String, Vec<Str
                 url.clone(),
                 "--gateway-token-file".into(),
                 token_file.display().to_string(),
+                "--session-only".into(),
                 "--".into(),
                 key.into(),
             ],

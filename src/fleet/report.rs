@@ -11,10 +11,18 @@ use crate::report::list::{self, ListReport};
 use crate::report::text::ascii;
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
-/// that could not be read.
-pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) -> String {
-    let rows = super::rows(results);
-    let hosts: Vec<String> = rows.iter().map(|r| ascii(r.host)).collect();
+/// that could not be read. The hosts' rows are moved into the one table, never copied (a
+/// host of 400,000 sessions is held once, and freed as it moves): the results are used up.
+pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
+    // Each host's name once with its count of rows, in the order of the table's lines.
+    let runs: Vec<(String, usize)> = results
+        .iter()
+        .filter_map(|h| {
+            let n = h.outcome.as_ref().ok()?.report.sessions.len();
+            (n > 0).then(|| (ascii(&h.name), n))
+        })
+        .collect();
+    let n_rows: usize = runs.iter().map(|(_, n)| n).sum();
     let errors: Vec<(String, String)> = results
         .iter()
         .flat_map(|h| {
@@ -23,34 +31,53 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
                 .map(|e| (ascii(&h.name), crate::sanitize::one_line(&e)))
         })
         .collect();
-    let host_w = hosts
+    let host_w = runs
         .iter()
+        .map(|(h, _)| h)
         .chain(errors.iter().map(|(h, _)| h))
         .map(String::len)
         .max()
         .unwrap_or(0)
         .clamp(4, list::PAD_MAX);
     let mut out = String::new();
-    if !rows.is_empty() {
-        let combined = ListReport {
+    if n_rows > 0 {
+        let mut combined = ListReport {
             era: "fleet".into(),
-            sessions: rows.iter().map(|r| r.row.clone()).collect(),
             ..ListReport::default()
         };
+        for h in results.iter_mut() {
+            if let Ok(l) = &mut h.outcome {
+                let mut rows = std::mem::take(&mut l.report.sessions);
+                l.json = Vec::new();
+                if combined.sessions.is_empty() {
+                    combined.sessions = rows;
+                    combined
+                        .sessions
+                        .reserve_exact(n_rows - combined.sessions.len());
+                } else {
+                    combined.sessions.append(&mut rows);
+                }
+            }
+        }
         let table = list::render(
             &combined,
             now_ms,
             width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)),
         );
+        drop(combined);
         // list::render prints a header, one line per session in order, then the legend.
+        let mut host_of_row = runs
+            .iter()
+            .flat_map(|(h, n)| std::iter::repeat_n(h.as_str(), *n));
+        out.reserve(table.len() + (n_rows + 1) * (host_w + 1));
         for (i, line) in table.lines().enumerate() {
             let host = match i {
                 0 => "HOST",
-                i if i <= hosts.len() => &hosts[i - 1],
+                i if i <= n_rows => host_of_row.next().unwrap_or("?"),
                 _ => {
-                    if i == hosts.len() + 1 {
+                    if i == n_rows + 1 {
                         push_errors(&mut out, &errors, host_w);
-                        push_totals(&mut out, results, host_w);
+                        push_totals(&mut out, &results, host_w);
                     }
                     out.push_str(line);
                     out.push('\n');
@@ -69,7 +96,8 @@ pub fn render_list(results: &[HostResult], now_ms: i64, width: Option<usize>) ->
     out
 }
 
-/// One `spend:` line per host that reported its totals (SPEC §10).
+/// One `spend:` line per host that reported its totals (SPEC §10: today, $/h, by kind, top),
+/// then the fleet's ([`super::fleet_spend`], which the Fleet screen's title shows).
 fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
     for h in results {
         if let Ok(l) = &h.outcome {
@@ -81,6 +109,16 @@ fn push_totals(out: &mut String, results: &[HostResult], host_w: usize) {
                 ));
             }
         }
+    }
+    let fleet = super::fleet_spend(results);
+    if fleet.hosts > 1 {
+        out.push_str(&format!(
+            "{} spend: today {} | {} ({} hosts)\n",
+            crate::report::text::pad("*", host_w),
+            fleet.today_text(),
+            fleet.per_hour_text(),
+            fleet.hosts
+        ));
     }
 }
 

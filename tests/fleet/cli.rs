@@ -616,8 +616,41 @@ fn cost_over_the_fleet_is_the_hosts_own() {
     }
     assert!(single["totals"]["spendTodayUsd"].is_number(), "{single}");
     // The text table shows the spend on both rows.
-    let text = f.run(&["list", "--hosts", hosts.to_str().unwrap()]).text();
+    let out = f.run(&["list", "--hosts", hosts.to_str().unwrap()]);
+    let text = out.text();
     assert_eq!(text.matches("$0.12?").count(), 2, "{text}");
+    // Each host's spend line (today, $/h), then the fleet's: the sum of the hosts' own.
+    for host in ["c", "herec"] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(host) && l.contains(" spend: "))
+            .unwrap_or_else(|| panic!("{host}'s spend line: {text}"));
+        assert!(line.contains("today ") && line.contains("/h"), "{line}");
+    }
+    let t = &single["totals"];
+    let today = 2.0 * t["spendTodayUsd"].as_f64().unwrap();
+    let hour = 2.0 * t["perHourUsd"].as_f64().unwrap();
+    let mark = if t["unpricedCalls"].as_u64().unwrap() > 0 {
+        "?"
+    } else {
+        ""
+    };
+    let want = format!(
+        "spend: today {}{mark} | {}/h (2 hosts)",
+        clawtop::cost::usd_text(today),
+        clawtop::cost::usd_text(hour)
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with('*') && l.ends_with(&want)),
+        "{want}\n{text}"
+    );
+    // The footer ends its line: a warning printed after it (stderr) starts a line of its own.
+    assert!(text.ends_with('\n'), "{text:?}");
+    let merged = format!("{text}{}", out.stderr);
+    for l in merged.lines().filter(|l| l.contains("warning:")) {
+        assert!(l.starts_with("warning:"), "{l}");
+    }
 }
 
 /// Issue 33 item 10: one very long key is printed whole, on its own line only; the header and

@@ -90,6 +90,7 @@ fn fleet_screen_enter_a_host_hand_over_a_session_and_come_back() {
             "clawtop",
             "--state-dir",
             &state_dir,
+            "--session-only",
             "--",
             "agent:main:incident-7",
             "icanon"

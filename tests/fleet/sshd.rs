@@ -344,3 +344,99 @@ fn a_control_master_in_the_ssh_config_is_reused_across_refreshes() {
         .stderr(Stdio::null())
         .status();
 }
+
+const HAND_OVER_SETUP: &str = r#"
+import fcntl, json, os, pty, select, struct, sys, termios, time
+exe, hosts, home, path = sys.argv[1:5]
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ.update({"TERM": "xterm-256color", "HOME": home, "PATH": path,
+                       "XDG_STATE_HOME": home + "/.xdg-state"})
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 120, 0, 0))
+    os.execv(exe, [exe, "--hosts", hosts])
+"#;
+
+const HAND_OVER_STEPS: &str = r#"
+steps = {}
+def step(name, i, at):
+    steps[name] = i >= 0
+    return i if i >= 0 else at
+at = step("entered", wait_for(b"\x1b[?1049h", 0), 0)
+# Host a's worst status: its answer came through the real sshd.
+at = step("fleet_read", wait_for(b"compact-due", at), at)
+time.sleep(0.5)
+os.write(fd, b"j")
+time.sleep(0.3)
+os.write(fd, b"\r")
+at = step("host_sessions", wait_for(b"incident-7", at), at)
+time.sleep(0.3)
+os.write(fd, b"\r")
+at = step("handed_over", wait_for(b"\x1b[?1049l", at), at)
+# The remote clawtop (ssh -t through the sshd) draws its Session screen on that session.
+at = step("remote_tui", wait_for(b"\x1b[?1049h", at), at)
+at = step("remote_session_screen", wait_for(b"reserve", at), at)
+time.sleep(0.5)
+os.write(fd, b"q")
+at = step("remote_left", wait_for(b"\x1b[?1049l", at), at)
+at = step("fleet_again", wait_for(b"\x1b[?1049h", at), at)
+# "back from the host" on the status line (row 29 of 30; the diff renderer moves the cursor
+# over the spaces between its words).
+at = step("back_in_one_q", wait_for(b"\x1b[29;1Hback", at), at)
+os.write(fd, b"q")
+"#;
+
+/// Issue 34: Fleet → host → session through the real sshd (`ssh -t`, the remote clawtop
+/// opened on that session with `--session-only`) → one `q` → the Fleet again.
+#[test]
+fn one_q_on_a_session_opened_over_real_ssh_is_the_fleet_again() {
+    let s = Sshd::start();
+    let d = s.path().to_path_buf();
+    let hosts = s.hosts(&[
+        ("a", "a", clawtop_bin(), Some(d.join("remote-a/.openclaw"))),
+        ("f", "f", clawtop_bin(), Some(d.join("remote-f/state"))),
+    ]);
+    let home = d.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let path = format!(
+        "{}:{}",
+        d.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let driver = crate::support::pty::driver(&[
+        HAND_OVER_SETUP,
+        crate::support::pty::WAIT_FOR,
+        HAND_OVER_STEPS,
+        crate::support::pty::FINISH,
+    ]);
+    let o = Command::new("python3")
+        .args([
+            "-c",
+            &driver,
+            clawtop_bin(),
+            hosts.to_str().unwrap(),
+            home.to_str().unwrap(),
+            &path,
+        ])
+        .output()
+        .expect("python3");
+    assert!(
+        o.status.success(),
+        "driver failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for step in [
+        "entered",
+        "fleet_read",
+        "host_sessions",
+        "handed_over",
+        "remote_tui",
+        "remote_session_screen",
+        "remote_left",
+        "fleet_again",
+        "back_in_one_q",
+    ] {
+        assert_eq!(v[step], true, "{step}: {v}\n{}", s.log());
+    }
+    assert_eq!(v["code"], 0, "{v}");
+}

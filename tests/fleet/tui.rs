@@ -5,7 +5,7 @@ use crate::fake::Fleet;
 use crate::support::tui::{NOW_MS, text};
 use clawtop::fleet::{HostResult, hosts};
 use clawtop::tui::draw::fleet::draw;
-use clawtop::tui::model::fleet::{FleetAction, FleetEffect, FleetScreen, FleetState};
+use clawtop::tui::model::fleet::{FleetAction, FleetEffect, FleetItem, FleetScreen, FleetState};
 use clawtop::tui::update::fleet::{init, update};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
@@ -129,9 +129,13 @@ fn fleet_screen_then_a_host_then_its_session_on_the_host_and_back() {
     let sessions = screen(&s, 110, 8);
     insta::assert_snapshot!("fleet_sessions_of_p1", sessions);
     assert_eq!(s.sessions().len(), 3);
-    assert!(s.sessions().iter().all(|(i, _)| *i == 2));
-    // Enter on a session: the terminal goes to clawtop on p1, on that session.
-    let key_of_first = s.sessions()[0].1.session_key.clone().unwrap();
+    assert!(s.sessions().iter().all(|it| it.host() == 2));
+    // Enter on a session: the terminal goes to clawtop on p1, on that session, which ends
+    // with it (`q` there is the fleet again in one step).
+    let FleetItem::Session { row, .. } = s.sessions()[0] else {
+        panic!("a session row")
+    };
+    let key_of_first = row.session_key.clone().unwrap();
     let fx = key(&mut s, KeyCode::Enter);
     assert_eq!(
         fx,
@@ -144,6 +148,7 @@ fn fleet_screen_then_a_host_then_its_session_on_the_host_and_back() {
                 "clawtop",
                 "--state-dir",
                 "~/'remote f/state'",
+                "--session-only",
                 "--",
                 &key_of_first
             ]
@@ -180,7 +185,7 @@ fn help_is_made_from_the_keymap() {
     let mut s = fleet_state(&f);
     key(&mut s, KeyCode::Char('?'));
     let help = screen(&s, 110, 14);
-    for b in clawtop::tui::model::fleet::bindings(FleetScreen::Hosts) {
+    for b in clawtop::tui::model::keymap::for_mode(FleetScreen::Hosts.mode()) {
         assert!(help.contains(b.help), "{}: {help}", b.help);
     }
     // Any key closes it.
@@ -273,4 +278,159 @@ fn a_host_that_stops_answering_keeps_its_sessions_with_their_age_and_remote_text
             .chain(fleet.chars())
             .any(|c| c.is_control() && c != '\n')
     );
+}
+
+fn type_keys(s: &mut FleetState, text: &str) {
+    for c in text.chars() {
+        key(s, KeyCode::Char(c));
+    }
+}
+
+/// The temp dir's path, or what a column left of it, as `<tmp>` (a snapshot holds no random
+/// name).
+fn redact(screen: &str, tmp: &str) -> String {
+    let mut out = screen.to_string();
+    for k in (8..=tmp.len()).rev() {
+        if tmp.is_char_boundary(k) {
+            out = out.replace(&tmp[..k], "<tmp>");
+        }
+    }
+    out
+}
+
+fn last_line(screen: &str) -> String {
+    screen.lines().last().unwrap_or("").trim_end().to_string()
+}
+
+/// Issue 34, items 3 and 4: the every-host view lists the host that could not be read as one
+/// row with its cause; `/` and `s` work there as on one host; at 80×24 the footers end with
+/// `? help` and Enter on the failed host shows its whole error.
+#[test]
+fn every_host_lists_the_failed_host_filters_sorts_and_fits_80_columns() {
+    let f = Fleet::new();
+    let mut s = fleet_state(&f);
+    let fx = init(&mut s);
+    answer(&f, &mut s, fx, NOW_MS - 5_000);
+    let tmp = f.path().display().to_string();
+    let fleet = screen(&s, 80, 24);
+    assert!(last_line(&fleet).ends_with("? help"), "{fleet}");
+    assert!(fleet.lines().next().unwrap().contains("today"), "{fleet}");
+    insta::assert_snapshot!("fleet_screen_80x24", redact(&fleet, &tmp));
+
+    // The failed host: Enter shows all of its error, wrapped; any key closes it.
+    let cause = s.hosts[3].error.clone().expect("host down failed");
+    assert!(cause.len() > 60, "a cause longer than its column: {cause}");
+    for _ in 0..3 {
+        key(&mut s, KeyCode::Down);
+    }
+    assert!(key(&mut s, KeyCode::Enter).is_empty());
+    assert_eq!(s.screen, FleetScreen::Hosts);
+    let shown = screen(&s, 80, 24);
+    let words: String = shown
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat(&words).contains(&flat(&cause)), "{cause}\n{shown}");
+    insta::assert_snapshot!("fleet_error_80x24", redact(&shown, &tmp));
+    key(&mut s, KeyCode::Char('x'));
+    assert!(s.detail.is_none());
+
+    // Every host: the failed host is one row, first, with its cause.
+    key(&mut s, KeyCode::Char('a'));
+    let n_sessions = {
+        let all = s.sessions();
+        assert!(
+            matches!(all[0], FleetItem::Failed { host: 3, cause: c } if c == cause),
+            "{:?}",
+            all[0]
+        );
+        assert!(
+            all[1..]
+                .iter()
+                .all(|it| matches!(it, FleetItem::Session { .. }))
+        );
+        all.len() - 1
+    };
+    let every = screen(&s, 80, 24);
+    let down = every.lines().find(|l| l.contains("down")).unwrap();
+    assert!(
+        down.contains("ERROR") && down.contains("state dir"),
+        "{every}"
+    );
+    assert!(last_line(&every).ends_with("? help"), "{every}");
+    insta::assert_snapshot!("fleet_every_host_80x24", redact(&every, &tmp));
+    // Enter on that row: its whole error.
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.detail.as_deref(), Some(cause.as_str()));
+    key(&mut s, KeyCode::Esc);
+
+    // `/` filters as on one host (agent, key, model, status), and by host name.
+    key(&mut s, KeyCode::Char('/'));
+    type_keys(&mut s, "incident");
+    assert!(screen(&s, 80, 24).contains("/incident"));
+    key(&mut s, KeyCode::Enter);
+    assert!(!s.filtering);
+    let hits = s.sessions().len();
+    assert!(hits > 0);
+    for it in s.sessions() {
+        let FleetItem::Session { row, .. } = it else {
+            panic!("the failed host does not match: {it:?}")
+        };
+        assert!(row.key().contains("incident"), "{}", row.key());
+    }
+    // `q` typed into the filter is a character, not quit.
+    key(&mut s, KeyCode::Char('/'));
+    key(&mut s, KeyCode::Char('q'));
+    assert!(!s.should_quit);
+    assert!(s.sessions().is_empty());
+    key(&mut s, KeyCode::Backspace);
+    key(&mut s, KeyCode::Enter);
+    assert_eq!(s.sessions().len(), hits);
+    // Esc clears the filter, then goes back.
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.sessions().len(), n_sessions + 1);
+    assert_eq!(s.screen, FleetScreen::Sessions);
+    key(&mut s, KeyCode::Char('/'));
+    type_keys(&mut s, "p1");
+    key(&mut s, KeyCode::Enter);
+    assert!(s.sessions().iter().all(|it| it.host() == 2));
+    assert!(!s.sessions().is_empty());
+    key(&mut s, KeyCode::Esc);
+
+    // `s` cycles the single host's orders; the rows follow its comparison.
+    key(&mut s, KeyCode::Char('s'));
+    assert_eq!(s.sort, clawtop::tui::model::state::SortKey::Updated);
+    let rows: Vec<_> = s
+        .sessions()
+        .into_iter()
+        .filter_map(|it| match it {
+            FleetItem::Session { row, .. } => Some(row.clone()),
+            FleetItem::Failed { .. } => None,
+        })
+        .collect();
+    assert!(rows.windows(2).all(|w| {
+        clawtop::tui::model::state::SortKey::Updated.compare(&w[0], &w[1])
+            != std::cmp::Ordering::Greater
+    }));
+    assert!(screen(&s, 80, 24).contains("sorted by updated"));
+    // The help at 80×24: every key's text whole (long ones wrap).
+    key(&mut s, KeyCode::Char('?'));
+    let help = screen(&s, 80, 24);
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let body = flat(
+        &help
+            .lines()
+            .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    for b in clawtop::tui::model::keymap::for_mode(FleetScreen::Sessions.mode()) {
+        assert!(body.contains(&flat(b.help)), "{}\n{help}", b.help);
+    }
+    insta::assert_snapshot!("fleet_sessions_help_80x24", redact(&help, &tmp));
+    key(&mut s, KeyCode::Char('x'));
+    key(&mut s, KeyCode::Esc);
+    assert_eq!(s.screen, FleetScreen::Hosts);
 }

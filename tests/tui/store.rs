@@ -144,6 +144,34 @@ fn launch_opens_the_named_session() {
     );
 }
 
+/// `clawtop --session-only KEY` (the fleet's hand-over): leaving the session ends the TUI, by
+/// `q` or Esc, once the overlays are closed; without it, `q` goes back to the list.
+#[test]
+fn session_only_ends_with_its_session() {
+    let host = clawtop::store::Host::demo().expect("demo");
+    let h = clawtop::source::for_host(host);
+    let launch = |session_only| TuiLaunch {
+        loader: Some(store_adapter::host_loader(h.clone(), None)),
+        open: Some(("ops".into(), "agent:ops:main".into())),
+        session_only,
+        ..TuiLaunch::default()
+    };
+    let (mut state, ctx) = start(launch(true), (120, 40));
+    assert_eq!(state.screen(), Screen::Session);
+    press(&mut state, &ctx, &[ch('?')]);
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert!(!state.should_quit, "Esc closes the help first");
+    press(&mut state, &ctx, &[ch('q')]);
+    assert!(state.should_quit);
+    let (mut state, ctx) = start(launch(true), (120, 40));
+    press(&mut state, &ctx, &[key(KeyCode::Esc)]);
+    assert!(state.should_quit);
+    let (mut state, ctx) = start(launch(false), (120, 40));
+    press(&mut state, &ctx, &[ch('q')]);
+    assert!(!state.should_quit);
+    assert_eq!(state.screen(), Screen::Sessions);
+}
+
 /// `c` on the Sessions screen opens the session and then its Compact dialog, as `f` does.
 #[test]
 fn c_compacts_from_the_list() {

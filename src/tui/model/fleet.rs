@@ -11,6 +11,7 @@ use crate::fleet::hosts::HostSpec;
 use crate::fleet::{HostResult, HostSummary};
 use crate::report::SessionRow;
 use crate::tui::model::keymap::{self, Mode};
+use crate::tui::model::state::SortKey;
 use crossterm::event::KeyEvent;
 
 /// How often every host is read again.
@@ -32,6 +33,9 @@ pub struct HostRow {
     /// The sessions of the last answer (kept, with their age, when a later try fails).
     pub rows: Vec<SessionRow>,
     pub summary: Option<HostSummary>,
+    /// The host's spend totals of its last answer (the Fleet screen shows its
+    /// [`crate::fleet::Spend`]).
+    pub totals: Option<crate::cost::host::HostTotals>,
     /// The last try's error (a host that answered may still name stores it could not read).
     pub error: Option<String>,
     pub last_ok_ms: Option<i64>,
@@ -58,6 +62,14 @@ pub struct FleetState {
     /// Sessions screen: only this host's sessions (index into `hosts`), or every host's.
     pub host_filter: Option<usize>,
     pub session_sel: usize,
+    /// The Sessions screen's order and filter, as on a single host
+    /// ([`SortKey::compare`], [`crate::tui::model::state::row_matches`]).
+    pub sort: SortKey,
+    pub filter: String,
+    /// Typing into the filter (keys are the single-host [`Mode::Filter`]'s).
+    pub filtering: bool,
+    /// The whole text of a host's error, over the screen until a key is pressed.
+    pub detail: Option<String>,
     pub interval_ms: i64,
     pub now_ms: i64,
     pub status: Option<String>,
@@ -65,6 +77,28 @@ pub struct FleetState {
     pub should_quit: bool,
     /// This clawtop (local and gateway hosts are opened with it).
     pub this_exe: String,
+}
+
+/// One row of the fleet's Sessions screen.
+#[derive(Debug, Clone, Copy)]
+pub enum FleetItem<'a> {
+    Session {
+        host: usize,
+        row: &'a SessionRow,
+    },
+    /// A host whose last read failed, and why.
+    Failed {
+        host: usize,
+        cause: &'a str,
+    },
+}
+
+impl FleetItem<'_> {
+    pub fn host(&self) -> usize {
+        match self {
+            FleetItem::Session { host, .. } | FleetItem::Failed { host, .. } => *host,
+        }
+    }
 }
 
 pub enum FleetAction {
@@ -103,8 +137,8 @@ pub enum FleetEffect {
 
 /// The bindings of a screen that have a hint (the hint line and the help), from the one
 /// keymap ([`keymap::fleet_bindings`]).
-pub fn bindings(screen: FleetScreen) -> impl Iterator<Item = &'static keymap::Binding> {
-    keymap::for_mode(screen.mode()).filter(|b| b.hint.is_some())
+pub fn bindings(mode: Mode) -> impl Iterator<Item = &'static keymap::Binding> {
+    keymap::for_mode(mode).filter(|b| b.hint.is_some())
 }
 
 impl FleetScreen {
@@ -126,6 +160,7 @@ impl FleetState {
                     spec,
                     rows: Vec::new(),
                     summary: None,
+                    totals: None,
                     error: None,
                     last_ok_ms: None,
                     failures: 0,
@@ -137,6 +172,10 @@ impl FleetState {
             host_sel: 0,
             host_filter: None,
             session_sel: 0,
+            sort: SortKey::default(),
+            filter: String::new(),
+            filtering: false,
+            detail: None,
             interval_ms: DEFAULT_INTERVAL_MS,
             now_ms,
             status: None,
@@ -146,16 +185,49 @@ impl FleetState {
         }
     }
 
-    /// The Sessions screen's rows: (host index, row), most urgent first, then host order.
-    pub fn sessions(&self) -> Vec<(usize, &SessionRow)> {
-        let mut v: Vec<(usize, &SessionRow)> = self
+    /// The keymap's mode now: typing into the filter, or the screen's.
+    pub fn mode(&self) -> Mode {
+        if self.filtering && self.screen == FleetScreen::Sessions {
+            Mode::Filter
+        } else {
+            self.screen.mode()
+        }
+    }
+
+    /// The Sessions screen's rows: a host whose last read failed is one row with its cause,
+    /// first (what to fix before any session); then the sessions in the order of `sort`
+    /// (ties in host order), those passing `filter` (a row's own fields, or its host's name).
+    pub fn sessions(&self) -> Vec<FleetItem<'_>> {
+        let needle = self.filter.to_lowercase();
+        let shown = |i: usize| self.host_filter.is_none_or(|f| f == i);
+        let host_matches = |i: usize| {
+            !needle.is_empty() && self.hosts[i].spec.name.to_lowercase().contains(&needle)
+        };
+        let mut v: Vec<FleetItem<'_>> = self
             .hosts
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.host_filter.is_none_or(|f| f == *i))
-            .flat_map(|(i, h)| h.rows.iter().map(move |r| (i, r)))
+            .filter(|(i, h)| shown(*i) && h.reachable() == Some(false))
+            .filter_map(|(i, h)| {
+                let cause = h.error.as_deref()?;
+                (needle.is_empty() || host_matches(i) || cause.to_lowercase().contains(&needle))
+                    .then_some(FleetItem::Failed { host: i, cause })
+            })
             .collect();
-        v.sort_by_key(|(i, r)| (std::cmp::Reverse(crate::fleet::urgency(r.status)), *i));
+        let mut rows: Vec<(usize, &SessionRow)> = self
+            .hosts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| shown(*i))
+            .flat_map(|(i, h)| h.rows.iter().map(move |r| (i, r)))
+            .filter(|(i, r)| host_matches(*i) || crate::tui::model::state::row_matches(r, &needle))
+            .collect();
+        let sort = self.sort;
+        rows.sort_by(|(i, a), (j, b)| sort.compare(a, b).then(i.cmp(j)));
+        v.extend(
+            rows.into_iter()
+                .map(|(host, row)| FleetItem::Session { host, row }),
+        );
         v
     }
 

@@ -913,41 +913,44 @@ static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
 static FLEET_BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
     use KeyCode::*;
     use Mode::{Fleet, FleetHosts, FleetSessions};
+    // Short hints: at 80 columns the footer keeps the screen's own keys and `? help`.
     vec![
-        b(
-            Fleet,
-            &[Up, Char('k')],
-            Action::Up,
-            "previous row",
-            Some("previous row"),
-        ),
-        b(
-            Fleet,
-            &[Down, Char('j')],
-            Action::Down,
-            "next row",
-            Some("next row"),
-        ),
+        b(Fleet, &[Up, Char('k')], Action::Up, "previous row", None),
+        b(Fleet, &[Down, Char('j')], Action::Down, "next row", None),
         b(
             FleetHosts,
             &[Enter],
             Action::Open,
-            "the host's sessions",
-            Some("the host's sessions"),
+            "the host's sessions (a host that failed: its whole error)",
+            Some("sessions"),
         ),
         b(
             FleetSessions,
             &[Enter],
             Action::Open,
-            "open the session in clawtop on its host (ssh -t for an ssh host); back here when it exits",
-            Some("open the session in clawtop on its host"),
+            "open the session in clawtop on its host (ssh -t for an ssh host); q there comes back here (a failed host's row: its whole error)",
+            Some("open"),
         ),
         b(
             FleetHosts,
             &[Char('a')],
             Action::FleetAllSessions,
             "sessions of every host",
-            Some("sessions of every host"),
+            Some("every host"),
+        ),
+        b(
+            FleetSessions,
+            &[Char('s')],
+            Action::CycleSort,
+            "cycle sort: act first, updated, agent/key, ETA",
+            Some("sort"),
+        ),
+        b(
+            FleetSessions,
+            &[Char('/')],
+            Action::StartFilter,
+            "filter (type to narrow by host, agent, key, model or status; Enter keeps, Esc clears)",
+            Some("filter"),
         ),
         b(
             FleetSessions,
@@ -960,15 +963,15 @@ static FLEET_BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
             FleetSessions,
             &[Esc],
             Action::Back,
-            "back to the fleet",
-            Some("back to the fleet"),
+            "clear the filter, else back to the fleet",
+            Some("back"),
         ),
         b(
             Fleet,
             &[Char('r')],
             Action::Refresh,
             "read every host now",
-            Some("read every host now"),
+            Some("refresh"),
         ),
         b(
             Fleet,

@@ -100,25 +100,13 @@ impl SessionsState {
             self.request_load(fx);
         }
     }
-    /// Indices into `rows` that pass the filter (case-insensitive substring of agent, key,
-    /// session id, model or status).
+    /// Indices into `rows` that pass the filter ([`row_matches`]).
     pub fn visible(&self) -> Vec<usize> {
         let needle = self.filter.to_lowercase();
         self.rows
             .iter()
             .enumerate()
-            .filter(|(_, r)| {
-                needle.is_empty()
-                    || [
-                        r.agent(),
-                        r.key(),
-                        r.id(),
-                        r.provider_model().as_deref().unwrap_or(""),
-                        r.status.name(),
-                    ]
-                    .iter()
-                    .any(|f| f.to_lowercase().contains(&needle))
-            })
+            .filter(|(_, r)| row_matches(r, &needle))
             .map(|(i, _)| i)
             .collect()
     }
@@ -128,29 +116,57 @@ impl SessionsState {
     }
 
     pub fn sort_rows(&mut self) {
-        let key = |r: &SessionRow| (r.agent().to_string(), r.key().to_string());
-        match self.sort {
-            SortKey::Urgency => self.rows.sort_by(|a, b| {
-                a.urgency()
-                    .cmp(&b.urgency())
-                    .then_with(|| key(a).cmp(&key(b)))
-            }),
-            SortKey::Updated => self.rows.sort_by(|a, b| {
-                b.updated_at
-                    .unwrap_or(i64::MIN)
-                    .cmp(&a.updated_at.unwrap_or(i64::MIN))
-                    .then_with(|| key(a).cmp(&key(b)))
-            }),
-            SortKey::Name => self.rows.sort_by_key(key),
-            SortKey::Eta => self.rows.sort_by(|a, b| {
-                let eta = |r: &SessionRow| {
+        let sort = self.sort;
+        self.rows.sort_by(|a, b| sort.compare(a, b));
+    }
+}
+
+/// Whether a row passes the Sessions filter `needle` (already lowercase): a case-insensitive
+/// substring of its agent, key, session id, model or status. The fleet's Sessions screen
+/// filters with it too.
+pub fn row_matches(r: &crate::usecase::list::SessionRow, needle: &str) -> bool {
+    needle.is_empty()
+        || [
+            r.agent(),
+            r.key(),
+            r.id(),
+            r.provider_model().as_deref().unwrap_or(""),
+            r.status.name(),
+        ]
+        .iter()
+        .any(|f| f.to_lowercase().contains(needle))
+}
+
+impl SortKey {
+    /// The order of two rows under this key (ties by agent, then key). The fleet's Sessions
+    /// screen sorts with it too.
+    pub fn compare(
+        self,
+        a: &crate::usecase::list::SessionRow,
+        b: &crate::usecase::list::SessionRow,
+    ) -> std::cmp::Ordering {
+        let key =
+            |r: &crate::usecase::list::SessionRow| (r.agent().to_string(), r.key().to_string());
+        match self {
+            SortKey::Urgency => a
+                .urgency()
+                .cmp(&b.urgency())
+                .then_with(|| key(a).cmp(&key(b))),
+            SortKey::Updated => b
+                .updated_at
+                .unwrap_or(i64::MIN)
+                .cmp(&a.updated_at.unwrap_or(i64::MIN))
+                .then_with(|| key(a).cmp(&key(b))),
+            SortKey::Name => key(a).cmp(&key(b)),
+            SortKey::Eta => {
+                let eta = |r: &crate::usecase::list::SessionRow| {
                     r.forecast
                         .as_ref()
                         .and_then(|f| f.turns_to_compaction)
                         .unwrap_or(u64::MAX)
                 };
                 eta(a).cmp(&eta(b)).then_with(|| key(a).cmp(&key(b)))
-            }),
+            }
         }
     }
 }
@@ -325,6 +341,8 @@ pub struct AppState {
     pub next_generation: u64,
     /// (agent, key) to open when the sessions are first listed (`clawtop KEY`).
     pub open_on_load: Option<(String, String)>,
+    /// `--session-only`: leaving the Session screen ends the TUI (the fleet's hand-over).
+    pub session_only: bool,
     /// `c` on the Sessions screen: open the Compact dialog once the transcript is loaded.
     pub compact_on_load: bool,
 }
@@ -346,6 +364,7 @@ impl AppState {
             size,
             should_quit: false,
             open_on_load: None,
+            session_only: false,
             compact_on_load: false,
             next_generation: 1,
         }

@@ -21,6 +21,7 @@ pub fn init(
     state.demo = launch.demo;
     state.no_color = launch.no_color;
     state.open_on_load = launch.open.clone();
+    state.session_only = launch.session_only;
     state.status.info = launch.notice.clone();
     let ctx = EffectCtx {
         loader: launch.loader.clone(),

@@ -44,6 +44,8 @@ pub struct TuiLaunch {
     /// Gateway log files the History pane reads flush evidence from (`clawtop --log FILE`),
     /// as `clawtop history KEY --log FILE` does.
     pub logs: Vec<std::path::PathBuf>,
+    /// `--session-only`: leaving the `open` session ends the TUI.
+    pub session_only: bool,
 }
 
 impl TuiLaunch {

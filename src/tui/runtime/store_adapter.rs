@@ -138,6 +138,7 @@ impl TuiLaunch {
             named_loader: None,
             notice: None,
             logs: Vec::new(),
+            session_only: false,
         }
     }
 }

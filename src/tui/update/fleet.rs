@@ -2,7 +2,9 @@
 //! state and returns effects; the runtime ([`crate::tui::runtime::fleet`]) runs them.
 
 use crate::tui::model::action::Action;
-use crate::tui::model::fleet::{FleetAction, FleetEffect, FleetScreen, FleetState, MAX_BACKOFF_MS};
+use crate::tui::model::fleet::{
+    FleetAction, FleetEffect, FleetItem, FleetScreen, FleetState, MAX_BACKOFF_MS,
+};
 use crate::tui::model::keymap;
 
 /// The start: read every host.
@@ -26,6 +28,7 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
             let errors = result.errors();
             match result.outcome {
                 Ok(list) => {
+                    h.totals = list.report.totals;
                     h.rows = list.report.sessions;
                     h.summary = Some(crate::fleet::summary(&h.rows));
                     h.last_ok_ms = Some(result.at_ms);
@@ -56,11 +59,12 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
             state.due(true)
         }
         FleetAction::Key(k) => {
-            if state.show_help {
+            if state.show_help || state.detail.is_some() {
                 state.show_help = false;
+                state.detail = None;
                 return Vec::new();
             }
-            let Some(cmd) = keymap::lookup(state.screen.mode(), &k) else {
+            let Some(cmd) = keymap::lookup(state.mode(), &k) else {
                 return Vec::new();
             };
             on_cmd(state, cmd)
@@ -88,7 +92,32 @@ fn on_cmd(state: &mut FleetState, cmd: Action) -> Vec<FleetEffect> {
             state.session_sel = 0;
             state.screen = FleetScreen::Sessions;
         }
+        // Esc clears the filter first, as on a single host; then it goes back.
+        Action::Back if !state.filter.is_empty() => {
+            state.filter.clear();
+            state.session_sel = 0;
+        }
         Action::Back => state.screen = FleetScreen::Hosts,
+        Action::CycleSort => {
+            state.sort = state.sort.next();
+            state.session_sel = 0;
+            state.status = Some(format!("sorted by {}", state.sort.name()));
+        }
+        Action::StartFilter => state.filtering = true,
+        Action::FilterChar(c) => {
+            state.filter.push(c);
+            state.session_sel = 0;
+        }
+        Action::FilterBackspace => {
+            state.filter.pop();
+            state.session_sel = 0;
+        }
+        Action::ClearFilter => {
+            state.filter.clear();
+            state.filtering = false;
+            state.session_sel = 0;
+        }
+        Action::AcceptFilter => state.filtering = false,
         Action::FleetNextHost => {
             state.host_filter = match state.host_filter {
                 None if !state.hosts.is_empty() => Some(0),
@@ -99,15 +128,27 @@ fn on_cmd(state: &mut FleetState, cmd: Action) -> Vec<FleetEffect> {
         }
         Action::Open => match state.screen {
             FleetScreen::Hosts => {
-                if state.host_sel < state.hosts.len() {
+                let failed = state
+                    .hosts
+                    .get(state.host_sel)
+                    .filter(|h| h.reachable() == Some(false))
+                    .and_then(|h| h.error.clone());
+                if let Some(cause) = failed {
+                    state.detail = Some(cause);
+                } else if state.host_sel < state.hosts.len() {
                     state.host_filter = Some(state.host_sel);
                     state.session_sel = 0;
                     state.screen = FleetScreen::Sessions;
                 }
             }
             FleetScreen::Sessions => {
-                let Some((i, row)) = state.sessions().get(state.session_sel).copied() else {
-                    return Vec::new();
+                let (i, row) = match state.sessions().get(state.session_sel).copied() {
+                    Some(FleetItem::Session { host, row }) => (host, row),
+                    Some(FleetItem::Failed { cause, .. }) => {
+                        state.detail = Some(cause.to_string());
+                        return Vec::new();
+                    }
+                    None => return Vec::new(),
                 };
                 let Some(key) = row.session_key.clone().or_else(|| row.session_id.clone()) else {
                     return Vec::new();

@@ -23,6 +23,11 @@ pub(super) fn back(state: &mut AppState, may_quit: bool) {
             return;
         }
     }
+    // Opened for one session (the fleet's hand-over): leaving it is leaving clawtop.
+    if state.session_only && on_session {
+        state.should_quit = true;
+        return;
+    }
     if state.stack.len() <= 1 {
         if may_quit {
             state.should_quit = true;
