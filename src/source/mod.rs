@@ -85,7 +85,7 @@ impl fmt::Display for SessionRef {
 }
 
 /// One listed session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub reference: SessionRef,
     pub entry: StoreEntry,
