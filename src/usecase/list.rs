@@ -512,8 +512,7 @@ fn build_rows(
             watch(&files);
             let stamp = source.transcript_stamp(&s.reference);
             let held = prev.filter(|k| {
-                stamp.as_ref() == Some(&k.stamp)
-                    && k.clock.is_none_or(|c| now < c.steady_until_ms)
+                stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
             });
             let k = match held {
                 Some(mut k) => {

@@ -78,7 +78,10 @@ fn a_reload_reads_again_only_the_session_that_changed() {
     assert_eq!(after, cold(&h));
     let i7 = after.iter().find(|r| r.key() == I7).unwrap();
     let before = first.iter().find(|r| r.key() == I7).unwrap();
-    assert_ne!(i7.transcript_context, before.transcript_context, "the row follows the turn");
+    assert_ne!(
+        i7.transcript_context, before.transcript_context,
+        "the row follows the turn"
+    );
 
     // Rows deleted from the end (the same count as another append would make is not needed:
     // the last seq moves back).

@@ -49,9 +49,12 @@ pub fn snapshot_named(
     name: &str,
 ) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
-    Some(snapshot_of(source, agent, &mut Default::default(), move |_| {
-        listing
-    }))
+    Some(snapshot_of(
+        source,
+        agent,
+        &mut Default::default(),
+        move |_| listing,
+    ))
 }
 
 fn snapshot_of(
