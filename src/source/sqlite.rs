@@ -320,6 +320,14 @@ impl SessionSource for SqliteStore {
         Some(super::stamp::of_rows(f))
     }
 
+    fn transcript_tip(&self, r: &SessionRef) -> Option<super::Stamp> {
+        let (db, sid) = self.located(r)?;
+        let conn = self.connection(&db).ok()?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let t = crate::sqlite::events::tip(&guard, &sid).ok()?;
+        Some(super::stamp::of_rows_tip(t))
+    }
+
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
     /// statement and held in memory: `list` has thousands of such sessions, and indexing one
     /// then fetching its last entries row by row cost more than reading it. A bigger one, or

@@ -431,7 +431,7 @@ pub fn from_listing(
 
 /// Rows of an earlier build over the same source, handed back by [`from_listing_kept`]
 /// while nothing a row was built from has changed: the session's listing (its entry, where
-/// its transcript is), its transcript ([`SessionSource::transcript_stamp`], taken before the
+/// its transcript is), its transcript ([`SessionSource::transcript_tip`], taken before the
 /// read) and the clock ([`crate::cost::Clock`]: the last hour's and today's spend). What the
 /// TUI keeps between reloads, so a turn on one session of thousands re-reads that session
 /// only (issue 31). What is cheap and may move on its own (the lock, `busy`) is looked at
@@ -510,7 +510,7 @@ fn build_rows(
             // The watcher's stamps, then the transcript's, then the read: a change made
             // while it reads is seen next time.
             watch(&files);
-            let stamp = source.transcript_stamp(&s.reference);
+            let stamp = source.transcript_tip(&s.reference);
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
             });
