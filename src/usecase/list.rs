@@ -450,6 +450,8 @@ struct Kept {
     last_compaction: Vec<history::HistoryWarning>,
     clock: Option<crate::cost::Clock>,
     watch: Vec<PathBuf>,
+    /// The transcript whose lock says `busy` ([`crate::diagnosis::busy::transcript_of`]).
+    busy_at: Option<PathBuf>,
 }
 
 /// [`from_listing`], handing back the rows of `memo` that still hold and remembering the
@@ -535,6 +537,7 @@ fn build_rows(
                         last_compaction: built.last_compaction,
                         clock: built.clock,
                         watch: files,
+                        busy_at: crate::diagnosis::busy::transcript_of(source, s),
                     }
                 }
             };
@@ -633,7 +636,7 @@ impl<'s> Rows<'s> {
     fn refresh(&self, s: &Session, k: &mut Kept, now_ms: i64) {
         let source = self.source;
         let row = &mut k.row;
-        row.busy = crate::diagnosis::busy::of_session(source, s);
+        row.busy = k.busy_at.as_deref().and_then(crate::diagnosis::busy::busy);
         let lock = source.lock(&s.reference);
         row.stale_lock = crate::diagnosis::busy::stale_lock_words(lock.as_ref());
         row.lock = lock.filter(|l| *l != crate::commit::LockStatus::Free);

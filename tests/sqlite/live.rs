@@ -131,3 +131,56 @@ fn a_reset_to_a_new_window_is_read_again() {
     assert_eq!(memo.last_built, 1);
     assert_eq!(after, cold(&h));
 }
+
+/// The listing's rows kept between reads (`sqlite::entry::read_sessions_kept`): an entry
+/// read again only when its row changed, the rows always those a whole read gives.
+#[test]
+fn kept_session_rows_are_read_again_only_when_they_change() {
+    use clawtop::sqlite::{ReadOnlyDb, entry};
+    let h = HostF::new();
+    let mut kept = entry::RowsKept::default();
+    let keys = |rows: &[entry::SessionRow]| {
+        rows.iter()
+            .map(|r| {
+                (
+                    r.key.clone(),
+                    r.current_session_id.clone(),
+                    r.updated_at,
+                    r.entry.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let read = |kept: &mut entry::RowsKept| {
+        let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+        let k = entry::read_sessions_kept(&db, kept).unwrap();
+        let whole = entry::read_sessions(&db).unwrap();
+        assert_eq!(keys(&k), keys(&whole));
+    };
+    read(&mut kept);
+    read(&mut kept);
+    assert_eq!(kept.last_read, 0);
+    // OpenClaw's write: the entry and its updated_at.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 1), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 1);
+    // An edit of the entry alone (another program): its length or entry_valid moves.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 123456) WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 1);
+    h.writer("main")
+        .execute("DELETE FROM session_nodes WHERE session_key = ?1", [I7])
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 0);
+}
