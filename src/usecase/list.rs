@@ -481,11 +481,14 @@ fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
     }
 }
 
+/// A memo and the watcher told of each session's files ([`from_listing_kept`]).
+type Keeping<'a> = (&'a mut RowMemo, &'a mut dyn FnMut(&[PathBuf]));
+
 fn build_rows(
     source: &dyn SessionSource,
     opts: &Options<'_>,
     loaded: &Listing,
-    mut kept: Option<(&mut RowMemo, &mut dyn FnMut(&[PathBuf]))>,
+    mut kept: Option<Keeping<'_>>,
 ) -> ListReport {
     let mut report = empty(source);
     report.warnings.extend(loaded.warnings.iter().cloned());
