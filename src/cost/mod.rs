@@ -754,6 +754,39 @@ impl SessionCost {
         (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
     }
 
+    /// What the figures that move with the clock alone (the last hour's and today's spend,
+    /// the prompt cache's countdown) need to be kept past `now_ms` without the per-call
+    /// list: a row built now holds until [`Clock::steady_until_ms`], its countdown redone by
+    /// [`Clock::apply`]. Needs the per-call list (call it before [`Self::without_calls`]).
+    pub fn clock(&self, now_ms: i64) -> Clock {
+        // summarize's windows: a call counts in the hour while at <= now < at + 1 h, and
+        // today until the next UTC midnight; a call from the future enters them at its time.
+        let mut until = now_ms - now_ms.rem_euclid(86_400_000) + 86_400_000;
+        for at in self.per_call.iter().filter_map(|c| c.at_ms) {
+            if at > now_ms {
+                until = until.min(at);
+            } else if at > now_ms - 3_600_000 {
+                until = until.min(at + 3_600_000);
+            }
+        }
+        let cache_from_ms = self
+            .branch_calls
+            .last()
+            .and_then(|&i| self.per_call.get(i))
+            .or(self.per_call.last())
+            .and_then(|c| c.at_ms);
+        if let Some(at) = cache_from_ms {
+            let expires = at.saturating_add(self.cache_ttl_seconds as i64 * 1000);
+            if expires > now_ms {
+                until = until.min(expires);
+            }
+        }
+        Clock {
+            cache_from_ms,
+            steady_until_ms: until,
+        }
+    }
+
     /// Dollars per hour in each of the last `hours` hours before `now_ms`, oldest first (the
     /// Cost pane's sparkline).
     pub fn hourly(&self, now_ms: i64, hours: usize) -> Vec<f64> {
@@ -771,6 +804,28 @@ impl SessionCost {
             }
         }
         out
+    }
+}
+
+/// When a session's clock-bound figures next change ([`SessionCost::clock`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// The time of the call the prompt cache's TTL runs from.
+    pub cache_from_ms: Option<i64>,
+    /// Until this moment the hour's and today's figures and the cache's warmth stay as they
+    /// were computed; only the countdown moves.
+    pub steady_until_ms: i64,
+}
+
+impl Clock {
+    /// The cache's countdown at `now_ms`, as [`SessionCost::cache_left_seconds`] computes it.
+    pub fn apply(&self, c: &mut SessionCost, now_ms: i64) {
+        let left = self.cache_from_ms.and_then(|at| {
+            let expires = at.saturating_add(c.cache_ttl_seconds as i64 * 1000);
+            (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
+        });
+        c.cache_warm = left.is_some();
+        c.cache_expires_in_seconds = left;
     }
 }
 

@@ -313,3 +313,42 @@ fn calls_past_the_capture_budget_are_read_back() {
     assert_eq!(c.tokens.input, 1000 * n as u64);
     assert!(close(c.spend_usd, n as f64 * (1000.0 + 50.0) / 1e6));
 }
+
+/// Issue 31: a row kept past the time it was computed at holds what a new computation gives
+/// until [`Clock::steady_until_ms`] (the countdown redone by [`Clock::apply`]), and the first
+/// moment after it changes a figure.
+#[test]
+fn a_kept_cost_holds_until_its_clock_says() {
+    let prices = Prices::builtin_only();
+    let figures = |c: &SessionCost| {
+        (
+            c.per_hour_usd,
+            c.spend_today_usd,
+            c.unpriced_calls_last_hour,
+            c.cache_warm,
+            c.cache_expires_in_seconds,
+        )
+    };
+    let base = fixture_cost(&prices, NOW);
+    let clock = base.clock(NOW);
+    assert!(clock.steady_until_ms > NOW);
+    // Every second up to the moment it names, the kept figures are the computed ones.
+    let mut at = NOW;
+    while at < clock.steady_until_ms {
+        let mut kept = base.clone().without_calls();
+        clock.apply(&mut kept, at);
+        assert_eq!(
+            figures(&kept),
+            figures(&fixture_cost(&prices, at)),
+            "at {at}"
+        );
+        at += 1000;
+    }
+    // At that moment something moved (a call left the hour, the cache went cold, midnight).
+    let mut kept = base.without_calls();
+    clock.apply(&mut kept, clock.steady_until_ms);
+    assert_ne!(
+        figures(&kept),
+        figures(&fixture_cost(&prices, clock.steady_until_ms))
+    );
+}

@@ -36,11 +36,17 @@ pub fn busy(transcript: &Path) -> Option<Busy> {
 
 /// The live holder of a session's transcript lock, where the source has a transcript file.
 pub fn of_session(source: &dyn SessionSource, s: &Session) -> Option<Busy> {
+    transcript_of(source, s).and_then(|p| busy(&p))
+}
+
+/// The transcript whose lock [`of_session`] looks at (None: clawtop writes none here, so
+/// no turn of it is seen as busy): what a reload that keeps a row asks [`busy`] again.
+pub fn transcript_of(source: &dyn SessionSource, s: &Session) -> Option<std::path::PathBuf> {
     match source.writer(&s.reference, Operation::Compact) {
         Writer::Local(LocalWriter {
             transcript: Some(p),
             ..
-        }) => busy(&p),
+        }) => Some(p),
         _ => None,
     }
 }

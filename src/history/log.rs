@@ -67,103 +67,264 @@ pub fn scan(path: &Path, key: &str) -> LogScan {
 /// in the order of `keys`, which are distinct (`check` grades many sessions against one
 /// log). Never fails.
 pub fn scan_many(path: &Path, keys: &[&str]) -> Vec<LogScan> {
-    let blank = LogScan {
-        file: path.display().to_string(),
-        ..LogScan::default()
-    };
-    let mut out = vec![blank; keys.len()];
-    let fail = |out: &mut Vec<LogScan>, why: String| {
-        for s in out.iter_mut() {
-            s.unread = Some(why.clone());
-        }
-    };
-    let index: std::collections::HashMap<&str, usize> =
-        keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut sc = Scanner::new(path, keys);
     let file = match crate::regular_file::open(path) {
         Ok(f) => f,
-        Err(e) => {
-            fail(&mut out, format!("not readable: {e}"));
-            return out;
-        }
+        Err(e) => return sc.failed(format!("not readable: {e}")),
     };
     let mut reader = BufReader::new(file.take(MAX_LOG_BYTES));
     let mut buf = Vec::new();
-    // Each session's cycle: the compactionCount of its latest `check` line so far.
-    let mut cycle: Vec<Option<u64>> = vec![None; keys.len()];
-    // The cycles kept per session: at most MAX_LOG_CYCLES + 1 entries (the None cycle).
-    let mut kept: Vec<std::collections::HashSet<Option<u64>>> =
-        vec![Default::default(); keys.len()];
-    let mut over: Vec<bool> = vec![false; keys.len()];
-    let mut line = 0usize;
-    let mut bytes = 0u64;
     loop {
         buf.clear();
-        let n = match read_bounded_line(&mut reader, &mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
+        match read_bounded_line(&mut reader, &mut buf) {
+            Ok((0, _)) => break,
+            Ok((n, _)) => sc.feed(&buf, n),
             Err(e) => {
-                fail(&mut out, format!("read failed at line {}: {e}", line + 1));
-                return out;
+                let why = format!("read failed at line {}: {e}", sc.line + 1);
+                return sc.failed(why);
             }
-        };
-        line += 1;
-        bytes += n as u64;
-        if buf.len() > MAX_LINE_BYTES {
-            continue;
         }
-        let text = String::from_utf8_lossy(&buf);
+    }
+    sc.finish()
+}
+
+/// The state of a scan after the lines fed so far: what [`scan_many`] reads a file with, and
+/// what a [`Follow`] keeps between reads of a growing one.
+#[derive(Debug, Clone)]
+struct Scanner {
+    keys: Vec<String>,
+    out: Vec<LogScan>,
+    index: std::collections::HashMap<String, usize>,
+    /// Each session's cycle: the compactionCount of its latest `check` line so far.
+    cycle: Vec<Option<u64>>,
+    /// The cycles kept per session: at most MAX_LOG_CYCLES + 1 entries (the None cycle).
+    kept: Vec<std::collections::HashSet<Option<u64>>>,
+    over: Vec<bool>,
+    line: usize,
+    bytes: u64,
+}
+
+impl Scanner {
+    fn new(path: &Path, keys: &[&str]) -> Scanner {
+        let blank = LogScan {
+            file: path.display().to_string(),
+            ..LogScan::default()
+        };
+        Scanner {
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            out: vec![blank; keys.len()],
+            index: keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.to_string(), i))
+                .collect(),
+            cycle: vec![None; keys.len()],
+            kept: vec![Default::default(); keys.len()],
+            over: vec![false; keys.len()],
+            line: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Every key's scan says why the file was not read.
+    fn failed(mut self, why: String) -> Vec<LogScan> {
+        for s in self.out.iter_mut() {
+            s.unread = Some(why.clone());
+        }
+        self.out
+    }
+
+    /// One line (`buf`, at most [`MAX_LINE_BYTES`] + 1 of its bytes) that took `n` bytes of
+    /// the file.
+    fn feed(&mut self, buf: &[u8], n: usize) {
+        self.line += 1;
+        self.bytes += n as u64;
+        if buf.len() > MAX_LINE_BYTES {
+            return;
+        }
+        let line = self.line;
+        let text = String::from_utf8_lossy(buf);
+        let index = &self.index;
         let of = |fields: &str| field(fields, "sessionKey").and_then(|k| index.get(k).copied());
         if let Some(fields) = after(&text, "memoryFlush check: ") {
             if let Some(i) = of(fields) {
-                cycle[i] = field(fields, "compactionCount").and_then(|v| v.parse().ok());
+                self.cycle[i] = field(fields, "compactionCount").and_then(|v| v.parse().ok());
             }
         } else if let Some(fields) = after(&text, "memoryFlush triggered: ") {
             if let Some(i) = of(fields) {
-                if kept[i].contains(&cycle[i]) {
-                    out[i].repeats += 1;
-                    continue;
+                let cycle = self.cycle[i];
+                if self.kept[i].contains(&cycle) {
+                    self.out[i].repeats += 1;
+                    return;
                 }
-                if kept[i].len() > MAX_LOG_CYCLES {
-                    over[i] = true;
-                    out[i].repeats += 1;
-                    continue;
+                if self.kept[i].len() > MAX_LOG_CYCLES {
+                    self.over[i] = true;
+                    self.out[i].repeats += 1;
+                    return;
                 }
-                kept[i].insert(cycle[i]);
-                out[i].flushes.push(LogFlush {
+                self.kept[i].insert(cycle);
+                self.out[i].flushes.push(LogFlush {
                     line,
                     timestamp: timestamp(&text),
-                    compaction_count: cycle[i],
+                    compaction_count: cycle,
                     token_count: field(fields, "tokenCount").and_then(|v| v.parse().ok()),
                     threshold: field(fields, "threshold").and_then(|v| v.parse().ok()),
                 });
             }
         }
     }
-    for (i, o) in out.iter_mut().enumerate() {
-        if over[i] {
-            o.unread = Some(format!(
-                "flush lines of more than {MAX_LOG_CYCLES} cycles for {}; the later cycles were not kept",
-                crate::sanitize::one_line(keys[i])
-            ));
+
+    fn finish(self) -> Vec<LogScan> {
+        let mut out = self.out;
+        for (i, o) in out.iter_mut().enumerate() {
+            if self.over[i] {
+                o.unread = Some(format!(
+                    "flush lines of more than {MAX_LOG_CYCLES} cycles for {}; the later cycles were not kept",
+                    crate::sanitize::one_line(&self.keys[i])
+                ));
+            }
+        }
+        if self.bytes >= MAX_LOG_BYTES {
+            for s in out.iter_mut() {
+                s.unread = Some(format!(
+                    "only its first {} MiB were read",
+                    MAX_LOG_BYTES >> 20
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// Bytes before the read position compared again at each read of a [`Follow`]: a log
+/// truncated and written again past where it was read is then read from its start.
+const FOLLOW_CHECK_BYTES: usize = 256;
+
+/// One session's flush lines in a log read as it grows (the TUI's History pane is computed
+/// again at each turn of the open session): each [`Follow::scan`] reads only the complete
+/// lines added since the last one and gives what [`scan`] of the whole file gives. A file
+/// replaced (another inode), shorter than what was read, or whose bytes before the read
+/// position changed is read again from its start.
+#[derive(Debug, Clone)]
+pub struct Follow {
+    path: std::path::PathBuf,
+    key: String,
+    /// Device and inode of the file read.
+    id: Option<(u64, u64)>,
+    /// Bytes read up to the end of the last complete line.
+    offset: u64,
+    /// The file's bytes just before `offset`.
+    before: Vec<u8>,
+    scanner: Scanner,
+}
+
+impl Follow {
+    pub fn new(path: &Path, key: &str) -> Follow {
+        Follow {
+            path: path.to_path_buf(),
+            key: key.to_string(),
+            id: None,
+            offset: 0,
+            before: Vec::new(),
+            scanner: Scanner::new(path, &[key]),
         }
     }
-    if bytes >= MAX_LOG_BYTES {
-        fail(
-            &mut out,
-            format!("only its first {} MiB were read", MAX_LOG_BYTES >> 20),
-        );
+
+    /// The file and session this follows.
+    pub fn is_of(&self, path: &Path, key: &str) -> bool {
+        self.path == path && self.key == key
     }
-    out
+
+    fn restart(&mut self) {
+        *self = Follow::new(&self.path.clone(), &self.key.clone());
+    }
+
+    /// What [`scan`] gives of the file as it is now.
+    pub fn scan(&mut self) -> LogScan {
+        use std::io::{Seek, SeekFrom};
+        use std::os::unix::fs::{FileExt, MetadataExt};
+        let mut file = match crate::regular_file::open(&self.path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.restart();
+                return self
+                    .scanner
+                    .clone()
+                    .failed(format!("not readable: {e}"))
+                    .remove(0);
+            }
+        };
+        let meta = file.metadata();
+        let id = meta.as_ref().ok().map(|m| (m.dev(), m.ino()));
+        let len = meta.map(|m| m.len()).unwrap_or(0);
+        let same_bytes = || {
+            let mut b = vec![0; self.before.len()];
+            file.read_exact_at(&mut b, self.offset - self.before.len() as u64)
+                .is_ok_and(|()| b == self.before)
+        };
+        if id != self.id || len < self.offset || !same_bytes() {
+            self.restart();
+            self.id = id;
+        }
+        let start = self.offset;
+        if file.seek(SeekFrom::Start(start)).is_err() {
+            self.restart();
+            return Scanner::new(&self.path, &[&self.key])
+                .failed("seek failed".into())
+                .remove(0);
+        }
+        let mut reader = BufReader::new(file.take(MAX_LOG_BYTES.saturating_sub(start)));
+        let mut buf = Vec::new();
+        let mut tail: Vec<u8> = std::mem::take(&mut self.before);
+        loop {
+            buf.clear();
+            match read_bounded_line(&mut reader, &mut buf) {
+                Ok((0, _)) => break,
+                Ok((n, true)) => {
+                    self.scanner.feed(&buf, n);
+                    self.offset += n as u64;
+                    if n == buf.len() + 1 {
+                        // The line's last bytes and its newline, as they are in the file.
+                        tail.extend_from_slice(
+                            &buf[buf.len().saturating_sub(FOLLOW_CHECK_BYTES)..],
+                        );
+                        tail.push(b'\n');
+                        let cut = tail.len().saturating_sub(FOLLOW_CHECK_BYTES);
+                        tail.drain(..cut);
+                    } else {
+                        // A line longer than kept: its end is not at hand; nothing is checked.
+                        tail.clear();
+                    }
+                }
+                Ok((n, false)) => {
+                    // An unfinished last line: counted as scan counts it, not kept.
+                    self.before = tail;
+                    let mut sc = self.scanner.clone();
+                    sc.feed(&buf, n);
+                    return sc.finish().remove(0);
+                }
+                Err(e) => {
+                    let why = format!("read failed at line {}: {e}", self.scanner.line + 1);
+                    let out = self.scanner.clone().failed(why).remove(0);
+                    self.restart();
+                    return out;
+                }
+            }
+        }
+        self.before = tail;
+        self.scanner.clone().finish().remove(0)
+    }
 }
 
 /// One line into `buf` (without its newline), keeping at most [`MAX_LINE_BYTES`] + 1 bytes
-/// of it; returns the bytes consumed (0 at the end).
-fn read_bounded_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+/// of it; returns the bytes consumed (0 at the end) and whether the line ended with a
+/// newline.
+fn read_bounded_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(usize, bool)> {
     let mut consumed = 0;
     loop {
         let chunk = r.fill_buf()?;
         if chunk.is_empty() {
-            return Ok(consumed);
+            return Ok((consumed, false));
         }
         let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i + 1, true),
@@ -175,7 +336,7 @@ fn read_bounded_line(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result
         r.consume(take);
         consumed += take;
         if done {
-            return Ok(consumed);
+            return Ok((consumed, true));
         }
     }
 }
@@ -213,6 +374,61 @@ mod tests {
         let p = dir.path().join("gw.log");
         std::fs::write(&p, text).unwrap();
         scan(&p, key)
+    }
+
+    /// Issue 31: a followed log gives at every read what a whole scan gives, through appends
+    /// (a line written in two parts), a truncation, a replacement and a rewrite in place
+    /// past the read position; it reads only what was added.
+    #[test]
+    fn a_followed_log_reads_what_grew_and_gives_what_a_scan_gives() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("gw.log");
+        let key = "agent:main:main";
+        let check = |c: u32| format!("memoryFlush check: sessionKey={key} compactionCount={c}\n");
+        let flush = format!(
+            "2026-11-23T10:05:01.000Z memoryFlush triggered: sessionKey={key} tokenCount=31000 threshold=30000\n"
+        );
+        let append = |s: &str| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&p)
+                .unwrap();
+            f.write_all(s.as_bytes()).unwrap();
+        };
+        let mut f = Follow::new(&p, key);
+        assert_eq!(f.scan(), scan(&p, key), "missing file");
+        append(&(check(0) + &flush));
+        assert_eq!(f.scan(), scan(&p, key));
+        let read = f.offset;
+        assert_eq!(read, std::fs::metadata(&p).unwrap().len());
+        append(&check(1));
+        append(&flush[..20]);
+        assert_eq!(f.scan(), scan(&p, key), "an unfinished line");
+        assert_eq!(
+            f.offset,
+            read + check(1).len() as u64,
+            "only whole lines are kept"
+        );
+        append(&flush[20..]);
+        let s = f.scan();
+        assert_eq!(s, scan(&p, key));
+        assert_eq!(s.flushes.len(), 2);
+        // Truncated, then written again past the old end with other bytes.
+        std::fs::write(&p, check(7).repeat(4) + &flush).unwrap();
+        let s = f.scan();
+        assert_eq!(s, scan(&p, key));
+        assert_eq!(s.flushes[0].compaction_count, Some(7));
+        // Replaced by another file of the same length.
+        let q = dir.path().join("new.log");
+        std::fs::write(&q, check(8).repeat(4) + &flush).unwrap();
+        std::fs::rename(&q, &p).unwrap();
+        let s = f.scan();
+        assert_eq!(s, scan(&p, key));
+        assert_eq!(s.flushes[0].compaction_count, Some(8));
+        std::fs::remove_file(&p).unwrap();
+        assert_eq!(f.scan(), scan(&p, key), "removed");
     }
 
     /// Issue 33 item 8: what is kept of a log is bounded by its cycles, not its lines.

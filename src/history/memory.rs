@@ -58,6 +58,43 @@ pub struct Duplicate {
 
 /// Reads the dated files of `<workspace>/memory/`.
 pub fn read(workspace: &Path) -> MemoryNotes {
+    read_kept(workspace, &mut Kept::default())
+}
+
+/// The memory files read before, each with what it was (device, inode, size, mtime and
+/// ctime): a file that is still the same is not read again. The TUI's History pane is
+/// computed again at each turn of the open session; the notes rarely change between them.
+/// A file changed less than a second before it was read is not kept (a write in the same
+/// clock tick would leave its stamp as it was: git's "racily clean" rule).
+#[derive(Debug, Default, Clone)]
+pub struct Kept {
+    files: std::collections::HashMap<std::path::PathBuf, (FileId, MemoryFile)>,
+    /// Files read (not handed back) by the last [`read_kept`].
+    pub last_read: usize,
+}
+
+type FileId = (u64, u64, u64, i64, i64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+    let (mtime, ctime) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    (m.is_file() && now.saturating_sub(mtime.max(ctime)) >= 1_000_000_000).then_some((
+        m.dev(),
+        m.ino(),
+        m.len(),
+        mtime,
+        ctime,
+    ))
+}
+
+/// [`read`], reading again only the files that changed since `kept` saw them.
+pub fn read_kept(workspace: &Path, kept: &mut Kept) -> MemoryNotes {
     let dir = workspace.join("memory");
     let mut out = MemoryNotes {
         dir: dir.display().to_string(),
@@ -100,9 +137,27 @@ pub fn read(workspace: &Path) -> MemoryNotes {
         ));
         dated.drain(..dated.len() - MAX_FILES);
     }
+    let mut now_kept = std::collections::HashMap::new();
+    kept.last_read = 0;
     for (date, path) in dated {
-        out.files.push(read_file(&root, &date, &path));
+        // Where the link leads is checked every time; only the content is remembered.
+        let id = match path.canonicalize() {
+            Ok(r) if r.starts_with(&root) => file_id(&r),
+            _ => None,
+        };
+        let f = match (id, kept.files.remove(&path)) {
+            (Some(id), Some((was, f))) if was == id && f.date == date => f,
+            _ => {
+                kept.last_read += 1;
+                read_file(&root, &date, &path)
+            }
+        };
+        if let Some(id) = id {
+            now_kept.insert(path, (id, f.clone()));
+        }
+        out.files.push(f);
     }
+    kept.files = now_kept;
     out
 }
 
@@ -219,6 +274,43 @@ fn duplicates(blocks: &[Block<'_>]) -> Vec<Duplicate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn json(n: &MemoryNotes) -> String {
+        serde_json::to_string(n).unwrap()
+    }
+
+    /// Issue 31: a reload reads again only the memory file that changed, and says what a
+    /// first read says.
+    #[test]
+    fn kept_notes_are_read_again_only_where_a_file_changed() {
+        let ws = tempfile::tempdir().unwrap();
+        let mem = ws.path().join("memory");
+        std::fs::create_dir(&mem).unwrap();
+        let note = "- deploy plan reviewed\n\n- deploy plan reviewed\n";
+        std::fs::write(mem.join("2026-11-22.md"), note).unwrap();
+        std::fs::write(mem.join("2026-11-23.md"), "- one note only here\n").unwrap();
+        // Files younger than a second are never kept (their stamp could hide a change).
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let mut kept = Kept::default();
+        let first = read_kept(ws.path(), &mut kept);
+        assert_eq!(kept.last_read, 2);
+        assert_eq!(json(&first), json(&read(ws.path())));
+        assert_eq!(json(&read_kept(ws.path(), &mut kept)), json(&first));
+        assert_eq!(kept.last_read, 0);
+        std::fs::write(mem.join("2026-11-23.md"), note).unwrap();
+        let changed = read_kept(ws.path(), &mut kept);
+        assert_eq!(kept.last_read, 1);
+        assert_eq!(json(&changed), json(&read(ws.path())));
+        assert_eq!(changed.files[1].duplicates.len(), 1);
+        // Changed within the second: read again until it has been still for one.
+        read_kept(ws.path(), &mut kept);
+        assert_eq!(kept.last_read, 1);
+        std::fs::remove_file(mem.join("2026-11-22.md")).unwrap();
+        assert_eq!(
+            json(&read_kept(ws.path(), &mut kept)),
+            json(&read(ws.path()))
+        );
+    }
 
     #[test]
     fn a_block_appended_twice_is_named_with_both_lines() {

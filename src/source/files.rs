@@ -193,6 +193,10 @@ impl SessionSource for FileStore {
         super::stamp::of_file(&self.transcript_path(r)?)
     }
 
+    fn transcript_tip(&self, r: &SessionRef) -> Option<super::Stamp> {
+        super::stamp::of_file_tip(&self.transcript_path(r)?)
+    }
+
     fn transcript_tail(
         &self,
         r: &SessionRef,

@@ -85,7 +85,7 @@ impl fmt::Display for SessionRef {
 }
 
 /// One listed session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Session {
     pub reference: SessionRef,
     pub entry: StoreEntry,
@@ -322,6 +322,15 @@ pub trait SessionSource: Send + Sync {
     /// needs; issue 31). None when the source cannot tell.
     fn transcript_stamp(&self, _session: &SessionRef) -> Option<Stamp> {
         None
+    }
+    /// What the session's transcript is now, as cheaply as the source can tell, for a poll
+    /// that asks at every change of the host (the TUI's reload, [`crate::usecase::list::RowMemo`]):
+    /// a file's `stat` (identity, size, mtime, ctime), a SQLite window's first and last
+    /// rows and rewrite generation. It sees every change OpenClaw makes (appends, a trim, a
+    /// reset, a replaced file); [`Self::transcript_stamp`] also sees a row rewritten in
+    /// place. The default is that stamp.
+    fn transcript_tip(&self, session: &SessionRef) -> Option<Stamp> {
+        self.transcript_stamp(session)
     }
     /// The transcript of a session for its figures only (`used`, the forecast: `list` and
     /// the Sessions screen, for every session), never kept: a source may read a small one

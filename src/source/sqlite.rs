@@ -45,6 +45,8 @@ pub struct SqliteStore {
     /// One connection per database for its transcripts, replaced when the file it reads
     /// changed underneath an immutable or copied read.
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
+    /// Per database, the session rows its last listing read ([`SessionSource::list`]).
+    kept_rows: Mutex<HashMap<PathBuf, crate::sqlite::entry::RowsKept>>,
     /// Where clawtop's device identity for the host's gateway lives (live updates and the
     /// active-run check); `None` when there is no config dir.
     identity_dir: Option<PathBuf>,
@@ -114,6 +116,7 @@ impl SqliteStore {
             rows: Arc::new(Mutex::new(HashMap::new())),
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(HashMap::new()),
+            kept_rows: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
             env: std::sync::OnceLock::new(),
@@ -275,8 +278,21 @@ impl SessionSource for SqliteStore {
         self.host.agent(agent).is_some() || self.layout().agents.iter().any(|a| a.agent_id == agent)
     }
 
+    /// The rows read before are kept ([`crate::sqlite::entry::read_sessions_kept`]): the
+    /// TUI lists the host again at every change of a database, and most of what it would
+    /// read again (the entries' JSON) has not changed.
     fn list(&self, agent: Option<&str>) -> Listing {
-        self.listing(crate::sqlite::sessions::load(self.layout(), agent))
+        let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        self.listing(crate::sqlite::sessions::load_with(
+            self.layout(),
+            agent,
+            &mut |db: &crate::sqlite::ReadOnlyDb| {
+                crate::sqlite::entry::read_sessions_kept(
+                    db,
+                    kept.entry(db.path.clone()).or_default(),
+                )
+            },
+        ))
     }
 
     /// A full key is looked up by the table's primary key: rule 1 of [`super::lookup`] wins
@@ -318,6 +334,14 @@ impl SessionSource for SqliteStore {
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
         let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
         Some(super::stamp::of_rows(f))
+    }
+
+    fn transcript_tip(&self, r: &SessionRef) -> Option<super::Stamp> {
+        let (db, sid) = self.located(r)?;
+        let conn = self.connection(&db).ok()?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let t = crate::sqlite::events::tip(&guard, &sid).ok()?;
+        Some(super::stamp::of_rows_tip(t))
     }
 
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one

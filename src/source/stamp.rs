@@ -53,6 +53,24 @@ pub enum Stamp {
         last_row: String,
         generation: Option<String>,
     },
+    /// [`of_file_tip`]: the file's identity, size and times, nothing read.
+    #[serde(rename_all = "camelCase")]
+    FileTip {
+        dev: u64,
+        ino: u64,
+        size: u64,
+        mtime_ns: i64,
+        ctime_ns: i64,
+    },
+    /// [`of_rows_tip`]: the ends of a SQLite transcript's rows, nothing summed.
+    #[serde(rename_all = "camelCase")]
+    RowsTip {
+        first_seq: Option<i64>,
+        last_seq: Option<i64>,
+        last_rowid: Option<i64>,
+        last_bytes: u64,
+        generation: Option<String>,
+    },
 }
 
 fn short_hex(d: impl AsRef<[u8]>) -> String {
@@ -94,6 +112,43 @@ pub fn of_file(path: &Path) -> Option<Stamp> {
         ctime_ns,
         ends: short_hex(h.finalize()),
     })
+}
+
+/// A transcript file's identity, size, mtime and ctime, from one `stat` (the tip a poll
+/// compares, [`crate::source::SessionSource::transcript_tip`]); None when it cannot be read
+/// or changed within [`SETTLE`], as [`of_file`].
+pub fn of_file_tip(path: &Path) -> Option<Stamp> {
+    let m = std::fs::metadata(path).ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+    let (mtime_ns, ctime_ns) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    if now.saturating_sub(mtime_ns.max(ctime_ns)) < SETTLE.as_nanos() as i64 {
+        return None;
+    }
+    Some(Stamp::FileTip {
+        dev: m.dev(),
+        ino: m.ino(),
+        size: m.len(),
+        mtime_ns,
+        ctime_ns,
+    })
+}
+
+/// The tip of a SQLite transcript's rows ([`crate::sqlite::events::tip`]).
+pub fn of_rows_tip(t: crate::sqlite::events::RowsTip) -> Stamp {
+    Stamp::RowsTip {
+        first_seq: t.first_seq,
+        last_seq: t.last_seq,
+        last_rowid: t.last_rowid,
+        last_bytes: t.last_bytes,
+        generation: t.generation,
+    }
 }
 
 /// The stamp of a transcript's rows from their figures (see the module docs).

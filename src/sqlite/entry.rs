@@ -245,6 +245,103 @@ fn read_rows<P: rusqlite::Params>(
     Ok(out)
 }
 
+/// Every this many reads, [`read_sessions_kept`] reads every row whole again.
+pub const KEPT_FULL_EVERY: u32 = 30;
+
+/// The rows a listing read before, for [`read_sessions_kept`]: each with the columns that
+/// say whether it changed without reading its `entry_json` (most of the table's bytes: a
+/// 2,000-session host holds ~26 MB of them).
+#[derive(Debug, Default)]
+pub struct RowsKept {
+    rows: std::collections::HashMap<String, (Cheap, SessionRow)>,
+    reads: u32,
+    /// Rows whose `entry_json` the last read read (a test counts them).
+    pub last_read: usize,
+}
+
+/// `current_session_id`, `updated_at`, `entry_valid` and the entry's stored length.
+type Cheap = (String, Option<i64>, Option<i64>, i64);
+
+/// [`read_sessions`] for a reader that asks again at every change of the database (the TUI's
+/// reload): a row whose `current_session_id`, `updated_at`, `entry_valid` and `entry_json`
+/// length are those of the last read is handed back as it was, unparsed and unread. OpenClaw
+/// moves `updated_at` with every entry write, and its triggers set `entry_valid` to 0 on any
+/// change of `entry_json`; a write that kept all four (a same-length edit by another
+/// program, validated again before the next read) would be missed, so every
+/// [`KEPT_FULL_EVERY`]th read reads every row again.
+pub fn read_sessions_kept(
+    db: &ReadOnlyDb,
+    kept: &mut RowsKept,
+) -> Result<Vec<SessionRow>, DbError> {
+    kept.reads = kept.reads.wrapping_add(1);
+    let full = |kept: &mut RowsKept| -> Result<Vec<SessionRow>, DbError> {
+        let rows = read_sessions(db)?;
+        kept.rows.clear();
+        kept.last_read = rows.len();
+        Ok(rows)
+    };
+    if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 {
+        let rows = full(kept)?;
+        // The cheap columns of what was just read, for the next read.
+        let cheap = cheap_columns(db)?;
+        let by_key: std::collections::HashMap<&str, &Cheap> =
+            cheap.iter().map(|(k, c)| (k.as_str(), c)).collect();
+        for r in &rows {
+            if let Some(c) = by_key.get(r.key.as_str()) {
+                kept.rows.insert(r.key.clone(), ((*c).clone(), r.clone()));
+            }
+        }
+        return Ok(rows);
+    }
+    let cheap = match cheap_columns(db) {
+        Ok(c) => c,
+        Err(_) => return full(kept),
+    };
+    let mut was = std::mem::take(&mut kept.rows);
+    kept.last_read = 0;
+    let mut out = Vec::with_capacity(cheap.len());
+    for (key, c) in cheap {
+        let row = match was.remove(&key) {
+            Some((k, row)) if k == c => row,
+            _ => {
+                kept.last_read += 1;
+                match read_session(db, &key)?.pop() {
+                    Some(r) => r,
+                    None => continue,
+                }
+            }
+        };
+        kept.rows.insert(key, (c, row.clone()));
+        out.push(row);
+    }
+    Ok(out)
+}
+
+fn cheap_columns(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let mut st = db
+        .conn()
+        .prepare_cached(
+            "SELECT session_key, current_session_id, updated_at, entry_valid, octet_length(entry_json) \
+             FROM session_nodes ORDER BY session_key",
+        )
+        .map_err(err)?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                (
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, Option<i64>>(4)?.unwrap_or(-1),
+                ),
+            ))
+        })
+        .map_err(err)?;
+    rows.collect::<Result<_, _>>().map_err(err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -221,6 +221,57 @@ pub fn fingerprint(db: &ReadOnlyDb, session_id: &str) -> Result<RowsFingerprint,
     Ok(f)
 }
 
+/// A session's first and last `seq`, the last row's rowid and stored bytes, and the rewrite
+/// generation: what a poll at every change compares (`source::Stamp::RowsTip`), in two index
+/// lookups whatever the transcript's length. An append moves the last seq; a `maxLines`
+/// trim, the generation; rows deleted at either end, the first or last seq.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RowsTip {
+    pub first_seq: Option<i64>,
+    pub last_seq: Option<i64>,
+    pub last_rowid: Option<i64>,
+    pub last_bytes: u64,
+    pub generation: Option<String>,
+}
+
+pub fn tip(db: &ReadOnlyDb, session_id: &str) -> Result<RowsTip, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    // One statement where the rewrite watermarks exist (2026.9.6 has them), else two.
+    const LAST: &str = "SELECT seq, rowid, \
+        coalesce(octet_length(event_json), 0) + coalesce(octet_length(event_zstd), 0), \
+        (SELECT seq FROM transcript_events WHERE session_id = ?1 ORDER BY seq LIMIT 1)";
+    const FROM: &str = " FROM transcript_events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1";
+    let with_generation = format!(
+        "{LAST}, (SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1){FROM}"
+    );
+    let (mut st, generation) = match db.conn().prepare_cached(&with_generation) {
+        Ok(st) => (st, true),
+        Err(_) => (
+            db.conn()
+                .prepare_cached(&format!("{LAST}, NULL{FROM}"))
+                .map_err(err)?,
+            false,
+        ),
+    };
+    let mut rows = st.query([session_id]).map_err(err)?;
+    let mut t = RowsTip::default();
+    if let Some(r) = rows.next().map_err(err)? {
+        t.last_seq = Some(r.get(0).map_err(err)?);
+        t.last_rowid = Some(r.get(1).map_err(err)?);
+        t.last_bytes = r.get::<_, i64>(2).map_err(err)?.max(0) as u64;
+        t.first_seq = r.get(3).map_err(err)?;
+        if generation {
+            t.generation = r.get(4).map_err(err)?;
+        }
+    } else if generation {
+        drop(rows);
+        drop(st);
+        // No rows: the generation alone (a window trimmed to nothing still has one).
+        t.generation = rewrite_generation(db, session_id);
+    }
+    Ok(t)
+}
+
 /// Calls `each(seq, decoded)` for every row of `session_id` in `seq` order, decoding one row
 /// at a time. A row that does not decode is passed as `Err` and reading goes on.
 pub fn for_each(

@@ -46,6 +46,15 @@ pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
     load_rows(layout, only_agent, &mut entry::read_sessions)
 }
 
+/// [`load`], each database's rows read by `read` (e.g. [`entry::read_sessions_kept`]).
+pub fn load_with(
+    layout: &SqliteLayout,
+    only_agent: Option<&str>,
+    read: &mut ReadRows<'_>,
+) -> Loaded {
+    load_rows(layout, only_agent, read)
+}
+
 /// The sessions whose key is `key`, in every agent database (or one), read by the key
 /// instead of with every row: what naming a session by its full key needs. None when that
 /// does not settle it — no such row, or a database or the row could not be read — and the
@@ -57,7 +66,7 @@ pub fn load_key(layout: &SqliteLayout, only_agent: Option<&str>, key: &str) -> O
     (out.errors.is_empty() && out.skipped.is_empty() && !out.sessions.is_empty()).then_some(out)
 }
 
-type ReadRows<'a> =
+pub type ReadRows<'a> =
     dyn FnMut(&ReadOnlyDb) -> Result<Vec<entry::SessionRow>, super::open::DbError> + 'a;
 
 fn load_rows(layout: &SqliteLayout, only_agent: Option<&str>, read: &mut ReadRows<'_>) -> Loaded {

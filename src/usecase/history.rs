@@ -68,6 +68,53 @@ pub fn add_logs(h: &mut History, key: &str, logs: &[std::path::PathBuf]) {
     h.with_logs(&scans);
 }
 
+/// What the reads of one open session keep between its reloads (the TUI's Session screen):
+/// the gateway logs followed from where they were read, the memory notes not changed.
+#[derive(Debug, Default)]
+pub struct Kept {
+    logs: Vec<history::log::Follow>,
+    memory: history::memory::Kept,
+    workspace: Option<std::path::PathBuf>,
+}
+
+/// [`for_open`] then [`add_logs`], reading of the memory notes and the logs only what changed
+/// since `kept` last read them: the same history.
+pub fn for_open_kept(
+    source: &dyn crate::source::SessionSource,
+    session_key: &str,
+    agent_id: &str,
+    t: &crate::transcript::Transcript,
+    th: &crate::thresholds::Thresholds,
+    logs: &[std::path::PathBuf],
+    kept: &mut Kept,
+) -> History {
+    let memory = source.workspace(agent_id).map(|(w, _)| {
+        if kept.workspace.as_ref() != Some(&w) {
+            kept.memory = Default::default();
+            kept.workspace = Some(w.clone());
+        }
+        history::memory::read_kept(&w, &mut kept.memory)
+    });
+    let mut h = history::build(Some(t), th, memory);
+    if !logs.is_empty() {
+        let mut was = std::mem::take(&mut kept.logs);
+        let scans: Vec<_> = logs
+            .iter()
+            .map(|l| {
+                let mut f = match was.iter().position(|f| f.is_of(l, session_key)) {
+                    Some(i) => was.swap_remove(i),
+                    None => history::log::Follow::new(l, session_key),
+                };
+                let s = f.scan();
+                kept.logs.push(f);
+                s
+            })
+            .collect();
+        h.with_logs(&scans);
+    }
+    h
+}
+
 /// The memory notes of the agent's workspace (None: no workspace known, e.g. a bare file).
 fn memory_of(
     source: &dyn crate::source::SessionSource,

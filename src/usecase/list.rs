@@ -426,21 +426,133 @@ pub fn from_listing(
     opts: &Options<'_>,
     loaded: &Listing,
 ) -> ListReport {
+    build_rows(source, opts, loaded, None)
+}
+
+/// Rows of an earlier build over the same source, handed back by [`from_listing_kept`]
+/// while nothing a row was built from has changed: the session's listing (its entry, where
+/// its transcript is), its transcript ([`SessionSource::transcript_tip`], taken before the
+/// read) and the clock ([`crate::cost::Clock`]: the last hour's and today's spend). What the
+/// TUI keeps between reloads, so a turn on one session of thousands re-reads that session
+/// only (issue 31). What is cheap and may move on its own (the lock, `busy`) is looked at
+/// again for every row; the problems are graded again from it.
+#[derive(Default)]
+pub struct RowMemo {
+    rows: std::collections::HashMap<SessionRef, Kept>,
+    /// Rows built (not handed back) by the last build: what a test counts.
+    pub last_built: usize,
+}
+
+struct Kept {
+    session: Session,
+    stamp: crate::source::Stamp,
+    row: SessionRow,
+    last_compaction: Vec<history::HistoryWarning>,
+    clock: Option<crate::cost::Clock>,
+    watch: Vec<PathBuf>,
+    /// The transcript whose lock says `busy` ([`crate::diagnosis::busy::transcript_of`]).
+    busy_at: Option<PathBuf>,
+}
+
+/// [`from_listing`], handing back the rows of `memo` that still hold and remembering the
+/// others. `watch` is told, before each session is read, the files whose change means it
+/// must be read again ([`SessionSource::changes`] of its transcript, asked once per session
+/// and kept with its row), so a watcher stamps them before the read and misses no change
+/// made while it reads.
+pub fn from_listing_kept(
+    source: &dyn SessionSource,
+    opts: &Options<'_>,
+    loaded: &Listing,
+    memo: &mut RowMemo,
+    watch: &mut dyn FnMut(&[PathBuf]),
+) -> ListReport {
+    memo.last_built = 0;
+    // A gateway log grows apart from any transcript: with logs, every row is read again.
+    if !opts.logs.is_empty() {
+        memo.rows.clear();
+    }
+    build_rows(source, opts, loaded, Some((memo, watch)))
+}
+
+fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
+    match source.changes(Watch::Transcript(&s.reference)) {
+        crate::source::Changes::Poll(files) => files,
+        crate::source::Changes::Pushed => Vec::new(),
+    }
+}
+
+/// A memo and the watcher told of each session's files ([`from_listing_kept`]).
+type Keeping<'a> = (&'a mut RowMemo, &'a mut dyn FnMut(&[PathBuf]));
+
+fn build_rows(
+    source: &dyn SessionSource,
+    opts: &Options<'_>,
+    loaded: &Listing,
+    mut kept: Option<Keeping<'_>>,
+) -> ListReport {
     let mut report = empty(source);
     report.warnings.extend(loaded.warnings.iter().cloned());
     report.errors.extend(loaded.errors.iter().cloned());
     report.skipped = loaded.skipped.iter().map(|(_, w)| w.clone()).collect();
     let mut rows = Rows::new(source, opts, &loaded.sessions);
     report.errors.extend(rows.logs.unread.iter().cloned());
+    let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
+    let now = rows.numbers.now_ms;
     source.read_together(&mut || {
         for s in &loaded.sessions {
-            let mut warnings = s.warnings.clone();
-            let (t, open) = rows.numbers.session_open(s, &mut warnings);
-            let row = rows.row(s, &t, open.as_ref(), warnings);
-            report.sessions.push(row);
+            let Some((memo, watch)) = kept.as_mut() else {
+                let files = transcript_watch(source, s);
+                let built = rows.build(s, &files);
+                report.sessions.push(built.row);
+                report.refs.push(s.reference.clone());
+                continue;
+            };
+            let prev = memo.rows.remove(&s.reference).filter(|k| k.session == *s);
+            let files = match &prev {
+                Some(k) => k.watch.clone(),
+                None => transcript_watch(source, s),
+            };
+            // The watcher's stamps, then the transcript's, then the read: a change made
+            // while it reads is seen next time.
+            watch(&files);
+            let stamp = source.transcript_tip(&s.reference);
+            let held = prev.filter(|k| {
+                stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
+            });
+            let k = match held {
+                Some(mut k) => {
+                    rows.refresh(s, &mut k, now);
+                    k
+                }
+                None => {
+                    memo.last_built += 1;
+                    let built = rows.build(s, &files);
+                    let Some(stamp) = stamp else {
+                        // Nothing to key it by: read again next time.
+                        report.sessions.push(built.row);
+                        report.refs.push(s.reference.clone());
+                        continue;
+                    };
+                    Kept {
+                        session: s.clone(),
+                        stamp,
+                        row: built.row,
+                        last_compaction: built.last_compaction,
+                        clock: built.clock,
+                        watch: files,
+                        busy_at: crate::diagnosis::busy::transcript_of(source, s),
+                    }
+                }
+            };
+            report.sessions.push(k.row.clone());
             report.refs.push(s.reference.clone());
+            fresh.insert(s.reference.clone(), k);
         }
     });
+    // Only the sessions listed now are remembered: a deleted one is forgotten.
+    if let Some((memo, _)) = kept {
+        memo.rows = fresh;
+    }
     report
         .warnings
         .extend(rows.numbers.prices.notes.iter().cloned());
@@ -453,6 +565,13 @@ pub fn from_listing(
         archived,
     ));
     report
+}
+
+/// A row as [`Rows::build`] made it, with what [`Rows::refresh`] needs to keep it.
+struct Built {
+    row: SessionRow,
+    last_compaction: Vec<history::HistoryWarning>,
+    clock: Option<crate::cost::Clock>,
 }
 
 /// What every row of one host needs, read once for all of them: the numbers' settings and
@@ -504,12 +623,49 @@ impl<'s> Rows<'s> {
         open: Option<&crate::transcript::Transcript>,
         warnings: Vec<String>,
     ) -> SessionRow {
+        let files = transcript_watch(self.source, s);
+        self.row_with(s, t, open, warnings, &files).row
+    }
+
+    /// The row of `s`, its transcript opened once for every figure of it.
+    fn build(&mut self, s: &Session, files: &[PathBuf]) -> Built {
+        let mut warnings = s.warnings.clone();
+        let (t, open) = self.numbers.session_open(s, &mut warnings);
+        self.row_with(s, &t, open.as_ref(), warnings, files)
+    }
+
+    /// A kept row brought up to now: what may move without its transcript or entry (the
+    /// lock, `busy`, the cache's countdown), and the problems graded from it.
+    fn refresh(&self, s: &Session, k: &mut Kept, now_ms: i64) {
+        let source = self.source;
+        let row = &mut k.row;
+        row.busy = k.busy_at.as_deref().and_then(crate::diagnosis::busy::busy);
+        let lock = source.lock(&s.reference);
+        row.stale_lock = crate::diagnosis::busy::stale_lock_words(lock.as_ref());
+        row.lock = lock.filter(|l| *l != crate::commit::LockStatus::Free);
+        if let (Some(c), Some(clock)) = (row.cost.as_mut(), k.clock) {
+            clock.apply(c, now_ms);
+        }
+        row.problems = findings(row, &k.last_compaction);
+    }
+
+    /// `files`: what [`SessionSource::changes`] says of the session's transcript.
+    fn row_with(
+        &mut self,
+        s: &Session,
+        t: &Thresholds,
+        open: Option<&crate::transcript::Transcript>,
+        warnings: Vec<String>,
+        files: &[PathBuf],
+    ) -> Built {
         let source = self.source;
         if let Some(tr) = open {
             self.forecasts.read_open(s, tr, t.rules);
         }
         // What the session spends, from the same open transcript (SPEC §10).
-        let cost = open.map(|tr| self.numbers.cost(s, tr).without_calls());
+        let full_cost = open.map(|tr| self.numbers.cost(s, tr));
+        let clock = full_cost.as_ref().map(|c| c.clock(self.numbers.now_ms));
+        let cost = full_cost.map(crate::cost::SessionCost::without_calls);
         let mut row = SessionRow::from_session(source.kind(), s, t);
         row.warnings = warnings;
         row.keep_recent_tokens = self.keep;
@@ -519,7 +675,7 @@ impl<'s> Rows<'s> {
         row.lock = lock.filter(|l| *l != crate::commit::LockStatus::Free);
         row.forecast = Some(self.forecasts.of(source, s, t));
         row.recent_context = self.forecasts.recent(source, s, t.rules, TREND_TURNS);
-        row.stale = stale(source, s, &row);
+        row.stale = stale(s, &row, files);
         for (field, why) in source.not_exposed() {
             row.unknown.insert(field.to_string(), why);
         }
@@ -557,7 +713,11 @@ impl<'s> Rows<'s> {
         }
         row.problems = findings(&row, &last_compaction);
         row.cost = cost;
-        row
+        Built {
+            row,
+            last_compaction,
+            clock,
+        }
     }
 }
 
@@ -702,17 +862,14 @@ pub fn findings(row: &SessionRow, last_compaction: &[history::HistoryWarning]) -
 /// figure can be stale: a file host's transcript whose last entry is later than the store's
 /// `updatedAt` (OpenClaw records the tokens after the turn is written), or the domain's own
 /// finding against the transcript.
-fn stale(source: &dyn SessionSource, s: &Session, row: &SessionRow) -> Option<String> {
+fn stale(s: &Session, row: &SessionRow, files: &[PathBuf]) -> Option<String> {
     let mut why = None;
     if matches!(row.used_source, UsedSource::Fresh | UsedSource::Legacy) {
-        if let crate::source::Changes::Poll(files) = source.changes(Watch::Transcript(&s.reference))
+        if let Some(f) = files
+            .iter()
+            .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
         {
-            if let Some(f) = files
-                .iter()
-                .find(|f| f.extension().is_some_and(|e| e == "jsonl"))
-            {
-                why = store_behind(s.entry.updated_at, f);
-            }
+            why = store_behind(s.entry.updated_at, f);
         }
     }
     if why.is_none() && row.used_check == crate::used::UsedCheck::Stale {

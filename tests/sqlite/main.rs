@@ -13,6 +13,7 @@ mod cost;
 mod fixture;
 mod history;
 mod index;
+mod live;
 mod lookup;
 mod one_read;
 mod read_only;

@@ -34,14 +34,24 @@ fn keep_recent_tokens_zero_is_the_configs_in_the_tui_as_in_the_use_cases() {
 
     let snap = store_adapter::snapshot(&source, None);
     let handle = snap.rows[0].session.clone().expect("a listed session");
-    let loaded =
-        clawtop::tui::runtime::transcript::load_transcript(&handle, 0, &[]).expect("transcript");
+    let loaded = clawtop::tui::runtime::transcript::load_transcript(
+        &handle,
+        0,
+        &[],
+        &mut Default::default(),
+    )
+    .expect("transcript");
     assert_eq!(
         loaded.keep_recent_tokens, 5000,
         "the TUI reads the config too"
     );
-    let typed =
-        clawtop::tui::runtime::transcript::load_transcript(&handle, 9000, &[]).expect("transcript");
+    let typed = clawtop::tui::runtime::transcript::load_transcript(
+        &handle,
+        9000,
+        &[],
+        &mut Default::default(),
+    )
+    .expect("transcript");
     assert_eq!(typed.keep_recent_tokens, 9000);
 }
 

@@ -39,6 +39,8 @@ pub struct EffectCtx {
     pub files: crate::tui::runtime::watch::FileWatch,
     /// The launch's [`crate::tui::runtime::TuiLaunch::logs`], read with each transcript load.
     pub logs: std::sync::Arc<Vec<std::path::PathBuf>>,
+    /// What transcript loads keep of their memory-note and log reads between reloads.
+    pub kept: std::sync::Arc<std::sync::Mutex<crate::usecase::history::Kept>>,
 }
 
 pub use crate::usecase::EnvLookup;
@@ -127,10 +129,12 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
         } => {
             // Stamped before the read: a line appended while it reads is seen by the poller.
             let stamps = crate::tui::runtime::watch::stamps(&session.transcript_watch());
+            let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
             let result = crate::tui::runtime::transcript::load_transcript(
                 &session,
                 keep_recent_tokens,
                 &ctx.logs,
+                &mut kept,
             )
             .map(Box::new)
             .map_err(std::sync::Arc::new);

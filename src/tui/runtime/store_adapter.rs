@@ -23,7 +23,20 @@ pub fn bare_row(t: Option<&crate::transcript::Transcript>) -> crate::usecase::li
 /// transcript; a store figure older than the transcript's last entry is marked stale). Each
 /// file is stamped before it is read, so the poller misses no change made meanwhile.
 pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot {
-    snapshot_of(source, agent, |source| source.list(agent))
+    snapshot_of(source, agent, &mut Default::default(), |source| {
+        source.list(agent)
+    })
+}
+
+/// [`snapshot`] keeping the rows of `memo` whose session did not change since it was filled
+/// ([`crate::usecase::list::RowMemo`]): a reload after one session's turn reads that
+/// session's transcript only.
+pub fn snapshot_kept(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    memo: &mut crate::usecase::list::RowMemo,
+) -> SessionsSnapshot {
+    snapshot_of(source, agent, memo, |source| source.list(agent))
 }
 
 /// The row of the one session `name` names, read without the rest of the host when the
@@ -36,12 +49,18 @@ pub fn snapshot_named(
     name: &str,
 ) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
-    Some(snapshot_of(source, agent, move |_| listing))
+    Some(snapshot_of(
+        source,
+        agent,
+        &mut Default::default(),
+        move |_| listing,
+    ))
 }
 
 fn snapshot_of(
     source: &SourceHandle,
     agent: Option<&str>,
+    memo: &mut crate::usecase::list::RowMemo,
     list: impl FnOnce(&dyn crate::source::SessionSource) -> crate::source::Listing,
 ) -> SessionsSnapshot {
     let mut watch = match source.changes(Watch::Sessions { agent }) {
@@ -52,19 +71,20 @@ fn snapshot_of(
     let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
-    for s in &loaded.sessions {
-        let files = match source.changes(Watch::Transcript(&s.reference)) {
-            Changes::Poll(files) => files,
-            Changes::Pushed => Vec::new(),
-        };
-        for f in files {
-            if watched.insert(f.clone()) {
-                stamps.push((f.clone(), crate::tui::runtime::watch::stamp(&f)));
-                watch.push(f);
+    let report = crate::usecase::list::from_listing_kept(
+        source.as_ref(),
+        &Default::default(),
+        &loaded,
+        memo,
+        &mut |files| {
+            for f in files {
+                if watched.insert(f.clone()) {
+                    stamps.push((f.clone(), crate::tui::runtime::watch::stamp(f)));
+                    watch.push(f.clone());
+                }
             }
-        }
-    }
-    let report = crate::usecase::list::from_listing(source.as_ref(), &Default::default(), &loaded);
+        },
+    );
     // The running-gateway notice first: it is what the status line shows at start.
     let notice = loaded.running_gateway.as_ref().map(|g| g.notice());
     let mut warnings: Vec<String> = notice
@@ -103,8 +123,10 @@ pub use crate::usecase::list::TREND_TURNS;
 
 /// A loader over a source.
 pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader {
+    let memo = std::sync::Mutex::new(crate::usecase::list::RowMemo::default());
     Arc::new(move || {
-        let snap = snapshot(&source, agent.as_deref());
+        let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
+        let snap = snapshot_kept(&source, agent.as_deref(), &mut memo);
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).
         if snap.rows.is_empty() && !snap.errors.is_empty() {

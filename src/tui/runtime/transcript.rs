@@ -12,6 +12,7 @@ pub fn load_transcript(
     session: &crate::source::SessionHandle,
     keep_recent_tokens: u64,
     logs: &[std::path::PathBuf],
+    kept: &mut crate::usecase::history::Kept,
 ) -> Result<LoadedTranscript, crate::source::SourceError> {
     let t = session.open_transcript()?;
     // 0 is "the config's": the one rule resolves it (thresholds::Settings::keep_recent).
@@ -28,13 +29,16 @@ pub fn load_transcript(
     l.numbers = Some(numbers);
     l.diagnosis = d.map(Box::new);
     l.busy = busy;
-    let mut history = crate::usecase::history::for_open(
+    // The memory notes and the logs: only what changed since the last load is read.
+    let history = crate::usecase::history::for_open_kept(
         session.source.as_ref(),
+        &session.session.key,
         &session.session.agent_id,
         &l.transcript,
         &th,
+        logs,
+        kept,
     );
-    crate::usecase::history::add_logs(&mut history, &session.session.key, logs);
     l.history = Some(Box::new(history));
     attach_audits(&mut l, session);
     l.read_only = match crate::usecase::route::route(

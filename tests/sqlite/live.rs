@@ -1,0 +1,186 @@
+//! The Sessions screen's reload on a SQLite host (issue 31, "live"): a reload after a change
+//! rebuilds the rows of the sessions that changed and hands the others back, and what it
+//! shows is what a first load of the changed host shows.
+
+use super::common::HostF;
+use clawtop::tui::store_adapter;
+use clawtop::usecase::list::RowMemo;
+
+const I7: &str = "agent:main:incident-7";
+const I7_SID: &str = "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93";
+
+/// Two messages (a user turn and its reply with a usage) after the session's last row, as
+/// OpenClaw appends a turn.
+fn append_turn(h: &HostF, input: u64) {
+    let w = h.writer("main");
+    let (seq, leaf): (i64, String) = w
+        .query_row(
+            "SELECT seq, event_id FROM transcript_event_identities \
+             WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1",
+            [I7_SID],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let at = "2026-03-01T10:00:00.000Z";
+    let u = serde_json::json!({"type": "message", "id": format!("live-u{seq}"), "parentId": leaf,
+        "timestamp": at, "message": {"role": "user", "content": "one more", "timestamp": 1772359200000i64}});
+    let a = serde_json::json!({"type": "message", "id": format!("live-a{seq}"), "parentId": format!("live-u{seq}"),
+        "timestamp": at, "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+        "provider": "anthropic", "model": "claude-sonnet-4-5", "stopReason": "stop", "timestamp": 1772359200000i64,
+        "usage": {"input": input, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": input + 5}}});
+    for (k, e) in [u, a].iter().enumerate() {
+        w.execute(
+            "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 0)",
+            rusqlite::params![I7_SID, seq + 1 + k as i64, e.to_string()],
+        )
+        .unwrap();
+    }
+}
+
+/// What a first load of the host as it is now shows (a new source, nothing kept).
+fn cold(h: &HostF) -> Vec<clawtop::usecase::list::SessionRow> {
+    store_adapter::snapshot(&h.source(), None)
+        .rows
+        .into_iter()
+        .map(|r| r.list)
+        .collect()
+}
+
+fn kept(
+    src: &clawtop::source::SourceHandle,
+    memo: &mut RowMemo,
+) -> Vec<clawtop::usecase::list::SessionRow> {
+    store_adapter::snapshot_kept(src, None, memo)
+        .rows
+        .into_iter()
+        .map(|r| r.list)
+        .collect()
+}
+
+#[test]
+fn a_reload_reads_again_only_the_session_that_changed() {
+    let h = HostF::new();
+    let src = h.source();
+    let mut memo = RowMemo::default();
+    let first = kept(&src, &mut memo);
+    assert_eq!(first.len(), 3);
+    assert_eq!(memo.last_built, 3);
+    assert_eq!(first, cold(&h));
+
+    // Nothing changed: every row handed back, the same rows.
+    assert_eq!(kept(&src, &mut memo), first);
+    assert_eq!(memo.last_built, 0);
+
+    // A turn on one session: that row only, and it follows the turn.
+    append_turn(&h, 31_000);
+    let after = kept(&src, &mut memo);
+    assert_eq!(memo.last_built, 1);
+    assert_eq!(after, cold(&h));
+    let i7 = after.iter().find(|r| r.key() == I7).unwrap();
+    let before = first.iter().find(|r| r.key() == I7).unwrap();
+    assert_ne!(
+        i7.transcript_context, before.transcript_context,
+        "the row follows the turn"
+    );
+
+    // Rows deleted from the end (the same count as another append would make is not needed:
+    // the last seq moves back).
+    h.writer("main")
+        .execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?1)",
+            [I7_SID],
+        )
+        .unwrap();
+    assert_eq!(kept(&src, &mut memo), cold(&h));
+    assert_eq!(memo.last_built, 1);
+
+    // The store row changed, the transcript not: that row again.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.updatedAt', 1772359300000) WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    assert_eq!(kept(&src, &mut memo), cold(&h));
+    assert_eq!(memo.last_built, 1);
+    assert_eq!(kept(&src, &mut memo), cold(&h));
+    assert_eq!(memo.last_built, 0);
+}
+
+#[test]
+fn a_reset_to_a_new_window_is_read_again() {
+    let h = HostF::new();
+    let src = h.source();
+    let mut memo = RowMemo::default();
+    kept(&src, &mut memo);
+    // The session's rows move to a new window (a reset): its current_session_id changes.
+    let w = h.writer("main");
+    w.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    let new_sid = "00000000-0000-4000-8000-000000000031";
+    w.execute(
+        "UPDATE transcript_events SET session_id = ?1 WHERE session_id = ?2 AND seq <= 10",
+        rusqlite::params![new_sid, I7_SID],
+    )
+    .unwrap();
+    w.execute(
+        "UPDATE session_nodes SET current_session_id = ?1 WHERE session_key = ?2",
+        rusqlite::params![new_sid, I7],
+    )
+    .unwrap();
+    let after = kept(&src, &mut memo);
+    assert_eq!(memo.last_built, 1);
+    assert_eq!(after, cold(&h));
+}
+
+/// The listing's rows kept between reads (`sqlite::entry::read_sessions_kept`): an entry
+/// read again only when its row changed, the rows always those a whole read gives.
+#[test]
+fn kept_session_rows_are_read_again_only_when_they_change() {
+    use clawtop::sqlite::{ReadOnlyDb, entry};
+    let h = HostF::new();
+    let mut kept = entry::RowsKept::default();
+    let keys = |rows: &[entry::SessionRow]| {
+        rows.iter()
+            .map(|r| {
+                (
+                    r.key.clone(),
+                    r.current_session_id.clone(),
+                    r.updated_at,
+                    r.entry.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let read = |kept: &mut entry::RowsKept| {
+        let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+        let k = entry::read_sessions_kept(&db, kept).unwrap();
+        let whole = entry::read_sessions(&db).unwrap();
+        assert_eq!(keys(&k), keys(&whole));
+    };
+    read(&mut kept);
+    read(&mut kept);
+    assert_eq!(kept.last_read, 0);
+    // OpenClaw's write: the entry and its updated_at.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 1), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 1);
+    // An edit of the entry alone (another program): its length or entry_valid moves.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 123456) WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 1);
+    h.writer("main")
+        .execute("DELETE FROM session_nodes WHERE session_key = ?1", [I7])
+        .unwrap();
+    read(&mut kept);
+    assert_eq!(kept.last_read, 0);
+}
