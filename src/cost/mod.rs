@@ -303,7 +303,7 @@ fn time_of(line_ts: &Value, msg_ts: &Value) -> Option<i64> {
 }
 
 /// Reads one assistant line into a call (before pricing); None when it is no call.
-fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Usage)> {
+fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Recorded)> {
     let line: CallLine = serde_json::from_slice(raw).ok()?;
     let m = line.message?;
     let call = CallFields {
@@ -327,7 +327,7 @@ fn captured_call(
     t: &Transcript,
     c: &crate::transcript::CallCapture,
     notes: &mut Vec<String>,
-) -> Option<(Call, Usage)> {
+) -> Option<(Call, Recorded)> {
     let usage: Usage = serde_json::from_str(c.usage.as_deref()?).ok()?;
     let (provider, model) = t
         .call_models
@@ -354,7 +354,7 @@ fn call_of(
     usage: Usage,
     f: CallFields,
     notes: &mut Vec<String>,
-) -> Option<(Call, Usage)> {
+) -> Option<(Call, Recorded)> {
     if usage.not_object {
         return None;
     }
@@ -392,6 +392,12 @@ fn call_of(
     if tokens == Tokens::default() && !recorded_total.is_some_and(|t| t > 0.0) && !estimated {
         return None;
     }
+    // What pricing needs of the recorded cost, kept small: a transcript of a million calls
+    // holds one of these per call until they are priced.
+    let recorded = Recorded {
+        parts: recorded_total.and_then(|t| recorded_parts(&cost, t)),
+        total: cost.total,
+    };
     Some((
         Call {
             entry,
@@ -405,8 +411,14 @@ fn call_of(
             basis: None,
             estimated,
         },
-        cost,
+        recorded,
     ))
+}
+
+/// A call's recorded `usage.cost`: its total as written and its parts when they add up.
+struct Recorded {
+    total: Option<Value>,
+    parts: Option<Parts>,
 }
 
 /// The recorded parts of `usage.cost`, when each is a sane number and they add up to the total.
@@ -465,14 +477,15 @@ pub fn session_rates(
 }
 
 /// Prices one call by the precedence of SPEC §10.
-fn price(call: &mut Call, cost: &Usage, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
-    let total = cost.get("total");
+fn price(call: &mut Call, cost: &Recorded, rates: Option<(Rates, Basis)>, notes: &mut Vec<String>) {
+    let total = cost.total.as_ref();
     match total.and_then(Value::as_f64) {
         Some(t) if t.is_finite() && t > 0.0 && t <= ABSURD_CALL_USD => {
             call.usd = Some(t);
             call.basis = Some(Basis::Recorded);
-            call.parts =
-                recorded_parts(cost, t).or_else(|| rates.map(|(r, _)| r.charge(&call.tokens)));
+            call.parts = cost
+                .parts
+                .or_else(|| rates.map(|(r, _)| r.charge(&call.tokens)));
             return;
         }
         Some(0.0) => {}
@@ -531,7 +544,7 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         .filter(|(_, e)| e.kind == EntryKind::Message(Role::Assistant))
         .map(|(i, _)| i as u32)
         .collect();
-    let mut read: Vec<(Call, Usage)> = Vec::with_capacity(idxs.len());
+    let mut read: Vec<(Call, Recorded)> = Vec::with_capacity(idxs.len());
     // The calls the index scan captured; only the others are read back.
     let mut captured = t.calls.iter().peekable();
     let mut rest = Vec::new();
