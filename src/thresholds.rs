@@ -636,7 +636,8 @@ pub fn flushed_this_cycle(c: &Counters) -> bool {
 /// Room from `used` to a line: positive while below it, negative once past it. The one
 /// subtraction every surface shows (the list's headroom, the context view, `show`).
 pub fn room(used: u64, line: u64) -> i64 {
-    line as i64 - used as i64
+    // Store counts are any u64: wide enough that the sign is right for every one of them.
+    (line as i128 - used as i128).clamp(i64::MIN as i128, i64::MAX as i128) as i64
 }
 
 /// The status of a used figure against the lines (precedence in [`Status`]).
@@ -780,6 +781,14 @@ impl From<String> for UsedCheck {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn room_has_the_right_sign_for_any_store_count() {
+        assert_eq!(super::room(29_144, 30_000), 856);
+        assert_eq!(super::room(31_000, 30_000), -1_000);
+        assert!(super::room(u64::MAX, 30_000) < 0);
+        assert!(super::room(1 << 63, 30_000) < 0);
+        assert_eq!(super::room(0, u64::MAX), i64::MAX);
+    }
     use super::*;
     use serde_json::json;
 

@@ -281,9 +281,11 @@ pub fn read_sessions_kept(
         Ok(rows)
     };
     if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 {
-        let rows = full(kept)?;
-        // The cheap columns of what was just read, for the next read.
+        // The cheap columns first, then the rows: a write between the two statements then
+        // makes the next read see a change and read the row again, never keep an old entry
+        // under new columns.
         let cheap = cheap_columns(db)?;
+        let rows = full(kept)?;
         let by_key: std::collections::HashMap<&str, &Cheap> =
             cheap.iter().map(|(k, c)| (k.as_str(), c)).collect();
         for r in &rows {

@@ -439,6 +439,8 @@ pub fn from_listing(
 #[derive(Default)]
 pub struct RowMemo {
     rows: std::collections::HashMap<SessionRef, Kept>,
+    /// What the kept rows were measured and priced with ([`build_rows`]).
+    basis: Option<String>,
     /// Rows built (not handed back) by the last build: what a test counts.
     pub last_built: usize,
 }
@@ -498,6 +500,21 @@ fn build_rows(
     report.errors.extend(rows.logs.unread.iter().cloned());
     let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
     let now = rows.numbers.now_ms;
+    let live = kept.is_some();
+    // What every row was measured and priced with besides its session and transcript: the
+    // config, the price tables and each agent's models.json. A change of any of them builds
+    // every row again, so no kept row stands on the old window or prices.
+    if let Some((memo, _)) = kept.as_mut() {
+        let mut agents: Vec<&str> = loaded.sessions.iter().map(|s| s.agent_id()).collect();
+        agents.sort_unstable();
+        agents.dedup();
+        let models: Vec<_> = agents.iter().map(|a| source.models_json(a)).collect();
+        let basis = format!("{:?}|{}|{:?}", rows.numbers.prices, source.config(), models);
+        if memo.basis.as_deref() != Some(basis.as_str()) {
+            memo.rows.clear();
+            memo.basis = Some(basis);
+        }
+    }
     source.read_together(&mut || {
         for s in &loaded.sessions {
             let Some((memo, watch)) = kept.as_mut() else {
@@ -556,7 +573,13 @@ fn build_rows(
     report
         .warnings
         .extend(rows.numbers.prices.notes.iter().cloned());
-    let archived = rows.numbers.archived(&loaded.sessions);
+    // A live reload (the TUI's Sessions screen, which shows no host totals) does not read the
+    // archives again on every change: they are what `list` and the fleet total.
+    let archived = if live {
+        None
+    } else {
+        rows.numbers.archived(&loaded.sessions)
+    };
     report.totals = Some(crate::cost::host::HostTotals::of(
         report
             .sessions
