@@ -80,14 +80,9 @@ fn short_hex(d: impl AsRef<[u8]>) -> String {
         .collect()
 }
 
-/// The stamp of a transcript file, None when it cannot be read or changed within
-/// [`SETTLE`].
-pub fn of_file(path: &Path) -> Option<Stamp> {
-    let f = crate::regular_file::open(path).ok()?;
-    let m = f.metadata().ok()?;
-    if !m.is_file() {
-        return None;
-    }
+/// A file's mtime and ctime in nanoseconds, None when either is within [`SETTLE`] of now (a
+/// write in the same tick could follow unseen).
+fn settled_times(m: &std::fs::Metadata) -> Option<(i64, i64)> {
     let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
     let (mtime_ns, ctime_ns) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
     let now = std::time::SystemTime::now()
@@ -97,6 +92,18 @@ pub fn of_file(path: &Path) -> Option<Stamp> {
     if now.saturating_sub(mtime_ns.max(ctime_ns)) < SETTLE.as_nanos() as i64 {
         return None;
     }
+    Some((mtime_ns, ctime_ns))
+}
+
+/// The stamp of a transcript file, None when it cannot be read or changed within
+/// [`SETTLE`].
+pub fn of_file(path: &Path) -> Option<Stamp> {
+    let f = crate::regular_file::open(path).ok()?;
+    let m = f.metadata().ok()?;
+    if !m.is_file() {
+        return None;
+    }
+    let (mtime_ns, ctime_ns) = settled_times(&m)?;
     let size = m.len();
     let mut h = Sha256::new();
     let mut buf = vec![0u8; END_BYTES as usize];
@@ -122,15 +129,7 @@ pub fn of_file_tip(path: &Path) -> Option<Stamp> {
     if !m.is_file() {
         return None;
     }
-    let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
-    let (mtime_ns, ctime_ns) = (ns(m.mtime(), m.mtime_nsec()), ns(m.ctime(), m.ctime_nsec()));
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos() as i64;
-    if now.saturating_sub(mtime_ns.max(ctime_ns)) < SETTLE.as_nanos() as i64 {
-        return None;
-    }
+    let (mtime_ns, ctime_ns) = settled_times(&m)?;
     Some(Stamp::FileTip {
         dev: m.dev(),
         ino: m.ino(),
