@@ -96,7 +96,7 @@ fi
 LOG=$DATA/last-run
 mkdir -p "$LOG"
 # Anything clawtop writes under XDG_CACHE_HOME stays here during the run, never in the
-# operator's home (clawtop keeps no figures cache yet: "warm" is a second run).
+# operator's home (the rows cache, docs/cache.md: "cold" empties it, "warm" runs again).
 export XDG_CACHE_HOME=$ROOT/$DATA/xdg-cache
 rm -rf "$XDG_CACHE_HOME"
 ROWS=()

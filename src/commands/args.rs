@@ -44,6 +44,11 @@ pub struct Global {
     /// `check`, `metrics` and the TUI span them, read over ssh, a gateway or locally.
     #[arg(long, global = true, value_name = "FILE", num_args = 0..=1)]
     pub hosts: Option<Option<PathBuf>>,
+    /// Read every transcript again instead of reusing the rows remembered in
+    /// $XDG_CACHE_HOME/clawtop for sessions that did not change (the output is the same
+    /// either way; docs/cache.md). Nothing is written to the cache either.
+    #[arg(long, global = true)]
+    pub no_cache: bool,
     /// With --hosts: how many hosts are read at once (default 32).
     #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
@@ -56,6 +61,13 @@ pub struct Global {
     /// Sessions list (the fleet TUI opens a remote session so, and is back in one step).
     #[arg(long)]
     pub session_only: bool,
+}
+
+impl Global {
+    /// Where `list`, `check` and `metrics` remember rows (None: `--no-cache`, or no home).
+    pub(crate) fn cache_dir(&self) -> Option<PathBuf> {
+        (!self.no_cache).then(crate::paths::cache_dir).flatten()
+    }
 }
 
 pub(crate) fn positive_usd(s: &str) -> Result<f64, String> {

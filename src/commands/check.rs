@@ -48,9 +48,11 @@ pub(crate) fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
             );
         }
     };
+    let cache = g.cache_dir();
     let opts = crate::usecase::list::Options {
         agent: g.agent.as_deref(),
         logs: &a.logs,
+        cache: cache.as_deref(),
     };
     let r = crate::usecase::list::build(source.as_ref(), &opts);
     check::run(&r, &a.warn, &a.crit, a.max_cost_per_hour)

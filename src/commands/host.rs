@@ -187,9 +187,11 @@ pub(crate) fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
 pub(crate) fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError> {
     let source = source_for(g)?;
+    let cache = g.cache_dir();
     let opts = crate::usecase::list::Options {
         agent: g.agent.as_deref(),
         logs: &[],
+        cache: cache.as_deref(),
     };
     let r = crate::usecase::list::build(source.as_ref(), &opts);
     Ok((source, r))

@@ -820,8 +820,10 @@ impl SessionCost {
     }
 }
 
-/// When a session's clock-bound figures next change ([`SessionCost::clock`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// When a session's clock-bound figures next change ([`SessionCost::clock`]). Kept with a
+/// remembered row ([`crate::usecase::rows_cache`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Clock {
     /// The time of the call the prompt cache's TTL runs from.
     pub cache_from_ms: Option<i64>,

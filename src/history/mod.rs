@@ -225,6 +225,25 @@ pub mod code {
     pub const LOG_UNREAD: &str = "log-unread";
     pub const TRANSCRIPT_UNREAD: &str = "transcript-unread";
     pub const LOG_REPEATS: &str = "log-repeated-flushes";
+
+    /// Every code, for reading one back from text (a remembered row's).
+    pub const ALL: [&str; 10] = [
+        COUNT_MISMATCH,
+        NO_FLUSH,
+        FLUSH_AFTER,
+        LOOP,
+        DUPLICATE_NOTE,
+        CLOCK,
+        USAGE_DOWN,
+        LOG_UNREAD,
+        TRANSCRIPT_UNREAD,
+        LOG_REPEATS,
+    ];
+
+    /// The code spelled `s`, if it is one.
+    pub fn known(s: &str) -> Option<&'static str> {
+        ALL.iter().copied().find(|c| *c == s)
+    }
 }
 
 /// What the branch walk found.

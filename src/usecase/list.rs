@@ -379,6 +379,9 @@ pub struct Options<'a> {
     pub agent: Option<&'a str>,
     /// Gateway log files whose flushes count as the host's (`check --log FILE`).
     pub logs: &'a [PathBuf],
+    /// clawtop's cache directory: rows whose session did not change since the last run are
+    /// taken from it ([`crate::usecase::rows_cache`]); None (`--no-cache`) reads every one.
+    pub cache: Option<&'a std::path::Path>,
 }
 
 /// Reads every store (or one agent's) and builds every session's row.
@@ -405,7 +408,16 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
         ms = t0.elapsed().as_millis() as u64,
         "stores read"
     );
-    let report = from_listing(source, opts, &loaded);
+    let report = match opts.cache.filter(|_| opts.logs.is_empty()) {
+        // A gateway log grows apart from any transcript: with logs, every row is read.
+        Some(dir) => {
+            let mut cache = super::rows_cache::RowsCache::open(dir, source);
+            let report = build_rows(source, opts, &loaded, Some((&mut cache.memo, &mut |_| {})));
+            cache.save(source);
+            report
+        }
+        None => from_listing(source, opts, &loaded),
+    };
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "rows built");
     report
 }
@@ -438,22 +450,68 @@ pub fn from_listing(
 /// again for every row; the problems are graded again from it.
 #[derive(Default)]
 pub struct RowMemo {
-    rows: std::collections::HashMap<SessionRef, Kept>,
+    pub(crate) rows: std::collections::HashMap<SessionRef, Kept>,
     /// What the kept rows were measured and priced with ([`build_rows`]).
-    basis: Option<String>,
+    pub(crate) basis: Option<String>,
     /// Rows built (not handed back) by the last build: what a test counts.
     pub last_built: usize,
+    /// Kept between runs on disk ([`crate::usecase::rows_cache`]): a transcript is known
+    /// unchanged by its full stamp ([`SessionSource::transcript_stamp`]), which another
+    /// process's writes cannot slip past, not by the TUI's cheap tip; and a list that is not
+    /// live totals the archives.
+    pub(crate) between_runs: bool,
 }
 
-struct Kept {
-    session: Session,
-    stamp: crate::source::Stamp,
-    row: SessionRow,
-    last_compaction: Vec<history::HistoryWarning>,
-    clock: Option<crate::cost::Clock>,
-    watch: Vec<PathBuf>,
+pub(crate) struct Kept {
+    pub(crate) session: Listed,
+    pub(crate) stamp: crate::source::Stamp,
+    pub(crate) row: SessionRow,
+    pub(crate) last_compaction: Vec<history::HistoryWarning>,
+    pub(crate) clock: Option<crate::cost::Clock>,
+    pub(crate) watch: Vec<PathBuf>,
     /// The transcript whose lock says `busy` ([`crate::diagnosis::busy::transcript_of`]).
-    busy_at: Option<PathBuf>,
+    pub(crate) busy_at: Option<PathBuf>,
+}
+
+/// The listing a kept row was built from: the session itself while in memory, its
+/// fingerprint once written to disk ([`listing_print`]).
+pub(crate) enum Listed {
+    Session(Box<Session>),
+    Print(String),
+}
+
+impl Listed {
+    fn is(&self, s: &Session) -> bool {
+        match self {
+            Listed::Session(k) => **k == *s,
+            Listed::Print(p) => *p == listing_print(s),
+        }
+    }
+}
+
+/// A fingerprint of everything a listed session holds (its entry, where its transcript is,
+/// the warnings its listing gave): two listings with the same print built the same row.
+pub(crate) fn listing_print(s: &Session) -> String {
+    fingerprint(s)
+}
+
+/// SHA-256 (32 hex digits) of a value's `Debug` form, written straight into the hash.
+pub(crate) fn fingerprint(s: &dyn std::fmt::Debug) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    struct Into(Sha256);
+    impl Write for Into {
+        fn write_str(&mut self, part: &str) -> std::fmt::Result {
+            self.0.update(part.as_bytes());
+            Ok(())
+        }
+    }
+    let mut h = Into(Sha256::new());
+    let _ = write!(h, "{s:?}");
+    h.0.finalize()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// [`from_listing`], handing back the rows of `memo` that still hold and remembering the
@@ -500,7 +558,8 @@ fn build_rows(
     report.errors.extend(rows.logs.unread.iter().cloned());
     let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
     let now = rows.numbers.now_ms;
-    let live = kept.is_some();
+    let live = kept.as_ref().is_some_and(|(m, _)| !m.between_runs);
+    let strong = !live;
     // What every row was measured and priced with besides its session and transcript: the
     // config, the price tables and each agent's models.json. A change of any of them builds
     // every row again, so no kept row stands on the old window or prices.
@@ -509,7 +568,13 @@ fn build_rows(
         agents.sort_unstable();
         agents.dedup();
         let models: Vec<_> = agents.iter().map(|a| source.models_json(a)).collect();
-        let basis = format!("{:?}|{}|{:?}", rows.numbers.prices, source.config(), models);
+        let basis = fingerprint(&(
+            &rows.numbers.prices,
+            source.config().to_string(),
+            models,
+            &rows.host,
+            rows.count_unknown,
+        ));
         if memo.basis.as_deref() != Some(basis.as_str()) {
             memo.rows.clear();
             memo.basis = Some(basis);
@@ -524,7 +589,7 @@ fn build_rows(
                 report.refs.push(s.reference.clone());
                 continue;
             };
-            let prev = memo.rows.remove(&s.reference).filter(|k| k.session == *s);
+            let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
             let files = match &prev {
                 Some(k) => k.watch.clone(),
                 None => transcript_watch(source, s),
@@ -532,7 +597,11 @@ fn build_rows(
             // The watcher's stamps, then the transcript's, then the read: a change made
             // while it reads is seen next time.
             watch(&files);
-            let stamp = source.transcript_tip(&s.reference);
+            let stamp = if strong {
+                source.transcript_stamp(&s.reference)
+            } else {
+                source.transcript_tip(&s.reference)
+            };
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
             });
@@ -551,7 +620,7 @@ fn build_rows(
                         continue;
                     };
                     Kept {
-                        session: s.clone(),
+                        session: Listed::Session(Box::new(s.clone())),
                         stamp,
                         row: built.row,
                         last_compaction: built.last_compaction,
@@ -566,8 +635,12 @@ fn build_rows(
             fresh.insert(s.reference.clone(), k);
         }
     });
-    // Only the sessions listed now are remembered: a deleted one is forgotten.
+    // Only the sessions listed now are remembered: a deleted one is forgotten. A list of one
+    // agent keeps what is remembered of the others for the next whole list.
     if let Some((memo, _)) = kept {
+        if let Some(agent) = opts.agent.filter(|_| memo.between_runs) {
+            fresh.extend(memo.rows.drain().filter(|(r, _)| r.agent_id != agent));
+        }
         memo.rows = fresh;
     }
     report

@@ -28,6 +28,7 @@ pub mod gateway_compact;
 pub mod history;
 pub mod list;
 pub mod route;
+pub mod rows_cache;
 
 use crate::compaction::model::GenProgress;
 use crate::llm::{self, ModelEndpoint, ModelOverrides};

@@ -359,3 +359,44 @@ fn ccusage_itself_sums_the_tokens_clawtop_sums() {
     assert_eq!(c["tokens"]["cacheRead"], s["cacheReadTokens"], "{s}");
     assert_eq!(c["tokens"]["cacheWrite"], s["cacheCreationTokens"], "{s}");
 }
+
+/// A remembered row's cost is brought to the run's clock (docs/cache.md): ten seconds on, the
+/// cache's countdown moved; an hour on, the last hour's calls left it. Each warm run prints
+/// what a run without the cache prints.
+#[test]
+fn a_remembered_rows_cost_follows_the_clock() {
+    let h = host_c();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let config = h.path().join(".config/clawtop");
+    let at = |now: i64, extra: &[&str]| {
+        let now = now.to_string();
+        let args: Vec<&str> = ["list", "--json"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
+        let o = run_with(
+            h.path(),
+            &args,
+            &[
+                ("CLAWTOP_TEST_NOW_MS", now.as_str()),
+                ("CLAWTOP_CONFIG_DIR", config.to_str().unwrap()),
+            ],
+        );
+        o.expect(0);
+        o.text()
+    };
+    let now: i64 = NOW.parse().unwrap();
+    let first = at(now, &[]);
+    assert_eq!(first, at(now, &["--no-cache"]));
+    let rows = h.path().join(".xdg-cache/clawtop/rows");
+    assert_eq!(std::fs::read_dir(&rows).unwrap().count(), 1, "remembered");
+    let cost = |text: &str| {
+        let v: Value = serde_json::from_str(text).unwrap();
+        v["sessions"][0]["cost"].clone()
+    };
+    for later in [now + 10_000, now + 3_600_000, now + 86_400_000] {
+        let warm = at(later, &[]);
+        assert_eq!(warm, at(later, &["--no-cache"]), "at {later}");
+        assert_ne!(cost(&warm), cost(&first), "at {later} the cost moved");
+    }
+}

@@ -296,3 +296,85 @@ fn list_says_when_a_gateway_is_running_on_a_file_backed_host() {
         "closed port: nothing said"
     );
 }
+
+/// The rows cache (docs/cache.md): `list` remembers its rows under `$XDG_CACHE_HOME/clawtop`,
+/// and a warm run, `--no-cache` and a run after deleting the cache print the same bytes
+/// (`list`, `check` and `metrics`); `--no-cache` writes nothing there.
+#[test]
+fn list_with_and_without_the_cache_prints_the_same() {
+    let h = Home::host_a();
+    let cache = h.path().join(".xdg-cache/clawtop/rows");
+    let uncached = h.run(&["list", "--json", "--no-cache"]);
+    uncached.expect(0);
+    assert!(!cache.exists(), "--no-cache writes no cache");
+    // The copy was just made: wait until its transcript is still (source::stamp::SETTLE).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let cold = h.run(&["list", "--json"]);
+    assert_eq!(cold.text(), uncached.text());
+    assert_eq!(
+        std::fs::read_dir(&cache).unwrap().count(),
+        1,
+        "one file per host"
+    );
+    let warm = h.run(&["list", "--json"]);
+    assert_eq!(warm.text(), uncached.text());
+    for cmd in [&["list"][..], &["check"], &["metrics"]] {
+        let with: Vec<&str> = cmd.to_vec();
+        let without: Vec<&str> = cmd.iter().copied().chain(["--no-cache"]).collect();
+        assert_eq!(h.run(&with).text(), h.run(&without).text(), "{cmd:?}");
+    }
+    std::fs::remove_dir_all(&cache).unwrap();
+    assert_eq!(h.run(&["list", "--json"]).text(), uncached.text());
+}
+
+/// What moves without the transcript moving is not taken from the cache: the store's entry,
+/// the config, a live turn's lock. Each warm run prints what `--no-cache` prints.
+#[test]
+fn a_remembered_row_follows_its_entry_config_and_lock() {
+    let h = Home::host_a();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let same = |why: &str| {
+        let warm = h.run(&["list", "--json"]);
+        let cold = h.run(&["list", "--json", "--no-cache"]);
+        assert_eq!(warm.text(), cold.text(), "{why}");
+        warm.json()
+    };
+    let first = same("first run");
+    same("remembered");
+    // The entry: OpenClaw recorded the session again, its transcript untouched.
+    let store = std::fs::read_to_string(h.store()).unwrap();
+    let edited = store.replacen(
+        "\"updatedAt\": 1795234943664",
+        "\"updatedAt\": 1795234999999",
+        1,
+    );
+    assert_ne!(edited, store);
+    std::fs::write(h.store(), edited).unwrap();
+    let entry = same("the entry changed");
+    assert_ne!(
+        entry["sessions"][0]["updatedAt"],
+        first["sessions"][0]["updatedAt"]
+    );
+    // The config: another reserve.
+    let cfg = h.state().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let reserve = text.replacen(
+        "mode: \"safeguard\"",
+        "mode: \"safeguard\", reserveTokensFloor: 7777",
+        1,
+    );
+    assert_ne!(reserve, text);
+    std::fs::write(&cfg, reserve).unwrap();
+    let config = same("the config changed");
+    assert_ne!(
+        config["sessions"][0]["reserve"],
+        entry["sessions"][0]["reserve"]
+    );
+    // A live turn holds the transcript's lock.
+    let lock = h.hold_transcript_lock();
+    let busy = same("a lock appeared");
+    assert!(busy["sessions"][0]["busy"].is_object(), "{busy}");
+    std::fs::remove_file(lock).unwrap();
+    let free = same("the lock went");
+    assert!(free["sessions"][0]["busy"].is_null());
+}

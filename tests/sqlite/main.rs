@@ -17,6 +17,7 @@ mod live;
 mod lookup;
 mod one_read;
 mod read_only;
+mod rows_cache;
 mod together;
 mod transcript;
 mod tui;

@@ -7,4 +7,5 @@ mod api;
 mod io_counts;
 mod lookup;
 mod route;
+mod rows_cache;
 mod source_seam;

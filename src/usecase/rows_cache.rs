@@ -1,0 +1,253 @@
+//! Session rows remembered between runs: `list`, `check` from cron every few minutes and
+//! `metrics` every minute, on a host of thousands of sessions, would otherwise read every
+//! transcript every time to say what it said last time (issue 31, "warm").
+//!
+//! What is kept is the TUI's [`RowMemo`] written to disk: per session, the row
+//! [`super::list`] built, what [`super::list`]'s refresh needs to bring it up to now (the
+//! last compaction's problems, the cost [`Clock`](crate::cost::Clock), the files that say it
+//! changed, the lock it reads `busy` from), and what it was built from: a fingerprint of the
+//! session's listing and its transcript's full stamp
+//! ([`SessionSource::transcript_stamp`]). A row is handed back only while all of those and
+//! the host's basis (config, price tables, models.json, this build of clawtop) are unchanged;
+//! the lock, `busy`, the cache countdown and the problems are looked at again every run, and
+//! a row whose hour or day figures moved with the clock is built again. So the output of a
+//! run with the cache is the output without it.
+//!
+//! Figures, never transcript text: a row whose warnings quote its transcript, or whose
+//! figures are unknown because a read failed (which may not fail next time), is not kept;
+//! of the last compaction's problems only the two a row grades are kept, in clawtop's words.
+//!
+//! Any file that is not exactly what this build wrote (missing, corrupt, too large, another
+//! format, version or build, another host) is ignored and rewritten; one that cannot be
+//! written (a read-only home) leaves the run as it would be without a cache. One file per
+//! host, replaced whole (temporary file + rename): a reader sees the old file or the new
+//! one, and of two runs at once the last to finish is kept. docs/cache.md.
+
+use super::list::{self, Kept, Listed, RowMemo, SessionRow};
+use crate::history::{self, HistoryWarning};
+use crate::source::{SessionRef, SessionSource, Stamp};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The file's format name and version: a file with another is ignored and rewritten.
+pub const FORMAT: &str = "clawtop-rows/1";
+
+/// A cache file bigger than this is not read (it is rewritten).
+const MAX_FILE_BYTES: u64 = 256 << 20;
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CacheFile {
+    format: String,
+    build: String,
+    host: String,
+    basis: Option<String>,
+    rows: Vec<Stored>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Stored {
+    agent_id: String,
+    key: String,
+    session_id: String,
+    listing: String,
+    stamp: Stamp,
+    row: SessionRow,
+    /// The last compaction's problems a row grades, as (code, words, compaction).
+    last_compaction: Vec<(String, String, Option<String>)>,
+    clock: Option<crate::cost::Clock>,
+    watch: Vec<PathBuf>,
+    busy_at: Option<PathBuf>,
+}
+
+/// One host's remembered rows, read before its list and written back after it.
+pub struct RowsCache {
+    file: PathBuf,
+    host: String,
+    /// Filled from the file; [`super::list`] hands back and replaces its rows.
+    pub memo: RowMemo,
+    /// Rows read from the file (a list that built nothing and dropped nothing leaves it).
+    read: usize,
+}
+
+impl RowsCache {
+    /// The cache of `source` in clawtop's cache directory `dir`; empty (to be rewritten)
+    /// when its file is missing, unreadable, corrupt or not this build's.
+    pub fn open(dir: &Path, source: &dyn SessionSource) -> RowsCache {
+        let host = source.label();
+        let file = dir
+            .join("rows")
+            .join(format!("{}.json", &list::fingerprint(&host)[..24]));
+        let mut memo = RowMemo {
+            between_runs: true,
+            ..RowMemo::default()
+        };
+        let mut read = 0;
+        if let Some(c) = read_file(&file, &host) {
+            memo.basis = c.basis;
+            read = c.rows.len();
+            for s in c.rows {
+                let reference = SessionRef {
+                    source: host.clone(),
+                    agent_id: s.agent_id,
+                    key: s.key,
+                    session_id: s.session_id,
+                };
+                let last_compaction = s
+                    .last_compaction
+                    .into_iter()
+                    .filter_map(|(code, message, compaction)| {
+                        Some(HistoryWarning {
+                            code: history::code::known(&code)?,
+                            message,
+                            compaction,
+                        })
+                    })
+                    .collect();
+                let kept = Kept {
+                    session: Listed::Print(s.listing),
+                    stamp: s.stamp,
+                    row: s.row,
+                    last_compaction,
+                    clock: s.clock,
+                    watch: s.watch,
+                    busy_at: s.busy_at,
+                };
+                memo.rows.insert(reference, kept);
+            }
+        }
+        RowsCache {
+            file,
+            host,
+            memo,
+            read,
+        }
+    }
+
+    /// Writes back what the list kept, when it changed. A failure (a read-only or full disk)
+    /// is logged and otherwise ignored: the next run reads again.
+    pub fn save(&mut self, source: &dyn SessionSource) {
+        if self.memo.last_built == 0 && self.memo.rows.len() == self.read {
+            return;
+        }
+        let exposed: Vec<&str> = source.not_exposed().iter().map(|(f, _)| *f).collect();
+        let rows = self
+            .memo
+            .rows
+            .iter()
+            .filter(|(_, k)| keepable(k, &exposed))
+            .map(|(r, k)| Stored {
+                agent_id: r.agent_id.clone(),
+                key: r.key.clone(),
+                session_id: r.session_id.clone(),
+                listing: match &k.session {
+                    Listed::Print(p) => p.clone(),
+                    Listed::Session(s) => list::listing_print(s),
+                },
+                stamp: k.stamp.clone(),
+                row: k.row.clone(),
+                last_compaction: k
+                    .last_compaction
+                    .iter()
+                    .filter(|w| [history::code::LOOP, history::code::NO_FLUSH].contains(&w.code))
+                    .map(|w| (w.code.to_string(), w.message.clone(), w.compaction.clone()))
+                    .collect(),
+                clock: k.clock,
+                watch: k.watch.clone(),
+                busy_at: k.busy_at.clone(),
+            })
+            .collect();
+        let file = CacheFile {
+            format: FORMAT.to_string(),
+            build: build(),
+            host: self.host.clone(),
+            basis: self.memo.basis.clone(),
+            rows,
+        };
+        if let Err(e) = write_file(&self.file, &file) {
+            tracing::debug!(
+                target: "clawtop::io",
+                io = "rows cache not written",
+                file = %self.file.display(),
+                error = %e,
+                "rows cache not written"
+            );
+        }
+    }
+}
+
+/// A row that holds figures only, each as a cold run would give it again: no warning but
+/// its listing's (a transcript's may quote it; the listing's come from the store, read
+/// every run), no figure unknown because a read failed (the next run may read it), beyond
+/// the fields the source never exposes.
+fn keepable(k: &Kept, exposed: &[&str]) -> bool {
+    let row = &k.row;
+    let listed = match &k.session {
+        Listed::Session(s) => s.warnings.as_slice(),
+        // Read back from the file: it was kept by this rule.
+        Listed::Print(_) => row.warnings.as_slice(),
+    };
+    row.warnings.iter().all(|w| listed.contains(w))
+        && row.unknown.keys().all(|k| exposed.contains(&k.as_str()))
+        && row
+            .latest_compaction_loss
+            .as_ref()
+            .is_none_or(|l| l.unknown.is_none())
+}
+
+/// This build of clawtop: its version and its executable's size and time, so a rebuilt
+/// binary (new arithmetic under the same version) does not trust an older build's rows.
+fn build() -> String {
+    use std::os::unix::fs::MetadataExt;
+    let exe = std::env::current_exe()
+        .and_then(std::fs::metadata)
+        .map(|m| format!("{}:{}.{}", m.size(), m.mtime(), m.mtime_nsec()))
+        .unwrap_or_default();
+    format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+}
+
+fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
+    let ignored = |why: &str| {
+        tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
+    };
+    let f = match crate::regular_file::open(file) {
+        Ok(f) => f,
+        Err(_) => return None,
+    };
+    if f.metadata().ok()?.len() > MAX_FILE_BYTES {
+        ignored("too large");
+        return None;
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(&f, MAX_FILE_BYTES), &mut text).ok()?;
+    match serde_json::from_slice::<CacheFile>(&text) {
+        Ok(c) if c.format == FORMAT && c.build == build() && c.host == host => {
+            tracing::debug!(target: "clawtop::io", io = "rows cache read", rows = c.rows.len(), "rows cache read");
+            Some(c)
+        }
+        Ok(_) => {
+            ignored("another format, build or host");
+            None
+        }
+        Err(_) => {
+            ignored("not a cache file");
+            None
+        }
+    }
+}
+
+fn write_file(file: &Path, content: &CacheFile) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = file.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        serde_json::to_writer(&mut w, content)?;
+        w.flush()?;
+    }
+    tmp.persist(file).map_err(|e| e.error)?;
+    tracing::debug!(target: "clawtop::io", io = "rows cache written", rows = content.rows.len(), "rows cache written");
+    Ok(())
+}

@@ -1,0 +1,174 @@
+//! The rows cache on a SQLite host (`usecase::rows_cache`, docs/cache.md): unchanged
+//! sessions are not read again; appended rows, deleted rows, an edited row and a session
+//! switched to another window (a reset) give the row a cold run gives.
+
+use super::common::HostF;
+use crate::support::io_counts::IoCounts;
+use clawtop::source::SourceHandle;
+use std::path::Path;
+
+const OPS_MAIN: &str = "d23fd5eb-104f-4895-97d4-898265597e9c";
+
+fn source(h: &HostF) -> SourceHandle {
+    let opts = clawtop::store::Options {
+        state_dir: Some(h.state()),
+        ..Default::default()
+    };
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap();
+    clawtop::source::for_host(host)
+}
+
+fn list_json(source: &SourceHandle, cache: Option<&Path>) -> (String, IoCounts) {
+    let counts = IoCounts::default();
+    let opts = clawtop::usecase::list::Options {
+        cache,
+        ..Default::default()
+    };
+    let r = counts.during(|| clawtop::usecase::list::build(source.as_ref(), &opts));
+    (clawtop::report::json::to_string(&r), counts)
+}
+
+struct Case {
+    h: HostF,
+    cache: tempfile::TempDir,
+}
+
+impl Case {
+    fn new() -> Case {
+        Case {
+            h: HostF::new(),
+            cache: tempfile::tempdir().unwrap(),
+        }
+    }
+    fn warm(&self) -> (String, IoCounts) {
+        list_json(&source(&self.h), Some(self.cache.path()))
+    }
+    fn cold(&self) -> String {
+        list_json(&source(&self.h), None).0
+    }
+    /// Lists twice: the second run reads no transcript and prints the same.
+    fn primed(&self) -> (String, usize) {
+        let (first, counts) = self.warm();
+        let read = counts.get("transcript read");
+        assert!(read >= 3, "every session measured: {read}");
+        assert_eq!(first, self.cold());
+        let (second, counts) = self.warm();
+        assert_eq!(counts.get("transcript read"), 0, "remembered");
+        assert_eq!(counts.get("rows cache read"), 1);
+        assert_eq!(second, first);
+        (first, read)
+    }
+    /// After a change to one session, only it is read again, and the output is a cold run's.
+    fn after_change(&self, before: &str) {
+        let warm = self.seen_again();
+        assert_ne!(warm, before, "the change shows");
+    }
+    /// Only the changed session is read again, and the output is a cold run's; then it is
+    /// remembered again.
+    fn seen_again(&self) -> String {
+        let (warm, counts) = self.warm();
+        assert_eq!(counts.get("transcript read"), 1, "only the changed session");
+        assert_eq!(warm, self.cold());
+        let (again, counts) = self.warm();
+        assert_eq!(counts.get("transcript read"), 0);
+        assert_eq!(again, warm);
+        warm
+    }
+}
+
+#[test]
+fn appended_rows_are_seen() {
+    let c = Case::new();
+    let (before, _) = c.primed();
+    let w = c.h.writer("ops");
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, ?2, 0)",
+        rusqlite::params![
+            OPS_MAIN,
+            serde_json::json!({"type": "message", "id": "appended-1", "parentId": null, "timestamp": "2026-11-23T18:10:00.000Z",
+                "message": {"role": "user", "content": "one more", "timestamp": 1}}).to_string()
+        ],
+    )
+    .unwrap();
+    drop(w);
+    c.after_change(&before);
+}
+
+#[test]
+fn deleted_rows_are_seen() {
+    let c = Case::new();
+    let (before, _) = c.primed();
+    let w = c.h.writer("ops");
+    let n = w
+        .execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1 AND seq >= 10",
+            [OPS_MAIN],
+        )
+        .unwrap();
+    assert!(n > 0);
+    drop(w);
+    c.after_change(&before);
+}
+
+/// A reset: the session's current window becomes a new transcript (here the first rows of
+/// the old one under a new id), so its figures are measured under a new key.
+#[test]
+fn a_session_switched_to_a_new_window_is_seen() {
+    let c = Case::new();
+    let (before, _) = c.primed();
+    let w = c.h.writer("ops");
+    w.execute_batch(&format!(
+        "PRAGMA foreign_keys = OFF;
+         INSERT INTO transcript_events(session_id, seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json)
+           SELECT 'new-window', seq, event_json, created_at, event_zstd, event_utf8_bytes, navigation_json
+           FROM transcript_events WHERE session_id = '{OPS_MAIN}' AND seq < 8;
+         UPDATE session_nodes SET current_session_id = 'new-window' WHERE current_session_id = '{OPS_MAIN}';"
+    ))
+    .unwrap();
+    drop(w);
+    c.after_change(&before);
+}
+
+/// A SQLite host's cache file is one per state dir, and `--no-cache` (no cache dir) gives
+/// the same bytes.
+#[test]
+fn one_cache_file_per_host() {
+    let c = Case::new();
+    c.primed();
+    let files: Vec<_> = std::fs::read_dir(c.cache.path().join("rows"))
+        .unwrap()
+        .collect();
+    assert_eq!(files.len(), 1);
+    let other = Case::new();
+    list_json(&source(&other.h), Some(c.cache.path()));
+    let files: Vec<_> = std::fs::read_dir(c.cache.path().join("rows"))
+        .unwrap()
+        .collect();
+    assert_eq!(files.len(), 2, "another state dir, another file");
+}
+
+/// The last row rewritten in place with the same length (an edit OpenClaw never makes, a
+/// repair tool might): the stamp's hash of the last row sees it.
+#[test]
+fn an_edited_last_row_is_seen() {
+    let c = Case::new();
+    c.primed();
+    let w = c.h.writer("ops");
+    let (seq, json): (i64, String) = w
+        .query_row(
+            "SELECT seq, event_json FROM transcript_events WHERE session_id = ?1 AND event_json IS NOT NULL ORDER BY seq DESC LIMIT 1",
+            [OPS_MAIN],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let edited = json.replacen("\"timestamp\":17", "\"timestamp\":18", 1);
+    assert_ne!(edited, json);
+    assert_eq!(edited.len(), json.len());
+    w.execute(
+        "UPDATE transcript_events SET event_json = ?1 WHERE session_id = ?2 AND seq = ?3",
+        rusqlite::params![edited, OPS_MAIN, seq],
+    )
+    .unwrap();
+    drop(w);
+    c.seen_again();
+}

@@ -1,0 +1,314 @@
+//! The rows cache (`usecase::rows_cache`, docs/cache.md): a listing that finds a transcript
+//! unchanged reads nothing of it, and every way a transcript can change under a cache entry
+//! gives the row a cold run gives. The reads are counted from the `clawtop::io` events.
+
+use crate::support::cli::{assistant, user};
+use crate::support::fixtures;
+use crate::support::io_counts::IoCounts;
+use clawtop::source::SourceHandle;
+use clawtop::store::{Env, Host, Options};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const SESSION_ID: &str = "97f75c20-5cc1-429c-a417-d0c0ee5fec68";
+
+/// A file-backed host whose one session's `used` comes from its transcript, and a cache dir.
+struct Case {
+    dir: tempfile::TempDir,
+    cache: tempfile::TempDir,
+}
+
+impl Case {
+    fn new() -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("agents/main/sessions");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::copy(
+            fixtures::fixture("transcripts/v3-two-compactions.jsonl"),
+            sessions.join(format!("{SESSION_ID}.jsonl")),
+        )
+        .unwrap();
+        let store = json!({"agent:main:main": {"sessionId": SESSION_ID, "updatedAt": 1, "contextTokens": 32000, "compactionCount": 2}});
+        std::fs::write(sessions.join("sessions.json"), store.to_string()).unwrap();
+        std::fs::write(dir.path().join("openclaw.json"), "{}").unwrap();
+        let case = Case {
+            dir,
+            cache: tempfile::tempdir().unwrap(),
+        };
+        settle();
+        case
+    }
+
+    fn transcript(&self) -> PathBuf {
+        self.dir
+            .path()
+            .join(format!("agents/main/sessions/{SESSION_ID}.jsonl"))
+    }
+
+    fn source(&self) -> SourceHandle {
+        let opts = Options {
+            state_dir: Some(self.dir.path().to_path_buf()),
+            ..Default::default()
+        };
+        clawtop::source::for_host(Host::open(&opts, &Env::default()).unwrap())
+    }
+
+    /// `list --json` with the cache, and what it read.
+    fn warm(&self) -> (String, IoCounts) {
+        list_json(&self.source(), Some(self.cache.path()))
+    }
+
+    /// `list --json` without any cache.
+    fn cold(&self) -> String {
+        list_json(&self.source(), None).0
+    }
+
+    fn cache_files(&self) -> Vec<PathBuf> {
+        match std::fs::read_dir(self.cache.path().join("rows")) {
+            Ok(d) => d.map(|e| e.unwrap().path()).collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+}
+
+fn list_json(source: &SourceHandle, cache: Option<&Path>) -> (String, IoCounts) {
+    let counts = IoCounts::default();
+    let opts = clawtop::usecase::list::Options {
+        cache,
+        ..Default::default()
+    };
+    let r = counts.during(|| clawtop::usecase::list::build(source.as_ref(), &opts));
+    (clawtop::report::json::to_string(&r), counts)
+}
+
+/// A file changed less than `source::stamp::SETTLE` (1 s) ago is not stamped: wait past it,
+/// as a transcript on a host is still between turns.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(1100));
+}
+
+fn used_of(json: &str) -> serde_json::Value {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["sessions"][0]["used"].clone()
+}
+
+/// A first listing measures and remembers; the second reads nothing of the transcript and
+/// prints the same bytes.
+fn primed(case: &Case) -> String {
+    let (first, counts) = case.warm();
+    assert_eq!(counts.get("transcript read"), 1);
+    assert_eq!(first, case.cold());
+    let (second, counts) = case.warm();
+    assert_eq!(counts.get("transcript read"), 0, "remembered");
+    assert_eq!(counts.get("rows cache read"), 1);
+    assert_eq!(
+        counts.get("rows cache written"),
+        0,
+        "nothing changed, nothing written"
+    );
+    assert_eq!(second, first);
+    first
+}
+
+/// After a change, the cached listing reads the transcript again and says what a cold one
+/// says, and its figures differ from before when `differs`.
+fn after_change(case: &Case, before: &str, differs: bool) {
+    let (warm, counts) = case.warm();
+    assert_eq!(counts.get("transcript read"), 1, "the change is seen");
+    assert_eq!(warm, case.cold());
+    if differs {
+        assert_ne!(used_of(&warm), used_of(before), "the figures moved");
+    }
+    // And it is remembered again once still.
+    settle();
+    let (again, counts) = case.warm();
+    assert_eq!(counts.get("transcript read"), 0);
+    assert_eq!(again, warm);
+}
+
+#[test]
+fn an_unchanged_transcript_is_not_read_again() {
+    let case = Case::new();
+    primed(&case);
+    assert_eq!(case.cache_files().len(), 1);
+    let text = std::fs::read_to_string(&case.cache_files()[0]).unwrap();
+    assert!(
+        !text.contains("docs/release.md") && !text.contains("Thanks."),
+        "figures only, no transcript text"
+    );
+}
+
+#[test]
+fn an_append_is_seen() {
+    let case = Case::new();
+    let before = primed(&case);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(case.transcript())
+        .unwrap();
+    use std::io::Write;
+    writeln!(f, "{}", user("n1", Some("0dff5b74"), "more")).unwrap();
+    writeln!(f, "{}", assistant("n2", "n1", "ok", 20_000)).unwrap();
+    drop(f);
+    settle();
+    after_change(&case, &before, true);
+}
+
+/// The last reply's totalTokens rewritten with as many digits, the mtime set back: same size,
+/// same mtime (the ctime and the tail's hash tell).
+#[test]
+fn a_rewrite_with_the_same_size_and_mtime_is_seen() {
+    let case = Case::new();
+    let before = primed(&case);
+    let p = case.transcript();
+    let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let changed = text.replacen("\"totalTokens\":16410,", "\"totalTokens\":19410,", 1);
+    assert_ne!(changed, text);
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(&p, changed).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(std::fs::metadata(&p).unwrap().modified().unwrap(), mtime);
+    settle();
+    after_change(&case, &before, true);
+}
+
+#[test]
+fn a_truncation_is_seen() {
+    let case = Case::new();
+    let before = primed(&case);
+    let p = case.transcript();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&p, format!("{}\n", lines[..lines.len() - 2].join("\n"))).unwrap();
+    settle();
+    after_change(&case, &before, true);
+}
+
+/// Another file renamed over the transcript, with the same size and mtime: a new inode.
+#[test]
+fn a_replaced_file_with_the_same_size_and_mtime_is_seen() {
+    let case = Case::new();
+    let before = primed(&case);
+    let p = case.transcript();
+    let meta = std::fs::metadata(&p).unwrap();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let other = p.with_extension("new");
+    std::fs::write(
+        &other,
+        text.replacen("\"totalTokens\":16410,", "\"totalTokens\":11410,", 1),
+    )
+    .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(meta.modified().unwrap())
+        .unwrap();
+    std::fs::rename(&other, &p).unwrap();
+    assert_eq!(std::fs::metadata(&p).unwrap().len(), meta.len());
+    settle();
+    after_change(&case, &before, true);
+}
+
+/// A transcript changed within the last second is read, not trusted to its timestamps.
+#[test]
+fn a_transcript_that_just_changed_is_read() {
+    let case = Case::new();
+    primed(&case);
+    let p = case.transcript();
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(
+        &p,
+        text.replacen("\"totalTokens\":16410,", "\"totalTokens\":19410,", 1),
+    )
+    .unwrap();
+    let (warm, counts) = case.warm();
+    assert_eq!(counts.get("transcript read"), 1);
+    assert_eq!(warm, case.cold());
+}
+
+#[test]
+fn a_corrupt_or_foreign_cache_is_ignored_and_rewritten() {
+    let case = Case::new();
+    let good = primed(&case);
+    let file = case.cache_files().pop().unwrap();
+    let valid = std::fs::read_to_string(&file).unwrap();
+    let foreign = valid.replacen("clawtop-rows/1", "clawtop-rows/0", 1);
+    let other_build = valid.replacen(
+        &format!("\"build\":\"{} ", env!("CARGO_PKG_VERSION")),
+        "\"build\":\"0.0.0-other ",
+        1,
+    );
+    assert_ne!(other_build, valid);
+    let other_host = valid.replacen("\"host\":\"", "\"host\":\"/elsewhere", 1);
+    assert_ne!(other_host, valid);
+    // Well-formed files whose figures are wrong but whose format, build or host is another.
+    let lying = |v: &str| v.replace("\"used\":", "\"used\":1");
+    assert_ne!(lying(&foreign), foreign);
+    for bad in [
+        "{not json".to_string(),
+        String::new(),
+        "\u{0}\u{1}garbage".to_string(),
+        lying(&foreign),
+        lying(&other_build),
+        lying(&other_host),
+        "[]".to_string(),
+    ] {
+        std::fs::write(&file, &bad).unwrap();
+        let (out, counts) = case.warm();
+        assert_eq!(out, good, "cache content {bad:.40?} changes no output");
+        assert_eq!(counts.get("transcript read"), 1, "measured again");
+        let rewritten = std::fs::read_to_string(&file).unwrap();
+        assert!(rewritten.contains("clawtop-rows/1"), "rewritten");
+        let (again, counts) = case.warm();
+        assert_eq!(counts.get("transcript read"), 0, "and used");
+        assert_eq!(again, good);
+    }
+}
+
+#[test]
+fn an_unwritable_cache_dir_changes_nothing() {
+    use std::os::unix::fs::PermissionsExt;
+    let case = Case::new();
+    let cold = case.cold();
+    // A cache dir below a plain file cannot be created, whoever runs the test.
+    let file = case.cache.path().join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    for _ in 0..2 {
+        let (out, counts) = list_json(&case.source(), Some(&file.join("clawtop")));
+        assert_eq!(out, cold);
+        assert_eq!(counts.get("transcript read"), 1);
+        assert_eq!(counts.get("rows cache not written"), 1);
+    }
+    // A read-only dir (a read-only home): the same output; nothing written unless the
+    // test runs with the privilege to write there anyway.
+    let ro = case.cache.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let privileged = std::fs::write(ro.join("probe"), "").is_ok();
+    let (out, counts) = list_json(&case.source(), Some(&ro.join("clawtop")));
+    assert_eq!(out, cold);
+    assert_eq!(
+        counts.get("rows cache not written"),
+        usize::from(!privileged)
+    );
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Deleting the cache between runs changes no output.
+#[test]
+fn a_deleted_cache_is_measured_again() {
+    let case = Case::new();
+    let good = primed(&case);
+    std::fs::remove_dir_all(case.cache.path().join("rows")).unwrap();
+    let (out, counts) = case.warm();
+    assert_eq!(out, good);
+    assert_eq!(counts.get("transcript read"), 1);
+}
