@@ -119,7 +119,10 @@ impl HostTotals {
     /// archived 3 ($0.40 today) | top: KEY $0.30/h | 2 calls unpriced`.
     pub fn line(&self) -> String {
         let mut parts = vec![
-            format!("today {}", super::usd_text(self.spend_today_usd)),
+            format!(
+                "today {}",
+                super::usd_marked(self.spend_today_usd, self.unpriced_calls)
+            ),
             format!("{}/h", super::usd_text(self.per_hour_usd)),
         ];
         let kinds: Vec<String> = self

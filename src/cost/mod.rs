@@ -646,6 +646,31 @@ fn busts(t: &Transcript, calls: &[Call], config: Option<&Value>) -> Vec<CacheBus
     out
 }
 
+/// The clock's windows, one definition for [`summarize`] and [`SessionCost::clock`]: a call
+/// counts in the last hour while `at <= now < at + 1 h`, and today from its time until the
+/// next UTC midnight.
+const HOUR_MS: i64 = 3_600_000;
+const DAY_MS: i64 = 86_400_000;
+
+fn in_last_hour(at: i64, now_ms: i64) -> bool {
+    at > now_ms - HOUR_MS && at <= now_ms
+}
+
+fn midnight_before(now_ms: i64) -> i64 {
+    now_ms - now_ms.rem_euclid(DAY_MS)
+}
+
+fn is_today(at: i64, now_ms: i64) -> bool {
+    at >= midnight_before(now_ms) && at <= now_ms
+}
+
+/// Seconds the prompt cache stays warm at `now_ms` after a call at `at` with a TTL of
+/// `ttl_seconds`; None when it is cold (or the call is from the future).
+fn cache_left(at: i64, ttl_seconds: u64, now_ms: i64) -> Option<u64> {
+    let expires = at.saturating_add(ttl_seconds as i64 * 1000);
+    (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
+}
+
 fn summarize(
     per_call: Vec<Call>,
     branch_calls: Vec<usize>,
@@ -660,8 +685,6 @@ fn summarize(
         cache_busts,
         ..Default::default()
     };
-    let hour_ago = now_ms - 3_600_000;
-    let midnight = now_ms - now_ms.rem_euclid(86_400_000);
     let mut unpriced_models = BTreeMap::<String, u64>::new();
     for call in &per_call {
         c.tokens.add(&call.tokens);
@@ -669,17 +692,17 @@ fn summarize(
         match (call.usd, call.basis) {
             (Some(usd), Some(b)) => {
                 c.spend_usd += usd;
-                if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
+                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
                     c.per_hour_usd += usd;
                 }
-                if call.at_ms.is_some_and(|t| t >= midnight && t <= now_ms) {
+                if call.at_ms.is_some_and(|t| is_today(t, now_ms)) {
                     c.spend_today_usd += usd;
                 }
                 *c.priced_by.entry(b.name().to_string()).or_default() += 1;
             }
             _ => {
                 c.unpriced_calls += 1;
-                if call.at_ms.is_some_and(|t| t > hour_ago && t <= now_ms) {
+                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
                     c.unpriced_calls_last_hour += 1;
                 }
                 let m = format!(
@@ -742,29 +765,25 @@ impl SessionCost {
     }
 
     fn marked(&self, usd: f64, unpriced: u64) -> String {
-        let mut s = String::new();
-        if self.estimated {
-            s.push('~');
-        }
-        s.push_str(&usd_text(usd));
-        if unpriced > 0 {
-            s.push('?');
-        }
-        s
+        let mark = if self.estimated { "~" } else { "" };
+        format!("{mark}{}", usd_marked(usd, unpriced))
     }
 
     /// Seconds the prompt cache stays warm at `now_ms`: the TTL after the active branch's
     /// last call (the last call at all when the branch has none); None when it is cold or
     /// no call has a time. Needs the per-call list.
     pub fn cache_left_seconds(&self, now_ms: i64) -> Option<u64> {
-        let at = self
-            .branch_calls
+        cache_left(self.cache_from_ms()?, self.cache_ttl_seconds, now_ms)
+    }
+
+    /// The time of the call the prompt cache's TTL runs from: the active branch's last call
+    /// (the last call at all when the branch has none).
+    fn cache_from_ms(&self) -> Option<i64> {
+        self.branch_calls
             .last()
             .and_then(|&i| self.per_call.get(i))
             .or(self.per_call.last())?
-            .at_ms?;
-        let expires = at + self.cache_ttl_seconds as i64 * 1000;
-        (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
+            .at_ms
     }
 
     /// What the figures that move with the clock alone (the last hour's and today's spend,
@@ -772,22 +791,17 @@ impl SessionCost {
     /// list: a row built now holds until [`Clock::steady_until_ms`], its countdown redone by
     /// [`Clock::apply`]. Needs the per-call list (call it before [`Self::without_calls`]).
     pub fn clock(&self, now_ms: i64) -> Clock {
-        // summarize's windows: a call counts in the hour while at <= now < at + 1 h, and
-        // today until the next UTC midnight; a call from the future enters them at its time.
-        let mut until = now_ms - now_ms.rem_euclid(86_400_000) + 86_400_000;
+        // summarize's windows (in_last_hour, is_today) change at the next UTC midnight, when
+        // a call leaves the hour, and when a call from the future enters them.
+        let mut until = midnight_before(now_ms) + DAY_MS;
         for at in self.per_call.iter().filter_map(|c| c.at_ms) {
             if at > now_ms {
                 until = until.min(at);
-            } else if at > now_ms - 3_600_000 {
-                until = until.min(at + 3_600_000);
+            } else if in_last_hour(at, now_ms) {
+                until = until.min(at + HOUR_MS);
             }
         }
-        let cache_from_ms = self
-            .branch_calls
-            .last()
-            .and_then(|&i| self.per_call.get(i))
-            .or(self.per_call.last())
-            .and_then(|c| c.at_ms);
+        let cache_from_ms = self.cache_from_ms();
         if let Some(at) = cache_from_ms {
             let expires = at.saturating_add(self.cache_ttl_seconds as i64 * 1000);
             if expires > now_ms {
@@ -811,7 +825,7 @@ impl SessionCost {
             if at > now_ms {
                 continue;
             }
-            let ago = ((now_ms - at) / 3_600_000) as usize;
+            let ago = ((now_ms - at) / HOUR_MS) as usize;
             if ago < hours {
                 out[hours - 1 - ago] += usd;
             }
@@ -835,13 +849,19 @@ pub struct Clock {
 impl Clock {
     /// The cache's countdown at `now_ms`, as [`SessionCost::cache_left_seconds`] computes it.
     pub fn apply(&self, c: &mut SessionCost, now_ms: i64) {
-        let left = self.cache_from_ms.and_then(|at| {
-            let expires = at.saturating_add(c.cache_ttl_seconds as i64 * 1000);
-            (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
-        });
+        let left = self
+            .cache_from_ms
+            .and_then(|at| cache_left(at, c.cache_ttl_seconds, now_ms));
         c.cache_warm = left.is_some();
         c.cache_expires_in_seconds = left;
     }
+}
+
+/// Dollars in words with `?` after when `unpriced` calls are missing from them: the one mark
+/// of an incomplete sum, on a session's spend, a host's and the fleet's.
+pub fn usd_marked(usd: f64, unpriced: u64) -> String {
+    let mark = if unpriced > 0 { "?" } else { "" };
+    format!("{}{mark}", usd_text(usd))
 }
 
 /// Dollars in words: cents above a dollar's hundredth, else enough digits to see the amount.

@@ -724,8 +724,7 @@ impl Spend {
         if self.hosts == 0 {
             return "-".into();
         }
-        let mark = if self.unpriced_calls > 0 { "?" } else { "" };
-        format!("{}{mark}", crate::cost::usd_text(usd))
+        crate::cost::usd_marked(usd, self.unpriced_calls)
     }
 }
 

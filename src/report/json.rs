@@ -21,6 +21,10 @@ impl Formatter for SafeFormatter<'_> {
         w: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // Nearly every string is printable ASCII: one pass that vectorizes, then one write.
+        if fragment.bytes().all(|b| b < 0x7f) {
+            return w.write_all(fragment.as_bytes());
+        }
         let mut start = 0;
         for (i, c) in fragment.char_indices() {
             if must_escape(c) {
