@@ -150,9 +150,10 @@ pub(crate) fn tui_gateway(g: &Global, target: Option<&str>) -> i32 {
         file: None,
         agent: g.agent.clone(),
     });
-    launch.loader = Some(crate::tui::store_adapter::host_loader(
+    launch.loader = Some(crate::tui::store_adapter::remembering_loader(
         source.clone(),
         g.agent.clone(),
+        g.cache_dir(),
     ));
     // Live updates: the gateway's session events, pushed (the TUI subscribes).
     launch.live = Some(source);

@@ -287,32 +287,87 @@ fn millis(ts: &str) -> Option<i64> {
 /// Walks the active branch once, decoding only user and assistant messages (slim) and
 /// compactions (tool results, the bulk of a transcript, are never decoded).
 fn read_branch(t: &Transcript, rules: Rules) -> Read {
-    let mut steps: Vec<(series::Step, series::At)> = Vec::new();
-    let mut raws: Vec<Raw> = Vec::new();
-    let mut clock = Vec::new();
-    let mut last_ms: Option<(i64, String, String)> = None;
-    let mut last_user_compact = false;
-    // The compaction still waiting for the call that measures the context after it.
-    let mut waiting: Option<usize> = None;
-    for &i in &t.active_branch() {
-        let kind = t.entries[i as usize].kind;
-        if !matches!(
-            kind,
-            EntryKind::Compaction
-                | EntryKind::Message(Role::User)
-                | EntryKind::Message(Role::Assistant)
-        ) {
-            continue;
-        }
-        // Messages are read slim (envelope, role, usage; user content only): assistant text
-        // and pasted content are most of a transcript's bytes and none of its figures.
-        let v = if kind == EntryKind::Compaction {
-            t.entry_json(i).ok()
+    let wanted: Vec<u32> = t
+        .active_branch()
+        .into_iter()
+        .filter(|&i| {
+            matches!(
+                t.entries[i as usize].kind,
+                EntryKind::Compaction
+                    | EntryKind::Message(Role::User)
+                    | EntryKind::Message(Role::Assistant)
+            )
+        })
+        .collect();
+    // Messages are read slim (envelope, role, usage; user content only): assistant text and
+    // pasted content are most of a transcript's bytes and none of its figures.
+    let value = |i: u32, raw: &[u8]| {
+        if t.entries[i as usize].kind == EntryKind::Compaction {
+            t.decode_entry(i, raw).ok()
         } else {
-            t.raw_line(i).ok().and_then(|b| tail::slim(&b))
-        };
-        let Some(v) = v else { continue };
-        let ts = timestamp_of(&v);
+            tail::slim(raw)
+        }
+    };
+    let mut walk = BranchWalk::default();
+    // A branch runs forward through its store (an entry is written after its parent): then
+    // it is read in one pass over the rows or the file, not one read per entry. An entry
+    // whose parent comes after it (a transcript rewritten out of order) is read entry by
+    // entry, in branch order; so is a branch whose store changed during the pass.
+    let key = |i: &u32| t.entries[*i as usize].offset;
+    let forward = wanted.windows(2).all(|w| key(&w[0]) < key(&w[1]));
+    let read = forward
+        && t.for_each_raw(&wanted, |i, raw| {
+            if let Some(v) = value(i, raw) {
+                walk.step(t, rules, i, &v);
+            }
+        });
+    if !read {
+        walk = BranchWalk::default();
+        for &i in &wanted {
+            if let Some(v) = t.raw_line(i).ok().and_then(|raw| value(i, &raw)) {
+                walk.step(t, rules, i, &v);
+            }
+        }
+    }
+    walk.finish()
+}
+
+/// What [`read_branch`] has seen so far of the branch, entry by entry.
+#[derive(Default)]
+struct BranchWalk {
+    steps: Vec<(series::Step, series::At)>,
+    raws: Vec<Raw>,
+    clock: Vec<String>,
+    last_ms: Option<(i64, String, String)>,
+    last_user_compact: bool,
+    /// The compaction still waiting for the call that measures the context after it.
+    waiting: Option<usize>,
+}
+
+impl BranchWalk {
+    fn finish(self) -> Read {
+        let turns = series::turns(self.steps);
+        let flush_turns = flush_turns(&turns);
+        Read {
+            turns,
+            compactions: self.raws,
+            flush_turns,
+            clock: self.clock,
+        }
+    }
+
+    /// Entry `i` of the branch, decoded as `v` (a compaction whole, a message slim).
+    fn step(&mut self, t: &Transcript, rules: Rules, i: u32, v: &Value) {
+        let kind = t.entries[i as usize].kind;
+        let BranchWalk {
+            steps,
+            raws,
+            clock,
+            last_ms,
+            last_user_compact,
+            waiting,
+        } = self;
+        let ts = timestamp_of(v);
         let id = t.display_id(i);
         if let Some(ms) = ts.as_deref().and_then(millis) {
             if let Some((prev, prev_id, prev_ts)) = &last_ms {
@@ -323,7 +378,7 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                     ));
                 }
             }
-            last_ms = Some((ms, id.clone(), ts.clone().unwrap_or_default()));
+            *last_ms = Some((ms, id.clone(), ts.clone().unwrap_or_default()));
         }
         let at = series::At {
             id: Some(id.clone()),
@@ -331,7 +386,7 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
         };
         if kind == EntryKind::Compaction {
             let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
-            let msg = crate::tokens::compaction_summary_message(&v);
+            let msg = crate::tokens::compaction_summary_message(v);
             raws.push(Raw {
                 id: id.clone(),
                 timestamp: ts,
@@ -349,20 +404,20 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                 summary_chars: summary.chars().count(),
                 summary_tokens: crate::tokens::estimate_message(&msg),
                 from_hook: v.get("fromHook").and_then(Value::as_bool),
-                manual: last_user_compact,
+                manual: *last_user_compact,
                 recorded_flush: v
                     .pointer(&format!("/details/{}/flush", crate::plan::RECORD_KEY))
                     .filter(|f| f.is_object())
                     .map(|f| f.get("memoryFlushAt").and_then(Value::as_i64)),
             });
-            waiting = Some(raws.len() - 1);
+            *waiting = Some(raws.len() - 1);
             steps.push((series::Step::Compaction, at));
-            continue;
+            return;
         }
         let m = v.get("message").cloned().unwrap_or(Value::Null);
         if kind == EntryKind::Message(Role::User) {
             let text = crate::transcript::content::plain(m.get("content"));
-            last_user_compact = text.trim_start().starts_with("/compact");
+            *last_user_compact = text.trim_start().starts_with("/compact");
         }
         // The gateway's "Compacted" notice follows a `/compact` request it served.
         if kind == EntryKind::Message(Role::Assistant) && crate::tokens::is_gateway_notice(&m) {
@@ -370,21 +425,13 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                 r.manual = true;
             }
         }
-        if let Some(s) = series::step_of(rules, &v) {
-            if let (series::Step::Call(n), Some(w)) = (&s, waiting) {
+        if let Some(s) = series::step_of(rules, v) {
+            if let (series::Step::Call(n), Some(w)) = (&s, *waiting) {
                 raws[w].next_call = Some(*n);
-                waiting = None;
+                *waiting = None;
             }
             steps.push((s, at));
         }
-    }
-    let turns = series::turns(steps);
-    let flush_turns = flush_turns(&turns);
-    Read {
-        turns,
-        compactions: raws,
-        flush_turns,
-        clock,
     }
 }
 

@@ -328,3 +328,45 @@ fn through_a_gateway_the_flush_of_a_cycle_is_unknown_not_no() {
     assert!(h.compactions[0].flush_evidence.contains("cannot read"));
     assert!(codes(&h).is_empty(), "{:?}", h.warnings);
 }
+
+/// A branch is read in one pass where it runs forward through its file, entry by entry where
+/// it does not (a transcript whose lines were reordered): the same history either way.
+#[test]
+fn a_branch_out_of_file_order_reads_as_the_same_history() {
+    let mut c = Chain::new();
+    c.turn(12_000);
+    c.turn(20_000);
+    c.compaction(27_000);
+    c.turn(9_000);
+    c.user("/compact now");
+    c.compaction(15_000);
+    c.turn(7_000);
+    let forward = c.transcript();
+    // Everything but the header and the leaf in reverse: the leaf is still the last entry.
+    let n = c.lines.len();
+    let mut reordered = vec![c.lines[0].clone()];
+    reordered.extend(c.lines[1..n - 1].iter().rev().cloned());
+    reordered.push(c.lines[n - 1].clone());
+    let backward = Transcript::from_bytes("t.jsonl", (reordered.join("\n") + "\n").into_bytes());
+    assert_eq!(
+        forward.active_branch().len(),
+        backward.active_branch().len()
+    );
+    let th = numbers(Some(7_000), Counters::default());
+    let (a, b) = (
+        build(Some(&forward), &th, None),
+        build(Some(&backward), &th, None),
+    );
+    assert_eq!(a.turns, b.turns);
+    assert!(a.turns.len() >= 5, "{:?}", a.turns);
+    assert_eq!(
+        serde_json::to_value(&a.compactions).unwrap(),
+        serde_json::to_value(&b.compactions).unwrap()
+    );
+    assert_eq!(a.compactions.len(), 2);
+    assert_eq!(
+        a.compactions[1].trigger, "manual",
+        "the /compact request, in either order"
+    );
+    assert_eq!(codes(&a), codes(&b));
+}

@@ -973,9 +973,15 @@ impl Transcript {
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).
     pub fn entry_json(&self, idx: u32) -> Result<Value, TranscriptError> {
-        let e = &self.entries[idx as usize];
         let raw = self.raw_line(idx)?;
-        let mut v = parse::decode_value(&raw).map_err(|err| TranscriptError::Entry {
+        self.decode_entry(idx, &raw)
+    }
+
+    /// [`Self::entry_json`] of entry `idx` whose bytes `raw` were read already (by
+    /// [`Self::for_each_raw`]).
+    pub fn decode_entry(&self, idx: u32, raw: &[u8]) -> Result<Value, TranscriptError> {
+        let e = &self.entries[idx as usize];
+        let mut v = parse::decode_value(raw).map_err(|err| TranscriptError::Entry {
             path: self.path.clone(),
             line: e.line,
             message: parse::short_err(&err),

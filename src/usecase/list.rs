@@ -411,9 +411,9 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
     let report = match opts.cache.filter(|_| opts.logs.is_empty()) {
         // A gateway log grows apart from any transcript: with logs, every row is read.
         Some(dir) => {
-            let mut cache = super::rows_cache::RowsCache::open(dir, source);
-            let report = build_rows(source, opts, &loaded, Some((&mut cache.memo, &mut |_| {})));
-            cache.save(source);
+            let (cache, mut memo) = super::rows_cache::RowsCache::open(dir, source);
+            let report = build_rows(source, opts, &loaded, Some((&mut memo, &mut |_| {})));
+            cache.save(&memo, source);
             report
         }
         None => from_listing(source, opts, &loaded),
@@ -455,16 +455,56 @@ pub struct RowMemo {
     pub(crate) basis: Option<String>,
     /// Rows built (not handed back) by the last build: what a test counts.
     pub last_built: usize,
-    /// Kept between runs on disk ([`crate::usecase::rows_cache`]): a transcript is known
-    /// unchanged by its full stamp ([`SessionSource::transcript_stamp`]), which another
-    /// process's writes cannot slip past, not by the TUI's cheap tip; and a list that is not
-    /// live totals the archives.
-    pub(crate) between_runs: bool,
+    /// How a kept row is known to still hold, and what the list totals.
+    pub(crate) keying: Keying,
+}
+
+/// How a [`RowMemo`] knows a transcript is unchanged.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keying {
+    /// The TUI's reloads: the transcript's cheap tip ([`SessionSource::transcript_tip`]),
+    /// within one process that polls it; the Sessions screen shows no host totals, so the
+    /// archives are not read.
+    #[default]
+    Live,
+    /// Rows kept on disk between runs of `list`, `check` and `metrics`
+    /// ([`crate::usecase::rows_cache`]): the full stamp
+    /// ([`SessionSource::transcript_stamp`]), which another process's writes cannot slip
+    /// past; the host's totals are read.
+    BetweenRuns,
+    /// The TUI's first load from the disk cache: the full stamp, and the tip as well for the
+    /// reloads that follow ([`RowMemo::into_live`]); no totals.
+    LiveFromDisk,
+}
+
+impl RowMemo {
+    /// The memo of a first load from disk ([`Keying::LiveFromDisk`]) made the TUI's: each
+    /// row keyed by the tip taken before its stamp (a row without one is dropped), and by
+    /// the session it was listed as in `loaded`, so a reload compares sessions, not prints.
+    pub fn into_live(mut self, loaded: &Listing) -> RowMemo {
+        let listed: std::collections::HashMap<&SessionRef, &Session> =
+            loaded.sessions.iter().map(|s| (&s.reference, s)).collect();
+        self.rows.retain(|r, k| {
+            let Some(tip) = k.tip.take() else {
+                return false;
+            };
+            let Some(s) = listed.get(r).filter(|s| k.session.is(s)) else {
+                return false;
+            };
+            k.stamp = tip;
+            k.session = Listed::Session(Box::new((*s).clone()));
+            true
+        });
+        self.keying = Keying::Live;
+        self
+    }
 }
 
 pub(crate) struct Kept {
     pub(crate) session: Listed,
     pub(crate) stamp: crate::source::Stamp,
+    /// [`Keying::LiveFromDisk`]: the tip the TUI's reloads will compare, taken before `stamp`.
+    pub(crate) tip: Option<crate::source::Stamp>,
     pub(crate) row: SessionRow,
     pub(crate) last_compaction: Vec<history::HistoryWarning>,
     pub(crate) clock: Option<crate::cost::Clock>,
@@ -558,8 +598,8 @@ fn build_rows(
     report.errors.extend(rows.logs.unread.iter().cloned());
     let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
     let now = rows.numbers.now_ms;
-    let live = kept.as_ref().is_some_and(|(m, _)| !m.between_runs);
-    let strong = !live;
+    let keying = kept.as_ref().map(|(m, _)| m.keying);
+    let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
     // What every row was measured and priced with besides its session and transcript: the
     // config, the price tables and each agent's models.json. A change of any of them builds
     // every row again, so no kept row stands on the old window or prices.
@@ -597,10 +637,14 @@ fn build_rows(
             // The watcher's stamps, then the transcript's, then the read: a change made
             // while it reads is seen next time.
             watch(&files);
-            let stamp = if strong {
-                source.transcript_stamp(&s.reference)
-            } else {
-                source.transcript_tip(&s.reference)
+            let r = &s.reference;
+            let (stamp, tip) = match memo.keying {
+                Keying::Live => (source.transcript_tip(r), None),
+                Keying::BetweenRuns => (source.transcript_stamp(r), None),
+                Keying::LiveFromDisk => {
+                    let tip = source.transcript_tip(r);
+                    (source.transcript_stamp(r), tip)
+                }
             };
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
@@ -608,6 +652,7 @@ fn build_rows(
             let k = match held {
                 Some(mut k) => {
                     rows.refresh(s, &mut k, now);
+                    k.tip = tip;
                     k
                 }
                 None => {
@@ -622,6 +667,7 @@ fn build_rows(
                     Kept {
                         session: Listed::Session(Box::new(s.clone())),
                         stamp,
+                        tip,
                         row: built.row,
                         last_compaction: built.last_compaction,
                         clock: built.clock,
@@ -638,7 +684,7 @@ fn build_rows(
     // Only the sessions listed now are remembered: a deleted one is forgotten. A list of one
     // agent keeps what is remembered of the others for the next whole list.
     if let Some((memo, _)) = kept {
-        if let Some(agent) = opts.agent.filter(|_| memo.between_runs) {
+        if let Some(agent) = opts.agent.filter(|_| memo.keying != Keying::Live) {
             fresh.extend(memo.rows.drain().filter(|(r, _)| r.agent_id != agent));
         }
         memo.rows = fresh;

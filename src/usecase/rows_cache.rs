@@ -23,7 +23,7 @@
 //! host, replaced whole (temporary file + rename): a reader sees the old file or the new
 //! one, and of two runs at once the last to finish is kept. docs/cache.md.
 
-use super::list::{self, Kept, Listed, RowMemo, SessionRow};
+use super::list::{self, Kept, Keying, Listed, RowMemo, SessionRow};
 use crate::history::{self, HistoryWarning};
 use crate::source::{SessionRef, SessionSource, Stamp};
 use serde::{Deserialize, Serialize};
@@ -61,12 +61,11 @@ struct Stored {
     busy_at: Option<PathBuf>,
 }
 
-/// One host's remembered rows, read before its list and written back after it.
+/// Where one host's remembered rows are: read into a [`RowMemo`] before its list, and
+/// written back from it after.
 pub struct RowsCache {
     file: PathBuf,
     host: String,
-    /// Filled from the file; [`super::list`] hands back and replaces its rows.
-    pub memo: RowMemo,
     /// Rows read from the file (a list that built nothing and dropped nothing leaves it).
     read: usize,
 }
@@ -74,13 +73,23 @@ pub struct RowsCache {
 impl RowsCache {
     /// The cache of `source` in clawtop's cache directory `dir`; empty (to be rewritten)
     /// when its file is missing, unreadable, corrupt or not this build's.
-    pub fn open(dir: &Path, source: &dyn SessionSource) -> RowsCache {
+    pub fn open(dir: &Path, source: &dyn SessionSource) -> (RowsCache, RowMemo) {
+        Self::open_as(dir, source, Keying::BetweenRuns)
+    }
+
+    /// [`Self::open`] for the TUI's first load: its rows keyed for the reloads that follow
+    /// as well ([`RowMemo::into_live`]).
+    pub fn open_live(dir: &Path, source: &dyn SessionSource) -> (RowsCache, RowMemo) {
+        Self::open_as(dir, source, Keying::LiveFromDisk)
+    }
+
+    fn open_as(dir: &Path, source: &dyn SessionSource, keying: Keying) -> (RowsCache, RowMemo) {
         let host = source.label();
         let file = dir
             .join("rows")
             .join(format!("{}.json", &list::fingerprint(&host)[..24]));
         let mut memo = RowMemo {
-            between_runs: true,
+            keying,
             ..RowMemo::default()
         };
         let mut read = 0;
@@ -108,6 +117,7 @@ impl RowsCache {
                 let kept = Kept {
                     session: Listed::Print(s.listing),
                     stamp: s.stamp,
+                    tip: None,
                     row: s.row,
                     last_compaction,
                     clock: s.clock,
@@ -117,23 +127,17 @@ impl RowsCache {
                 memo.rows.insert(reference, kept);
             }
         }
-        RowsCache {
-            file,
-            host,
-            memo,
-            read,
-        }
+        (RowsCache { file, host, read }, memo)
     }
 
     /// Writes back what the list kept, when it changed. A failure (a read-only or full disk)
     /// is logged and otherwise ignored: the next run reads again.
-    pub fn save(&mut self, source: &dyn SessionSource) {
-        if self.memo.last_built == 0 && self.memo.rows.len() == self.read {
+    pub fn save(&self, memo: &RowMemo, source: &dyn SessionSource) {
+        if memo.last_built == 0 && memo.rows.len() == self.read {
             return;
         }
         let exposed: Vec<&str> = source.not_exposed().iter().map(|(f, _)| *f).collect();
-        let rows = self
-            .memo
+        let rows = memo
             .rows
             .iter()
             .filter(|(_, k)| keepable(k, &exposed))
@@ -162,7 +166,7 @@ impl RowsCache {
             format: FORMAT.to_string(),
             build: build(),
             host: self.host.clone(),
-            basis: self.memo.basis.clone(),
+            basis: memo.basis.clone(),
             rows,
         };
         if let Err(e) = write_file(&self.file, &file) {

@@ -184,3 +184,37 @@ fn kept_session_rows_are_read_again_only_when_they_change() {
     read(&mut kept);
     assert_eq!(kept.last_read, 0);
 }
+
+/// The TUI's first load takes the rows the last run remembered on disk (docs/cache.md), and
+/// its reloads then keep rows as a TUI that built them itself would: a second TUI start
+/// reads no transcript, a turn rebuilds that one row, and what shows is always a cold load.
+#[test]
+fn a_first_load_takes_the_rows_the_last_run_remembered() {
+    let h = HostF::new();
+    let dir = tempfile::tempdir().unwrap();
+    let first_start = |memo: &mut RowMemo| -> Vec<clawtop::usecase::list::SessionRow> {
+        store_adapter::snapshot_remembered(&h.source(), None, dir.path(), memo)
+            .rows
+            .into_iter()
+            .map(|r| r.list)
+            .collect()
+    };
+    // A first TUI start: every row built, and remembered.
+    let mut memo = RowMemo::default();
+    assert_eq!(first_start(&mut memo), cold(&h));
+    assert_eq!(memo.last_built, 3);
+    // A second start: every row from the disk.
+    let mut memo = RowMemo::default();
+    let counts = crate::support::io_counts::IoCounts::default();
+    let rows = counts.during(|| first_start(&mut memo));
+    assert_eq!(rows, cold(&h));
+    assert_eq!(memo.last_built, 0);
+    assert_eq!(counts.get("transcript read"), 0, "nothing read again");
+    // Its reloads: nothing changed, nothing built; a turn, that row.
+    let src = h.source();
+    assert_eq!(kept(&src, &mut memo), cold(&h));
+    assert_eq!(memo.last_built, 0);
+    append_turn(&h, 31_000);
+    assert_eq!(kept(&src, &mut memo), cold(&h));
+    assert_eq!(memo.last_built, 1);
+}

@@ -26,6 +26,7 @@ pub fn snapshot(source: &SourceHandle, agent: Option<&str>) -> SessionsSnapshot 
     snapshot_of(source, agent, &mut Default::default(), |source| {
         source.list(agent)
     })
+    .0
 }
 
 /// [`snapshot`] keeping the rows of `memo` whose session did not change since it was filled
@@ -36,7 +37,25 @@ pub fn snapshot_kept(
     agent: Option<&str>,
     memo: &mut crate::usecase::list::RowMemo,
 ) -> SessionsSnapshot {
-    snapshot_of(source, agent, memo, |source| source.list(agent))
+    snapshot_of(source, agent, memo, |source| source.list(agent)).0
+}
+
+/// [`snapshot_kept`] for the first load of a TUI: the rows the last run of clawtop on this
+/// host remembered in the cache directory `dir` are taken where their session did not change
+/// since (docs/cache.md), the rows are written back, and `memo` is filled for the reloads
+/// that follow.
+pub fn snapshot_remembered(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    dir: &std::path::Path,
+    memo: &mut crate::usecase::list::RowMemo,
+) -> SessionsSnapshot {
+    let (cache, mut remembered) =
+        crate::usecase::rows_cache::RowsCache::open_live(dir, source.as_ref());
+    let (snap, loaded) = snapshot_of(source, agent, &mut remembered, |source| source.list(agent));
+    cache.save(&remembered, source.as_ref());
+    *memo = remembered.into_live(&loaded);
+    snap
 }
 
 /// The row of the one session `name` names, read without the rest of the host when the
@@ -49,12 +68,7 @@ pub fn snapshot_named(
     name: &str,
 ) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
-    Some(snapshot_of(
-        source,
-        agent,
-        &mut Default::default(),
-        move |_| listing,
-    ))
+    Some(snapshot_of(source, agent, &mut Default::default(), move |_| listing).0)
 }
 
 fn snapshot_of(
@@ -62,7 +76,7 @@ fn snapshot_of(
     agent: Option<&str>,
     memo: &mut crate::usecase::list::RowMemo,
     list: impl FnOnce(&dyn crate::source::SessionSource) -> crate::source::Listing,
-) -> SessionsSnapshot {
+) -> (SessionsSnapshot, crate::source::Listing) {
     let mut watch = match source.changes(Watch::Sessions { agent }) {
         Changes::Poll(files) => files,
         Changes::Pushed => Vec::new(),
@@ -107,7 +121,7 @@ fn snapshot_of(
         .zip(report.refs)
         .map(|(row, r)| SessionRow::new(row, Some(SessionHandle::new(source.clone(), r))))
         .collect();
-    SessionsSnapshot {
+    let snap = SessionsSnapshot {
         rows,
         watch,
         stamps,
@@ -115,7 +129,8 @@ fn snapshot_of(
         warnings,
         errors,
         running_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
-    }
+    };
+    (snap, loaded)
 }
 
 /// Turns the Sessions list's trend column shows.
@@ -123,10 +138,24 @@ pub use crate::usecase::list::TREND_TURNS;
 
 /// A loader over a source.
 pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader {
-    let memo = std::sync::Mutex::new(crate::usecase::list::RowMemo::default());
+    remembering_loader(source, agent, None)
+}
+
+/// [`host_loader`] whose first load takes the rows remembered in clawtop's cache directory
+/// `cache` ([`snapshot_remembered`]; None: `--no-cache`).
+pub fn remembering_loader(
+    source: SourceHandle,
+    agent: Option<String>,
+    cache: Option<std::path::PathBuf>,
+) -> SessionLoader {
+    let memo = std::sync::Mutex::new((crate::usecase::list::RowMemo::default(), cache));
     Arc::new(move || {
-        let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
-        let snap = snapshot_kept(&source, agent.as_deref(), &mut memo);
+        let mut held = memo.lock().unwrap_or_else(|e| e.into_inner());
+        let (memo, cache) = &mut *held;
+        let snap = match cache.take() {
+            Some(dir) => snapshot_remembered(&source, agent.as_deref(), &dir, memo),
+            None => snapshot_kept(&source, agent.as_deref(), memo),
+        };
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).
         if snap.rows.is_empty() && !snap.errors.is_empty() {
