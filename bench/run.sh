@@ -204,7 +204,9 @@ echo "$LIVE" >"$LOG/live_tui.out"
 rm -rf "$LIVE_COPY"
 # Issue 31's first screen as a user sees it: the TUI opened on the huge session in a pty, its
 # output drawn by a terminal emulator (pyte, from PyPI), until the transcript and its next cut
-# show (bench/first_screen_tui.py; the TUI's CPU until then, best of 3).
+# show (bench/first_screen_tui.py; the TUI's CPU until then, best of 3). The rows cache holds
+# the host's rows by then (the warm list above): the first screen an operator sees after cron's
+# `check` ran.
 FS_TUI_S=""
 if [[ -d $PYZ/pyte ]] || python3 -m pip install --quiet --target "$PYZ" pyte >/dev/null 2>&1; then
   PYTHONPATH="$PYZ" python3 bench/first_screen_tui.py "$BIN" "$SQLITE_HOST/state" agent:main:huge 3 \

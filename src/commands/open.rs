@@ -197,12 +197,23 @@ pub(crate) fn run_tui_with(
         );
         return Exit::FAILED;
     }
+    let agent = launch.agent.clone();
     let mut launch = crate::tui::TuiLaunch::from_store(launch);
+    // The rows the last run remembered (docs/cache.md); not for the demo, a throwaway copy.
+    let cache = g.cache_dir().filter(|_| !launch.demo);
+    if let (Some(source), Some(_)) = (&launch.live, &cache) {
+        launch.loader = Some(crate::tui::store_adapter::remembering_loader(
+            source.clone(),
+            agent,
+            cache.clone(),
+        ));
+    }
     if let (Some((agent, key)), Some(source)) = (&open, &launch.live) {
         launch.named_loader = Some(crate::tui::store_adapter::named_loader(
             source.clone(),
             agent.clone(),
             key.clone(),
+            cache,
         ));
     }
     launch.session_only = g.session_only && open.is_some();

@@ -505,6 +505,8 @@ pub(crate) struct Kept {
     pub(crate) stamp: crate::source::Stamp,
     /// [`Keying::LiveFromDisk`]: the tip the TUI's reloads will compare, taken before `stamp`.
     pub(crate) tip: Option<crate::source::Stamp>,
+    /// A fingerprint of its agent's models.json ([`build_rows`]).
+    pub(crate) models: String,
     pub(crate) row: SessionRow,
     pub(crate) last_compaction: Vec<history::HistoryWarning>,
     pub(crate) clock: Option<crate::cost::Clock>,
@@ -601,17 +603,20 @@ fn build_rows(
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
     // What every row was measured and priced with besides its session and transcript: the
-    // config, the price tables and each agent's models.json. A change of any of them builds
-    // every row again, so no kept row stands on the old window or prices.
+    // config and the price tables (a change builds every row again), and its agent's
+    // models.json (a change builds that agent's rows again), so no kept row stands on an old
+    // window or old prices. Per agent, so a list of one agent and a list of all keep the same
+    // rows.
+    let mut models: std::collections::HashMap<&str, String> = Default::default();
     if let Some((memo, _)) = kept.as_mut() {
-        let mut agents: Vec<&str> = loaded.sessions.iter().map(|s| s.agent_id()).collect();
-        agents.sort_unstable();
-        agents.dedup();
-        let models: Vec<_> = agents.iter().map(|a| source.models_json(a)).collect();
+        for s in &loaded.sessions {
+            models
+                .entry(s.agent_id())
+                .or_insert_with(|| fingerprint(&source.models_json(s.agent_id())));
+        }
         let basis = fingerprint(&(
             &rows.numbers.prices,
             source.config().to_string(),
-            models,
             &rows.host,
             rows.count_unknown,
         ));
@@ -646,8 +651,11 @@ fn build_rows(
                     (source.transcript_stamp(r), tip)
                 }
             };
+            let agent_models = models.get(s.agent_id()).cloned().unwrap_or_default();
             let held = prev.filter(|k| {
-                stamp.as_ref() == Some(&k.stamp) && k.clock.is_none_or(|c| now < c.steady_until_ms)
+                stamp.as_ref() == Some(&k.stamp)
+                    && k.models == agent_models
+                    && k.clock.is_none_or(|c| now < c.steady_until_ms)
             });
             let k = match held {
                 Some(mut k) => {
@@ -668,6 +676,7 @@ fn build_rows(
                         session: Listed::Session(Box::new(s.clone())),
                         stamp,
                         tip,
+                        models: agent_models,
                         row: built.row,
                         last_compaction: built.last_compaction,
                         clock: built.clock,

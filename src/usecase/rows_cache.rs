@@ -53,6 +53,7 @@ struct Stored {
     session_id: String,
     listing: String,
     stamp: Stamp,
+    models: String,
     row: SessionRow,
     /// The last compaction's problems a row grades, as (code, words, compaction).
     last_compaction: Vec<(String, String, Option<String>)>,
@@ -118,6 +119,7 @@ impl RowsCache {
                     session: Listed::Print(s.listing),
                     stamp: s.stamp,
                     tip: None,
+                    models: s.models,
                     row: s.row,
                     last_compaction,
                     clock: s.clock,
@@ -150,6 +152,7 @@ impl RowsCache {
                     Listed::Session(s) => list::listing_print(s),
                 },
                 stamp: k.stamp.clone(),
+                models: k.models.clone(),
                 row: k.row.clone(),
                 last_compaction: k
                     .last_compaction

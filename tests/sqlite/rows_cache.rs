@@ -172,3 +172,28 @@ fn an_edited_last_row_is_seen() {
     drop(w);
     c.seen_again();
 }
+
+/// A list of one agent and a list of all share what is remembered: neither reads a
+/// transcript the other measured, and the one-agent list forgets no other agent's rows.
+#[test]
+fn one_agents_list_and_the_whole_list_share_the_cache() {
+    let c = Case::new();
+    c.primed();
+    let list = |agent: Option<&str>| {
+        let counts = IoCounts::default();
+        let opts = clawtop::usecase::list::Options {
+            agent,
+            cache: Some(c.cache.path()),
+            ..Default::default()
+        };
+        let src = source(&c.h);
+        let r = counts.during(|| clawtop::usecase::list::build(src.as_ref(), &opts));
+        (r.sessions.len(), counts.get("transcript read"))
+    };
+    let (ops, read) = list(Some("ops"));
+    assert!(ops >= 1);
+    assert_eq!(read, 0, "the ops rows were remembered by the whole list");
+    let (all, read) = list(None);
+    assert!(all > ops);
+    assert_eq!(read, 0, "and the main rows are still remembered");
+}

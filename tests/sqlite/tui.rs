@@ -224,6 +224,7 @@ fn the_row_read_alone_after_the_list_is_ignored() {
             src,
             want.0.clone(),
             want.1.clone(),
+            None,
         )),
         open: Some(want),
         ..Default::default()

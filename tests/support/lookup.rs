@@ -71,6 +71,7 @@ pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
             src.clone(),
             want.0.clone(),
             want.1.clone(),
+            None,
         )),
         open: Some(want.clone()),
         ..Default::default()

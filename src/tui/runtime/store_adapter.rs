@@ -67,8 +67,24 @@ pub fn snapshot_named(
     agent: Option<&str>,
     name: &str,
 ) -> Option<SessionsSnapshot> {
+    snapshot_named_remembered(source, agent, name, None)
+}
+
+/// [`snapshot_named`] taking the row the last run remembered in clawtop's cache directory
+/// `cache` when its session did not change since (docs/cache.md); nothing is written back
+/// (the whole list's first load does that).
+pub fn snapshot_named_remembered(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    name: &str,
+    cache: Option<&std::path::Path>,
+) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
-    Some(snapshot_of(source, agent, &mut Default::default(), move |_| listing).0)
+    let mut memo = match cache {
+        Some(dir) => crate::usecase::rows_cache::RowsCache::open(dir, source.as_ref()).1,
+        None => Default::default(),
+    };
+    Some(snapshot_of(source, agent, &mut memo, move |_| listing).0)
 }
 
 fn snapshot_of(
@@ -167,9 +183,15 @@ pub fn remembering_loader(
     })
 }
 
-/// The launch session's own loader ([`crate::tui::runtime::TuiLaunch::named_loader`]).
-pub fn named_loader(source: SourceHandle, agent: String, key: String) -> NamedLoader {
-    Arc::new(move || snapshot_named(&source, Some(&agent), &key))
+/// The launch session's own loader ([`crate::tui::runtime::TuiLaunch::named_loader`]);
+/// `cache`: clawtop's cache directory ([`snapshot_named_remembered`]; None: `--no-cache`).
+pub fn named_loader(
+    source: SourceHandle,
+    agent: String,
+    key: String,
+    cache: Option<std::path::PathBuf>,
+) -> NamedLoader {
+    Arc::new(move || snapshot_named_remembered(&source, Some(&agent), &key, cache.as_deref()))
 }
 
 impl TuiLaunch {
