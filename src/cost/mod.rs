@@ -544,48 +544,78 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         .filter(|(_, e)| e.kind == EntryKind::Message(Role::Assistant))
         .map(|(i, _)| i as u32)
         .collect();
-    let mut read: Vec<(Call, Recorded)> = Vec::with_capacity(idxs.len());
+    // Each call priced as it is read: what its usage recorded is not kept past it (a
+    // transcript of a million calls holds one `Call` each, nothing more).
+    let mut pricer = Pricer {
+        cx,
+        memo: Vec::new(),
+        notes: Vec::new(),
+    };
+    let mut read: Vec<Call> = Vec::with_capacity(idxs.len());
     // The calls the index scan captured; only the others are read back.
     let mut captured = t.calls.iter().peekable();
     let mut rest = Vec::new();
     for &i in &idxs {
         while captured.next_if(|c| c.entry < i).is_some() {}
         match captured.next_if(|c| c.entry == i) {
-            Some(c) => read.extend(captured_call(t, c, notes)),
+            Some(c) => {
+                if let Some(c) = captured_call(t, c, notes) {
+                    read.push(pricer.price(c));
+                }
+            }
             None => rest.push(i),
         }
     }
     let idxs = rest;
     let complete = t.for_each_raw(&idxs, |i, raw| {
         if let Some(c) = read_call(i, raw, notes) {
-            read.push(c);
+            read.push(pricer.price(c));
         }
     });
     if !complete {
         notes.push("the transcript changed while it was read; calls may be missing".into());
     }
-    read.sort_by_key(|(c, _)| c.entry);
-    // A transcript has few models: each is looked up once.
-    type Model = (Option<String>, Option<String>);
-    let mut memo: Vec<(Model, Option<(Rates, Basis)>)> = Vec::new();
-    read.into_iter()
-        .map(|(mut c, cost)| {
-            let key = (c.provider.clone(), c.model.clone());
-            let rates = match memo.iter().find(|(k, _)| *k == key) {
-                Some((_, r)) => *r,
-                None => {
-                    let r = c
-                        .model
-                        .as_deref()
-                        .and_then(|m| rates_for(cx, c.provider.as_deref(), m));
-                    memo.push((key, r));
-                    r
-                }
-            };
-            price(&mut c, &cost, rates, notes);
-            c
-        })
-        .collect()
+    read.sort_by_key(|c| c.entry);
+    // What pricing said, after what reading said, in the calls' order.
+    pricer.notes.sort_by_key(|(entry, _)| *entry);
+    notes.extend(pricer.notes.into_iter().map(|(_, n)| n));
+    read
+}
+
+/// A call's (provider, model).
+type ModelKey = (Option<String>, Option<String>);
+
+/// Prices calls one at a time; a transcript has few models, each looked up once.
+struct Pricer<'a, 'c> {
+    cx: &'a Context<'c>,
+    memo: Vec<(ModelKey, Option<(Rates, Basis)>)>,
+    /// Each call's notes from pricing, by entry.
+    notes: Vec<(u32, String)>,
+}
+
+impl Pricer<'_, '_> {
+    fn price(&mut self, (mut c, cost): (Call, Recorded)) -> Call {
+        let found = self
+            .memo
+            .iter()
+            .find(|(k, _)| k.0 == c.provider && k.1 == c.model)
+            .map(|(_, r)| *r);
+        let rates = match found {
+            Some(r) => r,
+            None => {
+                let r = c
+                    .model
+                    .as_deref()
+                    .and_then(|m| rates_for(self.cx, c.provider.as_deref(), m));
+                self.memo.push(((c.provider.clone(), c.model.clone()), r));
+                r
+            }
+        };
+        let mut said = Vec::new();
+        price(&mut c, &cost, rates, &mut said);
+        self.notes.extend(said.into_iter().map(|n| (c.entry, n)));
+        c
+    }
 }
 
 /// A session's cost figures from its open transcript.
