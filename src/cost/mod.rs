@@ -573,7 +573,7 @@ pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<C
         }
     });
     if !complete {
-        notes.push("the transcript changed while it was read; calls may be missing".into());
+        notes.push(PARTLY_READ.into());
     }
     read.sort_by_key(|c| c.entry);
     // What pricing said, after what reading said, in the calls' order.
@@ -617,6 +617,10 @@ impl Pricer<'_, '_> {
         c
     }
 }
+
+/// The note of a spend summed from a transcript that changed while it was read: calls may be
+/// missing from it (the rows cache keeps no such row).
+pub const PARTLY_READ: &str = "the transcript changed while it was read; calls may be missing";
 
 /// A session's cost figures from its open transcript.
 pub fn of_transcript(t: &Transcript, cx: &Context<'_>) -> SessionCost {
@@ -840,6 +844,7 @@ impl SessionCost {
         }
         Clock {
             cache_from_ms,
+            steady_from_ms: now_ms,
             steady_until_ms: until,
         }
     }
@@ -871,9 +876,18 @@ impl SessionCost {
 pub struct Clock {
     /// The time of the call the prompt cache's TTL runs from.
     pub cache_from_ms: Option<i64>,
-    /// Until this moment the hour's and today's figures and the cache's warmth stay as they
-    /// were computed; only the countdown moves.
+    /// From when (the moment they were computed) until [`Self::steady_until_ms`] the hour's
+    /// and today's figures and the cache's warmth stay as they were computed; only the
+    /// countdown moves. Before it (a clock set back) they may differ.
+    pub steady_from_ms: i64,
     pub steady_until_ms: i64,
+}
+
+impl Clock {
+    /// The figures computed under this clock still hold at `now_ms`.
+    pub fn holds_at(&self, now_ms: i64) -> bool {
+        (self.steady_from_ms..self.steady_until_ms).contains(&now_ms)
+    }
 }
 
 impl Clock {

@@ -114,7 +114,9 @@ pub fn builtin_date() -> &'static str {
         .unwrap_or("unknown")
 }
 
-type Table = HashMap<(String, String), Rates>;
+/// Ordered, so a table's `Debug` form is the same in every process (the rows cache's basis
+/// fingerprints it).
+type Table = std::collections::BTreeMap<(String, String), Rates>;
 
 fn builtin() -> &'static Table {
     static T: std::sync::OnceLock<Table> = std::sync::OnceLock::new();

@@ -252,6 +252,9 @@ struct Read {
     compactions: Vec<Raw>,
     flush_turns: Vec<(Turn, bool)>,
     clock: Vec<String>,
+    /// Why entries of the branch could not be read (not those too large to decode, which
+    /// are estimated, never read): the history is then unknown, not shorter.
+    unread: Option<String>,
 }
 
 /// A compaction entry as read, before the cycle evidence is added.
@@ -321,15 +324,31 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
                 walk.step(t, rules, i, &v);
             }
         });
+    let mut unread = None;
     if !read {
         walk = BranchWalk::default();
+        let mut failed = 0usize;
         for &i in &wanted {
-            if let Some(v) = t.raw_line(i).ok().and_then(|raw| value(i, &raw)) {
-                walk.step(t, rules, i, &v);
+            match t.raw_line(i) {
+                Ok(raw) => {
+                    if let Some(v) = value(i, &raw) {
+                        walk.step(t, rules, i, &v);
+                    }
+                }
+                Err(_) if t.entries[i as usize].too_large().is_some() => {}
+                Err(e) => {
+                    failed += 1;
+                    unread.get_or_insert(e.to_string());
+                }
             }
         }
+        if let Some(first) = unread.as_mut() {
+            *first = format!("{failed} entries of the branch could not be read ({first})");
+        }
     }
-    walk.finish()
+    let mut r = walk.finish();
+    r.unread = unread;
+    r
 }
 
 /// What [`read_branch`] has seen so far of the branch, entry by entry.
@@ -353,6 +372,7 @@ impl BranchWalk {
             compactions: self.raws,
             flush_turns,
             clock: self.clock,
+            unread: None,
         }
     }
 
@@ -493,7 +513,7 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         (ms.is_none(), ms)
     });
     let forecast = series::forecast(&turns, th.used, th.flush_at, th.compact_at);
-    History {
+    let h = History {
         compaction_count: th.compaction_count,
         compaction_entries: entries,
         compactions,
@@ -507,6 +527,10 @@ pub fn build(t: Option<&Transcript>, th: &Thresholds, memory: Option<MemoryNotes
         turns,
         warnings,
         transcript_unread: None,
+    };
+    match read.and_then(|r| r.unread) {
+        Some(why) => h.unread(&why),
+        None => h,
     }
 }
 

@@ -370,3 +370,38 @@ fn a_branch_out_of_file_order_reads_as_the_same_history() {
     );
     assert_eq!(codes(&a), codes(&b));
 }
+
+/// Entries of the branch that cannot be read (the file shrank after it was indexed) make the
+/// history unknown, never a shorter history with no problem in it.
+#[test]
+fn a_branch_whose_entries_cannot_be_read_is_unknown() {
+    let mut c = Chain::new();
+    c.turn(12_000);
+    c.compaction(27_000);
+    c.turn(9_000);
+    c.turn(9_500);
+    // Out of file order, so the entries are read one by one after the index was made.
+    let n = c.lines.len();
+    let mut reordered = vec![c.lines[0].clone()];
+    reordered.extend(c.lines[1..n - 1].iter().rev().cloned());
+    reordered.push(c.lines[n - 1].clone());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, reordered.join("\n") + "\n").unwrap();
+    let t = Transcript::open(&path).unwrap();
+    let th = numbers(Some(9_500), Counters::default());
+    assert!(build(Some(&t), &th, None).transcript_unread.is_none());
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(10)
+        .unwrap();
+    let h = build(Some(&t), &th, None);
+    let why = h
+        .transcript_unread
+        .as_deref()
+        .expect("unknown, not shorter");
+    assert!(why.contains("could not be read"), "{why}");
+    assert!(codes(&h).contains(&code::TRANSCRIPT_UNREAD));
+}

@@ -408,8 +408,12 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
         ms = t0.elapsed().as_millis() as u64,
         "stores read"
     );
-    let report = match opts.cache.filter(|_| opts.logs.is_empty()) {
-        // A gateway log grows apart from any transcript: with logs, every row is read.
+    // A gateway log grows apart from any transcript: with logs, every row is read. A gateway
+    // source stamps no transcript: nothing to remember.
+    let cache = opts
+        .cache
+        .filter(|_| opts.logs.is_empty() && source.kind() != SourceKind::Gateway);
+    let report = match cache {
         Some(dir) => {
             let (cache, mut memo) = super::rows_cache::RowsCache::open(dir, source);
             let report = build_rows(source, opts, &loaded, Some((&mut memo, &mut |_| {})));
@@ -616,6 +620,7 @@ fn build_rows(
         }
         let basis = fingerprint(&(
             &rows.numbers.prices,
+            source.config_label(),
             source.config().to_string(),
             &rows.host,
             rows.count_unknown,
@@ -655,7 +660,7 @@ fn build_rows(
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp)
                     && k.models == agent_models
-                    && k.clock.is_none_or(|c| now < c.steady_until_ms)
+                    && k.clock.is_none_or(|c| c.holds_at(now))
             });
             let k = match held {
                 Some(mut k) => {
@@ -855,6 +860,12 @@ impl<'s> Rows<'s> {
             };
             if let Some(tr) = open.or(reopened.as_ref()) {
                 let mut h = history::build(Some(tr), t, None);
+                if let Some(why) = &h.transcript_unread {
+                    // Entries of the branch could not be read: its problems are unknown, and
+                    // the row is not remembered (rows_cache keeps no row with a failed read).
+                    row.unknown
+                        .insert(HISTORY_UNREAD.to_string(), crate::sanitize::one_line(why));
+                }
                 h.with_logs(&self.logs.of(s.key()));
                 last_compaction = h.about_last_compaction().into_iter().cloned().collect();
                 if self.host.summaries_unreadable.is_none() {

@@ -135,10 +135,21 @@ impl RowsCache {
     /// Writes back what the list kept, when it changed. A failure (a read-only or full disk)
     /// is logged and otherwise ignored: the next run reads again.
     pub fn save(&self, memo: &RowMemo, source: &dyn SessionSource) {
-        if memo.last_built == 0 && memo.rows.len() == self.read {
+        let Some(build) = build() else {
+            return;
+        };
+        let exposed: Vec<&str> = source.not_exposed().iter().map(|(f, _)| *f).collect();
+        // Rows built by this run that go to the file; a run that built none (only rows that
+        // are read every time, or none at all) and dropped none leaves the file as it is.
+        let built = memo
+            .rows
+            .values()
+            .filter(|k| matches!(k.session, Listed::Session(_)) && keepable(k, &exposed))
+            .count();
+        let kept = memo.rows.values().filter(|k| keepable(k, &exposed)).count();
+        if built == 0 && kept == self.read {
             return;
         }
-        let exposed: Vec<&str> = source.not_exposed().iter().map(|(f, _)| *f).collect();
         let rows = memo
             .rows
             .iter()
@@ -167,7 +178,7 @@ impl RowsCache {
             .collect();
         let file = CacheFile {
             format: FORMAT.to_string(),
-            build: build(),
+            build,
             host: self.host.clone(),
             basis: memo.basis.clone(),
             rows,
@@ -201,17 +212,25 @@ fn keepable(k: &Kept, exposed: &[&str]) -> bool {
             .latest_compaction_loss
             .as_ref()
             .is_none_or(|l| l.unknown.is_none())
+        && row
+            .cost
+            .as_ref()
+            .is_none_or(|c| !c.notes.iter().any(|n| n == crate::cost::PARTLY_READ))
 }
 
 /// This build of clawtop: its version and its executable's size and time, so a rebuilt
 /// binary (new arithmetic under the same version) does not trust an older build's rows.
-fn build() -> String {
+/// None when the executable cannot be found: then nothing is read or written.
+fn build() -> Option<String> {
     use std::os::unix::fs::MetadataExt;
-    let exe = std::env::current_exe()
-        .and_then(std::fs::metadata)
-        .map(|m| format!("{}:{}.{}", m.size(), m.mtime(), m.mtime_nsec()))
-        .unwrap_or_default();
-    format!("{} {exe}", env!("CARGO_PKG_VERSION"))
+    let m = std::env::current_exe().and_then(std::fs::metadata).ok()?;
+    Some(format!(
+        "{} {}:{}.{}",
+        env!("CARGO_PKG_VERSION"),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec()
+    ))
 }
 
 fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
@@ -229,7 +248,7 @@ fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
     let mut text = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(&f, MAX_FILE_BYTES), &mut text).ok()?;
     match serde_json::from_slice::<CacheFile>(&text) {
-        Ok(c) if c.format == FORMAT && c.build == build() && c.host == host => {
+        Ok(c) if c.format == FORMAT && Some(&c.build) == build().as_ref() && c.host == host => {
             tracing::debug!(target: "clawtop::io", io = "rows cache read", rows = c.rows.len(), "rows cache read");
             Some(c)
         }

@@ -378,3 +378,40 @@ fn a_remembered_row_follows_its_entry_config_and_lock() {
     let free = same("the lock went");
     assert!(free["sessions"][0]["busy"].is_null());
 }
+
+/// A remembered row is handed back run after run: nothing about the host changed, so the
+/// second run rebuilds no row and leaves the cache file as it was (an operator's price file
+/// of several models included: its basis is the same in every process).
+#[test]
+fn an_unchanged_host_is_not_rebuilt_run_after_run() {
+    let h = Home::host_a();
+    let config = h.path().join(".config/clawtop");
+    std::fs::create_dir_all(&config).unwrap();
+    let mut prices = String::new();
+    for m in ["a", "b", "c", "d", "e", "f"] {
+        prices.push_str(&format!(
+            "[models.\"p{m}/m{m}\"]\ninput = 1\noutput = 2\ncacheRead = 0.1\ncacheWrite = 1.25\n"
+        ));
+    }
+    std::fs::write(config.join("prices.toml"), prices).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let env = [("CLAWTOP_CONFIG_DIR", config.to_str().unwrap())];
+    h.run_env(&["list", "--json"], &env).expect(0);
+    let dir = h.path().join(".xdg-cache/clawtop/rows");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    use std::os::unix::fs::MetadataExt;
+    let ino = std::fs::metadata(&file).unwrap().ino();
+    for _ in 0..3 {
+        h.run_env(&["list", "--json"], &env).expect(0);
+        assert_eq!(
+            std::fs::metadata(&file).unwrap().ino(),
+            ino,
+            "nothing rebuilt, nothing written"
+        );
+    }
+}

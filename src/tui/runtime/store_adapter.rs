@@ -81,7 +81,8 @@ pub fn snapshot_named_remembered(
 ) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
     let mut memo = match cache {
-        Some(dir) => crate::usecase::rows_cache::RowsCache::open(dir, source.as_ref()).1,
+        // Keyed as the TUI keys (no host totals); the tips it takes are dropped with it.
+        Some(dir) => crate::usecase::rows_cache::RowsCache::open_live(dir, source.as_ref()).1,
         None => Default::default(),
     };
     Some(snapshot_of(source, agent, &mut memo, move |_| listing).0)
@@ -101,9 +102,14 @@ fn snapshot_of(
     let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
+    // The agent shown: a memo kept on disk keeps the other agents' rows.
+    let opts = crate::usecase::list::Options {
+        agent,
+        ..Default::default()
+    };
     let report = crate::usecase::list::from_listing_kept(
         source.as_ref(),
-        &Default::default(),
+        &opts,
         &loaded,
         memo,
         &mut |files| {
@@ -164,6 +170,8 @@ pub fn remembering_loader(
     agent: Option<String>,
     cache: Option<std::path::PathBuf>,
 ) -> SessionLoader {
+    // A gateway stamps no transcript: nothing to remember.
+    let cache = cache.filter(|_| source.kind() != crate::source::SourceKind::Gateway);
     let memo = std::sync::Mutex::new((crate::usecase::list::RowMemo::default(), cache));
     Arc::new(move || {
         let mut held = memo.lock().unwrap_or_else(|e| e.into_inner());
