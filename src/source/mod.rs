@@ -332,6 +332,12 @@ pub trait SessionSource: Send + Sync {
     fn transcript_tip(&self, session: &SessionRef) -> Option<Stamp> {
         self.transcript_stamp(session)
     }
+    /// [`Self::transcript_tip`] of each of `sessions`, in order: what the TUI's reload asks
+    /// of every session of the host at once. A SQLite source answers each database's
+    /// sessions through one statement; the default asks one by one.
+    fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<Stamp>> {
+        sessions.iter().map(|r| self.transcript_tip(r)).collect()
+    }
     /// The transcript of a session for its figures only (`used`, the forecast: `list` and
     /// the Sessions screen, for every session), never kept: a source may read a small one
     /// whole in one go rather than index it for showing. The same transcript either way.

@@ -344,6 +344,46 @@ impl SessionSource for SqliteStore {
         Some(super::stamp::of_rows_tip(t))
     }
 
+    fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
+        let mut out = vec![None; sessions.len()];
+        // Each database's sessions, under one lock of the known rows and one of its connection.
+        let mut by_db: HashMap<PathBuf, Vec<(usize, String)>> = HashMap::new();
+        {
+            let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+            for (i, r) in sessions.iter().enumerate() {
+                if let Some((db, sid)) = rows.get(*r) {
+                    by_db.entry(db.clone()).or_default().push((i, sid.clone()));
+                }
+            }
+        }
+        for (db, wanted) in by_db {
+            let Ok(conn) = self.connection(&db) else {
+                continue;
+            };
+            let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+            let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
+            let Ok(tips) = crate::sqlite::events::tips(&guard, &ids) else {
+                continue;
+            };
+            for ((i, _), t) in wanted.iter().zip(tips) {
+                out[*i] = t.ok().map(super::stamp::of_rows_tip);
+            }
+        }
+        // A session not among the known rows is located (the listing read again) one by one.
+        for (i, r) in sessions.iter().enumerate() {
+            if out[i].is_none()
+                && !self
+                    .rows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains_key(*r)
+            {
+                out[i] = self.transcript_tip(r);
+            }
+        }
+        out
+    }
+
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes is read whole in one
     /// statement and held in memory: `list` has thousands of such sessions, and indexing one
     /// then fetching its last entries row by row cost more than reading it. A bigger one, or

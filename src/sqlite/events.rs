@@ -235,6 +235,19 @@ pub struct RowsTip {
 }
 
 pub fn tip(db: &ReadOnlyDb, session_id: &str) -> Result<RowsTip, DbError> {
+    // One id in, one answer out.
+    tips(db, &[session_id])?
+        .pop()
+        .unwrap_or_else(|| Ok(RowsTip::default()))
+}
+
+/// [`tip`] of each of `session_ids`, in order, through one statement prepared once: the
+/// TUI's reload asks it for every session of a host of thousands (issue 31), where building
+/// and looking up the statement again for each was a good part of the cost.
+pub fn tips(
+    db: &ReadOnlyDb,
+    session_ids: &[&str],
+) -> Result<Vec<Result<RowsTip, DbError>>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
     // One statement where the rewrite watermarks exist (2026.9.6 has them), else two.
     const LAST: &str = "SELECT seq, rowid, \
@@ -253,23 +266,36 @@ pub fn tip(db: &ReadOnlyDb, session_id: &str) -> Result<RowsTip, DbError> {
             false,
         ),
     };
-    let mut rows = st.query([session_id]).map_err(err)?;
-    let mut t = RowsTip::default();
-    if let Some(r) = rows.next().map_err(err)? {
-        t.last_seq = Some(r.get(0).map_err(err)?);
-        t.last_rowid = Some(r.get(1).map_err(err)?);
-        t.last_bytes = r.get::<_, i64>(2).map_err(err)?.max(0) as u64;
-        t.first_seq = r.get(3).map_err(err)?;
-        if generation {
-            t.generation = r.get(4).map_err(err)?;
-        }
-    } else if generation {
-        drop(rows);
-        drop(st);
-        // No rows: the generation alone (a window trimmed to nothing still has one).
-        t.generation = rewrite_generation(db, session_id);
+    let mut out = Vec::with_capacity(session_ids.len());
+    let mut empty = Vec::new();
+    for (i, session_id) in session_ids.iter().enumerate() {
+        let one = (|| -> Result<RowsTip, DbError> {
+            let mut rows = st.query([session_id]).map_err(err)?;
+            let mut t = RowsTip::default();
+            if let Some(r) = rows.next().map_err(err)? {
+                t.last_seq = Some(r.get(0).map_err(err)?);
+                t.last_rowid = Some(r.get(1).map_err(err)?);
+                t.last_bytes = r.get::<_, i64>(2).map_err(err)?.max(0) as u64;
+                t.first_seq = r.get(3).map_err(err)?;
+                if generation {
+                    t.generation = r.get(4).map_err(err)?;
+                }
+            } else if generation {
+                // No rows: the generation alone (a window trimmed to nothing still has one),
+                // asked once the statement is done with.
+                empty.push(i);
+            }
+            Ok(t)
+        })();
+        out.push(one);
     }
-    Ok(t)
+    drop(st);
+    for i in empty {
+        if let Some(Ok(t)) = out.get_mut(i) {
+            t.generation = rewrite_generation(db, session_ids[i]);
+        }
+    }
+    Ok(out)
 }
 
 /// Calls `each(seq, decoded)` for every row of `session_id` in `seq` order, decoding one row

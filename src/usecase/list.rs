@@ -580,6 +580,40 @@ pub fn from_listing_kept(
     build_rows(source, opts, loaded, Some((memo, watch)))
 }
 
+/// A session's kept row (when its listing is unchanged), its files told to the watcher, and
+/// its transcript's tip, taken ahead of the reads ([`build_rows`]).
+type Ahead = (Option<Kept>, Vec<PathBuf>, Option<crate::source::Stamp>);
+
+/// [`Keying::Live`]: every session's [`Ahead`], the watcher told of all files before the
+/// tips are taken in one batch ([`SessionSource::transcript_tips`]). None otherwise.
+fn live_tips(
+    source: &dyn SessionSource,
+    sessions: &[Session],
+    kept: Option<&mut Keeping<'_>>,
+) -> Option<Vec<Ahead>> {
+    let (memo, watch) = kept?;
+    if memo.keying != Keying::Live {
+        return None;
+    }
+    let mut ahead: Vec<Ahead> = sessions
+        .iter()
+        .map(|s| {
+            let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
+            let files = match &prev {
+                Some(k) => k.watch.clone(),
+                None => transcript_watch(source, s),
+            };
+            watch(&files);
+            (prev, files, None)
+        })
+        .collect();
+    let refs: Vec<&SessionRef> = sessions.iter().map(|s| &s.reference).collect();
+    for (a, tip) in ahead.iter_mut().zip(source.transcript_tips(&refs)) {
+        a.2 = tip;
+    }
+    Some(ahead)
+}
+
 fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
     match source.changes(Watch::Transcript(&s.reference)) {
         crate::source::Changes::Poll(files) => files,
@@ -631,7 +665,11 @@ fn build_rows(
         }
     }
     source.read_together(&mut || {
-        for s in &loaded.sessions {
+        // A live reload takes every session's tip at once (one statement per SQLite database,
+        // not one lookup each; issue 31), after the watcher's stamps of every session and
+        // before any read: a change made in between is still seen next time.
+        let mut ahead = live_tips(source, &loaded.sessions, kept.as_mut());
+        for (n, s) in loaded.sessions.iter().enumerate() {
             let Some((memo, watch)) = kept.as_mut() else {
                 let files = transcript_watch(source, s);
                 let built = rows.build(s, &files);
@@ -639,17 +677,23 @@ fn build_rows(
                 report.refs.push(s.reference.clone());
                 continue;
             };
-            let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
-            let files = match &prev {
-                Some(k) => k.watch.clone(),
-                None => transcript_watch(source, s),
+            let (prev, files, live_tip) = match ahead.as_mut() {
+                Some(ahead) => std::mem::take(&mut ahead[n]),
+                None => {
+                    let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
+                    let files = match &prev {
+                        Some(k) => k.watch.clone(),
+                        None => transcript_watch(source, s),
+                    };
+                    // The watcher's stamps, then the transcript's, then the read: a change
+                    // made while it reads is seen next time.
+                    watch(&files);
+                    (prev, files, None)
+                }
             };
-            // The watcher's stamps, then the transcript's, then the read: a change made
-            // while it reads is seen next time.
-            watch(&files);
             let r = &s.reference;
             let (stamp, tip) = match memo.keying {
-                Keying::Live => (source.transcript_tip(r), None),
+                Keying::Live => (live_tip, None),
                 Keying::BetweenRuns => (source.transcript_stamp(r), None),
                 Keying::LiveFromDisk => {
                     let tip = source.transcript_tip(r);

@@ -218,3 +218,72 @@ fn a_first_load_takes_the_rows_the_last_run_remembered() {
     assert_eq!(kept(&src, &mut memo), cold(&h));
     assert_eq!(memo.last_built, 1);
 }
+
+/// The reload's tips of every session at once (`SessionSource::transcript_tips`, one
+/// statement per database) are each session's own tip, through every way a transcript
+/// changes: a turn, an in-place edit of the last row, rows deleted at either end, a reset to
+/// a new window, a window emptied; a session the source does not know has none.
+#[test]
+fn tips_in_one_batch_are_each_sessions_tip() {
+    use clawtop::source::SessionRef;
+    let h = HostF::new();
+    let src = h.source();
+    let check = |what: &str| {
+        let mut refs: Vec<SessionRef> = src
+            .list(None)
+            .sessions
+            .iter()
+            .map(|s| s.reference.clone())
+            .collect();
+        let mut unknown = refs[0].clone();
+        unknown.key = "agent:main:no-such-session".into();
+        refs.push(unknown);
+        let each: Vec<_> = refs.iter().map(|r| src.transcript_tip(r)).collect();
+        let batch = src.transcript_tips(&refs.iter().collect::<Vec<_>>());
+        assert_eq!(batch, each, "{what}");
+        assert!(
+            batch[..batch.len() - 1].iter().all(Option::is_some),
+            "{what}"
+        );
+        assert_eq!(batch.last(), Some(&None), "{what}");
+        batch
+    };
+    let mut seen = vec![check("as found")];
+    let w = h.writer("main");
+    let mut step = |what: &str, sql: &str| {
+        w.execute_batch(sql).unwrap();
+        let now = check(what);
+        assert!(!seen.contains(&now), "{what}: the tips did not move");
+        seen.push(now);
+    };
+    append_turn(&h, 31_000);
+    step("a turn", "");
+    step(
+        "the last row edited in place",
+        &format!(
+            "UPDATE transcript_events SET event_json = json_set(event_json, '$.message.content', 'edited') WHERE session_id = '{I7_SID}' AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = '{I7_SID}')"
+        ),
+    );
+    step(
+        "the last row deleted",
+        &format!(
+            "DELETE FROM transcript_events WHERE session_id = '{I7_SID}' AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = '{I7_SID}')"
+        ),
+    );
+    step(
+        "the first row deleted",
+        &format!(
+            "PRAGMA foreign_keys = OFF; DELETE FROM transcript_events WHERE session_id = '{I7_SID}' AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = '{I7_SID}')"
+        ),
+    );
+    step(
+        "a reset to a new window",
+        &format!(
+            "PRAGMA foreign_keys = OFF; UPDATE transcript_events SET session_id = 'new-window-31' WHERE session_id = '{I7_SID}' AND seq <= 10; UPDATE session_nodes SET current_session_id = 'new-window-31' WHERE session_key = '{I7}'"
+        ),
+    );
+    step(
+        "the window emptied",
+        "DELETE FROM transcript_events WHERE session_id = 'new-window-31'",
+    );
+}

@@ -115,9 +115,24 @@ impl SessionsState {
         self.visible().get(self.selected).map(|&i| &self.rows[i])
     }
 
+    /// Sorts `rows` by [`SortKey::compare`], stably: each row's rank is worked out once and
+    /// the rows are moved once, into their place (a row is large, and a reload sorts
+    /// thousands of them).
     pub fn sort_rows(&mut self) {
         let sort = self.sort;
-        self.rows.sort_by(|a, b| sort.compare(a, b));
+        let ranked: Vec<_> = self.rows.iter().map(|r| sort.rank(r)).collect();
+        let mut order: Vec<usize> = (0..self.rows.len()).collect();
+        order.sort_by(|&i, &j| {
+            let (a, b) = (&self.rows[i], &self.rows[j]);
+            ranked[i]
+                .cmp(&ranked[j])
+                .then_with(|| (a.agent(), a.key()).cmp(&(b.agent(), b.key())))
+        });
+        let mut rows: Vec<Option<SessionRow>> = std::mem::take(&mut self.rows)
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
     }
 }
 
@@ -145,27 +160,31 @@ impl SortKey {
         a: &crate::usecase::list::SessionRow,
         b: &crate::usecase::list::SessionRow,
     ) -> std::cmp::Ordering {
-        let key =
-            |r: &crate::usecase::list::SessionRow| (r.agent().to_string(), r.key().to_string());
+        self.rank(a)
+            .cmp(&self.rank(b))
+            .then_with(|| (a.agent(), a.key()).cmp(&(b.agent(), b.key())))
+    }
+
+    /// What [`Self::compare`] orders by before the agent and key, computed once per row when
+    /// the Sessions list sorts ([`SessionsState::sort_rows`]): a reload sorts thousands of
+    /// rows (issue 31, live), and working the urgency out again at every comparison, with
+    /// owned copies of the names, was most of the UI thread's work.
+    fn rank(self, r: &crate::usecase::list::SessionRow) -> (u8, i64, std::cmp::Reverse<i64>, u64) {
+        let none = (0, 0, std::cmp::Reverse(0), 0);
         match self {
-            SortKey::Urgency => a
-                .urgency()
-                .cmp(&b.urgency())
-                .then_with(|| key(a).cmp(&key(b))),
-            SortKey::Updated => b
-                .updated_at
-                .unwrap_or(i64::MIN)
-                .cmp(&a.updated_at.unwrap_or(i64::MIN))
-                .then_with(|| key(a).cmp(&key(b))),
-            SortKey::Name => key(a).cmp(&key(b)),
+            SortKey::Urgency => {
+                let (rank, room) = r.urgency();
+                (rank, room, none.2, 0)
+            }
+            SortKey::Updated => (0, 0, std::cmp::Reverse(r.updated_at.unwrap_or(i64::MIN)), 0),
+            SortKey::Name => none,
             SortKey::Eta => {
-                let eta = |r: &crate::usecase::list::SessionRow| {
-                    r.forecast
-                        .as_ref()
-                        .and_then(|f| f.turns_to_compaction)
-                        .unwrap_or(u64::MAX)
-                };
-                eta(a).cmp(&eta(b)).then_with(|| key(a).cmp(&key(b)))
+                let eta = r
+                    .forecast
+                    .as_ref()
+                    .and_then(|f| f.turns_to_compaction)
+                    .unwrap_or(u64::MAX);
+                (0, 0, none.2, eta)
             }
         }
     }
@@ -474,4 +493,62 @@ pub fn take_generation(counter: &mut u64) -> u64 {
     let id = *counter;
     *counter += 1;
     id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::thresholds::Status;
+
+    /// Rows with ties on every rank (same status and room, same update time, same
+    /// forecast) and on agent and key, so the order of equal rows shows.
+    fn rows() -> Vec<SessionRow> {
+        let statuses = [Status::Ok, Status::Over, Status::FlushDue, Status::Unknown];
+        (0..40u64)
+            .map(|i| {
+                let mut r = crate::usecase::list::SessionRow {
+                    agent_id: Some(["main", "ops"][(i % 2) as usize].into()),
+                    session_key: Some(format!("agent:k{}", i % 7)),
+                    session_id: Some(format!("id-{i}")),
+                    window: 200_000,
+                    used: (i % 5 != 0).then_some(10_000 * (i % 3)),
+                    compact_at: 150_000,
+                    flush_at: Some(140_000),
+                    status: statuses[(i % 4) as usize],
+                    updated_at: (i % 6 != 0).then_some((i % 4) as i64 * 1000),
+                    ..Default::default()
+                };
+                r.forecast = Some(crate::history::series::Forecast {
+                    turns_to_compaction: (i % 3 != 0).then_some(i % 4),
+                    ..Default::default()
+                });
+                SessionRow::new(r, None)
+            })
+            .collect()
+    }
+
+    /// The list's sort (ranks worked out once, rows moved once) puts the rows where a stable
+    /// sort by [`SortKey::compare`] does, under every key.
+    #[test]
+    fn sort_rows_orders_as_compare_does() {
+        for sort in [
+            SortKey::Urgency,
+            SortKey::Updated,
+            SortKey::Name,
+            SortKey::Eta,
+        ] {
+            let mut want = rows();
+            want.sort_by(|a, b| sort.compare(a, b));
+            let mut s = SessionsState {
+                rows: rows(),
+                sort,
+                ..Default::default()
+            };
+            s.sort_rows();
+            let ids =
+                |rows: &[SessionRow]| rows.iter().map(|r| r.id().to_string()).collect::<Vec<_>>();
+            assert_eq!(ids(&s.rows), ids(&want), "{sort:?}");
+            assert_ne!(ids(&s.rows), ids(&rows()), "{sort:?}: the rows moved");
+        }
+    }
 }
