@@ -100,19 +100,62 @@ pub enum RowError {
 /// The sessions of a host that answered.
 pub struct HostList {
     /// The rows as `list` has them. `errors` holds the stores of this host that could not be
-    /// read (a remote's are its stderr lines when it exited 1).
+    /// read (a remote's are its stderr lines when it exited 1). A remote's rows stay in
+    /// `json` until [`HostList::materialize`] reads them ([`HostList::each_row`] reads them
+    /// one at a time): a row is ~1.5 KB while its text is what the remote printed (a valid
+    /// 64 MiB answer of 400,000 sessions would otherwise hold 0.6 GB of rows, issue 33).
     pub report: ListReport,
     /// Each row as `list --json` printed it (every field, known or not), same order: its
-    /// text, read again only when `--json` prints it.
+    /// text, read again when `--json` prints it or a row is wanted.
     pub json: Vec<Box<RawValue>>,
     /// The source, for local and gateway hosts (locks, sessions on demand); None over ssh.
     pub source: Option<SourceHandle>,
+    /// `report.sessions` is still to be read from `json` (a remote's answer).
+    pub rows_in_json: bool,
 }
 
-/// One session of the fleet.
+impl HostList {
+    /// How many sessions the host has.
+    pub fn len(&self) -> usize {
+        if self.rows_in_json {
+            self.json.len()
+        } else {
+            self.report.sessions.len()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each row in order; a remote's read from its kept text, one transient row at a time,
+    /// by the code that accepted it in [`parse_remote`] (so it reads again: a row that could
+    /// not was refused there with the whole answer).
+    pub fn each_row(&self, mut f: impl FnMut(&SessionRow)) {
+        if self.rows_in_json {
+            for raw in &self.json {
+                if let Ok(row) = row_of(raw) {
+                    f(&row);
+                }
+            }
+        } else {
+            self.report.sessions.iter().for_each(f);
+        }
+    }
+
+    /// The rows held as rows in `report.sessions` (what `check`, `metrics` and the Fleet
+    /// screen grade and sort, as they do a local host's).
+    pub fn materialize(&mut self) {
+        if self.rows_in_json {
+            self.report.sessions = self.json.iter().filter_map(|r| row_of(r).ok()).collect();
+            self.rows_in_json = false;
+        }
+    }
+}
+
+/// One session of the fleet: its host and its `list --json` text.
 pub struct FleetRow<'a> {
     pub host: &'a str,
-    pub row: &'a SessionRow,
     pub json: &'a RawValue,
 }
 
@@ -137,10 +180,9 @@ pub fn rows(results: &[HostResult]) -> Vec<FleetRow<'_>> {
     let mut v = Vec::new();
     for h in results {
         if let Ok(l) = &h.outcome {
-            for (row, json) in l.report.sessions.iter().zip(&l.json) {
+            for json in &l.json {
                 v.push(FleetRow {
                     host: &h.name,
-                    row,
                     json,
                 });
             }
@@ -333,6 +375,7 @@ fn from_source(source: SourceHandle) -> HostList {
         report,
         json,
         source: Some(source),
+        rows_in_json: false,
     }
 }
 
@@ -422,17 +465,15 @@ pub fn parse_remote(
     let sessions: Vec<&RawValue> = member("sessions")
         .and_then(|s| serde_json::from_str(s.get()).ok())
         .ok_or_else(|| not_list("the remote list JSON has no \"sessions\" array"))?;
-    let mut rows = Vec::with_capacity(sessions.len());
+    // Each row is read here to accept it (a bad row refuses the answer, named by its place),
+    // then dropped: only its text is kept ([`HostList::rows_in_json`]).
     let mut json = Vec::with_capacity(sessions.len());
     for (i, s) in sessions.iter().enumerate() {
-        let bad = |why| HostError::BadRow {
+        row_of(s).map_err(|why| HostError::BadRow {
             host: host(),
             index: i + 1,
             why,
-        };
-        let v: Value = serde_json::from_str(s.get())
-            .map_err(|e| bad(RowError::Invalid(crate::sanitize::one_line(&e.to_string()))))?;
-        rows.push(row_from_json(&v).map_err(bad)?);
+        })?;
         json.push((*s).to_owned());
     }
     drop(sessions);
@@ -449,7 +490,6 @@ pub fn parse_remote(
     head.insert("sessions".into(), Value::Array(Vec::new()));
     let mut report: ListReport = serde_json::from_value(Value::Object(head))
         .map_err(|e| not_list(&format!("the remote list JSON is not a list report ({e})")))?;
-    report.sessions = rows;
     if code != 0 && report.errors.is_empty() {
         // An older clawtop says on stderr which store it could not read (exit 1).
         for l in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -476,7 +516,15 @@ pub fn parse_remote(
         report,
         json,
         source: None,
+        rows_in_json: true,
     })
+}
+
+/// A session object of a remote `list --json`, by its text ([`row_from_json`]).
+fn row_of(raw: &RawValue) -> Result<SessionRow, RowError> {
+    let v: Value = serde_json::from_str(raw.get())
+        .map_err(|e| RowError::Invalid(crate::sanitize::one_line(&e.to_string())))?;
+    row_from_json(&v)
 }
 
 /// The members of a JSON object in their order, each value its borrowed text.
@@ -574,7 +622,7 @@ impl serde::Serialize for FleetJson<'_> {
                 Some(serde_json::json!({
                     "host": h.name,
                     "era": l.report.era,
-                    "sessions": l.report.sessions.len(),
+                    "sessions": l.len(),
                     "totals": l.report.totals,
                 }))
             })
@@ -643,7 +691,9 @@ mod tests {
     #[test]
     fn remote_json_is_read_leniently_and_garbage_is_named() {
         let out = br#"{"stateDir":"/s","era":"file","sessions":[{"agentId":"main","sessionKey":"agent:main:main","window":48000,"compactAt":28000,"used":30000,"usedSource":"fresh","status":"over","forecast":{"x":1}}],"warnings":[]}"#;
-        let l = parse_remote("p1", out, 0, "").unwrap();
+        let mut l = parse_remote("p1", out, 0, "").unwrap();
+        assert!(l.report.sessions.is_empty() && l.len() == 1);
+        l.materialize();
         let r = &l.report.sessions[0];
         assert_eq!(r.status, crate::thresholds::Status::Over);
         assert_eq!(r.used, Some(30000));
