@@ -15,6 +15,20 @@ use crate::report::text::ascii;
 /// host, over every host's rows; a remote's rows are read from their kept text one at a time
 /// (a host of 400,000 sessions is never held as rows, issue 33).
 pub fn render_list(results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_list(&results, now_ms, width, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render_list`] written to `w` line by line, never held whole (a stdout that stops taking
+/// it ends it).
+pub fn write_list(
+    results: &[HostResult],
+    now_ms: i64,
+    width: Option<usize>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     // Each host that answered with rows, its name once.
     let runs: Vec<(String, &super::HostList)> = results
         .iter()
@@ -43,7 +57,7 @@ pub fn render_list(results: Vec<HostResult>, now_ms: i64, width: Option<usize>) 
     if runs.is_empty() {
         out.push_str("no sessions on any host\n");
         push_errors(&mut out, &errors, host_w);
-        return out;
+        return w.write_all(out.as_bytes());
     }
     let mut seen =
         list::Layout::new(width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)));
@@ -52,20 +66,25 @@ pub fn render_list(results: Vec<HostResult>, now_ms: i64, width: Option<usize>) 
     }
     let layout = seen.done();
     let pad = |h: &str| crate::report::text::pad(h, host_w);
-    out.push_str(&format!("{} {}", pad("HOST"), layout.header()));
+    w.write_all(format!("{} {}", pad("HOST"), layout.header()).as_bytes())?;
+    let mut failed = None;
     for (h, l) in &runs {
         let h = pad(h);
         l.each_row(|r| {
-            out.push_str(&h);
-            out.push(' ');
-            out.push_str(&layout.line(r, now_ms));
+            if failed.is_none() {
+                let line = format!("{h} {}", layout.line(r, now_ms));
+                failed = w.write_all(line.as_bytes()).err();
+            }
         });
     }
+    if let Some(e) = failed {
+        return Err(e);
+    }
     push_errors(&mut out, &errors, host_w);
-    push_totals(&mut out, &results, host_w);
+    push_totals(&mut out, results, host_w);
     // The fleet's spend is in the lines above, host by host.
     out.push_str(&layout.footer(None));
-    out
+    w.write_all(out.as_bytes())
 }
 
 /// One `spend:` line per host that reported its totals (SPEC §10: today, $/h, by kind, top),
