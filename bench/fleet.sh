@@ -169,10 +169,16 @@ PY
       printf '[[host]]\nname = "big%s"\nssh = "big%s"\nclawtop = "%s"\n\n' "$i" "$i" "$T/big-clawtop" >> "$T/big-$n.toml"
     done
     echo "remote list --json of $(du -m "$T/big.json" | cut -f1) MB × $n host(s):"
-    /usr/bin/time -f "  list --hosts:        %e s wall, %M KB peak RSS" \
-      "$EXE" list --hosts "$T/big-$n.toml" > "$T/big-$n.txt" || true
-    /usr/bin/time -f "  list --hosts --json: %e s wall, %M KB peak RSS" \
-      "$EXE" list --hosts "$T/big-$n.toml" --json > "$T/big-$n.json" || true
-    echo "  rows printed: $(($(wc -l < "$T/big-$n.txt")))"
+    for form in text json; do
+      flag=(); [ "$form" = json ] && flag=(--json)
+      /usr/bin/time -o "$T/big.time" -f "%e %M" \
+        "$EXE" list --hosts "$T/big-$n.toml" "${flag[@]}" > "$T/big-$n.$form" || true
+      read -r secs kb < "$T/big.time"
+      verdict=""
+      # Target (issue 33 item 8): <= 256 MB for one such host.
+      [ "$n" = 1 ] && { [ "$kb" -le $((256 * 1024)) ] && verdict="  (target <= 256 MB: ok)" || verdict="  (target <= 256 MB: OVER)"; }
+      printf '  list --hosts %-6s %s s wall, %s MB peak RSS%s\n' "$form:" "$secs" "$((kb / 1024))" "$verdict"
+    done
+    echo "  rows printed: $(($(wc -l < "$T/big-$n.text")))"
   done
 fi

@@ -20,7 +20,6 @@ pub enum Kind<'a> {
 }
 
 pub struct Output {
-    pub stdout: String,
     /// Lines for stderr, each already one neutral line.
     pub stderr: Vec<String>,
     pub code: i32,
@@ -45,8 +44,17 @@ pub fn run(
     now_ms: i64,
     width: Option<usize>,
     jobs: usize,
+    stdout: &mut dyn std::io::Write,
 ) -> Output {
-    let results = crate::fleet::read_all(hosts, home, jobs);
+    let mut results = crate::fleet::read_all(hosts, home, jobs);
+    if !matches!(kind, Kind::List { .. }) {
+        // check and metrics grade every row as a report: a remote's rows are read here.
+        for h in &mut results {
+            if let Ok(l) = &mut h.outcome {
+                l.materialize();
+            }
+        }
+    }
     let errors: Vec<String> = results
         .iter()
         .flat_map(|h| h.errors())
@@ -71,39 +79,39 @@ pub fn run(
                     })
                 })
                 .collect();
-            let stdout = if json {
-                crate::report::json::to_string(&crate::fleet::to_json(&results))
+            // A stdout that is closed (the reader stopped) ends the answer, as `out` does.
+            let _ = if json {
+                // Written as it is made, never held whole.
+                crate::report::json::to_writer(&crate::fleet::to_json(&results), &mut *stdout)
             } else {
-                crate::fleet::report::render_list(results, now_ms, width)
+                crate::fleet::report::write_list(&results, now_ms, width, &mut *stdout)
             };
             // The error rows are in the output; stderr says it too, for scripts reading it.
             stderr.extend(errors);
-            Output {
-                stdout,
-                stderr,
-                code,
-            }
+            Output { stderr, code }
         }
         Kind::Check {
             warn,
             crit,
             max_cost_per_hour,
         } => {
-            let (stdout, code) =
+            let (text, code) =
                 crate::fleet::report::run_check(&results, warn, crit, max_cost_per_hour);
+            let _ = stdout.write_all(text.as_bytes());
             Output {
-                stdout,
                 stderr: Vec::new(),
                 code,
             }
         }
         // Like `metrics` on one host: the exposition is the answer (clawtop_host_up says who
         // is down); the causes go to stderr.
-        Kind::Metrics => Output {
-            stdout: crate::fleet::report::render_metrics(&results),
-            stderr: errors,
-            code: Exit::OK,
-        },
+        Kind::Metrics => {
+            let _ = stdout.write_all(crate::fleet::report::render_metrics(&results).as_bytes());
+            Output {
+                stderr: errors,
+                code: Exit::OK,
+            }
+        }
     }
 }
 
@@ -111,7 +119,6 @@ pub fn run(
 
 use super::args::*;
 use super::host::*;
-use crate::commands::out;
 
 /// `--hosts`: every host of the hosts file ([`crate::commands::fleet`]), or the fleet TUI.
 pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
@@ -162,8 +169,18 @@ pub(crate) fn cmd_fleet(g: &Global, cmd: Option<Cmd>, has_target: bool) -> i32 {
             },
         };
     };
-    let o = fleet::run(kind, &hosts, home.as_deref(), now_ms(), list_width(), jobs);
-    out(&o.stdout);
+    let mut stdout = std::io::BufWriter::new(std::io::stdout());
+    let o = fleet::run(
+        kind,
+        &hosts,
+        home.as_deref(),
+        now_ms(),
+        list_width(),
+        jobs,
+        &mut stdout,
+    );
+    let _ = std::io::Write::flush(&mut stdout);
+    drop(stdout);
     for l in &o.stderr {
         eprintln!("{l}");
     }

@@ -100,20 +100,98 @@ pub enum RowError {
 /// The sessions of a host that answered.
 pub struct HostList {
     /// The rows as `list` has them. `errors` holds the stores of this host that could not be
-    /// read (a remote's are its stderr lines when it exited 1).
+    /// read (a remote's are its stderr lines when it exited 1). A remote's rows stay in
+    /// `json` until [`HostList::materialize`] reads them ([`HostList::each_row`] reads them
+    /// one at a time): a row is ~1.5 KB while its text is what the remote printed (a valid
+    /// 64 MiB answer of 400,000 sessions would otherwise hold 0.6 GB of rows, issue 33).
     pub report: ListReport,
     /// Each row as `list --json` printed it (every field, known or not), same order: its
-    /// text, read again only when `--json` prints it.
-    pub json: Vec<Box<RawValue>>,
+    /// text, read again when `--json` prints it or a row is wanted.
+    pub json: RowTexts,
     /// The source, for local and gateway hosts (locks, sessions on demand); None over ssh.
     pub source: Option<SourceHandle>,
+    /// `report.sessions` is still to be read from `json` (a remote's answer).
+    pub rows_in_json: bool,
 }
 
-/// One session of the fleet.
+/// Each row's `list --json` text. A remote's are spans of its answer, which is kept as it
+/// came (no copy of its bytes, no allocation per row); a local host's are its rows written.
+#[derive(Debug, Default)]
+pub struct RowTexts {
+    text: String,
+    spans: Vec<(usize, usize)>,
+}
+
+impl RowTexts {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let &(at, len) = self.spans.get(i)?;
+        self.text.get(at..at + len)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.spans
+            .iter()
+            .filter_map(|&(at, len)| self.text.get(at..at + len))
+    }
+
+    fn push(&mut self, row: &str) {
+        self.spans.push((self.text.len(), row.len()));
+        self.text.push_str(row);
+    }
+}
+
+impl HostList {
+    /// How many sessions the host has.
+    pub fn len(&self) -> usize {
+        if self.rows_in_json {
+            self.json.len()
+        } else {
+            self.report.sessions.len()
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Each row in order; a remote's read from its kept text, one transient row at a time,
+    /// by the code that accepted it in [`parse_remote`] (so it reads again: a row that could
+    /// not was refused there with the whole answer).
+    pub fn each_row(&self, mut f: impl FnMut(&SessionRow)) {
+        if self.rows_in_json {
+            for raw in self.json.iter() {
+                if let Ok(row) = row_of(raw) {
+                    f(&row);
+                }
+            }
+        } else {
+            self.report.sessions.iter().for_each(f);
+        }
+    }
+
+    /// The rows held as rows in `report.sessions` (what `check`, `metrics` and the Fleet
+    /// screen grade and sort, as they do a local host's).
+    pub fn materialize(&mut self) {
+        if self.rows_in_json {
+            self.report.sessions = self.json.iter().filter_map(|r| row_of(r).ok()).collect();
+            self.report.sessions.shrink_to_fit();
+            self.rows_in_json = false;
+        }
+    }
+}
+
+/// One session of the fleet: its host and its `list --json` text.
 pub struct FleetRow<'a> {
     pub host: &'a str,
-    pub row: &'a SessionRow,
-    pub json: &'a RawValue,
+    pub json: &'a str,
 }
 
 impl HostResult {
@@ -137,10 +215,9 @@ pub fn rows(results: &[HostResult]) -> Vec<FleetRow<'_>> {
     let mut v = Vec::new();
     for h in results {
         if let Ok(l) = &h.outcome {
-            for (row, json) in l.report.sessions.iter().zip(&l.json) {
+            for json in l.json.iter() {
                 v.push(FleetRow {
                     host: &h.name,
-                    row,
                     json,
                 });
             }
@@ -320,11 +397,10 @@ fn gateway_source(url: &str, token_file: &std::path::Path) -> Result<SourceHandl
 
 fn from_source(source: SourceHandle) -> HostList {
     let report = crate::usecase::list::build(source.as_ref(), &Default::default());
-    let json = report
-        .sessions
-        .iter()
-        .map(|r| serde_json::value::to_raw_value(r).unwrap_or_else(|_| RawValue::NULL.to_owned()))
-        .collect();
+    let mut json = RowTexts::default();
+    for r in &report.sessions {
+        json.push(&serde_json::to_string(r).unwrap_or_else(|_| "null".into()));
+    }
     let mut report = report;
     if let Some(why) = report.unreadable.take() {
         report.errors.push(why);
@@ -333,6 +409,7 @@ fn from_source(source: SourceHandle) -> HostList {
         report,
         json,
         source: Some(source),
+        rows_in_json: false,
     }
 }
 
@@ -362,9 +439,9 @@ fn read_ssh(
         None => return Err(HostError::Killed { host }.into()),
         _ => {}
     }
-    Ok(parse_remote(
+    Ok(parse_remote_owned(
         name,
-        &out.stdout,
+        out.stdout,
         out.code.unwrap_or(0),
         &out.stderr,
     )?)
@@ -377,16 +454,26 @@ pub fn parse_remote(
     code: i32,
     stderr: &str,
 ) -> Result<HostList, HostError> {
+    parse_remote_owned(name, stdout.to_vec(), code, stderr)
+}
+
+/// [`parse_remote`], keeping the answer's bytes as its rows' texts ([`RowTexts`]).
+pub fn parse_remote_owned(
+    name: &str,
+    stdout: Vec<u8>,
+    code: i32,
+    stderr: &str,
+) -> Result<HostList, HostError> {
     let host = || crate::sanitize::one_line(name);
     let not_list = |detail: &str| HostError::NotList {
         host: host(),
         detail: detail.to_string(),
     };
     // Read without a tree of the whole answer: the top-level members stay borrowed text, the
-    // sessions are read one at a time (a transient value each), and each row's text is kept
-    // for `--json`. A 64 MiB answer of 400,000 sessions holds its bytes, their copy and the
-    // rows, never a `Value` per session alive at once (issue 33, item 8).
-    let whole: &RawValue = serde_json::from_slice(stdout).map_err(|e| {
+    // sessions are read one at a time (a transient value each, dropped once accepted), and
+    // each row is kept as its span of the answer. A 64 MiB answer of 400,000 sessions holds
+    // its bytes and two numbers a row, never a `Value` or a row per session (issue 33, item 8).
+    let whole: &RawValue = serde_json::from_slice(&stdout).map_err(|e| {
         let said = ssh::tail_message(stderr);
         if stdout.is_empty() && !said.is_empty() {
             HostError::RemoteFailed {
@@ -422,18 +509,17 @@ pub fn parse_remote(
     let sessions: Vec<&RawValue> = member("sessions")
         .and_then(|s| serde_json::from_str(s.get()).ok())
         .ok_or_else(|| not_list("the remote list JSON has no \"sessions\" array"))?;
-    let mut rows = Vec::with_capacity(sessions.len());
-    let mut json = Vec::with_capacity(sessions.len());
+    // Each row is read here to accept it (a bad row refuses the answer, named by its place),
+    // then dropped: only where its text is in the answer is kept ([`HostList::rows_in_json`]).
+    let base = stdout.as_ptr() as usize;
+    let mut spans = Vec::with_capacity(sessions.len());
     for (i, s) in sessions.iter().enumerate() {
-        let bad = |why| HostError::BadRow {
+        row_of(s.get()).map_err(|why| HostError::BadRow {
             host: host(),
             index: i + 1,
             why,
-        };
-        let v: Value = serde_json::from_str(s.get())
-            .map_err(|e| bad(RowError::Invalid(crate::sanitize::one_line(&e.to_string()))))?;
-        rows.push(row_from_json(&v).map_err(bad)?);
-        json.push((*s).to_owned());
+        })?;
+        spans.push((s.get().as_ptr() as usize - base, s.get().len()));
     }
     drop(sessions);
     // The rest of the report as the remote's serde wrote it; `sessions` was read above, row
@@ -449,7 +535,6 @@ pub fn parse_remote(
     head.insert("sessions".into(), Value::Array(Vec::new()));
     let mut report: ListReport = serde_json::from_value(Value::Object(head))
         .map_err(|e| not_list(&format!("the remote list JSON is not a list report ({e})")))?;
-    report.sessions = rows;
     if code != 0 && report.errors.is_empty() {
         // An older clawtop says on stderr which store it could not read (exit 1).
         for l in stderr.lines().map(str::trim).filter(|l| !l.is_empty()) {
@@ -472,11 +557,24 @@ pub fn parse_remote(
     if report.state_dir.is_empty() {
         report.state_dir = "?".into();
     }
+    drop(obj);
+    // The answer parsed as JSON, so it is UTF-8 throughout.
+    let mut text = String::from_utf8(stdout)
+        .map_err(|_| not_list("the remote clawtop printed something that is not UTF-8"))?;
+    text.shrink_to_fit();
     Ok(HostList {
         report,
-        json,
+        json: RowTexts { text, spans },
         source: None,
+        rows_in_json: true,
     })
+}
+
+/// A session object of a remote `list --json`, by its text ([`row_from_json`]).
+fn row_of(raw: &str) -> Result<SessionRow, RowError> {
+    let v: Value = serde_json::from_str(raw)
+        .map_err(|e| RowError::Invalid(crate::sanitize::one_line(&e.to_string())))?;
+    row_from_json(&v)
 }
 
 /// The members of a JSON object in their order, each value its borrowed text.
@@ -540,7 +638,7 @@ impl serde::Serialize for FleetSessions<'_> {
         for r in rows(self.0) {
             let mut m = Map::new();
             m.insert("host".into(), Value::String(r.host.to_string()));
-            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(r.json.get()) {
+            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(r.json) {
                 for (k, v) in o {
                     if k != "host" {
                         m.insert(k, v);
@@ -574,7 +672,7 @@ impl serde::Serialize for FleetJson<'_> {
                 Some(serde_json::json!({
                     "host": h.name,
                     "era": l.report.era,
-                    "sessions": l.report.sessions.len(),
+                    "sessions": l.len(),
                     "totals": l.report.totals,
                 }))
             })
@@ -641,13 +739,37 @@ mod tests {
     }
 
     #[test]
+    fn a_remote_row_is_its_own_text_of_the_answer() {
+        let rows = [
+            r#"{"sessionKey":"agent:mäin:✓","window":48000,"compactAt":28000,"x":"\u00e9"}"#,
+            r#"{"sessionId":"s2","window":1,"compactAt":1,"agentId":"b"}"#,
+        ];
+        let out = format!(
+            "{{\"stateDir\":\"/s\",\"sessions\":[ {} ,\n{}],\"errors\":[]}}\n",
+            rows[0], rows[1]
+        );
+        let mut l = parse_remote_owned("p1", out.into_bytes(), 0, "").unwrap();
+        assert_eq!(l.json.iter().collect::<Vec<_>>(), rows);
+        assert_eq!(l.len(), 2);
+        let mut keys = Vec::new();
+        l.each_row(|r| keys.push(r.session_key.clone()));
+        assert_eq!(keys, [Some("agent:mäin:✓".to_string()), None]);
+        l.materialize();
+        assert!(!l.rows_in_json);
+        assert_eq!(l.report.sessions[1].agent_id.as_deref(), Some("b"));
+        assert_eq!(l.len(), 2);
+    }
+
+    #[test]
     fn remote_json_is_read_leniently_and_garbage_is_named() {
         let out = br#"{"stateDir":"/s","era":"file","sessions":[{"agentId":"main","sessionKey":"agent:main:main","window":48000,"compactAt":28000,"used":30000,"usedSource":"fresh","status":"over","forecast":{"x":1}}],"warnings":[]}"#;
-        let l = parse_remote("p1", out, 0, "").unwrap();
+        let mut l = parse_remote("p1", out, 0, "").unwrap();
+        assert!(l.report.sessions.is_empty() && l.len() == 1);
+        l.materialize();
         let r = &l.report.sessions[0];
         assert_eq!(r.status, crate::thresholds::Status::Over);
         assert_eq!(r.used, Some(30000));
-        assert!(l.json[0].get().contains(r#""forecast":{"x":1}"#));
+        assert!(l.json.get(0).unwrap().contains(r#""forecast":{"x":1}"#));
         let e = parse_remote("p1", b"\x1b[2Jhello", 0, "").err().unwrap();
         assert!(matches!(&e, HostError::NotList { host, .. } if host == "p1"));
         let text = e.to_string();

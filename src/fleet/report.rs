@@ -11,18 +11,32 @@ use crate::report::list::{self, ListReport};
 use crate::report::text::ascii;
 
 /// The fleet as one `list` table with a HOST column, then one error row per host (or store)
-/// that could not be read. The hosts' rows are moved into the one table, never copied (a
-/// host of 400,000 sessions is held once, and freed as it moves): the results are used up.
-pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
-    // Each host's name once with its count of rows, in the order of the table's lines.
-    let runs: Vec<(String, usize)> = results
+/// that could not be read. The table is laid out by [`list::Layout`], as `list` lays out one
+/// host, over every host's rows; a remote's rows are read from their kept text one at a time
+/// (a host of 400,000 sessions is never held as rows, issue 33).
+pub fn render_list(results: Vec<HostResult>, now_ms: i64, width: Option<usize>) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write_list(&results, now_ms, width, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`render_list`] written to `w` line by line, never held whole (a stdout that stops taking
+/// it ends it).
+pub fn write_list(
+    results: &[HostResult],
+    now_ms: i64,
+    width: Option<usize>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    // Each host that answered with rows, its name once.
+    let runs: Vec<(String, &super::HostList)> = results
         .iter()
         .filter_map(|h| {
-            let n = h.outcome.as_ref().ok()?.report.sessions.len();
-            (n > 0).then(|| (ascii(&h.name), n))
+            let l = h.outcome.as_ref().ok()?;
+            (!l.is_empty()).then(|| (ascii(&h.name), l))
         })
         .collect();
-    let n_rows: usize = runs.iter().map(|(_, n)| n).sum();
     let errors: Vec<(String, String)> = results
         .iter()
         .flat_map(|h| {
@@ -40,60 +54,37 @@ pub fn render_list(mut results: Vec<HostResult>, now_ms: i64, width: Option<usiz
         .unwrap_or(0)
         .clamp(4, list::PAD_MAX);
     let mut out = String::new();
-    if n_rows > 0 {
-        let mut combined = ListReport {
-            era: "fleet".into(),
-            ..ListReport::default()
-        };
-        for h in results.iter_mut() {
-            if let Ok(l) = &mut h.outcome {
-                let mut rows = std::mem::take(&mut l.report.sessions);
-                l.json = Vec::new();
-                if combined.sessions.is_empty() {
-                    combined.sessions = rows;
-                    combined
-                        .sessions
-                        .reserve_exact(n_rows - combined.sessions.len());
-                } else {
-                    combined.sessions.append(&mut rows);
-                }
-            }
-        }
-        let table = list::render(
-            &combined,
-            now_ms,
-            width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)),
-        );
-        drop(combined);
-        // list::render prints a header, one line per session in order, then the legend.
-        let mut host_of_row = runs
-            .iter()
-            .flat_map(|(h, n)| std::iter::repeat_n(h.as_str(), *n));
-        out.reserve(table.len() + (n_rows + 1) * (host_w + 1));
-        for (i, line) in table.lines().enumerate() {
-            let host = match i {
-                0 => "HOST",
-                i if i <= n_rows => host_of_row.next().unwrap_or("?"),
-                _ => {
-                    if i == n_rows + 1 {
-                        push_errors(&mut out, &errors, host_w);
-                        push_totals(&mut out, &results, host_w);
-                    }
-                    out.push_str(line);
-                    out.push('\n');
-                    continue;
-                }
-            };
-            out.push_str(&format!(
-                "{} {line}\n",
-                crate::report::text::pad(host, host_w)
-            ));
-        }
-    } else {
+    if runs.is_empty() {
         out.push_str("no sessions on any host\n");
         push_errors(&mut out, &errors, host_w);
+        return w.write_all(out.as_bytes());
     }
-    out
+    let mut seen =
+        list::Layout::new(width.map(|w| w.saturating_sub(host_w + 1).max(list::MIN_WIDTH)));
+    for (_, l) in &runs {
+        l.each_row(|r| seen.see(r));
+    }
+    let layout = seen.done();
+    let pad = |h: &str| crate::report::text::pad(h, host_w);
+    w.write_all(format!("{} {}", pad("HOST"), layout.header()).as_bytes())?;
+    let mut failed = None;
+    for (h, l) in &runs {
+        let h = pad(h);
+        l.each_row(|r| {
+            if failed.is_none() {
+                let line = format!("{h} {}", layout.line(r, now_ms));
+                failed = w.write_all(line.as_bytes()).err();
+            }
+        });
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    push_errors(&mut out, &errors, host_w);
+    push_totals(&mut out, results, host_w);
+    // The fleet's spend is in the lines above, host by host.
+    out.push_str(&layout.footer(None));
+    w.write_all(out.as_bytes())
 }
 
 /// One `spend:` line per host that reported its totals (SPEC §10: today, $/h, by kind, top),

@@ -77,6 +77,15 @@ pub fn to_string<T: Serialize>(v: &T) -> String {
     String::from_utf8(buf).unwrap_or_default()
 }
 
+/// [`to_string`]'s text written to `w` as it is made: a fleet's answer of 400,000 sessions
+/// is never held whole (issue 33, item 8).
+pub fn to_writer<T: Serialize, W: Write>(v: &T, mut w: W) -> io::Result<()> {
+    let mut ser =
+        serde_json::Serializer::with_formatter(&mut w, SafeFormatter(PrettyFormatter::new()));
+    v.serialize(&mut ser).map_err(io::Error::other)?;
+    w.write_all(b"\n")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -40,93 +40,164 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
         out.push_str(&format!("no sessions in {}\n", ascii(&r.state_dir)));
         return out;
     }
-    let keys: Vec<String> = r
-        .sessions
-        .iter()
-        .map(|s| ascii(s.session_key.as_deref().unwrap_or("-")))
-        .collect();
-    let models: Vec<String> = r
-        .sessions
-        .iter()
-        .map(|s| ascii(s.model.as_deref().unwrap_or("-")))
-        .collect();
-    let longest = |v: &[String], min: usize| v.iter().map(String::len).max().unwrap_or(0).max(min);
-    let agent_w = r
-        .sessions
-        .iter()
-        .map(|s| s.agent_id.as_deref().map_or(1, |a| a.len()))
-        .max()
-        .unwrap_or(5)
-        .max(5);
-    // Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
-    let (age_w, used_w, pct_w, status_w, comp_w, eta_w) = (4, 11, 5, 11, 3, 4);
-    let fixed = age_w + used_w + pct_w + status_w + comp_w + eta_w + 8;
-    // LOCK, only when a row has one (a stale lock is what check grades CRITICAL).
-    let lock_w = 5;
-    let with_lock = r.sessions.iter().any(|s| super::marks::lock(s).is_some());
-    let fixed = if with_lock { fixed + lock_w + 1 } else { fixed };
-    // Spend and $/h, where the width leaves keys and models [`COST_ROOM`] columns.
-    let (spend_w, hour_w) = (9, 11);
-    let any_cost = r.sessions.iter().any(|s| s.cost.is_some());
-    let with_cost = any_cost
-        && width.is_none_or(|w| {
-            w.max(MIN_WIDTH) >= fixed + agent_w.min(10) + spend_w + hour_w + 2 + COST_ROOM
-        });
-    let fixed = if with_cost {
-        fixed + spend_w + hour_w + 2
-    } else {
-        fixed
-    };
-    let (agent_w, key_w, model_w) = match width {
-        None => (
-            agent_w.min(PAD_MAX),
-            longest(&keys, 3).min(PAD_MAX),
-            longest(&models, 5).min(PAD_MAX),
-        ),
-        Some(w) => {
-            let agent_w = agent_w.min(10);
-            let room = w.max(MIN_WIDTH) - fixed - agent_w;
-            // Both whole when they fit; else models get up to a third of the room (at least
-            // 12) and keys the rest, any room a short column leaves going to the other.
-            let (key_need, model_need) = (longest(&keys, 3), longest(&models, 5));
-            let mut model_w = model_need.min((room / 3).max(12));
-            let key_w = key_need.min(room - model_w);
-            model_w = model_need.min(room - key_w);
-            (agent_w, key_w, model_w)
+    let mut seen = Layout::new(width);
+    for s in &r.sessions {
+        seen.see(s);
+    }
+    let layout = seen.done();
+    out.push_str(&layout.header());
+    for s in &r.sessions {
+        out.push_str(&layout.line(s, now_ms));
+    }
+    out.push_str(&layout.footer(r.totals.as_ref()));
+    out
+}
+
+/// The table's columns, sized by one look at every row ([`Layout::see`]) and then laid out
+/// ([`Layout::done`]): the rows need not all be held at once, so the fleet lays out a
+/// remote's rows from their kept text one at a time with the code `list` uses.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    width: Option<usize>,
+    agent_w: Option<usize>,
+    key_need: usize,
+    model_need: usize,
+    with_lock: bool,
+    any_cost: bool,
+    key_w: usize,
+    model_w: usize,
+    with_cost: bool,
+}
+
+// Fixed columns: age 4, used/window 11, % 5, status 11, compactions 3, ETA 4, 8 gaps.
+const AGE_W: usize = 4;
+const USED_W: usize = 11;
+const PCT_W: usize = 5;
+const STATUS_W: usize = 11;
+const COMP_W: usize = 3;
+const ETA_W: usize = 4;
+const FIXED: usize = AGE_W + USED_W + PCT_W + STATUS_W + COMP_W + ETA_W + 8;
+// LOCK, only when a row has one (a stale lock is what check grades CRITICAL).
+const LOCK_W: usize = 5;
+// Spend and $/h, where the width leaves keys and models [`COST_ROOM`] columns.
+const SPEND_W: usize = 9;
+const HOUR_W: usize = 11;
+
+impl Layout {
+    /// Before any row is seen; `width` as for [`render`].
+    pub fn new(width: Option<usize>) -> Layout {
+        Layout {
+            width,
+            agent_w: None,
+            key_need: 3,
+            model_need: 5,
+            with_lock: false,
+            any_cost: false,
+            key_w: 0,
+            model_w: 0,
+            with_cost: false,
         }
-    };
-    // Shortened to fit a terminal; whole (past PAD_MAX, unpadded) when there is none.
-    let cell = |s: &str, w: usize| match width {
-        Some(_) => cell(s, w),
-        None => super::text::pad(s, w),
-    };
-    let row = |cols: [String; 9], lock: String, cost: [String; 2]| -> String {
+    }
+
+    /// One row's part in the columns' widths.
+    pub fn see(&mut self, s: &super::SessionRow) {
+        let a = s.agent_id.as_deref().map_or(1, |a| a.len());
+        self.agent_w = Some(self.agent_w.map_or(a, |w| w.max(a)));
+        let key = ascii(s.session_key.as_deref().unwrap_or("-")).len();
+        self.key_need = self.key_need.max(key);
+        let model = ascii(s.model.as_deref().unwrap_or("-")).len();
+        self.model_need = self.model_need.max(model);
+        self.with_lock |= super::marks::lock(s).is_some();
+        self.any_cost |= s.cost.is_some();
+    }
+
+    /// Every row seen: the widths.
+    pub fn done(mut self) -> Layout {
+        let agent_w = self.agent_w.unwrap_or(5).max(5);
+        let fixed = if self.with_lock {
+            FIXED + LOCK_W + 1
+        } else {
+            FIXED
+        };
+        self.with_cost = self.any_cost
+            && self.width.is_none_or(|w| {
+                w.max(MIN_WIDTH) >= fixed + agent_w.min(10) + SPEND_W + HOUR_W + 2 + COST_ROOM
+            });
+        let fixed = if self.with_cost {
+            fixed + SPEND_W + HOUR_W + 2
+        } else {
+            fixed
+        };
+        let (agent_w, key_w, model_w) = match self.width {
+            None => (
+                agent_w.min(PAD_MAX),
+                self.key_need.min(PAD_MAX),
+                self.model_need.min(PAD_MAX),
+            ),
+            Some(w) => {
+                let agent_w = agent_w.min(10);
+                let room = w.max(MIN_WIDTH) - fixed - agent_w;
+                // Both whole when they fit; else models get up to a third of the room (at
+                // least 12) and keys the rest, any room a short column leaves going to the
+                // other.
+                let (key_need, model_need) = (self.key_need, self.model_need);
+                let mut model_w = model_need.min((room / 3).max(12));
+                let key_w = key_need.min(room - model_w);
+                model_w = model_need.min(room - key_w);
+                (agent_w, key_w, model_w)
+            }
+        };
+        self.agent_w = Some(agent_w);
+        self.key_w = key_w;
+        self.model_w = model_w;
+        self
+    }
+
+    /// Shortened to fit a terminal; whole (past PAD_MAX, unpadded) when there is none.
+    fn cell(&self, s: &str, w: usize) -> String {
+        match self.width {
+            Some(_) => cell(s, w),
+            None => super::text::pad(s, w),
+        }
+    }
+
+    fn row(&self, cols: [String; 9], lock: String, cost: [String; 2]) -> String {
         let mut cols = cols.to_vec();
-        if with_lock {
+        if self.with_lock {
             // After STATUS.
             cols.insert(7, lock);
         }
-        if with_cost {
+        if self.with_cost {
             cols.extend(cost);
         }
         format!("{}\n", cols.join(" ").trim_end())
-    };
-    out.push_str(&row(
-        [
-            cell("AGENT", agent_w),
-            cell("KEY", key_w),
-            cell("MODEL", model_w),
-            rcell("AGE", age_w),
-            rcell("USED/WINDOW", used_w),
-            rcell("%", pct_w),
-            cell("STATUS", status_w),
-            rcell("CMP", comp_w),
-            rcell("ETA", eta_w),
-        ],
-        cell("LOCK", lock_w),
-        [rcell("SPEND", spend_w), rcell("$/H", hour_w)],
-    ));
-    for (i, s) in r.sessions.iter().enumerate() {
+    }
+
+    fn agent_w(&self) -> usize {
+        self.agent_w.unwrap_or(5)
+    }
+
+    /// The header line.
+    pub fn header(&self) -> String {
+        self.row(
+            [
+                self.cell("AGENT", self.agent_w()),
+                self.cell("KEY", self.key_w),
+                self.cell("MODEL", self.model_w),
+                rcell("AGE", AGE_W),
+                rcell("USED/WINDOW", USED_W),
+                rcell("%", PCT_W),
+                self.cell("STATUS", STATUS_W),
+                rcell("CMP", COMP_W),
+                rcell("ETA", ETA_W),
+            ],
+            self.cell("LOCK", LOCK_W),
+            [rcell("SPEND", SPEND_W), rcell("$/H", HOUR_W)],
+        )
+    }
+
+    /// One session's line.
+    pub fn line(&self, s: &super::SessionRow, now_ms: i64) -> String {
         let used = match s.used {
             None => super::marks::UNKNOWN.to_string(),
             Some(u) => format!(
@@ -139,61 +210,55 @@ pub fn render(r: &ListReport, now_ms: i64, width: Option<usize>) -> String {
             Some(p) => format!("{p}%"),
             None => "?".into(),
         };
-        out.push_str(&row(
+        self.row(
             [
-                cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), agent_w),
-                cell(&keys[i], key_w),
-                cell(&models[i], model_w),
-                rcell(&age(s.updated_at, now_ms), age_w),
-                rcell(&format!("{used}/{}", compact_number(s.window)), used_w),
-                rcell(&pct, pct_w),
-                cell(s.status.name(), status_w),
+                self.cell(&ascii(s.agent_id.as_deref().unwrap_or("-")), self.agent_w()),
+                self.cell(&ascii(s.session_key.as_deref().unwrap_or("-")), self.key_w),
+                self.cell(&ascii(s.model.as_deref().unwrap_or("-")), self.model_w),
+                rcell(&age(s.updated_at, now_ms), AGE_W),
+                rcell(&format!("{used}/{}", compact_number(s.window)), USED_W),
+                rcell(&pct, PCT_W),
+                self.cell(s.status.name(), STATUS_W),
                 rcell(
                     &super::marks::compaction_count(
                         s.compaction_count,
                         s.unknown.contains_key("compactionCount"),
                     ),
-                    comp_w,
+                    COMP_W,
                 ),
-                rcell(&eta(s), eta_w),
+                rcell(&eta(s), ETA_W),
             ],
-            cell(
+            self.cell(
                 super::marks::lock(s).map_or(super::marks::NONE, |(_, w)| w),
-                lock_w,
+                LOCK_W,
             ),
             [
                 rcell(
                     &s.cost.as_ref().map_or("-".into(), |c| c.spend_label()),
-                    spend_w,
+                    SPEND_W,
                 ),
                 rcell(
                     &s.cost.as_ref().map_or("-".into(), |c| c.per_hour_label()),
-                    hour_w,
+                    HOUR_W,
                 ),
             ],
-        ));
+        )
     }
-    out.push_str(&footer(r, with_lock));
-    out
-}
 
-/// Under the table: the host's spend (when a row has a cost) and the legend.
-fn footer(r: &ListReport, with_lock: bool) -> String {
-    let mut out = String::new();
-    if let Some(t) = r
-        .totals
-        .as_ref()
-        .filter(|_| r.sessions.iter().any(|s| s.cost.is_some()))
-    {
-        out.push_str(&format!("spend: {}\n", ascii(&t.line())));
-    }
-    out.push_str(&legend());
-    out.push('\n');
-    if with_lock {
-        out.push_str(LOCK_LEGEND);
+    /// Under the table: the host's spend (when a row has a cost) and the legend.
+    pub fn footer(&self, totals: Option<&crate::cost::host::HostTotals>) -> String {
+        let mut out = String::new();
+        if let Some(t) = totals.filter(|_| self.any_cost) {
+            out.push_str(&format!("spend: {}\n", ascii(&t.line())));
+        }
+        out.push_str(&legend());
         out.push('\n');
+        if self.with_lock {
+            out.push_str(LOCK_LEGEND);
+            out.push('\n');
+        }
+        out
     }
-    out
 }
 
 /// Turns to the compaction line at the forecast's rate; `-` when not growing or unknown.

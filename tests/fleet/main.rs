@@ -7,6 +7,7 @@ mod support;
 
 mod cli;
 mod fake;
+mod many;
 mod one_road;
 mod pty;
 mod reap;

@@ -27,7 +27,8 @@ pub fn update(state: &mut FleetState, action: FleetAction) -> Vec<FleetEffect> {
             h.reading = false;
             let errors = result.errors();
             match result.outcome {
-                Ok(list) => {
+                Ok(mut list) => {
+                    list.materialize();
                     h.totals = list.report.totals;
                     h.rows = list.report.sessions;
                     h.summary = Some(crate::fleet::summary(&h.rows));
