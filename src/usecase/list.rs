@@ -584,26 +584,22 @@ pub fn from_listing_kept(
 /// its transcript's tip, taken ahead of the reads ([`build_rows`]).
 type Ahead = (Option<Kept>, Vec<PathBuf>, Option<crate::source::Stamp>);
 
-/// [`Keying::Live`]: every session's [`Ahead`], the watcher told of all files before the
-/// tips are taken in one batch ([`SessionSource::transcript_tips`]). None otherwise.
-fn live_tips(
+/// A TUI's reload ([`Keying::Live`], [`Keying::LiveFromDisk`]): every session's [`Ahead`],
+/// the watcher told of all files before the tips are taken in one batch
+/// ([`SessionSource::transcript_tips`]). None for a run between runs, which takes no tips.
+fn tips_ahead(
     source: &dyn SessionSource,
     sessions: &[Session],
     kept: Option<&mut Keeping<'_>>,
 ) -> Option<Vec<Ahead>> {
     let (memo, watch) = kept?;
-    if memo.keying != Keying::Live {
+    if memo.keying == Keying::BetweenRuns {
         return None;
     }
     let mut ahead: Vec<Ahead> = sessions
         .iter()
         .map(|s| {
-            let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
-            let files = match &prev {
-                Some(k) => k.watch.clone(),
-                None => transcript_watch(source, s),
-            };
-            watch(&files);
+            let (prev, files) = take_kept(source, memo, &mut **watch, s);
             (prev, files, None)
         })
         .collect();
@@ -612,6 +608,24 @@ fn live_tips(
         a.2 = tip;
     }
     Some(ahead)
+}
+
+/// `s`'s row in `memo` while its listing is unchanged, and the files whose change means it
+/// must be read again, told to the watcher before anything of it is stamped or read: a change
+/// made after is seen next time.
+fn take_kept(
+    source: &dyn SessionSource,
+    memo: &mut RowMemo,
+    watch: &mut dyn FnMut(&[PathBuf]),
+    s: &Session,
+) -> (Option<Kept>, Vec<PathBuf>) {
+    let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
+    let files = match &prev {
+        Some(k) => k.watch.clone(),
+        None => transcript_watch(source, s),
+    };
+    watch(&files);
+    (prev, files)
 }
 
 fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
@@ -665,10 +679,10 @@ fn build_rows(
         }
     }
     source.read_together(&mut || {
-        // A live reload takes every session's tip at once (one statement per SQLite database,
-        // not one lookup each; issue 31), after the watcher's stamps of every session and
-        // before any read: a change made in between is still seen next time.
-        let mut ahead = live_tips(source, &loaded.sessions, kept.as_mut());
+        // A TUI's reload takes every session's tip at once (one statement per SQLite
+        // database, not one lookup each; issue 31), after the watcher's stamps of every
+        // session and before any stamp or read: a change made in between is seen next time.
+        let mut ahead = tips_ahead(source, &loaded.sessions, kept.as_mut());
         for (n, s) in loaded.sessions.iter().enumerate() {
             let Some((memo, watch)) = kept.as_mut() else {
                 let files = transcript_watch(source, s);
@@ -677,28 +691,18 @@ fn build_rows(
                 report.refs.push(s.reference.clone());
                 continue;
             };
-            let (prev, files, live_tip) = match ahead.as_mut() {
+            let (prev, files, tip) = match ahead.as_mut() {
                 Some(ahead) => std::mem::take(&mut ahead[n]),
                 None => {
-                    let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
-                    let files = match &prev {
-                        Some(k) => k.watch.clone(),
-                        None => transcript_watch(source, s),
-                    };
-                    // The watcher's stamps, then the transcript's, then the read: a change
-                    // made while it reads is seen next time.
-                    watch(&files);
+                    let (prev, files) = take_kept(source, memo, &mut **watch, s);
                     (prev, files, None)
                 }
             };
-            let r = &s.reference;
             let (stamp, tip) = match memo.keying {
-                Keying::Live => (live_tip, None),
-                Keying::BetweenRuns => (source.transcript_stamp(r), None),
-                Keying::LiveFromDisk => {
-                    let tip = source.transcript_tip(r);
-                    (source.transcript_stamp(r), tip)
-                }
+                Keying::Live => (tip, None),
+                Keying::BetweenRuns => (source.transcript_stamp(&s.reference), None),
+                // The tip the reloads after this one compare, taken before the stamp.
+                Keying::LiveFromDisk => (source.transcript_stamp(&s.reference), tip),
             };
             let agent_models = models.get(s.agent_id()).cloned().unwrap_or_default();
             let held = prev.filter(|k| {

@@ -139,21 +139,22 @@ impl RowsCache {
             return;
         };
         let exposed: Vec<&str> = source.not_exposed().iter().map(|(f, _)| *f).collect();
-        // Rows built by this run that go to the file; a run that built none (only rows that
-        // are read every time, or none at all) and dropped none leaves the file as it is.
-        let built = memo
-            .rows
-            .values()
-            .filter(|k| matches!(k.session, Listed::Session(_)) && keepable(k, &exposed))
-            .count();
-        let kept = memo.rows.values().filter(|k| keepable(k, &exposed)).count();
-        if built == 0 && kept == self.read {
-            return;
-        }
-        let rows = memo
+        let kept: Vec<(&SessionRef, &Kept)> = memo
             .rows
             .iter()
             .filter(|(_, k)| keepable(k, &exposed))
+            .collect();
+        // A run that built no row for the file (only rows read every time, or none at all)
+        // and dropped none leaves it as it is.
+        let built = kept
+            .iter()
+            .filter(|(_, k)| matches!(k.session, Listed::Session(_)))
+            .count();
+        if built == 0 && kept.len() == self.read {
+            return;
+        }
+        let rows = kept
+            .into_iter()
             .map(|(r, k)| Stored {
                 agent_id: r.agent_id.clone(),
                 key: r.key.clone(),
