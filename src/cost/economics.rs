@@ -59,12 +59,9 @@ pub struct Economics {
 /// cacheWrite) over the last [`P_EFF_CALLS`] priced calls of the active branch.
 pub fn p_eff(cost: &SessionCost) -> Option<f64> {
     let (usd, tokens) = cost
-        .branch_calls
+        .branch_prompts
         .iter()
         .rev()
-        .map(|&i| &cost.per_call[i])
-        .filter_map(|c| c.parts.map(|p| (p.prompt_side(), c.tokens.prompt())))
-        .filter(|(_, t)| *t > 0)
         .take(P_EFF_CALLS)
         .fold((0.0, 0u64), |(u, t), (pu, pt)| (u + pu, t + pt));
     (tokens > 0).then(|| usd / tokens as f64)

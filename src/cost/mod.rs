@@ -142,13 +142,77 @@ pub struct SessionCost {
     pub priced_by: BTreeMap<String, u64>,
     /// What was repaired or could not be priced, in words.
     pub notes: Vec<String>,
-    /// Every call, oldest first (for the Cost pane and a compaction's economics; not part
-    /// of the JSON).
+    /// When each call with a time was made and its dollars, oldest first: the Cost pane's
+    /// hours and the clock ([`Self::clock`]). Not part of the JSON, nor are the two below.
     #[serde(skip)]
-    pub per_call: Vec<Call>,
-    /// Positions in `per_call` of the active branch's calls, root first.
+    pub timeline: Vec<CallTime>,
+    /// The active branch's last priced calls with a prompt, at most
+    /// [`economics::P_EFF_CALLS`], oldest first: (the prompt's dollars, its tokens), what a
+    /// compaction's `p_eff` is taken over.
     #[serde(skip)]
-    pub branch_calls: Vec<usize>,
+    pub branch_prompts: Vec<(f64, u64)>,
+    /// The active branch's last call, the last call at all when the branch has none: whose
+    /// model a session is charged at and when the cache's TTL runs from.
+    #[serde(skip)]
+    pub last_call: Option<LastCall>,
+}
+
+/// When a call was made and its dollars: 16 bytes a call (a million-call session keeps one
+/// each), so unpriced is NaN inside rather than an `Option`'s extra word.
+#[derive(Debug, Clone, Copy)]
+pub struct CallTime {
+    pub at_ms: i64,
+    usd: f64,
+}
+
+impl CallTime {
+    pub fn new(at_ms: i64, usd: Option<f64>) -> CallTime {
+        CallTime {
+            at_ms,
+            usd: usd.unwrap_or(f64::NAN),
+        }
+    }
+
+    /// Its dollars, None when unpriced.
+    pub fn usd(&self) -> Option<f64> {
+        (!self.usd.is_nan()).then_some(self.usd)
+    }
+}
+
+impl PartialEq for CallTime {
+    fn eq(&self, o: &CallTime) -> bool {
+        self.at_ms == o.at_ms && self.usd.to_bits() == o.usd.to_bits()
+    }
+}
+
+/// Who answered a call, and when.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LastCall {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub at_ms: Option<i64>,
+}
+
+impl LastCall {
+    fn of(c: &Call) -> LastCall {
+        LastCall {
+            provider: c.provider.clone(),
+            model: c.model.clone(),
+            at_ms: c.at_ms,
+        }
+    }
+
+    /// Becomes `c`, copying its names only when they differ (a session's calls mostly share
+    /// one model).
+    fn take_from(&mut self, c: &Call) {
+        if self.provider != c.provider {
+            self.provider.clone_from(&c.provider);
+        }
+        if self.model != c.model {
+            self.model.clone_from(&c.model);
+        }
+        self.at_ms = c.at_ms;
+    }
 }
 
 /// What pricing a session needs besides its transcript.
@@ -455,11 +519,7 @@ pub fn session_rates(
     provider: Option<&str>,
     model: Option<&str>,
 ) -> Option<(Rates, String)> {
-    let last = cost
-        .branch_calls
-        .last()
-        .and_then(|&i| cost.per_call.get(i))
-        .or(cost.per_call.last());
+    let last = cost.last_call.as_ref();
     let (provider, model) = match model {
         Some(m) => (provider, m),
         None => (
@@ -535,51 +595,103 @@ pub fn cache_ttl_seconds(
     }
 }
 
-/// The calls of `t`, each priced (file order).
-pub fn calls(t: &Transcript, cx: &Context<'_>, notes: &mut Vec<String>) -> Vec<Call> {
-    let idxs: Vec<u32> = t
-        .entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.kind == EntryKind::Message(Role::Assistant))
-        .map(|(i, _)| i as u32)
-        .collect();
-    // Each call priced as it is read: what its usage recorded is not kept past it (a
-    // transcript of a million calls holds one `Call` each, nothing more).
+/// Hands every call of `t` to `each`, priced, in file order, and returns what reading and
+/// pricing said (the read notes in the order the calls were read, then the pricing notes by
+/// entry). `order` says how: [`Order::AsRead`] streams the calls as the transcript hands them
+/// over and gives up (None, having handed over some calls) the moment one arrives out of file
+/// order; [`Order::Sorted`] holds them all and sorts them first. A million calls streamed
+/// hold none of them at once.
+fn for_each_call(
+    t: &Transcript,
+    cx: &Context<'_>,
+    order: Order,
+    each: &mut dyn FnMut(Call),
+) -> Option<Vec<String>> {
+    // Each call priced as it is read: what its usage recorded is not kept past it.
     let mut pricer = Pricer {
         cx,
         memo: Vec::new(),
         notes: Vec::new(),
     };
-    let mut read: Vec<Call> = Vec::with_capacity(idxs.len());
     // The calls the index scan captured; only the others are read back.
-    let mut captured = t.calls.iter().peekable();
+    let mut captured_at = t.calls.iter().peekable();
+    let mut captured = Vec::new();
     let mut rest = Vec::new();
-    for &i in &idxs {
-        while captured.next_if(|c| c.entry < i).is_some() {}
-        match captured.next_if(|c| c.entry == i) {
-            Some(c) => {
-                if let Some(c) = captured_call(t, c, notes) {
-                    read.push(pricer.price(c));
-                }
-            }
+    for (i, e) in t.entries.iter().enumerate() {
+        if e.kind != EntryKind::Message(Role::Assistant) {
+            continue;
+        }
+        let i = i as u32;
+        while captured_at.next_if(|c| c.entry < i).is_some() {}
+        match captured_at.next_if(|c| c.entry == i) {
+            Some(c) => captured.push(c),
             None => rest.push(i),
         }
     }
-    let idxs = rest;
-    let complete = t.for_each_raw(&idxs, |i, raw| {
-        if let Some(c) = read_call(i, raw, notes) {
-            read.push(pricer.price(c));
+    let (mut captured_notes, mut read_notes) = (Vec::new(), Vec::new());
+    let complete = match order {
+        Order::AsRead => {
+            let mut captured = captured.iter().peekable();
+            let mut last = None;
+            let mut disordered = false;
+            let complete = t.for_each_raw(&rest, |i, raw| {
+                if disordered || last.is_some_and(|l| i < l) {
+                    disordered = true;
+                    return;
+                }
+                last = Some(i);
+                while let Some(c) = captured.next_if(|c| c.entry < i) {
+                    if let Some(c) = captured_call(t, c, &mut captured_notes) {
+                        each(pricer.price(c));
+                    }
+                }
+                if let Some(c) = read_call(i, raw, &mut read_notes) {
+                    each(pricer.price(c));
+                }
+            });
+            if disordered {
+                return None;
+            }
+            for c in captured {
+                if let Some(c) = captured_call(t, c, &mut captured_notes) {
+                    each(pricer.price(c));
+                }
+            }
+            complete
         }
-    });
+        Order::Sorted => {
+            let mut read: Vec<Call> = Vec::new();
+            for c in captured {
+                if let Some(c) = captured_call(t, c, &mut captured_notes) {
+                    read.push(pricer.price(c));
+                }
+            }
+            let complete = t.for_each_raw(&rest, |i, raw| {
+                if let Some(c) = read_call(i, raw, &mut read_notes) {
+                    read.push(pricer.price(c));
+                }
+            });
+            read.sort_by_key(|c| c.entry);
+            read.into_iter().for_each(&mut *each);
+            complete
+        }
+    };
+    let mut notes = captured_notes;
+    notes.append(&mut read_notes);
     if !complete {
         notes.push(PARTLY_READ.into());
     }
-    read.sort_by_key(|c| c.entry);
     // What pricing said, after what reading said, in the calls' order.
     pricer.notes.sort_by_key(|(entry, _)| *entry);
     notes.extend(pricer.notes.into_iter().map(|(_, n)| n));
-    read
+    Some(notes)
+}
+
+/// How [`for_each_call`] puts the calls in file order.
+#[derive(Clone, Copy)]
+enum Order {
+    AsRead,
+    Sorted,
 }
 
 /// A call's (provider, model).
@@ -622,65 +734,184 @@ impl Pricer<'_, '_> {
 /// missing from it (the rows cache keeps no such row).
 pub const PARTLY_READ: &str = "the transcript changed while it was read; calls may be missing";
 
-/// A session's cost figures from its open transcript.
+/// A session's cost figures from its open transcript: one pass over its calls, none of
+/// them kept ([`Tally`]).
 pub fn of_transcript(t: &Transcript, cx: &Context<'_>) -> SessionCost {
-    let mut notes = Vec::new();
-    let per_call = calls(t, cx, &mut notes);
-    let branch: Vec<u32> = t.active_branch();
-    let on_branch: std::collections::HashSet<u32> = branch.iter().copied().collect();
-    let branch_calls: Vec<usize> = per_call
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| on_branch.contains(&c.entry))
-        .map(|(i, _)| i)
-        .collect();
-    let last = branch_calls
-        .last()
-        .map(|&i| &per_call[i])
-        .or(per_call.last());
-    let ttl = cache_ttl_seconds(
-        cx.config,
-        last.and_then(|c| c.provider.as_deref()),
-        last.and_then(|c| c.model.as_deref()),
-    );
-    let busts = busts(t, &per_call, cx.config);
-    summarize(per_call, branch_calls, busts, ttl, cx.now_ms, notes)
-}
-
-/// The calls that rewrote most of their prompt into the cache, each with its cause: a
-/// compaction, idle time past the cache's lifetime, a model change since the call before,
-/// else unknown (SPEC §10). In file order, which is the order the calls were made.
-fn busts(t: &Transcript, calls: &[Call], config: Option<&Value>) -> Vec<CacheBust> {
-    let mut out = Vec::new();
-    for w in calls.windows(2) {
-        let (prev, c) = (&w[0], &w[1]);
-        let prompt = c.tokens.prompt();
-        if prompt == 0 || c.tokens.cache_write * 2 <= prompt {
-            continue;
+    let mut on_branch = vec![false; t.entries.len()];
+    for i in t.active_branch() {
+        if let Some(b) = on_branch.get_mut(i as usize) {
+            *b = true;
         }
-        let between = &t.entries[(prev.entry as usize + 1)..(c.entry as usize)];
-        let ttl = cache_ttl_seconds(config, c.provider.as_deref(), c.model.as_deref());
-        let cause = if between.iter().any(|e| e.kind == EntryKind::Compaction) {
-            BustCause::Compaction
-        } else if matches!((prev.at_ms, c.at_ms), (Some(a), Some(b)) if b - a > ttl as i64 * 1000) {
-            BustCause::Idle
-        } else if between.iter().any(|e| e.kind == EntryKind::ModelChange)
-            || prev.provider != c.provider
-            || prev.model != c.model
-        {
-            BustCause::ModelChange
-        } else {
-            BustCause::Unknown
-        };
-        out.push(CacheBust {
-            entry_id: t.display_id(c.entry),
-            cause,
-        });
     }
-    out
+    let mut tally = Tally::new(t, cx, &on_branch);
+    let notes = match for_each_call(t, cx, Order::AsRead, &mut |c| tally.add(c)) {
+        Some(notes) => notes,
+        None => {
+            // A store that handed calls over out of file order: start again, sorted.
+            tally = Tally::new(t, cx, &on_branch);
+            for_each_call(t, cx, Order::Sorted, &mut |c| tally.add(c)).unwrap_or_default()
+        }
+    };
+    tally.finish(notes)
 }
 
-/// The clock's windows, one definition for [`summarize`] and [`SessionCost::clock`]: a call
+/// A session's figures folded one call at a time, in file order: the sums, the cache busts
+/// (each call against the one before), and of the active branch only what the figures read
+/// at the end (its last [`HIT_RATIO_CALLS`] calls, its last priced prompts for `p_eff`, its
+/// last call).
+struct Tally<'a> {
+    t: &'a Transcript,
+    config: Option<&'a Value>,
+    now_ms: i64,
+    on_branch: &'a [bool],
+    cost: SessionCost,
+    unpriced_models: BTreeMap<String, u64>,
+    /// The call before the one being added (the last call, once all are in).
+    prev: Option<Call>,
+    /// The active branch's last calls, oldest first: (cache fields, cache reads, prompt).
+    recent: std::collections::VecDeque<(bool, u64, u64)>,
+    /// The active branch's last call.
+    last_on_branch: Option<LastCall>,
+}
+
+impl<'a> Tally<'a> {
+    fn new(t: &'a Transcript, cx: &Context<'a>, on_branch: &'a [bool]) -> Tally<'a> {
+        Tally {
+            t,
+            config: cx.config,
+            now_ms: cx.now_ms,
+            on_branch,
+            cost: SessionCost::default(),
+            unpriced_models: BTreeMap::new(),
+            prev: None,
+            recent: Default::default(),
+            last_on_branch: None,
+        }
+    }
+
+    fn add(&mut self, call: Call) {
+        let (c, now_ms) = (&mut self.cost, self.now_ms);
+        c.calls += 1;
+        c.tokens.add(&call.tokens);
+        c.estimated |= call.estimated;
+        match (call.usd, call.basis) {
+            (Some(usd), Some(b)) => {
+                c.spend_usd += usd;
+                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
+                    c.per_hour_usd += usd;
+                }
+                if call.at_ms.is_some_and(|t| is_today(t, now_ms)) {
+                    c.spend_today_usd += usd;
+                }
+                match c.priced_by.get_mut(b.name()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        c.priced_by.insert(b.name().to_string(), 1);
+                    }
+                }
+            }
+            _ => {
+                c.unpriced_calls += 1;
+                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
+                    c.unpriced_calls_last_hour += 1;
+                }
+                let m = format!(
+                    "{}/{}",
+                    call.provider.as_deref().unwrap_or("?"),
+                    call.model.as_deref().unwrap_or("?")
+                );
+                *self.unpriced_models.entry(m).or_default() += 1;
+            }
+        }
+        if let Some(at_ms) = call.at_ms {
+            c.timeline.push(CallTime::new(at_ms, call.usd));
+        }
+        if let Some(prev) = &self.prev {
+            if let Some(cause) = bust_cause(self.t, prev, &call, self.config) {
+                c.cache_busts.push(CacheBust {
+                    entry_id: self.t.display_id(call.entry),
+                    cause,
+                });
+            }
+        }
+        if self.on_branch.get(call.entry as usize) == Some(&true) {
+            let prompt = call.tokens.prompt();
+            if self.recent.len() == HIT_RATIO_CALLS {
+                self.recent.pop_front();
+            }
+            self.recent
+                .push_back((call.cache_fields, call.tokens.cache_read, prompt));
+            if let Some(p) = call.parts.filter(|_| prompt > 0) {
+                if c.branch_prompts.len() == economics::P_EFF_CALLS {
+                    c.branch_prompts.remove(0);
+                }
+                c.branch_prompts.push((p.prompt_side(), prompt));
+            }
+            let last = self.last_on_branch.get_or_insert_with(LastCall::default);
+            last.take_from(&call);
+        }
+        self.prev = Some(call);
+    }
+
+    fn finish(self, mut notes: Vec<String>) -> SessionCost {
+        let mut c = self.cost;
+        c.last_call = self
+            .last_on_branch
+            .or_else(|| self.prev.as_ref().map(LastCall::of));
+        c.cache_ttl_seconds = cache_ttl_seconds(
+            self.config,
+            c.last_call.as_ref().and_then(|l| l.provider.as_deref()),
+            c.last_call.as_ref().and_then(|l| l.model.as_deref()),
+        );
+        for (m, n) in self.unpriced_models {
+            notes.push(format!(
+                "{n} call{} of {} unpriced: no price recorded and the model is in no price table",
+                if n == 1 { "" } else { "s" },
+                crate::sanitize::one_line(&m)
+            ));
+        }
+        if self.recent.iter().any(|r| r.0) {
+            let read: u64 = self.recent.iter().map(|r| r.1).sum();
+            let prompt: u64 = self.recent.iter().map(|r| r.2).sum();
+            c.cache_hit_ratio = (prompt > 0).then(|| read as f64 / prompt as f64);
+        }
+        c.notes = notes;
+        if let Some(secs) = c.cache_left_seconds(self.now_ms) {
+            c.cache_warm = true;
+            c.cache_expires_in_seconds = Some(secs);
+        }
+        c
+    }
+}
+
+/// Whether `c` rewrote most of its prompt into the cache, and why, against the call before
+/// it: a compaction, idle time past the cache's lifetime, a model change since the call
+/// before, else unknown (SPEC §10).
+fn bust_cause(t: &Transcript, prev: &Call, c: &Call, config: Option<&Value>) -> Option<BustCause> {
+    let prompt = c.tokens.prompt();
+    if prompt == 0 || c.tokens.cache_write * 2 <= prompt {
+        return None;
+    }
+    let between = t
+        .entries
+        .get((prev.entry as usize + 1)..(c.entry as usize))
+        .unwrap_or_default();
+    let ttl = cache_ttl_seconds(config, c.provider.as_deref(), c.model.as_deref());
+    Some(if between.iter().any(|e| e.kind == EntryKind::Compaction) {
+        BustCause::Compaction
+    } else if matches!((prev.at_ms, c.at_ms), (Some(a), Some(b)) if b - a > ttl as i64 * 1000) {
+        BustCause::Idle
+    } else if between.iter().any(|e| e.kind == EntryKind::ModelChange)
+        || prev.provider != c.provider
+        || prev.model != c.model
+    {
+        BustCause::ModelChange
+    } else {
+        BustCause::Unknown
+    })
+}
+
+/// The clock's windows, one definition for [`Tally::add`] and [`SessionCost::clock`]: a call
 /// counts in the last hour while `at <= now < at + 1 h`, and today from its time until the
 /// next UTC midnight.
 const HOUR_MS: i64 = 3_600_000;
@@ -705,82 +936,12 @@ fn cache_left(at: i64, ttl_seconds: u64, now_ms: i64) -> Option<u64> {
     (expires > now_ms && at <= now_ms).then(|| ((expires - now_ms) as u64).div_ceil(1000))
 }
 
-fn summarize(
-    per_call: Vec<Call>,
-    branch_calls: Vec<usize>,
-    cache_busts: Vec<CacheBust>,
-    ttl: u64,
-    now_ms: i64,
-    mut notes: Vec<String>,
-) -> SessionCost {
-    let mut c = SessionCost {
-        calls: per_call.len() as u64,
-        cache_ttl_seconds: ttl,
-        cache_busts,
-        ..Default::default()
-    };
-    let mut unpriced_models = BTreeMap::<String, u64>::new();
-    for call in &per_call {
-        c.tokens.add(&call.tokens);
-        c.estimated |= call.estimated;
-        match (call.usd, call.basis) {
-            (Some(usd), Some(b)) => {
-                c.spend_usd += usd;
-                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
-                    c.per_hour_usd += usd;
-                }
-                if call.at_ms.is_some_and(|t| is_today(t, now_ms)) {
-                    c.spend_today_usd += usd;
-                }
-                *c.priced_by.entry(b.name().to_string()).or_default() += 1;
-            }
-            _ => {
-                c.unpriced_calls += 1;
-                if call.at_ms.is_some_and(|t| in_last_hour(t, now_ms)) {
-                    c.unpriced_calls_last_hour += 1;
-                }
-                let m = format!(
-                    "{}/{}",
-                    call.provider.as_deref().unwrap_or("?"),
-                    call.model.as_deref().unwrap_or("?")
-                );
-                *unpriced_models.entry(m).or_default() += 1;
-            }
-        }
-    }
-    for (m, n) in unpriced_models {
-        notes.push(format!(
-            "{n} call{} of {} unpriced: no price recorded and the model is in no price table",
-            if n == 1 { "" } else { "s" },
-            crate::sanitize::one_line(&m)
-        ));
-    }
-    let recent: Vec<&Call> = branch_calls
-        .iter()
-        .rev()
-        .take(HIT_RATIO_CALLS)
-        .map(|&i| &per_call[i])
-        .collect();
-    if recent.iter().any(|c| c.cache_fields) {
-        let read: u64 = recent.iter().map(|c| c.tokens.cache_read).sum();
-        let prompt: u64 = recent.iter().map(|c| c.tokens.prompt()).sum();
-        c.cache_hit_ratio = (prompt > 0).then(|| read as f64 / prompt as f64);
-    }
-    c.notes = notes;
-    c.per_call = per_call;
-    c.branch_calls = branch_calls;
-    if let Some(secs) = c.cache_left_seconds(now_ms) {
-        c.cache_warm = true;
-        c.cache_expires_in_seconds = Some(secs);
-    }
-    c
-}
-
 impl SessionCost {
     /// The figures without the per-call list (what a list row keeps).
     pub fn without_calls(mut self) -> SessionCost {
-        self.per_call = Vec::new();
-        self.branch_calls = Vec::new();
+        self.timeline = Vec::new();
+        self.branch_prompts = Vec::new();
+        self.last_call = None;
         self
     }
 
@@ -813,11 +974,7 @@ impl SessionCost {
     /// The time of the call the prompt cache's TTL runs from: the active branch's last call
     /// (the last call at all when the branch has none).
     fn cache_from_ms(&self) -> Option<i64> {
-        self.branch_calls
-            .last()
-            .and_then(|&i| self.per_call.get(i))
-            .or(self.per_call.last())?
-            .at_ms
+        self.last_call.as_ref()?.at_ms
     }
 
     /// What the figures that move with the clock alone (the last hour's and today's spend,
@@ -825,10 +982,10 @@ impl SessionCost {
     /// list: a row built now holds until [`Clock::steady_until_ms`], its countdown redone by
     /// [`Clock::apply`]. Needs the per-call list (call it before [`Self::without_calls`]).
     pub fn clock(&self, now_ms: i64) -> Clock {
-        // summarize's windows (in_last_hour, is_today) change at the next UTC midnight, when
+        // Tally::add's windows (in_last_hour, is_today) change at the next UTC midnight, when
         // a call leaves the hour, and when a call from the future enters them.
         let mut until = midnight_before(now_ms) + DAY_MS;
-        for at in self.per_call.iter().filter_map(|c| c.at_ms) {
+        for at in self.timeline.iter().map(|c| c.at_ms) {
             if at > now_ms {
                 until = until.min(at);
             } else if in_last_hour(at, now_ms) {
@@ -853,8 +1010,8 @@ impl SessionCost {
     /// Cost pane's sparkline).
     pub fn hourly(&self, now_ms: i64, hours: usize) -> Vec<f64> {
         let mut out = vec![0.0; hours];
-        for c in &self.per_call {
-            let (Some(at), Some(usd)) = (c.at_ms, c.usd) else {
+        for c in &self.timeline {
+            let (at, Some(usd)) = (c.at_ms, c.usd()) else {
                 continue;
             };
             if at > now_ms {

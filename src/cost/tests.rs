@@ -279,6 +279,49 @@ fn captured_calls_read_as_the_lines_do() {
     assert_eq!(captured.calls, 10);
 }
 
+/// The calls streamed as the transcript hands them over and the calls held and sorted (what
+/// a store that hands them over out of order gets) fold to the same figures, captured and
+/// read-back calls interleaved.
+#[test]
+fn streamed_and_sorted_calls_fold_alike() {
+    let mut t = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
+    let models: Value = serde_json::from_str(MODELS).unwrap();
+    let config: Value = serde_json::from_str(CONFIG).unwrap();
+    let prices = Prices::builtin_only();
+    let cx = Context {
+        prices: &prices,
+        host: HostCatalogs {
+            catalogs: vec![&models],
+        },
+        config: Some(&config),
+        now_ms: NOW,
+    };
+    let fold = |t: &Transcript, order: Order| {
+        let mut on_branch = vec![false; t.entries.len()];
+        for i in t.active_branch() {
+            on_branch[i as usize] = true;
+        }
+        let mut tally = Tally::new(t, &cx, &on_branch);
+        let notes = for_each_call(t, &cx, order, &mut |c| tally.add(c)).expect("in order");
+        tally.finish(notes)
+    };
+    // Every other capture dropped: those calls are read back between the captured ones.
+    let mut k = 0;
+    t.calls.retain(|_| {
+        k += 1;
+        k % 2 == 0
+    });
+    let streamed = fold(&t, Order::AsRead);
+    let sorted = fold(&t, Order::Sorted);
+    assert_eq!(streamed, sorted);
+    assert_eq!(streamed, of_transcript(&t, &cx));
+    assert_eq!(streamed.calls, 10);
+    assert!(!streamed.cache_busts.is_empty());
+    assert_eq!(streamed.timeline.len(), 10);
+    assert!(streamed.last_call.is_some());
+    assert!(!streamed.branch_prompts.is_empty());
+}
+
 #[test]
 fn calls_past_the_capture_budget_are_read_back() {
     // Enough calls that their usage texts pass the scan's budget.

@@ -104,17 +104,19 @@ pub fn for_session(
     };
     let th = numbers.session_with_transcript(s, t.as_ref());
     let keep = numbers.settings.keep_recent_tokens.value;
-    let diagnosis = t
-        .as_ref()
-        .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
     warnings.extend(numbers.prices.notes.iter().cloned());
-    // The row `list` has for this session, from the transcript open here.
+    // The row `list` has for this session, from the transcript open here; made before the
+    // diagnosis, so what its figures held while they were made is gone when the diagnosis
+    // makes its own.
     let mut rows = crate::usecase::list::Rows::new(
         numbers.source,
         &crate::usecase::list::Options::default(),
         std::slice::from_ref(s),
     );
     let mut row = rows.row(s, &th, t.as_ref(), warnings);
+    let diagnosis = t
+        .as_ref()
+        .map(|t| crate::diagnosis::gather::for_session(numbers.source, s, t, &th, keep));
     // A source that decides `used` without transcripts (a Gateway) still shows the check.
     if let (None, Some(d)) = (&row.transcript_context, &diagnosis) {
         row.transcript_context = Some(d.transcript_context.clone());

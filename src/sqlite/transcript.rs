@@ -90,9 +90,15 @@ impl RowFetch for DbRows {
     /// the plan reads every reply it summarizes, and a second pass over a long session's
     /// pages cost as much as the first.
     fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
-        let mut sorted = keys.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
+        // Keys handed over sorted and distinct (Transcript::for_each_raw's) are not copied.
+        let sorted: std::borrow::Cow<'_, [u64]> = if keys.windows(2).all(|w| w[0] < w[1]) {
+            keys.into()
+        } else {
+            let mut sorted = keys.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            sorted.into()
+        };
         let serve = |k: u64, each: &mut dyn FnMut(u64, &[u8])| {
             if let Some(Ok(bytes)) = self.kept.get(k) {
                 each(k, &bytes);

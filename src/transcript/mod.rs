@@ -904,11 +904,27 @@ impl Transcript {
                 return true;
             }
         };
-        let mut keyed: Vec<(u64, u32)> = idxs
-            .iter()
-            .filter(|&&i| self.entries[i as usize].too_large().is_none())
-            .map(|&i| (self.entries[i as usize].offset, i))
-            .collect();
+        let readable = |&&i: &&u32| self.entries[i as usize].too_large().is_none();
+        let key = |i: u32| self.entries[i as usize].offset;
+        // Entries asked for in row order (every caller's usual case) need no table from row to
+        // entry: the entry is found by its row among the rows (a million entries, 8 MB less).
+        let mut last = None;
+        let ascending = idxs.iter().filter(readable).all(|&i| {
+            let ok = last.is_none_or(|l| key(l) < key(i));
+            last = Some(i);
+            ok
+        });
+        if ascending {
+            let order: Vec<u32> = idxs.iter().filter(readable).copied().collect();
+            let keys: Vec<u64> = order.iter().map(|&i| key(i)).collect();
+            return f.fetch_each(&keys, &mut |k, raw| {
+                if let Ok(at) = keys.binary_search(&k) {
+                    each(order[at], raw);
+                }
+            });
+        }
+        let mut keyed: Vec<(u64, u32)> =
+            idxs.iter().filter(readable).map(|&i| (key(i), i)).collect();
         keyed.sort_unstable();
         keyed.dedup();
         let keys: Vec<u64> = keyed.iter().map(|k| k.0).collect();
