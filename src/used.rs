@@ -207,7 +207,7 @@ pub fn pi_estimate(t: &Transcript) -> TranscriptContext {
             .last_usage_index
             .and_then(|k| ctx.slots.get(k))
             .and_then(|s| t.entry_id(s.entry))
-            .map(str::to_string),
+            .map(String::from),
         overhead_tokens: None,
     }
 }
@@ -266,7 +266,7 @@ pub fn facts(t: &Transcript) -> TranscriptFacts {
             basis: Basis::Usage,
             usage_tokens: whole.usage_tokens,
             trailing_tokens: whole.trailing_tokens,
-            entry_id: t.entry_id(m.entry).map(str::to_string),
+            entry_id: t.entry_id(m.entry).map(String::from),
             overhead_tokens: None,
         },
         (None, Some(_)) => {

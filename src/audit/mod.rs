@@ -1008,7 +1008,7 @@ pub fn audit_draft(
         .filter(|id| !seen.contains_key(id))
         .collect();
     let mut a = job.finish(t, invented, host, boundary);
-    a.first_kept_entry_id = t.entry_id(plan.first_kept_entry).map(str::to_string);
+    a.first_kept_entry_id = t.entry_id(plan.first_kept_entry).map(String::from);
     a
 }
 

@@ -117,14 +117,15 @@ fn edited_summary(
             "--summary-file needs --expect-leaf ID (the leafId printed with the preview)".into(),
         ));
     };
-    if expected != &leaf_display && Some(expected.as_str()) != t.entry_id(plan.leaf) {
+    if expected != &leaf_display && Some(expected.as_str()) != t.entry_id(plan.leaf).as_deref() {
         return Err(Problem::Refused(format!(
             "transcript changed since preview: leaf is {leaf_display}, the preview was made at {expected}"
         )));
     }
     let kept_display = t.display_id(plan.first_kept_entry);
     if let Some(fk) = &job.expect_first_kept {
-        if fk != &kept_display && Some(fk.as_str()) != t.entry_id(plan.first_kept_entry) {
+        if fk != &kept_display && Some(fk.as_str()) != t.entry_id(plan.first_kept_entry).as_deref()
+        {
             return Err(Problem::Refused(format!(
                 "the cut moved since the preview: it now keeps from {kept_display}, the summary was made for a cut at {fk} (check --keep-recent-tokens)"
             )));

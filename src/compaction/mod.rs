@@ -161,7 +161,7 @@ pub fn new_entry_id(t: &Transcript) -> String {
     for _ in 0..100 {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
         if t.index_of_id(&id).is_none()
-            && !(0..t.len() as u32).any(|i| t.written_id(i) == Some(id.as_str()))
+            && !(0..t.len() as u32).any(|i| t.written_id(i).as_deref() == Some(id.as_str()))
         {
             return id;
         }
@@ -242,6 +242,7 @@ pub fn entry_line_with(
         m.insert(
             "parentId".into(),
             t.entry_id(plan.leaf)
+                .as_deref()
                 .map(Value::from)
                 .unwrap_or(Value::Null),
         );
@@ -250,6 +251,7 @@ pub fn entry_line_with(
         m.insert(
             "firstKeptEntryId".into(),
             t.entry_id(plan.first_kept_entry)
+                .as_deref()
                 .map(Value::from)
                 .unwrap_or(Value::Null),
         );

@@ -81,8 +81,8 @@ pub fn from_plan(
     PlanReport {
         session_key: session_key.map(str::to_string),
         transcript: t.path().display().to_string(),
-        leaf_id: t.entry_id(p.leaf).map(str::to_string),
-        first_kept_entry_id: t.entry_id(p.first_kept_entry).map(str::to_string),
+        leaf_id: t.entry_id(p.leaf).map(String::from),
+        first_kept_entry_id: t.entry_id(p.first_kept_entry).map(String::from),
         first_kept_entry_index: p.first_kept_entry,
         leaf_index: p.leaf,
         tokens_before: p.tokens_before,

@@ -219,7 +219,7 @@ fn entry_to_json(t: &Transcript, idx: u32, on: &[bool]) -> EntryJson {
     let meta = &t.entries[idx as usize];
     let v = t.entry_json(idx);
     let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
-    let parent_id = t.written_parent_id(idx).map(str::to_string).or_else(|| {
+    let parent_id = t.written_parent_id(idx).map(String::from).or_else(|| {
         if t.version < 2 {
             meta.parent.map(|p| t.display_id(p))
         } else {
@@ -232,7 +232,7 @@ fn entry_to_json(t: &Transcript, idx: u32, on: &[bool]) -> EntryJson {
     };
     EntryJson {
         index: idx,
-        id: t.entry_id(idx).map(str::to_string),
+        id: t.entry_id(idx).map(String::from),
         parent_id,
         line: meta.line,
         kind,

@@ -80,7 +80,7 @@ pub fn transcript_info(t: &Transcript) -> TranscriptInfo {
         version: t.version,
         entries: t.len(),
         file_len: t.file_len,
-        leaf_id: t.leaf().and_then(|l| t.entry_id(l)).map(str::to_string),
+        leaf_id: t.leaf().and_then(|l| t.entry_id(l)).map(String::from),
         leaf_index: t.leaf(),
         active_branch_length: t.active_branch().len(),
         compactions: t

@@ -15,6 +15,7 @@
 
 pub mod archive;
 pub mod content;
+mod ids;
 pub(crate) mod parse;
 pub mod tail;
 
@@ -22,6 +23,8 @@ use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use ids::Id;
+use ids::{IdSpan, Ids};
 pub use parse::LineHead;
 
 /// What kind of entry a line holds.
@@ -99,21 +102,6 @@ pub struct EntryMeta {
     rare: Option<Box<Rare>>,
 }
 
-/// Where an entry's id is in [`Transcript::ids`].
-#[derive(Debug, Clone, Copy)]
-struct IdSpan {
-    start: u32,
-    /// `u32::MAX`: no id.
-    len: u32,
-}
-
-impl IdSpan {
-    const NONE: IdSpan = IdSpan {
-        start: 0,
-        len: u32::MAX,
-    };
-}
-
 #[derive(Debug, Clone, Default)]
 struct Rare {
     /// The raw `type` string when the kind is [`EntryKind::Unknown`].
@@ -137,7 +125,7 @@ impl EntryMeta {
     }
 
     pub fn has_id(&self) -> bool {
-        self.id.len != u32::MAX
+        self.id.is_some()
     }
 }
 
@@ -365,8 +353,8 @@ pub struct Transcript {
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
     /// Every entry's id, one after the other ([`EntryMeta::id`] spans): one allocation
-    /// instead of one per id.
-    ids: String,
+    /// instead of one per id, UUIDs packed ([`ids`]).
+    ids: Ids,
     /// Indices of entries with an id, sorted by (id, index): a lookup is a binary search
     /// that takes the last of equal ids (the later entry wins, as in pi). Four bytes an entry
     /// instead of a second copy of every id in a hash map: 500,000 entries stay small.
@@ -669,34 +657,28 @@ impl Transcript {
                 });
             }
         }
-        let id_of = |i: &u32| self.id_bytes(*i);
+        let span = |i: &u32| self.entries[*i as usize].id;
         // The first 8 bytes as a number decide most comparisons without a call to memcmp
         // (cut and zero-padded, a prefix orders as the bytes do). The index breaks ties, so
         // the order is total and an unstable sort (in place, no buffer) gives the one order
         // there is.
-        let head = |i: &u32| {
-            let b = id_of(i);
-            let mut k = [0u8; 8];
-            let n = b.len().min(8);
-            k[..n].copy_from_slice(&b[..n]);
-            u64::from_be_bytes(k)
-        };
+        let head = |i: &u32| self.ids.head(span(i));
         by_id.sort_unstable_by(|a, b| {
             head(a)
                 .cmp(&head(b))
-                .then_with(|| id_of(a).cmp(id_of(b)))
+                .then_with(|| self.ids.cmp(span(a), span(b)))
                 .then(a.cmp(b))
         });
         let dups: Vec<Warning> = by_id
             .windows(2)
-            .filter(|w| id_of(&w[0]) == id_of(&w[1]))
+            .filter(|w| self.ids.cmp(span(&w[0]), span(&w[1])).is_eq())
             .map(|w| {
                 let (prev, cur) = (&self.entries[w[0] as usize], &self.entries[w[1] as usize]);
                 Warning {
                     line: cur.line,
                     message: format!(
                         "duplicate id {:?} (also on line {}); the later entry wins",
-                        self.written_id(w[1]).unwrap_or(""),
+                        self.written_id(w[1]).as_deref().unwrap_or(""),
                         prev.line
                     ),
                 }
@@ -753,45 +735,25 @@ impl Transcript {
 
     /// The index of the last entry with id `id`.
     fn lookup_id(&self, id: &str) -> Option<u32> {
-        let id = id.as_bytes();
+        let span = |i: u32| self.entries[i as usize].id;
         // First position whose id is greater than `id`; the one before it is the last match.
-        let end = self.by_id.partition_point(|&i| self.id_bytes(i) <= id);
+        let end = self
+            .by_id
+            .partition_point(|&i| self.ids.cmp_text(span(i), id).is_le());
         let i = *self.by_id.get(end.checked_sub(1)?)?;
-        (self.id_bytes(i) == id).then_some(i)
-    }
-
-    /// An entry's id as bytes, empty when it has none: what the id index is sorted and
-    /// searched by (byte order is string order in UTF-8, and a byte slice needs no
-    /// char-boundary checks, which were most of the cost of sorting a long session's ids).
-    fn id_bytes(&self, idx: u32) -> &[u8] {
-        let Some(e) = self.entries.get(idx as usize) else {
-            return &[];
-        };
-        if e.id.len == u32::MAX {
-            return &[];
-        }
-        let start = e.id.start as usize;
-        self.ids
-            .as_bytes()
-            .get(start..start + e.id.len as usize)
-            .unwrap_or(&[])
+        self.ids.cmp_text(span(i), id).is_eq().then_some(i)
     }
 
     /// `id` as written, whatever the version (see [`Self::entry_id`] for the id to cite).
-    pub fn written_id(&self, idx: u32) -> Option<&str> {
-        let span = self.entries.get(idx as usize)?.id;
-        if span.len == u32::MAX {
-            return None;
-        }
-        let start = span.start as usize;
-        self.ids.get(start..start + span.len as usize)
+    pub fn written_id(&self, idx: u32) -> Option<Id<'_>> {
+        self.ids.get(self.entries.get(idx as usize)?.id)
     }
 
     /// `parentId` as written (None when the entry has none).
-    pub fn written_parent_id(&self, idx: u32) -> Option<&str> {
+    pub fn written_parent_id(&self, idx: u32) -> Option<Id<'_>> {
         let e = self.entries.get(idx as usize)?;
         if let Some(p) = e.rare.as_ref().and_then(|r| r.parent_id.as_deref()) {
-            return Some(p);
+            return Some(Id::text(p));
         }
         if self.version >= 2 {
             e.parent.and_then(|p| self.written_id(p))
@@ -830,7 +792,7 @@ impl Transcript {
     }
 
     /// Written id (None for v1 files, whose ids pi regenerates).
-    pub fn entry_id(&self, idx: u32) -> Option<&str> {
+    pub fn entry_id(&self, idx: u32) -> Option<Id<'_>> {
         if self.version < 2 {
             return None;
         }

@@ -184,7 +184,7 @@ pub(super) struct Scan {
     pub entries: Vec<EntryMeta>,
     pub warnings: Vec<Warning>,
     /// The ids of `entries`, one after the other.
-    pub ids: String,
+    pub ids: super::Ids,
     /// One cell per entry, set where the fused parse computed the entry's figures; None when
     /// nobody asked, or past [`super::FIGURES_MEMO_MAX`] entries (no table is kept there).
     pub figures: Option<Box<[OnceLock<MessageFigures>]>>,
@@ -257,7 +257,7 @@ impl Scanner {
                 header: None,
                 entries: Vec::new(),
                 warnings: Vec::new(),
-                ids: String::new(),
+                ids: Default::default(),
                 figures: None,
                 calls: Vec::new(),
                 call_models: Vec::new(),
@@ -311,13 +311,12 @@ impl Scanner {
         self.out
     }
 
-    fn id_at(&self, i: usize) -> Option<&str> {
-        let span = self.out.entries.get(i)?.id;
-        if span.len == u32::MAX {
-            return None;
-        }
-        let start = span.start as usize;
-        self.out.ids.get(start..start + span.len as usize)
+    /// Whether entry `i`'s id is `id`.
+    fn id_is(&self, i: usize, id: &str) -> bool {
+        self.out
+            .entries
+            .get(i)
+            .is_some_and(|e| e.id.is_some() && self.out.ids.cmp_text(e.id, id).is_eq())
     }
 
     /// Appends an entry. Its `parentId` is linked here when it is the id of the entry before
@@ -334,19 +333,9 @@ impl Scanner {
         parent_id: Option<&str>,
         too_large: Option<super::TooLarge>,
     ) {
-        let id = match id {
-            Some(id)
-                if self.out.ids.len() + id.len() <= u32::MAX as usize
-                    && id.len() < u32::MAX as usize =>
-            {
-                let span = super::IdSpan {
-                    start: self.out.ids.len() as u32,
-                    len: id.len() as u32,
-                };
-                self.out.ids.push_str(id);
-                span
-            }
-            Some(_) => {
+        let id = match id.map(|id| self.out.ids.push(id)) {
+            Some(Some(span)) => span,
+            Some(None) => {
                 self.warn("ids past 4 GiB in all are not indexed".into());
                 super::IdSpan::NONE
             }
@@ -360,7 +349,7 @@ impl Scanner {
             parent = [last, grand]
                 .into_iter()
                 .flatten()
-                .find(|&c| !pid.is_empty() && self.id_at(c) == Some(pid))
+                .find(|&c| !pid.is_empty() && self.id_is(c, pid))
                 .map(|c| c as u32);
             if parent.is_none() {
                 kept_parent = Some(pid.into());

@@ -56,8 +56,8 @@ fn chains_and_siblings_are_linked_without_keeping_their_parent_ids() {
     let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
     assert_eq!(parents, vec![None, Some(0), Some(0), Some(0), Some(3)]);
     assert!(tr.entries.iter().all(|e| e.rare.is_none()), "nothing boxed");
-    assert_eq!(tr.written_parent_id(2), Some("r"));
-    assert_eq!(tr.written_parent_id(0), None);
+    assert_eq!(tr.written_parent_id(2).as_deref(), Some("r"));
+    assert_eq!(tr.written_parent_id(0).as_deref(), None);
     assert!(tr.all_warnings().is_empty(), "{:?}", tr.all_warnings());
 }
 
@@ -71,16 +71,16 @@ fn a_parent_further_back_is_resolved_at_link_time() {
         msg("x", Some("a")),
     ]);
     assert_eq!(tr.entries[4].parent, Some(1));
-    assert_eq!(tr.written_parent_id(4), Some("a"));
+    assert_eq!(tr.written_parent_id(4).as_deref(), Some("a"));
 }
 
 #[test]
 fn unresolved_and_self_parents_keep_the_written_id() {
     let tr = v3(&[msg("r", None), msg("a", Some("zz")), msg("s", Some("s"))]);
     assert_eq!(tr.entries[1].parent, None);
-    assert_eq!(tr.written_parent_id(1), Some("zz"));
+    assert_eq!(tr.written_parent_id(1).as_deref(), Some("zz"));
     assert_eq!(tr.entries[2].parent, None);
-    assert_eq!(tr.written_parent_id(2), Some("s"));
+    assert_eq!(tr.written_parent_id(2).as_deref(), Some("s"));
     let w: Vec<String> = tr.warnings.iter().map(|w| w.to_string()).collect();
     assert!(
         w.iter().any(|w| w.contains(r#"parentId "zz" not found"#)),
@@ -105,7 +105,7 @@ fn with_duplicate_ids_the_later_entry_wins_even_for_a_chain() {
     assert_eq!(tr.entries[1].parent, Some(2));
     assert_eq!(tr.entries[3].parent, Some(2));
     assert_eq!(tr.entries[2].parent, Some(1));
-    assert_eq!(tr.written_parent_id(1), Some("a"));
+    assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
     assert!(
         tr.warnings
             .iter()
@@ -116,7 +116,7 @@ fn with_duplicate_ids_the_later_entry_wins_even_for_a_chain() {
     // An entry whose duplicate id makes it its own parent.
     let tr = v3(&[msg("a", None), msg("a", Some("a"))]);
     assert_eq!(tr.entries[1].parent, None);
-    assert_eq!(tr.written_parent_id(1), Some("a"));
+    assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
     assert!(
         tr.warnings
             .iter()
@@ -138,10 +138,10 @@ fn v1_files_chain_in_order_and_show_written_parent_ids() {
     assert_eq!(tr.version, 1);
     let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
     assert_eq!(parents, vec![None, Some(0), Some(1)]);
-    assert_eq!(tr.written_parent_id(2), Some("a"));
-    assert_eq!(tr.written_parent_id(1), Some("a"));
-    assert_eq!(tr.entry_id(1), None, "v1 ids are not cited");
-    assert_eq!(tr.written_id(1), Some("b"));
+    assert_eq!(tr.written_parent_id(2).as_deref(), Some("a"));
+    assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
+    assert_eq!(tr.entry_id(1).as_deref(), None, "v1 ids are not cited");
+    assert_eq!(tr.written_id(1).as_deref(), Some("b"));
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn an_envelope_indexes_like_its_entry() {
                     "{:?} {:?} {:?} {:?} {:?}",
                     e.kind,
                     e.raw_type(),
-                    t.written_id(i),
+                    t.written_id(i).as_deref(),
                     e.parent,
                     t.written_parent_id(i)
                 )

@@ -282,7 +282,7 @@ fn last_compaction(session: &SessionHandle) -> Option<(usize, Option<CompactionE
         .iter()
         .rposition(|e| e.kind == kind)
         .and_then(|i| {
-            let id = t.written_id(i as u32).map(str::to_string);
+            let id = t.written_id(i as u32).map(String::from);
             t.entry_json(i as u32).ok().map(|v| (id, v))
         });
     Some((count, last))

@@ -164,7 +164,7 @@ pub fn measure(
     });
     Some(Overhead {
         tokens,
-        entry_id: t.entry_id(entry).map(str::to_string),
+        entry_id: t.entry_id(entry).map(String::from),
         prompt_tokens: prompt,
         messages_tokens,
         files_from,

@@ -140,7 +140,7 @@ async fn a_due_flush_is_refused_then_flushed_first_and_the_compaction_audits_cle
     let path = t.active_branch();
     let from = path
         .iter()
-        .position(|&i| t.entry_id(i) == Some("f9eefcdc"))
+        .position(|&i| t.entry_id(i).as_deref() == Some("f9eefcdc"))
         .unwrap();
     let kept = path[from..]
         .iter()

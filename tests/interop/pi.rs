@@ -239,7 +239,7 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
                     }
                 }
                 if t.version >= 2
-                    && pp["firstKeptEntryId"].as_str() != t.entry_id(p.first_kept_entry)
+                    && pp["firstKeptEntryId"].as_str() != t.entry_id(p.first_kept_entry).as_deref()
                 {
                     err(format!(
                         "keep {k} firstKeptEntryId: pi {} clawtop {:?}",
@@ -385,7 +385,7 @@ fn host_a_keeps_from_f9eefcdc() {
     let file = dir.join("eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl");
     let t = Transcript::open(&file).unwrap();
     let p = plan::prepare(&t, 20_000).unwrap();
-    assert_eq!(t.entry_id(p.first_kept_entry), Some("f9eefcdc"));
+    assert_eq!(t.entry_id(p.first_kept_entry).as_deref(), Some("f9eefcdc"));
     assert_eq!(p.messages_to_summarize.len(), 5);
     assert_eq!(p.turn_prefix_messages.len(), 1);
     assert!(p.cut.is_split_turn);

@@ -46,7 +46,7 @@ fn incident_7_reads_like_a_file_transcript() {
     // Every entry decodes to its full JSON, whichever column holds it.
     for i in 0..t.len() as u32 {
         let v = t.entry_json(i).unwrap();
-        assert_eq!(v["id"].as_str(), t.entry_id(i));
+        assert_eq!(v["id"].as_str(), t.entry_id(i).as_deref());
     }
     let comps: Vec<u32> = (0..t.len() as u32)
         .filter(|&i| t.entries[i as usize].kind == EntryKind::Compaction)
@@ -178,7 +178,7 @@ fn reopen_reads_only_appended_rows() {
     let fresh = transcript::open(&db, INCIDENT).unwrap();
     assert_eq!(again.rows, 62);
     assert_eq!(again.transcript.len(), fresh.transcript.len());
-    assert_eq!(again.transcript.entry_id(60), Some("appended-1"));
+    assert_eq!(again.transcript.entry_id(60).as_deref(), Some("appended-1"));
     assert_eq!(
         again.transcript.active_branch(),
         fresh.transcript.active_branch()

@@ -332,7 +332,11 @@ fn assert_same_index(a: &Transcript, b: &Transcript) {
     assert_eq!(a.entries.len(), b.entries.len());
     for (i, (x, y)) in a.entries.iter().zip(&b.entries).enumerate() {
         assert_eq!(format!("{x:?}"), format!("{y:?}"), "entry {i}");
-        assert_eq!(a.written_id(i as u32), b.written_id(i as u32), "entry {i}");
+        assert_eq!(
+            a.written_id(i as u32).as_deref(),
+            b.written_id(i as u32).as_deref(),
+            "entry {i}"
+        );
     }
 }
 
