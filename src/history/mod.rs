@@ -354,7 +354,7 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
 /// What [`read_branch`] has seen so far of the branch, entry by entry.
 #[derive(Default)]
 struct BranchWalk {
-    steps: Vec<(series::Step, series::At)>,
+    turns: series::Turns,
     raws: Vec<Raw>,
     clock: Vec<String>,
     last_ms: Option<(i64, String, String)>,
@@ -365,7 +365,7 @@ struct BranchWalk {
 
 impl BranchWalk {
     fn finish(self) -> Read {
-        let turns = series::turns(self.steps);
+        let turns = self.turns.finish();
         let flush_turns = flush_turns(&turns);
         Read {
             turns,
@@ -380,7 +380,7 @@ impl BranchWalk {
     fn step(&mut self, t: &Transcript, rules: Rules, i: u32, v: &Value) {
         let kind = t.entries[i as usize].kind;
         let BranchWalk {
-            steps,
+            turns,
             raws,
             clock,
             last_ms,
@@ -400,7 +400,7 @@ impl BranchWalk {
             }
             *last_ms = Some((ms, id.clone(), ts.clone().unwrap_or_default()));
         }
-        let at = series::At {
+        let at = || series::At {
             id: Some(id.clone()),
             timestamp: ts.clone(),
         };
@@ -409,7 +409,7 @@ impl BranchWalk {
             let msg = crate::tokens::compaction_summary_message(v);
             raws.push(Raw {
                 id: id.clone(),
-                timestamp: ts,
+                timestamp: ts.clone(),
                 tokens_before: v
                     .get("tokensBefore")
                     .and_then(crate::store_entry::non_negative),
@@ -431,7 +431,7 @@ impl BranchWalk {
                     .map(|f| f.get("memoryFlushAt").and_then(Value::as_i64)),
             });
             *waiting = Some(raws.len() - 1);
-            steps.push((series::Step::Compaction, at));
+            turns.push(series::Step::Compaction, at);
             return;
         }
         let m = v.get("message").cloned().unwrap_or(Value::Null);
@@ -450,7 +450,7 @@ impl BranchWalk {
                 raws[w].next_call = Some(*n);
                 *waiting = None;
             }
-            steps.push((s, at));
+            turns.push(s, at);
         }
     }
 }

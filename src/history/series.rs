@@ -105,36 +105,60 @@ pub struct At {
 
 /// The turns of a branch, oldest first.
 pub fn turns(steps: impl IntoIterator<Item = (Step, At)>) -> Vec<Turn> {
-    let mut out: Vec<Turn> = Vec::new();
-    let mut cycle = 0u32;
+    let mut turns = Turns::default();
     for (step, at) in steps {
+        turns.push(step, || at);
+    }
+    turns.finish()
+}
+
+/// [`turns`] one step at a time: a branch of a million entries is folded as it is read, and
+/// a step's place (`at`) is made only when it opens a turn.
+#[derive(Default)]
+pub struct Turns {
+    out: Vec<Turn>,
+    cycle: u32,
+}
+
+impl Turns {
+    pub fn push(&mut self, step: Step, at: impl FnOnce() -> At) {
+        let (out, cycle) = (&mut self.out, self.cycle);
         match step {
-            Step::User { flush } => out.push(Turn {
-                turn: out.last().map_or(1, |t| t.turn + 1),
-                id: at.id,
-                timestamp: at.timestamp,
-                tokens: None,
-                cycle,
-                flush,
-            }),
+            Step::User { flush } => {
+                let at = at();
+                out.push(Turn {
+                    turn: out.last().map_or(1, |t| t.turn + 1),
+                    id: at.id,
+                    timestamp: at.timestamp,
+                    tokens: None,
+                    cycle,
+                    flush,
+                })
+            }
             Step::Call(n) => match out.last_mut() {
                 // A call before a compaction of the same turn (pi compacts and retries within
                 // a turn) measured the old context; the retry after it opens no user message,
                 // so the figure goes to a turn of the new cycle.
                 Some(t) if t.cycle == cycle => t.tokens = Some(n),
-                _ => out.push(Turn {
-                    turn: out.last().map_or(0, |t| t.turn),
-                    id: at.id,
-                    timestamp: at.timestamp,
-                    tokens: Some(n),
-                    cycle,
-                    flush: false,
-                }),
+                _ => {
+                    let at = at();
+                    out.push(Turn {
+                        turn: out.last().map_or(0, |t| t.turn),
+                        id: at.id,
+                        timestamp: at.timestamp,
+                        tokens: Some(n),
+                        cycle,
+                        flush: false,
+                    })
+                }
             },
-            Step::Compaction => cycle += 1,
+            Step::Compaction => self.cycle += 1,
         }
     }
-    out
+
+    pub fn finish(self) -> Vec<Turn> {
+        self.out
+    }
 }
 
 /// Tokens per turn and turns left to each line. `null` in JSON where unknown or not growing.
