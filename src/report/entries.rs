@@ -221,7 +221,7 @@ fn entry_to_json(t: &Transcript, idx: u32, on: &[bool]) -> EntryJson {
     let (kind, role) = type_and_role(t, idx, v.as_ref().ok());
     let parent_id = t.written_parent_id(idx).map(String::from).or_else(|| {
         if t.version < 2 {
-            meta.parent.map(|p| t.display_id(p))
+            meta.parent().map(|p| t.display_id(p))
         } else {
             None
         }

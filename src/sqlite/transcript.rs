@@ -767,7 +767,7 @@ mod tests {
                     e.offset,
                     e.kind,
                     t.written_id(i),
-                    e.parent,
+                    e.parent(),
                     t.written_parent_id(i),
                     e.too_large()
                 )
@@ -863,7 +863,7 @@ mod tests {
         assert_eq!(refreshed.rows, 9);
         assert_eq!(shape(&refreshed.transcript), shape(&fresh.transcript));
         assert_eq!(refreshed.transcript.len(), 6);
-        assert_eq!(refreshed.transcript.entries[4].parent, Some(3));
+        assert_eq!(refreshed.transcript.entries[4].parent(), Some(3));
         let w = shape(&fresh.transcript).join("\n");
         assert!(w.contains("line 3: skipped: not valid JSON"), "{w}");
         assert!(w.contains("line 6: skipped: seq 5: neither"), "{w}");

@@ -93,8 +93,10 @@ pub struct EntryMeta {
     pub offset: u64,
     pub len: u32,
     pub kind: EntryKind,
-    /// Index of the parent entry, resolved through ids (v2+) or file order (v1).
-    pub parent: Option<u32>,
+    /// Index of the parent entry plus one, 0 for none ([`Self::parent`]): four bytes where
+    /// an `Option<u32>` takes eight, and an entry takes 40 bytes instead of 48 (a
+    /// million-entry session, 8 MB).
+    parent_plus_one: u32,
     /// `id` as written (v2+; v1 files have none: pi would invent random ones), a span of
     /// [`Transcript::ids`] ([`Transcript::written_id`]).
     id: IdSpan,
@@ -113,6 +115,9 @@ struct Rare {
     too_large: Option<TooLarge>,
 }
 
+// What keeps a million-entry session within its memory budget (issue 33 item 8).
+const _: () = assert!(std::mem::size_of::<EntryMeta>() <= 40);
+
 impl EntryMeta {
     /// The raw `type` string when the kind is [`EntryKind::Unknown`].
     pub fn raw_type(&self) -> Option<&str> {
@@ -126,6 +131,16 @@ impl EntryMeta {
 
     pub fn has_id(&self) -> bool {
         self.id.is_some()
+    }
+
+    /// Index of the parent entry, resolved through ids (v2+) or file order (v1).
+    pub fn parent(&self) -> Option<u32> {
+        self.parent_plus_one.checked_sub(1)
+    }
+
+    fn set_parent(&mut self, parent: Option<u32>) {
+        // An index is below u32::MAX: a transcript holds fewer entries than that.
+        self.parent_plus_one = parent.map_or(0, |p| p.saturating_add(1));
     }
 }
 
@@ -634,14 +649,14 @@ impl Transcript {
         if self.version < 2 {
             for i in 0..self.entries.len() {
                 // The written parentId, for display, before the chain replaces the link.
-                if let Some(p) = self.entries[i].parent {
+                if let Some(p) = self.entries[i].parent() {
                     let written: Option<Box<str>> = self.written_id(p).map(Into::into);
                     let e = &mut self.entries[i];
                     if e.rare.as_ref().is_none_or(|r| r.parent_id.is_none()) {
                         e.rare.get_or_insert_with(Default::default).parent_id = written;
                     }
                 }
-                self.entries[i].parent = if i == 0 { None } else { Some(i as u32 - 1) };
+                self.entries[i].set_parent(if i == 0 { None } else { Some(i as u32 - 1) });
             }
             return;
         }
@@ -695,7 +710,7 @@ impl Transcript {
             let e = &self.entries[i];
             let kept = e.rare.as_ref().and_then(|r| r.parent_id.as_deref());
             let had_kept = kept.is_some();
-            let pid: Option<Box<str>> = match (kept, e.parent) {
+            let pid: Option<Box<str>> = match (kept, e.parent()) {
                 (Some(pid), _) => Some(pid.into()),
                 (None, Some(p)) if any_dups => self.written_id(p).map(Into::into),
                 // Linked by the scan, and no duplicate id can take the link elsewhere.
@@ -726,7 +741,7 @@ impl Transcript {
                 // No longer the id of its parent: kept as written, for display.
                 e.rare.get_or_insert_with(Default::default).parent_id = pid;
             }
-            e.parent = parent;
+            e.set_parent(parent);
         }
         for (line, message) in unresolved {
             self.warnings.push(Warning { line, message });
@@ -756,7 +771,7 @@ impl Transcript {
             return Some(Id::text(p));
         }
         if self.version >= 2 {
-            e.parent.and_then(|p| self.written_id(p))
+            e.parent().and_then(|p| self.written_id(p))
         } else {
             None
         }
@@ -1016,7 +1031,7 @@ impl Transcript {
             }
             seen[i as usize] = true;
             path.push(i);
-            cur = self.entries[i as usize].parent;
+            cur = self.entries[i as usize].parent();
         }
         path.reverse();
         path
@@ -1048,7 +1063,7 @@ impl Transcript {
                 }
                 state[i as usize] = 1;
                 chain.push(i);
-                cur = self.entries[i as usize].parent;
+                cur = self.entries[i as usize].parent();
             }
             for i in chain {
                 state[i as usize] = 2;

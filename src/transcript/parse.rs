@@ -345,7 +345,7 @@ impl Scanner {
         let mut kept_parent = None;
         if let Some(pid) = parent_id {
             let last = self.out.entries.len().checked_sub(1);
-            let grand = last.and_then(|l| self.out.entries[l].parent.map(|p| p as usize));
+            let grand = last.and_then(|l| self.out.entries[l].parent().map(|p| p as usize));
             parent = [last, grand]
                 .into_iter()
                 .flatten()
@@ -368,7 +368,7 @@ impl Scanner {
             offset,
             len,
             kind,
-            parent,
+            parent_plus_one: parent.map_or(0, |p| p + 1),
             id,
             rare,
         });

@@ -21,7 +21,7 @@ fn built_from_entries_links_like_a_file() {
     let tr = Transcript::from_entries("db#s1", [header, a, b]);
     assert_eq!(tr.len(), 2);
     assert_eq!(tr.version, 3);
-    assert_eq!(tr.entries[1].parent, Some(0));
+    assert_eq!(tr.entries[1].parent(), Some(0));
     assert_eq!(tr.active_branch(), vec![0, 1]);
     assert_eq!(tr.entry_json(1).unwrap()["id"], "b");
     assert!(tr.warnings.is_empty(), "{:?}", tr.warnings);
@@ -53,7 +53,7 @@ fn chains_and_siblings_are_linked_without_keeping_their_parent_ids() {
         msg("c", Some("r")),
         msg("d", Some("c")),
     ]);
-    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
+    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent()).collect();
     assert_eq!(parents, vec![None, Some(0), Some(0), Some(0), Some(3)]);
     assert!(tr.entries.iter().all(|e| e.rare.is_none()), "nothing boxed");
     assert_eq!(tr.written_parent_id(2).as_deref(), Some("r"));
@@ -70,16 +70,16 @@ fn a_parent_further_back_is_resolved_at_link_time() {
         msg("c", Some("b")),
         msg("x", Some("a")),
     ]);
-    assert_eq!(tr.entries[4].parent, Some(1));
+    assert_eq!(tr.entries[4].parent(), Some(1));
     assert_eq!(tr.written_parent_id(4).as_deref(), Some("a"));
 }
 
 #[test]
 fn unresolved_and_self_parents_keep_the_written_id() {
     let tr = v3(&[msg("r", None), msg("a", Some("zz")), msg("s", Some("s"))]);
-    assert_eq!(tr.entries[1].parent, None);
+    assert_eq!(tr.entries[1].parent(), None);
     assert_eq!(tr.written_parent_id(1).as_deref(), Some("zz"));
-    assert_eq!(tr.entries[2].parent, None);
+    assert_eq!(tr.entries[2].parent(), None);
     assert_eq!(tr.written_parent_id(2).as_deref(), Some("s"));
     let w: Vec<String> = tr.warnings.iter().map(|w| w.to_string()).collect();
     assert!(
@@ -102,9 +102,9 @@ fn with_duplicate_ids_the_later_entry_wins_even_for_a_chain() {
         msg("a", Some("b")),
         msg("c", Some("a")),
     ]);
-    assert_eq!(tr.entries[1].parent, Some(2));
-    assert_eq!(tr.entries[3].parent, Some(2));
-    assert_eq!(tr.entries[2].parent, Some(1));
+    assert_eq!(tr.entries[1].parent(), Some(2));
+    assert_eq!(tr.entries[3].parent(), Some(2));
+    assert_eq!(tr.entries[2].parent(), Some(1));
     assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
     assert!(
         tr.warnings
@@ -115,7 +115,7 @@ fn with_duplicate_ids_the_later_entry_wins_even_for_a_chain() {
     );
     // An entry whose duplicate id makes it its own parent.
     let tr = v3(&[msg("a", None), msg("a", Some("a"))]);
-    assert_eq!(tr.entries[1].parent, None);
+    assert_eq!(tr.entries[1].parent(), None);
     assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
     assert!(
         tr.warnings
@@ -136,7 +136,7 @@ fn v1_files_chain_in_order_and_show_written_parent_ids() {
     ]
     .join("\n"));
     assert_eq!(tr.version, 1);
-    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent).collect();
+    let parents: Vec<_> = tr.entries.iter().map(|e| e.parent()).collect();
     assert_eq!(parents, vec![None, Some(0), Some(1)]);
     assert_eq!(tr.written_parent_id(2).as_deref(), Some("a"));
     assert_eq!(tr.written_parent_id(1).as_deref(), Some("a"));
@@ -177,7 +177,7 @@ fn an_envelope_indexes_like_its_entry() {
                     e.kind,
                     e.raw_type(),
                     t.written_id(i).as_deref(),
-                    e.parent,
+                    e.parent(),
                     t.written_parent_id(i)
                 )
             })

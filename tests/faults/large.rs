@@ -40,7 +40,7 @@ fn an_over_long_entry_is_indexed_marked_and_estimated_without_decoding() {
     );
     assert_eq!(t.written_id(1).as_deref(), Some("u2"));
     assert_eq!(
-        t.entries[2].parent,
+        t.entries[2].parent(),
         Some(1),
         "the tree stays linked through it"
     );
