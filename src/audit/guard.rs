@@ -74,13 +74,13 @@ impl GuardVerdict {
 
 /// The verdict on `summary`, given the texts of the summarized messages (oldest first, as
 /// OpenClaw's `extractMessageText` reads them).
-pub fn verdict(summary: &str, message_texts: &[String]) -> GuardVerdict {
+pub fn verdict<S: AsRef<str>>(summary: &str, message_texts: &[S]) -> GuardVerdict {
     let from = message_texts.len().saturating_sub(GUARD_MESSAGES);
     let mut checked: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     'texts: for t in &message_texts[from..] {
         let mut full = false;
-        super::extract::each(t, |v| {
+        super::extract::each(t.as_ref(), |v| {
             if !full && seen.insert(v.to_string()) {
                 checked.push(v.to_string());
                 full = checked.len() >= GUARD_IDENTIFIERS;
@@ -126,12 +126,12 @@ mod tests {
         let all = REQUIRED_SECTIONS.join("\n\nx\n");
         assert!(missing_sections(&format!("  {all}  ")).is_empty());
         assert_eq!(missing_sections("## Decisions\n### Open TODOs").len(), 4);
-        let v = verdict(&all, &["see /srv/a/b and DEADBEEF99".into()]);
+        let v = verdict(&all, &["see /srv/a/b and DEADBEEF99"]);
         assert_eq!(v.verdict, Verdict::Fail);
         assert_eq!(v.reasons, ["missing_identifiers:/srv/a/b,DEADBEEF99"]);
         let v = verdict(
             &format!("{all}\n/srv/a/b deadbeef99"),
-            &["/srv/a/b DEADBEEF99".into()],
+            &["/srv/a/b DEADBEEF99"],
         );
         assert_eq!(v.verdict, Verdict::Pass);
         assert_eq!(chars("é😀"), 3);

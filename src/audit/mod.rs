@@ -874,29 +874,30 @@ impl<'p> Job<'p> {
             .kept
             .take()
             .unwrap_or_else(|| kept_search(&self.order, summary));
-        let (order, first_at) = (&self.order, &self.first_at);
-        let held = |i: usize| Held {
-            value: order[i].clone(),
+        let in_kept = k.in_kept.into_found();
+        // The identifiers move into what is reported; the set's table goes first.
+        let mut order: Vec<String> = std::mem::take(&mut self.order).into_iter().collect();
+        let first_at = &self.first_at;
+        let mut held = |i: usize| Held {
+            value: std::mem::take(&mut order[i]),
             entry_id: id_at(first_at[i]),
         };
         let mut ids = Identifiers {
-            total: order.len(),
+            total: first_at.len(),
             invented,
             ..Identifiers::default()
         };
-        for i in 0..order.len() {
-            if k.in_summary[i] {
-                ids.kept.push(held(i));
-            }
+        for (i, _) in k.in_summary.iter().enumerate().filter(|(_, s)| **s) {
+            ids.kept.push(held(i));
         }
         for (r, &i) in k.residual.iter().enumerate() {
-            if k.in_kept.found(r) {
+            if in_kept[r] {
                 ids.still_in_kept.push(held(i));
             } else {
                 ids.lost.push(held(i));
             }
         }
-        let guard_texts: Vec<String> = self.guard_texts.iter().map(|t| t.to_string()).collect();
+        let guard_texts: Vec<&str> = self.guard_texts.iter().map(|t| &**t).collect();
         CompactionAudit {
             entry_id: None,
             first_kept_entry_id: None,

@@ -62,6 +62,12 @@ impl Presence {
         self.found[i]
     }
 
+    /// Which identifiers were found, the automata let go (a span of 600,000 identifiers holds
+    /// tens of MB in them).
+    pub fn into_found(self) -> Vec<bool> {
+        self.found
+    }
+
     /// Looks for the identifiers not found yet in `text`; calls `newly` with the index of each
     /// one found here for the first time.
     pub fn scan(&mut self, text: &str, mut newly: impl FnMut(usize)) {
