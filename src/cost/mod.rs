@@ -165,6 +165,8 @@ pub struct CallTime {
     usd: f64,
 }
 
+const _: () = assert!(std::mem::size_of::<CallTime>() == 16);
+
 impl CallTime {
     pub fn new(at_ms: i64, usd: Option<f64>) -> CallTime {
         CallTime {
