@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/1";
+pub const FORMAT: &str = "clawtop-rows/2";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -53,8 +53,10 @@ struct Stored {
     session_id: String,
     listing: String,
     stamp: Stamp,
+    /// The stamp of the store the transcript lives in, taken before `stamp`.
+    store: Option<String>,
     models: String,
-    row: SessionRow,
+    row: Box<SessionRow>,
     /// The last compaction's problems a row grades, as (code, words, compaction).
     last_compaction: Vec<(String, String, Option<String>)>,
     clock: Option<crate::cost::Clock>,
@@ -97,6 +99,7 @@ impl RowsCache {
         if let Some(c) = read_file(&file, &host) {
             memo.basis = c.basis;
             read = c.rows.len();
+            memo.rows.reserve(read);
             for s in c.rows {
                 let reference = SessionRef {
                     source: host.clone(),
@@ -118,6 +121,7 @@ impl RowsCache {
                 let kept = Kept {
                     session: Listed::Print(s.listing),
                     stamp: s.stamp,
+                    store: s.store,
                     tip: None,
                     models: s.models,
                     row: s.row,
@@ -144,13 +148,13 @@ impl RowsCache {
             .iter()
             .filter(|(_, k)| keepable(k, &exposed))
             .collect();
-        // A run that built no row for the file (only rows read every time, or none at all)
-        // and dropped none leaves it as it is.
+        // A run that built no row for the file (only rows read every time, or none at all),
+        // dropped none and found no store stamped anew leaves it as it is.
         let built = kept
             .iter()
             .filter(|(_, k)| matches!(k.session, Listed::Session(_)))
             .count();
-        if built == 0 && kept.len() == self.read {
+        if built == 0 && memo.stores_moved == 0 && kept.len() == self.read {
             return;
         }
         let rows = kept
@@ -164,6 +168,7 @@ impl RowsCache {
                     Listed::Session(s) => list::listing_print(s),
                 },
                 stamp: k.stamp.clone(),
+                store: k.store.clone(),
                 models: k.models.clone(),
                 row: k.row.clone(),
                 last_compaction: k
