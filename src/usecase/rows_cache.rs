@@ -7,7 +7,9 @@
 //! last compaction's problems, the cost [`Clock`](crate::cost::Clock), the files that say it
 //! changed, the lock it reads `busy` from), and what it was built from: a fingerprint of the
 //! session's listing and its transcript's full stamp
-//! ([`SessionSource::transcript_stamp`]). A row is handed back only while all of those and
+//! ([`SessionSource::transcript_stamp`]), with the stamp of the store the transcript lives in
+//! ([`SessionSource::transcript_stores`]: while a SQLite database is as it was, so is every
+//! transcript in it, and a quiet host's thousands of sessions are not stamped one by one). A row is handed back only while all of those and
 //! the host's basis (config, price tables, models.json, this build of clawtop) are unchanged;
 //! the lock, `busy`, the cache countdown and the problems are looked at again every run, and
 //! a row whose hour or day figures moved with the clock is built again. So the output of a
