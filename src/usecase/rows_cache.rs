@@ -29,6 +29,7 @@ use super::list::{self, Kept, Keying, Listed, RowMemo, SessionRow};
 use crate::history::{self, HistoryWarning};
 use crate::source::{SessionRef, SessionSource, Stamp};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
@@ -39,30 +40,32 @@ const MAX_FILE_BYTES: u64 = 256 << 20;
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CacheFile {
+struct CacheFile<'a> {
     format: String,
     build: String,
     host: String,
     basis: Option<String>,
-    rows: Vec<Stored>,
+    rows: Vec<Stored<'a>>,
 }
 
+/// One row as written (the row, its stamp and its files borrowed from the memo, not copied)
+/// and as read back (owned).
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Stored {
+struct Stored<'a> {
     agent_id: String,
     key: String,
     session_id: String,
     listing: String,
-    stamp: Stamp,
+    stamp: Cow<'a, Stamp>,
     /// The stamp of the store the transcript lives in, taken before `stamp`.
     store: Option<String>,
     models: String,
-    row: Box<SessionRow>,
+    row: Cow<'a, SessionRow>,
     /// The last compaction's problems a row grades, as (code, words, compaction).
     last_compaction: Vec<(String, String, Option<String>)>,
     clock: Option<crate::cost::Clock>,
-    watch: Vec<PathBuf>,
+    watch: Cow<'a, [PathBuf]>,
     busy_at: Option<PathBuf>,
 }
 
@@ -122,14 +125,14 @@ impl RowsCache {
                     .collect();
                 let kept = Kept {
                     session: Listed::Print(s.listing),
-                    stamp: s.stamp,
+                    stamp: s.stamp.into_owned(),
                     store: s.store,
                     tip: None,
                     models: s.models,
-                    row: s.row,
+                    row: Box::new(s.row.into_owned()),
                     last_compaction,
                     clock: s.clock,
-                    watch: s.watch,
+                    watch: s.watch.into_owned(),
                     busy_at: s.busy_at,
                 };
                 memo.rows.insert(reference, kept);
@@ -169,10 +172,10 @@ impl RowsCache {
                     Listed::Print(p) => p.clone(),
                     Listed::Session(s) => list::listing_print(s),
                 },
-                stamp: k.stamp.clone(),
+                stamp: Cow::Borrowed(&k.stamp),
                 store: k.store.clone(),
                 models: k.models.clone(),
-                row: k.row.clone(),
+                row: Cow::Borrowed(&*k.row),
                 last_compaction: k
                     .last_compaction
                     .iter()
@@ -180,7 +183,7 @@ impl RowsCache {
                     .map(|w| (w.code.to_string(), w.message.clone(), w.compaction.clone()))
                     .collect(),
                 clock: k.clock,
-                watch: k.watch.clone(),
+                watch: Cow::Borrowed(&k.watch),
                 busy_at: k.busy_at.clone(),
             })
             .collect();
@@ -241,7 +244,7 @@ fn build() -> Option<String> {
     ))
 }
 
-fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
+fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
     let ignored = |why: &str| {
         tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
     };
@@ -271,7 +274,7 @@ fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
     }
 }
 
-fn write_file(file: &Path, content: &CacheFile) -> std::io::Result<()> {
+fn write_file(file: &Path, content: &CacheFile<'_>) -> std::io::Result<()> {
     use std::io::Write;
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
