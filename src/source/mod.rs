@@ -323,6 +323,21 @@ pub trait SessionSource: Send + Sync {
     fn transcript_stamp(&self, _session: &SessionRef) -> Option<Stamp> {
         None
     }
+    /// [`Self::transcript_stamp`] of each of `sessions`, in order: what a run between runs
+    /// asks of every session whose store changed. A SQLite source answers each database's
+    /// sessions through statements prepared once; the default asks one by one.
+    fn transcript_stamps(&self, sessions: &[&SessionRef]) -> Vec<Option<Stamp>> {
+        sessions.iter().map(|r| self.transcript_stamp(r)).collect()
+    }
+    /// A stamp of the store each of `sessions`' transcripts lives in, in order: while it is
+    /// what it was when a transcript was stamped (taken before that stamp), the transcript's
+    /// stamp is what it was too, and need not be taken again. A SQLite source's database
+    /// ([`stamp::of_database`]: thousands of transcripts, one `stat` each of two files);
+    /// None where there is none (a file transcript has only its own stamp) or it cannot
+    /// promise it.
+    fn transcript_stores(&self, sessions: &[&SessionRef]) -> Vec<Option<String>> {
+        vec![None; sessions.len()]
+    }
     /// What the session's transcript is now, as cheaply as the source can tell, for a poll
     /// that asks at every change of the host (the TUI's reload, [`crate::usecase::list::RowMemo`]):
     /// a file's `stat` (identity, size, mtime, ctime), a SQLite window's first and last

@@ -158,6 +158,39 @@ impl SqliteStore {
         hit(self)
     }
 
+    /// Each database's sessions among `sessions` (by index, with their transcript's session
+    /// id), under one lock of the known rows: a batch asks each database once.
+    fn by_database(&self, sessions: &[&SessionRef]) -> HashMap<PathBuf, Vec<(usize, String)>> {
+        let mut by_db: HashMap<PathBuf, Vec<(usize, String)>> = HashMap::new();
+        let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        for (i, r) in sessions.iter().enumerate() {
+            if let Some((db, sid)) = rows.get(*r) {
+                by_db.entry(db.clone()).or_default().push((i, sid.clone()));
+            }
+        }
+        by_db
+    }
+
+    /// `one` of each session of a batch that is not among the known rows (it locates it).
+    fn unlocated_each<T>(
+        &self,
+        sessions: &[&SessionRef],
+        out: &mut [Option<T>],
+        one: impl Fn(&SessionRef) -> Option<T>,
+    ) {
+        for (i, r) in sessions.iter().enumerate() {
+            if out[i].is_none()
+                && !self
+                    .rows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .contains_key(*r)
+            {
+                out[i] = one(r);
+            }
+        }
+    }
+
     fn connection(&self, db: &Path) -> Result<crate::sqlite::transcript::SharedDb, SourceError> {
         let mut conns = self.conns.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(c) = conns.get(db) {
@@ -334,6 +367,37 @@ impl SessionSource for SqliteStore {
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
         let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
         Some(super::stamp::of_rows(f))
+    }
+
+    fn transcript_stamps(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
+        let mut out = vec![None; sessions.len()];
+        for (db, wanted) in self.by_database(sessions) {
+            let Ok(conn) = self.connection(&db) else {
+                continue;
+            };
+            let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+            let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
+            let Ok(stamps) = crate::sqlite::events::fingerprints(&guard, &ids) else {
+                continue;
+            };
+            for ((i, _), f) in wanted.iter().zip(stamps) {
+                out[*i] = f.ok().map(super::stamp::of_rows);
+            }
+        }
+        // A session not among the known rows is located (the listing read again) one by one.
+        self.unlocated_each(sessions, &mut out, |r| self.transcript_stamp(r));
+        out
+    }
+
+    fn transcript_stores(&self, sessions: &[&SessionRef]) -> Vec<Option<String>> {
+        let mut out = vec![None; sessions.len()];
+        for (db, wanted) in self.by_database(sessions) {
+            let stamp = super::stamp::of_database(&db);
+            for (i, _) in wanted {
+                out[i].clone_from(&stamp);
+            }
+        }
+        out
     }
 
     fn transcript_tip(&self, r: &SessionRef) -> Option<super::Stamp> {

@@ -16,6 +16,13 @@
 //! of the seqs and of the stored bytes (`octet_length`, read from the record headers), the
 //! last row's stored bytes hashed, and the rewrite generation. An append moves the last seq
 //! and the sums; deleted rows, the count and the sums; a `maxLines` trim, the generation.
+//!
+//! A SQLite database as a whole ([`of_database`]): its file stamped as a file, and its
+//! `-wal` by its identity, size, mtime and its header and last frame. Every commit writes one of them (a WAL commit appends frames to the `-wal`, a
+//! checkpoint writes the database, a rollback-journal commit the database), so while the
+//! database's stamp is what it was, so is the stamp of every transcript in it: a run that
+//! finds a database as a previous run left it need not stamp its thousands of sessions one
+//! by one (issue 31).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -119,6 +126,69 @@ pub fn of_file(path: &Path) -> Option<Stamp> {
         ctime_ns,
         ends: short_hex(h.finalize()),
     })
+}
+
+/// The stamp of a SQLite database file as a whole (see the module docs): [`of_file`] of the
+/// database and [`of_wal`] of its `-wal` (or that there is none), hashed; None when either
+/// changed within [`SETTLE`] or cannot be read, or while a rollback journal (`-journal`)
+/// exists (a write under way).
+pub fn of_database(db: &Path) -> Option<String> {
+    let beside = |suffix: &str| {
+        let mut p = db.as_os_str().to_owned();
+        p.push(suffix);
+        std::path::PathBuf::from(p)
+    };
+    if std::fs::symlink_metadata(beside("-journal")).is_ok() {
+        return None;
+    }
+    let wal_path = beside("-wal");
+    let wal = match std::fs::symlink_metadata(&wal_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(_) => return None,
+        Ok(_) => Some(of_wal(&wal_path)?),
+    };
+    let main = of_file(db)?;
+    Some(short_hex(Sha256::digest(format!("{main:?} {wal:?}"))))
+}
+
+/// Bytes at the end of a `-wal` that hold its last frame whole, whatever the page size
+/// (a 24-byte frame header and a page of at most 64 KiB).
+const WAL_LAST_FRAME: u64 = 24 + 65536;
+
+/// A `-wal` file's identity, size and mtime, and a hash of its header (the salts a WAL
+/// restart changes) and of its last frame (whose header carries the checksum chained over
+/// every frame before it). Not its ctime: SQLite opening a WAL database as root hands the
+/// `-wal` to the database's owner (`fchown`), which moves its ctime on every read, without a
+/// write. Its mtime settles it as [`of_file`]'s times do.
+fn of_wal(path: &Path) -> Option<String> {
+    let f = crate::regular_file::open(path).ok()?;
+    let m = f.metadata().ok()?;
+    let mtime_ns = m
+        .mtime()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(m.mtime_nsec());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos() as i64;
+    if now.saturating_sub(mtime_ns) < SETTLE.as_nanos() as i64 {
+        return None;
+    }
+    let size = m.len();
+    let mut h = Sha256::new();
+    let mut head = [0u8; 32];
+    let n = f.read_at(&mut head, 0).ok()?;
+    h.update(&head[..n]);
+    let mut tail = vec![0u8; WAL_LAST_FRAME.min(size) as usize];
+    f.read_exact_at(&mut tail, size.saturating_sub(WAL_LAST_FRAME))
+        .ok()?;
+    h.update(&tail);
+    Some(format!(
+        "{} {} {size} {mtime_ns} {}",
+        m.dev(),
+        m.ino(),
+        short_hex(h.finalize())
+    ))
 }
 
 /// A transcript file's identity, size, mtime and ctime, from one `stat` (the tip a poll

@@ -176,49 +176,76 @@ pub struct RowsFingerprint {
 }
 
 pub fn fingerprint(db: &ReadOnlyDb, session_id: &str) -> Result<RowsFingerprint, DbError> {
+    // One id in, one answer out.
+    fingerprints(db, &[session_id])?
+        .pop()
+        .unwrap_or_else(|| Ok(RowsFingerprint::default()))
+}
+
+/// [`fingerprint`] of each of `session_ids`, in order, its three statements prepared once
+/// for all of them: a run between runs stamps every session of a host of thousands whose
+/// database changed (issue 31).
+pub fn fingerprints(
+    db: &ReadOnlyDb,
+    session_ids: &[&str],
+) -> Result<Vec<Result<RowsFingerprint, DbError>>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
-    let mut f = db
+    let mut sums = db
         .conn()
         .prepare_cached(
             "SELECT count(*), min(seq), max(seq), coalesce(sum(seq), 0), \
              total(coalesce(octet_length(event_json), 0) + coalesce(octet_length(event_zstd), 0)) \
              FROM transcript_events WHERE session_id = ?1",
         )
-        .map_err(err)?
-        .query_row([session_id], |r| {
-            Ok(RowsFingerprint {
-                rows: r.get::<_, i64>(0)?.max(0) as u64,
-                first_seq: r.get(1)?,
-                last_seq: r.get(2)?,
-                seq_sum: r.get(3)?,
-                stored_bytes: r.get::<_, f64>(4)?.max(0.0) as u64,
-                ..RowsFingerprint::default()
-            })
-        })
         .map_err(err)?;
-    if let Some(last) = f.last_seq {
-        f.last_row = db
-            .conn()
-            .prepare_cached(
-                "SELECT substr(coalesce(event_zstd, CAST(event_json AS BLOB)), 1, 1048576) \
-                 FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
-            )
-            .map_err(err)?
-            .query_row(rusqlite::params![session_id, last], |r| {
-                Ok(r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default())
-            })
-            .map_err(err)?;
-    }
-    // As rewrite_generation, with the statement kept: this runs once per session of a list.
-    f.generation = db
+    let mut last_row = db
+        .conn()
+        .prepare_cached(
+            "SELECT substr(coalesce(event_zstd, CAST(event_json AS BLOB)), 1, 1048576) \
+             FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
+        )
+        .map_err(err)?;
+    // As rewrite_generation; a database without the table has no generation.
+    let mut generation = db
         .conn()
         .prepare_cached(
             "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
         )
-        .and_then(|mut st| st.query_row([session_id], |r| r.get::<_, Option<String>>(0)))
-        .ok()
-        .flatten();
-    Ok(f)
+        .ok();
+    let mut out = Vec::with_capacity(session_ids.len());
+    for session_id in session_ids {
+        let one = (|| -> Result<RowsFingerprint, DbError> {
+            let mut f = sums
+                .query_row([session_id], |r| {
+                    Ok(RowsFingerprint {
+                        rows: r.get::<_, i64>(0)?.max(0) as u64,
+                        first_seq: r.get(1)?,
+                        last_seq: r.get(2)?,
+                        seq_sum: r.get(3)?,
+                        stored_bytes: r.get::<_, f64>(4)?.max(0.0) as u64,
+                        ..RowsFingerprint::default()
+                    })
+                })
+                .map_err(err)?;
+            if let Some(last) = f.last_seq {
+                f.last_row = last_row
+                    .query_row(rusqlite::params![session_id, last], |r| {
+                        Ok(r.get::<_, Option<Vec<u8>>>(0)?.unwrap_or_default())
+                    })
+                    .map_err(err)?;
+            }
+            f.generation = generation
+                .as_mut()
+                .and_then(|st| {
+                    st.query_row([session_id], |r| r.get::<_, Option<String>>(0))
+                        .ok()
+                })
+                .flatten();
+            Ok(f)
+        })();
+        out.push(one);
+    }
+    Ok(out)
 }
 
 /// A session's first and last `seq`, the last row's rowid and stored bytes, and the rewrite

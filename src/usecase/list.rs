@@ -459,6 +459,9 @@ pub struct RowMemo {
     pub(crate) basis: Option<String>,
     /// Rows built (not handed back) by the last build: what a test counts.
     pub last_built: usize,
+    /// Rows handed back whose store now has a stamp other than the one kept with them
+    /// ([`Kept::store`]): the rows cache writes them back so the next run can use it.
+    pub(crate) stores_moved: usize,
     /// How a kept row is known to still hold, and what the list totals.
     pub(crate) keying: Keying,
 }
@@ -507,11 +510,15 @@ impl RowMemo {
 pub(crate) struct Kept {
     pub(crate) session: Listed,
     pub(crate) stamp: crate::source::Stamp,
+    /// The stamp of the store the transcript lives in, taken before `stamp`
+    /// ([`SessionSource::transcript_stores`]): while the store's is the same, so is `stamp`.
+    pub(crate) store: Option<String>,
     /// [`Keying::LiveFromDisk`]: the tip the TUI's reloads will compare, taken before `stamp`.
     pub(crate) tip: Option<crate::source::Stamp>,
     /// A fingerprint of its agent's models.json ([`build_rows`]).
     pub(crate) models: String,
-    pub(crate) row: SessionRow,
+    /// Boxed: a row is large, and a kept row moves through a list's maps and vectors.
+    pub(crate) row: Box<SessionRow>,
     pub(crate) last_compaction: Vec<history::HistoryWarning>,
     pub(crate) clock: Option<crate::cost::Clock>,
     pub(crate) watch: Vec<PathBuf>,
@@ -573,6 +580,7 @@ pub fn from_listing_kept(
     watch: &mut dyn FnMut(&[PathBuf]),
 ) -> ListReport {
     memo.last_built = 0;
+    memo.stores_moved = 0;
     // A gateway log grows apart from any transcript: with logs, every row is read again.
     if !opts.logs.is_empty() {
         memo.rows.clear();
@@ -584,18 +592,16 @@ pub fn from_listing_kept(
 /// its transcript's tip, taken ahead of the reads ([`build_rows`]).
 type Ahead = (Option<Kept>, Vec<PathBuf>, Option<crate::source::Stamp>);
 
-/// A TUI's reload ([`Keying::Live`], [`Keying::LiveFromDisk`]): every session's [`Ahead`],
-/// the watcher told of all files before the tips are taken in one batch
-/// ([`SessionSource::transcript_tips`]). None for a run between runs, which takes no tips.
+/// Every session's [`Ahead`] of a list with a memo, the watcher told of all files before any
+/// tip is taken; a TUI's reload ([`Keying::Live`], [`Keying::LiveFromDisk`]) then takes the
+/// tips in one batch ([`SessionSource::transcript_tips`]); a run between runs takes none.
+/// None without a memo.
 fn tips_ahead(
     source: &dyn SessionSource,
     sessions: &[Session],
     kept: Option<&mut Keeping<'_>>,
 ) -> Option<Vec<Ahead>> {
     let (memo, watch) = kept?;
-    if memo.keying == Keying::BetweenRuns {
-        return None;
-    }
     let mut ahead: Vec<Ahead> = sessions
         .iter()
         .map(|s| {
@@ -603,11 +609,48 @@ fn tips_ahead(
             (prev, files, None)
         })
         .collect();
+    if memo.keying == Keying::BetweenRuns {
+        return Some(ahead);
+    }
     let refs: Vec<&SessionRef> = sessions.iter().map(|s| &s.reference).collect();
     for (a, tip) in ahead.iter_mut().zip(source.transcript_tips(&refs)) {
         a.2 = tip;
     }
     Some(ahead)
+}
+
+/// Every session's full stamp, and the stamp of the store it lives in, for a list keyed by
+/// full stamps ([`Keying::BetweenRuns`], [`Keying::LiveFromDisk`]), taken after the tips:
+/// the stores' first, then, of a session whose kept row was stamped under the store's stamp
+/// of now, the kept stamp (nothing in its store moved since: a quiet SQLite database's
+/// thousands of sessions are not stamped one by one); the others in one batch
+/// ([`SessionSource::transcript_stamps`]). None for the TUI's reloads, keyed by tips.
+fn stamps_ahead(
+    source: &dyn SessionSource,
+    sessions: &[Session],
+    keying: Option<Keying>,
+    ahead: Option<&Vec<Ahead>>,
+) -> Option<Vec<(Option<crate::source::Stamp>, Option<String>)>> {
+    let ahead = ahead.filter(|_| keying != Some(Keying::Live))?;
+    let refs: Vec<&SessionRef> = sessions.iter().map(|s| &s.reference).collect();
+    let mut out: Vec<(Option<crate::source::Stamp>, Option<String>)> = ahead
+        .iter()
+        .zip(source.transcript_stores(&refs))
+        .map(|(a, store)| {
+            let known =
+                a.0.as_ref()
+                    .filter(|k| store.is_some() && k.store == store)
+                    .map(|k| k.stamp.clone());
+            (known, store)
+        })
+        .collect();
+    let need: Vec<usize> = (0..out.len()).filter(|&i| out[i].0.is_none()).collect();
+    let wanted: Vec<&SessionRef> = need.iter().map(|&i| refs[i]).collect();
+    for (i, stamp) in need.into_iter().zip(source.transcript_stamps(&wanted)) {
+        tracing::debug!(target: "clawtop::io", io = "transcript stamped", "transcript stamped");
+        out[i].0 = stamp;
+    }
+    Some(out)
 }
 
 /// `s`'s row in `memo` while its listing is unchanged, and the files whose change means it
@@ -650,7 +693,13 @@ fn build_rows(
     report.skipped = loaded.skipped.iter().map(|(_, w)| w.clone()).collect();
     let mut rows = Rows::new(source, opts, &loaded.sessions);
     report.errors.extend(rows.logs.unread.iter().cloned());
-    let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
+    // Sized once: a kept row is large, and growing the table moved every row again.
+    let mut fresh: std::collections::HashMap<SessionRef, Kept> =
+        std::collections::HashMap::with_capacity(if kept.is_some() {
+            loaded.sessions.len()
+        } else {
+            0
+        });
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
@@ -683,6 +732,7 @@ fn build_rows(
         // database, not one lookup each; issue 31), after the watcher's stamps of every
         // session and before any stamp or read: a change made in between is seen next time.
         let mut ahead = tips_ahead(source, &loaded.sessions, kept.as_mut());
+        let mut stamps = stamps_ahead(source, &loaded.sessions, keying, ahead.as_ref());
         for (n, s) in loaded.sessions.iter().enumerate() {
             let Some((memo, watch)) = kept.as_mut() else {
                 let files = transcript_watch(source, s);
@@ -698,11 +748,15 @@ fn build_rows(
                     (prev, files, None)
                 }
             };
+            let (stamp, store) = match stamps.as_mut() {
+                Some(stamps) => std::mem::take(&mut stamps[n]),
+                None => (None, None),
+            };
             let (stamp, tip) = match memo.keying {
                 Keying::Live => (tip, None),
-                Keying::BetweenRuns => (source.transcript_stamp(&s.reference), None),
+                Keying::BetweenRuns => (stamp, None),
                 // The tip the reloads after this one compare, taken before the stamp.
-                Keying::LiveFromDisk => (source.transcript_stamp(&s.reference), tip),
+                Keying::LiveFromDisk => (stamp, tip),
             };
             let agent_models = models.get(s.agent_id()).cloned().unwrap_or_default();
             let held = prev.filter(|k| {
@@ -714,6 +768,10 @@ fn build_rows(
                 Some(mut k) => {
                     rows.refresh(s, &mut k, now);
                     k.tip = tip;
+                    if store.is_some() && k.store != store {
+                        memo.stores_moved += 1;
+                    }
+                    k.store = store;
                     k
                 }
                 None => {
@@ -728,9 +786,10 @@ fn build_rows(
                     Kept {
                         session: Listed::Session(Box::new(s.clone())),
                         stamp,
+                        store,
                         tip,
                         models: agent_models,
-                        row: built.row,
+                        row: Box::new(built.row),
                         last_compaction: built.last_compaction,
                         clock: built.clock,
                         watch: files,
@@ -738,7 +797,7 @@ fn build_rows(
                     }
                 }
             };
-            report.sessions.push(k.row.clone());
+            report.sessions.push((*k.row).clone());
             report.refs.push(s.reference.clone());
             fresh.insert(s.reference.clone(), k);
         }

@@ -7,7 +7,9 @@
 //! last compaction's problems, the cost [`Clock`](crate::cost::Clock), the files that say it
 //! changed, the lock it reads `busy` from), and what it was built from: a fingerprint of the
 //! session's listing and its transcript's full stamp
-//! ([`SessionSource::transcript_stamp`]). A row is handed back only while all of those and
+//! ([`SessionSource::transcript_stamp`]), with the stamp of the store the transcript lives in
+//! ([`SessionSource::transcript_stores`]: while a SQLite database is as it was, so is every
+//! transcript in it, and a quiet host's thousands of sessions are not stamped one by one). A row is handed back only while all of those and
 //! the host's basis (config, price tables, models.json, this build of clawtop) are unchanged;
 //! the lock, `busy`, the cache countdown and the problems are looked at again every run, and
 //! a row whose hour or day figures moved with the clock is built again. So the output of a
@@ -27,38 +29,43 @@ use super::list::{self, Kept, Keying, Listed, RowMemo, SessionRow};
 use crate::history::{self, HistoryWarning};
 use crate::source::{SessionRef, SessionSource, Stamp};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/1";
+pub const FORMAT: &str = "clawtop-rows/2";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CacheFile {
+struct CacheFile<'a> {
     format: String,
     build: String,
     host: String,
     basis: Option<String>,
-    rows: Vec<Stored>,
+    rows: Vec<Stored<'a>>,
 }
 
+/// One row as written (the row, its stamp and its files borrowed from the memo, not copied)
+/// and as read back (owned).
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Stored {
+struct Stored<'a> {
     agent_id: String,
     key: String,
     session_id: String,
     listing: String,
-    stamp: Stamp,
+    stamp: Cow<'a, Stamp>,
+    /// The stamp of the store the transcript lives in, taken before `stamp`.
+    store: Option<String>,
     models: String,
-    row: SessionRow,
+    row: Cow<'a, SessionRow>,
     /// The last compaction's problems a row grades, as (code, words, compaction).
     last_compaction: Vec<(String, String, Option<String>)>,
     clock: Option<crate::cost::Clock>,
-    watch: Vec<PathBuf>,
+    watch: Cow<'a, [PathBuf]>,
     busy_at: Option<PathBuf>,
 }
 
@@ -97,6 +104,7 @@ impl RowsCache {
         if let Some(c) = read_file(&file, &host) {
             memo.basis = c.basis;
             read = c.rows.len();
+            memo.rows.reserve(read);
             for s in c.rows {
                 let reference = SessionRef {
                     source: host.clone(),
@@ -117,13 +125,14 @@ impl RowsCache {
                     .collect();
                 let kept = Kept {
                     session: Listed::Print(s.listing),
-                    stamp: s.stamp,
+                    stamp: s.stamp.into_owned(),
+                    store: s.store,
                     tip: None,
                     models: s.models,
-                    row: s.row,
+                    row: Box::new(s.row.into_owned()),
                     last_compaction,
                     clock: s.clock,
-                    watch: s.watch,
+                    watch: s.watch.into_owned(),
                     busy_at: s.busy_at,
                 };
                 memo.rows.insert(reference, kept);
@@ -144,13 +153,13 @@ impl RowsCache {
             .iter()
             .filter(|(_, k)| keepable(k, &exposed))
             .collect();
-        // A run that built no row for the file (only rows read every time, or none at all)
-        // and dropped none leaves it as it is.
+        // A run that built no row for the file (only rows read every time, or none at all),
+        // dropped none and found no store stamped anew leaves it as it is.
         let built = kept
             .iter()
             .filter(|(_, k)| matches!(k.session, Listed::Session(_)))
             .count();
-        if built == 0 && kept.len() == self.read {
+        if built == 0 && memo.stores_moved == 0 && kept.len() == self.read {
             return;
         }
         let rows = kept
@@ -163,9 +172,10 @@ impl RowsCache {
                     Listed::Print(p) => p.clone(),
                     Listed::Session(s) => list::listing_print(s),
                 },
-                stamp: k.stamp.clone(),
+                stamp: Cow::Borrowed(&k.stamp),
+                store: k.store.clone(),
                 models: k.models.clone(),
-                row: k.row.clone(),
+                row: Cow::Borrowed(&*k.row),
                 last_compaction: k
                     .last_compaction
                     .iter()
@@ -173,7 +183,7 @@ impl RowsCache {
                     .map(|w| (w.code.to_string(), w.message.clone(), w.compaction.clone()))
                     .collect(),
                 clock: k.clock,
-                watch: k.watch.clone(),
+                watch: Cow::Borrowed(&k.watch),
                 busy_at: k.busy_at.clone(),
             })
             .collect();
@@ -234,7 +244,7 @@ fn build() -> Option<String> {
     ))
 }
 
-fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
+fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
     let ignored = |why: &str| {
         tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
     };
@@ -264,7 +274,7 @@ fn read_file(file: &Path, host: &str) -> Option<CacheFile> {
     }
 }
 
-fn write_file(file: &Path, content: &CacheFile) -> std::io::Result<()> {
+fn write_file(file: &Path, content: &CacheFile<'_>) -> std::io::Result<()> {
     use std::io::Write;
     let dir = file.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;

@@ -197,3 +197,125 @@ fn one_agents_list_and_the_whole_list_share_the_cache() {
     assert!(all > ops);
     assert_eq!(read, 0, "and the main rows are still remembered");
 }
+
+/// A database changed less than `source::stamp::SETTLE` (1 s) ago has no stamp as a whole:
+/// wait past it, as a host's databases are between turns.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+}
+
+/// A database no write touched since the last run (its file and `-wal` as they were) is not
+/// stamped session by session: every session's stamp is the one kept. A write to it, seen
+/// at once or only after it settled, makes its sessions stamped again, and the changed one
+/// read again; the other database's sessions are still not stamped.
+#[test]
+fn a_quiet_database_is_not_stamped_session_by_session() {
+    let c = Case::new();
+    let (before, _) = c.primed();
+    settle();
+    // The databases are stamped now: every session once more, nothing read, and the
+    // databases' stamps written for the next run.
+    let (out, counts) = c.warm();
+    assert_eq!(out, before);
+    let sessions = counts.get("transcript stamped");
+    assert!(sessions >= 3, "every session stamped: {sessions}");
+    assert_eq!(counts.get("transcript read"), 0);
+    assert_eq!(
+        counts.get("rows cache written"),
+        1,
+        "the stores' stamps kept"
+    );
+    let (out, counts) = c.warm();
+    assert_eq!(out, before);
+    assert_eq!(counts.get("transcript stamped"), 0, "quiet databases");
+    assert_eq!(counts.get("transcript read"), 0);
+    assert_eq!(counts.get("rows cache written"), 0, "nothing new to keep");
+    let cold: serde_json::Value = serde_json::from_str(&c.cold()).unwrap();
+    let ops_sessions = cold["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["agentId"] == "ops")
+        .count();
+    assert!(ops_sessions >= 1 && ops_sessions < sessions);
+    for seq in [14, 15] {
+        // Every database's stamp as it is now kept (a no-op the first time).
+        settle();
+        assert_eq!(c.warm().0, list_json(&source(&c.h), None).0);
+        let w = c.h.writer("ops");
+        w.execute(
+            "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 0)",
+            rusqlite::params![
+                OPS_MAIN,
+                seq,
+                serde_json::json!({"type": "message", "id": format!("appended-{seq}"), "parentId": null, "timestamp": "2026-11-23T18:10:00.000Z",
+                    "message": {"role": "user", "content": "one more", "timestamp": 1}}).to_string()
+            ],
+        )
+        .unwrap();
+        drop(w);
+        if seq == 15 {
+            // Seen by its stamp after the write settled, not only by its recency.
+            settle();
+        }
+        let (warm, counts) = c.warm();
+        assert_eq!(counts.get("transcript read"), 1, "the appended session");
+        assert_eq!(
+            counts.get("transcript stamped"),
+            ops_sessions,
+            "the written database's sessions only"
+        );
+        assert_eq!(warm, c.cold());
+        assert_ne!(warm, before);
+    }
+}
+
+/// Stamps asked for many sessions at once are the stamps asked one by one, on every session
+/// of the 2026.9.6 fixture, after its transcripts change (rows appended, a session's rows all
+/// deleted), and for a session the source does not know.
+#[test]
+fn batched_stamps_are_the_stamps_one_by_one() {
+    let h = HostF::new();
+    let check = |h: &HostF| {
+        let src = source(h);
+        let listing = src.list(None);
+        let mut refs: Vec<clawtop::source::SessionRef> = listing
+            .sessions
+            .iter()
+            .map(|s| s.reference.clone())
+            .collect();
+        assert!(refs.len() >= 3);
+        let mut unknown = refs[0].clone();
+        unknown.key = "agent:ops:no-such-session".into();
+        refs.push(unknown);
+        let refs: Vec<&clawtop::source::SessionRef> = refs.iter().collect();
+        let one_by_one: Vec<_> = refs.iter().map(|r| src.transcript_stamp(r)).collect();
+        assert_eq!(src.transcript_stamps(&refs), one_by_one);
+        assert!(one_by_one[..refs.len() - 1].iter().all(Option::is_some));
+        assert_eq!(
+            one_by_one.last(),
+            Some(&None),
+            "an unknown session has none"
+        );
+        one_by_one
+    };
+    let first = check(&h);
+    let w = h.writer("ops");
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, '{}', 0)",
+        [OPS_MAIN],
+    )
+    .unwrap();
+    drop(w);
+    let appended = check(&h);
+    assert_ne!(appended, first);
+    let w = h.writer("ops");
+    w.execute(
+        "DELETE FROM transcript_events WHERE session_id = ?1",
+        [OPS_MAIN],
+    )
+    .unwrap();
+    drop(w);
+    let emptied = check(&h);
+    assert_ne!(emptied, appended);
+}

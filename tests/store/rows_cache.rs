@@ -240,7 +240,8 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rewritten() {
     let good = primed(&case);
     let file = case.cache_files().pop().unwrap();
     let valid = std::fs::read_to_string(&file).unwrap();
-    let foreign = valid.replacen("clawtop-rows/1", "clawtop-rows/0", 1);
+    let format = clawtop::usecase::rows_cache::FORMAT;
+    let foreign = valid.replacen(format, "clawtop-rows/0", 1);
     let other_build = valid.replacen(
         &format!("\"build\":\"{} ", env!("CARGO_PKG_VERSION")),
         "\"build\":\"0.0.0-other ",
@@ -266,7 +267,7 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rewritten() {
         assert_eq!(out, good, "cache content {bad:.40?} changes no output");
         assert_eq!(counts.get("transcript read"), 1, "measured again");
         let rewritten = std::fs::read_to_string(&file).unwrap();
-        assert!(rewritten.contains("clawtop-rows/1"), "rewritten");
+        assert!(rewritten.contains(format), "rewritten");
         let (again, counts) = case.warm();
         assert_eq!(counts.get("transcript read"), 0, "and used");
         assert_eq!(again, good);
