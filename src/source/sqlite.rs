@@ -47,6 +47,9 @@ pub struct SqliteStore {
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
     /// Per database, the session rows its last listing read ([`SessionSource::list`]).
     kept_rows: Mutex<HashMap<PathBuf, crate::sqlite::entry::RowsKept>>,
+    /// Per database, the sessions' tips its last reload read, and the connection they were
+    /// read through ([`SessionSource::transcript_tips`]).
+    tips_since: Mutex<HashMap<PathBuf, (usize, crate::sqlite::events::TipsSince)>>,
     /// Where clawtop's device identity for the host's gateway lives (live updates and the
     /// active-run check); `None` when there is no config dir.
     identity_dir: Option<PathBuf>,
@@ -75,11 +78,20 @@ impl SqliteStore {
             ..Listing::default()
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked at once per agent, not once per session (a stat each).
+        let mut agent_warnings: HashMap<String, Vec<String>> = HashMap::new();
+        let label = self.label();
+        out.sessions.reserve(loaded.sessions.len());
         for mut s in loaded.sessions {
-            s.warnings
-                .extend(self.host.agent_file_warnings(&s.agent_id));
+            s.warnings.extend(
+                agent_warnings
+                    .entry(s.agent_id.clone())
+                    .or_insert_with(|| self.host.agent_file_warnings(&s.agent_id))
+                    .iter()
+                    .cloned(),
+            );
             let reference = SessionRef {
-                source: self.label(),
+                source: label.clone(),
                 agent_id: s.agent_id.clone(),
                 key: s.key.clone(),
                 session_id: s.entry.session_id.clone(),
@@ -117,6 +129,7 @@ impl SqliteStore {
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(HashMap::new()),
             kept_rows: Mutex::new(HashMap::new()),
+            tips_since: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
             env: std::sync::OnceLock::new(),
@@ -174,6 +187,29 @@ impl SqliteStore {
         ));
         conns.insert(db.to_path_buf(), c.clone());
         Ok(c)
+    }
+
+    /// `read` through the database's kept connection ([`Self::connection`]): each statement
+    /// outside [`SessionSource::read_together`] is a read transaction of its own, so a kept
+    /// connection sees every commit made before it. An immutable or copied read that saw the
+    /// file change is done again on connections of its own, as before
+    /// ([`crate::sqlite::ReadOnlyDb::read_stable`]).
+    fn read_pooled<T>(
+        &self,
+        path: &Path,
+        read: &mut dyn FnMut(&crate::sqlite::ReadOnlyDb) -> Result<T, crate::sqlite::open::DbError>,
+    ) -> Result<T, crate::sqlite::open::DbError> {
+        if let Ok(c) = self.connection(path) {
+            let out = {
+                let db = c.lock().unwrap_or_else(|e| e.into_inner());
+                let out = read(&db);
+                db.check_unchanged().then_some(out)
+            };
+            if let Some(out) = out {
+                return out;
+            }
+        }
+        crate::sqlite::ReadOnlyDb::read_stable(path, read)
     }
 
     /// The host's own gateway, when the config and environment name one on this machine (a
@@ -283,9 +319,10 @@ impl SessionSource for SqliteStore {
     /// read again (the entries' JSON) has not changed.
     fn list(&self, agent: Option<&str>) -> Listing {
         let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
-        self.listing(crate::sqlite::sessions::load_with(
+        self.listing(crate::sqlite::sessions::load_through(
             self.layout(),
             agent,
+            &mut |path, read| self.read_pooled(path, read),
             &mut |db: &crate::sqlite::ReadOnlyDb| {
                 crate::sqlite::entry::read_sessions_kept(
                     db,
@@ -360,9 +397,17 @@ impl SessionSource for SqliteStore {
             let Ok(conn) = self.connection(&db) else {
                 continue;
             };
+            // What was read through another connection (the file replaced, or a read that
+            // would not end) is not compared with.
+            let at = std::sync::Arc::as_ptr(&conn) as usize;
+            let mut since = self.tips_since.lock().unwrap_or_else(|e| e.into_inner());
+            let kept = since.entry(db.clone()).or_default();
+            if kept.0 != at {
+                *kept = (at, Default::default());
+            }
             let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
             let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
-            let Ok(tips) = crate::sqlite::events::tips(&guard, &ids) else {
+            let Ok(tips) = kept.1.tips(&guard, &ids) else {
                 continue;
             };
             for ((i, _), t) in wanted.iter().zip(tips) {

@@ -319,24 +319,76 @@ pub fn read_sessions_kept(
     Ok(out)
 }
 
+/// The cheap columns of every row, by key. `updated_at` and `entry_valid` come after
+/// `entry_json` in the row, so reading them from the table walks each entry's overflow pages
+/// (~13 KB an entry, the cost of a reload on a host of thousands; issue 31): they are taken
+/// from OpenClaw's indexes where it has them, which the planner picks by itself — the
+/// covering `(updated_at, session_key)` index, and the partial index of the rows whose
+/// `entry_valid` is not 1 (every other row's is 1). `octet_length(entry_json)` reads the
+/// record header alone. One read transaction for the three statements (when none is open
+/// already), so they see one state of the table.
 fn cheap_columns(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
+    let conn = db.conn();
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN").map_err(err)?;
+    }
+    let out = cheap_columns_in(db);
+    if own {
+        let _ = conn.execute_batch("COMMIT");
+    }
+    out
+}
+
+fn cheap_columns_in(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let by_key = |sql: &str| -> Result<std::collections::HashMap<String, Option<i64>>, DbError> {
+        let mut st = db.conn().prepare_cached(sql).map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    };
+    let updated = by_key("SELECT session_key, updated_at FROM session_nodes")?;
+    // NOT NULL in every schema OpenClaw wrote; a NULL is asked for all the same, where the
+    // column allows it.
+    let mut not_valid =
+        by_key("SELECT session_key, entry_valid FROM session_nodes WHERE entry_valid != 1")?;
+    let nullable: bool = db
+        .conn()
+        .prepare_cached(
+            "SELECT count(*) FROM pragma_table_info('session_nodes') WHERE name = 'entry_valid' AND \"notnull\" = 0",
+        )
+        .and_then(|mut st| st.query_row([], |r| r.get::<_, i64>(0)))
+        .map_err(err)?
+        > 0;
+    if nullable {
+        not_valid.extend(by_key(
+            "SELECT session_key, entry_valid FROM session_nodes WHERE entry_valid IS NULL",
+        )?);
+    }
     let mut st = db
         .conn()
         .prepare_cached(
-            "SELECT session_key, current_session_id, updated_at, entry_valid, octet_length(entry_json) \
+            "SELECT session_key, current_session_id, octet_length(entry_json) \
              FROM session_nodes ORDER BY session_key",
         )
         .map_err(err)?;
     let rows = st
         .query_map([], |r| {
+            let key = r.get::<_, String>(0)?;
+            let updated_at = updated.get(&key).copied().flatten();
+            let valid = not_valid.get(&key).copied().unwrap_or(Some(1));
             Ok((
-                r.get::<_, String>(0)?,
+                key,
                 (
                     r.get::<_, String>(1)?,
-                    r.get::<_, Option<i64>>(2)?,
-                    r.get::<_, Option<i64>>(3)?,
-                    r.get::<_, Option<i64>>(4)?.unwrap_or(-1),
+                    updated_at,
+                    valid,
+                    r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
                 ),
             ))
         })

@@ -619,9 +619,10 @@ fn take_kept(
     watch: &mut dyn FnMut(&[PathBuf]),
     s: &Session,
 ) -> (Option<Kept>, Vec<PathBuf>) {
-    let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
-    let files = match &prev {
-        Some(k) => k.watch.clone(),
+    let mut prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
+    // Moved out, not copied: a kept row that holds takes them back ([`build_rows`]).
+    let files = match prev.as_mut() {
+        Some(k) => std::mem::take(&mut k.watch),
         None => transcript_watch(source, s),
     };
     watch(&files);
@@ -650,7 +651,14 @@ fn build_rows(
     report.skipped = loaded.skipped.iter().map(|(_, w)| w.clone()).collect();
     let mut rows = Rows::new(source, opts, &loaded.sessions);
     report.errors.extend(rows.logs.unread.iter().cloned());
-    let mut fresh: std::collections::HashMap<SessionRef, Kept> = Default::default();
+    let mut fresh: std::collections::HashMap<SessionRef, Kept> =
+        std::collections::HashMap::with_capacity(if kept.is_some() {
+            loaded.sessions.len()
+        } else {
+            0
+        });
+    report.sessions.reserve(loaded.sessions.len());
+    report.refs.reserve(loaded.sessions.len());
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
@@ -704,7 +712,7 @@ fn build_rows(
                 // The tip the reloads after this one compare, taken before the stamp.
                 Keying::LiveFromDisk => (source.transcript_stamp(&s.reference), tip),
             };
-            let agent_models = models.get(s.agent_id()).cloned().unwrap_or_default();
+            let agent_models = models.get(s.agent_id()).map_or("", String::as_str);
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp)
                     && k.models == agent_models
@@ -714,6 +722,7 @@ fn build_rows(
                 Some(mut k) => {
                     rows.refresh(s, &mut k, now);
                     k.tip = tip;
+                    k.watch = files;
                     k
                 }
                 None => {
@@ -729,7 +738,7 @@ fn build_rows(
                         session: Listed::Session(Box::new(s.clone())),
                         stamp,
                         tip,
-                        models: agent_models,
+                        models: agent_models.to_string(),
                         row: built.row,
                         last_compaction: built.last_compaction,
                         clock: built.clock,

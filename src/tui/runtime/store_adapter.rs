@@ -114,7 +114,9 @@ fn snapshot_of(
         memo,
         &mut |files| {
             for f in files {
-                if watched.insert(f.clone()) {
+                // Most sessions share their files (a SQLite host's database): no copy of a
+                // path already watched.
+                if !watched.contains(f) && watched.insert(f.clone()) {
                     stamps.push((f.clone(), crate::tui::runtime::watch::stamp(f)));
                     watch.push(f.clone());
                 }
