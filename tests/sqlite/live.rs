@@ -356,7 +356,7 @@ fn kept_tips_see_every_change_a_whole_read_sees() {
     const OTHER: &str = "other-window-31";
     let ids: Vec<String> = vec![I7_SID.to_string(), OTHER.to_string()];
     let mut since = TipsSince::default();
-    let mut check = |what: &str, since: &mut TipsSince| -> usize {
+    let check = |what: &str, since: &mut TipsSince| -> usize {
         let db = ReadOnlyDb::open(&path).unwrap();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         let kept: Vec<_> = since
