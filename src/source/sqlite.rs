@@ -384,12 +384,23 @@ impl SessionSource for SqliteStore {
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
         let mut out = vec![None; sessions.len()];
         // Each database's sessions, under one lock of the known rows and one of its connection.
-        let mut by_db: HashMap<PathBuf, Vec<(usize, String)>> = HashMap::new();
+        // A host has a database or a few: found by comparing, each path copied once.
+        let mut by_db: Vec<(PathBuf, Vec<(usize, String)>)> = Vec::new();
         {
             let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
             for (i, r) in sessions.iter().enumerate() {
                 if let Some((db, sid)) = rows.get(*r) {
-                    by_db.entry(db.clone()).or_default().push((i, sid.clone()));
+                    let at = match by_db
+                        .iter()
+                        .position(|(d, _)| d.as_os_str() == db.as_os_str())
+                    {
+                        Some(at) => at,
+                        None => {
+                            by_db.push((db.clone(), Vec::new()));
+                            by_db.len() - 1
+                        }
+                    };
+                    by_db[at].1.push((i, sid.clone()));
                 }
             }
         }

@@ -299,22 +299,31 @@ pub fn read_sessions_kept(
         Ok(c) => c,
         Err(_) => return full(kept),
     };
-    let mut was = std::mem::take(&mut kept.rows);
     kept.last_read = 0;
     let mut out = Vec::with_capacity(cheap.len());
     for (key, c) in cheap {
-        let row = match was.remove(&key) {
-            Some((k, row)) if k == c => row,
-            _ => {
-                kept.last_read += 1;
-                match read_session(db, &key)?.pop() {
-                    Some(r) => r,
-                    None => continue,
-                }
+        // A row unchanged stays where it is in the map: looked up, not taken out and put back.
+        if let Some((k, row)) = kept.rows.get(&key) {
+            if *k == c {
+                out.push(row.clone());
+                continue;
             }
-        };
-        kept.rows.insert(key, (c, row.clone()));
-        out.push(row);
+        }
+        kept.last_read += 1;
+        match read_session(db, &key)?.pop() {
+            Some(r) => {
+                out.push(r.clone());
+                kept.rows.insert(key, (c, r));
+            }
+            None => {
+                kept.rows.remove(&key);
+            }
+        }
+    }
+    // Rows deleted since: forgotten.
+    if kept.rows.len() != out.len() {
+        let listed: std::collections::HashSet<&str> = out.iter().map(|r| r.key.as_str()).collect();
+        kept.rows.retain(|k, _| listed.contains(k.as_str()));
     }
     Ok(out)
 }
@@ -373,8 +382,7 @@ fn cheap_columns_in(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
     let mut st = db
         .conn()
         .prepare_cached(
-            "SELECT session_key, current_session_id, octet_length(entry_json) \
-             FROM session_nodes ORDER BY session_key",
+            "SELECT session_key, current_session_id, octet_length(entry_json) FROM session_nodes",
         )
         .map_err(err)?;
     let rows = st
@@ -393,7 +401,12 @@ fn cheap_columns_in(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
             ))
         })
         .map_err(err)?;
-    rows.collect::<Result<_, _>>().map_err(err)
+    // In key order, sorted here: a scan of the table in rowid order and a sort of the keys
+    // cost less than a walk of the key index with a lookup of each row (byte order, as
+    // SQLite's BINARY collation orders the keys).
+    let mut out: Vec<(String, Cheap)> = rows.collect::<Result<_, _>>().map_err(err)?;
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 #[cfg(test)]
