@@ -1,8 +1,10 @@
 //! A SQLite host (OpenClaw ≥ 2026.7.2): sessions from `session_nodes`, transcripts from
 //! `transcript_events`, read strictly read-only through [`crate::sqlite`]; never written.
 //!
-//! Order: [`SessionSource::list`] reads every agent database's session rows (each database
-//! opened, read and closed again: no connection or read transaction is held between calls);
+//! Order: [`SessionSource::list`] reads every agent database's session rows through the
+//! database's kept connection (no read transaction is held between calls, so each listing
+//! sees every commit made before it; the TUI lists the host again at every commit, and a new
+//! connection parses the schema again and starts with no prepared statement);
 //! [`SessionSource::open_transcript`] indexes one session's rows and keeps its database open
 //! only for fetching rows on demand. Changes are found by polling the databases and their
 //! `-wal` files ([`Changes::Poll`]): every OpenClaw commit changes one of them.
@@ -49,7 +51,17 @@ pub struct SqliteStore {
     kept_rows: Mutex<HashMap<PathBuf, crate::sqlite::entry::RowsKept>>,
     /// Per database, the sessions' tips its last reload read, and the connection they were
     /// read through ([`SessionSource::transcript_tips`]).
-    tips_since: Mutex<HashMap<PathBuf, (usize, crate::sqlite::events::TipsSince)>>,
+    /// (A weak handle: a connection still alive cannot share its address with a new one.)
+    #[allow(clippy::type_complexity)]
+    tips_since: Mutex<
+        HashMap<
+            PathBuf,
+            (
+                std::sync::Weak<Mutex<crate::sqlite::ReadOnlyDb>>,
+                crate::sqlite::events::TipsSince,
+            ),
+        >,
+    >,
     /// Where clawtop's device identity for the host's gateway lives (live updates and the
     /// active-run check); `None` when there is no config dir.
     identity_dir: Option<PathBuf>,
@@ -381,6 +393,8 @@ impl SessionSource for SqliteStore {
         Some(super::stamp::of_rows_tip(t))
     }
 
+    /// Each database's tips through its [`crate::sqlite::events::TipsSince`]: a reload reads
+    /// the tips of the sessions whose rows changed since the one before, not every session's.
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
         let mut out = vec![None; sessions.len()];
         // Each database's sessions, under one lock of the known rows and one of its connection.
@@ -410,11 +424,14 @@ impl SessionSource for SqliteStore {
             };
             // What was read through another connection (the file replaced, or a read that
             // would not end) is not compared with.
-            let at = std::sync::Arc::as_ptr(&conn) as usize;
             let mut since = self.tips_since.lock().unwrap_or_else(|e| e.into_inner());
             let kept = since.entry(db.clone()).or_default();
-            if kept.0 != at {
-                *kept = (at, Default::default());
+            if kept
+                .0
+                .upgrade()
+                .is_none_or(|c| !std::sync::Arc::ptr_eq(&c, &conn))
+            {
+                *kept = (std::sync::Arc::downgrade(&conn), Default::default());
             }
             let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
             let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
