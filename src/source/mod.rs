@@ -348,8 +348,11 @@ pub trait SessionSource: Send + Sync {
         self.transcript_stamp(session)
     }
     /// [`Self::transcript_tip`] of each of `sessions`, in order: what the TUI's reload asks
-    /// of every session of the host at once. A SQLite source answers each database's
-    /// sessions through one statement; the default asks one by one.
+    /// of every session of the host at once. A SQLite source reads again only the tips of
+    /// the sessions whose rows changed since its last answer, through one statement per
+    /// database ([`crate::sqlite::events::TipsSince`]: an edit in place of a row below the
+    /// table's top one, which OpenClaw never makes, shows at its whole read every 30th
+    /// answer); the default asks one by one.
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<Stamp>> {
         sessions.iter().map(|r| self.transcript_tip(r)).collect()
     }

@@ -1,8 +1,10 @@
 //! A SQLite host (OpenClaw ≥ 2026.7.2): sessions from `session_nodes`, transcripts from
 //! `transcript_events`, read strictly read-only through [`crate::sqlite`]; never written.
 //!
-//! Order: [`SessionSource::list`] reads every agent database's session rows (each database
-//! opened, read and closed again: no connection or read transaction is held between calls);
+//! Order: [`SessionSource::list`] reads every agent database's session rows through the
+//! database's kept connection (no read transaction is held between calls, so each listing
+//! sees every commit made before it; the TUI lists the host again at every commit, and a new
+//! connection parses the schema again and starts with no prepared statement);
 //! [`SessionSource::open_transcript`] indexes one session's rows and keeps its database open
 //! only for fetching rows on demand. Changes are found by polling the databases and their
 //! `-wal` files ([`Changes::Poll`]): every OpenClaw commit changes one of them.
@@ -47,6 +49,19 @@ pub struct SqliteStore {
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
     /// Per database, the session rows its last listing read ([`SessionSource::list`]).
     kept_rows: Mutex<HashMap<PathBuf, crate::sqlite::entry::RowsKept>>,
+    /// Per database, the sessions' tips its last reload read, and the connection they were
+    /// read through ([`SessionSource::transcript_tips`]).
+    /// (A weak handle: a connection still alive cannot share its address with a new one.)
+    #[allow(clippy::type_complexity)]
+    tips_since: Mutex<
+        HashMap<
+            PathBuf,
+            (
+                std::sync::Weak<Mutex<crate::sqlite::ReadOnlyDb>>,
+                crate::sqlite::events::TipsSince,
+            ),
+        >,
+    >,
     /// Where clawtop's device identity for the host's gateway lives (live updates and the
     /// active-run check); `None` when there is no config dir.
     identity_dir: Option<PathBuf>,
@@ -75,11 +90,20 @@ impl SqliteStore {
             ..Listing::default()
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        // Looked at once per agent, not once per session (a stat each).
+        let mut agent_warnings: HashMap<String, Vec<String>> = HashMap::new();
+        let label = self.label();
+        out.sessions.reserve(loaded.sessions.len());
         for mut s in loaded.sessions {
-            s.warnings
-                .extend(self.host.agent_file_warnings(&s.agent_id));
+            s.warnings.extend(
+                agent_warnings
+                    .entry(s.agent_id.clone())
+                    .or_insert_with(|| self.host.agent_file_warnings(&s.agent_id))
+                    .iter()
+                    .cloned(),
+            );
             let reference = SessionRef {
-                source: self.label(),
+                source: label.clone(),
                 agent_id: s.agent_id.clone(),
                 key: s.key.clone(),
                 session_id: s.entry.session_id.clone(),
@@ -117,6 +141,7 @@ impl SqliteStore {
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(HashMap::new()),
             kept_rows: Mutex::new(HashMap::new()),
+            tips_since: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
             env: std::sync::OnceLock::new(),
@@ -207,6 +232,29 @@ impl SqliteStore {
         ));
         conns.insert(db.to_path_buf(), c.clone());
         Ok(c)
+    }
+
+    /// `read` through the database's kept connection ([`Self::connection`]): each statement
+    /// outside [`SessionSource::read_together`] is a read transaction of its own, so a kept
+    /// connection sees every commit made before it. An immutable or copied read that saw the
+    /// file change is done again on connections of its own, as before
+    /// ([`crate::sqlite::ReadOnlyDb::read_stable`]).
+    fn read_pooled<T>(
+        &self,
+        path: &Path,
+        read: &mut dyn FnMut(&crate::sqlite::ReadOnlyDb) -> Result<T, crate::sqlite::open::DbError>,
+    ) -> Result<T, crate::sqlite::open::DbError> {
+        if let Ok(c) = self.connection(path) {
+            let out = {
+                let db = c.lock().unwrap_or_else(|e| e.into_inner());
+                let out = read(&db);
+                db.check_unchanged().then_some(out)
+            };
+            if let Some(out) = out {
+                return out;
+            }
+        }
+        crate::sqlite::ReadOnlyDb::read_stable(path, read)
     }
 
     /// The host's own gateway, when the config and environment name one on this machine (a
@@ -316,9 +364,10 @@ impl SessionSource for SqliteStore {
     /// read again (the entries' JSON) has not changed.
     fn list(&self, agent: Option<&str>) -> Listing {
         let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
-        self.listing(crate::sqlite::sessions::load_with(
+        self.listing(crate::sqlite::sessions::load_through(
             self.layout(),
             agent,
+            &mut |path, read| self.read_pooled(path, read),
             &mut |db: &crate::sqlite::ReadOnlyDb| {
                 crate::sqlite::entry::read_sessions_kept(
                     db,
@@ -408,15 +457,28 @@ impl SessionSource for SqliteStore {
         Some(super::stamp::of_rows_tip(t))
     }
 
+    /// Each database's tips through its [`crate::sqlite::events::TipsSince`]: a reload reads
+    /// the tips of the sessions whose rows changed since the one before, not every session's.
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
         let mut out = vec![None; sessions.len()];
         // Each database's sessions, under one lock of the known rows and one of its connection.
-        let mut by_db: HashMap<PathBuf, Vec<(usize, String)>> = HashMap::new();
+        // A host has a database or a few: found by comparing, each path copied once.
+        let mut by_db: Vec<(PathBuf, Vec<(usize, String)>)> = Vec::new();
         {
             let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
             for (i, r) in sessions.iter().enumerate() {
                 if let Some((db, sid)) = rows.get(*r) {
-                    by_db.entry(db.clone()).or_default().push((i, sid.clone()));
+                    let at = match by_db
+                        .iter()
+                        .position(|(d, _)| d.as_os_str() == db.as_os_str())
+                    {
+                        Some(at) => at,
+                        None => {
+                            by_db.push((db.clone(), Vec::new()));
+                            by_db.len() - 1
+                        }
+                    };
+                    by_db[at].1.push((i, sid.clone()));
                 }
             }
         }
@@ -424,9 +486,20 @@ impl SessionSource for SqliteStore {
             let Ok(conn) = self.connection(&db) else {
                 continue;
             };
+            // What was read through another connection (the file replaced, or a read that
+            // would not end) is not compared with.
+            let mut since = self.tips_since.lock().unwrap_or_else(|e| e.into_inner());
+            let kept = since.entry(db.clone()).or_default();
+            if kept
+                .0
+                .upgrade()
+                .is_none_or(|c| !std::sync::Arc::ptr_eq(&c, &conn))
+            {
+                *kept = (std::sync::Arc::downgrade(&conn), Default::default());
+            }
             let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
             let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
-            let Ok(tips) = crate::sqlite::events::tips(&guard, &ids) else {
+            let Ok(tips) = kept.1.tips(&guard, &ids) else {
                 continue;
             };
             for ((i, _), t) in wanted.iter().zip(tips) {

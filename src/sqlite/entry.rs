@@ -301,49 +301,114 @@ pub fn read_sessions_kept(
         Ok(c) => c,
         Err(_) => return full(kept),
     };
-    let mut was = std::mem::take(&mut kept.rows);
     kept.last_read = 0;
     let mut out = Vec::with_capacity(cheap.len());
     for (key, c) in cheap {
-        let row = match was.remove(&key) {
-            Some((k, row)) if k == c => row,
-            _ => {
-                kept.last_read += 1;
-                match read_session(db, &key)?.pop() {
-                    Some(r) => r,
-                    None => continue,
-                }
+        // A row unchanged stays where it is in the map: looked up, not taken out and put back.
+        if let Some((k, row)) = kept.rows.get(&key) {
+            if *k == c {
+                out.push(row.clone());
+                continue;
             }
-        };
-        kept.rows.insert(key, (c, row.clone()));
-        out.push(row);
+        }
+        kept.last_read += 1;
+        match read_session(db, &key)?.pop() {
+            Some(r) => {
+                out.push(r.clone());
+                kept.rows.insert(key, (c, r));
+            }
+            None => {
+                kept.rows.remove(&key);
+            }
+        }
+    }
+    // Rows deleted since: forgotten.
+    if kept.rows.len() != out.len() {
+        let listed: std::collections::HashSet<&str> = out.iter().map(|r| r.key.as_str()).collect();
+        kept.rows.retain(|k, _| listed.contains(k.as_str()));
     }
     Ok(out)
 }
 
+/// The cheap columns of every row, by key. `updated_at` and `entry_valid` come after
+/// `entry_json` in the row, so reading them from the table walks each entry's overflow pages
+/// (~13 KB an entry, the cost of a reload on a host of thousands; issue 31): they are taken
+/// from OpenClaw's indexes where it has them, which the planner picks by itself — the
+/// covering `(updated_at, session_key)` index, and the partial index of the rows whose
+/// `entry_valid` is not 1 (every other row's is 1). `octet_length(entry_json)` reads the
+/// record header alone. One read transaction for the three statements (when none is open
+/// already), so they see one state of the table.
 fn cheap_columns(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
+    let conn = db.conn();
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN").map_err(err)?;
+    }
+    let out = cheap_columns_in(db);
+    if own {
+        let _ = conn.execute_batch("COMMIT");
+    }
+    out
+}
+
+fn cheap_columns_in(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let by_key = |sql: &str| -> Result<std::collections::HashMap<String, Option<i64>>, DbError> {
+        let mut st = db.conn().prepare_cached(sql).map_err(err)?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+            .map_err(err)?;
+        rows.collect::<Result<_, _>>().map_err(err)
+    };
+    let updated = by_key("SELECT session_key, updated_at FROM session_nodes")?;
+    // NOT NULL in every schema OpenClaw wrote; a NULL is asked for all the same, where the
+    // column allows it.
+    let mut not_valid =
+        by_key("SELECT session_key, entry_valid FROM session_nodes WHERE entry_valid != 1")?;
+    let nullable: bool = db
+        .conn()
+        .prepare_cached(
+            "SELECT count(*) FROM pragma_table_info('session_nodes') WHERE name = 'entry_valid' AND \"notnull\" = 0",
+        )
+        .and_then(|mut st| st.query_row([], |r| r.get::<_, i64>(0)))
+        .map_err(err)?
+        > 0;
+    if nullable {
+        not_valid.extend(by_key(
+            "SELECT session_key, entry_valid FROM session_nodes WHERE entry_valid IS NULL",
+        )?);
+    }
     let mut st = db
         .conn()
         .prepare_cached(
-            "SELECT session_key, current_session_id, updated_at, entry_valid, octet_length(entry_json) \
-             FROM session_nodes ORDER BY session_key",
+            "SELECT session_key, current_session_id, octet_length(entry_json) FROM session_nodes",
         )
         .map_err(err)?;
     let rows = st
         .query_map([], |r| {
+            let key = r.get::<_, String>(0)?;
+            let updated_at = updated.get(&key).copied().flatten();
+            let valid = not_valid.get(&key).copied().unwrap_or(Some(1));
             Ok((
-                r.get::<_, String>(0)?,
+                key,
                 (
                     r.get::<_, String>(1)?,
-                    r.get::<_, Option<i64>>(2)?,
-                    r.get::<_, Option<i64>>(3)?,
-                    r.get::<_, Option<i64>>(4)?.unwrap_or(-1),
+                    updated_at,
+                    valid,
+                    r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
                 ),
             ))
         })
         .map_err(err)?;
-    rows.collect::<Result<_, _>>().map_err(err)
+    // In key order, sorted here: a scan of the table in rowid order and a sort of the keys
+    // cost less than a walk of the key index with a lookup of each row (byte order, as
+    // SQLite's BINARY collation orders the keys).
+    let mut out: Vec<(String, Cheap)> = rows.collect::<Result<_, _>>().map_err(err)?;
+    out.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    Ok(out)
 }
 
 #[cfg(test)]

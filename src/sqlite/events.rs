@@ -325,6 +325,206 @@ pub fn tips(
     Ok(out)
 }
 
+/// Every this many calls, [`TipsSince::tips`] reads every session's tip again, whatever the
+/// table says changed: the bargain [`super::entry::read_sessions_kept`] makes for the listing.
+pub const TIPS_FULL_EVERY: u32 = super::entry::KEPT_FULL_EVERY;
+
+/// The tips of a database's sessions kept between calls, so a call reads again only the tips
+/// of the sessions whose rows changed since (issue 31: a TUI reloads at every commit, and
+/// reading 2,000 tips to find the one session that got a turn was most of a reload).
+///
+/// What changed is told by the table itself, in four small reads: rows with a rowid above
+/// the highest one seen name the sessions that were appended to (SQLite gives a new row a
+/// rowid above every one in the table); the row count, which moves when rows are deleted
+/// (or inserted below that rowid, which needs the top row deleted first); the top row
+/// itself (session, seq and length, which move when it is replaced or edited); and the
+/// rewrite generations (a `maxLines` trim renumbers a session's rows in place). When any of
+/// them says more than appends happened, every tip is read again. An in-place edit of a row
+/// that is not the table's top one changes none of them: it is seen at the next whole read,
+/// every [`TIPS_FULL_EVERY`]th call, as an edit of a session row's entry is
+/// ([`super::entry::KEPT_FULL_EVERY`]). OpenClaw itself only appends, rewrites (a new
+/// generation) and resets (a new `current_session_id`, which the listing sees).
+#[derive(Debug, Default)]
+pub struct TipsSince {
+    /// Per session id, its tip as last read.
+    tips: std::collections::HashMap<String, RowsTip>,
+    /// What the table looked like then; None: nothing read yet.
+    seen: Option<TableMark>,
+    calls: u32,
+    /// Sessions whose tip the last call read from the table (a test counts them).
+    pub last_read: usize,
+}
+
+/// The row count, the top row (rowid, session, seq, stored bytes) and a digest of the
+/// rewrite generations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TableMark {
+    count: i64,
+    top: Option<(i64, String, i64, i64)>,
+    generations: u64,
+}
+
+impl TableMark {
+    fn read(db: &ReadOnlyDb) -> Result<TableMark, DbError> {
+        let err = |e| DbError::from_sqlite(&db.path, e);
+        let (count, max): (i64, Option<i64>) = db
+            .conn()
+            .prepare_cached("SELECT count(*), max(rowid) FROM transcript_events")
+            .and_then(|mut st| st.query_row([], |r| Ok((r.get(0)?, r.get(1)?))))
+            .map_err(err)?;
+        let top = match max {
+            Some(rowid) => Some(top_row(db, rowid)?.ok_or_else(|| DbError::Query {
+                path: db.path.clone(),
+                message: "the top row went away within the read".into(),
+            })?),
+            None => None,
+        };
+        Ok(TableMark {
+            count,
+            top,
+            generations: generations_digest(db),
+        })
+    }
+}
+
+/// The row `rowid`: its session, seq and stored bytes.
+fn top_row(db: &ReadOnlyDb, rowid: i64) -> Result<Option<(i64, String, i64, i64)>, DbError> {
+    use rusqlite::OptionalExtension;
+    db.conn()
+        .prepare_cached(
+            "SELECT session_id, seq, \
+             coalesce(octet_length(event_json), 0) + coalesce(octet_length(event_zstd), 0) \
+             FROM transcript_events WHERE rowid = ?1",
+        )
+        .and_then(|mut st| {
+            st.query_row([rowid], |r| Ok((rowid, r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+        })
+        .map_err(|e| DbError::from_sqlite(&db.path, e))
+}
+
+/// A digest of every session's rewrite generation (0 where the table is missing: a schema
+/// before 2026.9.6 has no rewrites to see).
+fn generations_digest(db: &ReadOnlyDb) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let read = db
+        .conn()
+        .prepare_cached(
+            "SELECT session_id, CAST(generation AS TEXT) FROM transcript_rewrite_watermarks ORDER BY session_id",
+        )
+        .and_then(|mut st| {
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next()? {
+                r.get_ref(0)?.as_str().ok().hash(&mut h);
+                r.get_ref(1)?.as_str().ok().hash(&mut h);
+            }
+            Ok(())
+        });
+    if read.is_err() {
+        return 0;
+    }
+    h.finish()
+}
+
+/// The sessions with a row whose rowid is above `rowid`.
+fn appended_since(
+    db: &ReadOnlyDb,
+    rowid: i64,
+) -> Result<std::collections::HashSet<String>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let mut st = db
+        .conn()
+        .prepare_cached("SELECT DISTINCT session_id FROM transcript_events WHERE rowid > ?1")
+        .map_err(err)?;
+    let rows = st
+        .query_map([rowid], |r| r.get::<_, String>(0))
+        .map_err(err)?;
+    rows.collect::<Result<_, _>>().map_err(err)
+}
+
+impl TipsSince {
+    /// [`tips`] of each of `session_ids`, in order, reading from the table only those of
+    /// sessions that changed since the last call (or were not asked then). Call it inside
+    /// one read transaction ([`crate::source::SessionSource::read_together`]): the marks and
+    /// the tips must come from the same snapshot.
+    pub fn tips(
+        &mut self,
+        db: &ReadOnlyDb,
+        session_ids: &[&str],
+    ) -> Result<Vec<Result<RowsTip, DbError>>, DbError> {
+        self.calls = self.calls.wrapping_add(1);
+        let mark = match TableMark::read(db) {
+            Ok(m) => m,
+            Err(e) => {
+                self.seen = None;
+                self.tips.clear();
+                return Err(e);
+            }
+        };
+        // Which sessions to read: None, every one.
+        let changed = match &self.seen {
+            Some(was)
+                if self.calls % TIPS_FULL_EVERY != 0 && was.generations == mark.generations =>
+            {
+                let since = was.top.as_ref().map_or(i64::MIN, |t| t.0);
+                let appended = appended_since(db, since)?;
+                // Rows only added above the old top, which is still there as it was.
+                let only_appends = mark.count - was.count == appended_len(db, since)?
+                    && match &was.top {
+                        Some(t) => top_row(db, t.0)?.as_ref() == Some(t),
+                        None => true,
+                    };
+                only_appends.then_some(appended)
+            }
+            _ => None,
+        };
+        // What changed is forgotten, asked now or not: a session asked later is read then.
+        match &changed {
+            Some(c) => c.iter().for_each(|id| {
+                self.tips.remove(id);
+            }),
+            None => self.tips.clear(),
+        }
+        let wanted: Vec<usize> = (0..session_ids.len())
+            .filter(|&i| !self.tips.contains_key(session_ids[i]))
+            .collect();
+        let read = tips(
+            db,
+            &wanted.iter().map(|&i| session_ids[i]).collect::<Vec<_>>(),
+        )?;
+        self.last_read = wanted.len();
+        let mut out: Vec<Option<Result<RowsTip, DbError>>> =
+            (0..session_ids.len()).map(|_| None).collect();
+        for (i, t) in wanted.into_iter().zip(read) {
+            tracing::debug!(target: "clawtop::io", io = "transcript tip", "a session's tip read");
+            match &t {
+                Ok(tip) => {
+                    self.tips.insert(session_ids[i].to_string(), tip.clone());
+                }
+                Err(_) => {
+                    self.tips.remove(session_ids[i]);
+                }
+            }
+            out[i] = Some(t);
+        }
+        self.seen = Some(mark);
+        Ok(out
+            .into_iter()
+            .zip(session_ids)
+            .map(|(t, id)| t.unwrap_or_else(|| Ok(self.tips.get(*id).cloned().unwrap_or_default())))
+            .collect())
+    }
+}
+
+/// How many rows have a rowid above `rowid`.
+fn appended_len(db: &ReadOnlyDb, rowid: i64) -> Result<i64, DbError> {
+    db.conn()
+        .prepare_cached("SELECT count(*) FROM transcript_events WHERE rowid > ?1")
+        .and_then(|mut st| st.query_row([rowid], |r| r.get(0)))
+        .map_err(|e| DbError::from_sqlite(&db.path, e))
+}
+
 /// Calls `each(seq, decoded)` for every row of `session_id` in `seq` order, decoding one row
 /// at a time. A row that does not decode is passed as `Err` and reading goes on.
 pub fn for_each(

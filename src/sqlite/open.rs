@@ -295,6 +295,7 @@ fn private_copy(
 impl ReadOnlyDb {
     /// Opens `path` without creating, changing or leaving any file beside it.
     pub fn open(path: &Path) -> Result<ReadOnlyDb, DbError> {
+        tracing::debug!(target: "clawtop::io", io = "database opened", "a database opened");
         // A link is read as the file it points to (module docs); errors name `path`.
         let resolved;
         let file = match fs::symlink_metadata(path) {

@@ -43,7 +43,23 @@ pub struct Loaded {
 /// Reads the sessions of every agent (or one) of `layout`. A database that cannot be read is
 /// an error and the others still load.
 pub fn load(layout: &SqliteLayout, only_agent: Option<&str>) -> Loaded {
-    load_rows(layout, only_agent, &mut entry::read_sessions)
+    load_rows(layout, only_agent, &mut fresh, &mut entry::read_sessions)
+}
+
+/// How [`load_rows`] reads a database: `read` on a connection of its own.
+pub type OpenDb<'a> = dyn FnMut(
+        &std::path::Path,
+        &mut ReadRows<'_>,
+    ) -> Result<Vec<entry::SessionRow>, super::open::DbError>
+    + 'a;
+
+/// A new connection for one read, read again while the database changed under an
+/// immutable or copied read ([`ReadOnlyDb::read_stable`]).
+fn fresh(
+    path: &std::path::Path,
+    read: &mut ReadRows<'_>,
+) -> Result<Vec<entry::SessionRow>, super::open::DbError> {
+    ReadOnlyDb::read_stable(path, read)
 }
 
 /// [`load`], each database's rows read by `read` (e.g. [`entry::read_sessions_kept`]).
@@ -52,7 +68,19 @@ pub fn load_with(
     only_agent: Option<&str>,
     read: &mut ReadRows<'_>,
 ) -> Loaded {
-    load_rows(layout, only_agent, read)
+    load_rows(layout, only_agent, &mut fresh, read)
+}
+
+/// [`load_with`], each database read through `open` (a connection kept between reads: the
+/// TUI lists the host again at every change, and opening a database parses its schema again
+/// and starts with an empty statement cache).
+pub fn load_through(
+    layout: &SqliteLayout,
+    only_agent: Option<&str>,
+    open: &mut OpenDb<'_>,
+    read: &mut ReadRows<'_>,
+) -> Loaded {
+    load_rows(layout, only_agent, open, read)
 }
 
 /// The sessions whose key is `key`, in every agent database (or one), read by the key
@@ -60,7 +88,7 @@ pub fn load_with(
 /// does not settle it — no such row, or a database or the row could not be read — and the
 /// caller reads everything (whose errors and skip reasons then say why).
 pub fn load_key(layout: &SqliteLayout, only_agent: Option<&str>, key: &str) -> Option<Loaded> {
-    let out = load_rows(layout, only_agent, &mut |db: &ReadOnlyDb| {
+    let out = load_rows(layout, only_agent, &mut fresh, &mut |db: &ReadOnlyDb| {
         entry::read_session(db, key)
     });
     (out.errors.is_empty() && out.skipped.is_empty() && !out.sessions.is_empty()).then_some(out)
@@ -69,7 +97,12 @@ pub fn load_key(layout: &SqliteLayout, only_agent: Option<&str>, key: &str) -> O
 pub type ReadRows<'a> =
     dyn FnMut(&ReadOnlyDb) -> Result<Vec<entry::SessionRow>, super::open::DbError> + 'a;
 
-fn load_rows(layout: &SqliteLayout, only_agent: Option<&str>, read: &mut ReadRows<'_>) -> Loaded {
+fn load_rows(
+    layout: &SqliteLayout,
+    only_agent: Option<&str>,
+    open: &mut OpenDb<'_>,
+    read: &mut ReadRows<'_>,
+) -> Loaded {
     let mut out = Loaded::default();
     out.warnings.extend(layout.problems.iter().cloned());
     for a in &layout.agents {
@@ -83,7 +116,7 @@ fn load_rows(layout: &SqliteLayout, only_agent: Option<&str>, read: &mut ReadRow
             out.errors.push(e.clone());
             continue;
         }
-        let rows = match ReadOnlyDb::read_stable(&a.path, &mut *read) {
+        let rows = match open(&a.path, &mut *read) {
             Ok(r) => r,
             Err(e) => {
                 out.errors.push(crate::sanitize::one_line(&e.to_string()));

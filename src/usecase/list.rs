@@ -526,6 +526,26 @@ pub(crate) struct Kept {
     pub(crate) busy_at: Option<PathBuf>,
 }
 
+impl Kept {
+    /// Kept past this listing: what was taken of its transcript now (the tip, the store's
+    /// stamp, the files watched) replaces what was. Counts a store stamp that moved, so the
+    /// rows cache is written again.
+    fn renew(
+        &mut self,
+        tip: Option<crate::source::Stamp>,
+        store: Option<String>,
+        watch: Vec<PathBuf>,
+        stores_moved: &mut usize,
+    ) {
+        if store.is_some() && self.store != store {
+            *stores_moved += 1;
+        }
+        self.tip = tip;
+        self.store = store;
+        self.watch = watch;
+    }
+}
+
 /// The listing a kept row was built from: the session itself while in memory, its
 /// fingerprint once written to disk ([`listing_print`]).
 pub(crate) enum Listed {
@@ -662,9 +682,10 @@ fn take_kept(
     watch: &mut dyn FnMut(&[PathBuf]),
     s: &Session,
 ) -> (Option<Kept>, Vec<PathBuf>) {
-    let prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
-    let files = match &prev {
-        Some(k) => k.watch.clone(),
+    let mut prev = memo.rows.remove(&s.reference).filter(|k| k.session.is(s));
+    // Moved out, not copied: a kept row that holds takes them back ([`build_rows`]).
+    let files = match prev.as_mut() {
+        Some(k) => std::mem::take(&mut k.watch),
         None => transcript_watch(source, s),
     };
     watch(&files);
@@ -700,6 +721,8 @@ fn build_rows(
         } else {
             0
         });
+    report.sessions.reserve(loaded.sessions.len());
+    report.refs.reserve(loaded.sessions.len());
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
@@ -758,7 +781,7 @@ fn build_rows(
                 // The tip the reloads after this one compare, taken before the stamp.
                 Keying::LiveFromDisk => (stamp, tip),
             };
-            let agent_models = models.get(s.agent_id()).cloned().unwrap_or_default();
+            let agent_models = models.get(s.agent_id()).map_or("", String::as_str);
             let held = prev.filter(|k| {
                 stamp.as_ref() == Some(&k.stamp)
                     && k.models == agent_models
@@ -767,11 +790,7 @@ fn build_rows(
             let k = match held {
                 Some(mut k) => {
                     rows.refresh(s, &mut k, now);
-                    k.tip = tip;
-                    if store.is_some() && k.store != store {
-                        memo.stores_moved += 1;
-                    }
-                    k.store = store;
+                    k.renew(tip, store, files, &mut memo.stores_moved);
                     k
                 }
                 None => {
@@ -788,7 +807,7 @@ fn build_rows(
                         stamp,
                         store,
                         tip,
-                        models: agent_models,
+                        models: agent_models.to_string(),
                         row: Box::new(built.row),
                         last_compaction: built.last_compaction,
                         clock: built.clock,

@@ -287,3 +287,184 @@ fn tips_in_one_batch_are_each_sessions_tip() {
         "DELETE FROM transcript_events WHERE session_id = 'new-window-31'",
     );
 }
+
+/// A reload reads the tips of the sessions whose rows changed since the last one, not every
+/// session's (`sqlite::events::TipsSince`), and what it shows is still a first load's: a turn
+/// reads one tip and builds that one row, which shows the turn; nothing changed, no tip and
+/// no transcript is read.
+#[test]
+fn a_reload_reads_the_tip_of_the_session_that_changed_only() {
+    use crate::support::io_counts::IoCounts;
+    let h = HostF::new();
+    let src = h.source();
+    let mut memo = RowMemo::default();
+    let counts = IoCounts::default();
+    let first = counts.during(|| kept(&src, &mut memo));
+    assert_eq!(
+        counts.get("transcript tip"),
+        3,
+        "the first reload reads every tip"
+    );
+
+    let counts = IoCounts::default();
+    assert_eq!(counts.during(|| kept(&src, &mut memo)), first);
+    assert_eq!(
+        counts.get("transcript tip"),
+        0,
+        "nothing changed: no tip read"
+    );
+    assert_eq!(
+        counts.get("transcript read"),
+        0,
+        "nothing changed: no transcript read"
+    );
+    assert_eq!(memo.last_built, 0);
+
+    append_turn(&h, 31_000);
+    let counts = IoCounts::default();
+    let after = counts.during(|| kept(&src, &mut memo));
+    assert_eq!(counts.get("transcript tip"), 1, "one session got a turn");
+    assert_eq!(counts.get("transcript read"), 1);
+    assert_eq!(memo.last_built, 1);
+    assert_eq!(after, cold(&h));
+    let i7 = |rows: &[clawtop::usecase::list::SessionRow]| {
+        rows.iter()
+            .find(|r| r.key() == I7)
+            .and_then(|r| r.transcript_context.clone())
+            .map(|c| c.tokens)
+    };
+    assert_ne!(i7(&after), i7(&first), "the row follows the turn");
+    assert_eq!(
+        after.iter().filter(|r| r.key() != I7).collect::<Vec<_>>(),
+        first.iter().filter(|r| r.key() != I7).collect::<Vec<_>>(),
+        "the other rows are as they were"
+    );
+}
+
+/// The tips kept between reloads are what a whole read gives through everything that is not
+/// an append, each seen at the reload right after it: rows deleted, the top row replaced by
+/// another session's row with the same rowid, a rewrite (a new generation), a session's rows
+/// moved to a new window; and an edit in place of a row below the top one, which none of the
+/// table's marks show, at the next whole read (`TIPS_FULL_EVERY`).
+#[test]
+fn kept_tips_see_every_change_a_whole_read_sees() {
+    use clawtop::sqlite::ReadOnlyDb;
+    use clawtop::sqlite::events::{TIPS_FULL_EVERY, TipsSince, tips};
+    let h = HostF::new();
+    let path = h.agent_db("main");
+    // The session with rows, and one without (yet).
+    const OTHER: &str = "other-window-31";
+    let ids: Vec<String> = vec![I7_SID.to_string(), OTHER.to_string()];
+    let mut since = TipsSince::default();
+    let check = |what: &str, since: &mut TipsSince| -> usize {
+        let db = ReadOnlyDb::open(&path).unwrap();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let kept: Vec<_> = since
+            .tips(&db, &ids)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        let whole: Vec<_> = tips(&db, &ids)
+            .unwrap()
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(kept, whole, "{what}");
+        since.last_read
+    };
+    assert_eq!(check("first", &mut since), ids.len());
+    assert_eq!(check("unchanged", &mut since), 0);
+    append_turn(&h, 31_000);
+    assert_eq!(check("a turn", &mut since), 1);
+    let w = h.writer("main");
+    let top = |w: &rusqlite::Connection| -> i64 {
+        w.query_row("SELECT max(rowid) FROM transcript_events", [], |r| r.get(0))
+            .unwrap()
+    };
+    // The top row deleted and another session's row given its rowid: the count is as it was.
+    let t = top(&w);
+    w.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+    w.execute("DELETE FROM transcript_events WHERE rowid = ?1", [t])
+        .unwrap();
+    w.execute(
+        "INSERT INTO transcript_events(rowid, session_id, seq, event_json, created_at) VALUES (?1, ?2, 1000000, '{}', 0)",
+        rusqlite::params![t, OTHER],
+    )
+    .unwrap();
+    assert_eq!(check("the top row replaced", &mut since), ids.len());
+    w.execute(
+        "DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)",
+        [I7_SID],
+    )
+    .unwrap();
+    assert_eq!(check("the first row deleted", &mut since), ids.len());
+    w.execute(
+        "UPDATE transcript_rewrite_watermarks SET generation = 'moved-31' WHERE session_id = ?1",
+        [I7_SID],
+    )
+    .unwrap();
+    assert_eq!(check("a rewrite", &mut since), ids.len());
+    // An edit in place below the top row: no mark moves; the whole read every
+    // TIPS_FULL_EVERY calls sees it.
+    w.execute(
+        "UPDATE transcript_events SET event_json = json_set(event_json, '$.edited', 'yes, at length') WHERE session_id = ?1 AND seq = (SELECT max(seq) FROM transcript_events WHERE session_id = ?1)",
+        [I7_SID],
+    )
+    .unwrap();
+    let db = ReadOnlyDb::open(&path).unwrap();
+    let i7 = |since: &mut TipsSince| since.tips(&db, &[I7_SID]).unwrap().pop().unwrap().unwrap();
+    let whole = tips(&db, &[I7_SID]).unwrap().pop().unwrap().unwrap();
+    let mut seen_at = None;
+    for n in 0..TIPS_FULL_EVERY {
+        if i7(&mut since) == whole {
+            seen_at = Some(n);
+            break;
+        }
+    }
+    assert!(seen_at.is_some(), "seen within {TIPS_FULL_EVERY} calls");
+}
+
+/// The listing reads through a connection kept between reloads, and a write made after that
+/// connection opened is seen by the next listing: OpenClaw's writer holds the database open
+/// in WAL mode, as it does while it runs.
+#[test]
+fn a_kept_connection_sees_a_write_made_after_it_opened() {
+    use crate::support::io_counts::IoCounts;
+    let h = HostF::new();
+    let w = h.writer("main");
+    let mode: String = w
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    // The writer's -wal and -shm exist from its first write on.
+    w.execute(
+        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
+        [I7],
+    )
+    .unwrap();
+    let src = h.source();
+    let tokens = |src: &clawtop::source::SourceHandle| {
+        src.list(None)
+            .sessions
+            .iter()
+            .find(|s| s.key() == I7)
+            .and_then(|s| s.entry.total_tokens())
+    };
+    let before = tokens(&src);
+    let counts = IoCounts::default();
+    counts.during(|| {
+        w.execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 123457), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+        assert_eq!(tokens(&src), Some(123_457), "the write is seen");
+        assert_ne!(before, Some(123_457));
+    });
+    assert_eq!(
+        counts.get("database opened"),
+        0,
+        "read through the kept connection"
+    );
+}

@@ -102,6 +102,7 @@ fn snapshot_of(
     let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
+    let mut last: Vec<std::path::PathBuf> = Vec::new();
     // The agent shown: a memo kept on disk keeps the other agents' rows.
     let opts = crate::usecase::list::Options {
         agent,
@@ -113,8 +114,15 @@ fn snapshot_of(
         &loaded,
         memo,
         &mut |files| {
+            // Most sessions share their files (a SQLite host's database): the files of the
+            // session before are not looked up again (hashing a path walks its components),
+            // and a path already watched is not copied.
+            if last.as_slice() == files {
+                return;
+            }
+            last = files.to_vec();
             for f in files {
-                if watched.insert(f.clone()) {
+                if !watched.contains(f) && watched.insert(f.clone()) {
                     stamps.push((f.clone(), crate::tui::runtime::watch::stamp(f)));
                     watch.push(f.clone());
                 }
