@@ -322,6 +322,69 @@ fn streamed_and_sorted_calls_fold_alike() {
     assert!(!streamed.branch_prompts.is_empty());
 }
 
+/// A store that hands rows over newest first (in no order a reader may rely on).
+struct Backwards(std::collections::BTreeMap<u64, Vec<u8>>);
+
+impl crate::transcript::RowFetch for Backwards {
+    fn fetch(&self, key: u64) -> Result<Vec<u8>, crate::transcript::FetchError> {
+        self.0
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| crate::transcript::FetchError::Stale("gone".into()))
+    }
+
+    fn fetch_each(&self, keys: &[u64], each: &mut dyn FnMut(u64, &[u8])) -> bool {
+        for k in keys.iter().rev() {
+            if let Some(b) = self.0.get(k) {
+                each(*k, b);
+            }
+        }
+        true
+    }
+}
+
+/// Calls a store hands over out of file order give the figures calls in order give: the
+/// streamed fold gives up and starts again sorted.
+#[test]
+fn calls_handed_over_out_of_order_fold_as_in_order() {
+    let mut ix = crate::transcript::RowIndexer::default();
+    let mut rows = std::collections::BTreeMap::new();
+    for (n, line) in TRANSCRIPT.lines().enumerate() {
+        ix.head(n as u64 + 1, line.as_bytes());
+        rows.insert(n as u64 + 1, line.as_bytes().to_vec());
+    }
+    let mut backwards = ix.finish("rows", Box::new(Backwards(rows)), TRANSCRIPT.len() as u64);
+    let mut in_order = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
+    // Every call read back from the store, none from the scan's captures.
+    backwards.calls.clear();
+    in_order.calls.clear();
+    let models: Value = serde_json::from_str(MODELS).unwrap();
+    let config: Value = serde_json::from_str(CONFIG).unwrap();
+    let prices = Prices::builtin_only();
+    let cx = Context {
+        prices: &prices,
+        host: HostCatalogs {
+            catalogs: vec![&models],
+        },
+        config: Some(&config),
+        now_ms: NOW,
+    };
+    let tally_of = |t: &Transcript| {
+        let on_branch = vec![false; t.entries.len()];
+        let mut tally = Tally::new(t, &cx, &on_branch);
+        for_each_call(t, &cx, Order::AsRead, &mut |c| tally.add(c)).is_some()
+    };
+    assert!(!tally_of(&backwards), "the streamed fold sees the disorder");
+    assert!(tally_of(&in_order));
+    let (got, want) = (
+        of_transcript(&backwards, &cx),
+        of_transcript(&in_order, &cx),
+    );
+    assert_eq!(got, want);
+    assert_eq!(got.calls, 10);
+    assert!(!got.cache_busts.is_empty());
+}
+
 #[test]
 fn calls_past_the_capture_budget_are_read_back() {
     // Enough calls that their usage texts pass the scan's budget.
