@@ -265,7 +265,7 @@ pub struct RowsKept {
 type Cheap = (String, Option<i64>, Option<i64>, i64);
 
 /// [`read_sessions`] for a reader that asks again at every change of the database (the TUI's
-/// reload): a row whose `current_session_id`, `updated_at`, `entry_valid` and `entry_json`
+/// reload), from its second read on: a row whose `current_session_id`, `updated_at`, `entry_valid` and `entry_json`
 /// length are those of the last read is handed back as it was, unparsed and unread. OpenClaw
 /// moves `updated_at` with every entry write, and its triggers set `entry_valid` to 0 on any
 /// change of `entry_json`; a write that kept all four (a same-length edit by another
@@ -282,6 +282,12 @@ pub fn read_sessions_kept(
         kept.last_read = rows.len();
         Ok(rows)
     };
+    if kept.reads == 1 {
+        // The first read keeps nothing: a one-shot listing (`list`, `check`, `metrics`) is
+        // not asked again, and keeping 2,000 rows with their columns cost it a tenth of a
+        // warm run. A reader that asks again keeps from its second read on.
+        return full(kept);
+    }
     if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 {
         // The cheap columns first, then the rows: a write between the two statements then
         // makes the next read see a change and read the row again, never keep an old entry

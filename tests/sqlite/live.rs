@@ -157,7 +157,13 @@ fn kept_session_rows_are_read_again_only_when_they_change() {
         let whole = entry::read_sessions(&db).unwrap();
         assert_eq!(keys(&k), keys(&whole));
     };
+    // The first read keeps nothing (a one-shot listing), the second keeps every row, the
+    // third reads none again.
     read(&mut kept);
+    let all = kept.last_read;
+    assert!(all >= 1, "{all}");
+    read(&mut kept);
+    assert_eq!(kept.last_read, all);
     read(&mut kept);
     assert_eq!(kept.last_read, 0);
     // OpenClaw's write: the entry and its updated_at.
