@@ -13,19 +13,35 @@ const CONFIG: &str = include_str!("../../tests/fixtures/cost/host-c/openclaw.jso
 /// 2026-11-20T11:20:00Z: 48 minutes after the last call.
 const NOW: i64 = 1_795_173_600_000;
 
+/// The fixture host's catalog and config, what a [`Context`] on it borrows.
+struct FixtureHost {
+    models: Value,
+    config: Value,
+}
+
+impl FixtureHost {
+    fn new() -> FixtureHost {
+        FixtureHost {
+            models: serde_json::from_str(MODELS).unwrap(),
+            config: serde_json::from_str(CONFIG).unwrap(),
+        }
+    }
+
+    fn cx<'a>(&'a self, prices: &'a Prices, now_ms: i64) -> Context<'a> {
+        Context {
+            prices,
+            host: HostCatalogs {
+                catalogs: vec![&self.models],
+            },
+            config: Some(&self.config),
+            now_ms,
+        }
+    }
+}
+
 fn fixture_cost(prices: &Prices, now: i64) -> SessionCost {
     let t = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
-    let models: Value = serde_json::from_str(MODELS).unwrap();
-    let config: Value = serde_json::from_str(CONFIG).unwrap();
-    let cx = Context {
-        prices,
-        host: HostCatalogs {
-            catalogs: vec![&models],
-        },
-        config: Some(&config),
-        now_ms: now,
-    };
-    of_transcript(&t, &cx)
+    of_transcript(&t, &FixtureHost::new().cx(prices, now))
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -260,17 +276,8 @@ fn captured_calls_read_as_the_lines_do() {
         .count();
     // Every assistant line was read whole by the scan: nothing is read back.
     assert_eq!(t.calls.len(), assistants);
-    let models: Value = serde_json::from_str(MODELS).unwrap();
-    let config: Value = serde_json::from_str(CONFIG).unwrap();
-    let prices = Prices::builtin_only();
-    let cx = Context {
-        prices: &prices,
-        host: HostCatalogs {
-            catalogs: vec![&models],
-        },
-        config: Some(&config),
-        now_ms: NOW,
-    };
+    let (host, prices) = (FixtureHost::new(), Prices::builtin_only());
+    let cx = host.cx(&prices, NOW);
     let captured = of_transcript(&t, &cx);
     // Without the captures every call is read back from its line: the same figures.
     t.calls.clear();
@@ -285,17 +292,8 @@ fn captured_calls_read_as_the_lines_do() {
 #[test]
 fn streamed_and_sorted_calls_fold_alike() {
     let mut t = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
-    let models: Value = serde_json::from_str(MODELS).unwrap();
-    let config: Value = serde_json::from_str(CONFIG).unwrap();
-    let prices = Prices::builtin_only();
-    let cx = Context {
-        prices: &prices,
-        host: HostCatalogs {
-            catalogs: vec![&models],
-        },
-        config: Some(&config),
-        now_ms: NOW,
-    };
+    let (host, prices) = (FixtureHost::new(), Prices::builtin_only());
+    let cx = host.cx(&prices, NOW);
     let fold = |t: &Transcript, order: Order| {
         let mut on_branch = vec![false; t.entries.len()];
         for i in t.active_branch() {
@@ -358,17 +356,8 @@ fn calls_handed_over_out_of_order_fold_as_in_order() {
     // Every call read back from the store, none from the scan's captures.
     backwards.calls.clear();
     in_order.calls.clear();
-    let models: Value = serde_json::from_str(MODELS).unwrap();
-    let config: Value = serde_json::from_str(CONFIG).unwrap();
-    let prices = Prices::builtin_only();
-    let cx = Context {
-        prices: &prices,
-        host: HostCatalogs {
-            catalogs: vec![&models],
-        },
-        config: Some(&config),
-        now_ms: NOW,
-    };
+    let (host, prices) = (FixtureHost::new(), Prices::builtin_only());
+    let cx = host.cx(&prices, NOW);
     let tally_of = |t: &Transcript| {
         let on_branch = vec![false; t.entries.len()];
         let mut tally = Tally::new(t, &cx, &on_branch);

@@ -184,13 +184,24 @@ impl SqliteStore {
     }
 
     /// Each database's sessions among `sessions` (by index, with their transcript's session
-    /// id), under one lock of the known rows: a batch asks each database once.
-    fn by_database(&self, sessions: &[&SessionRef]) -> HashMap<PathBuf, Vec<(usize, String)>> {
-        let mut by_db: HashMap<PathBuf, Vec<(usize, String)>> = HashMap::new();
+    /// id), under one lock of the known rows: a batch asks each database once. A host has a
+    /// database or a few: each is found by comparing, and its path copied once.
+    fn by_database(&self, sessions: &[&SessionRef]) -> Vec<(PathBuf, Vec<(usize, String)>)> {
+        let mut by_db: Vec<(PathBuf, Vec<(usize, String)>)> = Vec::new();
         let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         for (i, r) in sessions.iter().enumerate() {
             if let Some((db, sid)) = rows.get(*r) {
-                by_db.entry(db.clone()).or_default().push((i, sid.clone()));
+                let at = match by_db
+                    .iter()
+                    .position(|(d, _)| d.as_os_str() == db.as_os_str())
+                {
+                    Some(at) => at,
+                    None => {
+                        by_db.push((db.clone(), Vec::new()));
+                        by_db.len() - 1
+                    }
+                };
+                by_db[at].1.push((i, sid.clone()));
             }
         }
         by_db
@@ -461,28 +472,7 @@ impl SessionSource for SqliteStore {
     /// the tips of the sessions whose rows changed since the one before, not every session's.
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
         let mut out = vec![None; sessions.len()];
-        // Each database's sessions, under one lock of the known rows and one of its connection.
-        // A host has a database or a few: found by comparing, each path copied once.
-        let mut by_db: Vec<(PathBuf, Vec<(usize, String)>)> = Vec::new();
-        {
-            let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
-            for (i, r) in sessions.iter().enumerate() {
-                if let Some((db, sid)) = rows.get(*r) {
-                    let at = match by_db
-                        .iter()
-                        .position(|(d, _)| d.as_os_str() == db.as_os_str())
-                    {
-                        Some(at) => at,
-                        None => {
-                            by_db.push((db.clone(), Vec::new()));
-                            by_db.len() - 1
-                        }
-                    };
-                    by_db[at].1.push((i, sid.clone()));
-                }
-            }
-        }
-        for (db, wanted) in by_db {
+        for (db, wanted) in self.by_database(sessions) {
             let Ok(conn) = self.connection(&db) else {
                 continue;
             };
@@ -507,17 +497,7 @@ impl SessionSource for SqliteStore {
             }
         }
         // A session not among the known rows is located (the listing read again) one by one.
-        for (i, r) in sessions.iter().enumerate() {
-            if out[i].is_none()
-                && !self
-                    .rows
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .contains_key(*r)
-            {
-                out[i] = self.transcript_tip(r);
-            }
-        }
+        self.unlocated_each(sessions, &mut out, |r| self.transcript_tip(r));
         out
     }
 

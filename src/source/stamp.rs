@@ -18,11 +18,11 @@
 //! and the sums; deleted rows, the count and the sums; a `maxLines` trim, the generation.
 //!
 //! A SQLite database as a whole ([`of_database`]): its file stamped as a file, and its
-//! `-wal` by its identity, size, mtime and its header and last frame. Every commit writes one of them (a WAL commit appends frames to the `-wal`, a
-//! checkpoint writes the database, a rollback-journal commit the database), so while the
-//! database's stamp is what it was, so is the stamp of every transcript in it: a run that
-//! finds a database as a previous run left it need not stamp its thousands of sessions one
-//! by one (issue 31).
+//! `-wal` by its identity, size, mtime and its header and last frame. Every commit writes
+//! one of them (a WAL commit appends frames to the `-wal`, a checkpoint writes the
+//! database, a rollback-journal commit the database), so while the database's stamp is
+//! what it was, so is the stamp of every transcript in it: a run that finds a database as a
+//! previous run left it need not stamp its thousands of sessions one by one (issue 31).
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};

@@ -265,12 +265,12 @@ pub struct RowsKept {
 type Cheap = (String, Option<i64>, Option<i64>, i64);
 
 /// [`read_sessions`] for a reader that asks again at every change of the database (the TUI's
-/// reload), from its second read on: a row whose `current_session_id`, `updated_at`, `entry_valid` and `entry_json`
-/// length are those of the last read is handed back as it was, unparsed and unread. OpenClaw
-/// moves `updated_at` with every entry write, and its triggers set `entry_valid` to 0 on any
-/// change of `entry_json`; a write that kept all four (a same-length edit by another
-/// program, validated again before the next read) would be missed, so every
-/// [`KEPT_FULL_EVERY`]th read reads every row again.
+/// reload), from its second read on: a row whose `current_session_id`, `updated_at`,
+/// `entry_valid` and `entry_json` length are those of the last read is handed back as it
+/// was, unparsed and unread. OpenClaw moves `updated_at` with every entry write, and its
+/// triggers set `entry_valid` to 0 on any change of `entry_json`; a write that kept all four
+/// (a same-length edit by another program, validated again before the next read) would be
+/// missed, so every [`KEPT_FULL_EVERY`]th read reads every row again.
 pub fn read_sessions_kept(
     db: &ReadOnlyDb,
     kept: &mut RowsKept,

@@ -62,18 +62,10 @@ fn fresh(
     ReadOnlyDb::read_stable(path, read)
 }
 
-/// [`load`], each database's rows read by `read` (e.g. [`entry::read_sessions_kept`]).
-pub fn load_with(
-    layout: &SqliteLayout,
-    only_agent: Option<&str>,
-    read: &mut ReadRows<'_>,
-) -> Loaded {
-    load_rows(layout, only_agent, &mut fresh, read)
-}
-
-/// [`load_with`], each database read through `open` (a connection kept between reads: the
-/// TUI lists the host again at every change, and opening a database parses its schema again
-/// and starts with an empty statement cache).
+/// [`load`], each database's rows read by `read` (e.g. [`entry::read_sessions_kept`])
+/// through `open` (a connection kept between reads: the TUI lists the host again at every
+/// change, and opening a database parses its schema again and starts with an empty
+/// statement cache).
 pub fn load_through(
     layout: &SqliteLayout,
     only_agent: Option<&str>,
