@@ -20,15 +20,34 @@ use std::path::Path;
 
 /// The fields of a `SessionEntry` clawtop uses. Raw values are kept for the three token fields
 /// so `list --json` can echo them as written.
-#[derive(Debug, Clone, Default, PartialEq)]
+///
+/// Serialized only for the rows cache (a SQLite listing remembered between runs,
+/// [`crate::sqlite::entry::RowsKept`]): read back, an entry equals the one parsed, a raw
+/// `null` included.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, Deserialize)]
 pub struct StoreEntry {
     pub session_id: String,
     pub session_file: Option<String>,
     pub updated_at: Option<i64>,
     pub model: Option<String>,
     pub model_provider: Option<String>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub total_tokens_raw: Option<Value>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub total_tokens_fresh_raw: Option<Value>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub context_tokens_raw: Option<Value>,
     pub compaction_count: Option<u64>,
     pub memory_flush_at: Option<i64>,
@@ -37,6 +56,11 @@ pub struct StoreEntry {
     pub memory_flush_kind: Option<String>,
     /// 2026.9 `totalTokensVersion` (1: `totalTokens` is the last call's prompt snapshot).
     pub total_tokens_version: Option<u64>,
+}
+
+/// A raw field written is `Some`, a written `null` too (an absent one is skipped, and `None`).
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 impl StoreEntry {

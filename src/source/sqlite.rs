@@ -49,6 +49,8 @@ pub struct SqliteStore {
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
     /// Per database, the session rows its last listing read ([`SessionSource::list`]).
     kept_rows: Mutex<HashMap<PathBuf, crate::sqlite::entry::RowsKept>>,
+    /// The listing is remembered between runs ([`SessionSource::recall_listing`]).
+    remember_listing: std::sync::atomic::AtomicBool,
     /// Per database, the sessions' tips its last reload read, and the connection they were
     /// read through ([`SessionSource::transcript_tips`]).
     /// (A weak handle: a connection still alive cannot share its address with a new one.)
@@ -141,6 +143,7 @@ impl SqliteStore {
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(HashMap::new()),
             kept_rows: Mutex::new(HashMap::new()),
+            remember_listing: Default::default(),
             tips_since: Mutex::new(HashMap::new()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
@@ -375,17 +378,51 @@ impl SessionSource for SqliteStore {
     /// read again (the entries' JSON) has not changed.
     fn list(&self, agent: Option<&str>) -> Listing {
         let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        let remember = self
+            .remember_listing
+            .load(std::sync::atomic::Ordering::Relaxed);
         self.listing(crate::sqlite::sessions::load_through(
             self.layout(),
             agent,
             &mut |path, read| self.read_pooled(path, read),
             &mut |db: &crate::sqlite::ReadOnlyDb| {
-                crate::sqlite::entry::read_sessions_kept(
-                    db,
-                    kept.entry(db.path.clone()).or_default(),
-                )
+                let k = kept.entry(db.path.clone()).or_default();
+                k.remember |= remember;
+                crate::sqlite::entry::read_sessions_kept(db, k)
             },
         ))
+    }
+
+    /// Per database (by its path), its rows as [`crate::sqlite::entry::RowsKept`] writes them.
+    fn listing_memory(&self) -> Option<Box<serde_json::value::RawValue>> {
+        let kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        let by_db: std::collections::BTreeMap<&str, Box<serde_json::value::RawValue>> = kept
+            .iter()
+            .filter_map(|(db, k)| Some((db.to_str()?, k.remembered()?)))
+            .collect();
+        if by_db.is_empty() {
+            return None;
+        }
+        serde_json::value::to_raw_value(&by_db).ok()
+    }
+
+    fn listing_moved(&self) -> bool {
+        let kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        kept.values().any(|k| k.remember && k.moved)
+    }
+
+    fn recall_listing(&self, memory: Option<&serde_json::value::RawValue>) {
+        self.remember_listing
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let Some(by_db) = memory.and_then(|m| {
+            serde_json::from_str::<HashMap<PathBuf, Box<serde_json::value::RawValue>>>(m.get()).ok()
+        }) else {
+            return;
+        };
+        let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        for (db, rows) in by_db {
+            kept.entry(db).or_default().recall(&rows);
+        }
     }
 
     /// A full key is looked up by the table's primary key: rule 1 of [`super::lookup`] wins

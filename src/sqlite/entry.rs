@@ -8,11 +8,11 @@
 use super::open::{DbError, ReadOnlyDb};
 use crate::store_entry::StoreEntry;
 use crate::store_entry::non_negative;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// `memoryFlush` of a 2026.9 entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MemoryFlush {
     /// `succeeded`, `failed`, or whatever a newer release writes.
@@ -23,7 +23,7 @@ pub struct MemoryFlush {
 }
 
 /// The 2026.9 fields clawtop reads beyond the 2026.2 ones.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Entry96 {
     pub memory_flush: Option<MemoryFlush>,
     /// 1: `totalTokens` is the prompt snapshot of the last model call.
@@ -237,6 +237,7 @@ fn read_rows<P: rusqlite::Params>(
             None => parse_entry(&r.get::<_, String>(2).map_err(err)?),
         };
         let updated_at = r.get::<_, Option<i64>>(3).map_err(err)?;
+        tracing::debug!(target: "clawtop::io", io = "session entry read", "session entry read");
         out.push(SessionRow {
             key,
             current_session_id,
@@ -259,10 +260,102 @@ pub struct RowsKept {
     reads: u32,
     /// Rows whose `entry_json` the last read read (a test counts them).
     pub last_read: usize,
+    /// Keep from the first read on: the rows are remembered between runs
+    /// ([`RowsKept::remembered`]), so even a one-shot listing asks again, in the next run.
+    pub remember: bool,
+    /// When every row was last read whole (ms since the epoch; 0: never).
+    read_whole_at: i64,
+    /// The rows changed since they were recalled (or there was nothing to recall).
+    pub moved: bool,
+    /// Read at least once by this process: rows recalled for a database no longer listed
+    /// are not written again.
+    listed: bool,
 }
 
 /// `current_session_id`, `updated_at`, `entry_valid` and the entry's stored length.
 type Cheap = (String, Option<i64>, Option<i64>, i64);
+
+/// Rows remembered between runs are read whole again once they are this old: the next run
+/// of a `check` from cron, like every [`KEPT_FULL_EVERY`]th reload of a TUI, misses no edit
+/// that kept a row's cheap columns for long.
+pub const REMEMBERED_FOR_MS: i64 = 30 * 60 * 1000;
+
+/// [`RowsKept`] as written between runs (the rows cache, docs/cache.md): each readable row
+/// with its cheap columns and its entry as parsed, never the rest of `entry_json`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RememberedOut<'a> {
+    read_whole_at: i64,
+    rows: Vec<(&'a str, &'a Cheap, i64, &'a StoreEntry, &'a Entry96)>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RememberedIn {
+    read_whole_at: i64,
+    rows: Vec<(String, Cheap, i64, StoreEntry, Entry96)>,
+}
+
+impl RowsKept {
+    /// The rows as written between runs; None when they are not remembered.
+    pub fn remembered(&self) -> Option<Box<serde_json::value::RawValue>> {
+        if !self.remember || !self.listed || self.rows.is_empty() {
+            return None;
+        }
+        let mut rows: Vec<_> = self
+            .rows
+            .iter()
+            .filter_map(|(key, (cheap, row))| {
+                let (entry, extra) = row.entry.as_ref().ok()?;
+                Some((key.as_str(), cheap, row.updated_at, entry, extra))
+            })
+            .collect();
+        // In key order: the same rows write the same text.
+        rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let text = serde_json::to_string(&RememberedOut {
+            read_whole_at: self.read_whole_at,
+            rows,
+        })
+        .ok()?;
+        serde_json::value::RawValue::from_string(text).ok()
+    }
+
+    /// Takes back the rows an earlier run remembered ([`Self::remembered`]), unless they
+    /// are older than [`REMEMBERED_FOR_MS`] or this reader read already; rows that cannot be
+    /// read back are not taken (every row is read again).
+    pub fn recall(&mut self, text: &serde_json::value::RawValue) {
+        self.recall_at(text, chrono::Utc::now().timestamp_millis())
+    }
+
+    fn recall_at(&mut self, text: &serde_json::value::RawValue, now_ms: i64) {
+        if self.reads > 0 || !self.rows.is_empty() {
+            return;
+        }
+        let Ok(r) = serde_json::from_str::<RememberedIn>(text.get()) else {
+            return;
+        };
+        if now_ms.saturating_sub(r.read_whole_at) >= REMEMBERED_FOR_MS || r.read_whole_at > now_ms {
+            return;
+        }
+        self.read_whole_at = r.read_whole_at;
+        self.rows = r
+            .rows
+            .into_iter()
+            .map(|(key, cheap, updated_at, entry, extra)| {
+                let row = SessionRow {
+                    key: key.clone(),
+                    current_session_id: cheap.0.clone(),
+                    updated_at,
+                    entry: Ok((entry, extra)),
+                };
+                (key, (cheap, row))
+            })
+            .collect();
+        // Recalled rows are asked about as a reload's are: the next read is not a first.
+        self.reads = 1;
+        self.moved = false;
+    }
+}
 
 /// [`read_sessions`] for a reader that asks again at every change of the database (the TUI's
 /// reload), from its second read on: a row whose `current_session_id`, `updated_at`,
@@ -276,13 +369,16 @@ pub fn read_sessions_kept(
     kept: &mut RowsKept,
 ) -> Result<Vec<SessionRow>, DbError> {
     kept.reads = kept.reads.wrapping_add(1);
+    kept.listed = true;
     let full = |kept: &mut RowsKept| -> Result<Vec<SessionRow>, DbError> {
         let rows = read_sessions(db)?;
         kept.rows.clear();
         kept.last_read = rows.len();
+        kept.moved = true;
+        kept.read_whole_at = chrono::Utc::now().timestamp_millis();
         Ok(rows)
     };
-    if kept.reads == 1 {
+    if kept.reads == 1 && !kept.remember {
         // The first read keeps nothing: a one-shot listing (`list`, `check`, `metrics`) is
         // not asked again, and keeping 2,000 rows with their columns cost it a tenth of a
         // warm run. A reader that asks again keeps from its second read on.
@@ -318,6 +414,7 @@ pub fn read_sessions_kept(
             }
         }
         kept.last_read += 1;
+        kept.moved = true;
         match read_session(db, &key)?.pop() {
             Some(r) => {
                 out.push(r.clone());
@@ -330,6 +427,7 @@ pub fn read_sessions_kept(
     }
     // Rows deleted since: forgotten.
     if kept.rows.len() != out.len() {
+        kept.moved = true;
         let listed: std::collections::HashSet<&str> = out.iter().map(|r| r.key.as_str()).collect();
         kept.rows.retain(|k, _| listed.contains(k.as_str()));
     }
@@ -440,5 +538,86 @@ mod tests {
         assert!(matches!(parse_entry("{"), Err(RowEntryError::NotJson(_))));
         assert_eq!(parse_entry("[]").unwrap_err(), RowEntryError::NotObject);
         assert_eq!(parse_entry("{}").unwrap_err(), RowEntryError::NoSessionId);
+    }
+
+    fn kept_of(entries: &[(&str, &str)]) -> RowsKept {
+        let mut k = RowsKept {
+            remember: true,
+            listed: true,
+            read_whole_at: 1_000,
+            ..RowsKept::default()
+        };
+        for (i, (key, json)) in entries.iter().enumerate() {
+            let row = SessionRow {
+                key: key.to_string(),
+                current_session_id: format!("s{i}"),
+                updated_at: i as i64,
+                entry: parse_entry(json),
+            };
+            let cheap = (row.current_session_id.clone(), Some(i as i64), Some(1), 7);
+            k.rows.insert(key.to_string(), (cheap, row));
+        }
+        k
+    }
+
+    /// Remembered rows read back as they were parsed (a raw `null`, a fraction, an absent
+    /// field, the 2026.9 fields), rows that did not parse are left to be read again, and
+    /// rows older than [`REMEMBERED_FOR_MS`] or that do not read back are not taken.
+    #[test]
+    fn remembered_rows_read_back_as_parsed() {
+        let entries = [
+            (
+                "agent:main:a",
+                r#"{"sessionId":"s1","totalTokens":null,"contextTokens":1.5,"updatedAt":7,"model":"m","memoryFlush":{"kind":"failed","failureCount":2},"totalTokensVersion":1,"contextBudgetStatus":{"reserveTokens":3}}"#,
+            ),
+            (
+                "agent:main:b",
+                r#"{"sessionId":"s2","totalTokensFresh":false}"#,
+            ),
+            ("agent:main:c", "[]"),
+        ];
+        let k = kept_of(&entries);
+        let text = k.remembered().unwrap();
+        let mut back = RowsKept::default();
+        back.recall_at(&text, 1_000 + REMEMBERED_FOR_MS - 1);
+        assert_eq!(
+            back.rows.len(),
+            2,
+            "the row that did not parse is read again"
+        );
+        for (key, (cheap, row)) in &back.rows {
+            let (c, was) = &k.rows[key];
+            assert_eq!(cheap, c);
+            assert_eq!(
+                (&row.current_session_id, row.updated_at, &row.entry),
+                (&was.current_session_id, was.updated_at, &was.entry)
+            );
+        }
+        let (e, _) = back.rows["agent:main:a"].1.entry.as_ref().unwrap();
+        assert_eq!(
+            e.total_tokens_raw,
+            Some(Value::Null),
+            "a written null stays written"
+        );
+        let (e, _) = back.rows["agent:main:b"].1.entry.as_ref().unwrap();
+        assert_eq!(e.total_tokens_raw, None);
+        assert!(!back.moved);
+        // Too old, from the future, or not what was written: nothing is taken.
+        for (text, now) in [
+            (text.get().to_string(), 1_000 + REMEMBERED_FOR_MS),
+            (text.get().to_string(), 999),
+            (r#"{"readWholeAt":1000,"rows":[["k"]]}"#.to_string(), 1_000),
+        ] {
+            let mut other = RowsKept::default();
+            let raw = serde_json::value::RawValue::from_string(text).unwrap();
+            other.recall_at(&raw, now);
+            assert!(other.rows.is_empty() && other.reads == 0);
+        }
+        // Not remembered unless asked, nor for a database this process did not list.
+        let mut not = kept_of(&entries);
+        not.remember = false;
+        assert!(not.remembered().is_none());
+        back.remember = true;
+        assert!(back.remembered().is_none(), "recalled, never listed");
     }
 }

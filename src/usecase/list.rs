@@ -402,22 +402,24 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
         }
     }
     let t0 = std::time::Instant::now();
+    // A gateway log grows apart from any transcript: with logs, every row is read. A gateway
+    // source stamps no transcript: nothing to remember.
+    let cache = opts
+        .cache
+        .filter(|_| opts.logs.is_empty() && source.kind() != SourceKind::Gateway);
+    // Opened before the listing: what the last run remembered of it is handed to the source
+    // first ([`SessionSource::recall_listing`]).
+    let mut cached = cache.map(|dir| super::rows_cache::RowsCache::open(dir, source));
     let loaded = source.list(opts.agent);
     tracing::debug!(
         sessions = loaded.sessions.len(),
         ms = t0.elapsed().as_millis() as u64,
         "stores read"
     );
-    // A gateway log grows apart from any transcript: with logs, every row is read. A gateway
-    // source stamps no transcript: nothing to remember.
-    let cache = opts
-        .cache
-        .filter(|_| opts.logs.is_empty() && source.kind() != SourceKind::Gateway);
-    let report = match cache {
-        Some(dir) => {
-            let (cache, mut memo) = super::rows_cache::RowsCache::open(dir, source);
-            let report = build_rows(source, opts, &loaded, Some((&mut memo, &mut |_| {})));
-            cache.save(&memo, source);
+    let report = match cached.as_mut() {
+        Some((cache, memo)) => {
+            let report = build_rows(source, opts, &loaded, Some((memo, &mut |_| {})));
+            cache.save(memo, source);
             report
         }
         None => from_listing(source, opts, &loaded),
@@ -568,23 +570,32 @@ pub(crate) fn listing_print(s: &Session) -> String {
     fingerprint(s)
 }
 
-/// SHA-256 (32 hex digits) of a value's `Debug` form, written straight into the hash.
+/// SHA-256 (32 hex digits) of a value's `Debug` form. The form is written out first and
+/// hashed whole: `Debug` writes a row's session in hundreds of pieces, and hashing each as
+/// it came cost a warm `list` of 2,000 sessions more than the hash of their text.
 pub(crate) fn fingerprint(s: &dyn std::fmt::Debug) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write;
-    struct Into(Sha256);
-    impl Write for Into {
-        fn write_str(&mut self, part: &str) -> std::fmt::Result {
-            self.0.update(part.as_bytes());
-            Ok(())
-        }
+    thread_local! {
+        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    let mut h = Into(Sha256::new());
-    let _ = write!(h, "{s:?}");
-    h.0.finalize()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let digest = TEXT.with(|t| {
+        // Reused between calls; a `Debug` that fingerprints again inside gets its own.
+        let mut own = String::new();
+        let mut shared = t.try_borrow_mut();
+        let text = match shared.as_deref_mut() {
+            Ok(text) => text,
+            Err(_) => &mut own,
+        };
+        text.clear();
+        let _ = write!(text, "{s:?}");
+        Sha256::digest(text.as_bytes())
+    });
+    let mut out = String::with_capacity(32);
+    for b in &digest[..16] {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
 }
 
 /// [`from_listing`], handing back the rows of `memo` that still hold and remembering the

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/2";
+pub const FORMAT: &str = "clawtop-rows/3";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;
@@ -46,6 +46,10 @@ struct CacheFile<'a> {
     host: String,
     basis: Option<String>,
     rows: Vec<Stored<'a>>,
+    /// What the source remembers of its listing ([`SessionSource::listing_memory`]): a
+    /// SQLite host's session rows, so the next run reads the entries that changed only.
+    #[serde(default)]
+    listing: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// One row as written (the row, its stamp and its files borrowed from the memo, not copied)
@@ -101,7 +105,9 @@ impl RowsCache {
             ..RowMemo::default()
         };
         let mut read = 0;
-        if let Some(c) = read_file(&file, &host) {
+        let cached = read_file(&file, &host);
+        source.recall_listing(cached.as_ref().and_then(|c| c.listing.as_deref()));
+        if let Some(c) = cached {
             memo.basis = c.basis;
             read = c.rows.len();
             memo.rows.reserve(read);
@@ -159,7 +165,11 @@ impl RowsCache {
             .iter()
             .filter(|(_, k)| matches!(k.session, Listed::Session(_)))
             .count();
-        if built == 0 && memo.stores_moved == 0 && kept.len() == self.read {
+        if built == 0
+            && memo.stores_moved == 0
+            && kept.len() == self.read
+            && !source.listing_moved()
+        {
             return;
         }
         let rows = kept
@@ -193,6 +203,7 @@ impl RowsCache {
             host: self.host.clone(),
             basis: memo.basis.clone(),
             rows,
+            listing: source.listing_memory(),
         };
         if let Err(e) = write_file(&self.file, &file) {
             tracing::debug!(

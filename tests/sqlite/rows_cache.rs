@@ -319,3 +319,73 @@ fn batched_stamps_are_the_stamps_one_by_one() {
     let emptied = check(&h);
     assert_ne!(emptied, appended);
 }
+
+/// A SQLite host's listing is remembered with its rows (`SessionSource::listing_memory`):
+/// the next run reads no `entry_json`; an entry OpenClaw writes is read again alone, a row
+/// deleted is gone; a remembered listing that does not read back is ignored (every entry
+/// read). Every output is a cold run's.
+#[test]
+fn the_listing_is_remembered_and_only_changed_entries_are_read() {
+    let c = Case::new();
+    let (first, counts) = c.warm();
+    let all = counts.get("session entry read");
+    assert!(all >= 3, "every entry read: {all}");
+    let (second, counts) = c.warm();
+    assert_eq!(counts.get("session entry read"), 0, "remembered");
+    assert_eq!(second, first);
+    let key: String =
+        c.h.writer("ops")
+            .query_row(
+                "SELECT session_key FROM session_nodes ORDER BY session_key LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+    // OpenClaw's write: the entry and its updated_at.
+    c.h.writer("ops")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 4242), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [&key],
+        )
+        .unwrap();
+    let (third, counts) = c.warm();
+    assert_eq!(
+        counts.get("session entry read"),
+        1,
+        "the written entry only"
+    );
+    assert_eq!(third, c.cold());
+    assert_ne!(third, first);
+    assert!(third.contains("4242"));
+    let (again, counts) = c.warm();
+    assert_eq!(counts.get("session entry read"), 0);
+    assert_eq!(again, third);
+    c.h.writer("ops")
+        .execute("DELETE FROM session_nodes WHERE session_key = ?1", [&key])
+        .unwrap();
+    let (fourth, counts) = c.warm();
+    assert_eq!(counts.get("session entry read"), 0);
+    assert_eq!(fourth, c.cold());
+    assert!(!fourth.contains(&format!("\"{key}\"")));
+    // The remembered listing replaced by something this build did not write: ignored.
+    let file = std::fs::read_dir(c.cache.path().join("rows"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let listing = v["listing"].as_object_mut().expect("a listing remembered");
+    assert!(!listing.is_empty());
+    for db in listing.values_mut() {
+        *db = serde_json::json!({"readWholeAt": "yesterday", "rows": 3});
+    }
+    std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
+    let (fifth, counts) = c.warm();
+    assert_eq!(
+        counts.get("session entry read"),
+        all - 1,
+        "every entry read"
+    );
+    assert_eq!(fifth, fourth);
+}
