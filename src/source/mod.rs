@@ -303,6 +303,14 @@ pub trait SessionSource: Send + Sync {
     fn has_agent(&self, agent: &str) -> bool;
     /// Every session (of one agent when given). May do I/O.
     fn list(&self, agent: Option<&str>) -> Listing;
+    /// The sessions whose store entry or transcript changed since the last [`Self::list`]
+    /// (or call of this), as `list` lists them, read without the others: what a TUI's
+    /// reload at every commit of a host of thousands rebuilds (issue 31, live). None when
+    /// the source cannot tell — sessions came or went, a database could not be read, a
+    /// whole read is due — and the caller lists everything again.
+    fn list_changed(&self, _agent: Option<&str>) -> Option<Listing> {
+        None
+    }
     /// What the source remembers of its listings, to be written between runs (the rows
     /// cache, docs/cache.md): what lets the next run list without reading every entry
     /// again. None: it remembers nothing.

@@ -393,6 +393,51 @@ impl SessionSource for SqliteStore {
         ))
     }
 
+    /// Per database: the rows whose cheap columns moved ([`crate::sqlite::entry::changed_rows`])
+    /// and the kept rows of the sessions appended to ([`crate::sqlite::events::TipsSince::appended`]),
+    /// through the connection the listing and the tips were read through; None where either
+    /// cannot tell, or the database changed under an immutable read.
+    fn list_changed(&self, agent: Option<&str>) -> Option<Listing> {
+        let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
+        let mut since = self.tips_since.lock().unwrap_or_else(|e| e.into_inner());
+        let mut whole = false;
+        let loaded = crate::sqlite::sessions::load_each(self.layout(), agent, &mut |path| {
+            let mut changed = || -> Option<Vec<crate::sqlite::entry::SessionRow>> {
+                let k = kept.get_mut(path)?;
+                let conn = self.connection(path).ok()?;
+                let t = since
+                    .get_mut(path)
+                    .filter(|t| t.0.upgrade().is_some_and(|c| Arc::ptr_eq(&c, &conn)))?;
+                let db = conn.lock().unwrap_or_else(|e| e.into_inner());
+                let mut rows = crate::sqlite::entry::changed_rows(&db, k).ok()??;
+                let appended = t.1.appended(&db).ok()??;
+                if !db.check_unchanged() {
+                    return None;
+                }
+                let listed: std::collections::HashSet<String> =
+                    rows.iter().map(|r| r.key.clone()).collect();
+                rows.extend(
+                    crate::sqlite::entry::kept_rows_of(k, &appended)
+                        .into_iter()
+                        .filter(|r| !listed.contains(&r.key)),
+                );
+                Some(rows)
+            };
+            match changed() {
+                Some(rows) if !whole => Ok(rows),
+                _ => {
+                    whole = true;
+                    Ok(Vec::new())
+                }
+            }
+        });
+        drop((kept, since));
+        if whole || !loaded.errors.is_empty() || !loaded.skipped.is_empty() {
+            return None;
+        }
+        Some(self.listing(loaded))
+    }
+
     /// Per database (by its path), its rows as [`crate::sqlite::entry::RowsKept`] writes them.
     fn listing_memory(&self) -> Option<Box<serde_json::value::RawValue>> {
         let kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());

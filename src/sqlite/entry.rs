@@ -270,6 +270,8 @@ pub struct RowsKept {
     /// Read at least once by this process: rows recalled for a database no longer listed
     /// are not written again.
     listed: bool,
+    /// [`changed_rows`] found a whole read due: the next [`read_sessions_kept`] reads every row.
+    whole_due: bool,
 }
 
 /// `current_session_id`, `updated_at`, `entry_valid` and the entry's stored length.
@@ -384,7 +386,8 @@ pub fn read_sessions_kept(
         // warm run. A reader that asks again keeps from its second read on.
         return full(kept);
     }
-    if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 {
+    if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 || kept.whole_due {
+        kept.whole_due = false;
         // The cheap columns first, then the rows: a write between the two statements then
         // makes the next read see a change and read the row again, never keep an old entry
         // under new columns.
@@ -432,6 +435,62 @@ pub fn read_sessions_kept(
         kept.rows.retain(|k, _| listed.contains(k.as_str()));
     }
     Ok(out)
+}
+
+/// The rows whose cheap columns moved since `kept` was filled, read again and kept (what a
+/// TUI's reload rebuilds; issue 31, live); the others are not handed back. None when the
+/// rows cannot be told apart from the kept ones that way — nothing kept, a row added or
+/// deleted, or a whole read due ([`KEPT_FULL_EVERY`]) — and the next [`read_sessions_kept`]
+/// reads as it would have.
+pub fn changed_rows(
+    db: &ReadOnlyDb,
+    kept: &mut RowsKept,
+) -> Result<Option<Vec<SessionRow>>, DbError> {
+    if kept.rows.is_empty() || kept.whole_due {
+        return Ok(None);
+    }
+    kept.reads = kept.reads.wrapping_add(1);
+    if kept.reads % KEPT_FULL_EVERY == 0 {
+        kept.whole_due = true;
+        return Ok(None);
+    }
+    let cheap = cheap_columns(db)?;
+    if cheap.len() != kept.rows.len() {
+        return Ok(None);
+    }
+    kept.last_read = 0;
+    let mut out = Vec::new();
+    for (key, c) in cheap {
+        match kept.rows.get(&key) {
+            Some((k, _)) if *k == c => continue,
+            Some(_) => {}
+            None => return Ok(None),
+        }
+        kept.last_read += 1;
+        kept.moved = true;
+        match read_session(db, &key)?.pop() {
+            Some(r) => {
+                out.push(r.clone());
+                kept.rows.insert(key, (c, r));
+            }
+            // Deleted between the two statements.
+            None => {
+                kept.rows.remove(&key);
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The kept rows whose transcript (`current_session_id`) is one of `ids`: the sessions
+/// whose transcript moved while their entry did not.
+pub fn kept_rows_of(kept: &RowsKept, ids: &std::collections::HashSet<String>) -> Vec<SessionRow> {
+    kept.rows
+        .values()
+        .filter(|(_, r)| ids.contains(&r.current_session_id))
+        .map(|(_, r)| r.clone())
+        .collect()
 }
 
 /// The cheap columns of every row, by key. `updated_at` and `entry_valid` come after

@@ -75,6 +75,23 @@ pub fn load_through(
     load_rows(layout, only_agent, open, read)
 }
 
+/// [`load`], each database's rows given by `rows_of` (e.g. only those that changed since
+/// the last listing) instead of read.
+pub fn load_each(
+    layout: &SqliteLayout,
+    only_agent: Option<&str>,
+    rows_of: &mut dyn FnMut(
+        &std::path::Path,
+    ) -> Result<Vec<entry::SessionRow>, super::open::DbError>,
+) -> Loaded {
+    load_rows(
+        layout,
+        only_agent,
+        &mut |path, _| rows_of(path),
+        &mut |_| Ok(Vec::new()),
+    )
+}
+
 /// The sessions whose key is `key`, in every agent database (or one), read by the key
 /// instead of with every row: what naming a session by its full key needs. None when that
 /// does not settle it — no such row, or a database or the row could not be read — and the

@@ -619,6 +619,50 @@ pub fn from_listing_kept(
     build_rows(source, opts, loaded, Some((memo, watch)))
 }
 
+/// [`from_listing_kept`] for the sessions that changed since `memo` was filled, when the
+/// source can tell them ([`SessionSource::list_changed`]): their rows only, built or handed
+/// back by the same rule, and kept in `memo` beside the others. What a TUI's reload at every
+/// commit of a host of thousands needs (issue 31, live: one session's turn rebuilds its row,
+/// not 2,000). None — the caller lists the whole host — when the source cannot tell, a
+/// changed session is not one `memo` holds (it came, or was reset under a new id), or the
+/// basis the rows were priced with moved.
+pub fn changed_kept(
+    source: &dyn SessionSource,
+    opts: &Options<'_>,
+    memo: &mut RowMemo,
+    watch: &mut dyn FnMut(&[PathBuf]),
+) -> Option<(ListReport, Listing)> {
+    if memo.keying != Keying::Live || !opts.logs.is_empty() || memo.rows.is_empty() {
+        return None;
+    }
+    let changed = source.list_changed(opts.agent)?;
+    let mut part = RowMemo {
+        keying: memo.keying,
+        basis: memo.basis.clone(),
+        ..RowMemo::default()
+    };
+    if !changed
+        .sessions
+        .iter()
+        .all(|s| memo.rows.contains_key(&s.reference))
+    {
+        return None;
+    }
+    for s in &changed.sessions {
+        if let Some((r, k)) = memo.rows.remove_entry(&s.reference) {
+            part.rows.insert(r, k);
+        }
+    }
+    let report = build_rows(source, opts, &changed, Some((&mut part, watch)));
+    if part.basis != memo.basis {
+        return None;
+    }
+    memo.last_built = part.last_built;
+    memo.stores_moved = part.stores_moved;
+    memo.rows.extend(part.rows);
+    Some((report, changed))
+}
+
 /// A session's kept row (when its listing is unchanged), its files told to the watcher, and
 /// its transcript's tip, taken ahead of the reads ([`build_rows`]).
 type Ahead = (Option<Kept>, Vec<PathBuf>, Option<crate::source::Stamp>);

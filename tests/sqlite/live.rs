@@ -13,12 +13,20 @@ const I7_SID: &str = "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93";
 /// OpenClaw appends a turn.
 fn append_turn(h: &HostF, input: u64) {
     let w = h.writer("main");
-    let (seq, leaf): (i64, String) = w
+    let leaf: String = w
         .query_row(
-            "SELECT seq, event_id FROM transcript_event_identities \
+            "SELECT event_id FROM transcript_event_identities \
              WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1",
             [I7_SID],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| r.get(0),
+        )
+        .unwrap();
+    // After the turns appended before (which OpenClaw's index does not list).
+    let seq: i64 = w
+        .query_row(
+            "SELECT max(seq) FROM transcript_events WHERE session_id = ?1",
+            [I7_SID],
+            |r| r.get(0),
         )
         .unwrap();
     let at = "2026-03-01T10:00:00.000Z";
@@ -105,6 +113,82 @@ fn a_reload_reads_again_only_the_session_that_changed() {
     assert_eq!(memo.last_built, 1);
     assert_eq!(kept(&src, &mut memo), cold(&h));
     assert_eq!(memo.last_built, 0);
+}
+
+/// A reload after a change hands over only the rows of the sessions that changed when the
+/// source can tell them (`store_adapter::snapshot_changed`: a patch), each as a first load
+/// of the changed host shows it: a turn, an entry written. What the source cannot tell that
+/// way (a session row added or deleted) asks for the whole list, after which patches go on.
+#[test]
+fn a_reload_hands_over_only_the_rows_that_changed() {
+    use clawtop::usecase::list::SessionRow;
+    let h = HostF::new();
+    // A live host: OpenClaw holds the database open in WAL mode (a database read as an
+    // immutable file is opened again after any write, and every reload is a whole one).
+    let w = h.writer("main");
+    let mode: String = w
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    w.execute(
+        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
+        [I7],
+    )
+    .unwrap();
+    let src = h.source();
+    let mut memo = RowMemo::default();
+    let mut shown = kept(&src, &mut memo);
+    assert_eq!(shown, cold(&h));
+    let patch = |memo: &mut RowMemo| {
+        store_adapter::snapshot_changed(&src, None, memo).map(|s| {
+            assert!(s.patch);
+            s.rows.into_iter().map(|r| r.list).collect::<Vec<_>>()
+        })
+    };
+    // The first listing keeps no session rows (`read_sessions_kept`): the whole list again.
+    assert!(patch(&mut memo).is_none());
+    assert_eq!(kept(&src, &mut memo), shown);
+    assert_eq!(patch(&mut memo), Some(vec![]), "nothing changed");
+    let merge = |shown: &mut Vec<SessionRow>, rows: Vec<SessionRow>| {
+        let keys: Vec<String> = rows.iter().map(|r| r.key().to_string()).collect();
+        for r in rows {
+            let i = shown.iter().position(|s| s.key() == r.key()).unwrap();
+            shown[i] = r;
+        }
+        keys
+    };
+    append_turn(&h, 31_000);
+    let rows = patch(&mut memo).expect("a turn is a patch");
+    assert_eq!(merge(&mut shown, rows), [I7]);
+    assert_eq!(shown, cold(&h));
+    // OpenClaw writes the entry alone (its updated_at moves).
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 4242), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    let rows = patch(&mut memo).expect("an entry written is a patch");
+    assert_eq!(merge(&mut shown, rows), [I7]);
+    assert_eq!(shown, cold(&h));
+    assert_eq!(patch(&mut memo), Some(vec![]));
+    // A session row added, then deleted: each time the whole list.
+    const ADDED: &str = "agent:main:added-31";
+    for sql in [
+        "INSERT INTO session_nodes(session_key, current_session_id, entry_json, entry_valid, updated_at) \
+         SELECT ?1, current_session_id, entry_json, 1, updated_at FROM session_nodes WHERE session_key = ?2",
+        "DELETE FROM session_nodes WHERE session_key = ?1 AND ?2 IS NOT NULL",
+    ] {
+        w.execute(sql, [ADDED, I7]).unwrap();
+        assert!(patch(&mut memo).is_none());
+        shown = kept(&src, &mut memo);
+        assert_eq!(shown, cold(&h));
+    }
+    assert!(shown.iter().all(|r| r.key() != ADDED));
+    append_turn(&h, 32_000);
+    let rows = patch(&mut memo).expect("patches go on");
+    assert_eq!(merge(&mut shown, rows), [I7]);
+    assert_eq!(shown, cold(&h));
 }
 
 #[test]

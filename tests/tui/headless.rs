@@ -778,3 +778,61 @@ fn search_says_match_n_of_m() {
     };
     assert_eq!(n(&second), n(&first) % 6 + 1, "{first:?} then {second:?}");
 }
+
+/// A reload that hands over only the sessions that changed (`SessionsSnapshot::patch`):
+/// each row replaces its session's row, the other rows stay, the list is sorted again and
+/// the selection stays on its session; the label and the watched files are the last whole
+/// load's.
+#[test]
+fn a_patch_replaces_the_rows_of_the_sessions_that_changed() {
+    let rows = status_rows(None);
+    let (mut state, ctx) = sessions_app(rows.clone(), (120, 30));
+    let label = state.sessions.label.clone();
+    assert!(!label.is_empty());
+    let n = state.sessions.rows.len();
+    assert!(n >= 3);
+    drive(&mut state, &ctx, key(KeyCode::Down));
+    let selected = state.sessions.selected_row().unwrap().key().to_string();
+    // The last row's session got a turn: nearly full now.
+    let mut changed = rows[n - 1].clone();
+    changed.used = Some(changed.window - 1_000);
+    let key_changed = changed.key().to_string();
+    drive(
+        &mut state,
+        &ctx,
+        Action::SessionsLoaded(Ok(SessionsSnapshot {
+            rows: vec![changed.clone()],
+            patch: true,
+            ..Default::default()
+        })),
+    );
+    assert_eq!(state.sessions.rows.len(), n, "the other rows stay");
+    assert_eq!(state.sessions.label, label, "the whole load's label stays");
+    let got = state
+        .sessions
+        .rows
+        .iter()
+        .find(|r| r.key() == key_changed)
+        .unwrap();
+    assert_eq!(got.used, changed.used, "the row replaced");
+    for r in &rows[..n - 1] {
+        let now = state
+            .sessions
+            .rows
+            .iter()
+            .find(|s| s.key() == r.key())
+            .unwrap();
+        assert_eq!(now.used, r.used, "{}: as it was", r.key());
+    }
+    assert_eq!(
+        state.sessions.selected_row().unwrap().key(),
+        selected,
+        "the selection stays on its session"
+    );
+    let mut sorted = state.sessions.rows.clone();
+    sorted.sort_by(|a, b| state.sessions.sort.compare(a, b));
+    let keys = |r: &[clawtop::tui::view::SessionRow]| {
+        r.iter().map(|r| r.key().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&state.sessions.rows), keys(&sorted), "sorted again");
+}

@@ -128,6 +128,10 @@ pub struct SessionsSnapshot {
     /// The port of a gateway likely running on this file-backed host
     /// ([`crate::source::Listing::running_gateway`]).
     pub running_gateway: Option<u16>,
+    /// `rows` are only the sessions that changed since the last snapshot, each replacing the
+    /// row of its session; the other rows, the watched files and the notices stay
+    /// ([`crate::usecase::list::changed_kept`]).
+    pub patch: bool,
 }
 
 /// Size and modification time of a file (None: it does not exist or cannot be read).

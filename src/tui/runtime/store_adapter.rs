@@ -94,12 +94,47 @@ fn snapshot_of(
     memo: &mut crate::usecase::list::RowMemo,
     list: impl FnOnce(&dyn crate::source::SessionSource) -> crate::source::Listing,
 ) -> (SessionsSnapshot, crate::source::Listing) {
+    let built = snapshot_built(source, agent, memo, |source, opts, memo, watch| {
+        let loaded = list(source);
+        let report = crate::usecase::list::from_listing_kept(source, opts, &loaded, memo, watch);
+        Some((report, loaded))
+    });
+    built.unwrap_or_default()
+}
+
+/// A reload's snapshot of only the sessions that changed since the last one
+/// ([`crate::usecase::list::changed_kept`]; [`SessionsSnapshot::patch`]). None when the
+/// source cannot tell which: the whole host is listed again.
+pub fn snapshot_changed(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    memo: &mut crate::usecase::list::RowMemo,
+) -> Option<SessionsSnapshot> {
+    let (mut snap, _) = snapshot_built(source, agent, memo, |source, opts, memo, watch| {
+        crate::usecase::list::changed_kept(source, opts, memo, watch)
+    })?;
+    snap.patch = true;
+    Some(snap)
+}
+
+/// The snapshot of the rows `build` makes (with the watcher told of each session's files),
+/// the host's files stamped before it reads.
+fn snapshot_built(
+    source: &SourceHandle,
+    agent: Option<&str>,
+    memo: &mut crate::usecase::list::RowMemo,
+    build: impl FnOnce(
+        &dyn crate::source::SessionSource,
+        &crate::usecase::list::Options<'_>,
+        &mut crate::usecase::list::RowMemo,
+        &mut dyn FnMut(&[std::path::PathBuf]),
+    ) -> Option<(crate::usecase::list::ListReport, crate::source::Listing)>,
+) -> Option<(SessionsSnapshot, crate::source::Listing)> {
     let mut watch = match source.changes(Watch::Sessions { agent }) {
         Changes::Poll(files) => files,
         Changes::Pushed => Vec::new(),
     };
     let mut stamps = crate::tui::runtime::watch::stamps(&watch);
-    let loaded = list(source.as_ref());
     let mut watched: std::collections::HashSet<std::path::PathBuf> =
         watch.iter().cloned().collect();
     let mut last: Vec<std::path::PathBuf> = Vec::new();
@@ -108,12 +143,11 @@ fn snapshot_of(
         agent,
         ..Default::default()
     };
-    let report = crate::usecase::list::from_listing_kept(
+    let (report, loaded) = build(
         source.as_ref(),
         &opts,
-        &loaded,
         memo,
-        &mut |files| {
+        &mut |files: &[std::path::PathBuf]| {
             // Most sessions share their files (a SQLite host's database): the files of the
             // session before are not looked up again (hashing a path walks its components),
             // and a path already watched is not copied.
@@ -128,7 +162,7 @@ fn snapshot_of(
                 }
             }
         },
-    );
+    )?;
     // The running-gateway notice first: it is what the status line shows at start.
     let notice = loaded.running_gateway.as_ref().map(|g| g.notice());
     let mut warnings: Vec<String> = notice
@@ -159,8 +193,9 @@ fn snapshot_of(
         warnings,
         errors,
         running_gateway: loaded.running_gateway.as_ref().map(|g| g.port),
+        patch: false,
     };
-    (snap, loaded)
+    Some((snap, loaded))
 }
 
 /// Turns the Sessions list's trend column shows.
@@ -186,7 +221,8 @@ pub fn remembering_loader(
         let (memo, cache) = &mut *held;
         let snap = match cache.take() {
             Some(dir) => snapshot_remembered(&source, agent.as_deref(), &dir, memo),
-            None => snapshot_kept(&source, agent.as_deref(), memo),
+            None => snapshot_changed(&source, agent.as_deref(), memo)
+                .unwrap_or_else(|| snapshot_kept(&source, agent.as_deref(), memo)),
         };
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).

@@ -46,9 +46,13 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
                 .selected_row()
                 .or_else(|| state.session.as_ref().map(|v| &v.row))
                 .map(|r| (r.agent().to_string(), r.key().to_string()));
-            state.sessions.rows = snap.rows;
-            state.sessions.label = snap.label;
-            state.sessions.running_gateway = snap.running_gateway;
+            if snap.patch {
+                patch_rows(&mut state.sessions.rows, snap.rows);
+            } else {
+                state.sessions.rows = snap.rows;
+                state.sessions.label = snap.label;
+                state.sessions.running_gateway = snap.running_gateway;
+            }
             state.sessions.loaded = true;
             state.sessions.refreshed_ms = Some(state.now_ms);
             state.sessions.reload_failed_ms = None;
@@ -82,7 +86,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             {
                 state.status.info = Some(one_line(w));
             }
-            if snap.watch != state.sessions.watch {
+            if !snap.patch && snap.watch != state.sessions.watch {
                 state.sessions.watch = snap.watch;
                 fx.push(watch_effect(state));
             }
@@ -130,6 +134,23 @@ fn opened_before_the_list(
     if let (Some(session), Some(label)) = (row.session.clone(), row.transcript.clone()) {
         state.open_on_load = None;
         open_session(state, row, session, label, fx);
+    }
+}
+
+/// The rows of the sessions that changed, each in place of its session's row (by agent and
+/// key; a session not shown yet is added).
+fn patch_rows(
+    rows: &mut Vec<crate::tui::model::view::SessionRow>,
+    changed: Vec<crate::tui::model::view::SessionRow>,
+) {
+    for row in changed {
+        match rows
+            .iter()
+            .position(|r| r.agent() == row.agent() && r.key() == row.key())
+        {
+            Some(i) => rows[i] = row,
+            None => rows.push(row),
+        }
     }
 }
 
