@@ -201,6 +201,16 @@ LIVE_S=${BENCH_LIVE_SECONDS:-20}
 LIVE=$(python3 bench/live_tui.py "$BIN" "$LIVE_COPY/state" "$LIVE_COPY/state/agents/main/agent/openclaw-agent.sqlite" \
   agent:main:bench-0001 "$LIVE_S" 2>"$LOG/live_tui.err" || true)
 echo "$LIVE" >"$LOG/live_tui.out"
+# ... and the row follows each turn (bench/live_follows.py: the screen drawn by pyte shows
+# each turn's figure in the session's row).
+FOLLOWS=""
+if [[ -d $PYZ/pyte ]] || python3 -m pip install --quiet --target "$PYZ" pyte >/dev/null 2>&1; then
+  rm -rf "$LIVE_COPY" && cp -a "$SQLITE_HOST" "$LIVE_COPY"
+  PYTHONPATH="$PYZ" python3 bench/live_follows.py "$BIN" "$LIVE_COPY/state" \
+    "$LIVE_COPY/state/agents/main/agent/openclaw-agent.sqlite" agent:main:bench-0001 5 \
+    >"$LOG/live_follows.out" 2>&1 || true
+  FOLLOWS=$(sed -n 's/^row follows each turn: //p' "$LOG/live_follows.out")
+fi
 rm -rf "$LIVE_COPY"
 # Issue 31's first screen as a user sees it: the TUI opened on the huge session in a pty, its
 # output drawn by a terminal emulator (pyte, from PyPI), until the transcript and its next cut
@@ -358,6 +368,7 @@ echo "  cold / warm list (file):                        $(ratio "${CPU[list cold
 echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold (file-missing)]:-}" "${CPU[list warm (file-missing)]:-}")x"
 echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"
 echo "  live TUI, one turn a second (sqlite):           ${LIVE:-n/a}  (goal <= 2 % of one core)"
+echo "  live TUI, the row follows each turn:            ${FOLLOWS:-n/a}"
 echo "  pi / TUI first screen in a pty (sqlite zstd):   $(ratio "$(awk -v m="$PI_HUGE_MS" 'BEGIN { if (m != "") print m / 1000 }')" "$FS_TUI_S")x  (goal >= 5; TUI ${FS_TUI_S:-n/a} s cpu)"
 echo "  TUI first screen in a pty / floor:              $(ratio "$FS_TUI_S" "$FLOOR_S")x  (goal <= 2.5)"
 echo; echo "outputs and stderr of each run: $LOG/"
