@@ -206,6 +206,10 @@ pub fn host_loader(source: SourceHandle, agent: Option<String>) -> SessionLoader
     remembering_loader(source, agent, None)
 }
 
+/// A reload of the whole list at least this often while patches would do
+/// ([`snapshot_changed`]), so no row's clock-bound figures or lock stay older than this.
+pub const WHOLE_RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// [`host_loader`] whose first load takes the rows remembered in clawtop's cache directory
 /// `cache` ([`snapshot_remembered`]; None: `--no-cache`).
 pub fn remembering_loader(
@@ -215,14 +219,27 @@ pub fn remembering_loader(
 ) -> SessionLoader {
     // A gateway stamps no transcript: nothing to remember.
     let cache = cache.filter(|_| source.kind() != crate::source::SourceKind::Gateway);
-    let memo = std::sync::Mutex::new((crate::usecase::list::RowMemo::default(), cache));
+    let memo = std::sync::Mutex::new((
+        crate::usecase::list::RowMemo::default(),
+        cache,
+        std::time::Instant::now(),
+    ));
     Arc::new(move || {
         let mut held = memo.lock().unwrap_or_else(|e| e.into_inner());
-        let (memo, cache) = &mut *held;
-        let snap = match cache.take() {
-            Some(dir) => snapshot_remembered(&source, agent.as_deref(), &dir, memo),
-            None => snapshot_changed(&source, agent.as_deref(), memo)
-                .unwrap_or_else(|| snapshot_kept(&source, agent.as_deref(), memo)),
+        let (memo, cache, whole_at) = &mut *held;
+        // Only the sessions that changed, while the last whole reload is recent: the rows
+        // not named keep their clock-bound figures (the last hour's spend, the cache's
+        // countdown) and their lock from it.
+        let patch = (whole_at.elapsed() < WHOLE_RELOAD_EVERY)
+            .then(|| snapshot_changed(&source, agent.as_deref(), memo))
+            .flatten();
+        let snap = match (cache.take(), patch) {
+            (Some(dir), _) => snapshot_remembered(&source, agent.as_deref(), &dir, memo),
+            (None, Some(patch)) => patch,
+            (None, None) => {
+                *whole_at = std::time::Instant::now();
+                snapshot_kept(&source, agent.as_deref(), memo)
+            }
         };
         // Nothing listed and the source said why: a failed read, not an empty host (the
         // screen keeps the rows it had and says the reload failed).
