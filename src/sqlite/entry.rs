@@ -437,11 +437,17 @@ pub fn read_sessions_kept(
     Ok(out)
 }
 
-/// The rows whose cheap columns moved since `kept` was filled, read again and kept (what a
-/// TUI's reload rebuilds; issue 31, live); the others are not handed back. None when the
+/// The rows that changed since `kept` was filled, read again and kept (what a TUI's reload
+/// rebuilds; issue 31, live); the others are not handed back. Found from OpenClaw's indexes
+/// without a walk of the table: the rows whose `updated_at` is above every kept one (OpenClaw
+/// moves it with every entry write) and the rows whose `entry_valid` is not 1 (its triggers
+/// clear it on any change of `entry_json`, `current_session_id` or `updated_at`, until it
+/// validates the row again), each then compared by its cheap columns. An edit by another
+/// program that OpenClaw validated before this read, keeping `updated_at`, is seen by the
+/// next [`read_sessions_kept`] (the TUI's whole reload, at least every 30 s). None when the
 /// rows cannot be told apart from the kept ones that way — nothing kept, a row added or
-/// deleted, or a whole read due ([`KEPT_FULL_EVERY`]) — and the next [`read_sessions_kept`]
-/// reads as it would have.
+/// deleted (the row count moved), or a whole read due ([`KEPT_FULL_EVERY`]) — and the next
+/// [`read_sessions_kept`] reads as it would have.
 pub fn changed_rows(
     db: &ReadOnlyDb,
     kept: &mut RowsKept,
@@ -454,13 +460,48 @@ pub fn changed_rows(
         kept.whole_due = true;
         return Ok(None);
     }
-    let cheap = cheap_columns(db)?;
-    if cheap.len() != kept.rows.len() {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let conn = db.conn();
+    let own = conn.is_autocommit();
+    if own {
+        conn.execute_batch("BEGIN").map_err(err)?;
+    }
+    let out = changed_rows_in(db, kept);
+    if own {
+        let _ = conn.execute_batch("COMMIT");
+    }
+    out
+}
+
+fn changed_rows_in(
+    db: &ReadOnlyDb,
+    kept: &mut RowsKept,
+) -> Result<Option<Vec<SessionRow>>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let count: i64 = db
+        .conn()
+        .prepare_cached("SELECT count(*) FROM session_nodes")
+        .and_then(|mut st| st.query_row([], |r| r.get(0)))
+        .map_err(err)?;
+    if count != kept.rows.len() as i64 {
         return Ok(None);
     }
+    let newest = kept
+        .rows
+        .values()
+        .filter_map(|(c, _)| c.1)
+        .max()
+        .unwrap_or(i64::MIN);
+    let mut candidates = keys_where(db, "updated_at > ?1", [newest])?;
+    candidates.extend(keys_where(db, "entry_valid != 1", [])?);
+    candidates.sort_unstable();
+    candidates.dedup();
     kept.last_read = 0;
     let mut out = Vec::new();
-    for (key, c) in cheap {
+    for key in candidates {
+        let Some(c) = cheap_of(db, &key)? else {
+            return Ok(None);
+        };
         match kept.rows.get(&key) {
             Some((k, _)) if *k == c => continue,
             Some(_) => {}
@@ -473,14 +514,51 @@ pub fn changed_rows(
                 out.push(r.clone());
                 kept.rows.insert(key, (c, r));
             }
-            // Deleted between the two statements.
-            None => {
-                kept.rows.remove(&key);
-                return Ok(None);
-            }
+            None => return Ok(None),
         }
     }
     Ok(Some(out))
+}
+
+/// The keys of the rows `condition` holds for.
+fn keys_where<P: rusqlite::Params>(
+    db: &ReadOnlyDb,
+    condition: &str,
+    params: P,
+) -> Result<Vec<String>, DbError> {
+    let err = |e| DbError::from_sqlite(&db.path, e);
+    let mut st = db
+        .conn()
+        .prepare_cached(&format!(
+            "SELECT session_key FROM session_nodes WHERE {condition}"
+        ))
+        .map_err(err)?;
+    let rows = st
+        .query_map(params, |r| r.get::<_, String>(0))
+        .map_err(err)?;
+    rows.collect::<Result<_, _>>().map_err(err)
+}
+
+/// The cheap columns of one row (None: no such row).
+fn cheap_of(db: &ReadOnlyDb, key: &str) -> Result<Option<Cheap>, DbError> {
+    use rusqlite::OptionalExtension;
+    db.conn()
+        .prepare_cached(
+            "SELECT current_session_id, updated_at, entry_valid, octet_length(entry_json) \
+             FROM session_nodes WHERE session_key = ?1",
+        )
+        .and_then(|mut st| {
+            st.query_row([key], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, Option<i64>>(3)?.unwrap_or(-1),
+                ))
+            })
+            .optional()
+        })
+        .map_err(|e| DbError::from_sqlite(&db.path, e))
 }
 
 /// The kept rows whose transcript (`current_session_id`) is one of `ids`: the sessions

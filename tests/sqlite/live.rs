@@ -172,6 +172,23 @@ fn a_reload_hands_over_only_the_rows_that_changed() {
     assert_eq!(merge(&mut shown, rows), [I7]);
     assert_eq!(shown, cold(&h));
     assert_eq!(patch(&mut memo), Some(vec![]));
+    // Another program edits the entry alone: OpenClaw's trigger marks it not yet valid.
+    w.execute(
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 777) WHERE session_key = ?1",
+        [I7],
+    )
+    .unwrap();
+    let valid: i64 = w
+        .query_row(
+            "SELECT entry_valid FROM session_nodes WHERE session_key = ?1",
+            [I7],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(valid, 0, "the fixture has OpenClaw's triggers");
+    let rows = patch(&mut memo).expect("an entry edited is a patch");
+    assert_eq!(merge(&mut shown, rows), [I7]);
+    assert_eq!(shown, cold(&h));
     // A session row added, then deleted: each time the whole list.
     const ADDED: &str = "agent:main:added-31";
     for sql in [
