@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""The live-TUI figure of issue 31: clawtop's TUI open on the Sessions screen of a SQLite
-host while one session gets a turn every second. Prints the TUI's CPU time over the measured
-seconds as a percentage of one core (goal: <= 2 %).
+"""The live-TUI figure of issue 31: clawtop's TUI open on the Sessions screen of a host while
+one session gets a turn every second. Prints the TUI's CPU time over the measured seconds as
+a percentage of one core (goal: <= 2 %).
 
     python3 bench/live_tui.py CLAWTOP STATE_DIR AGENT.sqlite SESSION_KEY [SECONDS]
+    python3 bench/live_tui.py CLAWTOP STATE_DIR sessions.json SESSION_KEY [SECONDS]
 
 The TUI runs in a pseudo-terminal (160x50) whose output is read and dropped. Each second a
-user message and an assistant reply with a usage are appended to SESSION_KEY's transcript as
-plain rows (the next seqs), and the session's updated_at is moved, as OpenClaw's writer
-does. The first 5 s (start-up and first load) are not counted. Writes into STATE_DIR: run it
-on a copy.
+user message and an assistant reply with a usage are appended to SESSION_KEY's transcript,
+as OpenClaw's writer does: on a SQLite host as plain rows (the next seqs), the session's
+updated_at moved; on a file-backed host (a `sessions.json` named) as two JSONL lines, and the
+whole store written again (temporary file and rename) with the entry's updatedAt moved, as
+OpenClaw 2026.2 saves its store after a turn. The first 5 s (start-up and first load) are not
+counted. Writes into STATE_DIR: run it on a copy.
 """
 import json
 import os
@@ -25,6 +28,69 @@ def cpu_ticks(pid):
     with open(f"/proc/{pid}/stat") as f:
         parts = f.read().rsplit(")", 1)[1].split()
     return int(parts[11]) + int(parts[12])  # utime + stime
+
+
+def turn_events(turn, now):
+    u = {"type": "message", "id": f"live-u{turn}", "parentId": f"live-a{turn - 1}" if turn else None,
+         "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
+         "message": {"role": "user", "content": f"turn {turn}", "timestamp": now}}
+    a = {"type": "message", "id": f"live-a{turn}", "parentId": f"live-u{turn}", "timestamp": u["timestamp"],
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m",
+                     "usage": {"input": 1000 + turn * 100, "output": 5, "cacheRead": 0, "cacheWrite": 0,
+                               "totalTokens": 1005 + turn * 100}, "stopReason": "stop", "timestamp": now}}
+    return u, a
+
+
+class SqliteTurns:
+    def __init__(self, db, key):
+        self.c = sqlite3.connect(db, timeout=5)
+        # The schema's CHECKs call octet_length (SQLite 3.43); older builds get it from here.
+        self.c.create_function("octet_length", 1,
+                               lambda v: None if v is None else len(v.encode() if isinstance(v, str) else v),
+                               deterministic=True)
+        self.key = key
+        self.sid = self.c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?",
+                                  (key,)).fetchone()[0]
+
+    def write(self, turn):
+        c = self.c
+        seq = c.execute("SELECT coalesce(max(seq), -1) FROM transcript_events WHERE session_id = ?",
+                        (self.sid,)).fetchone()[0]
+        now = int(time.time() * 1000)
+        for k, e in enumerate(turn_events(turn, now)):
+            c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
+                      (self.sid, seq + 1 + k, json.dumps(e), now))
+        c.execute("UPDATE session_nodes SET updated_at = ? WHERE session_key = ?", (now, self.key))
+        c.commit()
+
+
+class FileTurns:
+    """The store is held as bytes and the entry's `updatedAt` digits replaced in place (same
+    length), so writing it costs what OpenClaw's save costs the disk, not a JSON round trip."""
+
+    def __init__(self, store, key):
+        self.store = store
+        with open(store, "rb") as f:
+            self.data = bytearray(f.read())
+        entry = json.loads(self.data)[key]
+        folder = os.path.dirname(store)
+        name = entry.get("sessionFile") or entry["sessionId"] + ".jsonl"
+        self.transcript = name if os.path.isabs(name) else os.path.join(folder, name)
+        start = self.data.index(json.dumps(key).encode())
+        self.at = self.data.index(b'"updatedAt":', start) + len(b'"updatedAt":')
+        while self.data[self.at:self.at + 1] == b" ":
+            self.at += 1
+
+    def write(self, turn):
+        now = int(time.time() * 1000)
+        with open(self.transcript, "a") as f:
+            for e in turn_events(turn, now):
+                f.write(json.dumps(e) + "\n")
+        self.data[self.at:self.at + 13] = str(now).encode()
+        tmp = self.store + ".tmp"
+        with open(tmp, "wb") as f:
+            f.write(self.data)
+        os.replace(tmp, self.store)
 
 
 def main():
@@ -51,30 +117,12 @@ def main():
 
     threading.Thread(target=drain, daemon=True).start()
     time.sleep(5)
-    c = sqlite3.connect(db, timeout=5)
-    # The schema's CHECKs call octet_length (SQLite 3.43); older builds get it from here.
-    c.create_function("octet_length", 1, lambda v: None if v is None else len(v.encode() if isinstance(v, str) else v),
-                      deterministic=True)
-    sid = c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?", (key,)).fetchone()[0]
+    turn_writer = FileTurns(db, key) if db.endswith(".json") else SqliteTurns(db, key)
     hz = os.sysconf("SC_CLK_TCK")
     t0, c0 = time.monotonic(), cpu_ticks(pid)
     before = seen[0]
     for turn in range(seconds):
-        seq = c.execute("SELECT coalesce(max(seq), -1) FROM transcript_events WHERE session_id = ?", (sid,)).fetchone()[0]
-        now = int(time.time() * 1000)
-        u = {"type": "message", "id": f"live-u{turn}", "parentId": f"live-a{turn - 1}" if turn else None,
-             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
-             "message": {"role": "user", "content": f"turn {turn}", "timestamp": now}}
-        a = {"type": "message", "id": f"live-a{turn}", "parentId": f"live-u{turn}", "timestamp": u["timestamp"],
-             "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m",
-                         "usage": {"input": 1000 + turn * 100, "output": 5, "cacheRead": 0, "cacheWrite": 0,
-                                   "totalTokens": 1005 + turn * 100}, "stopReason": "stop", "timestamp": now}}
-        c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
-                  (sid, seq + 1, json.dumps(u), now))
-        c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
-                  (sid, seq + 2, json.dumps(a), now))
-        c.execute("UPDATE session_nodes SET updated_at = ? WHERE session_key = ?", (now, key))
-        c.commit()
+        turn_writer.write(turn)
         time.sleep(max(0.0, t0 + turn + 1 - time.monotonic()))
     wall, cpu = time.monotonic() - t0, (cpu_ticks(pid) - c0) / hz
     out = seen[0] - before

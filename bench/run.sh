@@ -201,6 +201,16 @@ LIVE_S=${BENCH_LIVE_SECONDS:-20}
 LIVE=$(python3 bench/live_tui.py "$BIN" "$LIVE_COPY/state" "$LIVE_COPY/state/agents/main/agent/openclaw-agent.sqlite" \
   agent:main:bench-0001 "$LIVE_S" 2>"$LOG/live_tui.err" || true)
 echo "$LIVE" >"$LOG/live_tui.out"
+# The same on the file-backed host: a turn appends to one transcript and OpenClaw 2026.2
+# writes its whole sessions.json again (34 MB here).
+LIVE_FILE_COPY=$DATA/live-file-copy
+rm -rf "$LIVE_FILE_COPY" && cp -a "$STORE" "$LIVE_FILE_COPY"
+LIVE_FILE_STORE=$LIVE_FILE_COPY/agents/main/sessions/sessions.json
+LIVE_FILE_KEY=$(python3 -c 'import json,os,sys; p=sys.argv[1]; d=json.load(open(p)); print(next(k for k,e in d.items() if os.path.exists(os.path.join(os.path.dirname(p), e.get("sessionFile") or e["sessionId"]+".jsonl"))))' "$LIVE_FILE_STORE")
+LIVE_FILE=$(python3 bench/live_tui.py "$BIN" "$LIVE_FILE_COPY" "$LIVE_FILE_STORE" "$LIVE_FILE_KEY" "$LIVE_S" \
+  2>"$LOG/live_tui_file.err" || true)
+echo "$LIVE_FILE" >"$LOG/live_tui_file.out"
+rm -rf "$LIVE_FILE_COPY"
 # ... and the row follows each turn (bench/live_follows.py: the screen drawn by pyte shows
 # each turn's figure in the session's row).
 FOLLOWS=""
@@ -369,6 +379,7 @@ echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold
 echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"
 echo "  live TUI, one turn a second (sqlite):           ${LIVE:-n/a}  (goal <= 2 % of one core)"
 echo "  live TUI, the row follows each turn:            ${FOLLOWS:-n/a}"
+echo "  live TUI, one turn a second (file):             ${LIVE_FILE:-n/a}  (goal <= 2 % of one core)"
 echo "  pi / TUI first screen in a pty (sqlite zstd):   $(ratio "$(awk -v m="$PI_HUGE_MS" 'BEGIN { if (m != "") print m / 1000 }')" "$FS_TUI_S")x  (goal >= 5; TUI ${FS_TUI_S:-n/a} s cpu)"
 echo "  TUI first screen in a pty / floor:              $(ratio "$FS_TUI_S" "$FLOOR_S")x  (goal <= 2.5)"
 echo; echo "outputs and stderr of each run: $LOG/"
