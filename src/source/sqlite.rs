@@ -393,10 +393,12 @@ impl SessionSource for SqliteStore {
         ))
     }
 
-    /// Per database: the rows whose cheap columns moved ([`crate::sqlite::entry::changed_rows`])
+    /// Per database: the session rows that changed ([`crate::sqlite::entry::changed_rows`])
     /// and the kept rows of the sessions appended to ([`crate::sqlite::events::TipsSince::appended`]),
     /// through the connection the listing and the tips were read through; None where either
-    /// cannot tell, or the database changed under an immutable read.
+    /// cannot tell, or the database changed under an immutable read. A database read before
+    /// another said None is not asked (what it consumed is seen by the whole listing: its
+    /// changed rows are kept as read, and its appended sessions' tips are read again).
     fn list_changed(&self, agent: Option<&str>) -> Option<Listing> {
         let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
         let mut since = self.tips_since.lock().unwrap_or_else(|e| e.into_inner());
@@ -409,8 +411,16 @@ impl SessionSource for SqliteStore {
                     .get_mut(path)
                     .filter(|t| t.0.upgrade().is_some_and(|c| Arc::ptr_eq(&c, &conn)))?;
                 let db = conn.lock().unwrap_or_else(|e| e.into_inner());
-                let mut rows = crate::sqlite::entry::changed_rows(&db, k).ok()??;
-                let appended = t.1.appended(&db).ok()??;
+                // One read transaction: the session rows and the appends of one state.
+                let own = db.conn().is_autocommit() && db.conn().execute_batch("BEGIN").is_ok();
+                let read = crate::sqlite::entry::changed_rows(&db, k)
+                    .ok()
+                    .flatten()
+                    .and_then(|rows| Some((rows, t.1.appended(&db).ok()??)));
+                if own {
+                    let _ = db.conn().execute_batch("COMMIT");
+                }
+                let (mut rows, appended) = read?;
                 if !db.check_unchanged() {
                     return None;
                 }
@@ -423,9 +433,12 @@ impl SessionSource for SqliteStore {
                 );
                 Some(rows)
             };
+            if whole {
+                return Ok(Vec::new());
+            }
             match changed() {
-                Some(rows) if !whole => Ok(rows),
-                _ => {
+                Some(rows) => Ok(rows),
+                None => {
                     whole = true;
                     Ok(Vec::new())
                 }

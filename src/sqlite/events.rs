@@ -466,32 +466,45 @@ impl TipsSince {
         &mut self,
         db: &ReadOnlyDb,
     ) -> Result<Option<std::collections::HashSet<String>>, DbError> {
-        let Some(was) = &self.seen else {
-            return Ok(None);
-        };
-        if self.calls.wrapping_add(1) % TIPS_FULL_EVERY == 0 {
+        if self.seen.is_none() || self.calls.wrapping_add(1) % TIPS_FULL_EVERY == 0 {
             return Ok(None);
         }
         let mark = TableMark::read(db)?;
-        if was.generations != mark.generations {
+        let Some(appended) = self.appends_since(db, &mark)? else {
             return Ok(None);
-        }
-        let since = was.top.as_ref().map_or(i64::MIN, |t| t.0);
-        let (appended, appended_len) = appended_since(db, since)?;
-        let only_appends = mark.count - was.count == appended_len
-            && match &was.top {
-                Some(t) => top_row(db, t.0)?.as_ref() == Some(t),
-                None => true,
-            };
-        if !only_appends {
-            return Ok(None);
-        }
+        };
         self.calls = self.calls.wrapping_add(1);
         for id in &appended {
             self.tips.remove(id);
         }
         self.seen = Some(mark);
         Ok(Some(appended))
+    }
+
+    /// The sessions appended to between the mark last seen and `mark`; None when nothing
+    /// was seen yet or more than appends happened (rows deleted or inserted below the old
+    /// top, the top row replaced, a rewrite generation moved).
+    fn appends_since(
+        &self,
+        db: &ReadOnlyDb,
+        mark: &TableMark,
+    ) -> Result<Option<std::collections::HashSet<String>>, DbError> {
+        let Some(was) = self
+            .seen
+            .as_ref()
+            .filter(|w| w.generations == mark.generations)
+        else {
+            return Ok(None);
+        };
+        let since = was.top.as_ref().map_or(i64::MIN, |t| t.0);
+        let (appended, appended_len) = appended_since(db, since)?;
+        // Rows only added above the old top, which is still there as it was.
+        let only_appends = mark.count - was.count == appended_len
+            && match &was.top {
+                Some(t) => top_row(db, t.0)?.as_ref() == Some(t),
+                None => true,
+            };
+        Ok(only_appends.then_some(appended))
     }
 
     /// [`tips`] of each of `session_ids`, in order, reading from the table only those of
@@ -513,21 +526,9 @@ impl TipsSince {
             }
         };
         // Which sessions to read: None, every one.
-        let changed = match &self.seen {
-            Some(was)
-                if self.calls % TIPS_FULL_EVERY != 0 && was.generations == mark.generations =>
-            {
-                let since = was.top.as_ref().map_or(i64::MIN, |t| t.0);
-                let (appended, appended_len) = appended_since(db, since)?;
-                // Rows only added above the old top, which is still there as it was.
-                let only_appends = mark.count - was.count == appended_len
-                    && match &was.top {
-                        Some(t) => top_row(db, t.0)?.as_ref() == Some(t),
-                        None => true,
-                    };
-                only_appends.then_some(appended)
-            }
-            _ => None,
+        let changed = match self.calls % TIPS_FULL_EVERY {
+            0 => None,
+            _ => self.appends_since(db, &mark)?,
         };
         // What changed is forgotten, asked now or not: a session asked later is read then.
         match &changed {
