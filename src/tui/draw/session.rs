@@ -88,6 +88,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         frame.render_widget(
             super::history::HistoryChart {
                 turns,
+                pending: l.history.is_none() && l.details_pending(),
                 window: r.window,
                 compact_at: r.compact_at,
                 flush_at: r.flush_at,
@@ -105,6 +106,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         frame.render_widget(
             super::cost::CostPane {
                 cost: d.and_then(|d| d.cost.as_ref()),
+                pending: l.details_pending(),
                 economics: d.and_then(|d| d.economics.as_ref()),
                 now_ms: state.now_ms,
                 theme: t,
@@ -187,6 +189,11 @@ fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
     if let Some(l) = &v.loaded {
         if l.read_only.is_some() {
             title.push(Span::styled(" · read-only", t.dim()));
+        }
+        // The figures that need the whole transcript (diagnosis, history, audits) follow
+        // the first screen; until they land the screen says so.
+        if l.details_pending() {
+            title.push(Span::styled(" · measuring…", t.dim()));
         }
         if let Some(b) = &l.busy {
             title.push(Span::styled(
@@ -519,6 +526,7 @@ fn put_entry(
             card,
             summary: l.summaries.iter().find(|c| c.idx == idx),
             summary_unknown: has_unknown(&v.row, "compactionSummary"),
+            auditing: l.details_pending(),
             gutter,
             flag,
             base,
@@ -580,6 +588,8 @@ struct Card<'a> {
     summary: Option<&'a crate::tui::model::rows::SummaryCard>,
     /// A gateway does not return summaries: unknown, not ≈0 (nor its files).
     summary_unknown: bool,
+    /// The audits are still being computed: a missing badge would read as nothing lost.
+    auditing: bool,
     gutter: Span<'static>,
     flag: &'static str,
     base: Style,
@@ -595,10 +605,14 @@ fn put_card(frame: &mut Frame, out: &mut ListLines, c: &Card, t: Theme) {
         .map(thousands)
         .unwrap_or_else(|| "?".into());
     let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
-    let badge = summary
-        .and_then(|s| s.audit.as_deref())
-        .map(|a| format!(" · {}", crate::report::audit::badge(a)))
-        .unwrap_or_default();
+    let badge = match summary {
+        Some(s) => match s.audit.as_deref() {
+            Some(a) => format!(" · {}", crate::report::audit::badge(a)),
+            None if c.auditing && s.on_branch => " · auditing…".into(),
+            None => String::new(),
+        },
+        None => String::new(),
+    };
     let head = format!(
         " {} COMPACTION · tokensBefore {before} · kept from {kept}{badge} ",
         pad(c.id, 8)

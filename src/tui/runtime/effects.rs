@@ -129,17 +129,32 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
         } => {
             // Stamped before the read: a line appended while it reads is seen by the poller.
             let stamps = crate::tui::runtime::watch::stamps(&session.transcript_watch());
-            let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
-            let result = crate::tui::runtime::transcript::load_transcript(
-                &session,
-                keep_recent_tokens,
-                &ctx.logs,
-                &mut kept,
-            )
-            .map(Box::new)
-            .map_err(std::sync::Arc::new);
+            let result = crate::tui::runtime::transcript::load_first(&session, keep_recent_tokens)
+                .map(Box::new)
+                .map_err(std::sync::Arc::new);
             ctx.files.seed(&stamps);
             Some(Action::TranscriptLoaded { generation, result })
+        }
+        Effect::LoadTranscriptDetails {
+            session,
+            generation,
+            transcript,
+            keep_recent_tokens,
+            basis,
+        } => {
+            let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
+            let details = crate::tui::runtime::transcript::load_details(
+                &session,
+                &transcript,
+                keep_recent_tokens,
+                &basis,
+                &ctx.logs,
+                &mut kept,
+            );
+            Some(Action::TranscriptDetailsLoaded {
+                generation,
+                details: Box::new(details),
+            })
         }
         Effect::DecodeRows {
             transcript,
