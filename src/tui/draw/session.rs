@@ -165,6 +165,15 @@ fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
     if state.sessions.reload_failed_ms.is_some() {
         read_mark.push(Span::styled(" · reload FAILED", t.error()));
     }
+    // The figures that need the whole transcript (diagnosis, history, audits) follow the
+    // first screen; until they land the screen says so (a reload shows the previous ones
+    // meanwhile: no mark that would blink with every turn).
+    if v.loaded
+        .as_ref()
+        .is_some_and(|l| l.details == crate::tui::model::rows::Details::Pending)
+    {
+        read_mark.push(Span::styled(" · measuring…", t.dim()));
+    }
     // A stale lock `check` reports is said here too, in the same words (up to the advice),
     // before the file name.
     if let Some(words) = crate::diagnosis::busy::stale_lock_words(v.row.lock.as_ref()) {
@@ -189,11 +198,6 @@ fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
     if let Some(l) = &v.loaded {
         if l.read_only.is_some() {
             title.push(Span::styled(" · read-only", t.dim()));
-        }
-        // The figures that need the whole transcript (diagnosis, history, audits) follow
-        // the first screen; until they land the screen says so.
-        if l.details_pending() {
-            title.push(Span::styled(" · measuring…", t.dim()));
         }
         if let Some(b) = &l.busy {
             title.push(Span::styled(
