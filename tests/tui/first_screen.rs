@@ -270,3 +270,55 @@ fn compactions_say_they_are_being_audited_until_the_audits_land() {
     );
     assert!(s.contains(" lost"), "a badge: {s}");
 }
+
+/// The Compact dialog opened before the diagnosis landed, on a session whose own
+/// keepRecentTokens leaves nothing to summarize (labels.rs's host): once the suggestion is
+/// known the plan is asked again and the suggestion prefilled, as when it was known at once.
+#[test]
+fn a_compact_dialog_opened_before_the_diagnosis_gets_its_suggestion() {
+    let (dir, t) = host_a();
+    let text = std::fs::read_to_string(&t).unwrap();
+    let before: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.contains("\"type\":\"compaction\""))
+        .collect();
+    std::fs::write(&t, before.join("\n") + "\n").unwrap();
+    let cfg = dir.path().join("openclaw.json");
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        r#"compaction: { mode: "safeguard" }"#,
+        r#"compaction: { mode: "safeguard", keepRecentTokens: 100000 }"#,
+    );
+    assert!(text.contains("keepRecentTokens: 100000"), "host-a changed");
+    std::fs::write(&cfg, text).unwrap();
+    let opts = clawtop::store::Options {
+        state_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).unwrap();
+    let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
+    let held = drive_holding(&mut state, &ctx, key(KeyCode::Enter));
+    drive_holding(&mut state, &ctx, ch('c'));
+    let d = state.dialog.as_ref().expect("the Compact dialog");
+    assert_eq!(d.keep, None, "nothing to prefill yet");
+    assert!(
+        d.prep.is_none() && d.prep_error.is_some(),
+        "no plan at 100,000"
+    );
+    for e in held {
+        let a = run_blocking(e, &ctx).expect("an answer");
+        drive_holding(&mut state, &ctx, a);
+    }
+    let suggested = state
+        .session
+        .as_ref()
+        .and_then(|v| v.loaded.as_ref())
+        .and_then(|l| l.diagnosis.as_ref())
+        .and_then(|d| d.suggested_keep_recent_tokens)
+        .expect("a suggestion");
+    let d = state.dialog.as_ref().unwrap();
+    assert_eq!(d.keep, Some(suggested), "prefilled once known");
+    let Some(clawtop::tui::dialog::Prep::Compact(c)) = &d.prep else {
+        panic!("the plan for the suggestion: {:?}", d.prep_error)
+    };
+    assert_eq!(c.keep_recent_tokens, suggested);
+}

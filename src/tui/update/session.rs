@@ -92,7 +92,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         Action::TranscriptDetailsLoaded {
             generation,
             details,
-        } => details_loaded(state, generation, *details),
+        } => details_loaded(state, generation, *details, fx),
         Action::RowsDecoded { generation, rows } => rows_decoded(state, generation, rows),
         Action::DetailLoaded {
             generation,
@@ -168,6 +168,7 @@ fn details_loaded(
     state: &mut AppState,
     generation: u64,
     details: crate::tui::model::rows::TranscriptDetails,
+    fx: &mut Vec<Effect>,
 ) {
     let width = crate::tui::layout::detail_width(state.size);
     let Some(v) = state
@@ -188,7 +189,13 @@ fn details_loaded(
     if let Some(d) = state.dialog.as_mut().filter(|d| {
         d.kind == crate::tui::model::dialog::DialogKind::Compact && open == Some(&d.session.session)
     }) {
-        d.suggested_keep = suggested;
+        let was = std::mem::replace(&mut d.suggested_keep, suggested);
+        // A plan that found nothing to summarize before the suggestion was known is asked
+        // again: its answer then prefills the suggestion, as when it was known at once.
+        if was.is_none() && suggested.is_some() && d.prep.is_none() && d.prep_error.is_some() {
+            d.prep_error = None;
+            d.request_prepare(fx);
+        }
     }
 }
 
