@@ -71,12 +71,33 @@ pub fn for_target(
 
 /// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
 /// one, else as a bare transcript, with the numbers it was made with. Disk I/O (the session's
-/// store entry, workspace files, the lock).
+/// store entry, workspace files, the lock). [`basis_for_handle`] then [`of_basis`].
 pub fn for_handle(
     h: &crate::source::SessionHandle,
     t: &Transcript,
     keep: u64,
 ) -> (Option<Diagnosis>, Option<super::Busy>, Thresholds) {
+    let (basis, busy) = basis_for_handle(h, t);
+    let d = of_basis(h.source.as_ref(), &basis, t, keep);
+    (Some(d), busy, basis.thresholds)
+}
+
+/// What the diagnosis of a session named by its handle is made with, found before it: the
+/// session's listed entry (None: diagnosed as a bare transcript) and its numbers. The TUI's
+/// first screen needs these alone (the header is the numbers); the diagnosis, a pass over
+/// the whole context, follows from them ([`of_basis`]) with the same figures.
+#[derive(Debug, Clone)]
+pub struct Basis {
+    pub listed: Option<Session>,
+    pub thresholds: Thresholds,
+}
+
+/// The [`Basis`] of the session `h` names, and whether a turn is running. Disk I/O (the
+/// session's store entry, the lock); reads the transcript's facts, not its whole context.
+pub fn basis_for_handle(
+    h: &crate::source::SessionHandle,
+    t: &Transcript,
+) -> (Basis, Option<super::Busy>) {
     let source = h.source.as_ref();
     let r = &h.session;
     // Named by its key: on a host of thousands of sessions the source reads that one
@@ -90,8 +111,38 @@ pub fn for_handle(
             .into_iter()
             .find(|s| s.reference == *r)
     };
-    let (d, busy, th) = for_target(source, listed.as_ref(), t, keep);
-    (Some(d), busy, th)
+    match listed {
+        Some(s) => {
+            let thresholds =
+                crate::numbers::Numbers::new(source).session_with_transcript(&s, Some(t));
+            let busy = super::busy::of_session(source, &s);
+            (
+                Basis {
+                    listed: Some(s),
+                    thresholds,
+                },
+                busy,
+            )
+        }
+        None => {
+            let (thresholds, _) = crate::numbers::bare_file(Some(t), None);
+            (
+                Basis {
+                    listed: None,
+                    thresholds,
+                },
+                super::busy(t.path()),
+            )
+        }
+    }
+}
+
+/// The diagnosis made with `basis` at `keep`: what [`for_target`] gives for the same session.
+pub fn of_basis(source: &dyn SessionSource, basis: &Basis, t: &Transcript, keep: u64) -> Diagnosis {
+    match &basis.listed {
+        Some(s) => for_session(source, s, t, &basis.thresholds, keep),
+        None => for_file(t, &basis.thresholds, keep),
+    }
 }
 
 /// A bare transcript: no store, no workspace.

@@ -11,6 +11,7 @@ mod dialog_editing;
 mod dialog_model;
 mod dialogs;
 mod editor_pty;
+mod first_screen;
 mod gateway_result;
 mod headless;
 mod history;

@@ -21,6 +21,8 @@ pub const SPARK_HOURS: usize = 24;
 pub struct CostPane<'a> {
     /// None until the loader priced the transcript (or there is none).
     pub cost: Option<&'a SessionCost>,
+    /// The loader is still pricing it (the first screen came before): not "no cost".
+    pub pending: bool,
     pub economics: Option<&'a Economics>,
     pub now_ms: i64,
     pub theme: Theme,
@@ -39,10 +41,12 @@ impl CostPane<'_> {
     /// The pane's text lines (above the bars, then below them), for the width `w`.
     pub fn lines(&self) -> (Vec<String>, Vec<String>) {
         let Some(c) = self.cost else {
-            return (
-                vec!["no cost: the transcript is not read yet".into()],
-                vec![],
-            );
+            let why = if self.pending {
+                "cost: still measuring (every call of the transcript is priced)…"
+            } else {
+                "no cost: the transcript is not read yet"
+            };
+            return (vec![why.into()], vec![]);
         };
         let mut top = vec![
             format!(

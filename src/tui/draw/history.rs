@@ -21,6 +21,8 @@ use ratatui::widgets::{Block, Borders, Clear, Sparkline, Widget};
 /// What the pane shows: the turns and the session's lines (from its numbers).
 pub struct HistoryChart<'a> {
     pub turns: &'a [Turn],
+    /// The loader is still reading the history (the first screen came before it).
+    pub pending: bool,
     pub window: u64,
     pub compact_at: u64,
     pub flush_at: Option<u64>,
@@ -52,6 +54,15 @@ impl Widget for HistoryChart<'_> {
         }
         if inner.height < 6 || inner.width < Y_LABEL_W + 8 {
             buf.set_string(inner.x, inner.y, "too small for the chart", t.dim());
+            return;
+        }
+        if self.pending {
+            buf.set_string(
+                inner.x,
+                inner.y,
+                "still reading the history (the whole transcript)…",
+                t.dim(),
+            );
             return;
         }
         self.legend(inner, buf);
@@ -469,6 +480,7 @@ mod tests {
         let turns = session();
         let chart = HistoryChart {
             turns: &turns,
+            pending: false,
             window: 48_000,
             compact_at: 28_000,
             flush_at: Some(24_000),
@@ -496,6 +508,7 @@ mod tests {
             let mut buf = Buffer::empty(area);
             HistoryChart {
                 turns: &[],
+                pending: false,
                 window: 0,
                 compact_at: 0,
                 flush_at: None,

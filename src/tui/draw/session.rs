@@ -88,6 +88,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         frame.render_widget(
             super::history::HistoryChart {
                 turns,
+                pending: l.history.is_none() && l.details_pending(),
                 window: r.window,
                 compact_at: r.compact_at,
                 flush_at: r.flush_at,
@@ -105,6 +106,7 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
         frame.render_widget(
             super::cost::CostPane {
                 cost: d.and_then(|d| d.cost.as_ref()),
+                pending: l.details_pending(),
                 economics: d.and_then(|d| d.economics.as_ref()),
                 now_ms: state.now_ms,
                 theme: t,
@@ -162,6 +164,15 @@ fn title_line(state: &AppState, v: &SessionView, t: Theme) -> Line<'static> {
     }
     if state.sessions.reload_failed_ms.is_some() {
         read_mark.push(Span::styled(" · reload FAILED", t.error()));
+    }
+    // The figures that need the whole transcript (diagnosis, history, audits) follow the
+    // first screen; until they land the screen says so (a reload shows the previous ones
+    // meanwhile: no mark that would blink with every turn).
+    if v.loaded
+        .as_ref()
+        .is_some_and(|l| l.details == crate::tui::model::rows::Details::Pending)
+    {
+        read_mark.push(Span::styled(" · measuring…", t.dim()));
     }
     // A stale lock `check` reports is said here too, in the same words (up to the advice),
     // before the file name.
@@ -519,6 +530,7 @@ fn put_entry(
             card,
             summary: l.summaries.iter().find(|c| c.idx == idx),
             summary_unknown: has_unknown(&v.row, "compactionSummary"),
+            auditing: l.details_pending(),
             gutter,
             flag,
             base,
@@ -580,6 +592,8 @@ struct Card<'a> {
     summary: Option<&'a crate::tui::model::rows::SummaryCard>,
     /// A gateway does not return summaries: unknown, not ≈0 (nor its files).
     summary_unknown: bool,
+    /// The audits are still being computed: a missing badge would read as nothing lost.
+    auditing: bool,
     gutter: Span<'static>,
     flag: &'static str,
     base: Style,
@@ -595,10 +609,14 @@ fn put_card(frame: &mut Frame, out: &mut ListLines, c: &Card, t: Theme) {
         .map(thousands)
         .unwrap_or_else(|| "?".into());
     let kept = card.first_kept_id.clone().unwrap_or_else(|| "?".into());
-    let badge = summary
-        .and_then(|s| s.audit.as_deref())
-        .map(|a| format!(" · {}", crate::report::audit::badge(a)))
-        .unwrap_or_default();
+    let badge = match summary {
+        Some(s) => match s.audit.as_deref() {
+            Some(a) => format!(" · {}", crate::report::audit::badge(a)),
+            None if c.auditing && s.on_branch => " · auditing…".into(),
+            None => String::new(),
+        },
+        None => String::new(),
+    };
     let head = format!(
         " {} COMPACTION · tokensBefore {before} · kept from {kept}{badge} ",
         pad(c.id, 8)

@@ -70,10 +70,12 @@ pub fn draw(frame: &mut Frame, area: Rect, state: &AppState, t: Theme) {
                 c.tokens_before.map(thousands).unwrap_or_else(|| "?".into()),
                 c.first_kept_id.as_deref().unwrap_or("?"),
                 if c.on_branch { "" } else { " · off branch" },
-                c.audit
-                    .as_deref()
-                    .map(|a| format!(" · {}", crate::report::audit::badge(a)))
-                    .unwrap_or_default()
+                match c.audit.as_deref() {
+                    Some(a) => format!(" · {}", crate::report::audit::badge(a)),
+                    // Still being audited: no badge would read as nothing lost.
+                    None if c.on_branch && l.details_pending() => " · auditing…".into(),
+                    None => String::new(),
+                }
             );
             let text = truncate(&text, list_area.width.saturating_sub(2) as usize);
             if i == sel {

@@ -165,6 +165,12 @@ pub enum Action {
         /// Shared: actions are cloned, source errors are not.
         result: Result<Box<LoadedTranscript>, std::sync::Arc<crate::source::SourceError>>,
     },
+    /// The details of the open transcript (`Effect::LoadTranscriptDetails`); dropped when it
+    /// was reopened since.
+    TranscriptDetailsLoaded {
+        generation: u64,
+        details: Box<crate::tui::model::rows::TranscriptDetails>,
+    },
     RowsDecoded {
         generation: u64,
         rows: Vec<EntryRow>,

@@ -20,6 +20,15 @@ pub enum Effect {
         generation: u64,
         keep_recent_tokens: u64,
     },
+    /// The details of a transcript already on screen (diagnosis, history, audits: passes
+    /// over the whole transcript), made with the numbers of its header (`basis`).
+    LoadTranscriptDetails {
+        session: SessionHandle,
+        generation: u64,
+        transcript: Arc<Transcript>,
+        keep_recent_tokens: u64,
+        basis: Arc<crate::diagnosis::gather::Basis>,
+    },
     DecodeRows {
         transcript: Arc<Transcript>,
         generation: u64,
@@ -172,6 +181,11 @@ impl std::fmt::Debug for Effect {
                 generation,
                 ..
             } => write!(f, "OpenTranscript({session}, gen {generation})"),
+            Effect::LoadTranscriptDetails {
+                session,
+                generation,
+                ..
+            } => write!(f, "LoadTranscriptDetails({session}, gen {generation})"),
             Effect::DecodeRows {
                 generation,
                 indices,

@@ -122,6 +122,74 @@ pub struct LoadedTranscript {
     /// The session's history (the History pane: its context per turn, compactions, flushes
     /// and warnings), with the numbers of this screen; None until the loader computed it.
     pub history: Option<Box<crate::history::History>>,
+    /// Where the diagnosis, the history and the audits stand: the first screen is drawn
+    /// before them (each is a pass over the whole transcript), and they follow.
+    pub details: Details,
+    /// What the details are computed with (the session's entry and the numbers of this
+    /// screen), so they follow from the same figures; None for a transcript alone.
+    pub basis: Option<std::sync::Arc<crate::diagnosis::gather::Basis>>,
+}
+
+/// Where a loaded transcript's details (diagnosis, history, audits) stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Details {
+    /// Being computed; nothing shown yet ("still measuring", never "no problems").
+    Pending,
+    /// The previous load's are shown while this load's are computed (a reload of the open
+    /// session: the figures stay on screen instead of flickering away).
+    Previous,
+    /// Computed for this transcript (or none will come: a transcript analyzed alone).
+    Ready,
+}
+
+/// The details of a loaded transcript, computed off the first screen's path.
+#[derive(Debug, Clone)]
+pub struct TranscriptDetails {
+    pub diagnosis: Option<Box<crate::diagnosis::Diagnosis>>,
+    pub history: Box<crate::history::History>,
+    /// The audits of the compactions on the branch, by their entry index.
+    pub audits: HashMap<u32, Box<crate::audit::CompactionAudit>>,
+}
+
+impl LoadedTranscript {
+    /// The details are in: figures, history and the summaries' audits.
+    pub fn set_details(&mut self, d: TranscriptDetails) {
+        let TranscriptDetails {
+            diagnosis,
+            history,
+            mut audits,
+        } = d;
+        self.diagnosis = diagnosis;
+        self.history = Some(history);
+        for card in &mut self.summaries {
+            card.audit = audits.remove(&card.idx);
+        }
+        self.details = Details::Ready;
+    }
+
+    /// Shows `old`'s details (a previous load of the same session) until this load's
+    /// arrive: audits move by compaction id (an entry's index may have changed).
+    pub fn keep_previous_details(&mut self, old: &mut LoadedTranscript) {
+        if self.details != Details::Pending || old.details == Details::Pending {
+            return;
+        }
+        self.diagnosis = old.diagnosis.take();
+        self.history = old.history.take();
+        let mut by_id: HashMap<String, Box<crate::audit::CompactionAudit>> = old
+            .summaries
+            .iter_mut()
+            .filter_map(|c| Some((c.id.clone(), c.audit.take()?)))
+            .collect();
+        for card in &mut self.summaries {
+            card.audit = by_id.remove(&card.id);
+        }
+        self.details = Details::Previous;
+    }
+
+    /// True while this load's details are being computed (pending or previous shown).
+    pub fn details_pending(&self) -> bool {
+        self.details != Details::Ready
+    }
 }
 
 /// The per-file facts for an already indexed transcript, at `keep` (resolved by the caller).
@@ -163,6 +231,8 @@ pub fn analyze(t: Arc<Transcript>, keep: u64) -> LoadedTranscript {
         busy: None,
         read_only: None,
         history: None,
+        details: Details::Ready,
+        basis: None,
     }
 }
 

@@ -37,7 +37,8 @@ pub struct EffectCtx {
     /// The watched files and their stamps: `Watch` sets them, loads seed them, the app's
     /// watcher (or a test) polls them.
     pub files: crate::tui::runtime::watch::FileWatch,
-    /// The launch's [`crate::tui::runtime::TuiLaunch::logs`], read with each transcript load.
+    /// The launch's [`crate::tui::runtime::TuiLaunch::logs`], read with each transcript's
+    /// details.
     pub logs: std::sync::Arc<Vec<std::path::PathBuf>>,
     /// What transcript loads keep of their memory-note and log reads between reloads.
     pub kept: std::sync::Arc<std::sync::Mutex<crate::usecase::history::Kept>>,
@@ -126,21 +127,26 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             session,
             generation,
             keep_recent_tokens,
-        } => {
-            // Stamped before the read: a line appended while it reads is seen by the poller.
-            let stamps = crate::tui::runtime::watch::stamps(&session.transcript_watch());
-            let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
-            let result = crate::tui::runtime::transcript::load_transcript(
-                &session,
-                keep_recent_tokens,
-                &ctx.logs,
-                &mut kept,
-            )
-            .map(Box::new)
-            .map_err(std::sync::Arc::new);
-            ctx.files.seed(&stamps);
-            Some(Action::TranscriptLoaded { generation, result })
-        }
+        } => Some(open_transcript(
+            &session,
+            generation,
+            keep_recent_tokens,
+            ctx,
+        )),
+        Effect::LoadTranscriptDetails {
+            session,
+            generation,
+            transcript,
+            keep_recent_tokens,
+            basis,
+        } => Some(transcript_details(
+            &session,
+            generation,
+            &transcript,
+            keep_recent_tokens,
+            &basis,
+            ctx,
+        )),
         Effect::DecodeRows {
             transcript,
             generation,
@@ -203,28 +209,79 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             path,
             overwrite,
             header,
-        } => {
-            use crate::summary::export::{self, ExportError};
-            // `~/` typed in the prompt is the operator's home.
-            let path = match path.to_str() {
-                Some(typed) => export::typed_path(typed, crate::paths::home().as_deref()),
-                None => path,
-            };
-            // The summary as the entry holds it (the screen shows a sanitized copy).
-            let result = match transcript.entry_json(idx) {
-                Ok(v) => {
-                    let summary = v["summary"].as_str().unwrap_or_default();
-                    export::write(&path, &format!("{header}\n\n{summary}"), overwrite)
-                }
-                Err(e) => Err(ExportError::Io {
-                    path: path.clone(),
-                    why: format!("reading the compaction entry: {e}"),
-                }),
-            };
-            Some(Action::Exported { path, result })
-        }
+        } => Some(export_summary(&transcript, idx, path, overwrite, &header)),
         Effect::Generate { .. } | Effect::GatewayCompact { .. } => None,
     }
+}
+
+/// The first screen of a transcript ([`crate::tui::runtime::transcript::load_first`]); its
+/// details follow in their own effect.
+fn open_transcript(
+    session: &crate::source::SessionHandle,
+    generation: u64,
+    keep_recent_tokens: u64,
+    ctx: &EffectCtx,
+) -> Action {
+    // Stamped before the read: a line appended while it reads is seen by the poller.
+    let stamps = crate::tui::runtime::watch::stamps(&session.transcript_watch());
+    let result = crate::tui::runtime::transcript::load_first(session, keep_recent_tokens)
+        .map(Box::new)
+        .map_err(std::sync::Arc::new);
+    ctx.files.seed(&stamps);
+    Action::TranscriptLoaded { generation, result }
+}
+
+/// The details of a transcript on screen
+/// ([`crate::tui::runtime::transcript::load_details`]), for its generation.
+fn transcript_details(
+    session: &crate::source::SessionHandle,
+    generation: u64,
+    transcript: &crate::transcript::Transcript,
+    keep_recent_tokens: u64,
+    basis: &crate::diagnosis::gather::Basis,
+    ctx: &EffectCtx,
+) -> Action {
+    let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
+    let details = crate::tui::runtime::transcript::load_details(
+        session,
+        transcript,
+        keep_recent_tokens,
+        basis,
+        &ctx.logs,
+        &mut kept,
+    );
+    Action::TranscriptDetailsLoaded {
+        generation,
+        details: Box::new(details),
+    }
+}
+
+/// Writes a compaction's summary, read raw from its entry, after `header`.
+fn export_summary(
+    transcript: &crate::transcript::Transcript,
+    idx: u32,
+    path: std::path::PathBuf,
+    overwrite: bool,
+    header: &str,
+) -> Action {
+    use crate::summary::export::{self, ExportError};
+    // `~/` typed in the prompt is the operator's home.
+    let path = match path.to_str() {
+        Some(typed) => export::typed_path(typed, crate::paths::home().as_deref()),
+        None => path,
+    };
+    // The summary as the entry holds it (the screen shows a sanitized copy).
+    let result = match transcript.entry_json(idx) {
+        Ok(v) => {
+            let summary = v["summary"].as_str().unwrap_or_default();
+            export::write(&path, &format!("{header}\n\n{summary}"), overwrite)
+        }
+        Err(e) => Err(ExportError::Io {
+            path: path.clone(),
+            why: format!("reading the compaction entry: {e}"),
+        }),
+    };
+    Action::Exported { path, result }
 }
 
 fn prepare(req: &PrepareRequest, ctx: &EffectCtx) -> Action {

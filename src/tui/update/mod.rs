@@ -93,6 +93,7 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
         | Action::PrevCompaction
         | Action::JumpToCut
         | Action::TranscriptLoaded { .. }
+        | Action::TranscriptDetailsLoaded { .. }
         | Action::RowsDecoded { .. }
         | Action::DetailLoaded { .. } => session::update(state, action, &mut fx),
         Action::StartSearch

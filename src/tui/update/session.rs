@@ -89,6 +89,10 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
         Action::TranscriptLoaded { generation, result } => {
             transcript_loaded(state, generation, result, fx)
         }
+        Action::TranscriptDetailsLoaded {
+            generation,
+            details,
+        } => details_loaded(state, generation, *details, fx),
         Action::RowsDecoded { generation, rows } => rows_decoded(state, generation, rows),
         Action::DetailLoaded {
             generation,
@@ -106,27 +110,91 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
 fn show_context(state: &mut AppState) {
     let width = crate::tui::layout::detail_width(state.size);
     if let Some(v) = state.session.as_mut() {
-        match v
-            .loaded
-            .as_ref()
-            .map(|l| (l.diagnosis.as_deref(), l.busy.as_ref()))
-        {
-            Some((Some(d), busy)) => {
-                let body = crate::tui::layout::context_view::body(d, busy, width);
-                let wrapped = crate::tui::layout::wrap(&body, width);
+        let Some(l) = v.loaded.as_ref() else { return };
+        match (l.diagnosis.as_deref(), l.details_pending()) {
+            (Some(_), _) | (None, true) => {
+                // Still measuring: the popup opens loading and fills when the details land.
                 v.detail = Some(Detail {
                     // Not an entry: no decode answer can replace it.
                     idx: u32::MAX,
-                    title: "context · figures · advice".into(),
-                    lines: wrapped.len(),
-                    wrapped,
-                    body,
-                    scroll: 0,
-                    loading: false,
+                    title: CONTEXT_TITLE.into(),
+                    loading: true,
+                    ..Detail::default()
                 });
+                refresh_context(v, width);
             }
-            Some((None, _)) => state.status.info = Some("No figures for this transcript.".into()),
-            None => {}
+            (None, false) => state.status.info = Some("No figures for this transcript.".into()),
+        }
+    }
+}
+
+const CONTEXT_TITLE: &str = "context · figures · advice";
+
+/// The context view (not an entry) follows the figures: written from the diagnosis shown
+/// (scroll kept), or left loading while there is none yet.
+fn refresh_context(v: &mut SessionView, width: usize) {
+    let Some(l) = v.loaded.as_ref() else { return };
+    let Some(d) = v.detail.as_mut().filter(|d| d.idx == u32::MAX) else {
+        return;
+    };
+    match l.diagnosis.as_deref() {
+        Some(diag) => {
+            let body = crate::tui::layout::context_view::body(diag, l.busy.as_ref(), width);
+            d.wrapped = crate::tui::layout::wrap(&body, width);
+            d.lines = d.wrapped.len();
+            d.scroll = d.scroll.min(d.lines.saturating_sub(1) as u16);
+            d.body = body;
+            d.loading = false;
+        }
+        None if l.details_pending() => {
+            d.body = "Still measuring the context (the whole transcript is read)…".into();
+            d.wrapped = crate::tui::layout::wrap(&d.body, width);
+            d.lines = d.wrapped.len();
+            d.loading = true;
+        }
+        None => {
+            d.body = "No figures for this transcript.".into();
+            d.wrapped = vec![d.body.clone()];
+            d.lines = 1;
+            d.loading = false;
+        }
+    }
+}
+
+/// The open transcript's details (dropped when it was reopened since): the figures, the
+/// history and the audits replace the pending (or previous) ones; the context view and an
+/// open Compact dialog's suggestion follow.
+fn details_loaded(
+    state: &mut AppState,
+    generation: u64,
+    details: crate::tui::model::rows::TranscriptDetails,
+    fx: &mut Vec<Effect>,
+) {
+    let width = crate::tui::layout::detail_width(state.size);
+    let Some(v) = state
+        .session
+        .as_mut()
+        .filter(|v| v.generation == generation)
+    else {
+        return;
+    };
+    let Some(l) = v.loaded.as_mut() else { return };
+    l.set_details(details);
+    let suggested = l
+        .diagnosis
+        .as_ref()
+        .and_then(|d| d.suggested_keep_recent_tokens);
+    refresh_context(v, width);
+    let open = v.session.as_ref().map(|s| &s.session);
+    if let Some(d) = state.dialog.as_mut().filter(|d| {
+        d.kind == crate::tui::model::dialog::DialogKind::Compact && open == Some(&d.session.session)
+    }) {
+        let was = std::mem::replace(&mut d.suggested_keep, suggested);
+        // A plan that found nothing to summarize before the suggestion was known is asked
+        // again: its answer then prefills the suggestion, as when it was known at once.
+        if was.is_none() && suggested.is_some() && d.prep.is_none() && d.prep_error.is_some() {
+            d.prep_error = None;
+            d.request_prepare(fx);
         }
     }
 }
@@ -300,6 +368,12 @@ fn transcript_loaded(
                 state.status.info = Some(format!("{w}{more}"));
             }
             v.error = None;
+            let mut l = l;
+            // A reload keeps the figures on screen until its own arrive (no flicker).
+            if let Some(old) = v.loaded.as_mut() {
+                l.keep_previous_details(old);
+            }
+            fx.extend(details_effect(v, &l));
             v.loaded = Some(l);
             // A reopen invalidates decoded rows (the file changed).
             v.cache.clear();
@@ -313,24 +387,13 @@ fn transcript_loaded(
             v.offset = v.offset.min(v.selected);
             // The context view (not an entry) follows the reloaded figures; an entry's popup
             // closes when the entry is gone.
-            let width = crate::tui::layout::detail_width(state.size);
-            let context = v
-                .loaded
+            if v.detail
                 .as_ref()
-                .and_then(|l| l.diagnosis.as_deref().map(|d| (d, l.busy.as_ref())))
-                .map(|(d, busy)| crate::tui::layout::context_view::body(d, busy, width));
-            if let Some(d) = v.detail.as_mut() {
-                match (d.idx, context) {
-                    (u32::MAX, Some(body)) => {
-                        d.wrapped = crate::tui::layout::wrap(&body, width);
-                        d.lines = d.wrapped.len();
-                        d.scroll = d.scroll.min(d.lines.saturating_sub(1) as u16);
-                        d.body = body;
-                    }
-                    (idx, _) if idx >= len => v.detail = None,
-                    _ => {}
-                }
+                .is_some_and(|d| d.idx != u32::MAX && d.idx >= len)
+            {
+                v.detail = None;
             }
+            refresh_context(v, crate::tui::layout::detail_width(state.size));
             scroll_into_view(v, h);
             fx.extend(ensure_window(v, h));
             if std::mem::take(&mut state.compact_on_load) {
@@ -338,6 +401,24 @@ fn transcript_loaded(
             }
         }
     }
+}
+
+/// Asks for the details of a transcript just loaded (None: they came with it, or there is
+/// no source to make them with).
+fn details_effect(
+    v: &SessionView,
+    l: &crate::tui::model::rows::LoadedTranscript,
+) -> Option<Effect> {
+    if !l.details_pending() {
+        return None;
+    }
+    Some(Effect::LoadTranscriptDetails {
+        session: v.session.clone()?,
+        generation: v.generation,
+        transcript: l.transcript.clone(),
+        keep_recent_tokens: l.keep_recent_tokens,
+        basis: l.basis.clone()?,
+    })
 }
 
 /// Starts a find from the selected entry (off the render path).

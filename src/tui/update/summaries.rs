@@ -161,6 +161,11 @@ fn pick_lost(state: &mut AppState, forward: bool) {
         return;
     };
     let n = match card.audit.as_ref().map(|a| a.identifiers.as_ref()) {
+        None if card.on_branch && l.details_pending() => {
+            state.status.info =
+                Some("Still auditing this compaction (the whole transcript is read).".into());
+            return;
+        }
         None => {
             state.status.info =
                 Some("This compaction has no audit (not on the active branch).".into());

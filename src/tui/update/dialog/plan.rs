@@ -34,6 +34,12 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
             result,
             models,
         } => {
+            // The diagnosis (and its suggestion) may still be measuring: no "none suggested".
+            let measuring = state
+                .session
+                .as_ref()
+                .and_then(|v| v.loaded.as_ref())
+                .is_some_and(|l| l.diagnosis.is_none() && l.details_pending());
             let Some(d) = state.dialog.as_mut().filter(|d| d.id == *dialog) else {
                 return true;
             };
@@ -96,7 +102,11 @@ pub(super) fn update(state: &mut AppState, action: &Action, fx: &mut Vec<Effect>
                         _ => {
                             // The plan shown must be the one for the value on screen.
                             d.prep = None;
-                            d.prep_error = Some(if too_small && d.suggested_keep.is_none() {
+                            d.prep_error = Some(if too_small && measuring {
+                                format!(
+                                    "{reason} The diagnosis is still measuring; its suggested keepRecentTokens follows."
+                                )
+                            } else if too_small && d.suggested_keep.is_none() {
                                 format!(
                                     "{reason} No smaller keepRecentTokens is suggested for this session (i explains why)."
                                 )
