@@ -230,10 +230,15 @@ fn the_row_read_alone_after_the_list_is_ignored() {
         ..Default::default()
     };
     let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    // The list waits for the launch session's first screen, unless the operator asks for it
+    // (`r`) first: then the list opens the session, and the row read alone lands after it.
+    let refresh = clawtop::tui::update::update(&mut state, clawtop::tui::action::Action::Refresh);
     let mut actions: Vec<_> = fx
         .into_iter()
+        .chain(refresh)
         .filter_map(|e| clawtop::tui::effects::run_blocking(e, &ctx))
         .collect();
+    assert_eq!(actions.len(), 2);
     actions.reverse();
     drive(&mut state, &ctx, actions.remove(0));
     let generation = state

@@ -62,8 +62,9 @@ pub fn named_listings_agree_with_the_list(source: &SourceHandle) {
 }
 
 /// `clawtop KEY` launched on `want` (agent, key): the Session screen is open with the
-/// session's figures before the list is read; when the list comes, the row is the same,
-/// nothing reopens, and Esc lands on the session in the list.
+/// session's figures before the list is read, which is asked for only once that first screen
+/// is up; when the list comes, the row is the same, nothing reopens, and Esc lands on the
+/// session in the list.
 pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
     let launch = clawtop::tui::TuiLaunch {
         loader: Some(store_adapter::host_loader(src.clone(), None)),
@@ -78,11 +79,25 @@ pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
     };
     let (mut state, fx, ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
     let names: Vec<String> = fx.iter().map(|e| format!("{e:?}")).collect();
-    assert_eq!(names, ["LoadNamed", "LoadSessions"]);
-    let mut fx = fx.into_iter();
-    let named =
-        clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).expect("row read alone");
-    drive(&mut state, &ctx, named);
+    assert_eq!(names, ["LoadNamed"], "the list waits for the first screen");
+    // Every effect run in turn, the list's held back: it is asked for once the session's
+    // transcript is on screen.
+    let mut queue: std::collections::VecDeque<_> = fx.into();
+    let mut list = None;
+    while let Some(e) = queue.pop_front() {
+        if matches!(e, clawtop::tui::effects::Effect::LoadSessions) {
+            assert!(
+                state.session.as_ref().is_some_and(|v| v.loaded.is_some()),
+                "the list is asked for after the first screen"
+            );
+            list = Some(e);
+            continue;
+        }
+        if let Some(a) = clawtop::tui::effects::run_blocking(e, &ctx) {
+            queue.extend(clawtop::tui::update::update(&mut state, a));
+        }
+    }
+    let list = list.expect("the list asked for");
     assert_eq!(state.screen(), Screen::Session, "open before the list");
     assert!(!state.sessions.loaded);
     let v = state.session.as_ref().unwrap();
@@ -93,7 +108,7 @@ pub fn opens_before_the_list(src: &SourceHandle, want: (String, String)) {
     assert!(v.loaded.is_some(), "its transcript read");
     let first_row = v.row.clone();
     let generation = v.generation;
-    let list = clawtop::tui::effects::run_blocking(fx.next().unwrap(), &ctx).unwrap();
+    let list = clawtop::tui::effects::run_blocking(list, &ctx).unwrap();
     drive(&mut state, &ctx, list);
     assert!(state.sessions.loaded);
     assert_eq!(state.screen(), Screen::Session);

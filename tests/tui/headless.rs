@@ -836,3 +836,51 @@ fn a_patch_replaces_the_rows_of_the_sessions_that_changed() {
     };
     assert_eq!(keys(&state.sessions.rows), keys(&sorted), "sorted again");
 }
+
+/// `clawtop KEY`: the whole list waits for the launch session's first screen, and starts
+/// as soon as nothing holds it back: a named read that found no row, or the operator leaving
+/// the Session screen before its transcript is read.
+#[test]
+fn a_list_held_for_the_first_screen_starts_when_nothing_holds_it() {
+    use clawtop::tui::effects::Effect;
+    let (_dir, t) = host_a();
+    let row = host_a_row(&t);
+    let want = (row.agent().to_string(), row.key().to_string());
+    let lists = |fx: &[Effect]| {
+        fx.iter()
+            .filter(|e| matches!(e, Effect::LoadSessions))
+            .count()
+    };
+    // The named read answers without the row: the list starts.
+    let launch = TuiLaunch {
+        loader: Some(loader(vec![row.clone()], vec![])),
+        named_loader: Some(Arc::new(|| None)),
+        open: Some(want.clone()),
+        ..TuiLaunch::default()
+    };
+    let (mut state, fx, _ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    assert_eq!(lists(&fx), 0, "held");
+    let fx = clawtop::tui::update::update(&mut state, Action::NamedLoaded(None));
+    assert_eq!(lists(&fx), 1, "no row read alone: the list opens it");
+    // The row read alone opens the Session screen; Esc before its transcript is read: the
+    // list starts (once).
+    let (mut state, _fx, _ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    let fx = clawtop::tui::update::update(
+        &mut state,
+        Action::NamedLoaded(Some(SessionsSnapshot {
+            rows: vec![row],
+            ..Default::default()
+        })),
+    );
+    assert_eq!(state.screen(), Screen::Session);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::OpenTranscript { .. }))
+    );
+    assert_eq!(lists(&fx), 0, "held while the transcript is read");
+    let fx = clawtop::tui::update::update(&mut state, key(KeyCode::Esc));
+    assert_eq!(state.screen(), Screen::Sessions);
+    assert_eq!(lists(&fx), 1, "the operator left: the list starts");
+    let fx = clawtop::tui::update::update(&mut state, Action::Tick { now_ms: NOW_MS });
+    assert_eq!(lists(&fx), 0, "once");
+}

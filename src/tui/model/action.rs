@@ -159,7 +159,8 @@ pub enum Action {
     // --- results and environment
     SessionsLoaded(Result<SessionsSnapshot, crate::tui::model::view::ReloadError>),
     /// The launch session's row, read alone (`Effect::LoadNamed`).
-    NamedLoaded(SessionsSnapshot),
+    /// None: it could not be read alone (the whole list opens it).
+    NamedLoaded(Option<SessionsSnapshot>),
     TranscriptLoaded {
         generation: u64,
         /// Shared: actions are cloned, source errors are not.

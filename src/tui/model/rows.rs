@@ -147,24 +147,34 @@ pub enum Details {
 pub struct TranscriptDetails {
     pub diagnosis: Option<Box<crate::diagnosis::Diagnosis>>,
     pub history: Box<crate::history::History>,
-    /// The audits of the compactions on the branch, by their entry index.
-    pub audits: HashMap<u32, Box<crate::audit::CompactionAudit>>,
+    /// The audits of the compactions on the branch, by their entry id.
+    pub audits: HashMap<String, Box<crate::audit::CompactionAudit>>,
+    /// The transcript they were computed from: details of an earlier read of the same
+    /// session (a reload landed meanwhile) are shown as previous, not as this read's.
+    pub of: Arc<Transcript>,
 }
 
 impl LoadedTranscript {
-    /// The details are in: figures, history and the summaries' audits.
+    /// The details are in: figures, history and the summaries' audits (by compaction id).
+    /// Computed from an earlier read than the one shown, they stand as previous until this
+    /// read's arrive.
     pub fn set_details(&mut self, d: TranscriptDetails) {
         let TranscriptDetails {
             diagnosis,
             history,
             mut audits,
+            of,
         } = d;
         self.diagnosis = diagnosis;
         self.history = Some(history);
         for card in &mut self.summaries {
-            card.audit = audits.remove(&card.idx);
+            card.audit = audits.remove(&self.transcript.display_id(card.idx));
         }
-        self.details = Details::Ready;
+        self.details = if Arc::ptr_eq(&of, &self.transcript) {
+            Details::Ready
+        } else {
+            Details::Previous
+        };
     }
 
     /// Shows `old`'s details (a previous load of the same session) until this load's

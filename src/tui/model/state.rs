@@ -77,6 +77,21 @@ pub struct SessionsState {
     /// The port of a gateway likely running on this file-backed host (the title says so:
     /// commits are refused while a run holds a transcript lock).
     pub running_gateway: Option<u16>,
+    /// Launched on one session (`clawtop KEY`): the list is read once that session's first
+    /// screen is up, not beside it ([`SessionsState::waits_for_first_screen`]).
+    pub deferred: Deferred,
+}
+
+/// Where a list deferred behind the launch session's first screen stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Deferred {
+    /// Not deferred (or started).
+    #[default]
+    No,
+    /// The launch session's row is being read alone.
+    Named,
+    /// That read answered.
+    Answered,
 }
 
 impl SessionsState {
@@ -90,6 +105,19 @@ impl SessionsState {
         } else {
             self.load_in_flight = true;
             fx.push(crate::tui::model::effect::Effect::LoadSessions);
+        }
+    }
+
+    /// Whether a deferred list still waits: for the launch session's row, or for its first
+    /// screen (the Session screen open, its transcript not read yet).
+    pub fn waits_for_first_screen(&self, session: Option<&SessionView>) -> bool {
+        match self.deferred {
+            Deferred::No => false,
+            Deferred::Named => {
+                session.is_none()
+                    || session.is_some_and(|v| v.loaded.is_none() && v.error.is_none())
+            }
+            Deferred::Answered => session.is_some_and(|v| v.loaded.is_none() && v.error.is_none()),
         }
     }
 

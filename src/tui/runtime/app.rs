@@ -52,8 +52,12 @@ pub fn init(
             // behind it.
             if launch.open.is_some() && launch.named_loader.is_some() {
                 fx.push(Effect::LoadNamed);
+                // The 2,000 rows of a large host are read once its first screen is up: an
+                // operator who named a session waits for that one (issue 31).
+                state.sessions.deferred = crate::tui::model::state::Deferred::Named;
+            } else {
+                state.sessions.request_load(&mut fx);
             }
-            state.sessions.request_load(&mut fx);
         }
     }
     (state, fx, ctx)

@@ -101,11 +101,13 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             Some(Action::SessionsLoaded(result))
         }
         Effect::LoadNamed => {
-            let loader = ctx.named_loader.as_ref()?;
-            // Only a shortcut: a panic here leaves the open to the whole list's load.
-            let snap = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
-                .ok()
-                .flatten()?;
+            // Only a shortcut: no loader, no row or a panic leave the open to the whole
+            // list's load, which the answer starts.
+            let snap = ctx.named_loader.as_ref().and_then(|loader| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| loader()))
+                    .ok()
+                    .flatten()
+            });
             Some(Action::NamedLoaded(snap))
         }
         Effect::Find {
@@ -236,7 +238,7 @@ fn open_transcript(
 fn transcript_details(
     session: &crate::source::SessionHandle,
     generation: u64,
-    transcript: &crate::transcript::Transcript,
+    transcript: &std::sync::Arc<crate::transcript::Transcript>,
     keep_recent_tokens: u64,
     basis: &crate::diagnosis::gather::Basis,
     ctx: &EffectCtx,

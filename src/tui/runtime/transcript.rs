@@ -22,7 +22,7 @@ pub fn load_transcript(
     if let Some(basis) = l.basis.clone() {
         let d = load_details(
             session,
-            &l.transcript,
+            &l.transcript.clone(),
             l.keep_recent_tokens,
             &basis,
             logs,
@@ -72,7 +72,7 @@ pub fn load_first(
 /// (the badges "12 lost · 49 dropped"). Blocking; never while drawing.
 pub fn load_details(
     session: &crate::source::SessionHandle,
-    t: &crate::transcript::Transcript,
+    t: &Arc<crate::transcript::Transcript>,
     keep: u64,
     basis: &crate::diagnosis::gather::Basis,
     logs: &[std::path::PathBuf],
@@ -93,27 +93,19 @@ pub fn load_details(
         diagnosis: Some(Box::new(diagnosis)),
         history: Box::new(history),
         audits: audits(session, t),
+        of: t.clone(),
     }
 }
 
-/// The audits of the compactions on the branch, by entry index.
+/// The audits of the compactions on the branch, by their entry id (as the transcript
+/// spells it: [`crate::transcript::Transcript::display_id`]).
 fn audits(
     session: &crate::source::SessionHandle,
     t: &crate::transcript::Transcript,
-) -> HashMap<u32, Box<crate::audit::CompactionAudit>> {
-    let mut by_id: HashMap<String, crate::audit::CompactionAudit> =
-        crate::usecase::audit::of_open(session.source.as_ref(), t)
-            .compactions
-            .into_iter()
-            .filter_map(|c| Some((c.entry_id.clone()?, c)))
-            .collect();
-    t.entries
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.kind == crate::transcript::EntryKind::Compaction)
-        .filter_map(|(i, _)| {
-            let idx = i as u32;
-            by_id.remove(&t.display_id(idx)).map(|a| (idx, Box::new(a)))
-        })
+) -> HashMap<String, Box<crate::audit::CompactionAudit>> {
+    crate::usecase::audit::of_open(session.source.as_ref(), t)
+        .compactions
+        .into_iter()
+        .filter_map(|c| Some((c.entry_id.clone()?, Box::new(c))))
         .collect()
 }

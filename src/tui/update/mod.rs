@@ -33,7 +33,14 @@ use crate::tui::model::state::{AppState, Screen};
 /// more than (1 + 2 × margin) screens of rows, however long the transcript.
 pub const WINDOW_MARGIN: usize = 1;
 
+/// The next state and the effects it asks for, for one action.
 pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
+    let mut fx = dispatch(state, action);
+    sessions::start_deferred(state, &mut fx);
+    fx
+}
+
+fn dispatch(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
     if matches!(action, Action::OpenCompact) && state.screen() == Screen::Sessions {
         // The Compact dialog needs the transcript (the plan): open the session, then the

@@ -36,7 +36,14 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             clamp_sessions(state);
         }
         Action::AcceptFilter => state.sessions.filtering = false,
-        Action::NamedLoaded(snap) => opened_before_the_list(state, snap, fx),
+        Action::NamedLoaded(snap) => {
+            if state.sessions.deferred == crate::tui::model::state::Deferred::Named {
+                state.sessions.deferred = crate::tui::model::state::Deferred::Answered;
+            }
+            if let Some(snap) = snap {
+                opened_before_the_list(state, snap, fx);
+            }
+        }
         Action::SessionsLoaded(Ok(snap)) => {
             state.sessions.load_ended(fx);
             // The list keeps its selection; on its first load under a Session screen opened
@@ -151,6 +158,21 @@ fn patch_rows(
             Some(i) => rows[i] = row,
             None => rows.push(row),
         }
+    }
+}
+
+/// Starts a list deferred behind the launch session's first screen once nothing holds it
+/// back ([`crate::tui::model::state::SessionsState::waits_for_first_screen`]): after any
+/// action, so an answer without the row, a failed read or the operator leaving the screen
+/// start it too.
+pub(super) fn start_deferred(state: &mut AppState, fx: &mut Vec<Effect>) {
+    if state.sessions.deferred != crate::tui::model::state::Deferred::No
+        && !state
+            .sessions
+            .waits_for_first_screen(state.session.as_ref())
+    {
+        state.sessions.deferred = crate::tui::model::state::Deferred::No;
+        state.sessions.request_load(fx);
     }
 }
 
