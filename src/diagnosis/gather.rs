@@ -52,21 +52,9 @@ pub fn for_target(
     t: &Transcript,
     keep: u64,
 ) -> (Diagnosis, Option<super::Busy>, Thresholds) {
-    match session {
-        Some(s) => {
-            let mut numbers = crate::numbers::Numbers::new(source);
-            let th = numbers.session_with_transcript(s, Some(t));
-            (
-                for_session(source, s, t, &th, keep),
-                super::busy::of_session(source, s),
-                th,
-            )
-        }
-        None => {
-            let (th, _) = crate::numbers::bare_file(Some(t), None);
-            (for_file(t, &th, keep), super::busy(t.path()), th)
-        }
-    }
+    let (basis, busy) = basis_of(source, session.cloned(), t);
+    let d = of_basis(source, &basis, t, keep);
+    (d, busy, basis.thresholds)
 }
 
 /// The diagnosis of a session named by its handle (the TUI): its listed entry when it has
@@ -111,6 +99,15 @@ pub fn basis_for_handle(
             .into_iter()
             .find(|s| s.reference == *r)
     };
+    basis_of(source, listed, t)
+}
+
+/// The [`Basis`] of `listed` (None: a bare transcript) and whether a turn is running.
+fn basis_of(
+    source: &dyn SessionSource,
+    listed: Option<Session>,
+    t: &Transcript,
+) -> (Basis, Option<super::Busy>) {
     match listed {
         Some(s) => {
             let thresholds =
