@@ -433,9 +433,11 @@ mod ops {
 }
 
 /// The cut a compaction would make now, as a transcript index (for the "next cut" marker);
-/// None when a compaction would have nothing to summarize.
+/// None when a compaction would have nothing to summarize. The plan without its file lists
+/// ([`prepare_cut`]): the same cut, without decoding every reply to be summarized (the whole
+/// transcript of a session never compacted) for the files it touched.
 pub fn next_cut_entry(t: &Transcript, keep: u64) -> Option<u32> {
-    prepare(t, keep)
+    prepare_cut(t, keep)
         .ok()
         .filter(|p| !p.messages_to_summarize.is_empty() || !p.turn_prefix_messages.is_empty())
         .map(|p| p.first_kept_entry)

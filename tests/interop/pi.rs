@@ -212,6 +212,18 @@ fn check_file(path: &Path, pi: &Value, errors: &mut Vec<String>) {
     // figure, file lists included.
     for (k, pp) in KEEPS.iter().zip(pi["rangePlans"].as_array().unwrap()) {
         let ours = plan::prepare(&t, *k);
+        // The TUI's "next cut" marker (a plan without its file lists) is this plan's cut.
+        let marker = ours
+            .as_ref()
+            .ok()
+            .filter(|p| !p.messages_to_summarize.is_empty() || !p.turn_prefix_messages.is_empty())
+            .map(|p| p.first_kept_entry);
+        if plan::next_cut_entry(&t, *k) != marker {
+            err(format!(
+                "keep {k}: next cut {:?}, the plan's {marker:?}",
+                plan::next_cut_entry(&t, *k)
+            ));
+        }
         match (pp.is_null(), ours) {
             (true, Err(_)) => {}
             (true, Ok(p)) => err(format!(
