@@ -407,21 +407,29 @@ impl SessionSource for SqliteStore {
             let mut changed = || -> Option<Vec<crate::sqlite::entry::SessionRow>> {
                 let k = kept.get_mut(path)?;
                 let conn = self.connection(path).ok()?;
-                let t = since
+                // A database of no sessions has no tips to compare (and still none when
+                // its row count says so).
+                let mut t = since
                     .get_mut(path)
-                    .filter(|t| t.0.upgrade().is_some_and(|c| Arc::ptr_eq(&c, &conn)))?;
+                    .filter(|t| t.0.upgrade().is_some_and(|c| Arc::ptr_eq(&c, &conn)));
+                if t.is_none() && !k.is_empty() {
+                    return None;
+                }
                 let db = conn.lock().unwrap_or_else(|e| e.into_inner());
                 // One read transaction: the session rows and the appends of one state.
                 let own = db.conn().is_autocommit() && db.conn().execute_batch("BEGIN").is_ok();
                 let read = crate::sqlite::entry::changed_rows(&db, k)
                     .ok()
                     .flatten()
-                    .and_then(|rows| Some((rows, t.1.appended(&db).ok()??)));
+                    .and_then(|rows| match t.as_mut() {
+                        Some(t) => Some((rows, t.1.appended(&db).ok()??)),
+                        None => Some((rows, Default::default())),
+                    });
                 if own {
                     let _ = db.conn().execute_batch("COMMIT");
                 }
                 let (mut rows, appended) = read?;
-                if !db.check_unchanged() {
+                if !db.check_unchanged() || (t.is_none() && !rows.is_empty()) {
                     return None;
                 }
                 let listed: std::collections::HashSet<String> =

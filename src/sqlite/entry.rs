@@ -272,6 +272,8 @@ pub struct RowsKept {
     listed: bool,
     /// [`changed_rows`] found a whole read due: the next [`read_sessions_kept`] reads every row.
     whole_due: bool,
+    /// The clock when the rows were last read (ms since the epoch; 0: never).
+    read_at_ms: i64,
 }
 
 /// `current_session_id`, `updated_at`, `entry_valid` and the entry's stored length.
@@ -299,6 +301,11 @@ struct RememberedIn {
 }
 
 impl RowsKept {
+    /// No session row is kept.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
     /// The rows as written between runs; None when they are not remembered.
     pub fn remembered(&self) -> Option<Box<serde_json::value::RawValue>> {
         if !self.remember || !self.listed || self.rows.is_empty() {
@@ -343,6 +350,8 @@ impl RowsKept {
         self.rows = r
             .rows
             .into_iter()
+            // An entry with an id `parse_entry` would refuse is not taken (it is read).
+            .filter(|(_, _, _, entry, _)| crate::store_entry::safe_session_id(&entry.session_id))
             .map(|(key, cheap, updated_at, entry, extra)| {
                 let row = SessionRow {
                     key: key.clone(),
@@ -372,6 +381,7 @@ pub fn read_sessions_kept(
 ) -> Result<Vec<SessionRow>, DbError> {
     kept.reads = kept.reads.wrapping_add(1);
     kept.listed = true;
+    kept.read_at_ms = chrono::Utc::now().timestamp_millis();
     let full = |kept: &mut RowsKept| -> Result<Vec<SessionRow>, DbError> {
         let rows = read_sessions(db)?;
         kept.rows.clear();
@@ -417,22 +427,31 @@ pub fn read_sessions_kept(
             }
         }
         kept.last_read += 1;
-        kept.moved = true;
+        // What is remembered between runs moved (a row that does not parse is not
+        // remembered, and reading it again each run is no reason to write the cache again).
+        let was_remembered = kept.rows.get(&key).is_some_and(|(_, r)| r.entry.is_ok());
         match read_session(db, &key)?.pop() {
             Some(r) => {
+                kept.moved |= was_remembered || r.entry.is_ok();
                 out.push(r.clone());
                 kept.rows.insert(key, (c, r));
             }
             None => {
+                kept.moved |= was_remembered;
                 kept.rows.remove(&key);
             }
         }
     }
     // Rows deleted since: forgotten.
     if kept.rows.len() != out.len() {
-        kept.moved = true;
         let listed: std::collections::HashSet<&str> = out.iter().map(|r| r.key.as_str()).collect();
-        kept.rows.retain(|k, _| listed.contains(k.as_str()));
+        let mut moved = false;
+        kept.rows.retain(|k, (_, r)| {
+            let keep = listed.contains(k.as_str());
+            moved |= !keep && r.entry.is_ok();
+            keep
+        });
+        kept.moved |= moved;
     }
     Ok(out)
 }
@@ -452,7 +471,9 @@ pub fn changed_rows(
     db: &ReadOnlyDb,
     kept: &mut RowsKept,
 ) -> Result<Option<Vec<SessionRow>>, DbError> {
-    if kept.rows.is_empty() || kept.whole_due {
+    // Nothing kept: a database that had no session rows still has none (the count), or
+    // was read once without keeping (a one-shot reader's first read).
+    if kept.whole_due || (kept.rows.is_empty() && kept.reads <= 1) {
         return Ok(None);
     }
     kept.reads = kept.reads.wrapping_add(1);
@@ -486,13 +507,19 @@ fn changed_rows_in(
     if count != kept.rows.len() as i64 {
         return Ok(None);
     }
+    // From a little before the newest kept `updated_at`, or before the last read's clock if
+    // that is earlier (a row dated ahead of the clock must not hide the writes after it);
+    // rows written in the same millisecond as the read are then asked again, and each
+    // candidate is compared by its columns anyway.
     let newest = kept
         .rows
         .values()
         .filter_map(|(c, _)| c.1)
         .max()
         .unwrap_or(i64::MIN);
-    let mut candidates = keys_where(db, "updated_at > ?1", [newest])?;
+    let from = newest.min(kept.read_at_ms).saturating_sub(CHANGED_SLACK_MS);
+    kept.read_at_ms = chrono::Utc::now().timestamp_millis();
+    let mut candidates = keys_where(db, "updated_at >= ?1", [from])?;
     candidates.extend(keys_where(db, "entry_valid != 1", [])?);
     candidates.sort_unstable();
     candidates.dedup();
@@ -538,6 +565,9 @@ fn keys_where<P: rusqlite::Params>(
         .map_err(err)?;
     rows.collect::<Result<_, _>>().map_err(err)
 }
+
+/// How far before the newest kept `updated_at` [`changed_rows`] looks again.
+const CHANGED_SLACK_MS: i64 = 5_000;
 
 /// The cheap columns of one row (None: no such row).
 fn cheap_of(db: &ReadOnlyDb, key: &str) -> Result<Option<Cheap>, DbError> {
@@ -739,6 +769,16 @@ mod tests {
         let (e, _) = back.rows["agent:main:b"].1.entry.as_ref().unwrap();
         assert_eq!(e.total_tokens_raw, None);
         assert!(!back.moved);
+        // An id `parse_entry` refuses is not taken from the file either.
+        let unsafe_id = text.get().replacen("\"s2\"", "\"../s2\"", 1);
+        assert_ne!(unsafe_id, text.get());
+        let mut other = RowsKept::default();
+        other.recall_at(
+            &serde_json::value::RawValue::from_string(unsafe_id).unwrap(),
+            1_000,
+        );
+        assert_eq!(other.rows.len(), 1);
+        assert!(!other.rows.contains_key("agent:main:b"));
         // Too old, from the future, or not what was written: nothing is taken.
         for (text, now) in [
             (text.get().to_string(), 1_000 + REMEMBERED_FOR_MS),

@@ -353,6 +353,12 @@ pub struct TipsSince {
     calls: u32,
     /// Sessions whose tip the last call read from the table (a test counts them).
     pub last_read: usize,
+    /// Sessions a [`Self::tips`] call found appended to and forgot without being asked for
+    /// them (a reload of the changed sessions only): [`Self::appended`] names them next.
+    unasked: std::collections::HashSet<String>,
+    /// A [`Self::tips`] call found more than appends and forgot every tip: the next
+    /// [`Self::appended`] cannot name what changed.
+    lost: bool,
 }
 
 /// The row count, the top row (rowid, session, seq, stored bytes) and a digest of the
@@ -466,13 +472,17 @@ impl TipsSince {
         &mut self,
         db: &ReadOnlyDb,
     ) -> Result<Option<std::collections::HashSet<String>>, DbError> {
-        if self.seen.is_none() || self.calls.wrapping_add(1) % TIPS_FULL_EVERY == 0 {
+        if self.seen.is_none()
+            || std::mem::take(&mut self.lost)
+            || self.calls.wrapping_add(1) % TIPS_FULL_EVERY == 0
+        {
             return Ok(None);
         }
         let mark = TableMark::read(db)?;
-        let Some(appended) = self.appends_since(db, &mark)? else {
+        let Some(mut appended) = self.appends_since(db, &mark)? else {
             return Ok(None);
         };
+        appended.extend(self.unasked.drain());
         self.calls = self.calls.wrapping_add(1);
         for id in &appended {
             self.tips.remove(id);
@@ -530,13 +540,25 @@ impl TipsSince {
             0 => None,
             _ => self.appends_since(db, &mark)?,
         };
-        // What changed is forgotten, asked now or not: a session asked later is read then.
+        // What changed is forgotten, asked now or not: a session asked later is read then,
+        // and one not asked is named by the next `appended` (a reload of only the sessions
+        // that changed asks for those alone).
+        let asked: std::collections::HashSet<&str> = session_ids.iter().copied().collect();
         match &changed {
             Some(c) => c.iter().for_each(|id| {
                 self.tips.remove(id);
+                if !asked.contains(id.as_str()) {
+                    self.unasked.insert(id.clone());
+                }
             }),
-            None => self.tips.clear(),
+            None => {
+                self.tips.clear();
+                // More than appends since a mark seen (not a first read): sessions not asked
+                // now may have changed in ways `appended` cannot name.
+                self.lost |= self.seen.is_some();
+            }
         }
+        self.unasked.retain(|id| !asked.contains(id.as_str()));
         let wanted: Vec<usize> = (0..session_ids.len())
             .filter(|&i| !self.tips.contains_key(session_ids[i]))
             .collect();

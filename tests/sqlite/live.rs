@@ -575,3 +575,116 @@ fn a_kept_connection_sees_a_write_made_after_it_opened() {
         "read through the kept connection"
     );
 }
+
+/// `TipsSince::appended` names every session appended to since it last answered, even when
+/// a tip read for some sessions only (a reload of the changed sessions) saw the others'
+/// appends first; and a change that is more than appends, seen by such a read, makes the
+/// next `appended` say it cannot tell.
+#[test]
+fn appends_seen_by_a_read_of_other_sessions_are_named_next() {
+    use clawtop::sqlite::ReadOnlyDb;
+    use clawtop::sqlite::events::TipsSince;
+    const OTHER: &str = "other-window-32";
+    let h = HostF::new();
+    let path = h.agent_db("main");
+    let db = || ReadOnlyDb::open(&path).unwrap();
+    let append = |sid: &str| {
+        let w = h.writer("main");
+        w.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        let seq: i64 = w
+            .query_row(
+                "SELECT coalesce(max(seq), -1) + 1 FROM transcript_events WHERE session_id = ?1",
+                [sid],
+                |r| r.get(0),
+            )
+            .unwrap();
+        w.execute(
+            "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, ?2, '{}', 0)",
+            rusqlite::params![sid, seq],
+        )
+        .unwrap();
+    };
+    let named = |since: &mut TipsSince| -> Option<Vec<String>> {
+        since.appended(&db()).unwrap().map(|s| {
+            let mut v: Vec<String> = s.into_iter().collect();
+            v.sort();
+            v
+        })
+    };
+    let mut since = TipsSince::default();
+    assert_eq!(named(&mut since), None, "nothing seen yet");
+    since.tips(&db(), &[I7_SID, OTHER]).unwrap();
+    assert_eq!(named(&mut since), Some(vec![]));
+    append(I7_SID);
+    assert_eq!(named(&mut since), Some(vec![I7_SID.to_string()]));
+    // OTHER is appended to, and a read of I7's tip alone sees it first.
+    append(OTHER);
+    since.tips(&db(), &[I7_SID]).unwrap();
+    assert_eq!(named(&mut since), Some(vec![OTHER.to_string()]));
+    assert_eq!(named(&mut since), Some(vec![]), "named once");
+    // Rows deleted, seen by a read of I7's tip alone: the next answer cannot tell.
+    h.writer("main")
+        .execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)",
+            [I7_SID],
+        )
+        .unwrap();
+    since.tips(&db(), &[I7_SID]).unwrap();
+    assert_eq!(named(&mut since), None);
+}
+
+/// The patch path of a live host whose other agent database holds no session rows (an agent
+/// just added), and where one session's `updated_at` is dated ahead of the clock: reloads are
+/// still patches, and a write to another session is named.
+#[test]
+fn patches_go_on_beside_an_empty_database_and_a_row_dated_ahead() {
+    let h = HostF::new();
+    h.writer("ops")
+        .execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM session_nodes;")
+        .unwrap();
+    let w = h.writer("main");
+    let mode: String = w
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    // A second session in main, its row dated a day ahead of the clock.
+    const AHEAD: &str = "agent:main:ahead-32";
+    w.execute(
+        "INSERT INTO session_nodes(session_key, current_session_id, entry_json, entry_valid, updated_at) \
+         SELECT ?1, 'ahead-window-32', json_set(entry_json, '$.sessionId', 'ahead-window-32'), 1, ?3 FROM session_nodes WHERE session_key = ?2",
+        rusqlite::params![AHEAD, I7, chrono::Utc::now().timestamp_millis() + 86_400_000],
+    )
+    .unwrap();
+    let src = h.source();
+    let mut memo = RowMemo::default();
+    kept(&src, &mut memo);
+    let shown = kept(&src, &mut memo);
+    assert_eq!(shown, cold(&h));
+    assert!(shown.iter().any(|r| r.key() == AHEAD));
+    let patch = |memo: &mut RowMemo| {
+        store_adapter::snapshot_changed(&src, None, memo).map(|s| {
+            s.rows
+                .into_iter()
+                .map(|r| r.list.key().to_string())
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(
+        patch(&mut memo),
+        Some(vec![]),
+        "the empty database stops nothing"
+    );
+    // OpenClaw writes I7's entry with the time now, below the row dated ahead, and has
+    // validated it again (its trigger cleared entry_valid) before the reload.
+    w.execute(
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 5151), updated_at = ?2 WHERE session_key = ?1",
+        rusqlite::params![I7, chrono::Utc::now().timestamp_millis()],
+    )
+    .unwrap();
+    w.execute(
+        "UPDATE session_nodes SET entry_valid = 1 WHERE session_key = ?1",
+        [I7],
+    )
+    .unwrap();
+    assert_eq!(patch(&mut memo), Some(vec![I7.to_string()]));
+}

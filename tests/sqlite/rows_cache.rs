@@ -389,3 +389,27 @@ fn the_listing_is_remembered_and_only_changed_entries_are_read() {
     );
     assert_eq!(fifth, fourth);
 }
+
+/// A session row whose entry does not parse is read every run (it is not remembered), and
+/// that alone does not write the cache file again each run.
+#[test]
+fn an_unreadable_entry_does_not_rewrite_the_cache_every_run() {
+    let c = Case::new();
+    c.h.writer("ops")
+        .execute(
+            "UPDATE session_nodes SET entry_json = '[]' WHERE session_key = (SELECT session_key FROM session_nodes ORDER BY session_key LIMIT 1)",
+            [],
+        )
+        .unwrap();
+    let (first, _) = c.warm();
+    let (second, _) = c.warm();
+    assert_eq!(second, first);
+    let (third, counts) = c.warm();
+    assert_eq!(third, first);
+    assert_eq!(
+        counts.get("session entry read"),
+        1,
+        "the unreadable entry, again"
+    );
+    assert_eq!(counts.get("rows cache written"), 0, "nothing new to keep");
+}

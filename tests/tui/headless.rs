@@ -883,4 +883,11 @@ fn a_list_held_for_the_first_screen_starts_when_nothing_holds_it() {
     assert_eq!(lists(&fx), 1, "the operator left: the list starts");
     let fx = clawtop::tui::update::update(&mut state, Action::Tick { now_ms: NOW_MS });
     assert_eq!(lists(&fx), 0, "once");
+    // `r` while it waits: read then, and not again when the wait ends.
+    let (mut state, _fx, _ctx) = clawtop::tui::app::init(&launch, NOW_MS, (120, 40));
+    let fx = clawtop::tui::update::update(&mut state, Action::Refresh);
+    assert_eq!(lists(&fx), 1);
+    let fx = clawtop::tui::update::update(&mut state, Action::NamedLoaded(None));
+    assert_eq!(lists(&fx), 0, "asked for already");
+    assert!(!state.sessions.reload_wanted);
 }

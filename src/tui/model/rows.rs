@@ -156,8 +156,8 @@ pub struct TranscriptDetails {
 
 impl LoadedTranscript {
     /// The details are in: figures, history and the summaries' audits (by compaction id).
-    /// Computed from an earlier read than the one shown, they stand as previous until this
-    /// read's arrive.
+    /// Made from another read than the one shown (which the generations already keep out
+    /// of the TUI), they stand as previous, never as this read's.
     pub fn set_details(&mut self, d: TranscriptDetails) {
         let TranscriptDetails {
             diagnosis,

@@ -100,6 +100,9 @@ impl SessionsState {
     /// during a read asks for one more after it, however many changes come, so reads
     /// neither pile up nor land out of order (an older read overwriting a newer one).
     pub fn request_load(&mut self, fx: &mut Vec<crate::tui::model::effect::Effect>) {
+        // Asked for (`r`, a pushed change) while it waited behind the first screen: read
+        // once, not again when the wait ends.
+        self.deferred = Deferred::No;
         if self.load_in_flight {
             self.reload_wanted = true;
         } else {
