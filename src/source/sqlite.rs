@@ -574,6 +574,20 @@ impl SessionSource for SqliteStore {
     /// Each database's tips through its [`crate::sqlite::events::TipsSince`]: a reload reads
     /// the tips of the sessions whose rows changed since the one before, not every session's.
     fn transcript_tips(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {
+        // How many sessions each database lists: a call for all of them (a whole listing)
+        // or for some (the sessions a reload found changed; `TipsSince::tips_of`).
+        // (A few databases: found by comparing, each path copied once.)
+        let listed: Vec<(PathBuf, usize)> = {
+            let rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+            let mut n: Vec<(PathBuf, usize)> = Vec::new();
+            for (p, _) in rows.values() {
+                match n.iter_mut().find(|(q, _)| q == p) {
+                    Some((_, c)) => *c += 1,
+                    None => n.push((p.clone(), 1)),
+                }
+            }
+            n
+        };
         let mut out = vec![None; sessions.len()];
         for (db, wanted) in self.by_database(sessions) {
             let Ok(conn) = self.connection(&db) else {
@@ -592,7 +606,11 @@ impl SessionSource for SqliteStore {
             }
             let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
             let ids: Vec<&str> = wanted.iter().map(|(_, sid)| sid.as_str()).collect();
-            let Ok(tips) = kept.1.tips(&guard, &ids) else {
+            let every = listed
+                .iter()
+                .find(|(p, _)| *p == db)
+                .is_none_or(|&(_, n)| n <= ids.len());
+            let Ok(tips) = kept.1.tips_of(&guard, &ids, every) else {
                 continue;
             };
             for ((i, _), t) in wanted.iter().zip(tips) {

@@ -350,7 +350,8 @@ pub struct TipsSince {
     tips: std::collections::HashMap<String, RowsTip>,
     /// What the table looked like then; None: nothing read yet.
     seen: Option<TableMark>,
-    calls: u32,
+    /// Calls since every tip was last read from the table ([`TIPS_FULL_EVERY`]).
+    since_full: u32,
     /// Sessions whose tip the last call read from the table (a test counts them).
     pub last_read: usize,
     /// Sessions a [`Self::tips`] call found appended to and forgot without being asked for
@@ -472,9 +473,10 @@ impl TipsSince {
         &mut self,
         db: &ReadOnlyDb,
     ) -> Result<Option<std::collections::HashSet<String>>, DbError> {
+        // A whole read due: the whole listing that follows a None reads every tip.
         if self.seen.is_none()
             || std::mem::take(&mut self.lost)
-            || self.calls.wrapping_add(1) % TIPS_FULL_EVERY == 0
+            || self.since_full.saturating_add(1) >= TIPS_FULL_EVERY
         {
             return Ok(None);
         }
@@ -483,7 +485,7 @@ impl TipsSince {
             return Ok(None);
         };
         appended.extend(self.unasked.drain());
-        self.calls = self.calls.wrapping_add(1);
+        self.since_full += 1;
         for id in &appended {
             self.tips.remove(id);
         }
@@ -517,16 +519,30 @@ impl TipsSince {
         Ok(only_appends.then_some(appended))
     }
 
-    /// [`tips`] of each of `session_ids`, in order, reading from the table only those of
-    /// sessions that changed since the last call (or were not asked then). Call it inside
-    /// one read transaction ([`crate::source::SessionSource::read_together`]): the marks and
-    /// the tips must come from the same snapshot.
+    /// [`tips`] of each of `session_ids` (every session of the database), in order, reading
+    /// from the table only those of sessions that changed since the last call (or were not
+    /// asked then). Call it inside one read transaction
+    /// ([`crate::source::SessionSource::read_together`]): the marks and the tips must come
+    /// from the same snapshot.
     pub fn tips(
         &mut self,
         db: &ReadOnlyDb,
         session_ids: &[&str],
     ) -> Result<Vec<Result<RowsTip, DbError>>, DbError> {
-        self.calls = self.calls.wrapping_add(1);
+        self.tips_of(db, session_ids, true)
+    }
+
+    /// [`Self::tips`] of some sessions (`every`: false) or of every session of the
+    /// database. Only a call for every session reads every tip again when a whole read is
+    /// due ([`TIPS_FULL_EVERY`]); one for some sessions that finds more than appends leaves
+    /// the next [`Self::appended`] unable to tell what changed.
+    pub fn tips_of(
+        &mut self,
+        db: &ReadOnlyDb,
+        session_ids: &[&str],
+        every: bool,
+    ) -> Result<Vec<Result<RowsTip, DbError>>, DbError> {
+        self.since_full = self.since_full.saturating_add(1);
         let mark = match TableMark::read(db) {
             Ok(m) => m,
             Err(e) => {
@@ -536,9 +552,11 @@ impl TipsSince {
             }
         };
         // Which sessions to read: None, every one.
-        let changed = match self.calls % TIPS_FULL_EVERY {
-            0 => None,
-            _ => self.appends_since(db, &mark)?,
+        let changed = if every && self.since_full >= TIPS_FULL_EVERY {
+            self.since_full = 0;
+            None
+        } else {
+            self.appends_since(db, &mark)?
         };
         // What changed is forgotten, asked now or not: a session asked later is read then,
         // and one not asked is named by the next `appended` (a reload of only the sessions
@@ -553,9 +571,9 @@ impl TipsSince {
             }),
             None => {
                 self.tips.clear();
-                // More than appends since a mark seen (not a first read): sessions not asked
-                // now may have changed in ways `appended` cannot name.
-                self.lost |= self.seen.is_some();
+                // More than appends since a mark seen (not a first read), and sessions not
+                // asked now: they may have changed in ways `appended` cannot name.
+                self.lost |= !every && self.seen.is_some();
             }
         }
         self.unasked.retain(|id| !asked.contains(id.as_str()));

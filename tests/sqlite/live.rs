@@ -579,7 +579,7 @@ fn a_kept_connection_sees_a_write_made_after_it_opened() {
 /// `TipsSince::appended` names every session appended to since it last answered, even when
 /// a tip read for some sessions only (a reload of the changed sessions) saw the others'
 /// appends first; and a change that is more than appends, seen by such a read, makes the
-/// next `appended` say it cannot tell.
+/// next `appended` say it cannot tell (seen by a read of every session, it does not).
 #[test]
 fn appends_seen_by_a_read_of_other_sessions_are_named_next() {
     use clawtop::sqlite::ReadOnlyDb;
@@ -619,7 +619,7 @@ fn appends_seen_by_a_read_of_other_sessions_are_named_next() {
     assert_eq!(named(&mut since), Some(vec![I7_SID.to_string()]));
     // OTHER is appended to, and a read of I7's tip alone sees it first.
     append(OTHER);
-    since.tips(&db(), &[I7_SID]).unwrap();
+    since.tips_of(&db(), &[I7_SID], false).unwrap();
     assert_eq!(named(&mut since), Some(vec![OTHER.to_string()]));
     assert_eq!(named(&mut since), Some(vec![]), "named once");
     // Rows deleted, seen by a read of I7's tip alone: the next answer cannot tell.
@@ -629,8 +629,17 @@ fn appends_seen_by_a_read_of_other_sessions_are_named_next() {
             [I7_SID],
         )
         .unwrap();
-    since.tips(&db(), &[I7_SID]).unwrap();
+    since.tips_of(&db(), &[I7_SID], false).unwrap();
     assert_eq!(named(&mut since), None);
+    // Read for every session instead, the whole listing that follows knows it all.
+    h.writer("main")
+        .execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1 AND seq = (SELECT min(seq) FROM transcript_events WHERE session_id = ?1)",
+            [I7_SID],
+        )
+        .unwrap();
+    since.tips(&db(), &[I7_SID, OTHER]).unwrap();
+    assert_eq!(named(&mut since), Some(vec![]));
 }
 
 /// The patch path of a live host whose other agent database holds no session rows (an agent
