@@ -112,39 +112,65 @@ impl RowsCache {
             read = c.rows.len();
             memo.rows.reserve(read);
             for s in c.rows {
-                let reference = SessionRef {
-                    source: host.clone(),
-                    agent_id: s.agent_id,
-                    key: s.key,
-                    session_id: s.session_id,
-                };
-                let last_compaction = s
-                    .last_compaction
-                    .into_iter()
-                    .filter_map(|(code, message, compaction)| {
-                        Some(HistoryWarning {
-                            code: history::code::known(&code)?,
-                            message,
-                            compaction,
-                        })
-                    })
-                    .collect();
-                let kept = Kept {
-                    session: Listed::Print(s.listing),
-                    stamp: s.stamp.into_owned(),
-                    store: s.store,
-                    tip: None,
-                    models: s.models,
-                    row: Box::new(s.row.into_owned()),
-                    last_compaction,
-                    clock: s.clock,
-                    watch: s.watch.into_owned(),
-                    busy_at: s.busy_at,
-                };
+                let (reference, kept) = kept_of(&host, s);
                 memo.rows.insert(reference, kept);
             }
         }
         (RowsCache { file, host, read }, memo)
+    }
+
+    /// The rows remembered for the sessions `keys` (agent, key) names alone, keyed for a
+    /// TUI ([`Self::open_live`]), without decoding the others or taking back the listing:
+    /// what the launch session's row needs before its first screen (`clawtop KEY`), on a
+    /// host of thousands. Nothing is written back (the whole list's first load does that).
+    pub fn open_some(dir: &Path, source: &dyn SessionSource, keys: &[(&str, &str)]) -> RowMemo {
+        let host = source.label();
+        let file = dir
+            .join("rows")
+            .join(format!("{}.json", &list::fingerprint(&host)[..24]));
+        let mut memo = RowMemo {
+            keying: Keying::LiveFromDisk,
+            ..RowMemo::default()
+        };
+        let Some(text) = read_text(&file) else {
+            return memo;
+        };
+        #[derive(Deserialize)]
+        struct Rows<'a> {
+            format: String,
+            build: String,
+            host: String,
+            basis: Option<String>,
+            #[serde(borrow)]
+            rows: Vec<&'a serde_json::value::RawValue>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Names<'a> {
+            #[serde(borrow)]
+            agent_id: Cow<'a, str>,
+            #[serde(borrow)]
+            key: Cow<'a, str>,
+        }
+        let Ok(c) = serde_json::from_slice::<Rows>(&text) else {
+            return memo;
+        };
+        if c.format != FORMAT || Some(&c.build) != build().as_ref() || c.host != host {
+            return memo;
+        }
+        memo.basis = c.basis;
+        for raw in c.rows {
+            let wanted = serde_json::from_str::<Names>(raw.get())
+                .is_ok_and(|n| keys.contains(&(n.agent_id.as_ref(), n.key.as_ref())));
+            if let Some(s) = wanted
+                .then(|| serde_json::from_str::<Stored>(raw.get()).ok())
+                .flatten()
+            {
+                let (reference, kept) = kept_of(&host, s);
+                memo.rows.insert(reference, kept);
+            }
+        }
+        memo
     }
 
     /// Writes back what the list kept, when it changed. A failure (a read-only or full disk)
@@ -255,20 +281,57 @@ fn build() -> Option<String> {
     ))
 }
 
-fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
-    let ignored = |why: &str| {
-        tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
+/// A remembered row as the memo holds it.
+fn kept_of(host: &str, s: Stored<'_>) -> (SessionRef, Kept) {
+    let reference = SessionRef {
+        source: host.to_string(),
+        agent_id: s.agent_id,
+        key: s.key,
+        session_id: s.session_id,
     };
-    let f = match crate::regular_file::open(file) {
-        Ok(f) => f,
-        Err(_) => return None,
+    let last_compaction = s
+        .last_compaction
+        .into_iter()
+        .filter_map(|(code, message, compaction)| {
+            Some(HistoryWarning {
+                code: history::code::known(&code)?,
+                message,
+                compaction,
+            })
+        })
+        .collect();
+    let kept = Kept {
+        session: Listed::Print(s.listing),
+        stamp: s.stamp.into_owned(),
+        store: s.store,
+        tip: None,
+        models: s.models,
+        row: Box::new(s.row.into_owned()),
+        last_compaction,
+        clock: s.clock,
+        watch: s.watch.into_owned(),
+        busy_at: s.busy_at,
     };
+    (reference, kept)
+}
+
+/// The cache file's bytes; None when it is missing, unreadable or too large.
+fn read_text(file: &Path) -> Option<Vec<u8>> {
+    let f = crate::regular_file::open(file).ok()?;
     if f.metadata().ok()?.len() > MAX_FILE_BYTES {
-        ignored("too large");
+        tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why = "too large", "rows cache ignored");
         return None;
     }
     let mut text = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(&f, MAX_FILE_BYTES), &mut text).ok()?;
+    Some(text)
+}
+
+fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
+    let ignored = |why: &str| {
+        tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
+    };
+    let text = read_text(file)?;
     match serde_json::from_slice::<CacheFile>(&text) {
         Ok(c) if c.format == FORMAT && Some(&c.build) == build().as_ref() && c.host == host => {
             tracing::debug!(target: "clawtop::io", io = "rows cache read", rows = c.rows.len(), "rows cache read");

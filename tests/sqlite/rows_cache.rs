@@ -413,3 +413,28 @@ fn an_unreadable_entry_does_not_rewrite_the_cache_every_run() {
     );
     assert_eq!(counts.get("rows cache written"), 0, "nothing new to keep");
 }
+
+/// `clawtop KEY`'s row read alone takes the remembered row of that session (decoding no
+/// other): no transcript is read, and the row is the one read without the cache.
+#[test]
+fn the_named_session_row_is_taken_from_the_cache_alone() {
+    use clawtop::tui::store_adapter;
+    let c = Case::new();
+    let (_, _) = c.warm();
+    let src = source(&c.h);
+    let key = src.list(None).sessions[0].key().to_string();
+    let rows = |cache: Option<&Path>| {
+        let counts = IoCounts::default();
+        let snap = counts
+            .during(|| store_adapter::snapshot_named_remembered(&source(&c.h), None, &key, cache))
+            .expect("read alone");
+        let rows: Vec<_> = snap.rows.into_iter().map(|r| r.list).collect();
+        (rows, counts.get("transcript read"))
+    };
+    let (without, read) = rows(None);
+    assert_eq!(read, 1, "measured without the cache");
+    let (with, read) = rows(Some(c.cache.path()));
+    assert_eq!(read, 0, "remembered");
+    assert_eq!(with, without);
+    assert_eq!(with.len(), 1);
+}

@@ -81,8 +81,16 @@ pub fn snapshot_named_remembered(
 ) -> Option<SessionsSnapshot> {
     let listing = source.listing_named(agent, name)?;
     let mut memo = match cache {
-        // Keyed as the TUI keys (no host totals); the tips it takes are dropped with it.
-        Some(dir) => crate::usecase::rows_cache::RowsCache::open_live(dir, source.as_ref()).1,
+        // Keyed as the TUI keys (no host totals); the tips it takes are dropped with it. Only
+        // the named session's rows are decoded: the rest of the host waits for its list.
+        Some(dir) => {
+            let keys: Vec<(&str, &str)> = listing
+                .sessions
+                .iter()
+                .map(|s| (s.agent_id(), s.key()))
+                .collect();
+            crate::usecase::rows_cache::RowsCache::open_some(dir, source.as_ref(), &keys)
+        }
         None => Default::default(),
     };
     Some(snapshot_of(source, agent, &mut memo, move |_| listing).0)
