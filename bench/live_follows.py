@@ -10,18 +10,18 @@ figure in the session's row.
 Prints each turn's row and `row follows each turn: yes (N of N)` (or `NO`); exits 1 on NO.
 """
 import fcntl
-import json
 import os
 import pty
 import select
 import signal
-import sqlite3
 import struct
 import sys
 import termios
 import time
 
 import pyte
+
+from live_tui import SqliteTurns
 
 COLS, ROWS = 160, 50
 
@@ -51,28 +51,12 @@ def main():
     pump(5)
     os.write(fd, f"/{short}\r".encode())
     pump(1)
-    c = sqlite3.connect(db, timeout=5)
-    # The schema's CHECKs call octet_length (SQLite 3.43); older builds get it from here.
-    c.create_function("octet_length", 1, lambda v: None if v is None else len(v.encode() if isinstance(v, str) else v),
-                      deterministic=True)
-    sid = c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?", (key,)).fetchone()[0]
+    # The turns written as bench/live_tui.py writes them.
+    writer = SqliteTurns(db, key)
     followed = 0
     for turn in range(turns):
-        seq = c.execute("SELECT coalesce(max(seq), -1) FROM transcript_events WHERE session_id = ?", (sid,)).fetchone()[0]
-        now = int(time.time() * 1000)
         prompt = 50_000 + turn * 20_000
-        u = {"type": "message", "id": f"follow-u{turn}", "parentId": f"follow-a{turn - 1}" if turn else None,
-             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
-             "message": {"role": "user", "content": f"turn {turn}", "timestamp": now}}
-        a = {"type": "message", "id": f"follow-a{turn}", "parentId": f"follow-u{turn}", "timestamp": u["timestamp"],
-             "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m",
-                         "usage": {"input": prompt, "output": 5, "cacheRead": 0, "cacheWrite": 0,
-                                   "totalTokens": prompt + 5}, "stopReason": "stop", "timestamp": now}}
-        for k, e in enumerate((u, a)):
-            c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
-                      (sid, seq + 1 + k, json.dumps(e), now))
-        c.execute("UPDATE session_nodes SET updated_at = ? WHERE session_key = ?", (now, key))
-        c.commit()
+        writer.write(turn, prompt)
         pump(1.5)
         row = next((line.rstrip() for line in screen.display if f" {short} " in line), "")
         ok = f" {prompt // 1000}k/" in row

@@ -30,14 +30,17 @@ def cpu_ticks(pid):
     return int(parts[11]) + int(parts[12])  # utime + stime
 
 
-def turn_events(turn, now):
+def turn_events(turn, now, prompt=None):
+    """A user message and the reply to it; the reply's prompt is `prompt` tokens (default:
+    1,000 and 100 more each turn)."""
+    prompt = 1000 + turn * 100 if prompt is None else prompt
     u = {"type": "message", "id": f"live-u{turn}", "parentId": f"live-a{turn - 1}" if turn else None,
          "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
          "message": {"role": "user", "content": f"turn {turn}", "timestamp": now}}
     a = {"type": "message", "id": f"live-a{turn}", "parentId": f"live-u{turn}", "timestamp": u["timestamp"],
          "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m",
-                     "usage": {"input": 1000 + turn * 100, "output": 5, "cacheRead": 0, "cacheWrite": 0,
-                               "totalTokens": 1005 + turn * 100}, "stopReason": "stop", "timestamp": now}}
+                     "usage": {"input": prompt, "output": 5, "cacheRead": 0, "cacheWrite": 0,
+                               "totalTokens": prompt + 5}, "stopReason": "stop", "timestamp": now}}
     return u, a
 
 
@@ -52,12 +55,12 @@ class SqliteTurns:
         self.sid = self.c.execute("SELECT current_session_id FROM session_nodes WHERE session_key = ?",
                                   (key,)).fetchone()[0]
 
-    def write(self, turn):
+    def write(self, turn, prompt=None):
         c = self.c
         seq = c.execute("SELECT coalesce(max(seq), -1) FROM transcript_events WHERE session_id = ?",
                         (self.sid,)).fetchone()[0]
         now = int(time.time() * 1000)
-        for k, e in enumerate(turn_events(turn, now)):
+        for k, e in enumerate(turn_events(turn, now, prompt)):
             c.execute("INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?, ?, ?, ?)",
                       (self.sid, seq + 1 + k, json.dumps(e), now))
         c.execute("UPDATE session_nodes SET updated_at = ? WHERE session_key = ?", (now, self.key))
@@ -81,10 +84,10 @@ class FileTurns:
         while self.data[self.at:self.at + 1] == b" ":
             self.at += 1
 
-    def write(self, turn):
+    def write(self, turn, prompt=None):
         now = int(time.time() * 1000)
         with open(self.transcript, "a") as f:
-            for e in turn_events(turn, now):
+            for e in turn_events(turn, now, prompt):
                 f.write(json.dumps(e) + "\n")
         self.data[self.at:self.at + 13] = str(now).encode()
         tmp = self.store + ".tmp"

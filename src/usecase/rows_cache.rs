@@ -97,9 +97,7 @@ impl RowsCache {
 
     fn open_as(dir: &Path, source: &dyn SessionSource, keying: Keying) -> (RowsCache, RowMemo) {
         let host = source.label();
-        let file = dir
-            .join("rows")
-            .join(format!("{}.json", &list::fingerprint(&host)[..24]));
+        let file = file_of(dir, &host);
         let mut memo = RowMemo {
             keying,
             ..RowMemo::default()
@@ -125,9 +123,7 @@ impl RowsCache {
     /// host of thousands. Nothing is written back (the whole list's first load does that).
     pub fn open_some(dir: &Path, source: &dyn SessionSource, keys: &[(&str, &str)]) -> RowMemo {
         let host = source.label();
-        let file = dir
-            .join("rows")
-            .join(format!("{}.json", &list::fingerprint(&host)[..24]));
+        let file = file_of(dir, &host);
         let mut memo = RowMemo {
             keying: Keying::LiveFromDisk,
             ..RowMemo::default()
@@ -155,7 +151,7 @@ impl RowsCache {
         let Ok(c) = serde_json::from_slice::<Rows>(&text) else {
             return memo;
         };
-        if c.format != FORMAT || Some(&c.build) != build().as_ref() || c.host != host {
+        if !ours(&c.format, &c.build, &c.host, &host) {
             return memo;
         }
         memo.basis = c.basis;
@@ -281,6 +277,17 @@ fn build() -> Option<String> {
     ))
 }
 
+/// The cache file of the host labelled `host` in clawtop's cache directory `dir`.
+fn file_of(dir: &Path, host: &str) -> PathBuf {
+    dir.join("rows")
+        .join(format!("{}.json", &list::fingerprint(&host)[..24]))
+}
+
+/// A file of this format, written by this build for this host.
+fn ours(format: &str, build: &str, host_in_file: &str, host: &str) -> bool {
+    format == FORMAT && self::build().as_deref() == Some(build) && host_in_file == host
+}
+
 /// A remembered row as the memo holds it.
 fn kept_of(host: &str, s: Stored<'_>) -> (SessionRef, Kept) {
     let reference = SessionRef {
@@ -333,7 +340,7 @@ fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
     };
     let text = read_text(file)?;
     match serde_json::from_slice::<CacheFile>(&text) {
-        Ok(c) if c.format == FORMAT && Some(&c.build) == build().as_ref() && c.host == host => {
+        Ok(c) if ours(&c.format, &c.build, &c.host, host) => {
             tracing::debug!(target: "clawtop::io", io = "rows cache read", rows = c.rows.len(), "rows cache read");
             Some(c)
         }

@@ -45,6 +45,22 @@ fn append_turn(h: &HostF, input: u64) {
     }
 }
 
+/// OpenClaw's writer on the main database as it holds it while it runs: open, in WAL mode,
+/// its -wal and -shm there from a first write on.
+fn live_writer(h: &HostF) -> rusqlite::Connection {
+    let w = h.writer("main");
+    let mode: String = w
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    w.execute(
+        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
+        [I7],
+    )
+    .unwrap();
+    w
+}
+
 /// What a first load of the host as it is now shows (a new source, nothing kept).
 fn cold(h: &HostF) -> Vec<clawtop::usecase::list::SessionRow> {
     store_adapter::snapshot(&h.source(), None)
@@ -123,18 +139,9 @@ fn a_reload_reads_again_only_the_session_that_changed() {
 fn a_reload_hands_over_only_the_rows_that_changed() {
     use clawtop::usecase::list::SessionRow;
     let h = HostF::new();
-    // A live host: OpenClaw holds the database open in WAL mode (a database read as an
-    // immutable file is opened again after any write, and every reload is a whole one).
-    let w = h.writer("main");
-    let mode: String = w
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
-    w.execute(
-        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
-        [I7],
-    )
-    .unwrap();
+    // A live host (a database read as an immutable file is opened again after any write,
+    // and every reload is a whole one).
+    let w = live_writer(&h);
     let src = h.source();
     let mut memo = RowMemo::default();
     let mut shown = kept(&src, &mut memo);
@@ -539,17 +546,7 @@ fn kept_tips_see_every_change_a_whole_read_sees() {
 fn a_kept_connection_sees_a_write_made_after_it_opened() {
     use crate::support::io_counts::IoCounts;
     let h = HostF::new();
-    let w = h.writer("main");
-    let mode: String = w
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
-    // The writer's -wal and -shm exist from its first write on.
-    w.execute(
-        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
-        [I7],
-    )
-    .unwrap();
+    let w = live_writer(&h);
     let src = h.source();
     let tokens = |src: &clawtop::source::SourceHandle| {
         src.list(None)
@@ -651,11 +648,7 @@ fn patches_go_on_beside_an_empty_database_and_a_row_dated_ahead() {
     h.writer("ops")
         .execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM session_nodes;")
         .unwrap();
-    let w = h.writer("main");
-    let mode: String = w
-        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
+    let w = live_writer(&h);
     // A second session in main, its row dated a day ahead of the clock.
     const AHEAD: &str = "agent:main:ahead-32";
     w.execute(
