@@ -2,8 +2,7 @@
 
 use super::args::*;
 use super::host::*;
-use crate::commands::out;
-use crate::report::json;
+use crate::commands::{out, out_json};
 use crate::usecase::Exit;
 
 pub(crate) fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
@@ -16,7 +15,7 @@ pub(crate) fn cmd_audit(g: &Global, target: &str, as_json: bool) -> i32 {
         Err(p) => return fail(p.to_string()),
     };
     if as_json {
-        out(&json::to_string(&a));
+        out_json(&a);
     } else {
         out(&crate::report::audit::render(&a));
         warn_all(&a.warnings);

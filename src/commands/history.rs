@@ -2,9 +2,8 @@
 
 use super::args::*;
 use super::host::*;
-use crate::commands::out;
+use crate::commands::{out, out_json};
 use crate::numbers::Numbers;
-use crate::report::json;
 use crate::source::Session;
 use crate::usecase::Exit;
 use std::path::PathBuf;
@@ -34,7 +33,7 @@ pub(crate) fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathB
     let mut rep = rep;
     crate::usecase::history::add_logs(&mut rep.history, &rep.session_key, logs);
     if as_json {
-        out(&json::to_string(&rep));
+        out_json(&rep);
     } else {
         out(&crate::report::history::render(&rep));
         warn_all(&rep.read_warnings);

@@ -2,8 +2,8 @@
 
 use super::args::*;
 use super::host::*;
-use crate::commands::out;
-use crate::report::{json, list};
+use crate::commands::{out, out_json};
+use crate::report::list;
 use crate::usecase::Exit;
 
 pub(crate) fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
@@ -12,7 +12,7 @@ pub(crate) fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
         Err(e) => return fail(e.to_string()),
     };
     if as_json {
-        out(&json::to_string(&r));
+        out_json(&r);
     } else if r.sessions.is_empty() && !r.errors.is_empty() {
         // A failure is not "no sessions": stdout stays empty, the causes go to stderr below.
     } else {

@@ -31,6 +31,14 @@ pub(crate) fn out(s: &str) {
     let _ = o.flush();
 }
 
+/// A `--json` answer on stdout, written as it is made through one buffer: a host's list of
+/// thousands of rows is never held whole as text nor checked again as UTF-8 (issue 31, warm).
+pub(crate) fn out_json<T: serde::Serialize>(v: &T) {
+    let mut o = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let _ = crate::report::json::to_writer(v, &mut o);
+    let _ = o.flush();
+}
+
 /// Set for a `--json` command: its failures also print a JSON error object on stdout.
 pub(crate) static JSON_ERRORS: std::sync::atomic::AtomicBool =
     std::sync::atomic::AtomicBool::new(false);
