@@ -312,9 +312,9 @@ pub trait SessionSource: Send + Sync {
         None
     }
     /// What the source remembers of its listings, to be written between runs (the rows
-    /// cache, docs/cache.md): what lets the next run list without reading every entry
-    /// again. None: it remembers nothing.
-    fn listing_memory(&self) -> Option<Box<serde_json::value::RawValue>> {
+    /// cache, docs/cache.md), in a form only this source reads back: what lets the next run
+    /// list without reading every entry again. None: it remembers nothing.
+    fn listing_memory(&self) -> Option<Vec<u8>> {
         None
     }
     /// The listing read something the memory it was given did not hold (the memory is
@@ -325,7 +325,7 @@ pub trait SessionSource: Send + Sync {
     /// Takes back what an earlier run's [`Self::listing_memory`] wrote, before the first
     /// listing (None: nothing was written, remember from now on). A memory that does not
     /// read back is ignored: the listing reads as without one.
-    fn recall_listing(&self, _memory: Option<&serde_json::value::RawValue>) {}
+    fn recall_listing(&self, _memory: Option<&[u8]>) {}
     /// A short listing in which [`Listing::find`] gives for `name` what it gives in the
     /// whole [`Self::list`], when the source can read one without the rest (a SQLite host
     /// reads a full key's own row); None when it cannot (then only the whole list answers).

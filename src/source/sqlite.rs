@@ -460,16 +460,20 @@ impl SessionSource for SqliteStore {
     }
 
     /// Per database (by its path), its rows as [`crate::sqlite::entry::RowsKept`] writes them.
-    fn listing_memory(&self) -> Option<Box<serde_json::value::RawValue>> {
+    fn listing_memory(&self) -> Option<Vec<u8>> {
         let kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
-        let by_db: std::collections::BTreeMap<&str, Box<serde_json::value::RawValue>> = kept
+        let remembered: Vec<(&str, Vec<u8>)> = kept
             .iter()
             .filter_map(|(db, k)| Some((db.to_str()?, k.remembered()?)))
             .collect();
-        if by_db.is_empty() {
+        if remembered.is_empty() {
             return None;
         }
-        serde_json::value::to_raw_value(&by_db).ok()
+        let by_db: std::collections::BTreeMap<&str, &serde_bytes::Bytes> = remembered
+            .iter()
+            .map(|(db, rows)| (*db, serde_bytes::Bytes::new(rows)))
+            .collect();
+        rmp_serde::to_vec_named(&by_db).ok()
     }
 
     fn listing_moved(&self) -> bool {
@@ -477,17 +481,17 @@ impl SessionSource for SqliteStore {
         kept.values().any(|k| k.remember && k.moved)
     }
 
-    fn recall_listing(&self, memory: Option<&serde_json::value::RawValue>) {
+    fn recall_listing(&self, memory: Option<&[u8]>) {
         self.remember_listing
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        let Some(by_db) = memory.and_then(|m| {
-            serde_json::from_str::<HashMap<PathBuf, Box<serde_json::value::RawValue>>>(m.get()).ok()
-        }) else {
+        let Some(by_db) = memory
+            .and_then(|m| rmp_serde::from_slice::<HashMap<PathBuf, &serde_bytes::Bytes>>(m).ok())
+        else {
             return;
         };
         let mut kept = self.kept_rows.lock().unwrap_or_else(|e| e.into_inner());
         for (db, rows) in by_db {
-            kept.entry(db).or_default().recall(&rows);
+            kept.entry(db).or_default().recall(rows);
         }
     }
 

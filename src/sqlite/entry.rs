@@ -306,8 +306,9 @@ impl RowsKept {
         self.rows.is_empty()
     }
 
-    /// The rows as written between runs; None when they are not remembered.
-    pub fn remembered(&self) -> Option<Box<serde_json::value::RawValue>> {
+    /// The rows as written between runs (MessagePack, as the rows cache: docs/cache.md);
+    /// None when they are not remembered.
+    pub fn remembered(&self) -> Option<Vec<u8>> {
         if !self.remember || !self.listed || self.rows.is_empty() {
             return None;
         }
@@ -321,26 +322,25 @@ impl RowsKept {
             .collect();
         // In key order: the same rows write the same text.
         rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let text = serde_json::to_string(&RememberedOut {
+        rmp_serde::to_vec_named(&RememberedOut {
             read_whole_at: self.read_whole_at,
             rows,
         })
-        .ok()?;
-        serde_json::value::RawValue::from_string(text).ok()
+        .ok()
     }
 
     /// Takes back the rows an earlier run remembered ([`Self::remembered`]), unless they
     /// are older than [`REMEMBERED_FOR_MS`] or this reader read already; rows that cannot be
     /// read back are not taken (every row is read again).
-    pub fn recall(&mut self, text: &serde_json::value::RawValue) {
-        self.recall_at(text, chrono::Utc::now().timestamp_millis())
+    pub fn recall(&mut self, bytes: &[u8]) {
+        self.recall_at(bytes, chrono::Utc::now().timestamp_millis())
     }
 
-    fn recall_at(&mut self, text: &serde_json::value::RawValue, now_ms: i64) {
+    fn recall_at(&mut self, bytes: &[u8], now_ms: i64) {
         if self.reads > 0 || !self.rows.is_empty() {
             return;
         }
-        let Ok(r) = serde_json::from_str::<RememberedIn>(text.get()) else {
+        let Ok(r) = rmp_serde::from_slice::<RememberedIn>(bytes) else {
             return;
         };
         if now_ms.saturating_sub(r.read_whole_at) >= REMEMBERED_FOR_MS || r.read_whole_at > now_ms {
@@ -770,24 +770,38 @@ mod tests {
         assert_eq!(e.total_tokens_raw, None);
         assert!(!back.moved);
         // An id `parse_entry` refuses is not taken from the file either.
-        let unsafe_id = text.get().replacen("\"s2\"", "\"../s2\"", 1);
-        assert_ne!(unsafe_id, text.get());
+        let mut written = rmp_serde::from_slice::<RememberedIn>(&text).unwrap();
+        let b = written
+            .rows
+            .iter_mut()
+            .find(|r| r.0 == "agent:main:b")
+            .unwrap();
+        b.3.session_id = "../s2".into();
+        let unsafe_id = rmp_serde::to_vec_named(&RememberedOut {
+            read_whole_at: written.read_whole_at,
+            rows: written
+                .rows
+                .iter()
+                .map(|(k, c, u, e, x)| (k.as_str(), c, *u, e, x))
+                .collect(),
+        })
+        .unwrap();
         let mut other = RowsKept::default();
-        other.recall_at(
-            &serde_json::value::RawValue::from_string(unsafe_id).unwrap(),
-            1_000,
-        );
+        other.recall_at(&unsafe_id, 1_000);
         assert_eq!(other.rows.len(), 1);
         assert!(!other.rows.contains_key("agent:main:b"));
         // Too old, from the future, or not what was written: nothing is taken.
-        for (text, now) in [
-            (text.get().to_string(), 1_000 + REMEMBERED_FOR_MS),
-            (text.get().to_string(), 999),
-            (r#"{"readWholeAt":1000,"rows":[["k"]]}"#.to_string(), 1_000),
+        let foreign =
+            rmp_serde::to_vec_named(&serde_json::json!({"readWholeAt": 1000, "rows": [["k"]]}))
+                .unwrap();
+        for (bytes, now) in [
+            (text.clone(), 1_000 + REMEMBERED_FOR_MS),
+            (text.clone(), 999),
+            (foreign, 1_000),
+            (b"{\"readWholeAt\":1000}".to_vec(), 1_000),
         ] {
             let mut other = RowsKept::default();
-            let raw = serde_json::value::RawValue::from_string(text).unwrap();
-            other.recall_at(&raw, now);
+            other.recall_at(&bytes, now);
             assert!(other.rows.is_empty() && other.reads == 0);
         }
         // Not remembered unless asked, nor for a database this process did not list.

@@ -566,20 +566,71 @@ impl Listed {
 
 /// A fingerprint of everything a listed session holds (its entry, where its transcript is,
 /// the warnings its listing gave): two listings with the same print built the same row.
+/// Every field is written out by name (MessagePack) and hashed: a warm `list` prints each of
+/// a host's thousands of sessions, and this is several times cheaper than their `Debug`.
 pub(crate) fn listing_print(s: &Session) -> String {
-    fingerprint(s)
+    #[derive(Serialize)]
+    struct Print<'a> {
+        reference: (&'a str, &'a str, &'a str, &'a str),
+        entry: &'a crate::store_entry::StoreEntry,
+        transcript: &'a Option<String>,
+        transcript_how: &'a str,
+        transcript_unread: &'a Option<String>,
+        entry_from: &'a Option<String>,
+        warnings: &'a [String],
+    }
+    // Every field of a session: a field added to it and not here fails to build.
+    let Session {
+        reference,
+        entry,
+        transcript,
+        transcript_how,
+        transcript_unread,
+        entry_from,
+        warnings,
+    } = s;
+    let print = Print {
+        reference: (
+            &reference.source,
+            &reference.agent_id,
+            &reference.key,
+            &reference.session_id,
+        ),
+        entry,
+        transcript,
+        transcript_how,
+        transcript_unread,
+        entry_from,
+        warnings,
+    };
+    match rmp_serde::to_vec_named(&print) {
+        Ok(bytes) => hex_digest(&bytes),
+        // Not expected (every field is plain data); the `Debug` form is a print all the same.
+        Err(_) => fingerprint(s),
+    }
+}
+
+/// SHA-256 of `bytes`, its first 16 bytes in hex.
+fn hex_digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    use std::fmt::Write;
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(32);
+    for b in &digest[..16] {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
 }
 
 /// SHA-256 (32 hex digits) of a value's `Debug` form. The form is written out first and
 /// hashed whole: `Debug` writes a row's session in hundreds of pieces, and hashing each as
 /// it came cost a warm `list` of 2,000 sessions more than the hash of their text.
 pub(crate) fn fingerprint(s: &dyn std::fmt::Debug) -> String {
-    use sha2::{Digest, Sha256};
     use std::fmt::Write;
     thread_local! {
         static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    let digest = TEXT.with(|t| {
+    TEXT.with(|t| {
         // Reused between calls; a `Debug` that fingerprints again inside gets its own.
         let mut own = String::new();
         let mut shared = t.try_borrow_mut();
@@ -589,13 +640,8 @@ pub(crate) fn fingerprint(s: &dyn std::fmt::Debug) -> String {
         };
         text.clear();
         let _ = write!(text, "{s:?}");
-        Sha256::digest(text.as_bytes())
-    });
-    let mut out = String::with_capacity(32);
-    for b in &digest[..16] {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+        hex_digest(text.as_bytes())
+    })
 }
 
 /// [`from_listing`], handing back the rows of `memo` that still hold and remembering the

@@ -33,11 +33,16 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/3";
+pub const FORMAT: &str = "clawtop-rows/4";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
+/// The file, in MessagePack (fields by name, as their JSON would name them): a warm `list` of
+/// thousands of rows spends most of its time reading this file back, and MessagePack reads
+/// back several times faster than JSON (no escapes to scan, lengths and numbers binary).
+/// Each row is its own MessagePack value inside a byte string, so one session's row is
+/// found without decoding the others' ([`RowsCache::open_some`]). [`to_json`] shows it.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CacheFile<'a> {
@@ -45,12 +50,17 @@ struct CacheFile<'a> {
     build: String,
     host: String,
     basis: Option<String>,
-    rows: Vec<Stored<'a>>,
+    #[serde(borrow)]
+    rows: Vec<Blob<'a>>,
     /// What the source remembers of its listing ([`SessionSource::listing_memory`]): a
     /// SQLite host's session rows, so the next run reads the entries that changed only.
-    #[serde(default)]
-    listing: Option<Box<serde_json::value::RawValue>>,
+    #[serde(default, borrow)]
+    listing: Option<Blob<'a>>,
 }
+
+/// Bytes written as one MessagePack byte string, read back borrowed from the file.
+#[derive(Serialize, Deserialize)]
+struct Blob<'a>(#[serde(borrow, with = "serde_bytes")] Cow<'a, [u8]>);
 
 /// One row as written (the row, its stamp and its files borrowed from the memo, not copied)
 /// and as read back (owned).
@@ -103,15 +113,23 @@ impl RowsCache {
             ..RowMemo::default()
         };
         let mut read = 0;
-        let cached = read_file(&file, &host);
-        source.recall_listing(cached.as_ref().and_then(|c| c.listing.as_deref()));
+        let text = read_text(&file);
+        let cached = text.as_deref().and_then(|t| read_file(&file, t, &host));
+        source.recall_listing(
+            cached
+                .as_ref()
+                .and_then(|c| c.listing.as_ref().map(|l| &*l.0)),
+        );
         if let Some(c) = cached {
             memo.basis = c.basis;
             read = c.rows.len();
             memo.rows.reserve(read);
-            for s in c.rows {
-                let (reference, kept) = kept_of(&host, s);
-                memo.rows.insert(reference, kept);
+            for blob in c.rows {
+                // A row that does not read back is built again (and the file written anew).
+                if let Ok(s) = rmp_serde::from_slice::<Stored>(&blob.0) {
+                    let (reference, kept) = kept_of(&host, s);
+                    memo.rows.insert(reference, kept);
+                }
             }
         }
         (RowsCache { file, host, read }, memo)
@@ -132,15 +150,6 @@ impl RowsCache {
             return memo;
         };
         #[derive(Deserialize)]
-        struct Rows<'a> {
-            format: String,
-            build: String,
-            host: String,
-            basis: Option<String>,
-            #[serde(borrow)]
-            rows: Vec<&'a serde_json::value::RawValue>,
-        }
-        #[derive(Deserialize)]
         #[serde(rename_all = "camelCase")]
         struct Names<'a> {
             #[serde(borrow)]
@@ -148,18 +157,15 @@ impl RowsCache {
             #[serde(borrow)]
             key: Cow<'a, str>,
         }
-        let Ok(c) = serde_json::from_slice::<Rows>(&text) else {
+        let Some(c) = read_file(&file, &text, &host) else {
             return memo;
         };
-        if !ours(&c.format, &c.build, &c.host, &host) {
-            return memo;
-        }
         memo.basis = c.basis;
-        for raw in c.rows {
-            let wanted = serde_json::from_str::<Names>(raw.get())
+        for blob in c.rows {
+            let wanted = rmp_serde::from_slice::<Names>(&blob.0)
                 .is_ok_and(|n| keys.contains(&(n.agent_id.as_ref(), n.key.as_ref())));
             if let Some(s) = wanted
-                .then(|| serde_json::from_str::<Stored>(raw.get()).ok())
+                .then(|| rmp_serde::from_slice::<Stored>(&blob.0).ok())
                 .flatten()
             {
                 let (reference, kept) = kept_of(&host, s);
@@ -218,6 +224,7 @@ impl RowsCache {
                 watch: Cow::Borrowed(&k.watch),
                 busy_at: k.busy_at.clone(),
             })
+            .filter_map(|stored| Some(Blob(Cow::Owned(rmp_serde::to_vec_named(&stored).ok()?))))
             .collect();
         let file = CacheFile {
             format: FORMAT.to_string(),
@@ -225,7 +232,7 @@ impl RowsCache {
             host: self.host.clone(),
             basis: memo.basis.clone(),
             rows,
-            listing: source.listing_memory(),
+            listing: source.listing_memory().map(|l| Blob(Cow::Owned(l))),
         };
         if let Err(e) = write_file(&self.file, &file) {
             tracing::debug!(
@@ -280,7 +287,7 @@ fn build() -> Option<String> {
 /// The cache file of the host labelled `host` in clawtop's cache directory `dir`.
 fn file_of(dir: &Path, host: &str) -> PathBuf {
     dir.join("rows")
-        .join(format!("{}.json", &list::fingerprint(&host)[..24]))
+        .join(format!("{}.msgpack", &list::fingerprint(&host)[..24]))
 }
 
 /// A file of this format, written by this build for this host.
@@ -329,17 +336,18 @@ fn read_text(file: &Path) -> Option<Vec<u8>> {
         tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why = "too large", "rows cache ignored");
         return None;
     }
-    let mut text = Vec::new();
+    // Sized once: the file is megabytes, and growing the buffer copied it again.
+    let mut text = Vec::with_capacity(f.metadata().map_or(0, |m| m.len() as usize + 1));
     std::io::Read::read_to_end(&mut std::io::Read::take(&f, MAX_FILE_BYTES), &mut text).ok()?;
     Some(text)
 }
 
-fn read_file(file: &Path, host: &str) -> Option<CacheFile<'static>> {
+/// `text`, the file at `file`, as this build wrote it for `host`; None (logged) otherwise.
+fn read_file<'a>(file: &Path, text: &'a [u8], host: &str) -> Option<CacheFile<'a>> {
     let ignored = |why: &str| {
         tracing::debug!(target: "clawtop::io", io = "rows cache ignored", file = %file.display(), why, "rows cache ignored");
     };
-    let text = read_text(file)?;
-    match serde_json::from_slice::<CacheFile>(&text) {
+    match rmp_serde::from_slice::<CacheFile>(text) {
         Ok(c) if ours(&c.format, &c.build, &c.host, host) => {
             tracing::debug!(target: "clawtop::io", io = "rows cache read", rows = c.rows.len(), "rows cache read");
             Some(c)
@@ -362,10 +370,58 @@ fn write_file(file: &Path, content: &CacheFile<'_>) -> std::io::Result<()> {
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
-        serde_json::to_writer(&mut w, content)?;
+        rmp_serde::encode::write_named(&mut w, content).map_err(std::io::Error::other)?;
         w.flush()?;
     }
     tmp.persist(file).map_err(|e| e.error)?;
+    // The file an earlier format kept under the JSON name is not read again.
+    let _ = std::fs::remove_file(file.with_extension("json"));
     tracing::debug!(target: "clawtop::io", io = "rows cache written", rows = content.rows.len(), "rows cache written");
     Ok(())
+}
+
+/// A cache file as JSON: each row as its fields, the source's listing memory as its bytes;
+/// None when `bytes` are not a cache file. What a person reading the file by hand, and the
+/// tests, see of it ([`from_json`] writes it back).
+pub fn to_json(bytes: &[u8]) -> Option<serde_json::Value> {
+    let c = rmp_serde::from_slice::<CacheFile>(bytes).ok()?;
+    let rows = c
+        .rows
+        .iter()
+        .map(|b| rmp_serde::from_slice::<serde_json::Value>(&b.0).ok())
+        .collect::<Option<Vec<_>>>()?;
+    Some(serde_json::json!({
+        "format": c.format,
+        "build": c.build,
+        "host": c.host,
+        "basis": c.basis,
+        "rows": rows,
+        "listing": c.listing.map(|l| l.0.into_owned()),
+    }))
+}
+
+/// The cache file whose JSON [`to_json`] gives is `v`; None when `v` is not of that shape.
+pub fn from_json(v: &serde_json::Value) -> Option<Vec<u8>> {
+    let text = |k: &str| v.get(k)?.as_str().map(str::to_string);
+    let rows = v
+        .get("rows")?
+        .as_array()?
+        .iter()
+        .map(|r| Some(Blob(Cow::Owned(rmp_serde::to_vec_named(r).ok()?))))
+        .collect::<Option<Vec<_>>>()?;
+    let listing = match v.get("listing") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(l) => Some(Blob(Cow::Owned(
+            serde_json::from_value::<Vec<u8>>(l.clone()).ok()?,
+        ))),
+    };
+    rmp_serde::to_vec_named(&CacheFile {
+        format: text("format")?,
+        build: text("build")?,
+        host: text("host")?,
+        basis: text("basis"),
+        rows,
+        listing,
+    })
+    .ok()
 }

@@ -374,13 +374,22 @@ fn the_listing_is_remembered_and_only_changed_entries_are_read() {
         .unwrap()
         .unwrap()
         .path();
-    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
-    let listing = v["listing"].as_object_mut().expect("a listing remembered");
-    assert!(!listing.is_empty());
-    for db in listing.values_mut() {
-        *db = serde_json::json!({"readWholeAt": "yesterday", "rows": 3});
-    }
-    std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
+    let mut v = clawtop::usecase::rows_cache::to_json(&std::fs::read(&file).unwrap()).unwrap();
+    // The source's memory: per database, its rows (MessagePack, opaque to the cache file).
+    let listing: Vec<u8> =
+        serde_json::from_value(v["listing"].clone()).expect("a listing remembered");
+    let by_db: std::collections::BTreeMap<String, serde_bytes::ByteBuf> =
+        rmp_serde::from_slice(&listing).unwrap();
+    assert!(!by_db.is_empty());
+    let foreign =
+        rmp_serde::to_vec_named(&serde_json::json!({"readWholeAt": "yesterday", "rows": 3}))
+            .unwrap();
+    let replaced: std::collections::BTreeMap<String, serde_bytes::ByteBuf> = by_db
+        .keys()
+        .map(|db| (db.clone(), serde_bytes::ByteBuf::from(foreign.clone())))
+        .collect();
+    v["listing"] = serde_json::json!(rmp_serde::to_vec_named(&replaced).unwrap());
+    std::fs::write(&file, clawtop::usecase::rows_cache::from_json(&v).unwrap()).unwrap();
     let (fifth, counts) = c.warm();
     assert_eq!(
         counts.get("session entry read"),

@@ -7,6 +7,7 @@ use crate::support::fixtures;
 use crate::support::io_counts::IoCounts;
 use clawtop::source::SourceHandle;
 use clawtop::store::{Env, Host, Options};
+use clawtop::usecase::rows_cache;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -132,11 +133,18 @@ fn an_unchanged_transcript_is_not_read_again() {
     let case = Case::new();
     primed(&case);
     assert_eq!(case.cache_files().len(), 1);
-    let text = std::fs::read_to_string(&case.cache_files()[0]).unwrap();
-    assert!(
-        !text.contains("docs/release.md") && !text.contains("Thanks."),
-        "figures only, no transcript text"
-    );
+    let bytes = std::fs::read(&case.cache_files()[0]).unwrap();
+    // The file's strings are stored as they are (MessagePack), and read back as JSON.
+    let text = rows_cache::to_json(&bytes)
+        .expect("a cache file")
+        .to_string();
+    assert!(text.contains("\"used\""), "the rows are in it");
+    for needle in ["docs/release.md", "Thanks."] {
+        assert!(
+            !text.contains(needle) && !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()),
+            "figures only, no transcript text"
+        );
+    }
 }
 
 #[test]
@@ -239,35 +247,73 @@ fn a_corrupt_or_foreign_cache_is_ignored_and_rewritten() {
     let case = Case::new();
     let good = primed(&case);
     let file = case.cache_files().pop().unwrap();
-    let valid = std::fs::read_to_string(&file).unwrap();
-    let format = clawtop::usecase::rows_cache::FORMAT;
-    let foreign = valid.replacen(format, "clawtop-rows/0", 1);
-    let other_build = valid.replacen(
-        &format!("\"build\":\"{} ", env!("CARGO_PKG_VERSION")),
-        "\"build\":\"0.0.0-other ",
-        1,
-    );
-    assert_ne!(other_build, valid);
-    let other_host = valid.replacen("\"host\":\"", "\"host\":\"/elsewhere", 1);
-    assert_ne!(other_host, valid);
+    let valid = rows_cache::to_json(&std::fs::read(&file).unwrap()).expect("a cache file");
+    let format = rows_cache::FORMAT;
+    let edited = |f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = valid.clone();
+        f(&mut v);
+        assert_ne!(v, valid);
+        rows_cache::from_json(&v).expect("written back")
+    };
     // Well-formed files whose figures are wrong but whose format, build or host is another.
-    let lying = |v: &str| v.replace("\"used\":", "\"used\":1");
-    assert_ne!(lying(&foreign), foreign);
+    let lying = |v: &mut serde_json::Value| {
+        for r in v["rows"].as_array_mut().unwrap() {
+            r["row"]["used"] = serde_json::json!(1);
+        }
+    };
+    let foreign = edited(&|v| {
+        v["format"] = "clawtop-rows/0".into();
+        lying(v);
+    });
+    let other_build = edited(&|v| {
+        let b = v["build"].as_str().unwrap().to_string();
+        assert!(b.starts_with(&format!("{} ", env!("CARGO_PKG_VERSION"))));
+        v["build"] = b
+            .replacen(env!("CARGO_PKG_VERSION"), "0.0.0-other", 1)
+            .into();
+        lying(v);
+    });
+    let other_host = edited(&|v| {
+        v["host"] = format!("/elsewhere{}", v["host"].as_str().unwrap()).into();
+        lying(v);
+    });
+    // The same file with its figures changed is read as it says (what was written is used).
+    let mut lied = valid.clone();
+    lying(&mut lied);
+    std::fs::write(&file, rows_cache::from_json(&lied).unwrap()).unwrap();
+    let (out, counts) = case.warm();
+    assert_eq!(
+        counts.get("transcript read"),
+        0,
+        "this build's file is trusted"
+    );
+    assert_ne!(
+        out, good,
+        "so the files below would show their figures if they were"
+    );
     for bad in [
-        "{not json".to_string(),
-        String::new(),
-        "\u{0}\u{1}garbage".to_string(),
-        lying(&foreign),
-        lying(&other_build),
-        lying(&other_host),
-        "[]".to_string(),
+        b"{not json".to_vec(),
+        Vec::new(),
+        b"\x00\x01garbage".to_vec(),
+        // The JSON text of a valid file (the format before MessagePack).
+        valid.to_string().into_bytes(),
+        foreign,
+        other_build,
+        other_host,
+        b"[]".to_vec(),
+        b"\x90".to_vec(),
     ] {
         std::fs::write(&file, &bad).unwrap();
         let (out, counts) = case.warm();
-        assert_eq!(out, good, "cache content {bad:.40?} changes no output");
+        assert_eq!(
+            out,
+            good,
+            "cache content {:.40?} changes no output",
+            String::from_utf8_lossy(&bad)
+        );
         assert_eq!(counts.get("transcript read"), 1, "measured again");
-        let rewritten = std::fs::read_to_string(&file).unwrap();
-        assert!(rewritten.contains(format), "rewritten");
+        let rewritten = rows_cache::to_json(&std::fs::read(&file).unwrap()).expect("rewritten");
+        assert_eq!(rewritten["format"], format, "rewritten");
         let (again, counts) = case.warm();
         assert_eq!(counts.get("transcript read"), 0, "and used");
         assert_eq!(again, good);
