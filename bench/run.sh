@@ -172,6 +172,19 @@ for host in "file:$STORE" "file-missing:$STORE_MISSING" "sqlite:$SQLITE_HOST/sta
   measure "list warm ($name)" "$dir" - "$TARGET_LIST_MB" -- "$BIN" list --json --state-dir "$dir"
   cmp -s "$LOG/list_cold_($name).out" "$LOG/list_warm_($name).out" \
     || ROWS+=("list warm ($name)|$dir|-|-|-|same output|DIFFERS from cold")
+  # A warm list takes a few hundredths of a second, /usr/bin/time's tick: its ratio takes the
+  # mean CPU of 10 more runs, measured to the microsecond (getrusage of each child).
+  CPU["list warm ($name)"]=$(python3 - "$BIN" "$dir" <<'PY'
+import resource, subprocess, sys
+bin, state = sys.argv[1], sys.argv[2]
+runs, before = 10, resource.getrusage(resource.RUSAGE_CHILDREN)
+for _ in range(runs):
+    subprocess.run([bin, "list", "--json", "--state-dir", state], stdout=subprocess.DEVNULL, check=True)
+after = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+print(f"{cpu / runs:.4f}")
+PY
+  )
 done
 measure "floor: read every transcript (file)" "$STORE" - - -- python3 bench/floor.py --files "$STORE"
 # The issue-10 target: what opening the session costs (index the rows, decode the screen shown,
@@ -373,7 +386,7 @@ echo
 echo "issue 31 ratios (CPU time, this run):"
 echo "  cold list / floor (sqlite):                     $(ratio "${CPU[list cold (sqlite)]:-}" "$FLOOR_ALL_S")x  (goal <= 2; floor ${FLOOR_ALL_S:-n/a} s)"
 echo "  cold list / floor (file):                       $(ratio "${CPU[list cold (file)]:-}" "$FLOOR_FILES_S")x  (goal <= 2; floor ${FLOOR_FILES_S:-n/a} s)"
-echo "  openclaw sessions / warm list (sqlite):         $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x  (goal >= 50)"
+echo "  openclaw sessions / warm list (sqlite):         $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x  (goal >= 50; warm: mean of 10 runs, ${CPU[list warm (sqlite)]:-n/a} s)"
 echo "  cold / warm list (file):                        $(ratio "${CPU[list cold (file)]:-}" "${CPU[list warm (file)]:-}")x"
 echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold (file-missing)]:-}" "${CPU[list warm (file-missing)]:-}")x"
 echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"

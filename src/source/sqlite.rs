@@ -135,13 +135,20 @@ impl SqliteStore {
 
     /// [`Self::new`] with clawtop's device identity kept in `dir` rather than its usual
     /// config dir.
-    pub fn with_identity_dir(host: Host, dir: Option<PathBuf>) -> SqliteStore {
+    pub fn with_identity_dir(mut host: Host, dir: Option<PathBuf>) -> SqliteStore {
+        // Discovery's connections, listed through next (not opened again).
+        let conns = host
+            .sqlite
+            .iter_mut()
+            .flat_map(|l| &mut l.agents)
+            .filter_map(|a| Some((a.path.clone(), a.opened.take()?.0)))
+            .collect();
         SqliteStore {
             rules: host.rules(),
             host,
             rows: Arc::new(Mutex::new(HashMap::new())),
             indexes: Mutex::new(HashMap::new()),
-            conns: Mutex::new(HashMap::new()),
+            conns: Mutex::new(conns),
             kept_rows: Mutex::new(HashMap::new()),
             remember_listing: Default::default(),
             tips_since: Mutex::new(HashMap::new()),

@@ -108,6 +108,20 @@ pub struct AgentDb {
     pub notes: Vec<String>,
     /// Why it could not be read, if it could not.
     pub error: Option<String>,
+    /// The connection discovery read it through, for the source to list through next
+    /// (opening it again parsed OpenClaw's schema of dozens of tables and triggers again: a
+    /// tenth of a warm `list`). None when it could not be read.
+    pub opened: Option<Opened>,
+}
+
+/// A connection kept from discovery ([`AgentDb::opened`]).
+#[derive(Clone)]
+pub struct Opened(pub crate::sqlite::transcript::SharedDb);
+
+impl std::fmt::Debug for Opened {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Opened")
+    }
 }
 
 /// What a state dir holds in SQLite.
@@ -254,6 +268,7 @@ fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
         legacy_store: None,
         notes: Vec::new(),
         error: None,
+        opened: None,
     };
     if !path.is_file() {
         a.error = Some(match std::fs::metadata(&path) {
@@ -271,7 +286,7 @@ fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
         a.has_sessions = registered;
         return a;
     }
-    let read = ReadOnlyDb::read_stable(&path, |db| {
+    let read = ReadOnlyDb::read_stable_kept(&path, |db| {
         let schema = db.user_version()?;
         let has_nodes = db.has_table("session_nodes")?;
         let ver = app_version(db, "agent");
@@ -313,11 +328,14 @@ fn inspect(state_dir: &Path, id: &str, rel: &str, registered: bool) -> AgentDb {
         Ok((schema, has_nodes, ver, notes))
     });
     match read {
-        Ok((schema, has_nodes, ver, notes)) => {
+        Ok(((schema, has_nodes, ver, notes), db)) => {
             a.schema = Some(schema);
             a.has_sessions = schema >= FIRST_SESSION_SCHEMA || has_nodes;
             a.app_version = ver;
             a.notes = notes;
+            a.opened = a
+                .has_sessions
+                .then(|| Opened(std::sync::Arc::new(std::sync::Mutex::new(db))));
         }
         Err(e) => {
             a.error = Some(crate::sanitize::one_line(&e.to_string()));

@@ -406,14 +406,24 @@ impl ReadOnlyDb {
     /// Runs `read` on a fresh connection until it saw a stable database (at most 4 tries).
     pub fn read_stable<T>(
         path: &Path,
-        mut read: impl FnMut(&ReadOnlyDb) -> Result<T, DbError>,
+        read: impl FnMut(&ReadOnlyDb) -> Result<T, DbError>,
     ) -> Result<T, DbError> {
+        Self::read_stable_kept(path, read).map(|(out, _)| out)
+    }
+
+    /// [`Self::read_stable`], handing back the connection the read was made through: a
+    /// caller that reads the same database next (discovery, then the listing) does not
+    /// open it and parse its schema again.
+    pub fn read_stable_kept<T>(
+        path: &Path,
+        mut read: impl FnMut(&ReadOnlyDb) -> Result<T, DbError>,
+    ) -> Result<(T, ReadOnlyDb), DbError> {
         const TRIES: u32 = 4;
         for attempt in 1..=TRIES {
             let db = ReadOnlyDb::open(path)?;
             let out = read(&db);
             if db.check_unchanged() {
-                return out;
+                return out.map(|out| (out, db));
             }
             tracing::debug!(path = %path.display(), attempt, "database changed during an immutable read; reading again");
             std::thread::sleep(Duration::from_millis(20 * attempt as u64));
