@@ -783,7 +783,12 @@ impl<'a> Tally<'a> {
             config: cx.config,
             now_ms: cx.now_ms,
             on_branch,
-            cost: SessionCost::default(),
+            // Sized once from the calls the scan captured: a million-row session's timeline
+            // grown by doubling held two copies at its last growth.
+            cost: SessionCost {
+                timeline: Vec::with_capacity(t.calls.len()),
+                ..SessionCost::default()
+            },
             unpriced_models: BTreeMap::new(),
             prev: None,
             recent: Default::default(),
