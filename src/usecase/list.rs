@@ -466,6 +466,10 @@ pub struct RowMemo {
     pub(crate) stores_moved: usize,
     /// How a kept row is known to still hold, and what the list totals.
     pub(crate) keying: Keying,
+    /// Sessions the last build listed but could not keep (nothing to key the row by: a
+    /// transcript file written within its settling time has no tip). A patch that names
+    /// one ([`changed_kept`]) names a session listed, not one added.
+    pub(crate) unkeyed: std::collections::HashSet<SessionRef>,
 }
 
 /// How a [`RowMemo`] knows a transcript is unchanged.
@@ -644,7 +648,7 @@ pub fn changed_kept(
     if !changed
         .sessions
         .iter()
-        .all(|s| memo.rows.contains_key(&s.reference))
+        .all(|s| memo.rows.contains_key(&s.reference) || memo.unkeyed.contains(&s.reference))
     {
         return None;
     }
@@ -660,6 +664,10 @@ pub fn changed_kept(
     memo.last_built = part.last_built;
     memo.stores_moved = part.stores_moved;
     memo.rows.extend(part.rows);
+    for s in &changed.sessions {
+        memo.unkeyed.remove(&s.reference);
+    }
+    memo.unkeyed.extend(part.unkeyed);
     Some((report, changed))
 }
 
@@ -778,6 +786,7 @@ fn build_rows(
         });
     report.sessions.reserve(loaded.sessions.len());
     report.refs.reserve(loaded.sessions.len());
+    let mut unkeyed = std::collections::HashSet::new();
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
@@ -853,6 +862,7 @@ fn build_rows(
                     let built = rows.build(s, &files);
                     let Some(stamp) = stamp else {
                         // Nothing to key it by: read again next time.
+                        unkeyed.insert(s.reference.clone());
                         report.sessions.push(built.row);
                         report.refs.push(s.reference.clone());
                         continue;
@@ -883,6 +893,7 @@ fn build_rows(
             fresh.extend(memo.rows.drain().filter(|(r, _)| r.agent_id != agent));
         }
         memo.rows = fresh;
+        memo.unkeyed = unkeyed;
     }
     report
         .warnings
