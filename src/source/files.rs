@@ -27,13 +27,12 @@ pub struct FileStore {
 }
 
 /// What a listing read, kept to tell which sessions changed since (issue 31, live): each
-/// store's bytes ([`StoreBytes`]: a rewrite is compared with them, only the entries that
-/// differ are parsed) and each session's entry, transcript and its `stat`. Kept only once
-/// someone asks what changed (a TUI): a one-shot `list` does not hold a store's tens of
-/// megabytes while it measures every transcript.
+/// session's entry, transcript and its `stat`, and, once someone asked what changed (a
+/// TUI), each store's bytes ([`StoreBytes`]: a rewrite is compared with them, only the
+/// entries that differ are parsed).
 #[derive(Default)]
 struct Live {
-    /// [`SessionSource::list_changed`] was asked: listings keep what they read.
+    /// [`SessionSource::list_changed`] was asked: listings keep the stores' bytes.
     wanted: bool,
     /// A change was found that only a whole listing can tell: nothing is patched until one.
     whole_due: bool,
@@ -42,14 +41,14 @@ struct Live {
     stores: HashMap<String, KeptStore>,
     /// By (agent id, key): each session listed.
     sessions: HashMap<(String, String), KeptSession>,
-    /// The buffer a store is read again into (its tens of megabytes allocated once).
-    spare: Vec<u8>,
 }
 
 struct KeptStore {
     /// Taken before the bytes were read: equal and settled, the bytes are still the file's.
     stat: Option<FileStat>,
-    bytes: StoreBytes,
+    /// Kept once a patch was asked for (None before: a one-shot `list` does not hold a
+    /// store of tens of megabytes while it measures every transcript).
+    bytes: Option<StoreBytes>,
 }
 
 struct KeptSession {
@@ -190,20 +189,18 @@ impl FileStore {
         }
     }
 
-    /// The host's stores read (of one agent, when given), each kept as it was read when a
-    /// patch was ever asked for, with every session's transcript `stat`.
+    /// The host's stores read (of one agent, when given), each session's entry, transcript
+    /// and its `stat` kept, and the stores' bytes too once a patch was ever asked for.
     fn load(&self, agent: Option<&str>) -> crate::store::Loaded {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        if !live.wanted {
-            return self.host.load_sessions(agent);
-        }
+        let keep_bytes = live.wanted;
         let mut stores = HashMap::new();
         let loaded = self.host.load_sessions_with(agent, &mut |a| {
             let stat = FileStat::of(&a.store_path);
             let mut bytes = Vec::new();
             crate::store_entry::read_into(&a.store_path, &mut bytes)?;
             let parsed = crate::store_entry::parse(&bytes)?;
-            let bytes = StoreBytes::new(bytes, &parsed);
+            let bytes = keep_bytes.then(|| StoreBytes::new(bytes, &parsed));
             stores.insert(a.id.clone(), KeptStore { stat, bytes });
             Ok(parsed)
         });
@@ -219,15 +216,55 @@ impl FileStore {
                 ((s.agent_id.clone(), s.key.clone()), KeptSession::of(s, tip))
             })
             .collect();
-        let spare = std::mem::take(&mut live.spare);
         *live = Live {
-            wanted: true,
+            wanted: keep_bytes,
             whole_due: false,
             stores,
             sessions,
-            spare,
         };
         loaded
+    }
+
+    /// The entries of `agent`'s store that changed: its file compared with the bytes kept,
+    /// or, at the first patch (no bytes kept yet), parsed whole and compared with the
+    /// entries kept, its bytes kept from then on. None when that cannot be told.
+    fn changed_entries(
+        agent: &Agent,
+        kept: &mut KeptStore,
+        sessions: &HashMap<(String, String), KeptSession>,
+    ) -> Option<Vec<(String, StoreEntry)>> {
+        let Some(bytes) = kept.bytes.as_mut() else {
+            let mut bytes = Vec::new();
+            crate::store_entry::read_into(&agent.store_path, &mut bytes).ok()?;
+            let parsed = crate::store_entry::parse(&bytes).ok()?;
+            let mut listed = 0;
+            let mut changed = Vec::new();
+            for p in &parsed {
+                let k = (agent.id.clone(), p.key.clone());
+                match (&p.entry, sessions.get(&k)) {
+                    (Ok(entry), Some(s)) => {
+                        listed += 1;
+                        if *entry != s.entry {
+                            changed.push((p.key.clone(), entry.clone()));
+                        }
+                    }
+                    (Err(_), None) => {}
+                    _ => return None,
+                }
+            }
+            let was = sessions.keys().filter(|(a, _)| *a == agent.id).count();
+            if listed != was {
+                return None;
+            }
+            kept.bytes = Some(StoreBytes::new(bytes, &parsed));
+            return Some(changed);
+        };
+        let file = crate::regular_file::open(&agent.store_path).ok()?;
+        match bytes.compare_file(&file) {
+            Diff::Same => Some(Vec::new()),
+            Diff::Entries(entries) => Some(entries),
+            Diff::Unsure => None,
+        }
     }
 
     /// The sessions whose store entry or transcript changed since the last listing or
@@ -242,22 +279,15 @@ impl FileStore {
             if FileStat::still(stat, kept.stat) {
                 continue;
             }
-            crate::store_entry::read_into(&a.store_path, &mut live.spare).ok()?;
-            match kept.bytes.compare(&mut live.spare) {
-                Diff::Same => {}
-                Diff::Unsure => return None,
-                Diff::Entries(entries) => {
-                    for (key, entry) in entries {
-                        let k = (a.id.clone(), key);
-                        // An entry that was not listed (it could not be read) is a session
-                        // added: only a whole listing tells it.
-                        if !live.sessions.contains_key(&k) {
-                            return None;
-                        }
-                        out.push(self.host.session_of(a, k.1.clone(), entry));
-                        named.insert(k);
-                    }
+            for (key, entry) in Self::changed_entries(a, kept, &live.sessions)? {
+                let k = (a.id.clone(), key);
+                // An entry that was not listed (it could not be read) is a session added:
+                // only a whole listing tells it.
+                if !live.sessions.contains_key(&k) {
+                    return None;
                 }
+                out.push(self.host.session_of(a, k.1.clone(), entry));
+                named.insert(k);
             }
             kept.stat = stat;
         }
@@ -405,10 +435,7 @@ impl SessionSource for FileStore {
     /// not probed again (the whole listing does, at least every 30 s in a TUI).
     fn list_changed(&self, agent: Option<&str>) -> Option<Listing> {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        if !live.wanted {
-            live.wanted = true;
-            return None;
-        }
+        live.wanted = true;
         if live.whole_due || !self.host.unreadable_parts.is_empty() {
             return None;
         }

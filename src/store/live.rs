@@ -54,6 +54,8 @@ pub struct StoreBytes {
     /// The keys a whole parse of `bytes` read, in order (to check the spans against).
     keys: Vec<String>,
     spans: Option<Vec<Span>>,
+    /// The buffer the new bytes are read into, a chunk at a time.
+    chunk: Vec<u8>,
     /// The spans could not be found, or disagree with the parse: every change is unsure.
     unsure: bool,
 }
@@ -65,13 +67,27 @@ impl StoreBytes {
             bytes,
             keys: parsed.iter().map(|p| p.key.clone()).collect(),
             spans: None,
+            chunk: Vec::new(),
             unsure: false,
         }
     }
 
-    /// Compares `new` (the store read again) with the bytes kept. Unless unsure, the kept
-    /// bytes become `new`'s (and `new` holds the old ones, for its allocation to be reused).
-    pub fn compare(&mut self, new: &mut Vec<u8>) -> Diff {
+    /// Compares `new` (the store read again) with the bytes kept, which become `new`'s.
+    pub fn compare(&mut self, new: &[u8]) -> Diff {
+        self.compare_at(&new)
+    }
+
+    /// [`Self::compare`] with the store's file, read a chunk at a time beside the bytes
+    /// kept (no second copy of a store of tens of megabytes; the chunk stays in the CPU's
+    /// cache), then only its changed bytes kept. An error reading it is [`Diff::Unsure`].
+    pub fn compare_file(&mut self, file: &std::fs::File) -> Diff {
+        match file.metadata() {
+            Ok(m) => self.compare_at(&FileAt { file, len: m.len() }),
+            Err(_) => self.compare_at(&Failed),
+        }
+    }
+
+    fn compare_at(&mut self, new: &dyn At) -> Diff {
         if self.unsure {
             return Diff::Unsure;
         }
@@ -85,9 +101,13 @@ impl StoreBytes {
                 }
             },
         };
-        match changed(&self.bytes, new, &spans) {
-            Some((spans, entries)) => {
-                std::mem::swap(&mut self.bytes, new);
+        let diff = self.moved(new, &spans);
+        match diff {
+            Some(Moved::Same) => {
+                self.spans = Some(spans);
+                Diff::Same
+            }
+            Some(Moved::Entries(spans, entries)) => {
                 self.spans = Some(spans);
                 if entries.is_empty() {
                     Diff::Same
@@ -96,10 +116,146 @@ impl StoreBytes {
                 }
             }
             None => {
-                self.spans = Some(spans);
+                // The bytes kept may be neither the old nor the new store's any more.
+                self.unsure = true;
                 Diff::Unsure
             }
         }
+    }
+
+    /// The kept bytes made `new`'s, and what that changed.
+    fn moved(&mut self, new: &dyn At, spans: &[Span]) -> Option<Moved> {
+        let old_len = self.bytes.len();
+        let new_len = usize::try_from(new.len()).ok()?;
+        let (p, s) = self.ends(new, new_len).ok()?;
+        if p == old_len && p == new_len {
+            return Some(Moved::Same);
+        }
+        let (old_end, new_end) = (old_len - s, new_len - s);
+        let delta = new_len as isize - old_len as isize;
+        // The run of members the changed bytes touch, which must hold all of them.
+        let i = spans.partition_point(|x| x.whole.end <= p);
+        let j = spans.partition_point(|x| x.whole.start < old_end.max(p + 1));
+        if i >= j || spans[i].whole.start > p || spans[j - 1].whole.end < old_end {
+            return None;
+        }
+        let (from, old_to) = (spans[i].whole.start, spans[j - 1].whole.end);
+        let old_run = self.bytes[from..old_to].to_vec();
+        let mut middle = vec![0u8; new_end - p];
+        new.read_exact_at(&mut middle, p as u64).ok()?;
+        self.bytes.splice(p..old_end, middle);
+        let to = old_to.checked_add_signed(delta)?;
+        let (run, end) = members(self.bytes.get(..to)?, from)?;
+        if end != to || run.len() != j - i {
+            return None;
+        }
+        let mut entries = Vec::new();
+        for (was, now) in spans[i..j].iter().zip(&run) {
+            let old = |r: &Range<usize>| &old_run[r.start - from..r.end - from];
+            if old(&was.key) != &self.bytes[now.key.clone()] {
+                return None;
+            }
+            if old(&was.whole) != &self.bytes[now.whole.clone()] {
+                entries.push(entry_at(&self.bytes, now)?);
+            }
+        }
+        let mut out = Vec::with_capacity(spans.len());
+        out.extend_from_slice(&spans[..i]);
+        out.extend(run);
+        out.extend(spans[j..].iter().map(|x| x.shifted(delta)));
+        Some(Moved::Entries(out, entries))
+    }
+
+    /// How many leading and trailing bytes `new` shares with the bytes kept (never
+    /// overlapping in either), read a chunk at a time.
+    fn ends(&mut self, new: &dyn At, new_len: usize) -> std::io::Result<(usize, usize)> {
+        let old = &self.bytes;
+        let n = old.len().min(new_len);
+        let buf = &mut self.chunk;
+        let mut p = 0;
+        while p < n {
+            let k = READ_CHUNK.min(n - p);
+            buf.resize(k, 0);
+            new.read_exact_at(buf, p as u64)?;
+            let same = common_prefix(&old[p..p + k], buf);
+            p += same;
+            if same < k {
+                break;
+            }
+        }
+        let m = n - p;
+        let mut s = 0;
+        while s < m {
+            let k = READ_CHUNK.min(m - s);
+            buf.resize(k, 0);
+            new.read_exact_at(buf, (new_len - s - k) as u64)?;
+            let same = common_suffix(&old[old.len() - s - k..old.len() - s], buf);
+            s += same;
+            if same < k {
+                break;
+            }
+        }
+        Ok((p, s))
+    }
+}
+
+/// What [`StoreBytes::moved`] found.
+enum Moved {
+    /// The same bytes.
+    Same,
+    /// The spans of the new bytes, and the entries that changed (none when only the white
+    /// space between them did).
+    Entries(Vec<Span>, Vec<(String, StoreEntry)>),
+}
+
+/// Bytes of a store read at a time to compare with those kept.
+const READ_CHUNK: usize = 256 * 1024;
+
+/// New bytes to compare, read where asked.
+trait At {
+    fn len(&self) -> u64;
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()>;
+}
+
+impl At for &[u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        let at = usize::try_from(at).map_err(std::io::Error::other)?;
+        let src = self
+            .get(at..at + buf.len())
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::UnexpectedEof))?;
+        buf.copy_from_slice(src);
+        Ok(())
+    }
+}
+
+/// A store's file, its length as `fstat` gave it before the reads (a file that shrinks
+/// under them fails a read: unsure).
+struct FileAt<'a> {
+    file: &'a std::fs::File,
+    len: u64,
+}
+
+impl At for FileAt<'_> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self.file, buf, at)
+    }
+}
+
+/// A file whose length could not be known.
+struct Failed;
+
+impl At for Failed {
+    fn len(&self) -> u64 {
+        u64::MAX
+    }
+    fn read_exact_at(&self, _: &mut [u8], _: u64) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Other.into())
     }
 }
 
@@ -273,52 +429,6 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-/// A new read's spans and its changed entries.
-type Changed = (Vec<Span>, Vec<(String, StoreEntry)>);
-
-/// The spans of `new` and its changed entries, when the bytes that differ from `old` lie
-/// within a run of `old`'s members that `new` holds again, with the same keys in the same
-/// order. None when unsure.
-fn changed(old: &[u8], new: &[u8], spans: &[Span]) -> Option<Changed> {
-    let p = common_prefix(old, new);
-    if p == old.len() && p == new.len() {
-        return Some((spans.to_vec(), Vec::new()));
-    }
-    let s = common_suffix(&old[p..], &new[p..]);
-    let (old_end, new_end) = (old.len() - s, new.len() - s);
-    let delta = new.len() as isize - old.len() as isize;
-    // The run of members the changed bytes touch, which must hold all of them.
-    let i = spans.partition_point(|x| x.whole.end <= p);
-    let j = spans.partition_point(|x| x.whole.start < old_end.max(p + 1));
-    if i >= j || spans[i].whole.start > p || spans[j - 1].whole.end < old_end {
-        return None;
-    }
-    let from = spans[i].whole.start;
-    let to = spans[j - 1].whole.end.checked_add_signed(delta)?;
-    if to < from.max(new_end) || to > new.len() {
-        return None;
-    }
-    let (run, end) = members(&new[..to], from)?;
-    if end != to || run.len() != j - i {
-        return None;
-    }
-    let mut entries = Vec::new();
-    for (was, now) in spans[i..j].iter().zip(&run) {
-        if old[was.key.clone()] != new[now.key.clone()] {
-            return None;
-        }
-        if old[was.whole.clone()] == new[now.whole.clone()] {
-            continue;
-        }
-        entries.push(entry_at(new, now)?);
-    }
-    let mut out = Vec::with_capacity(spans.len());
-    out.extend_from_slice(&spans[..i]);
-    out.extend(run);
-    out.extend(spans[j..].iter().map(|x| x.shifted(delta)));
-    Some((out, entries))
-}
-
 /// The member at `span` of `bytes`, parsed as a whole read parses it; None when it is not a
 /// readable session (a whole read says why).
 fn entry_at(bytes: &[u8], span: &Span) -> Option<(String, StoreEntry)> {
@@ -356,36 +466,36 @@ mod tests {
     #[test]
     fn one_entry_moved_is_that_entry_parsed() {
         let mut k = kept(STORE);
-        let mut new = STORE.replace("2000", "2001").into_bytes();
-        let d = k.compare(&mut new);
+        let new = STORE.replace("2000", "2001").into_bytes();
+        let d = k.compare(&new);
         assert_eq!(keys(&d), ["b"]);
         let Diff::Entries(e) = d else { unreachable!() };
         assert_eq!(e[0].1.updated_at, Some(2001));
         // A longer value moves the members after it; the next change still finds them.
-        let mut new = STORE
+        let new = STORE
             .replace("2000", "20010")
             .replace("3000", "3001")
             .into_bytes();
-        let d = k.compare(&mut new);
+        let d = k.compare(&new);
         assert_eq!(keys(&d), ["b", "c"]);
-        let mut new = STORE
+        let new = STORE
             .replace("2000", "20010")
             .replace("3000", "3")
             .into_bytes();
-        let d = k.compare(&mut new);
+        let d = k.compare(&new);
         assert_eq!(keys(&d), ["c"]);
-        let mut again = STORE
+        let again = STORE
             .replace("2000", "20010")
             .replace("3000", "3")
             .into_bytes();
-        assert_eq!(k.compare(&mut again), Diff::Same);
+        assert_eq!(k.compare(&again), Diff::Same);
         // The first and the last, far apart: the run between is scanned, only they parse.
-        let mut new = STORE
+        let new = STORE
             .replace("2000", "20010")
             .replace("3000", "4")
             .replace("1000", "9")
             .into_bytes();
-        assert_eq!(keys(&k.compare(&mut new)), ["a", "c"]);
+        assert_eq!(keys(&k.compare(&new)), ["a", "c"]);
     }
 
     #[test]
@@ -406,8 +516,8 @@ mod tests {
             STORE[..40].to_string(),
         ] {
             let mut k = kept(STORE);
-            let mut bytes = new.clone().into_bytes();
-            assert_eq!(k.compare(&mut bytes), Diff::Unsure, "{new}");
+            let bytes = new.clone().into_bytes();
+            assert_eq!(k.compare(&bytes), Diff::Unsure, "{new}");
         }
         // Keys with escapes, or repeated: never patched.
         for store in [
@@ -415,8 +525,8 @@ mod tests {
             r#"{"a": {"sessionId": "x"}, "a": {"sessionId": "y"}}"#,
         ] {
             let mut k = kept(store);
-            let mut bytes = store.replace("\"y\"", "\"z\"").into_bytes();
-            assert_eq!(k.compare(&mut bytes), Diff::Unsure, "{store}");
+            let bytes = store.replace("\"y\"", "\"z\"").into_bytes();
+            assert_eq!(k.compare(&bytes), Diff::Unsure, "{store}");
         }
     }
 
@@ -429,5 +539,51 @@ mod tests {
         assert_eq!(common_suffix(&a, &b), 20_000 - 9_001);
         assert_eq!(common_prefix(&a, &a[..5]), 5);
         assert_eq!(common_suffix(&a, &a[19_990..]), 10);
+    }
+
+    #[test]
+    fn a_big_store_is_compared_from_its_file_a_chunk_at_a_time() {
+        let entry = |i: usize, at: u64| {
+            format!(
+                "\"agent:main:s{i}\": {{\"sessionId\": \"s{i}\", \"updatedAt\": {at}, \"pad\": \"{}\"}}",
+                "x".repeat(300)
+            )
+        };
+        let store = |ats: &[u64]| {
+            let members: Vec<String> = ats
+                .iter()
+                .enumerate()
+                .map(|(i, at)| entry(i, *at))
+                .collect();
+            format!("{{\n  {}\n}}\n", members.join(",\n  "))
+        };
+        let mut ats = vec![1000u64; 3000];
+        let mut k = kept(&store(&ats));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.json");
+        for (moved, at) in [
+            (1500, 1_772_000_000_000),
+            (2999, 7),
+            (0, 123_456),
+            (0, 123_456),
+        ] {
+            let same = ats[moved] == at;
+            ats[moved] = at;
+            std::fs::write(&path, store(&ats)).unwrap();
+            let d = k.compare_file(&std::fs::File::open(&path).unwrap());
+            assert_eq!(k.bytes, std::fs::read(&path).unwrap());
+            match d {
+                Diff::Entries(e) => {
+                    assert_eq!(e.len(), 1);
+                    assert_eq!(e[0].0, format!("agent:main:s{moved}"));
+                    assert_eq!(e[0].1.updated_at, Some(at as i64));
+                }
+                Diff::Same => assert!(same),
+                Diff::Unsure => panic!("unsure"),
+            }
+        }
+        // White space between two members is outside every entry: unsure.
+        let spaced = store(&ats).replacen(",\n  ", ",\n\n  ", 1);
+        assert_eq!(k.compare(spaced.as_bytes()), Diff::Unsure);
     }
 }
