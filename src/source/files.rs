@@ -489,14 +489,20 @@ impl SessionSource for FileStore {
 
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
-            Watch::Sessions { agent } => Changes::Poll(
-                self.host
-                    .agents
-                    .iter()
-                    .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
-                    .map(|a| a.store_path.clone())
-                    .collect(),
-            ),
+            Watch::Sessions { agent } => {
+                // Asked by whoever watches the stores (a TUI), who will ask what changed
+                // ([`SessionSource::list_changed`]): the listings keep the stores' bytes from
+                // now on, so even the first patch compares bytes.
+                self.live.lock().unwrap_or_else(|e| e.into_inner()).wanted = true;
+                Changes::Poll(
+                    self.host
+                        .agents
+                        .iter()
+                        .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
+                        .map(|a| a.store_path.clone())
+                        .collect(),
+                )
+            }
             Watch::Transcript(r) => Changes::Poll(self.cached(r).into_iter().collect()),
         }
     }
