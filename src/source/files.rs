@@ -24,16 +24,17 @@ pub struct FileStore {
     transcripts: Mutex<HashMap<SessionRef, Option<PathBuf>>>,
     /// What the last listing read, for [`SessionSource::list_changed`].
     live: Mutex<Live>,
+    /// Someone watches the stores ([`SessionSource::changes`]) or asked what changed: the
+    /// listings keep what [`Live`] holds. A one-shot `list` keeps nothing (it does not hold
+    /// a store of tens of megabytes while it measures every transcript).
+    wanted: std::sync::atomic::AtomicBool,
 }
 
 /// What a listing read, kept to tell which sessions changed since (issue 31, live): each
-/// session's entry, transcript and its `stat`, and, once someone asked what changed (a
-/// TUI), each store's bytes ([`StoreBytes`]: a rewrite is compared with them, only the
-/// entries that differ are parsed).
+/// store's bytes ([`StoreBytes`]: a rewrite is compared with them, only the entries that
+/// differ are parsed) and each session's entry, transcript and its `stat`.
 #[derive(Default)]
 struct Live {
-    /// [`SessionSource::list_changed`] was asked: listings keep the stores' bytes.
-    wanted: bool,
     /// A change was found that only a whole listing can tell: nothing is patched until one.
     whole_due: bool,
     /// By agent id: its store as the last listing or patch read it. An agent missing here
@@ -46,9 +47,7 @@ struct Live {
 struct KeptStore {
     /// Taken before the bytes were read: equal and settled, the bytes are still the file's.
     stat: Option<FileStat>,
-    /// Kept once a patch was asked for (None before: a one-shot `list` does not hold a
-    /// store of tens of megabytes while it measures every transcript).
-    bytes: Option<StoreBytes>,
+    bytes: StoreBytes,
 }
 
 struct KeptSession {
@@ -120,6 +119,7 @@ impl FileStore {
             host,
             transcripts: Mutex::new(HashMap::new()),
             live: Mutex::new(Live::default()),
+            wanted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -189,18 +189,21 @@ impl FileStore {
         }
     }
 
-    /// The host's stores read (of one agent, when given), each session's entry, transcript
-    /// and its `stat` kept, and the stores' bytes too once a patch was ever asked for.
+    /// The host's stores read (of one agent, when given), kept with each session's entry,
+    /// transcript and its `stat` when someone will ask what changed.
     fn load(&self, agent: Option<&str>) -> crate::store::Loaded {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        let keep_bytes = live.wanted;
+        if !self.wanted.load(std::sync::atomic::Ordering::Relaxed) {
+            *live = Live::default();
+            return self.host.load_sessions(agent);
+        }
         let mut stores = HashMap::new();
         let loaded = self.host.load_sessions_with(agent, &mut |a| {
             let stat = FileStat::of(&a.store_path);
             let mut bytes = Vec::new();
             crate::store_entry::read_into(&a.store_path, &mut bytes)?;
             let parsed = crate::store_entry::parse(&bytes)?;
-            let bytes = keep_bytes.then(|| StoreBytes::new(bytes, &parsed));
+            let bytes = StoreBytes::new(bytes, &parsed);
             stores.insert(a.id.clone(), KeptStore { stat, bytes });
             Ok(parsed)
         });
@@ -217,54 +220,11 @@ impl FileStore {
             })
             .collect();
         *live = Live {
-            wanted: keep_bytes,
             whole_due: false,
             stores,
             sessions,
         };
         loaded
-    }
-
-    /// The entries of `agent`'s store that changed: its file compared with the bytes kept,
-    /// or, at the first patch (no bytes kept yet), parsed whole and compared with the
-    /// entries kept, its bytes kept from then on. None when that cannot be told.
-    fn changed_entries(
-        agent: &Agent,
-        kept: &mut KeptStore,
-        sessions: &HashMap<(String, String), KeptSession>,
-    ) -> Option<Vec<(String, StoreEntry)>> {
-        let Some(bytes) = kept.bytes.as_mut() else {
-            let mut bytes = Vec::new();
-            crate::store_entry::read_into(&agent.store_path, &mut bytes).ok()?;
-            let parsed = crate::store_entry::parse(&bytes).ok()?;
-            let mut listed = 0;
-            let mut changed = Vec::new();
-            for p in &parsed {
-                let k = (agent.id.clone(), p.key.clone());
-                match (&p.entry, sessions.get(&k)) {
-                    (Ok(entry), Some(s)) => {
-                        listed += 1;
-                        if *entry != s.entry {
-                            changed.push((p.key.clone(), entry.clone()));
-                        }
-                    }
-                    (Err(_), None) => {}
-                    _ => return None,
-                }
-            }
-            let was = sessions.keys().filter(|(a, _)| *a == agent.id).count();
-            if listed != was {
-                return None;
-            }
-            kept.bytes = Some(StoreBytes::new(bytes, &parsed));
-            return Some(changed);
-        };
-        let file = crate::regular_file::open(&agent.store_path).ok()?;
-        match bytes.compare_file(&file) {
-            Diff::Same => Some(Vec::new()),
-            Diff::Entries(entries) => Some(entries),
-            Diff::Unsure => None,
-        }
     }
 
     /// The sessions whose store entry or transcript changed since the last listing or
@@ -279,7 +239,13 @@ impl FileStore {
             if FileStat::still(stat, kept.stat) {
                 continue;
             }
-            for (key, entry) in Self::changed_entries(a, kept, &live.sessions)? {
+            let file = crate::regular_file::open(&a.store_path).ok()?;
+            let entries = match kept.bytes.compare_file(&file) {
+                Diff::Same => Vec::new(),
+                Diff::Entries(entries) => entries,
+                Diff::Unsure => return None,
+            };
+            for (key, entry) in entries {
                 let k = (a.id.clone(), key);
                 // An entry that was not listed (it could not be read) is a session added:
                 // only a whole listing tells it.
@@ -434,8 +400,9 @@ impl SessionSource for FileStore {
     /// cannot be read, any part of the host that could not be: None. The running gateway is
     /// not probed again (the whole listing does, at least every 30 s in a TUI).
     fn list_changed(&self, agent: Option<&str>) -> Option<Listing> {
+        self.wanted
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        live.wanted = true;
         if live.whole_due || !self.host.unreadable_parts.is_empty() {
             return None;
         }
@@ -493,7 +460,8 @@ impl SessionSource for FileStore {
                 // Asked by whoever watches the stores (a TUI), who will ask what changed
                 // ([`SessionSource::list_changed`]): the listings keep the stores' bytes from
                 // now on, so even the first patch compares bytes.
-                self.live.lock().unwrap_or_else(|e| e.into_inner()).wanted = true;
+                self.wanted
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
                 Changes::Poll(
                     self.host
                         .agents

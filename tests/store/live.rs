@@ -176,9 +176,8 @@ fn a_reload_of_a_file_host_hands_over_only_the_rows_that_changed() {
     assert_eq!(shown, h.cold());
     assert_eq!(patch(&src, &mut memo), Some(vec![]), "nothing changed");
 
-    // The first patch after a listing that kept no bytes of the store (a one-shot listing
-    // does not) parses it whole and compares its entries; the store's bytes are kept from
-    // then on, and the next patches compare bytes.
+    // The TUI's loader watches the stores, so its first listing kept their bytes: the first
+    // turn is a patch already.
     h.turn(30_000);
     let rows = patch(&src, &mut memo).expect("a turn is a patch");
     assert_eq!(merge(&mut shown, rows), keys(&[SECOND, THIRD]));
@@ -311,4 +310,27 @@ fn an_unreadable_store_mid_way_is_a_whole_list_then_patches_go_on() {
     let rows = patch(&src, &mut memo).expect("patches go on");
     assert_eq!(merge(&mut shown, rows), keys(&[SECOND, THIRD]));
     assert_eq!(shown, h.cold());
+}
+
+/// A listing nobody watches (a one-shot `list`) keeps nothing of the stores: asked what
+/// changed after it, the source cannot tell; the listings after that keep what they read.
+#[test]
+fn a_one_shot_listing_keeps_nothing() {
+    use clawtop::source::SessionSource;
+    let h = FileHost::new();
+    settle();
+    let src = h.source();
+    assert_eq!(src.list(None).sessions.len(), 4);
+    assert!(src.list_changed(None).is_none());
+    assert_eq!(src.list(None).sessions.len(), 4);
+    assert_eq!(src.list_changed(None).map(|l| l.sessions.len()), Some(0));
+    h.turn(34_000);
+    let named: BTreeSet<String> = src
+        .list_changed(None)
+        .expect("a turn is a patch")
+        .sessions
+        .iter()
+        .map(|s| s.key().to_string())
+        .collect();
+    assert_eq!(named, keys(&[SECOND, THIRD]));
 }
