@@ -269,6 +269,10 @@ impl FileStore {
                 out.push(self.host.session_of(a, key.clone(), kept.entry.clone()));
             }
         }
+        // Sessions on one transcript one after the other: the rows read it once.
+        out.sort_by(|a, b| {
+            (&a.transcript, &a.agent_id, &a.key).cmp(&(&b.transcript, &b.agent_id, &b.key))
+        });
         for s in &out {
             let tip = s.transcript.as_ref().and_then(|p| match stats.get(p) {
                 Some(known) => *known,

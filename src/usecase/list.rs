@@ -932,6 +932,10 @@ pub struct Rows<'s> {
     count_unknown: bool,
     logs: LogEvidence,
     forecasts: crate::history::tail::Forecasts,
+    /// The transcript the last row was built from, by where it is ([`Session::transcript`]):
+    /// sessions that share one (a patch lists them one after the other) read it once. One
+    /// only, so a whole list never holds more than one transcript open.
+    last_open: Option<(String, crate::transcript::Transcript)>,
 }
 
 impl<'s> Rows<'s> {
@@ -950,6 +954,7 @@ impl<'s> Rows<'s> {
             count_unknown,
             logs: LogEvidence::default(),
             forecasts: Default::default(),
+            last_open: None,
         };
         rows.logs = LogEvidence::read(opts.logs, sessions.iter().filter(|s| rows.compacted(s)));
         rows
@@ -975,11 +980,24 @@ impl<'s> Rows<'s> {
         self.row_with(s, t, open, warnings, &files).row
     }
 
-    /// The row of `s`, its transcript opened once for every figure of it.
+    /// The row of `s`, its transcript opened once for every figure of it, and once for the
+    /// next row too when that session's transcript is the same ([`Rows::last_open`]).
     fn build(&mut self, s: &Session, files: &[PathBuf]) -> Built {
         let mut warnings = s.warnings.clone();
-        let (t, open) = self.numbers.session_open(s, &mut warnings);
-        self.row_with(s, &t, open.as_ref(), warnings, files)
+        let shared = self
+            .last_open
+            .take()
+            .filter(|(at, _)| s.transcript.as_ref() == Some(at) && s.transcript_unread.is_none());
+        let (t, open) = match shared {
+            Some((_, tr)) => {
+                crate::numbers::push_transcript_warnings(&tr, &mut warnings);
+                (self.numbers.session_with_transcript(s, Some(&tr)), Some(tr))
+            }
+            None => self.numbers.session_open(s, &mut warnings),
+        };
+        let built = self.row_with(s, &t, open.as_ref(), warnings, files);
+        self.last_open = s.transcript.clone().zip(open);
+        built
     }
 
     /// A kept row brought up to now: what may move without its transcript or entry (the

@@ -334,3 +334,26 @@ fn a_one_shot_listing_keeps_nothing() {
         .collect();
     assert_eq!(named, keys(&[SECOND, THIRD]));
 }
+
+/// Sessions on one transcript are built from one read of it (a patch lists them one after
+/// the other): each gets the row it gets alone.
+#[test]
+fn sessions_sharing_a_transcript_get_the_rows_they_get_alone() {
+    use clawtop::source::{Listing, SessionSource};
+    use clawtop::usecase::list::{Options, from_listing};
+    let h = FileHost::new();
+    let src = h.source();
+    let listing = src.list(None);
+    let (second, third) = (&listing.sessions[1], &listing.sessions[2]);
+    assert_eq!((second.key(), third.key()), (SECOND, THIRD));
+    assert_eq!(second.transcript, third.transcript);
+    let opts = Options::default();
+    let together = from_listing(src.as_ref(), &opts, &listing).sessions;
+    for (s, row) in listing.sessions.iter().zip(&together) {
+        let alone = Listing {
+            sessions: vec![s.clone()],
+            ..Listing::default()
+        };
+        assert_eq!(&from_listing(src.as_ref(), &opts, &alone).sessions[0], row);
+    }
+}
