@@ -316,7 +316,6 @@ fn an_unreadable_store_mid_way_is_a_whole_list_then_patches_go_on() {
 /// changed after it, the source cannot tell; the listings after that keep what they read.
 #[test]
 fn a_one_shot_listing_keeps_nothing() {
-    use clawtop::source::SessionSource;
     let h = FileHost::new();
     settle();
     let src = h.source();
@@ -339,7 +338,7 @@ fn a_one_shot_listing_keeps_nothing() {
 /// the other): each gets the row it gets alone.
 #[test]
 fn sessions_sharing_a_transcript_get_the_rows_they_get_alone() {
-    use clawtop::source::{Listing, SessionSource};
+    use clawtop::source::Listing;
     use clawtop::usecase::list::{Options, from_listing};
     let h = FileHost::new();
     let src = h.source();
