@@ -258,6 +258,7 @@ impl FileStore {
             kept.stat = stat;
         }
         let mut stats: HashMap<PathBuf, Option<FileStat>> = HashMap::new();
+        let mut dirs = HashMap::new();
         for ((agent_id, key), kept) in &live.sessions {
             if agent.is_some_and(|o| o != agent_id)
                 || named.contains(&(agent_id.clone(), key.clone()))
@@ -265,7 +266,7 @@ impl FileStore {
                 continue;
             }
             let a = self.host.agent(agent_id)?;
-            if self.transcript_moved(a, kept, &mut stats) {
+            if self.transcript_moved(a, kept, &mut stats, &mut dirs) {
                 out.push(self.host.session_of(a, key.clone(), kept.entry.clone()));
             }
         }
@@ -291,7 +292,23 @@ impl FileStore {
         agent: &Agent,
         kept: &KeptSession,
         stats: &mut HashMap<PathBuf, Option<FileStat>>,
+        dirs: &mut HashMap<PathBuf, Option<HashSet<std::ffi::OsString>>>,
     ) -> bool {
+        // None found, none refused, and still nothing where the lookup looks: the same.
+        if kept.transcript.is_none() && kept.refused.is_none() {
+            let (names, elsewhere) = self.host.transcript_places(agent, &kept.entry);
+            let listed = dirs
+                .entry(agent.sessions_dir.clone())
+                .or_insert_with(|| names_in(&agent.sessions_dir));
+            let absent = |p: &Path| matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+            if listed
+                .as_ref()
+                .is_some_and(|l| names.iter().all(|n| !l.contains(n)))
+                && elsewhere.as_deref().is_none_or(absent)
+            {
+                return false;
+            }
+        }
         // A file found by a rule below `sessionFile`, or none: a better one may have appeared.
         if kept.how != TranscriptHow::SessionFile {
             let (t, how, refused) = self
@@ -307,6 +324,14 @@ impl FileStore {
         let now = *stats.entry(p.clone()).or_insert_with(|| FileStat::of(p));
         !FileStat::still(now, kept.tip)
     }
+}
+
+/// The names in `dir`, None when it cannot be listed whole.
+fn names_in(dir: &Path) -> Option<HashSet<std::ffi::OsString>> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .map(|e| e.ok().map(|e| e.file_name()))
+        .collect()
 }
 
 impl SessionSource for FileStore {

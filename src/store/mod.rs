@@ -520,6 +520,38 @@ impl Host {
         (None, TranscriptHow::Missing, None)
     }
 
+    /// Every path [`Self::transcript_for`] looks at for `entry`: names in the agent's
+    /// sessions dir, and the `sessionFile` path when it is elsewhere. While none of them
+    /// exists it finds nothing, as before: a poll of thousands of entries whose transcripts
+    /// are gone lists the dir once instead of looking each up.
+    pub fn transcript_places(
+        &self,
+        agent: &Agent,
+        entry: &StoreEntry,
+    ) -> (Vec<std::ffi::OsString>, Option<PathBuf>) {
+        let sdir = &agent.sessions_dir;
+        let mut names = vec![std::ffi::OsString::from(format!(
+            "{}.jsonl",
+            entry.session_id
+        ))];
+        let mut elsewhere = None;
+        if let Some(sf) = &entry.session_file {
+            let raw = Path::new(sf);
+            let norm = normalize(&if raw.is_absolute() {
+                raw.to_path_buf()
+            } else {
+                sdir.join(raw)
+            });
+            if let Some(b) = norm.file_name() {
+                names.push(b.to_os_string());
+            }
+            if norm.parent() != Some(normalize(sdir).as_path()) {
+                elsewhere = Some(norm);
+            }
+        }
+        (names, elsewhere)
+    }
+
     /// `p` is a file directly in the agent's sessions dir and, symlinks resolved, inside the
     /// state dir.
     fn readable_in(&self, agent: &Agent, p: &Path) -> bool {
