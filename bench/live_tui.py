@@ -12,7 +12,8 @@ as OpenClaw's writer does: on a SQLite host as plain rows (the next seqs), the s
 updated_at moved; on a file-backed host (a `sessions.json` named) as two JSONL lines, and the
 whole store written again (temporary file and rename) with the entry's updatedAt moved, as
 OpenClaw 2026.2 saves its store after a turn. The first 5 s (start-up and first load) are not
-counted. Writes into STATE_DIR: run it on a copy.
+counted. Writes into STATE_DIR: run it on a copy (the TUI starts 1.5 s after, once the copy's
+files are older than the file stamps' settling time).
 """
 import json
 import os
@@ -99,6 +100,10 @@ class FileTurns:
 def main():
     binary, state, db, key = sys.argv[1:5]
     seconds = int(sys.argv[5]) if len(sys.argv) > 5 else 20
+    # A copy made just before has every file changed within the last second, which no file
+    # stamp trusts (src/source/stamp.rs, SETTLE): the TUI would key none of its rows and read
+    # every transcript again at the first turn. A real host's files are older.
+    time.sleep(1.5)
     pid, fd = pty.fork()
     if pid == 0:
         os.environ["TERM"] = "xterm-256color"

@@ -194,8 +194,20 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<ParsedEntry>, StoreFileError> {
 /// Opened non-blocking and checked to be a regular file before anything is read: a FIFO
 /// swapped in would otherwise block forever, and `/dev/zero` never ends.
 pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, StoreFileError> {
-    let bytes =
-        crate::regular_file::read(path).map_err(|e| {
+    let mut bytes = Vec::new();
+    read_into(path, &mut bytes)?;
+    parse(&bytes)
+}
+
+/// The bytes of the store `path` into `bytes` (its allocation reused: a live TUI reads a
+/// store of tens of megabytes again at each of its rewrites), opened as [`read`] opens it;
+/// a store of no bytes but whitespace is [`StoreFileError::Empty`].
+pub fn read_into(path: &Path, bytes: &mut Vec<u8>) -> Result<(), StoreFileError> {
+    use std::io::Read;
+    bytes.clear();
+    crate::regular_file::open(path)
+        .and_then(|mut f| f.read_to_end(bytes))
+        .map_err(|e| {
             match crate::regular_file::odd_kind(path)
                 .filter(|_| crate::regular_file::is_not_regular(&e))
             {
@@ -208,7 +220,7 @@ pub fn read(path: &Path) -> Result<Vec<ParsedEntry>, StoreFileError> {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(StoreFileError::Empty);
     }
-    parse(&bytes)
+    Ok(())
 }
 
 enum Top {

@@ -7,11 +7,12 @@ use super::{
     SourceKind, Watch, Writer,
 };
 use crate::commit::StoreRow;
-use crate::store::Host;
+use crate::store::live::{Diff, StoreBytes};
+use crate::store::{Agent, Host, StoreEntry, TranscriptHow};
 use crate::transcript::Transcript;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub struct FileStore {
@@ -21,6 +22,95 @@ pub struct FileStore {
     /// whose store keeps entries after their transcripts are gone, that made `list`
     /// quadratic). Paths stay inside this source: the layers above hold only [`SessionRef`]s.
     transcripts: Mutex<HashMap<SessionRef, Option<PathBuf>>>,
+    /// What the last listing read, for [`SessionSource::list_changed`].
+    live: Mutex<Live>,
+    /// Someone watches the stores ([`SessionSource::changes`]) or asked what changed: the
+    /// listings keep what [`Live`] holds. A one-shot `list` keeps nothing (it does not hold
+    /// a store of tens of megabytes while it measures every transcript).
+    wanted: std::sync::atomic::AtomicBool,
+}
+
+/// What a listing read, kept to tell which sessions changed since (issue 31, live): each
+/// store's bytes ([`StoreBytes`]: a rewrite is compared with them, only the entries that
+/// differ are parsed) and each session's entry, transcript and its `stat`.
+#[derive(Default)]
+struct Live {
+    /// A change was found that only a whole listing can tell: nothing is patched until one.
+    whole_due: bool,
+    /// By agent id: its store as the last listing or patch read it. An agent missing here
+    /// (its store could not be read) makes every patch a whole listing.
+    stores: HashMap<String, KeptStore>,
+    /// By (agent id, key): each session listed.
+    sessions: HashMap<(String, String), KeptSession>,
+}
+
+struct KeptStore {
+    /// Taken before the bytes were read: equal and settled, the bytes are still the file's.
+    stat: Option<FileStat>,
+    bytes: StoreBytes,
+}
+
+struct KeptSession {
+    entry: StoreEntry,
+    transcript: Option<PathBuf>,
+    how: TranscriptHow,
+    refused: Option<String>,
+    /// The transcript's `stat` taken before its row was built.
+    tip: Option<FileStat>,
+}
+
+/// A file's identity, size and times, from one `stat` (links followed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStat {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i64,
+    ctime_ns: i64,
+}
+
+impl FileStat {
+    fn of(path: &Path) -> Option<FileStat> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+        Some(FileStat {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.len(),
+            mtime_ns: ns(m.mtime(), m.mtime_nsec()),
+            ctime_ns: ns(m.ctime(), m.ctime_nsec()),
+        })
+    }
+
+    /// Its times are older than [`super::stamp::SETTLE`]: a write in the same clock tick
+    /// as the `stat` would have shown since (git's "racily clean" rule). An unsettled file
+    /// is looked at again at the next patch.
+    fn settled(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(i64::MAX);
+        now.saturating_sub(self.mtime_ns.max(self.ctime_ns))
+            >= super::stamp::SETTLE.as_nanos() as i64
+    }
+
+    /// Still what `kept` said, and `kept` had settled.
+    fn still(now: Option<FileStat>, kept: Option<FileStat>) -> bool {
+        now.is_some() && now == kept && kept.is_some_and(|k| k.settled())
+    }
+}
+
+impl KeptSession {
+    fn of(s: &crate::store::Session, tip: Option<FileStat>) -> KeptSession {
+        KeptSession {
+            entry: s.entry.clone(),
+            transcript: s.transcript.clone(),
+            how: s.transcript_how,
+            refused: s.transcript_refused.clone(),
+            tip,
+        }
+    }
 }
 
 impl FileStore {
@@ -28,6 +118,8 @@ impl FileStore {
         FileStore {
             host,
             transcripts: Mutex::new(HashMap::new()),
+            live: Mutex::new(Live::default()),
+            wanted: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -77,6 +169,169 @@ impl FileStore {
             paths.insert(reference, s.transcript.clone());
         }
     }
+
+    /// A session of the store as the sources list it.
+    fn session(&self, mut s: crate::store::Session) -> Session {
+        s.warnings
+            .extend(self.host.agent_file_warnings(&s.agent_id));
+        let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
+        Session {
+            reference,
+            transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
+            transcript_how: s.transcript_how.describe(),
+            transcript_unread: s.transcript_refused,
+            entry_from: self
+                .host
+                .agent(&s.agent_id)
+                .map(|a| a.store_path.display().to_string()),
+            entry: s.entry,
+            warnings: s.warnings,
+        }
+    }
+
+    /// The host's stores read (of one agent, when given), kept with each session's entry,
+    /// transcript and its `stat` when someone will ask what changed.
+    fn load(&self, agent: Option<&str>) -> crate::store::Loaded {
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.wanted.load(std::sync::atomic::Ordering::Relaxed) {
+            *live = Live::default();
+            return self.host.load_sessions(agent);
+        }
+        let mut stores = HashMap::new();
+        let loaded = self.host.load_sessions_with(agent, &mut |a| {
+            let stat = FileStat::of(&a.store_path);
+            let mut bytes = Vec::new();
+            crate::store_entry::read_into(&a.store_path, &mut bytes)?;
+            let parsed = crate::store_entry::parse(&bytes)?;
+            let bytes = StoreBytes::new(bytes, &parsed);
+            stores.insert(a.id.clone(), KeptStore { stat, bytes });
+            Ok(parsed)
+        });
+        let mut stats: HashMap<&Path, Option<FileStat>> = HashMap::new();
+        let sessions = loaded
+            .sessions
+            .iter()
+            .map(|s| {
+                let tip = s
+                    .transcript
+                    .as_deref()
+                    .and_then(|p| *stats.entry(p).or_insert_with(|| FileStat::of(p)));
+                ((s.agent_id.clone(), s.key.clone()), KeptSession::of(s, tip))
+            })
+            .collect();
+        *live = Live {
+            whole_due: false,
+            stores,
+            sessions,
+        };
+        loaded
+    }
+
+    /// The sessions whose store entry or transcript changed since the last listing or
+    /// patch, and what is kept moved on to now; None when that cannot be told.
+    fn changed(&self, live: &mut Live, agent: Option<&str>) -> Option<Vec<crate::store::Session>> {
+        let mut out = Vec::new();
+        let mut named: HashSet<(String, String)> = HashSet::new();
+        let wanted = |a: &&Agent| a.has_store && agent.is_none_or(|o| o == a.id);
+        for a in self.host.agents.iter().filter(wanted) {
+            let kept = live.stores.get_mut(&a.id)?;
+            let stat = FileStat::of(&a.store_path);
+            if FileStat::still(stat, kept.stat) {
+                continue;
+            }
+            let file = crate::regular_file::open(&a.store_path).ok()?;
+            let entries = match kept.bytes.compare_file(&file) {
+                Diff::Same => Vec::new(),
+                Diff::Entries(entries) => entries,
+                Diff::Unsure => return None,
+            };
+            for (key, entry) in entries {
+                let k = (a.id.clone(), key);
+                // An entry that was not listed (it could not be read) is a session added:
+                // only a whole listing tells it.
+                if !live.sessions.contains_key(&k) {
+                    return None;
+                }
+                out.push(self.host.session_of(a, k.1.clone(), entry));
+                named.insert(k);
+            }
+            kept.stat = stat;
+        }
+        let mut stats: HashMap<PathBuf, Option<FileStat>> = HashMap::new();
+        let mut dirs = HashMap::new();
+        for ((agent_id, key), kept) in &live.sessions {
+            if agent.is_some_and(|o| o != agent_id)
+                || named.contains(&(agent_id.clone(), key.clone()))
+            {
+                continue;
+            }
+            let a = self.host.agent(agent_id)?;
+            if self.transcript_moved(a, kept, &mut stats, &mut dirs) {
+                out.push(self.host.session_of(a, key.clone(), kept.entry.clone()));
+            }
+        }
+        // Sessions on one transcript one after the other: the rows read it once.
+        out.sort_by(|a, b| {
+            (&a.transcript, &a.agent_id, &a.key).cmp(&(&b.transcript, &b.agent_id, &b.key))
+        });
+        for s in &out {
+            let tip = s.transcript.as_ref().and_then(|p| match stats.get(p) {
+                Some(known) => *known,
+                None => FileStat::of(p),
+            });
+            live.sessions
+                .insert((s.agent_id.clone(), s.key.clone()), KeptSession::of(s, tip));
+        }
+        Some(out)
+    }
+
+    /// The session's transcript is not what its row was built from: another file is found
+    /// for it now, or its file's `stat` moved (or had not settled).
+    fn transcript_moved(
+        &self,
+        agent: &Agent,
+        kept: &KeptSession,
+        stats: &mut HashMap<PathBuf, Option<FileStat>>,
+        dirs: &mut HashMap<PathBuf, Option<HashSet<std::ffi::OsString>>>,
+    ) -> bool {
+        // None found, none refused, and still nothing where the lookup looks: the same.
+        if kept.transcript.is_none() && kept.refused.is_none() {
+            let (names, elsewhere) = self.host.transcript_places(agent, &kept.entry);
+            let listed = dirs
+                .entry(agent.sessions_dir.clone())
+                .or_insert_with(|| names_in(&agent.sessions_dir));
+            let absent = |p: &Path| matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
+            if listed
+                .as_ref()
+                .is_some_and(|l| names.iter().all(|n| !l.contains(n)))
+                && elsewhere.as_deref().is_none_or(absent)
+            {
+                return false;
+            }
+        }
+        // A file found by a rule below `sessionFile`, or none: a better one may have appeared.
+        if kept.how != TranscriptHow::SessionFile {
+            let (t, how, refused) = self
+                .host
+                .transcript_for(agent, &kept.entry, &mut Vec::new());
+            if t != kept.transcript || how != kept.how || refused != kept.refused {
+                return true;
+            }
+        }
+        let Some(p) = &kept.transcript else {
+            return false;
+        };
+        let now = *stats.entry(p.clone()).or_insert_with(|| FileStat::of(p));
+        !FileStat::still(now, kept.tip)
+    }
+}
+
+/// The names in `dir`, None when it cannot be listed whole.
+fn names_in(dir: &Path) -> Option<HashSet<std::ffi::OsString>> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .map(|e| e.ok().map(|e| e.file_name()))
+        .collect()
 }
 
 impl SessionSource for FileStore {
@@ -135,7 +390,7 @@ impl SessionSource for FileStore {
     }
 
     fn list(&self, agent: Option<&str>) -> Listing {
-        let loaded = self.host.load_sessions(agent);
+        let loaded = self.load(agent);
         let mut out = Listing {
             warnings: loaded.warnings,
             skipped: loaded.skipped,
@@ -158,24 +413,38 @@ impl SessionSource for FileStore {
             }
         }
         self.remember(&loaded.sessions);
-        for mut s in loaded.sessions {
-            s.warnings
-                .extend(self.host.agent_file_warnings(&s.agent_id));
-            let reference = self.reference(&s.agent_id, &s.key, &s.entry.session_id);
-            out.sessions.push(Session {
-                reference,
-                transcript: s.transcript.as_ref().map(|p| p.display().to_string()),
-                transcript_how: s.transcript_how.describe(),
-                transcript_unread: s.transcript_refused,
-                entry_from: self
-                    .host
-                    .agent(&s.agent_id)
-                    .map(|a| a.store_path.display().to_string()),
-                entry: s.entry,
-                warnings: s.warnings,
-            });
-        }
+        out.sessions = loaded
+            .sessions
+            .into_iter()
+            .map(|s| self.session(s))
+            .collect();
         out
+    }
+
+    /// A store rewritten is compared with the bytes the last listing read ([`StoreBytes`]):
+    /// only its entries whose bytes differ are parsed. A transcript changed is told by its
+    /// `stat` (identity, size, times; each file once, however many sessions share it); a
+    /// session whose transcript was not found by `sessionFile` has its transcript looked up
+    /// again (a file may have appeared). Entries added, removed or reordered, a store that
+    /// cannot be read, any part of the host that could not be: None. The running gateway is
+    /// not probed again (the whole listing does, at least every 30 s in a TUI).
+    fn list_changed(&self, agent: Option<&str>) -> Option<Listing> {
+        self.wanted
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        if live.whole_due || !self.host.unreadable_parts.is_empty() {
+            return None;
+        }
+        let Some(sessions) = self.changed(&mut live, agent) else {
+            live.whole_due = true;
+            return None;
+        };
+        drop(live);
+        self.remember(&sessions);
+        Some(Listing {
+            sessions: sessions.into_iter().map(|s| self.session(s)).collect(),
+            ..Listing::default()
+        })
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
@@ -216,14 +485,21 @@ impl SessionSource for FileStore {
 
     fn changes(&self, what: Watch<'_>) -> Changes {
         match what {
-            Watch::Sessions { agent } => Changes::Poll(
-                self.host
-                    .agents
-                    .iter()
-                    .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
-                    .map(|a| a.store_path.clone())
-                    .collect(),
-            ),
+            Watch::Sessions { agent } => {
+                // Asked by whoever watches the stores (a TUI), who will ask what changed
+                // ([`SessionSource::list_changed`]): the listings keep the stores' bytes from
+                // now on, so even the first patch compares bytes.
+                self.wanted
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                Changes::Poll(
+                    self.host
+                        .agents
+                        .iter()
+                        .filter(|a| a.has_store && agent.is_none_or(|o| o == a.id))
+                        .map(|a| a.store_path.clone())
+                        .collect(),
+                )
+            }
             Watch::Transcript(r) => Changes::Poll(self.cached(r).into_iter().collect()),
         }
     }

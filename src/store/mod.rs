@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod era;
+pub mod live;
 pub mod resolve;
 
 pub use crate::store_entry::{StoreEntry, normalize_agent_id};
@@ -347,6 +348,22 @@ impl Host {
     /// Reads the session stores of all agents (or one). A store that cannot be read is an
     /// error in `errors` and the other agents still load.
     pub fn load_sessions(&self, only_agent: Option<&str>) -> Loaded {
+        self.load_sessions_with(only_agent, &mut |a| crate::store_entry::read(&a.store_path))
+    }
+
+    /// [`Self::load_sessions`] with each agent's store read and parsed by `read` (the file
+    /// source keeps the bytes it read, to tell later which entries a rewrite changed:
+    /// [`live::StoreBytes`]).
+    pub fn load_sessions_with(
+        &self,
+        only_agent: Option<&str>,
+        read: &mut dyn FnMut(
+            &Agent,
+        ) -> Result<
+            Vec<crate::store_entry::ParsedEntry>,
+            crate::store_entry::StoreFileError,
+        >,
+    ) -> Loaded {
         let mut out = Loaded::default();
         for (path, message) in &self.unreadable_parts {
             out.errors.push(StoreError::Store {
@@ -359,7 +376,7 @@ impl Host {
                 continue;
             }
             let t0 = std::time::Instant::now();
-            let parsed = crate::store_entry::read(&a.store_path);
+            let parsed = read(a);
             tracing::debug!(
                 target: "clawtop::io",
                 io = "sessions.json",
@@ -379,20 +396,7 @@ impl Host {
             };
             for item in items {
                 match item.entry {
-                    Ok(entry) => {
-                        let mut warnings = Vec::new();
-                        let (transcript, how, refused) =
-                            self.transcript_for(a, &entry, &mut warnings);
-                        out.sessions.push(Session {
-                            agent_id: a.id.clone(),
-                            key: item.key,
-                            entry,
-                            transcript,
-                            transcript_how: how,
-                            transcript_refused: refused,
-                            warnings,
-                        });
-                    }
+                    Ok(entry) => out.sessions.push(self.session_of(a, item.key, entry)),
                     Err(why) => {
                         let w = format!(
                             "{}: entry {:?} {why}",
@@ -406,6 +410,22 @@ impl Host {
             }
         }
         out
+    }
+
+    /// The session of `agent`'s store entry `key`, its transcript looked up
+    /// ([`Self::transcript_for`]).
+    pub fn session_of(&self, agent: &Agent, key: String, entry: StoreEntry) -> Session {
+        let mut warnings = Vec::new();
+        let (transcript, how, refused) = self.transcript_for(agent, &entry, &mut warnings);
+        Session {
+            agent_id: agent.id.clone(),
+            key,
+            entry,
+            transcript,
+            transcript_how: how,
+            transcript_refused: refused,
+            warnings,
+        }
     }
 
     /// docs/host-layout.md §3: `sessionFile` when it exists inside the state dir; else the same
@@ -498,6 +518,38 @@ impl Host {
         }
         warnings.push(format!("transcript not found (looked for {})", p.display()));
         (None, TranscriptHow::Missing, None)
+    }
+
+    /// Every path [`Self::transcript_for`] looks at for `entry`: names in the agent's
+    /// sessions dir, and the `sessionFile` path when it is elsewhere. While none of them
+    /// exists it finds nothing, as before: a poll of thousands of entries whose transcripts
+    /// are gone lists the dir once instead of looking each up.
+    pub fn transcript_places(
+        &self,
+        agent: &Agent,
+        entry: &StoreEntry,
+    ) -> (Vec<std::ffi::OsString>, Option<PathBuf>) {
+        let sdir = &agent.sessions_dir;
+        let mut names = vec![std::ffi::OsString::from(format!(
+            "{}.jsonl",
+            entry.session_id
+        ))];
+        let mut elsewhere = None;
+        if let Some(sf) = &entry.session_file {
+            let raw = Path::new(sf);
+            let norm = normalize(&if raw.is_absolute() {
+                raw.to_path_buf()
+            } else {
+                sdir.join(raw)
+            });
+            if let Some(b) = norm.file_name() {
+                names.push(b.to_os_string());
+            }
+            if norm.parent() != Some(normalize(sdir).as_path()) {
+                elsewhere = Some(norm);
+            }
+        }
+        (names, elsewhere)
     }
 
     /// `p` is a file directly in the agent's sessions dir and, symlinks resolved, inside the

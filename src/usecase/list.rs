@@ -466,6 +466,10 @@ pub struct RowMemo {
     pub(crate) stores_moved: usize,
     /// How a kept row is known to still hold, and what the list totals.
     pub(crate) keying: Keying,
+    /// Sessions the last build listed but could not keep (nothing to key the row by: a
+    /// transcript file written within its settling time has no tip). A patch that names
+    /// one ([`changed_kept`]) names a session listed, not one added.
+    pub(crate) unkeyed: std::collections::HashSet<SessionRef>,
 }
 
 /// How a [`RowMemo`] knows a transcript is unchanged.
@@ -690,7 +694,7 @@ pub fn changed_kept(
     if !changed
         .sessions
         .iter()
-        .all(|s| memo.rows.contains_key(&s.reference))
+        .all(|s| memo.rows.contains_key(&s.reference) || memo.unkeyed.contains(&s.reference))
     {
         return None;
     }
@@ -706,6 +710,10 @@ pub fn changed_kept(
     memo.last_built = part.last_built;
     memo.stores_moved = part.stores_moved;
     memo.rows.extend(part.rows);
+    for s in &changed.sessions {
+        memo.unkeyed.remove(&s.reference);
+    }
+    memo.unkeyed.extend(part.unkeyed);
     Some((report, changed))
 }
 
@@ -824,6 +832,7 @@ fn build_rows(
         });
     report.sessions.reserve(loaded.sessions.len());
     report.refs.reserve(loaded.sessions.len());
+    let mut unkeyed = std::collections::HashSet::new();
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
@@ -899,6 +908,7 @@ fn build_rows(
                     let built = rows.build(s, &files);
                     let Some(stamp) = stamp else {
                         // Nothing to key it by: read again next time.
+                        unkeyed.insert(s.reference.clone());
                         report.sessions.push(built.row);
                         report.refs.push(s.reference.clone());
                         continue;
@@ -929,6 +939,7 @@ fn build_rows(
             fresh.extend(memo.rows.drain().filter(|(r, _)| r.agent_id != agent));
         }
         memo.rows = fresh;
+        memo.unkeyed = unkeyed;
     }
     report
         .warnings
@@ -967,6 +978,10 @@ pub struct Rows<'s> {
     count_unknown: bool,
     logs: LogEvidence,
     forecasts: crate::history::tail::Forecasts,
+    /// The transcript the last row was built from, by where it is ([`Session::transcript`]):
+    /// sessions that share one (a patch lists them one after the other) read it once. One
+    /// only, so a whole list never holds more than one transcript open.
+    last_open: Option<(String, crate::transcript::Transcript)>,
 }
 
 impl<'s> Rows<'s> {
@@ -985,6 +1000,7 @@ impl<'s> Rows<'s> {
             count_unknown,
             logs: LogEvidence::default(),
             forecasts: Default::default(),
+            last_open: None,
         };
         rows.logs = LogEvidence::read(opts.logs, sessions.iter().filter(|s| rows.compacted(s)));
         rows
@@ -1010,11 +1026,24 @@ impl<'s> Rows<'s> {
         self.row_with(s, t, open, warnings, &files).row
     }
 
-    /// The row of `s`, its transcript opened once for every figure of it.
+    /// The row of `s`, its transcript opened once for every figure of it, and once for the
+    /// next row too when that session's transcript is the same ([`Rows::last_open`]).
     fn build(&mut self, s: &Session, files: &[PathBuf]) -> Built {
         let mut warnings = s.warnings.clone();
-        let (t, open) = self.numbers.session_open(s, &mut warnings);
-        self.row_with(s, &t, open.as_ref(), warnings, files)
+        let shared = self
+            .last_open
+            .take()
+            .filter(|(at, _)| s.transcript.as_ref() == Some(at) && s.transcript_unread.is_none());
+        let (t, open) = match shared {
+            Some((_, tr)) => {
+                crate::numbers::push_transcript_warnings(&tr, &mut warnings);
+                (self.numbers.session_with_transcript(s, Some(&tr)), Some(tr))
+            }
+            None => self.numbers.session_open(s, &mut warnings),
+        };
+        let built = self.row_with(s, &t, open.as_ref(), warnings, files);
+        self.last_open = s.transcript.clone().zip(open);
+        built
     }
 
     /// A kept row brought up to now: what may move without its transcript or entry (the

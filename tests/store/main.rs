@@ -5,6 +5,7 @@ mod support;
 
 mod api;
 mod io_counts;
+mod live;
 mod lookup;
 mod route;
 mod rows_cache;

@@ -150,15 +150,30 @@ fn patch_rows(
     rows: &mut Vec<crate::tui::model::view::SessionRow>,
     changed: Vec<crate::tui::model::view::SessionRow>,
 ) {
-    for row in changed {
-        match rows
-            .iter()
-            .position(|r| r.agent() == row.agent() && r.key() == row.key())
-        {
-            Some(i) => rows[i] = row,
-            None => rows.push(row),
+    // By key, the rows walked once: a turn on a transcript that many sessions share
+    // patches many rows of thousands.
+    let mut by_key: std::collections::HashMap<
+        String,
+        Vec<(usize, crate::tui::model::view::SessionRow)>,
+    > = std::collections::HashMap::with_capacity(changed.len());
+    for (n, row) in changed.into_iter().enumerate() {
+        by_key
+            .entry(row.key().to_string())
+            .or_default()
+            .push((n, row));
+    }
+    for r in rows.iter_mut() {
+        let Some(same_key) = by_key.get_mut(r.key()) else {
+            continue;
+        };
+        if let Some(i) = same_key.iter().position(|(_, c)| c.agent() == r.agent()) {
+            *r = same_key.swap_remove(i).1;
         }
     }
+    // Sessions not shown yet, in the order they came.
+    let mut added: Vec<_> = by_key.into_values().flatten().collect();
+    added.sort_by_key(|(n, _)| *n);
+    rows.extend(added.into_iter().map(|(_, r)| r));
 }
 
 /// Starts a list deferred behind the launch session's first screen once nothing holds it
