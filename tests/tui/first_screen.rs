@@ -122,8 +122,13 @@ fn details_of_an_older_load_are_dropped_and_the_newest_land() {
     assert!(generation_of(&new) > generation_of(&old));
     let len = state.session.as_ref().unwrap().len();
 
-    // The old answer (made on the shorter transcript) arrives late: dropped.
-    let late = run_blocking(old, &ctx).expect("an answer");
+    // Made on a thread that started before the newer read was dispatched, the old answer
+    // (on the shorter transcript) arrives late: dropped.
+    let before_the_newer_read = EffectCtx {
+        newest_read: Default::default(),
+        ..ctx.clone()
+    };
+    let late = run_blocking(old, &before_the_newer_read).expect("an answer");
     drive_holding(&mut state, &ctx, late);
     assert_eq!(
         details(&state),
@@ -153,6 +158,27 @@ fn details_of_an_older_load_are_dropped_and_the_newest_land() {
         Some(30_100),
         "the history of the appended turn"
     );
+
+    // Two reads in a row before the first one's details ran: those are not even computed
+    // (the newer read was dispatched), the newest are.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+        f.write_all(b"\n").unwrap();
+        let changed = poll_files(&ctx).expect("a change");
+        held.extend(drive_holding(&mut state, &ctx, changed));
+    }
+    assert_eq!(held.len(), 2, "{held:?}");
+    let newest = held.pop().unwrap();
+    let superseded = held.pop().unwrap();
+    assert!(generation_of(&superseded) < generation_of(&newest));
+    assert!(
+        run_blocking(superseded, &ctx).is_none(),
+        "a superseded read's details were computed"
+    );
+    let fresh = run_blocking(newest, &ctx).expect("the newest read's details");
+    drive_holding(&mut state, &ctx, fresh);
+    assert_eq!(details(&state), Details::Ready);
 }
 
 #[test]
@@ -221,7 +247,9 @@ fn the_first_load_and_its_details_equal_the_whole_load() {
         &basis,
         &[],
         &mut Default::default(),
-    );
+        &|| false,
+    )
+    .expect("not superseded");
     first.set_details(d);
     assert_eq!(
         format!("{:?}", first.diagnosis),

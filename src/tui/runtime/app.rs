@@ -104,6 +104,8 @@ impl Runner {
                     ));
                 }
                 other => {
+                    // Noted here, in dispatch order: the threads may start in any order.
+                    crate::tui::runtime::effects::dispatched(&other, &self.ctx);
                     let tx = self.tx.clone();
                     let ctx = self.ctx.clone();
                     tokio::task::spawn_blocking(move || {

@@ -42,6 +42,20 @@ pub struct EffectCtx {
     pub logs: std::sync::Arc<Vec<std::path::PathBuf>>,
     /// What transcript loads keep of their memory-note and log reads between reloads.
     pub kept: std::sync::Arc<std::sync::Mutex<crate::usecase::history::Kept>>,
+    /// The generation of the newest transcript read dispatched ([`dispatched`]): the details
+    /// of an older one would be dropped on arrival (the open view has moved on), so their
+    /// work is not done (on a 100 MB session, most of a second per superseded read).
+    pub newest_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Notes what an effect supersedes as it is dispatched, before it runs on a thread of its
+/// own: a transcript read makes the details of every older read moot
+/// ([`EffectCtx::newest_read`]).
+pub fn dispatched(effect: &Effect, ctx: &EffectCtx) {
+    if let Effect::OpenTranscript { generation, .. } = effect {
+        ctx.newest_read
+            .fetch_max(*generation, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 pub use crate::usecase::EnvLookup;
@@ -78,6 +92,7 @@ fn audit_draft(
 /// Runs one effect to completion on the current thread. `Watch` only replaces the polled
 /// files and yields nothing.
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
+    dispatched(&effect, ctx);
     match effect {
         Effect::LoadSessions => {
             // The built-in rows only when nobody supplied a loader (the store's demo host is a
@@ -141,14 +156,14 @@ pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
             transcript,
             keep_recent_tokens,
             basis,
-        } => Some(transcript_details(
+        } => transcript_details(
             &session,
             generation,
             &transcript,
             keep_recent_tokens,
             &basis,
             ctx,
-        )),
+        ),
         Effect::DecodeRows {
             transcript,
             generation,
@@ -242,7 +257,11 @@ fn transcript_details(
     keep_recent_tokens: u64,
     basis: &crate::diagnosis::gather::Basis,
     ctx: &EffectCtx,
-) -> Action {
+) -> Option<Action> {
+    let superseded = || ctx.newest_read.load(std::sync::atomic::Ordering::Relaxed) > generation;
+    if superseded() {
+        return None;
+    }
     let mut kept = ctx.kept.lock().unwrap_or_else(|e| e.into_inner());
     let details = crate::tui::runtime::transcript::load_details(
         session,
@@ -251,11 +270,12 @@ fn transcript_details(
         basis,
         &ctx.logs,
         &mut kept,
-    );
-    Action::TranscriptDetailsLoaded {
+        &superseded,
+    )?;
+    Some(Action::TranscriptDetailsLoaded {
         generation,
         details: Box::new(details),
-    }
+    })
 }
 
 /// Writes a compaction's summary, read raw from its entry, after `header`.

@@ -27,8 +27,11 @@ pub fn load_transcript(
             &basis,
             logs,
             kept,
+            &|| false,
         );
-        l.set_details(d);
+        if let Some(d) = d {
+            l.set_details(d);
+        }
     }
     Ok(l)
 }
@@ -77,9 +80,14 @@ pub fn load_details(
     basis: &crate::diagnosis::gather::Basis,
     logs: &[std::path::PathBuf],
     kept: &mut crate::usecase::history::Kept,
-) -> TranscriptDetails {
+    superseded: &dyn Fn() -> bool,
+) -> Option<TranscriptDetails> {
     let source = session.source.as_ref();
     let diagnosis = crate::diagnosis::gather::of_basis(source, basis, t, keep);
+    // Between steps: a newer read of the view makes the rest moot.
+    if superseded() {
+        return None;
+    }
     let history = crate::usecase::history::for_open_kept(
         source,
         &session.session.key,
@@ -89,12 +97,15 @@ pub fn load_details(
         logs,
         kept,
     );
-    TranscriptDetails {
+    if superseded() {
+        return None;
+    }
+    Some(TranscriptDetails {
         diagnosis: Some(Box::new(diagnosis)),
         history: Box::new(history),
         audits: audits(session, t),
         of: t.clone(),
-    }
+    })
 }
 
 /// The audits of the compactions on the branch, by their entry id (as the transcript
