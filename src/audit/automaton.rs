@@ -181,8 +181,23 @@ impl Automaton {
             }
         }
         let mut s = ROOT;
-        for &c in text {
-            let c = map(c);
+        let mut bytes = text.iter();
+        while let Some(&c) = bytes.next() {
+            let mut c = map(c);
+            if s == ROOT {
+                // Most of a text starts no pattern: at the root, one table lookup a byte,
+                // and nothing else, until a byte that does (the root reports nothing).
+                loop {
+                    let t = self.root[c as usize];
+                    if t != ROOT {
+                        break;
+                    }
+                    match bytes.next() {
+                        Some(&next) => c = map(next),
+                        None => return,
+                    }
+                }
+            }
             s = loop {
                 if let Some(t) = self.goto(s, c) {
                     break t;
@@ -262,6 +277,11 @@ mod tests {
             "",
             "hishe",
             "xyz",
+            // Long runs that start no pattern (the root's fast path), then a hit at the very
+            // end, at the very start, and one that fails back to the root mid-pattern.
+            "zzzzzzzzzzzzzzzzzzzzzzzzzzzzb",
+            "bzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+            "zzzz/srv/pzzzz/srv/p12zzzzhzzhe",
         ] {
             assert_eq!(
                 all(&Automaton::new(&pats), text),
