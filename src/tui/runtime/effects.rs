@@ -92,6 +92,7 @@ fn audit_draft(
 /// Runs one effect to completion on the current thread. `Watch` only replaces the polled
 /// files and yields nothing.
 pub fn run_blocking(effect: Effect, ctx: &EffectCtx) -> Option<Action> {
+    // The app noted it at dispatch already; a headless driver runs effects here, in order.
     dispatched(&effect, ctx);
     match effect {
         Effect::LoadSessions => {

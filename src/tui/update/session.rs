@@ -48,11 +48,7 @@ pub(super) fn update(state: &mut AppState, action: Action, fx: &mut Vec<Effect>)
             rank,
         } => {
             let h = layout::session_list(state.size);
-            if let Some(v) = state
-                .session
-                .as_mut()
-                .filter(|v| v.generation == generation)
-            {
+            if let Some(v) = view_at(&mut state.session, generation) {
                 match idx {
                     Some(i) => {
                         v.selected = i;
@@ -171,11 +167,7 @@ fn details_loaded(
     fx: &mut Vec<Effect>,
 ) {
     let width = crate::tui::layout::detail_width(state.size);
-    let Some(v) = state
-        .session
-        .as_mut()
-        .filter(|v| v.generation == generation)
-    else {
+    let Some(v) = view_at(&mut state.session, generation) else {
         return;
     };
     let Some(l) = v.loaded.as_mut() else { return };
@@ -205,11 +197,7 @@ fn rows_decoded(
     generation: u64,
     rows: Vec<crate::tui::model::rows::EntryRow>,
 ) {
-    if let Some(v) = state
-        .session
-        .as_mut()
-        .filter(|v| v.generation == generation)
-    {
+    if let Some(v) = view_at(&mut state.session, generation) {
         v.decoded_total += rows.len() as u64;
         for r in rows {
             v.requested.remove(&r.idx);
@@ -224,11 +212,7 @@ fn rows_decoded(
 
 /// The expanded entry's text, wrapped to the popup (dropped when the popup moved on).
 fn detail_loaded(state: &mut AppState, generation: u64, idx: u32, title: String, body: String) {
-    if let Some(v) = state
-        .session
-        .as_mut()
-        .filter(|v| v.generation == generation)
-    {
+    if let Some(v) = view_at(&mut state.session, generation) {
         if let Some(d) = v.detail.as_mut().filter(|d| d.idx == idx) {
             d.wrapped =
                 crate::tui::layout::wrap(&body, crate::tui::layout::detail_width(state.size));
@@ -329,11 +313,7 @@ fn transcript_loaded(
 ) {
     let h = layout::session_list(state.size);
     let bare = state.bare_file;
-    let Some(v) = state
-        .session
-        .as_mut()
-        .filter(|v| v.generation == generation)
-    else {
+    let Some(v) = view_at(&mut state.session, generation) else {
         return;
     };
     v.loading = false;
@@ -489,4 +469,13 @@ fn jump_compaction(state: &mut AppState, forward: bool, fx: &mut Vec<Effect>) {
         scroll_into_view(v, h);
         fx.extend(ensure_window(v, h));
     }
+}
+
+/// The open session's view while it is still the read `generation` was made for (an answer
+/// for an older read is dropped).
+fn view_at(
+    session: &mut Option<crate::tui::model::state::SessionView>,
+    generation: u64,
+) -> Option<&mut crate::tui::model::state::SessionView> {
+    session.as_mut().filter(|v| v.generation == generation)
 }
