@@ -418,8 +418,23 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
     );
     let report = match cached.as_mut() {
         Some((cache, memo)) => {
-            let report = build_rows(source, opts, &loaded, Some((memo, &mut |_| {})));
+            let (mut report, archived) = rows_of(
+                source,
+                opts,
+                &loaded,
+                Some((memo, &mut |_| {})),
+                KeptRows::Later,
+            );
             cache.save(memo, source);
+            // The kept rows go to the report now the file has them: moved, not copied (a
+            // warm run's rows are thousands of rows read back, and a copy of each was a
+            // twentieth of it).
+            for (row, r) in report.sessions.iter_mut().zip(&report.refs) {
+                if let Some(k) = memo.rows.get_mut(r) {
+                    *row = std::mem::take(&mut *k.row);
+                }
+            }
+            total(&mut report, archived);
             report
         }
         None => from_listing(source, opts, &loaded),
@@ -811,12 +826,47 @@ fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
 /// A memo and the watcher told of each session's files ([`from_listing_kept`]).
 type Keeping<'a> = (&'a mut RowMemo, &'a mut dyn FnMut(&[PathBuf]));
 
+/// Where [`rows_of`] puts a row it keeps in the memo.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeptRows {
+    /// A copy in the report as well: the memo serves the reloads that follow.
+    Copy,
+    /// A default row in its place, for the caller to move the kept one into once the memo
+    /// has served (a one-shot list writes the rows cache from it first; [`build`]).
+    Later,
+}
+
 fn build_rows(
     source: &dyn SessionSource,
     opts: &Options<'_>,
     loaded: &Listing,
-    mut kept: Option<Keeping<'_>>,
+    kept: Option<Keeping<'_>>,
 ) -> ListReport {
+    let (mut report, archived) = rows_of(source, opts, loaded, kept, KeptRows::Copy);
+    total(&mut report, archived);
+    report
+}
+
+/// The host's spend from the rows' (SPEC §10), with the archives' when they were read.
+fn total(report: &mut ListReport, archived: Option<crate::cost::host::Archived>) {
+    report.totals = Some(crate::cost::host::HostTotals::of(
+        report
+            .sessions
+            .iter()
+            .filter_map(|r| Some((r.session_key.as_deref().unwrap_or(""), r.cost.as_ref()?))),
+        archived,
+    ));
+}
+
+/// Every row of `loaded`, without the host's totals ([`total`]), and the archives' spend
+/// the totals add.
+fn rows_of(
+    source: &dyn SessionSource,
+    opts: &Options<'_>,
+    loaded: &Listing,
+    mut kept: Option<Keeping<'_>>,
+    kept_rows: KeptRows,
+) -> (ListReport, Option<crate::cost::host::Archived>) {
     let mut report = empty(source);
     report.warnings.extend(loaded.warnings.iter().cloned());
     report.errors.extend(loaded.errors.iter().cloned());
@@ -927,7 +977,10 @@ fn build_rows(
                     }
                 }
             };
-            report.sessions.push((*k.row).clone());
+            report.sessions.push(match kept_rows {
+                KeptRows::Copy => (*k.row).clone(),
+                KeptRows::Later => SessionRow::default(),
+            });
             report.refs.push(s.reference.clone());
             fresh.insert(s.reference.clone(), k);
         }
@@ -951,14 +1004,7 @@ fn build_rows(
     } else {
         rows.numbers.archived(&loaded.sessions)
     };
-    report.totals = Some(crate::cost::host::HostTotals::of(
-        report
-            .sessions
-            .iter()
-            .filter_map(|r| Some((r.session_key.as_deref().unwrap_or(""), r.cost.as_ref()?))),
-        archived,
-    ));
-    report
+    (report, archived)
 }
 
 /// A row as [`Rows::build`] made it, with what [`Rows::refresh`] needs to keep it.
