@@ -218,6 +218,18 @@ pub fn acquire_at(lock_path: &Path, opts: &LockOptions) -> Result<LockGuard, Com
 /// Look at the lock of `target` without taking or changing anything (for display and
 /// for refusing early).
 pub fn status(target: &Path, stale_after: Duration) -> Result<LockStatus, CommitError> {
+    // Looking, not taking: `<dir>/<basename>.lock` is the same file as the lock's own path
+    // (opening it resolves the dir's links as realpath does), so "no lock" is known without
+    // resolving the path first, which a list of thousands of sessions paid once per row.
+    // A lock that is there, or anything else, is looked at by its own path, as before.
+    let dir = parent_dir(target);
+    if let Some(name) = target.file_name() {
+        let mut lock_name = name.to_os_string();
+        lock_name.push(".lock");
+        if matches!(read_snapshot(&dir.join(lock_name)), Ok(None)) && dir.is_dir() {
+            return Ok(LockStatus::Free);
+        }
+    }
     let lock_path = lock_path_for(target)?;
     Ok(match read_snapshot(&lock_path)? {
         None => LockStatus::Free,
@@ -438,6 +450,39 @@ fn reclaim(lock_path: &Path, judged: &Snapshot) -> Result<(), CommitError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The quick look at `<dir>/<name>.lock` tells what the lock's own path tells: no lock,
+    /// a lock written at the realpath seen through a linked dir, and a missing dir an error.
+    #[test]
+    fn status_through_a_linked_dir_and_of_a_missing_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let real = tmp.path().join("real");
+        fs::create_dir(&real).unwrap();
+        let linked = tmp.path().join("linked");
+        std::os::unix::fs::symlink(&real, &linked).unwrap();
+        let target = linked.join("s.jsonl");
+        fs::write(real.join("s.jsonl"), b"").unwrap();
+        let after = Duration::from_secs(1800);
+        assert_eq!(status(&target, after).unwrap(), LockStatus::Free);
+        let content = payload(std::process::id() as i64, Utc::now());
+        fs::write(real.join("s.jsonl.lock"), &content).unwrap();
+        assert!(
+            matches!(status(&target, after).unwrap(), LockStatus::Held(_)),
+            "the lock at the realpath is seen through the link"
+        );
+        let gone = tmp.path().join("gone").join("s.jsonl");
+        assert!(
+            status(&gone, after).is_err(),
+            "a missing dir is not 'no lock'"
+        );
+        fs::create_dir(tmp.path().join("refused")).unwrap();
+        let dir_lock = tmp.path().join("refused").join("s.jsonl.lock");
+        fs::create_dir(&dir_lock).unwrap();
+        assert!(
+            status(&tmp.path().join("refused").join("s.jsonl"), after).is_err(),
+            "a directory in the lock's place is refused, not 'no lock'"
+        );
+    }
 
     fn snap(content: &str, age: Duration) -> Snapshot {
         Snapshot {

@@ -453,7 +453,14 @@ impl Host {
             let norm = normalize(&joined);
             basename = norm.file_name().map(|n| n.to_string_lossy().into_owned());
             if norm.starts_with(normalize(&self.state_dir)) {
-                if norm.is_file() && self.inside_state(&norm) {
+                // Directly in the sessions dir (nearly every entry), the dir's own resolution
+                // answers for a plain file: no path resolved per session of thousands.
+                let inside = if norm.parent() == Some(normalize(sdir).as_path()) {
+                    self.readable_in(agent, &norm)
+                } else {
+                    norm.is_file() && self.inside_state(&norm)
+                };
+                if inside {
                     return (Some(norm), TranscriptHow::SessionFile, None);
                 }
             } else if !looks_remappable(&norm, &agent.id) {
