@@ -20,12 +20,11 @@ const SCAN: u64 = 1 << 20;
 
 /// Why a SQLite file marks era B, or None.
 pub fn sqlite_era_b(path: &Path) -> Option<String> {
-    let mut head = Vec::new();
-    crate::regular_file::open(path)
-        .ok()?
-        .take(SCAN)
-        .read_to_end(&mut head)
-        .ok()?;
+    let mut file = crate::regular_file::open(path).ok()?;
+    // The header first: on every era-B host it answers, and the mebibyte scan is for the
+    // rare schema still in the WAL (a list opens this file on every run).
+    let mut head = Vec::with_capacity(100);
+    (&mut file).take(100).read_to_end(&mut head).ok()?;
     if head.len() < 100 || &head[..16] != MAGIC {
         return None;
     }
@@ -36,6 +35,7 @@ pub fn sqlite_era_b(path: &Path) -> Option<String> {
             path.display()
         ));
     }
+    file.take(SCAN - 100).read_to_end(&mut head).ok()?;
     if memmem::find(&head, b"session_nodes").is_some() {
         return Some(format!("{} has a session_nodes table", path.display()));
     }
