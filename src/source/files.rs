@@ -28,6 +28,71 @@ pub struct FileStore {
     /// listings keep what [`Live`] holds. A one-shot `list` keeps nothing (it does not hold
     /// a store of tens of megabytes while it measures every transcript).
     wanted: std::sync::atomic::AtomicBool,
+    /// What the one-shot listings remember between runs ([`SessionSource::listing_memory`]).
+    remembered: Mutex<Remembered>,
+}
+
+/// Each store's entries as parsed, with the store's stamp taken before it was read, kept
+/// between runs in the rows cache ([`SessionSource::listing_memory`], docs/cache.md): while
+/// a store's stamp ([`crate::source::stamp::of_file`]: identity, size, times and both ends'
+/// bytes, settled) is that one, its entries are these, and `check` from cron or `metrics`
+/// every minute does not parse a store of tens of megabytes again to list what it listed
+/// last time (issue 31, warm). Only a store whose every entry parsed is remembered (a
+/// skipped entry's reason is read again each run); the TUI, which keeps the bytes to compare
+/// ([`Live`]), reads its stores itself.
+#[derive(Default)]
+struct Remembered {
+    /// A rows cache asked for the memory ([`SessionSource::recall_listing`]).
+    on: bool,
+    /// By store path.
+    stores: std::collections::BTreeMap<PathBuf, RememberedStore>,
+    /// A store was parsed (or forgotten) since the memory was recalled: worth writing.
+    moved: bool,
+}
+
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
+struct RememberedStore {
+    stamp: crate::source::Stamp,
+    entries: Vec<(String, StoreEntry)>,
+}
+
+impl Remembered {
+    /// The entries of `a`'s store: remembered while its stamp holds, else read (and
+    /// remembered when they can be).
+    fn entries(
+        &mut self,
+        a: &Agent,
+    ) -> Result<Vec<crate::store_entry::ParsedEntry>, crate::store_entry::StoreFileError> {
+        let stamp = crate::source::stamp::of_file(&a.store_path);
+        if let (Some(now), Some(r)) = (&stamp, self.stores.get(&a.store_path)) {
+            if r.stamp == *now {
+                tracing::debug!(target: "clawtop::io", io = "sessions.json remembered", agent = %a.id, "sessions.json remembered");
+                return Ok(r
+                    .entries
+                    .iter()
+                    .map(|(key, e)| crate::store_entry::ParsedEntry {
+                        key: key.clone(),
+                        entry: Ok(e.clone()),
+                    })
+                    .collect());
+            }
+        }
+        let forgotten = self.stores.remove(&a.store_path).is_some();
+        let parsed = crate::store_entry::read(&a.store_path)?;
+        let whole: Option<Vec<(String, StoreEntry)>> = parsed
+            .iter()
+            .map(|p| Some((p.key.clone(), p.entry.clone().ok()?)))
+            .collect();
+        match (stamp, whole) {
+            (Some(stamp), Some(entries)) => {
+                self.stores
+                    .insert(a.store_path.clone(), RememberedStore { stamp, entries });
+                self.moved = true;
+            }
+            _ => self.moved |= forgotten,
+        }
+        Ok(parsed)
+    }
 }
 
 /// What a listing read, kept to tell which sessions changed since (issue 31, live): each
@@ -120,6 +185,7 @@ impl FileStore {
             transcripts: Mutex::new(HashMap::new()),
             live: Mutex::new(Live::default()),
             wanted: std::sync::atomic::AtomicBool::new(false),
+            remembered: Mutex::new(Remembered::default()),
         }
     }
 
@@ -195,7 +261,24 @@ impl FileStore {
         let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if !self.wanted.load(std::sync::atomic::Ordering::Relaxed) {
             *live = Live::default();
-            return self.host.load_sessions(agent);
+            let mut mem = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+            if !mem.on {
+                return self.host.load_sessions(agent);
+            }
+            let loaded = self.host.load_sessions_with(agent, &mut |a| mem.entries(a));
+            if agent.is_none() {
+                // Only the stores listed now are remembered: a removed agent's is forgotten.
+                let listed: HashSet<&Path> = self
+                    .host
+                    .agents
+                    .iter()
+                    .map(|a| a.store_path.as_path())
+                    .collect();
+                let before = mem.stores.len();
+                mem.stores.retain(|p, _| listed.contains(p.as_path()));
+                mem.moved |= mem.stores.len() != before;
+            }
+            return loaded;
         }
         let mut stores = HashMap::new();
         let loaded = self.host.load_sessions_with(agent, &mut |a| {
@@ -341,6 +424,29 @@ impl SessionSource for FileStore {
 
     fn label(&self) -> String {
         self.host.state_dir.display().to_string()
+    }
+
+    fn listing_memory(&self) -> Option<Vec<u8>> {
+        let mem = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+        if !mem.on || mem.stores.is_empty() {
+            return None;
+        }
+        rmp_serde::to_vec_named(&mem.stores).ok()
+    }
+
+    fn listing_moved(&self) -> bool {
+        self.remembered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .moved
+    }
+
+    fn recall_listing(&self, memory: Option<&[u8]>) {
+        let mut mem = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
+        mem.on = true;
+        mem.stores = memory
+            .and_then(|m| rmp_serde::from_slice(m).ok())
+            .unwrap_or_default();
     }
 
     fn lock(&self, session: &SessionRef) -> Option<crate::commit::LockStatus> {

@@ -187,6 +187,68 @@ fn a_rewrite_with_the_same_size_and_mtime_is_seen() {
     after_change(&case, &before, true);
 }
 
+/// The store's entries are remembered with its stamp: an unchanged store is not parsed
+/// again, and an entry rewritten with as many bytes and the mtime set back (the ctime and
+/// the ends' hash tell), an entry added, or a store that just changed are read again.
+#[test]
+fn a_store_is_parsed_again_only_when_it_changed() {
+    let case = Case::new();
+    let before = primed(&case);
+    let (_, counts) = case.warm();
+    assert_eq!(
+        counts.get("sessions.json remembered"),
+        1,
+        "not parsed again"
+    );
+    let store = case.dir.path().join("agents/main/sessions/sessions.json");
+    let edit = |from: &str, to: &str| {
+        let mtime = std::fs::metadata(&store).unwrap().modified().unwrap();
+        let text = std::fs::read_to_string(&store).unwrap();
+        let changed = text.replacen(from, to, 1);
+        assert_ne!(changed, text);
+        std::fs::write(&store, changed).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&store)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    };
+    let window = |json: &str| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(json).unwrap()["sessions"][0]["window"].clone()
+    };
+    edit("\"contextTokens\":32000", "\"contextTokens\":16000");
+    settle();
+    let (warm, counts) = case.warm();
+    assert_eq!(
+        counts.get("sessions.json remembered"),
+        0,
+        "the edit is seen"
+    );
+    assert_eq!(warm, case.cold());
+    assert_ne!(window(&warm), window(&before), "the window moved");
+    let (again, counts) = case.warm();
+    assert_eq!(counts.get("sessions.json remembered"), 1, "remembered anew");
+    assert_eq!(again, warm);
+    // Changed within the last second: read, not trusted to its stamp.
+    edit("\"contextTokens\":16000", "\"contextTokens\":24000");
+    let (warm, counts) = case.warm();
+    assert_eq!(counts.get("sessions.json remembered"), 0);
+    assert_eq!(warm, case.cold());
+    // An entry added.
+    settle();
+    let mut store_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    store_json["agent:main:other"] =
+        json!({"sessionId": "0d7c1c54-7f7e-4f7e-9d55-2d3f4e5a6b7c", "updatedAt": 2});
+    std::fs::write(&store, store_json.to_string()).unwrap();
+    settle();
+    let (warm, counts) = case.warm();
+    assert_eq!(counts.get("sessions.json remembered"), 0);
+    assert_eq!(warm, case.cold());
+    assert!(warm.contains("agent:main:other"));
+}
+
 #[test]
 fn a_truncation_is_seen() {
     let case = Case::new();
