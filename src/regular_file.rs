@@ -76,6 +76,11 @@ pub fn check(path: &Path) -> io::Result<()> {
 /// Opens `path` for reading as the module docs say: never blocks, refuses what is not a
 /// regular file.
 pub fn open(path: &Path) -> io::Result<File> {
+    open_with_metadata(path).map(|(f, _)| f)
+}
+
+/// [`open`], with the metadata of the file opened (what a stamp takes: not asked twice).
+pub fn open_with_metadata(path: &Path) -> io::Result<(File, std::fs::Metadata)> {
     check(path)?;
     let f = std::fs::OpenOptions::new()
         .read(true)
@@ -85,7 +90,7 @@ pub fn open(path: &Path) -> io::Result<File> {
     if !m.is_file() {
         return Err(not_regular(m.file_type()));
     }
-    Ok(f)
+    Ok((f, m))
 }
 
 /// The whole file, opened with [`open`].

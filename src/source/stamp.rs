@@ -105,11 +105,7 @@ fn settled_times(m: &std::fs::Metadata) -> Option<(i64, i64)> {
 /// The stamp of a transcript file, None when it cannot be read or changed within
 /// [`SETTLE`].
 pub fn of_file(path: &Path) -> Option<Stamp> {
-    let f = crate::regular_file::open(path).ok()?;
-    let m = f.metadata().ok()?;
-    if !m.is_file() {
-        return None;
-    }
+    let (f, m) = crate::regular_file::open_with_metadata(path).ok()?;
     let (mtime_ns, ctime_ns) = settled_times(&m)?;
     let size = m.len();
     let mut h = Sha256::new();
@@ -161,8 +157,7 @@ const WAL_LAST_FRAME: u64 = 24 + 65536;
 /// `-wal` to the database's owner (`fchown`), which moves its ctime on every read, without a
 /// write. Its mtime settles it as [`of_file`]'s times do.
 fn of_wal(path: &Path) -> Option<String> {
-    let f = crate::regular_file::open(path).ok()?;
-    let m = f.metadata().ok()?;
+    let (f, m) = crate::regular_file::open_with_metadata(path).ok()?;
     let mtime_ns = m
         .mtime()
         .saturating_mul(1_000_000_000)
