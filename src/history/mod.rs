@@ -26,7 +26,7 @@ pub mod series;
 pub mod tail;
 
 use crate::thresholds::{Rules, Thresholds};
-use crate::transcript::{EntryKind, Role, Transcript};
+use crate::transcript::{Captured, EntryKind, Role, Transcript};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -275,6 +275,12 @@ struct Raw {
     recorded_flush: Option<Option<i64>>,
 }
 
+/// A user message that starts with this asked for a compaction.
+const COMPACT_COMMAND: &str = "/compact";
+// A user message's head captured by the scan keeps the start of its text: long enough to
+// test for the command (`crate::transcript::Captured`).
+const _: () = assert!(COMPACT_COMMAND.len() <= crate::transcript::LEAD_MAX);
+
 fn timestamp_of(v: &Value) -> Option<String> {
     v.get("timestamp")
         .and_then(Value::as_str)
@@ -288,7 +294,9 @@ fn millis(ts: &str) -> Option<i64> {
 }
 
 /// Walks the active branch once, decoding only user and assistant messages (slim) and
-/// compactions (tool results, the bulk of a transcript, are never decoded).
+/// compactions (tool results, the bulk of a transcript, are never decoded). What the scan
+/// captured of an entry ([`Transcript::captured`]: a transcript opened for its history) is
+/// taken from there; only the other entries are read from the store.
 fn read_branch(t: &Transcript, rules: Rules) -> Read {
     let wanted: Vec<u32> = t
         .active_branch()
@@ -302,39 +310,56 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
             )
         })
         .collect();
-    // Messages are read slim (envelope, role, usage; user content only): assistant text and
-    // pasted content are most of a transcript's bytes and none of its figures.
-    let value = |i: u32, raw: &[u8]| {
-        if t.entries[i as usize].kind == EntryKind::Compaction {
-            t.decode_entry(i, raw).ok()
-        } else {
-            tail::slim(raw)
-        }
+    let captures = t.captures();
+    let need: Vec<u32> = if captures {
+        wanted
+            .iter()
+            .copied()
+            .filter(|&i| t.captured(i).is_none())
+            .collect()
+    } else {
+        wanted.clone()
     };
     let mut walk = BranchWalk::default();
     // A branch runs forward through its store (an entry is written after its parent): then
-    // it is read in one pass over the rows or the file, not one read per entry. An entry
-    // whose parent comes after it (a transcript rewritten out of order) is read entry by
-    // entry, in branch order; so is a branch whose store changed during the pass.
+    // what is not captured is read in one pass over the rows or the file, not one read per
+    // entry, and the captured entries between two read are walked as the pass reaches them.
+    // An entry whose parent comes after it (a transcript rewritten out of order) is read
+    // entry by entry, in branch order; so is a branch whose store changed during the pass.
     let key = |i: &u32| t.entries[*i as usize].offset;
     let forward = wanted.windows(2).all(|w| key(&w[0]) < key(&w[1]));
-    let read = forward
-        && t.for_each_raw(&wanted, |i, raw| {
-            if let Some(v) = value(i, raw) {
-                walk.step(t, rules, i, &v);
-            }
-        });
+    let mut at = 0usize;
+    let mut in_order = true;
+    let read = need.is_empty()
+        || (forward
+            && t.for_each_raw(&need, |i, raw| {
+                // Walks the captured entries before `i`, then `i`.
+                while in_order && wanted.get(at).is_some_and(|&w| w != i) {
+                    walk.captured(t, rules, wanted[at]);
+                    at += 1;
+                }
+                if in_order && at < wanted.len() {
+                    walk.raw(t, rules, i, raw);
+                    at += 1;
+                } else {
+                    in_order = false;
+                }
+            }))
+            && in_order;
     let mut unread = None;
-    if !read {
+    if read {
+        for &i in &wanted[at..] {
+            walk.captured(t, rules, i);
+        }
+    } else {
         walk = BranchWalk::default();
         let mut failed = 0usize;
         for &i in &wanted {
+            if walk.captured(t, rules, i) {
+                continue;
+            }
             match t.raw_line(i) {
-                Ok(raw) => {
-                    if let Some(v) = value(i, &raw) {
-                        walk.step(t, rules, i, &v);
-                    }
-                }
+                Ok(raw) => walk.raw(t, rules, i, &raw),
                 Err(_) if t.entries[i as usize].too_large().is_some() => {}
                 Err(e) => {
                     failed += 1;
@@ -373,6 +398,37 @@ impl BranchWalk {
             flush_turns,
             clock: self.clock,
             unread: None,
+        }
+    }
+
+    /// Entry `i` of the branch from its bytes `raw`: a compaction decoded whole, a message
+    /// slim (assistant text and pasted content are most of a transcript's bytes and none of
+    /// its figures); an entry that does not decode is skipped.
+    fn raw(&mut self, t: &Transcript, rules: Rules, i: u32, raw: &[u8]) {
+        let v = if t.entries[i as usize].kind == EntryKind::Compaction {
+            t.decode_entry(i, raw).ok()
+        } else {
+            tail::slim(raw)
+        };
+        if let Some(v) = v {
+            self.step(t, rules, i, &v);
+        }
+    }
+
+    /// Entry `i` of the branch from what the scan captured of it, decoded as [`Self::raw`]
+    /// decodes it; false when nothing was captured (the entry is then to be read).
+    fn captured(&mut self, t: &Transcript, rules: Rules, i: u32) -> bool {
+        match t.captured(i) {
+            None => false,
+            Some(Captured::Unreadable) => true,
+            Some(Captured::Slim(v)) => {
+                self.step(t, rules, i, &v);
+                true
+            }
+            Some(Captured::Entry(v)) => {
+                self.step(t, rules, i, v);
+                true
+            }
         }
     }
 
@@ -437,7 +493,7 @@ impl BranchWalk {
         let m = v.get("message").cloned().unwrap_or(Value::Null);
         if kind == EntryKind::Message(Role::User) {
             let text = crate::transcript::content::plain(m.get("content"));
-            *last_user_compact = text.trim_start().starts_with("/compact");
+            *last_user_compact = text.trim_start().starts_with(COMPACT_COMMAND);
         }
         // The gateway's "Compacted" notice follows a `/compact` request it served.
         if kind == EntryKind::Message(Role::Assistant) && crate::tokens::is_gateway_notice(&m) {

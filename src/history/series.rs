@@ -16,6 +16,9 @@ pub use crate::transcript::tail::FORECAST_TURNS;
 /// The prefix of OpenClaw's flush prompt (2026.2.x and 2026.9 alike): a user message that
 /// starts with it opens a memory-flush turn.
 const FLUSH_PROMPT: &str = "Pre-compaction memory flush";
+// A user message's head captured by the scan keeps the start of its text: long enough to
+// test for the prompt (`crate::transcript::Captured`).
+const _: () = assert!(FLUSH_PROMPT.len() <= crate::transcript::LEAD_MAX);
 
 /// What an entry means for the series.
 #[derive(Debug, Clone, PartialEq, Eq)]
