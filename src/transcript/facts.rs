@@ -18,7 +18,7 @@
 //! string is read) leaves the entry uncaptured, and the walk reads it back as before. Kept
 //! only when asked for ([`super::Transcript::open_for_history`]), within [`FACTS_MAX`] bytes.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Bytes of a user message's text kept: the start of `plain(content).trim_start()`, longer
 /// than any prefix a reader tests (OpenClaw's flush prompt, `/compact`).
@@ -93,13 +93,25 @@ pub(super) struct AssistantHead<'a> {
 }
 
 /// An entry as the walk would decode it, from what the scan kept.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub enum Captured<'a> {
     /// The walk's decode refuses the entry: it is skipped.
     Unreadable,
-    /// A message's head, as [`super::tail::slim`] gives it (a user's content cut to its
-    /// lead).
-    Slim(Value),
+    /// A user message: its `timestamp`, and the start of its text, at least [`LEAD_MAX`]
+    /// bytes of `content::plain(content).trim_start()`.
+    User {
+        timestamp: Option<&'a str>,
+        lead: &'a str,
+    },
+    /// An assistant message: what the walk's decode reads of it, as written (`usage` as its
+    /// JSON text; None when absent or null).
+    Assistant {
+        timestamp: Option<&'a str>,
+        stop_reason: Option<&'a str>,
+        provider: Option<&'a str>,
+        model: Option<&'a str>,
+        usage: Option<&'a str>,
+    },
     /// A compaction, decoded whole.
     Entry(&'a Value),
 }
@@ -228,61 +240,43 @@ impl BranchFacts {
         (s.len != NONE).then(|| &self.text[s.start as usize..(s.start + s.len) as usize])
     }
 
+    /// Whether entry `idx` was captured.
+    pub(super) fn has(&self, idx: u32) -> bool {
+        self.steps.binary_search_by_key(&idx, |s| s.entry).is_ok()
+            || self.compactions.binary_search_by_key(&idx, |c| c.0).is_ok()
+    }
+
     /// Entry `idx` as the walk would decode it; None when it was not captured.
     pub(super) fn get(&self, idx: u32) -> Option<Captured<'_>> {
         if let Ok(k) = self.steps.binary_search_by_key(&idx, |s| s.entry) {
-            return Some(self.rebuilt(&self.steps[k]));
+            let s = &self.steps[k];
+            let timestamp = self.str(s.ts);
+            return Some(match s.what {
+                What::Unreadable => Captured::Unreadable,
+                What::User => Captured::User {
+                    timestamp,
+                    lead: self.str(s.text).unwrap_or(""),
+                },
+                What::Assistant => {
+                    let (provider, model) = match self.models.get(s.model as usize) {
+                        Some((p, m)) => (p.as_deref(), m.as_deref()),
+                        None => (None, None),
+                    };
+                    Captured::Assistant {
+                        timestamp,
+                        stop_reason: self.stops.get(s.stop as usize).map(|x| &**x),
+                        provider,
+                        model,
+                        usage: self.str(s.text),
+                    }
+                }
+            });
         }
         let k = self.compactions.binary_search_by_key(&idx, |c| c.0).ok()?;
         Some(match &self.compactions[k].1 {
             Some(v) => Captured::Entry(v),
             None => Captured::Unreadable,
         })
-    }
-
-    /// The slim head of a captured message, as [`super::tail::slim`] builds it from the
-    /// line (the fields the walk reads; a user's content is its lead).
-    fn rebuilt(&self, s: &Step) -> Captured<'_> {
-        let string = |v: &str| Value::String(v.to_string());
-        let mut o = Map::new();
-        o.insert("type".into(), string("message"));
-        if let Some(ts) = self.str(s.ts) {
-            o.insert("timestamp".into(), string(ts));
-        }
-        let mut m = Map::new();
-        match s.what {
-            What::Unreadable => return Captured::Unreadable,
-            What::User => {
-                m.insert("role".into(), string("user"));
-                m.insert("content".into(), string(self.str(s.text).unwrap_or("")));
-            }
-            What::Assistant => {
-                m.insert("role".into(), string("assistant"));
-                if let Some(stop) = self.stops.get(s.stop as usize) {
-                    m.insert("stopReason".into(), string(stop));
-                }
-                if let Some((p, model)) = self.models.get(s.model as usize) {
-                    if let Some(p) = p {
-                        m.insert("provider".into(), string(p));
-                    }
-                    if let Some(model) = model {
-                        m.insert("model".into(), string(model));
-                    }
-                }
-                if let Some(u) = self.str(s.text) {
-                    // The decode reads `usage` in the same parse: a value it refuses
-                    // refuses the line.
-                    match serde_json::from_str::<Value>(u) {
-                        Ok(u) => {
-                            m.insert("usage".into(), u);
-                        }
-                        Err(_) => return Captured::Unreadable,
-                    }
-                }
-            }
-        }
-        o.insert("message".into(), Value::Object(m));
-        Captured::Slim(Value::Object(o))
     }
 }
 
@@ -337,7 +331,7 @@ mod tests {
         f.bytes = FACTS_MAX - 1;
         f.user(1, Some(&slim));
         assert!(!f.open());
-        assert!(matches!(f.get(0), Some(Captured::Slim(_))));
+        assert!(matches!(f.get(0), Some(Captured::User { lead: "hi", .. })));
         assert!(f.get(1).is_none());
         f.compaction(2, None, 10);
         assert!(f.get(2).is_none());

@@ -1054,9 +1054,8 @@ impl Transcript {
         Ok(v)
     }
 
-    /// Entry `idx` as the history's walk of the branch decodes it (a message by
-    /// [`tail::slim`], anything else whole by [`Self::decode_entry`]), from what the scan
-    /// captured ([`Self::open_for_history`]): None when it captured nothing of the entry,
+    /// Entry `idx` as the history's walk of the branch reads it (what it reads of a message
+    /// decoded by [`tail::slim`], a compaction decoded whole), from what the scan captured ([`Self::open_for_history`]): None when it captured nothing of the entry,
     /// which is then read as before.
     pub fn captured(&self, idx: u32) -> Option<Captured<'_>> {
         self.facts.as_ref()?.get(idx)
@@ -1065,6 +1064,11 @@ impl Transcript {
     /// Whether the scan captured anything for the history's walk ([`Self::captured`]).
     pub fn captures(&self) -> bool {
         self.facts.is_some()
+    }
+
+    /// Whether [`Self::captured`] has entry `idx` (without making its view).
+    pub fn has_captured(&self, idx: u32) -> bool {
+        self.facts.as_ref().is_some_and(|f| f.has(idx))
     }
 
     /// An entry's head ([`tail::slim`]: the envelope, and of a message what decides a
