@@ -608,7 +608,8 @@ impl Scanner {
     }
 
     /// The whole JSON of the row just indexed from its projection: captured as
-    /// [`Self::line`] captures a row handed over whole. The index is the projection's; a row
+    /// [`Self::line`] captures a row handed over whole (what the walk reads, and an
+    /// assistant's call). The index is the projection's; a row
     /// that does not read cleanly or as the entry indexed is left to the walk's own read.
     pub fn capture_row(&mut self, row: &[u8]) {
         let Some(kind) = self
@@ -634,6 +635,13 @@ impl Scanner {
             return;
         }
         self.capture_facts(kind, &head, line, true);
+        // The projection carried no usage: the call is captured from here, as from a row
+        // handed over whole, so cost reads it back no more than the walk does.
+        let entry = (self.out.entries.len() - 1) as u32;
+        let had = self.out.calls.last().is_some_and(|c| c.entry == entry);
+        if kind == EntryKind::Message(Role::Assistant) && !had {
+            self.capture_call(&head);
+        }
     }
 
     /// Keeps what the history's branch walk reads of the entry just pushed, from `line`, its
