@@ -2,9 +2,9 @@
 //! each compaction, captured by the scan that indexes the transcript, so the walk reads no
 //! entry a second time (issue 31: every figure of a row from one read of its transcript).
 //!
-//! The walk decodes a message with [`super::tail::slim`] and a compaction whole
-//! ([`super::Transcript::decode_entry`]); a captured entry hands it the same value, rebuilt
-//! from what was kept ([`super::Transcript::captured`]):
+//! The walk reads a message through [`super::tail::slim`] and a compaction decoded whole
+//! ([`super::Transcript::decode_entry`]); what it reads of them is kept
+//! ([`super::Transcript::captured`]):
 //! - a user message: its `timestamp` and the start of its text ([`LEAD_MAX`] bytes of
 //!   `content::plain(content).trim_start()`), which is all a reader of a user message's head
 //!   tests (a prefix);
@@ -16,7 +16,8 @@
 //! A line is captured only where what the scan read is certainly what the walk's decode
 //! reads: anything odd (a repaired or non-UTF-8 line, a repeated key, a non-string where a
 //! string is read) leaves the entry uncaptured, and the walk reads it back as before. Kept
-//! only when asked for ([`super::Transcript::open_for_history`]), within [`FACTS_MAX`] bytes.
+//! only when asked for ([`super::Transcript::open_for_history`]: `list`, for a compacted
+//! session), within [`FACTS_MAX`] bytes: a `show` of a million rows keeps none.
 
 use serde_json::Value;
 
@@ -73,7 +74,7 @@ pub struct BranchFacts {
     /// In entry order.
     steps: Vec<Step>,
     text: String,
-    models: Vec<(Option<Box<str>>, Option<Box<str>>)>,
+    models: Vec<super::CallModel>,
     stops: Vec<Box<str>>,
     /// Each compaction decoded, in entry order; None: its decode failed.
     compactions: Vec<(u32, Option<Value>)>,
