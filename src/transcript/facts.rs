@@ -150,9 +150,9 @@ impl BranchFacts {
         room
     }
 
-    /// Entry `entry`, a user message whose line the walk's decode reads as `slim` (None: it
-    /// refuses the line).
-    pub(super) fn user(&mut self, entry: u32, slim: Option<&Value>) {
+    /// Entry `entry`, a user message whose line the walk's decode reads as `slim`.
+    pub(super) fn user(&mut self, entry: u32, slim: super::tail::SlimUser) {
+        use super::tail::SlimUser;
         let blank = Step {
             entry,
             what: What::Unreadable,
@@ -161,23 +161,22 @@ impl BranchFacts {
             model: 0,
             stop: u16::MAX,
         };
-        let Some(v) = slim else {
-            self.push(blank, 0);
-            return;
-        };
-        let m = v.get("message");
-        if m.and_then(|m| m.get("role")).and_then(Value::as_str) != Some("user") {
+        let (ts, content) = match slim {
+            SlimUser::Refused => {
+                self.push(blank, 0);
+                return;
+            }
             // Not what the index says it is: left to the walk's own read.
-            return;
-        }
-        let ts = v.get("timestamp").and_then(Value::as_str);
-        let plain = super::content::plain(m.and_then(|m| m.get("content")));
+            SlimUser::Other => return,
+            SlimUser::User { timestamp, content } => (timestamp, content),
+        };
+        let plain = super::content::plain(content.as_ref());
         let lead = cut(plain.trim_start(), LEAD_MAX);
         if !self.room(0) {
             return;
         }
         let mark = self.text.len();
-        if let (Some(ts), Some(text)) = (self.keep(ts), self.keep(Some(lead))) {
+        if let (Some(ts), Some(text)) = (self.keep(ts.as_deref()), self.keep(Some(lead))) {
             let step = Step {
                 what: What::User,
                 ts,
@@ -327,10 +326,14 @@ mod tests {
     #[test]
     fn past_the_budget_nothing_more_is_kept_and_what_was_stays() {
         let mut f = BranchFacts::default();
-        let slim = serde_json::json!({"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}});
-        f.user(0, Some(&slim));
+        let slim = || {
+            super::super::tail::slim_user(
+                br#"{"type":"message","timestamp":"t","message":{"role":"user","content":"hi"}}"#,
+            )
+        };
+        f.user(0, slim());
         f.bytes = FACTS_MAX - 1;
-        f.user(1, Some(&slim));
+        f.user(1, slim());
         assert!(!f.open());
         assert!(matches!(f.get(0), Some(Captured::User { lead: "hi", .. })));
         assert!(f.get(1).is_none());

@@ -660,7 +660,7 @@ impl Scanner {
         };
         let entry = (self.out.entries.len() - 1) as u32;
         match kind {
-            EntryKind::Message(Role::User) => f.user(entry, super::tail::slim(line).as_ref()),
+            EntryKind::Message(Role::User) => f.user(entry, super::tail::slim_user(line)),
             EntryKind::Compaction => {
                 let v = decode_value(line).ok().map(|mut v| {
                     super::rename_hook_role(&mut v, hook_is_custom);
