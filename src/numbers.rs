@@ -160,16 +160,23 @@ impl<'s> Numbers<'s> {
     /// list takes every other figure of the row from it before dropping it, so each
     /// transcript is read once for the whole row. None when the session has no transcript or
     /// the source does not decide `used` with transcripts (its problems are in `warnings`).
+    /// `history`: the caller builds the session's history from it too
+    /// ([`SessionSource::open_transcript_for_history`]).
     pub fn session_open(
         &mut self,
         s: &Session,
+        history: bool,
         warnings: &mut Vec<String>,
     ) -> (Thresholds, Option<Transcript>) {
         if !(s.transcript.is_some() && self.source.transcripts_decide_used()) {
             return (self.session_with_transcript(s, None), None);
         }
         tracing::debug!(target: "clawtop::io", io = "transcript read", "transcript read for its figures");
-        let opened = self.source.open_transcript_for_figures(&s.reference);
+        let opened = if history {
+            self.source.open_transcript_for_history(&s.reference)
+        } else {
+            self.source.open_transcript_for_figures(&s.reference)
+        };
         // A transcript that is there and cannot be read makes every figure that needs it
         // unknown, never the store's figure taken quietly instead.
         let unread = opened.as_ref().err().map(|e| e.to_string());

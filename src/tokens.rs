@@ -74,14 +74,19 @@ fn num(v: Option<&Value>) -> f64 {
 
 /// `calculateContextTokens(usage)`: `totalTokens`, or the sum of the parts when it is 0 or absent.
 pub fn context_tokens_from_usage(usage: &Value) -> u64 {
-    let total = num(usage.get("totalTokens"));
+    context_tokens_of(|k| usage.get(k))
+}
+
+/// [`context_tokens_from_usage`] of a usage whose fields `field` gives (a [`UsageFields`]).
+pub fn context_tokens_of<'a>(field: impl Fn(&str) -> Option<&'a Value>) -> u64 {
+    let total = num(field("totalTokens"));
     let t = if total != 0.0 {
         total
     } else {
-        num(usage.get("input"))
-            + num(usage.get("output"))
-            + num(usage.get("cacheRead"))
-            + num(usage.get("cacheWrite"))
+        num(field("input"))
+            + num(field("output"))
+            + num(field("cacheRead"))
+            + num(field("cacheWrite"))
     };
     if t.is_finite() && t > 0.0 {
         t as u64
@@ -90,13 +95,102 @@ pub fn context_tokens_from_usage(usage: &Value) -> u64 {
     }
 }
 
+/// The fields of a `usage` any measure reads, from its text, without building the object
+/// (its `cost` and the rest are checked as a decode would check them, and dropped).
+#[derive(Debug, Default)]
+pub struct UsageFields {
+    /// The text is an object (a measure reads only an object).
+    pub object: bool,
+    fields: [Option<Value>; 5],
+}
+
+const USAGE_FIELDS: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+
+impl UsageFields {
+    /// None when a decode of the whole text refuses it (then so would a decode of the line
+    /// holding it).
+    pub fn parse(text: &str) -> Option<UsageFields> {
+        serde_json::from_str(text).ok()
+    }
+
+    /// The field `key` as written (a later repeat wins, as in a decode); None for a field no
+    /// measure reads.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        let k = USAGE_FIELDS.iter().position(|f| *f == key)?;
+        self.fields[k].as_ref()
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for UsageFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = UsageFields;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<UsageFields, A::Error> {
+                let mut out = UsageFields {
+                    object: true,
+                    ..UsageFields::default()
+                };
+                while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match USAGE_FIELDS.iter().position(|f| *f == k) {
+                        Some(i) => out.fields[i] = Some(a.next_value()?),
+                        None => {
+                            a.next_value::<fast::Skip>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<UsageFields, A::Error> {
+                while a.next_element::<fast::Skip>()?.is_some() {}
+                Ok(UsageFields::default())
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<UsageFields, E> {
+                Ok(UsageFields::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// The status notice OpenClaw's gateway stores after `/compact` ("⚙️ Compacted (… → …)"): an
 /// assistant message from provider `openclaw`, model `gateway-injected`, with zero usage
 /// (docs/sqlite-host.md §4). It measured nothing, so it is never a usage figure.
 pub fn is_gateway_notice(msg: &Value) -> bool {
     msg.get("role").and_then(Value::as_str) == Some("assistant")
-        && msg.get("provider").and_then(Value::as_str) == Some("openclaw")
-        && msg.get("model").and_then(Value::as_str) == Some("gateway-injected")
+        && is_gateway_model(
+            msg.get("provider").and_then(Value::as_str),
+            msg.get("model").and_then(Value::as_str),
+        )
+}
+
+/// The `provider` and `model` of [`is_gateway_notice`].
+pub fn is_gateway_model(provider: Option<&str>, model: Option<&str>) -> bool {
+    provider == Some("openclaw") && model == Some("gateway-injected")
 }
 
 /// The usage object of an assistant message that pi accepts as a context measurement:
@@ -106,16 +200,18 @@ pub fn valid_usage(msg: &Value) -> Option<&Value> {
     if msg.get("role").and_then(Value::as_str) != Some("assistant") || is_gateway_notice(msg) {
         return None;
     }
-    if matches!(
-        msg.get("stopReason").and_then(Value::as_str),
-        Some("aborted") | Some("error")
-    ) {
+    if measured_nothing(msg.get("stopReason").and_then(Value::as_str)) {
         return None;
     }
     match msg.get("usage") {
         Some(u @ Value::Object(_)) => Some(u),
         _ => None,
     }
+}
+
+/// A reply that stopped this way measured nothing pi counts ([`valid_usage`]).
+pub fn measured_nothing(stop_reason: Option<&str>) -> bool {
+    matches!(stop_reason, Some("aborted") | Some("error"))
 }
 
 /// `estimateContextTokens(messages)`.
@@ -503,6 +599,44 @@ pub fn estimate_context_of_entries(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What a decode of `usage` gives and what [`UsageFields`] read of its text agree: the
+    /// refusals, whether it is an object, and every figure read from it.
+    #[test]
+    fn usage_fields_read_as_the_decoded_usage() {
+        let texts = [
+            r#"{"input":100,"output":20,"cacheRead":5,"cacheWrite":1,"totalTokens":126,"cost":{"input":0.1,"total":0.2}}"#,
+            r#"{"input":1,"input":7000,"totalTokens":0}"#,
+            r#"{"input":-5,"output":2.5,"cacheRead":"9","cacheWrite":null,"totalTokens":1e300}"#,
+            r#"{"input":1,"cost":{"x":1e400}}"#,
+            r#"{"input":1,"note":"\ud800"}"#,
+            r#"{"\ud800":1}"#,
+            r#"{"totalTokens":{"a":[1,2]},"input":9007199254740993}"#,
+            r#"[1,{"input":3}]"#,
+            r#""text""#,
+            "12",
+            "true",
+            "{}",
+            "{",
+        ];
+        for text in texts {
+            let decoded = serde_json::from_str::<Value>(text).ok();
+            let read = UsageFields::parse(text);
+            assert_eq!(decoded.is_some(), read.is_some(), "{text}");
+            let (Some(v), Some(f)) = (decoded, read) else {
+                continue;
+            };
+            assert_eq!(v.is_object(), f.object, "{text}");
+            assert_eq!(
+                context_tokens_from_usage(&v),
+                context_tokens_of(|k| f.get(k)),
+                "{text}"
+            );
+            for k in USAGE_FIELDS {
+                assert_eq!(v.get(k).filter(|_| f.object), f.get(k), "{text} {k}");
+            }
+        }
+    }
 
     #[test]
     fn gateway_notice_is_not_a_measurement() {

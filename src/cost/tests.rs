@@ -447,3 +447,37 @@ fn a_kept_cost_holds_until_its_clock_says() {
         figures(&fixture_cost(&prices, clock.steady_until_ms))
     );
 }
+
+/// Rows indexed from their projection (a SQLite host's zstd rows) for a caller that also
+/// walks the history have their calls captured from the whole row handed beside it: cost
+/// reads none back, and its figures are the rows' own.
+#[test]
+fn calls_of_rows_captured_beside_their_projection_are_not_read_back() {
+    let mut ix = crate::transcript::RowIndexer::capturing();
+    let mut rows = std::collections::BTreeMap::new();
+    for (n, line) in TRANSCRIPT.lines().enumerate() {
+        let key = n as u64 + 1;
+        match crate::transcript::envelope(line.as_bytes()) {
+            Some(env) => {
+                ix.head(key, &env);
+                ix.capture_row(line.as_bytes());
+            }
+            None => ix.whole(key, line.as_bytes()),
+        }
+        rows.insert(key, b"{}".to_vec());
+    }
+    // A store that would hand back nothing of use: what cost finds came from the capture.
+    let t = ix.finish("rows", Box::new(Backwards(rows)), TRANSCRIPT.len() as u64);
+    let assistants = t
+        .entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Message(Role::Assistant))
+        .count();
+    assert_eq!(t.calls.len(), assistants);
+    let whole = Transcript::from_bytes("cost-1.jsonl", TRANSCRIPT.as_bytes().to_vec());
+    let (host, prices) = (FixtureHost::new(), Prices::builtin_only());
+    let cx = host.cx(&prices, NOW);
+    let got = of_transcript(&t, &cx);
+    assert_eq!(got, of_transcript(&whole, &cx));
+    assert_eq!(got.calls, 10);
+}

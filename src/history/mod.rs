@@ -26,7 +26,7 @@ pub mod series;
 pub mod tail;
 
 use crate::thresholds::{Rules, Thresholds};
-use crate::transcript::{EntryKind, Role, Transcript};
+use crate::transcript::{Captured, EntryKind, Role, Transcript};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -275,11 +275,11 @@ struct Raw {
     recorded_flush: Option<Option<i64>>,
 }
 
-fn timestamp_of(v: &Value) -> Option<String> {
-    v.get("timestamp")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-}
+/// A user message that starts with this asked for a compaction.
+const COMPACT_COMMAND: &str = "/compact";
+// A user message's head captured by the scan keeps the start of its text: long enough to
+// test for the command (`crate::transcript::Captured`).
+const _: () = assert!(COMPACT_COMMAND.len() <= crate::transcript::LEAD_MAX);
 
 fn millis(ts: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(ts)
@@ -288,7 +288,9 @@ fn millis(ts: &str) -> Option<i64> {
 }
 
 /// Walks the active branch once, decoding only user and assistant messages (slim) and
-/// compactions (tool results, the bulk of a transcript, are never decoded).
+/// compactions (tool results, the bulk of a transcript, are never decoded). What the scan
+/// captured of an entry ([`Transcript::captured`]: a transcript opened for its history) is
+/// taken from there; only the other entries are read from the store.
 fn read_branch(t: &Transcript, rules: Rules) -> Read {
     let wanted: Vec<u32> = t
         .active_branch()
@@ -302,39 +304,56 @@ fn read_branch(t: &Transcript, rules: Rules) -> Read {
             )
         })
         .collect();
-    // Messages are read slim (envelope, role, usage; user content only): assistant text and
-    // pasted content are most of a transcript's bytes and none of its figures.
-    let value = |i: u32, raw: &[u8]| {
-        if t.entries[i as usize].kind == EntryKind::Compaction {
-            t.decode_entry(i, raw).ok()
-        } else {
-            tail::slim(raw)
-        }
+    let captures = t.captures();
+    let need: Vec<u32> = if captures {
+        wanted
+            .iter()
+            .copied()
+            .filter(|&i| !t.has_captured(i))
+            .collect()
+    } else {
+        wanted.clone()
     };
     let mut walk = BranchWalk::default();
     // A branch runs forward through its store (an entry is written after its parent): then
-    // it is read in one pass over the rows or the file, not one read per entry. An entry
-    // whose parent comes after it (a transcript rewritten out of order) is read entry by
-    // entry, in branch order; so is a branch whose store changed during the pass.
+    // what is not captured is read in one pass over the rows or the file, not one read per
+    // entry, and the captured entries between two read are walked as the pass reaches them.
+    // An entry whose parent comes after it (a transcript rewritten out of order) is read
+    // entry by entry, in branch order; so is a branch whose store changed during the pass.
     let key = |i: &u32| t.entries[*i as usize].offset;
     let forward = wanted.windows(2).all(|w| key(&w[0]) < key(&w[1]));
-    let read = forward
-        && t.for_each_raw(&wanted, |i, raw| {
-            if let Some(v) = value(i, raw) {
-                walk.step(t, rules, i, &v);
-            }
-        });
+    let mut at = 0usize;
+    let mut in_order = true;
+    let read = need.is_empty()
+        || (forward
+            && t.for_each_raw(&need, |i, raw| {
+                // Walks the captured entries before `i`, then `i`.
+                while in_order && wanted.get(at).is_some_and(|&w| w != i) {
+                    walk.captured(t, rules, wanted[at]);
+                    at += 1;
+                }
+                if in_order && at < wanted.len() {
+                    walk.raw(t, rules, i, raw);
+                    at += 1;
+                } else {
+                    in_order = false;
+                }
+            }))
+            && in_order;
     let mut unread = None;
-    if !read {
+    if read {
+        for &i in &wanted[at..] {
+            walk.captured(t, rules, i);
+        }
+    } else {
         walk = BranchWalk::default();
         let mut failed = 0usize;
         for &i in &wanted {
+            if walk.captured(t, rules, i) {
+                continue;
+            }
             match t.raw_line(i) {
-                Ok(raw) => {
-                    if let Some(v) = value(i, &raw) {
-                        walk.step(t, rules, i, &v);
-                    }
-                }
+                Ok(raw) => walk.raw(t, rules, i, &raw),
                 Err(_) if t.entries[i as usize].too_large().is_some() => {}
                 Err(e) => {
                     failed += 1;
@@ -357,10 +376,79 @@ struct BranchWalk {
     turns: series::Turns,
     raws: Vec<Raw>,
     clock: Vec<String>,
-    last_ms: Option<(i64, String, String)>,
+    /// The newest entry with a time: its time in ms, its index, its `timestamp`.
+    last_ms: Option<(i64, u32, String)>,
     last_user_compact: bool,
     /// The compaction still waiting for the call that measures the context after it.
     waiting: Option<usize>,
+}
+
+/// A message of the branch as the walk reads it.
+struct Seen<'a> {
+    timestamp: Option<&'a str>,
+    /// A user message asking for a compaction (`/compact`).
+    compact_request: bool,
+    /// The gateway's notice after a `/compact` it served.
+    notice: bool,
+    step: Option<series::Step>,
+}
+
+impl<'a> Seen<'a> {
+    /// Message `v` (decoded slim) of kind `kind`.
+    fn of_slim(kind: EntryKind, rules: Rules, v: &'a Value) -> Seen<'a> {
+        let m = v.get("message").unwrap_or(&Value::Null);
+        Seen {
+            timestamp: v.get("timestamp").and_then(Value::as_str),
+            compact_request: kind == EntryKind::Message(Role::User)
+                && crate::transcript::content::plain(m.get("content"))
+                    .trim_start()
+                    .starts_with(COMPACT_COMMAND),
+            notice: kind == EntryKind::Message(Role::Assistant)
+                && crate::tokens::is_gateway_notice(m),
+            step: series::step_of(rules, v),
+        }
+    }
+
+    /// A message as the scan captured it, read as [`Self::of_slim`] reads its decode; None
+    /// for an entry that decode refuses (skipped), or that is no message.
+    fn of_captured(rules: Rules, c: Captured<'a>) -> Option<Seen<'a>> {
+        match c {
+            Captured::Unreadable | Captured::Entry(_) => None,
+            Captured::User { timestamp, lead } => Some(Seen {
+                timestamp,
+                compact_request: lead.trim_start().starts_with(COMPACT_COMMAND),
+                notice: false,
+                step: Some(series::Step::User {
+                    flush: series::is_flush_text(lead),
+                }),
+            }),
+            Captured::Assistant {
+                timestamp,
+                stop_reason,
+                provider,
+                model,
+                usage,
+            } => {
+                // The decode reads `usage` with the rest of the line: refused, it skips it.
+                let usage = match usage {
+                    Some(u) => Some(crate::tokens::UsageFields::parse(u)?),
+                    None => None,
+                };
+                let notice = crate::tokens::is_gateway_model(provider, model);
+                let measured = !notice && !crate::tokens::measured_nothing(stop_reason);
+                let step = usage
+                    .filter(|u| measured && u.object)
+                    .and_then(|u| series::measure_of(rules, |k| u.get(k)))
+                    .map(series::Step::Call);
+                Some(Seen {
+                    timestamp,
+                    compact_request: false,
+                    notice,
+                    step,
+                })
+            }
+        }
+    }
 }
 
 impl BranchWalk {
@@ -376,81 +464,120 @@ impl BranchWalk {
         }
     }
 
-    /// Entry `i` of the branch, decoded as `v` (a compaction whole, a message slim).
-    fn step(&mut self, t: &Transcript, rules: Rules, i: u32, v: &Value) {
+    /// Entry `i` of the branch from its bytes `raw`: a compaction decoded whole, a message
+    /// slim (assistant text and pasted content are most of a transcript's bytes and none of
+    /// its figures); an entry that does not decode is skipped.
+    fn raw(&mut self, t: &Transcript, rules: Rules, i: u32, raw: &[u8]) {
         let kind = t.entries[i as usize].kind;
-        let BranchWalk {
-            turns,
-            raws,
-            clock,
-            last_ms,
-            last_user_compact,
-            waiting,
-        } = self;
-        let ts = timestamp_of(v);
-        let id = t.display_id(i);
-        if let Some(ms) = ts.as_deref().and_then(millis) {
-            if let Some((prev, prev_id, prev_ts)) = &last_ms {
-                if ms < *prev {
-                    clock.push(format!(
-                        "entry {id} is stamped {} but comes after entry {prev_id} stamped {prev_ts}",
-                        ts.as_deref().unwrap_or("?")
-                    ));
+        if kind == EntryKind::Compaction {
+            if let Ok(v) = t.decode_entry(i, raw) {
+                self.compaction(t, i, &v);
+            }
+        } else if let Some(v) = tail::slim(raw) {
+            self.message(t, i, Seen::of_slim(kind, rules, &v));
+        }
+    }
+
+    /// Entry `i` of the branch from what the scan captured of it, read as [`Self::raw`]
+    /// reads it; false when nothing was captured (the entry is then to be read).
+    fn captured(&mut self, t: &Transcript, rules: Rules, i: u32) -> bool {
+        let Some(c) = t.captured(i) else {
+            return false;
+        };
+        match c {
+            Captured::Entry(v) if t.entries[i as usize].kind == EntryKind::Compaction => {
+                self.compaction(t, i, v)
+            }
+            c => {
+                if let Some(seen) = Seen::of_captured(rules, c) {
+                    self.message(t, i, seen);
                 }
             }
-            *last_ms = Some((ms, id.clone(), ts.clone().unwrap_or_default()));
         }
-        let at = || series::At {
-            id: Some(id.clone()),
-            timestamp: ts.clone(),
-        };
-        if kind == EntryKind::Compaction {
-            let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
-            let msg = crate::tokens::compaction_summary_message(v);
-            raws.push(Raw {
-                id: id.clone(),
-                timestamp: ts.clone(),
-                tokens_before: v
-                    .get("tokensBefore")
-                    .and_then(crate::store_entry::non_negative),
-                entry_tokens_after: v
-                    .get("tokensAfter")
-                    .and_then(crate::store_entry::non_negative),
-                next_call: None,
-                first_kept: v
-                    .get("firstKeptEntryId")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                summary_chars: summary.chars().count(),
-                summary_tokens: crate::tokens::estimate_message(&msg),
-                from_hook: v.get("fromHook").and_then(Value::as_bool),
-                manual: *last_user_compact,
-                recorded_flush: v
-                    .pointer(&format!("/details/{}/flush", crate::plan::RECORD_KEY))
-                    .filter(|f| f.is_object())
-                    .map(|f| f.get("memoryFlushAt").and_then(Value::as_i64)),
-            });
-            *waiting = Some(raws.len() - 1);
-            turns.push(series::Step::Compaction, at);
+        true
+    }
+
+    /// The clock check of entry `i`, stamped `ts`.
+    fn clock(&mut self, t: &Transcript, i: u32, ts: Option<&str>) {
+        let Some((ts, ms)) = ts.and_then(|ts| millis(ts).map(|ms| (ts, ms))) else {
             return;
+        };
+        match &mut self.last_ms {
+            Some((prev, prev_i, prev_ts)) => {
+                if ms < *prev {
+                    self.clock.push(format!(
+                        "entry {} is stamped {ts} but comes after entry {} stamped {prev_ts}",
+                        t.display_id(i),
+                        t.display_id(*prev_i)
+                    ));
+                }
+                (*prev, *prev_i) = (ms, i);
+                prev_ts.clear();
+                prev_ts.push_str(ts);
+            }
+            None => self.last_ms = Some((ms, i, ts.to_string())),
         }
-        let m = v.get("message").cloned().unwrap_or(Value::Null);
+    }
+
+    /// Compaction `i` of the branch, decoded as `v`.
+    fn compaction(&mut self, t: &Transcript, i: u32, v: &Value) {
+        let ts = v.get("timestamp").and_then(Value::as_str);
+        self.clock(t, i, ts);
+        let id = t.display_id(i);
+        let summary = v.get("summary").and_then(Value::as_str).unwrap_or("");
+        let msg = crate::tokens::compaction_summary_message(v);
+        self.raws.push(Raw {
+            id: id.clone(),
+            timestamp: ts.map(str::to_string),
+            tokens_before: v
+                .get("tokensBefore")
+                .and_then(crate::store_entry::non_negative),
+            entry_tokens_after: v
+                .get("tokensAfter")
+                .and_then(crate::store_entry::non_negative),
+            next_call: None,
+            first_kept: v
+                .get("firstKeptEntryId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            summary_chars: summary.chars().count(),
+            summary_tokens: crate::tokens::estimate_message(&msg),
+            from_hook: v.get("fromHook").and_then(Value::as_bool),
+            manual: self.last_user_compact,
+            recorded_flush: v
+                .pointer(&format!("/details/{}/flush", crate::plan::RECORD_KEY))
+                .filter(|f| f.is_object())
+                .map(|f| f.get("memoryFlushAt").and_then(Value::as_i64)),
+        });
+        self.waiting = Some(self.raws.len() - 1);
+        self.turns.push(series::Step::Compaction, || series::At {
+            id: Some(id),
+            timestamp: ts.map(str::to_string),
+        });
+    }
+
+    /// Message `i` of the branch, as read.
+    fn message(&mut self, t: &Transcript, i: u32, m: Seen<'_>) {
+        self.clock(t, i, m.timestamp);
+        let kind = t.entries[i as usize].kind;
         if kind == EntryKind::Message(Role::User) {
-            let text = crate::transcript::content::plain(m.get("content"));
-            *last_user_compact = text.trim_start().starts_with("/compact");
+            self.last_user_compact = m.compact_request;
         }
         // The gateway's "Compacted" notice follows a `/compact` request it served.
-        if kind == EntryKind::Message(Role::Assistant) && crate::tokens::is_gateway_notice(&m) {
-            if let Some(r) = raws.last_mut() {
+        if m.notice {
+            if let Some(r) = self.raws.last_mut() {
                 r.manual = true;
             }
         }
-        if let Some(s) = series::step_of(rules, v) {
-            if let (series::Step::Call(n), Some(w)) = (&s, *waiting) {
-                raws[w].next_call = Some(*n);
-                *waiting = None;
+        if let Some(s) = m.step {
+            if let (series::Step::Call(n), Some(w)) = (&s, self.waiting) {
+                self.raws[w].next_call = Some(*n);
+                self.waiting = None;
             }
-            turns.push(s, at);
+            self.turns.push(s, || series::At {
+                id: Some(t.display_id(i)),
+                timestamp: m.timestamp.map(str::to_string),
+            });
         }
     }
 }

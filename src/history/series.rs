@@ -16,6 +16,9 @@ pub use crate::transcript::tail::FORECAST_TURNS;
 /// The prefix of OpenClaw's flush prompt (2026.2.x and 2026.9 alike): a user message that
 /// starts with it opens a memory-flush turn.
 const FLUSH_PROMPT: &str = "Pre-compaction memory flush";
+// A user message's head captured by the scan keeps the start of its text: long enough to
+// test for the prompt (`crate::transcript::Captured`).
+const _: () = assert!(FLUSH_PROMPT.len() <= crate::transcript::LEAD_MAX);
 
 /// What an entry means for the series.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,12 +36,16 @@ pub enum Step {
 /// `used` follows there), the prompt (`input + cacheRead + cacheWrite`) from 2026.9 (what
 /// `totalTokens` records there). None for a call that measured nothing.
 pub fn measure(rules: Rules, usage: &Value) -> Option<u64> {
+    measure_of(rules, |k| usage.get(k))
+}
+
+/// [`measure`] of a usage whose fields `field` gives ([`crate::tokens::UsageFields`]).
+pub fn measure_of<'a>(rules: Rules, field: impl Fn(&str) -> Option<&'a Value>) -> Option<u64> {
     let n = match rules {
-        Rules::V2026_2 => crate::tokens::context_tokens_from_usage(usage),
+        Rules::V2026_2 => crate::tokens::context_tokens_of(field),
         Rules::V2026_9 => {
             let f = |k: &str| {
-                usage
-                    .get(k)
+                field(k)
                     .and_then(crate::store_entry::non_negative)
                     .unwrap_or(0)
             };
@@ -73,9 +80,13 @@ pub fn step_of(rules: Rules, entry: &Value) -> Option<Step> {
 
 /// A user message carrying OpenClaw's memory-flush prompt.
 pub fn is_flush_prompt(message: &Value) -> bool {
-    crate::transcript::content::plain(message.get("content"))
-        .trim_start()
-        .starts_with(FLUSH_PROMPT)
+    is_flush_text(&crate::transcript::content::plain(message.get("content")))
+}
+
+/// [`is_flush_prompt`] of a user message whose text (`content::plain`) starts with `text`,
+/// at least [`crate::transcript::LEAD_MAX`] bytes of it.
+pub fn is_flush_text(text: &str) -> bool {
+    text.trim_start().starts_with(FLUSH_PROMPT)
 }
 
 /// One turn of the series.

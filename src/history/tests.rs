@@ -405,3 +405,336 @@ fn a_branch_whose_entries_cannot_be_read_is_unknown() {
     assert!(why.contains("could not be read"), "{why}");
     assert!(codes(&h).contains(&code::TRANSCRIPT_UNREAD));
 }
+
+/// The history of `t` under both rule sets, with counters that line up with its compactions
+/// and without, as JSON, and the History pane's turns: everything the walk of the branch
+/// decides (turns, compactions, flush turns, the clock's anomalies) shows in one of them.
+fn all_histories(t: &Transcript) -> Vec<String> {
+    let written = t
+        .entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Compaction)
+        .count() as u64;
+    let lined_up = Counters {
+        compaction_count: Some(written),
+        memory_flush_compaction_count: Some(written.saturating_sub(1)),
+        memory_flush_at: Some(1_795_000_000_000),
+        ..Counters::default()
+    };
+    let mut out = Vec::new();
+    for rules in [Rules::V2026_2, Rules::V2026_9] {
+        for c in [Counters::default(), lined_up.clone()] {
+            let window = Window {
+                tokens: 48_000,
+                source: Source::Entry,
+                detail: String::new(),
+            };
+            let th = crate::thresholds::compute_with(
+                rules,
+                window,
+                (Some(20_000), UsedSource::Fresh),
+                &Settings::from_config(&Value::Null),
+                &c,
+            );
+            out.push(serde_json::to_string(&build(Some(t), &th, None)).unwrap());
+        }
+        out.push(format!("{:?}", branch_turns(t, rules)));
+    }
+    out
+}
+
+/// The messages and compactions of the active branch that the scan did not capture.
+fn uncaptured(t: &Transcript) -> Vec<u32> {
+    t.active_branch()
+        .into_iter()
+        .filter(|&i| {
+            matches!(
+                t.entries[i as usize].kind,
+                EntryKind::Compaction
+                    | EntryKind::Message(Role::User)
+                    | EntryKind::Message(Role::Assistant)
+            ) && t.captured(i).is_none()
+        })
+        .collect()
+}
+
+#[test]
+fn the_captured_walk_is_the_read_walk_on_every_fixture() {
+    let mut seen = std::collections::BTreeSet::new();
+    for p in crate::transcript::fixture_transcripts() {
+        let (Ok(read), Ok(captured)) = (Transcript::open(&p), Transcript::open_for_history(&p))
+        else {
+            continue;
+        };
+        assert!(!read.captures() && captured.captures());
+        let (a, b) = (all_histories(&read), all_histories(&captured));
+        assert_eq!(a, b, "{}", p.display());
+        // What the fixtures exercise, so the comparison is known to cover it.
+        let h: Value = serde_json::from_str(&b[1]).unwrap();
+        for c in h["compactions"].as_array().unwrap() {
+            seen.insert(format!("trigger {}", c["trigger"]));
+            seen.insert(format!("after {}", c["tokensAfterSource"]));
+        }
+        for f in h["flushes"].as_array().unwrap() {
+            seen.insert(format!("flush {}", f["source"]));
+        }
+        for w in h["warnings"].as_array().unwrap() {
+            seen.insert(format!("warning {}", w["code"]));
+        }
+        if uncaptured(&captured).is_empty() && !captured.active_branch().is_empty() {
+            seen.insert("all captured".into());
+        }
+    }
+    // (Flush turns, `/compact` and the gateway's notice: in the generated chain below.)
+    for want in [
+        "trigger \"openclaw\"",
+        "trigger \"unknown\"",
+        "after \"next-call\"",
+        "warning \"usage-down\"",
+        "warning \"no-flush-before-compaction\"",
+        "all captured",
+    ] {
+        assert!(seen.contains(want), "{want} not among {seen:?}");
+    }
+}
+
+/// A chain with every case the walk tells apart, and lines the scan's parse and the walk's
+/// decode read differently (left to the walk's read), as bytes (`@BAD@`: a byte that is not
+/// UTF-8).
+fn odd_chain() -> (Vec<u8>, usize) {
+    let mut c = Chain::new();
+    c.turn(12_000);
+    c.user("Pre-compaction memory flush. Store durable memories now.");
+    c.call(Some(13_000));
+    c.turn(20_000);
+    c.compaction(27_000);
+    c.turn(9_000);
+    // A `/compact` request behind blank text blocks, then the gateway's notice.
+    c.push(json!({"type": "message", "message": {"role": "user", "content": [
+        {"type": "text", "text": "  "}, {"type": "image"}, {"type": "text", "text": "\n /compact please"}]}}));
+    c.push(json!({"type": "compaction", "summary": "short", "tokensBefore": 15_000, "tokensAfter": 4_000,
+        "firstKeptEntryId": "e3", "details": {crate::plan::RECORD_KEY: {"flush": {"memoryFlushAt": 1_795_000_100_000i64}}}}));
+    c.push(
+        json!({"type": "message", "message": {"role": "assistant", "provider": "openclaw",
+        "model": "gateway-injected", "usage": {"input": 0, "output": 0}, "stopReason": "stop"}}),
+    );
+    // Calls that measured nothing, and one with the 2026.9 fields only.
+    c.user("go on");
+    c.push(
+        json!({"type": "message", "message": {"role": "assistant", "stopReason": "aborted",
+        "usage": {"input": 50_000, "totalTokens": 50_000}}}),
+    );
+    c.push(
+        json!({"type": "message", "message": {"role": "assistant", "stopReason": "error",
+        "usage": {"input": 50_000}}}),
+    );
+    c.push(json!({"type": "message", "message": {"role": "assistant", "usage": null}}));
+    c.push(
+        json!({"type": "message", "message": {"role": "assistant", "stopReason": "sto\u{70}",
+        "usage": {"input": 7_000, "cacheRead": 500, "cacheWrite": 100, "output": 40}}}),
+    );
+    // The clock going backwards.
+    c.push(
+        json!({"type": "message", "timestamp": "2026-11-19T00:00:00.000+00:00",
+        "message": {"role": "user", "content": "later, stamped earlier"}}),
+    );
+    c.call(Some(8_000));
+    let mut lines = c.lines.clone();
+    let mut n = c.n;
+    let mut raw = |body: &str| {
+        n += 1;
+        let ts = "\"timestamp\":\"2026-11-20T00:00:00.000Z\",";
+        let body = body.replacen(
+            '{',
+            &format!("{{\"id\":\"e{n}\",\"parentId\":\"e{}\",", n - 1),
+            1,
+        );
+        lines.push(body.replace("@TS@", ts));
+    };
+    // Read alike by both: a stopReason with an escape, a user message whose content has a
+    // lone surrogate (the decode drops the content), one whose time is not a string (the
+    // decode refuses it).
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","stopReason":"\u0061borted","usage":{"input":60000}}}"#,
+    );
+    raw(r#"{"type":"message",@TS@"message":{"role":"user","content":"/compact \ud800"}}"#);
+    raw(r#"{"type":"message","timestamp":5,"message":{"role":"user","content":"go"}}"#);
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","content":[{"type":"text","text":"\udc00"}],"usage":{"input":9100}}}"#,
+    );
+    // Left to the walk's read: a repeated usage, a time or stop reason that is not a string,
+    // a lone surrogate in a string the scan reads, a byte that is not UTF-8.
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","usage":{"input":1},"usage":{"input":9200}}}"#,
+    );
+    raw(
+        r#"{"type":"message","timestamp":7,"message":{"role":"assistant","usage":{"input":9300}}}"#,
+    );
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","stopReason":3,"usage":{"input":9400}}}"#,
+    );
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","model":"m\ud800","usage":{"input":9500}}}"#,
+    );
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","content":"@BAD@","usage":{"input":9600}}}"#,
+    );
+    raw(
+        r#"{"type":"message",@TS@"message":{"role":"assistant","provider":"x","provider":"y","usage":{"input":9700}}}"#,
+    );
+    let bytes = (lines.join("\n") + "\n").replace("@BAD@", "\u{1}");
+    let bytes: Vec<u8> = bytes
+        .into_bytes()
+        .into_iter()
+        .map(|b| if b == 1 { 0xFF } else { b })
+        .collect();
+    (bytes, 6)
+}
+
+#[test]
+fn the_captured_walk_is_the_read_walk_on_every_case_and_odd_line() {
+    let (bytes, left) = odd_chain();
+    let read = Transcript::from_bytes("t.jsonl", bytes.clone());
+    let captured = Transcript::from_bytes_for_history("t.jsonl", bytes);
+    assert!(!read.captures());
+    assert_eq!(uncaptured(&read).len(), read.active_branch().len());
+    assert_eq!(
+        uncaptured(&captured).len(),
+        left,
+        "{:?}",
+        uncaptured(&captured)
+    );
+    let (a, b) = (all_histories(&read), all_histories(&captured));
+    assert_eq!(a, b);
+    let h: Value = serde_json::from_str(&a[1]).unwrap();
+    let triggers: Vec<&str> = h["compactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["trigger"].as_str().unwrap())
+        .collect();
+    assert_eq!(triggers, ["openclaw", "manual"], "{h}");
+    assert!(h["flushes"].to_string().contains("transcript"), "{h}");
+    assert!(a[1].contains(code::CLOCK), "{}", a[1]);
+    assert!(a[1].contains("memoryFlushAt 1795000100000"), "{}", a[1]);
+    // Out of file order: entries are read one by one, the captured ones still not.
+    let with_cap = |b: Vec<u8>| Transcript::from_bytes_for_history("t.jsonl", b);
+    let text = String::from_utf8_lossy(&odd_chain().0).into_owned();
+    let mut rev: Vec<&str> = text.lines().collect();
+    let last = rev.pop().unwrap();
+    rev[1..].reverse();
+    rev.push(last);
+    let rev = rev.join("\n").into_bytes();
+    assert_eq!(
+        all_histories(&Transcript::from_bytes("t.jsonl", rev.clone())),
+        all_histories(&with_cap(rev))
+    );
+}
+
+/// A transcript opened for its history gives the same history after its file is emptied:
+/// the walk read nothing back (opened plainly, the same walk finds the entries gone).
+#[test]
+fn a_transcript_opened_for_its_history_is_not_read_again() {
+    let (bytes, _) = odd_chain();
+    // Without the lines left to the walk's read (the last six).
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    let body = lines[..lines.len() - 6].join("\n") + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, &body).unwrap();
+    let expected = all_histories(&Transcript::open(&path).unwrap());
+    let plain = Transcript::open(&path).unwrap();
+    let captured = Transcript::open_for_history(&path).unwrap();
+    assert!(uncaptured(&captured).is_empty());
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    assert_eq!(all_histories(&captured), expected);
+    assert_ne!(all_histories(&plain), expected);
+}
+
+/// Rows fetched, counted: a store's reads after the index was made.
+struct CountedRows {
+    rows: std::collections::HashMap<u64, Vec<u8>>,
+    fetched: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl crate::transcript::RowFetch for CountedRows {
+    fn fetch(&self, key: u64) -> Result<Vec<u8>, crate::transcript::FetchError> {
+        self.fetched
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.rows
+            .get(&key)
+            .cloned()
+            .ok_or_else(|| crate::transcript::FetchError::Stale("gone".into()))
+    }
+}
+
+/// `lines` as the rows of a store, each handed over whole, or (`projections`) every other
+/// one as its envelope with the row given to capture separately, as a SQLite host's zstd
+/// rows are; with the count of rows fetched after.
+fn from_rows(
+    lines: &[&[u8]],
+    capture: bool,
+    projections: bool,
+) -> (Transcript, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use crate::transcript::RowIndexer;
+    let mut ix = if capture {
+        RowIndexer::capturing()
+    } else {
+        RowIndexer::default()
+    };
+    let mut rows = std::collections::HashMap::new();
+    for (k, line) in lines.iter().enumerate() {
+        let key = k as u64 + 1;
+        rows.insert(key, line.to_vec());
+        match crate::transcript::envelope(line) {
+            Some(env) if projections && k % 2 == 1 => {
+                ix.head(key, &env);
+                if ix.wants_rows() {
+                    ix.capture_row(line);
+                }
+            }
+            _ if capture => ix.whole(key, line),
+            _ => ix.head(key, line),
+        }
+    }
+    let fetched = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let fetch = CountedRows {
+        rows,
+        fetched: fetched.clone(),
+    };
+    let t = ix.finish("db#s", Box::new(fetch), 0);
+    (t, fetched)
+}
+
+#[test]
+fn rows_captured_whole_or_beside_their_projection_are_not_fetched_again() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (bytes, left) = odd_chain();
+    let lines: Vec<&[u8]> = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    let (plain, plain_reads) = from_rows(&lines, false, false);
+    let expected = all_histories(&plain);
+    assert!(plain_reads.load(Relaxed) > 0);
+    for projections in [false, true] {
+        let (t, reads) = from_rows(&lines, true, projections);
+        assert_eq!(all_histories(&t), expected, "projections {projections}");
+        assert_eq!(uncaptured(&t).len(), left);
+        // Only the rows left to the walk's read, once per walk (4 histories, 2 turn lists).
+        assert_eq!(reads.load(Relaxed), left * 6, "projections {projections}");
+    }
+    let clean = &lines[..lines.len() - left];
+    let (t, reads) = from_rows(clean, true, true);
+    assert_eq!(
+        all_histories(&t),
+        all_histories(&from_rows(clean, false, false).0)
+    );
+    assert_eq!(reads.load(Relaxed), 0);
+}

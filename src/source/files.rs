@@ -214,6 +214,17 @@ impl FileStore {
         self.cached(r)
     }
 
+    /// [`Self::transcript_path`], or why there is none.
+    fn transcript_path_of(&self, r: &SessionRef) -> Result<PathBuf, SourceError> {
+        self.transcript_path(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no transcript file for {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })
+    }
+
     /// What the last listing said of this session's transcript: Some(None) when it had none,
     /// None when the session was not listed.
     fn known(&self, r: &SessionRef) -> Option<Option<PathBuf>> {
@@ -554,14 +565,11 @@ impl SessionSource for FileStore {
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
-        let path = self.transcript_path(r).ok_or_else(|| {
-            SourceError::Unavailable(format!(
-                "no transcript file for {} in {}",
-                crate::sanitize::one_line(&r.key),
-                self.label()
-            ))
-        })?;
-        Ok(Transcript::open(&path)?)
+        Ok(Transcript::open(&self.transcript_path_of(r)?)?)
+    }
+
+    fn open_transcript_for_history(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        Ok(Transcript::open_for_history(&self.transcript_path_of(r)?)?)
     }
 
     fn transcript_stamp(&self, r: &SessionRef) -> Option<super::Stamp> {

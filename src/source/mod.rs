@@ -385,6 +385,14 @@ pub trait SessionSource: Send + Sync {
     fn open_transcript_for_figures(&self, session: &SessionRef) -> Result<Transcript, SourceError> {
         self.open_transcript(session)
     }
+    /// [`Self::open_transcript_for_figures`] for a caller that also builds the session's
+    /// history from it (`list`, for a compacted session): a source that can capture in the
+    /// same read what the history's walk of the branch reads does
+    /// ([`Transcript::open_for_history`]), so that walk reads no entry again. The same
+    /// transcript either way.
+    fn open_transcript_for_history(&self, session: &SessionRef) -> Result<Transcript, SourceError> {
+        self.open_transcript_for_figures(session)
+    }
     /// Runs `work`, whose reads of this source are to see one state of it: `list` reads every
     /// session's transcript, and a SQLite source reads them in one read transaction per
     /// database (one snapshot for the whole list, and SQLite's page cache kept across the

@@ -82,6 +82,72 @@ impl Drop for SqliteStore {
 }
 
 impl SqliteStore {
+    /// The transcript of `r`, indexed from its rows (reusing the index of the last open of
+    /// it); `capture`: for its history too ([`SessionSource::open_transcript_for_history`]).
+    fn open_indexed(&self, r: &SessionRef, capture: bool) -> Result<Transcript, SourceError> {
+        let (db, sid) = self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })?;
+        let k = (db.clone(), sid.clone());
+        let prev = self
+            .indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&k)
+            .unwrap_or_default();
+        let conn = self.connection(&db)?;
+        let open = if capture {
+            crate::sqlite::transcript::open_after_for_history
+        } else {
+            crate::sqlite::transcript::open_after
+        };
+        let (opened, index) = open(&conn, &sid, prev)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        self.indexes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(k, index);
+        Ok(opened.transcript)
+    }
+
+    /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes, read whole in one
+    /// statement; a bigger one, or one with a row that does not decode, indexed
+    /// ([`Self::open_indexed`]). `capture`: for its history too.
+    fn open_whole_or_indexed(
+        &self,
+        r: &SessionRef,
+        capture: bool,
+    ) -> Result<Transcript, SourceError> {
+        let Some((db, sid)) = self.located(r) else {
+            return self.open_indexed(r, capture);
+        };
+        let conn = self.connection(&db)?;
+        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
+        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX)
+            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        drop(guard);
+        let texts: Option<Vec<String>> = rows.and_then(|rows| {
+            rows.into_iter()
+                .map(|(_, row)| row.ok().and_then(|b| String::from_utf8(b).ok()))
+                .collect()
+        });
+        match texts {
+            Some(texts) => {
+                let label = crate::sqlite::transcript::label(&db, &sid);
+                Ok(if capture {
+                    Transcript::from_entries_for_history(label, texts)
+                } else {
+                    Transcript::from_entries(label, texts)
+                })
+            }
+            None => self.open_indexed(r, capture),
+        }
+    }
+
     /// The sessions read from the databases, as the source lists them (each one's rows
     /// located for opening its transcript).
     fn listing(&self, loaded: crate::sqlite::sessions::Loaded) -> Listing {
@@ -511,28 +577,11 @@ impl SessionSource for SqliteStore {
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
-        let (db, sid) = self.located(r).ok_or_else(|| {
-            SourceError::Unavailable(format!(
-                "no session {} in {}",
-                crate::sanitize::one_line(&r.key),
-                self.label()
-            ))
-        })?;
-        let k = (db.clone(), sid.clone());
-        let prev = self
-            .indexes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&k)
-            .unwrap_or_default();
-        let conn = self.connection(&db)?;
-        let (opened, index) = crate::sqlite::transcript::open_after(&conn, &sid, prev)
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
-        self.indexes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(k, index);
-        Ok(opened.transcript)
+        self.open_indexed(r, false)
+    }
+
+    fn open_transcript_for_history(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        self.open_whole_or_indexed(r, true)
     }
 
     fn transcript_stamp(&self, r: &SessionRef) -> Option<super::Stamp> {
@@ -638,26 +687,7 @@ impl SessionSource for SqliteStore {
     /// then fetching its last entries row by row cost more than reading it. A bigger one, or
     /// one with a row that does not decode (the index names it in a warning), is indexed.
     fn open_transcript_for_figures(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
-        let Some((db, sid)) = self.located(r) else {
-            return self.open_transcript(r);
-        };
-        let conn = self.connection(&db)?;
-        let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
-        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX)
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
-        drop(guard);
-        let texts: Option<Vec<String>> = rows.and_then(|rows| {
-            rows.into_iter()
-                .map(|(_, row)| row.ok().and_then(|b| String::from_utf8(b).ok()))
-                .collect()
-        });
-        match texts {
-            Some(texts) => Ok(Transcript::from_entries(
-                crate::sqlite::transcript::label(&db, &sid),
-                texts,
-            )),
-            None => self.open_transcript(r),
-        }
+        self.open_whole_or_indexed(r, false)
     }
 
     fn transcript_tail(

@@ -281,10 +281,15 @@ impl RowIndex {
         }
     }
 
-    /// Hands `head` to `ix` and keeps the row: as its envelope when it parsed cleanly (the
-    /// same index, made from the indexer's own parse), else as it is.
-    fn head(&mut self, ix: &mut RowIndexer, seq: u64, head: &[u8]) {
-        ix.head(seq, head);
+    /// Hands `head` to `ix` (`whole`: the row's JSON, not its projection) and keeps the row:
+    /// as its envelope when it parsed cleanly (the same index, made from the indexer's own
+    /// parse), else as it is.
+    fn head(&mut self, ix: &mut RowIndexer, seq: u64, head: &[u8], whole: bool) {
+        if whole {
+            ix.whole(seq, head);
+        } else {
+            ix.head(seq, head);
+        }
         if self.dropped {
             return;
         }
@@ -383,6 +388,27 @@ pub fn open_after(
     session_id: &str,
     prev: RowIndex,
 ) -> Result<(Opened, RowIndex), DbError> {
+    index_rows(shared, session_id, prev, false)
+}
+
+/// [`open_after`], also capturing what the history's walk of the branch reads
+/// ([`Transcript::open_for_history`]): from each row read whole, and from the zstd rows of
+/// messages and compactions, decoded here for it rather than fetched and decoded again by
+/// the walk. Rows replayed from `prev` are not captured (the walk reads those).
+pub fn open_after_for_history(
+    shared: &SharedDb,
+    session_id: &str,
+    prev: RowIndex,
+) -> Result<(Opened, RowIndex), DbError> {
+    index_rows(shared, session_id, prev, true)
+}
+
+fn index_rows(
+    shared: &SharedDb,
+    session_id: &str,
+    prev: RowIndex,
+    capture: bool,
+) -> Result<(Opened, RowIndex), DbError> {
     let guard = shared.lock().unwrap_or_else(|e| e.into_inner());
     let db: &ReadOnlyDb = &guard;
     let path = db.path.clone();
@@ -403,7 +429,11 @@ pub fn open_after(
         }
     }
     idx.generation = generation;
-    let mut ix = RowIndexer::default();
+    let mut ix = if capture {
+        RowIndexer::capturing()
+    } else {
+        RowIndexer::default()
+    };
     idx.replay(&mut ix);
     ix.keep_envelopes(!idx.dropped);
     let after = idx.max_seq.unwrap_or(-1);
@@ -487,7 +517,7 @@ fn index_plain_row(
     match json {
         V::Text(t) | V::Blob(t) => {
             let before = ix.count_and_last_kind().0;
-            idx.head(ix, seq as u64, t);
+            idx.head(ix, seq as u64, t, true);
             kept.keep_plain(ix, before, seq, t);
         }
         _ => match stream_plain(db, session_id, seq) {
@@ -570,24 +600,43 @@ fn index_zstd_row(
         V::Text(n) => navigation_of(n),
         _ => None,
     };
-    match head {
-        Some(h) => {
-            idx.head(ix, seq as u64, &h);
-        }
-        // No usable projection: decode this row to index it.
-        None => match events::decode(
+    let decode = || {
+        events::decode(
             seq,
             events::Stored::Zstd {
                 frame: f,
                 utf8_bytes: want,
             },
-        ) {
+        )
+    };
+    match head {
+        Some(h) => {
+            let before = ix.count_and_last_kind().0;
+            idx.head(ix, seq as u64, &h, false);
+            if ix.wants_rows() && walked(ix, before) {
+                if let Ok(b) = decode() {
+                    ix.capture_row(&b);
+                }
+            }
+        }
+        // No usable projection: decode this row to index it.
+        None => match decode() {
             Ok(b) => {
-                idx.head(ix, seq as u64, &b);
+                idx.head(ix, seq as u64, &b, true);
             }
             Err(e) => idx.skip(ix, format!("skipped: {e}")),
         },
     }
+}
+
+/// Whether the row `ix` indexed last (if it became an entry since `before`) is one the
+/// history's walk of the branch reads: a user or assistant message, a compaction.
+fn walked(ix: &RowIndexer, before: usize) -> bool {
+    use crate::transcript::{EntryKind as K, Role};
+    matches!(
+        ix.count_and_last_kind(),
+        (n, Some(K::Message(Role::User | Role::Assistant) | K::Compaction)) if n > before
+    )
 }
 
 /// Rows kept after indexing, so a SQLite transcript's reads need no second query: small

@@ -32,7 +32,7 @@ pub fn figures(raw: &[u8], hook_is_custom: bool) -> Option<MessageFigures> {
 }
 
 /// A value of any type, parsed and dropped (so `serde_json` checks it as `Value` would).
-struct Skip;
+pub(super) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -15,6 +15,7 @@
 
 pub mod archive;
 pub mod content;
+mod facts;
 mod ids;
 pub(crate) mod parse;
 pub mod tail;
@@ -23,6 +24,7 @@ use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use facts::{Captured, LEAD_MAX};
 pub use ids::Id;
 use ids::{IdSpan, Ids};
 pub use parse::LineHead;
@@ -275,9 +277,39 @@ impl Default for RowIndexer {
 }
 
 impl RowIndexer {
+    /// An indexer that also captures what the history's walk of the branch reads
+    /// ([`Transcript::open_for_history`]): from each row handed over whole, and from the rows
+    /// handed to [`Self::capture_row`].
+    pub fn capturing() -> RowIndexer {
+        RowIndexer {
+            sc: parse::Scanner::for_rows().capturing(),
+        }
+    }
+
+    /// Whether this indexer captures ([`Self::capturing`]) and has room for more: a reader
+    /// that handed over a row's projection decodes the row for [`Self::capture_row`] only
+    /// then.
+    pub fn wants_rows(&self) -> bool {
+        self.sc.wants_rows()
+    }
+
     /// A row whose JSON, or projection, is `head`.
     pub fn head(&mut self, key: u64, head: &[u8]) {
         self.sc.line(key, head, false);
+    }
+
+    /// A row handed over whole (its JSON, not a projection): [`Self::head`], and when
+    /// capturing, what the history's walk reads of it is captured too.
+    pub fn whole(&mut self, key: u64, row: &[u8]) {
+        self.sc.whole = true;
+        self.sc.line(key, row, false);
+        self.sc.whole = false;
+    }
+
+    /// The whole JSON of the row just handed over as its projection: what the history's
+    /// walk reads of it is captured from here (the index stays the projection's).
+    pub fn capture_row(&mut self, row: &[u8]) {
+        self.sc.capture_row(row);
     }
 
     /// Rows indexed so far as entries, and the kind of the newest: a reader deciding what to
@@ -391,6 +423,9 @@ pub struct Transcript {
     pub calls: Vec<CallCapture>,
     /// (provider, model) of [`CallCapture::model`].
     pub call_models: Vec<CallModel>,
+    /// What the history's walk of the branch reads of each message and compaction, captured
+    /// by the scan when asked for ([`Self::open_for_history`]).
+    facts: Option<facts::BranchFacts>,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,
@@ -472,6 +507,14 @@ impl Transcript {
         Self::open_scanning(path, parse::Scanner::with_figures(fused))
     }
 
+    /// [`Self::open`], also capturing what the history's walk of the active branch reads of
+    /// each user and assistant message and each compaction ([`Self::captured`]), for a
+    /// caller that builds the history from this read (the session list, for a compacted
+    /// session): the walk then reads no entry again.
+    pub fn open_for_history(path: &Path) -> Result<Transcript, TranscriptError> {
+        Self::open_scanning(path, parse::Scanner::new().capturing())
+    }
+
     fn open_scanning(path: &Path, sc: parse::Scanner) -> Result<Transcript, TranscriptError> {
         let io = |source| TranscriptError::Io {
             path: path.to_path_buf(),
@@ -490,9 +533,18 @@ impl Transcript {
 
     /// Indexes an in-memory transcript (tests, demo data).
     pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
-        let scan = parse::scan(parse::Scanner::new(), &bytes);
+        Self::from_bytes_scanning(path.into(), bytes, parse::Scanner::new())
+    }
+
+    /// [`Self::from_bytes`] with the capture of [`Self::open_for_history`].
+    pub fn from_bytes_for_history(path: impl Into<PathBuf>, bytes: Vec<u8>) -> Transcript {
+        Self::from_bytes_scanning(path.into(), bytes, parse::Scanner::new().capturing())
+    }
+
+    fn from_bytes_scanning(path: PathBuf, bytes: Vec<u8>, sc: parse::Scanner) -> Transcript {
+        let scan = parse::scan(sc, &bytes);
         let len = bytes.len() as u64;
-        Self::finish(path.into(), Backing::Mem(bytes), scan, len)
+        Self::finish(path, Backing::Mem(bytes), scan, len)
     }
 
     /// [`Self::from_bytes`] with the figures computed while indexing
@@ -516,6 +568,24 @@ impl Transcript {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        Self::from_bytes(label, Self::entry_lines(entries))
+    }
+
+    /// [`Self::from_entries`] with the capture of [`Self::open_for_history`].
+    pub fn from_entries_for_history<I, S>(label: impl Into<PathBuf>, entries: I) -> Transcript
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        Self::from_bytes_for_history(label, Self::entry_lines(entries))
+    }
+
+    /// Entries as JSONL: one line each.
+    fn entry_lines<I, S>(entries: I) -> Vec<u8>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
         let mut bytes = Vec::new();
         for e in entries {
             let e = e.as_ref();
@@ -530,7 +600,7 @@ impl Transcript {
             }
             bytes.push(b'\n');
         }
-        Self::from_bytes(label, bytes)
+        bytes
     }
 
     fn finish(path: PathBuf, backing: Backing, scan: parse::Scan, file_len: u64) -> Transcript {
@@ -549,6 +619,7 @@ impl Transcript {
             slims: Default::default(),
             calls: scan.calls,
             call_models: scan.call_models,
+            facts: scan.facts,
             #[cfg(test)]
             no_figures_table: Default::default(),
         };
@@ -979,14 +1050,25 @@ impl Transcript {
             line: e.line,
             message: parse::short_err(&err),
         })?;
-        if self.version < 3 {
-            if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {
-                if m.get("role").and_then(Value::as_str) == Some("hookMessage") {
-                    m.insert("role".into(), Value::String("custom".into()));
-                }
-            }
-        }
+        rename_hook_role(&mut v, self.version < 3);
         Ok(v)
+    }
+
+    /// Entry `idx` as the history's walk of the branch reads it (what it reads of a message
+    /// decoded by [`tail::slim`], a compaction decoded whole), from what the scan captured ([`Self::open_for_history`]): None when it captured nothing of the entry,
+    /// which is then read as before.
+    pub fn captured(&self, idx: u32) -> Option<Captured<'_>> {
+        self.facts.as_ref()?.get(idx)
+    }
+
+    /// Whether the scan captured anything for the history's walk ([`Self::captured`]).
+    pub fn captures(&self) -> bool {
+        self.facts.is_some()
+    }
+
+    /// Whether [`Self::captured`] has entry `idx` (without making its view).
+    pub fn has_captured(&self, idx: u32) -> bool {
+        self.facts.as_ref().is_some_and(|f| f.has(idx))
     }
 
     /// An entry's head ([`tail::slim`]: the envelope, and of a message what decides a
@@ -1099,6 +1181,18 @@ impl Transcript {
         w.extend(self.cycle_warnings());
         w.sort_by_key(|w| w.line);
         w
+    }
+}
+
+/// pi's v3 migration renames `hookMessage` roles to `custom` (`hook_is_custom`: the file
+/// predates v3).
+fn rename_hook_role(v: &mut Value, hook_is_custom: bool) {
+    if hook_is_custom {
+        if let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) {
+            if m.get("role").and_then(Value::as_str) == Some("hookMessage") {
+                m.insert("role".into(), Value::String("custom".into()));
+            }
+        }
     }
 }
 

@@ -31,9 +31,11 @@ pub struct LineHead<'a> {
     pub cwd: AnyStr<'a>,
 }
 
-/// A string field that may hold any JSON value; non-strings read as `None`.
+/// A string field that may hold any JSON value; non-strings read as `None`. The flag is set
+/// for a value that is neither a string nor null (a typed decode, such as the history's
+/// [`super::tail::slim`], refuses the line there).
 #[derive(Default)]
-pub struct AnyStr<'a>(pub Option<Cow<'a, str>>);
+pub struct AnyStr<'a>(pub Option<Cow<'a, str>>, pub bool);
 
 impl<'de: 'a, 'a> Deserialize<'de> for AnyStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -44,39 +46,39 @@ impl<'de: 'a, 'a> Deserialize<'de> for AnyStr<'a> {
                 f.write_str("any JSON value")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(AnyStr(Some(Cow::Borrowed(v))))
+                Ok(AnyStr(Some(Cow::Borrowed(v)), false))
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(AnyStr(Some(Cow::Owned(v.to_owned()))))
+                Ok(AnyStr(Some(Cow::Owned(v.to_owned())), false))
             }
             fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(AnyStr(Some(Cow::Owned(v))))
+                Ok(AnyStr(Some(Cow::Owned(v)), false))
             }
             fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
             fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
             fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
             fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, false))
             }
             fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, false))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(AnyStr(None))
+                Ok(AnyStr(None, true))
             }
         }
         d.deserialize_any(V)
@@ -94,6 +96,12 @@ pub struct MessageHead<'a> {
     pub provider: Option<Cow<'a, str>>,
     pub model: Option<Cow<'a, str>>,
     pub timestamp: Option<f64>,
+    /// `stopReason` as written (for [`super::facts`]).
+    pub stop_reason: Option<&'a serde_json::value::RawValue>,
+    /// A field a typed decode of the message reads (`role`, `content`, `usage`,
+    /// `stopReason`, `provider`, `model`) is repeated, or one of its strings is not a string
+    /// or null: such a decode ([`super::tail::slim`]) refuses the line, this parse does not.
+    pub odd: bool,
 }
 
 impl<'de> MessageHead<'de> {
@@ -106,8 +114,16 @@ impl<'de> MessageHead<'de> {
     ) -> Result<bool, A::Error> {
         match key {
             "usage" => self.usage = Some(a.next_value()?),
-            "provider" => self.provider = a.next_value::<AnyStr<'de>>()?.0,
-            "model" => self.model = a.next_value::<AnyStr<'de>>()?.0,
+            "provider" => {
+                let v = a.next_value::<AnyStr<'de>>()?;
+                self.odd |= v.1;
+                self.provider = v.0;
+            }
+            "model" => {
+                let v = a.next_value::<AnyStr<'de>>()?;
+                self.odd |= v.1;
+                self.model = v.0;
+            }
             "timestamp" => self.timestamp = a.next_value::<IgnoredOrNumber>()?.0,
             _ => return Ok(false),
         }
@@ -129,10 +145,26 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
                     ..MessageHead::default()
                 };
                 // Keys borrowed from the line (a `Cow<str>` key allocates every one).
+                let mut seen = 0u8;
                 while let Some(k) = a.next_key::<AnyStr<'de>>()? {
                     let k = k.0.as_deref().unwrap_or("");
+                    let bit = match k {
+                        "role" => 1,
+                        "content" => 2,
+                        "usage" => 4,
+                        "stopReason" => 8,
+                        "provider" => 16,
+                        "model" => 32,
+                        _ => 0,
+                    };
+                    head.odd |= seen & bit != 0;
+                    seen |= bit;
                     if k == "role" {
-                        head.role = a.next_value::<AnyStr<'de>>()?.0;
+                        let v = a.next_value::<AnyStr<'de>>()?;
+                        head.odd |= v.1;
+                        head.role = v.0;
+                    } else if k == "stopReason" {
+                        head.stop_reason = Some(a.next_value()?);
                     } else if !head.read_call_field(k, &mut a)? {
                         a.next_value::<IgnoredAny>()?;
                     }
@@ -194,6 +226,9 @@ pub(super) struct Scan {
     pub call_models: Vec<super::CallModel>,
     /// Bytes of captured calls (records and `usage` texts), held to [`CALL_CAPTURE_MAX`].
     pub call_bytes: usize,
+    /// What the history's branch walk reads of each message and compaction, when asked for
+    /// ([`Scanner::capturing`]).
+    pub facts: Option<super::facts::BranchFacts>,
 }
 
 /// Bytes of calls a scan keeps: past this the rest of the calls are read back when cost asks
@@ -230,6 +265,40 @@ pub(super) fn short_err(e: &serde_json::Error) -> String {
     s.replace(" at line 1 column ", " at column ")
 }
 
+/// An assistant message as [`super::tail::slim`] reads it, from the scan's parse of its line;
+/// None where that decode could read it otherwise (it refuses the line: a repeated field, a
+/// non-string where it reads a string, a `usage` nested deep enough to pass its depth limit
+/// only when parsed alone), which leaves the entry to the walk's own read.
+fn assistant_head<'a>(head: &'a LineHead<'_>) -> Option<super::facts::AssistantHead<'a>> {
+    let m = &head.message;
+    let odd = head.ty.1 || head.id.1 || head.parent_id.1 || head.timestamp.1 || m.odd;
+    if odd || !m.present {
+        return None;
+    }
+    let stop_reason = match m.stop_reason.map(|r| r.get()) {
+        None | Some("null") => None,
+        // A string without escapes is its text between the quotes.
+        Some(r) if r.len() >= 2 && r.starts_with('"') && !r.contains('\\') => {
+            Some(Cow::Borrowed(&r[1..r.len() - 1]))
+        }
+        // Else decoded as the walk's decode would (a lone surrogate: it refuses the line).
+        Some(r) if r.starts_with('"') => Some(Cow::Owned(serde_json::from_str::<String>(r).ok()?)),
+        Some(_) => return None,
+    };
+    let usage = match m.usage.map(|r| r.get()) {
+        None | Some("null") => None,
+        Some(u) if u.bytes().filter(|b| matches!(b, b'{' | b'[')).count() <= 64 => Some(u),
+        Some(_) => return None,
+    };
+    Some(super::facts::AssistantHead {
+        timestamp: head.timestamp.0.as_deref(),
+        stop_reason,
+        provider: m.provider.as_deref(),
+        model: m.model.as_deref(),
+        usage,
+    })
+}
+
 /// Incremental line indexer: fed one line at a time, in file order.
 pub(super) struct Scanner {
     out: Scan,
@@ -248,6 +317,13 @@ pub(super) struct Scanner {
     figures: Vec<OnceLock<MessageFigures>>,
     /// The figures of the line being indexed, for [`Self::push_entry`].
     line_figures: Option<MessageFigures>,
+    /// Set when the caller will walk the history ([`Self::capturing`]).
+    facts: Option<super::facts::BranchFacts>,
+    /// Rows only: the line being indexed is the whole entry, not a projection of it, so what
+    /// the walk reads can be captured from it.
+    pub whole: bool,
+    /// The last line handed over became an entry (for [`Self::capture_row`]).
+    pushed: bool,
 }
 
 impl Scanner {
@@ -262,6 +338,7 @@ impl Scanner {
                 calls: Vec::new(),
                 call_models: Vec::new(),
                 call_bytes: 0,
+                facts: None,
             },
             line_no: 0,
             first_valid: true,
@@ -271,6 +348,18 @@ impl Scanner {
             fused: None,
             figures: Vec::new(),
             line_figures: None,
+            facts: None,
+            whole: false,
+            pushed: false,
+        }
+    }
+
+    /// This scanner, also capturing what the history's walk of the branch reads of each
+    /// message and compaction ([`super::facts`]), so that walk reads no entry again.
+    pub fn capturing(self) -> Scanner {
+        Scanner {
+            facts: Some(Default::default()),
+            ..self
         }
     }
 
@@ -293,6 +382,7 @@ impl Scanner {
     /// A row that was not handed over (unreadable): it counts as a line, with a warning.
     pub fn skipped(&mut self, message: String) {
         self.line_no = self.line_no.saturating_add(1);
+        self.pushed = false;
         self.warn(message);
     }
 
@@ -307,6 +397,10 @@ impl Scanner {
         self.out.ids.shrink_to_fit();
         if self.fused.is_some() {
             self.out.figures = Some(std::mem::take(&mut self.figures).into_boxed_slice());
+        }
+        if let Some(mut f) = self.facts.take() {
+            f.shrink_to_fit();
+            self.out.facts = Some(f);
         }
         self.out
     }
@@ -404,6 +498,7 @@ impl Scanner {
     pub fn line(&mut self, offset: u64, mut raw: &[u8], last: bool) {
         self.line_no = self.line_no.saturating_add(1);
         self.last_envelope = None;
+        self.pushed = false;
         let mut clean = true;
         let mut offset = offset;
         if offset == 0 && raw.starts_with(b"\xEF\xBB\xBF") {
@@ -434,6 +529,7 @@ impl Scanner {
             Some(parse) => parse(trimmed, self.hook_is_custom()),
             None => None,
         };
+        let by_fused = fused.is_some();
         let head = match fused {
             // The fused parse read every string of the line as `str`: the line is UTF-8.
             Some((head, figures)) => {
@@ -496,6 +592,88 @@ impl Scanner {
         );
         if kind == EntryKind::Message(Role::Assistant) {
             self.capture_call(&head);
+        }
+        self.pushed = true;
+        // A line read from repaired or non-UTF-8 bytes, or after a byte order mark, may
+        // read otherwise in the walk's decode: it is left to that decode. A row's projection
+        // holds too little.
+        if clean && (self.whole || !self.keys) {
+            self.capture_facts(kind, &head, trimmed, !by_fused);
+        }
+    }
+
+    /// Whether this scanner captures and has room for more ([`Self::capturing`]).
+    pub fn wants_rows(&self) -> bool {
+        self.facts.as_ref().is_some_and(|f| f.open())
+    }
+
+    /// The whole JSON of the row just indexed from its projection: captured as
+    /// [`Self::line`] captures a row handed over whole (what the walk reads, and an
+    /// assistant's call). The index is the projection's; a row
+    /// that does not read cleanly or as the entry indexed is left to the walk's own read.
+    pub fn capture_row(&mut self, row: &[u8]) {
+        let Some(kind) = self
+            .out
+            .entries
+            .last()
+            .map(|e| e.kind)
+            .filter(|_| self.pushed)
+        else {
+            return;
+        };
+        self.pushed = false;
+        let line = trim_ws(row);
+        if !self.wants_rows() || line.starts_with(b"\xEF\xBB\xBF") {
+            return;
+        }
+        let Ok(head) = serde_json::from_slice::<LineHead>(line) else {
+            return;
+        };
+        if kind_of(head.ty.0.as_deref(), head.message.role.as_deref()) != kind
+            || std::str::from_utf8(line).is_err()
+        {
+            return;
+        }
+        self.capture_facts(kind, &head, line, true);
+        // The projection carried no usage: the call is captured from here, as from a row
+        // handed over whole, so cost reads it back no more than the walk does.
+        let entry = (self.out.entries.len() - 1) as u32;
+        let had = self.out.calls.last().is_some_and(|c| c.entry == entry);
+        if kind == EntryKind::Message(Role::Assistant) && !had {
+            self.capture_call(&head);
+        }
+    }
+
+    /// Keeps what the history's branch walk reads of the entry just pushed, from `line`, its
+    /// text, and `head`, the scan's parse of it (`head_read`: by the scan's own parse, which
+    /// reads the fields the capture of an assistant message needs).
+    fn capture_facts(
+        &mut self,
+        kind: EntryKind,
+        head: &LineHead<'_>,
+        line: &[u8],
+        head_read: bool,
+    ) {
+        let hook_is_custom = self.hook_is_custom();
+        let Some(f) = self.facts.as_mut().filter(|f| f.open()) else {
+            return;
+        };
+        let entry = (self.out.entries.len() - 1) as u32;
+        match kind {
+            EntryKind::Message(Role::User) => f.user(entry, super::tail::slim_user(line)),
+            EntryKind::Compaction => {
+                let v = decode_value(line).ok().map(|mut v| {
+                    super::rename_hook_role(&mut v, hook_is_custom);
+                    v
+                });
+                f.compaction(entry, v, line.len());
+            }
+            EntryKind::Message(Role::Assistant) if head_read => {
+                if let Some(a) = assistant_head(head) {
+                    f.assistant(entry, &a);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -641,6 +819,7 @@ impl Scanner {
     ) {
         self.line_no = self.line_no.saturating_add(1);
         self.line_figures = None;
+        self.pushed = false;
         let mib = len as f64 / (1024.0 * 1024.0);
         let Some(head) = prefix_head(trim_ws_start(prefix)) else {
             self.warn(format!(

@@ -165,6 +165,36 @@ pub fn slim(line: &[u8]) -> Option<Value> {
     Some(Value::Object(o))
 }
 
+/// What [`slim`] gives of a line holding a user message, read the same way without making
+/// the rest of its value (the scan captures it for the history's walk of the branch).
+pub(crate) enum SlimUser {
+    /// [`slim`] refuses the line.
+    Refused,
+    /// No user message.
+    Other,
+    /// Its `timestamp` and `content` as [`slim`] has them (content None: absent, or left out
+    /// as it does).
+    User {
+        timestamp: Option<String>,
+        content: Option<Value>,
+    },
+}
+
+pub(crate) fn slim_user(line: &[u8]) -> SlimUser {
+    let Ok(e) = serde_json::from_slice::<SlimEntry>(line) else {
+        return SlimUser::Refused;
+    };
+    match e.message {
+        Some(m) if m.role.as_deref() == Some("user") => SlimUser::User {
+            timestamp: e.timestamp.map(|t| t.into_owned()),
+            content: m
+                .content
+                .and_then(|c| serde_json::from_str::<Value>(c.get()).ok()),
+        },
+        _ => SlimUser::Other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1085,7 +1085,9 @@ impl<'s> Rows<'s> {
                 crate::numbers::push_transcript_warnings(&tr, &mut warnings);
                 (self.numbers.session_with_transcript(s, Some(&tr)), Some(tr))
             }
-            None => self.numbers.session_open(s, &mut warnings),
+            None => self
+                .numbers
+                .session_open(s, self.compacted(s), &mut warnings),
         };
         let built = self.row_with(s, &t, open.as_ref(), warnings, files);
         self.last_open = s.transcript.clone().zip(open);

@@ -245,3 +245,128 @@ fn a_session_read_whole_for_its_figures_is_the_indexed_one() {
     });
     assert!(warned, "the damaged row is named");
 }
+
+/// The history of every session of a host from its transcript opened for its history (what
+/// `list` does for a compacted session: the scan captures what the branch walk reads) is the
+/// history from the transcript opened plainly and walked by reading its entries back, under
+/// both rule sets; on host-f (SQLite rows, a zstd compaction among them) every message and
+/// compaction of a branch is captured, so the walk reads no row again. Returns how many
+/// sessions had a compaction on the branch.
+fn history_same_on_host(state: &Path, all_captured: bool) -> usize {
+    use clawtop::transcript::{EntryKind, Role};
+    let source = open_host(state);
+    let listed = source.list(None);
+    assert!(!listed.sessions.is_empty());
+    let mut compacted = 0;
+    for s in &listed.sessions {
+        let Ok(plain) = source.open_transcript(&s.reference) else {
+            continue;
+        };
+        let captured = source.open_transcript_for_history(&s.reference).unwrap();
+        for rules in [Rules::V2026_2, Rules::V2026_9] {
+            let window = clawtop::thresholds::Window {
+                tokens: 48_000,
+                source: clawtop::thresholds::Source::Entry,
+                detail: String::new(),
+            };
+            let th = clawtop::thresholds::compute_with(
+                rules,
+                window,
+                (Some(20_000), clawtop::thresholds::UsedSource::Fresh),
+                &clawtop::thresholds::Settings::from_config(&serde_json::Value::Null),
+                &clawtop::thresholds::Counters::from_entry(&s.entry),
+            );
+            let (a, b) = (
+                clawtop::history::build(Some(&plain), &th, None),
+                clawtop::history::build(Some(&captured), &th, None),
+            );
+            assert_eq!(
+                serde_json::to_string(&a).unwrap(),
+                serde_json::to_string(&b).unwrap(),
+                "{}",
+                s.reference.key
+            );
+            compacted += usize::from(rules == Rules::V2026_2 && !a.compactions.is_empty());
+        }
+        if all_captured {
+            for i in captured.active_branch() {
+                let walked = matches!(
+                    captured.entries[i as usize].kind,
+                    EntryKind::Compaction
+                        | EntryKind::Message(Role::User)
+                        | EntryKind::Message(Role::Assistant)
+                );
+                assert!(
+                    !walked || captured.has_captured(i),
+                    "{} entry {i}",
+                    s.reference.key
+                );
+            }
+        }
+    }
+    compacted
+}
+
+/// The history of one session indexed from its rows (one of them a zstd compaction, whose
+/// projection indexes it), opened for its history or not, under both rule sets.
+fn indexed_histories(db: &Path, session: &str, capture: bool) -> (Vec<String>, bool) {
+    use clawtop::sqlite::transcript;
+    let shared = std::sync::Arc::new(std::sync::Mutex::new(
+        clawtop::sqlite::ReadOnlyDb::open(db).unwrap(),
+    ));
+    let open = if capture {
+        transcript::open_after_for_history
+    } else {
+        transcript::open_after
+    };
+    let (o, _) = open(&shared, session, Default::default()).unwrap();
+    assert!(o.zstd_rows >= 1);
+    let t = o.transcript;
+    let out = [Rules::V2026_2, Rules::V2026_9]
+        .into_iter()
+        .map(|rules| {
+            let th = clawtop::thresholds::compute_with(
+                rules,
+                clawtop::thresholds::Window {
+                    tokens: 48_000,
+                    source: clawtop::thresholds::Source::Entry,
+                    detail: String::new(),
+                },
+                (Some(20_000), clawtop::thresholds::UsedSource::Fresh),
+                &clawtop::thresholds::Settings::from_config(&serde_json::Value::Null),
+                &clawtop::thresholds::Counters {
+                    compaction_count: Some(1),
+                    ..Default::default()
+                },
+            );
+            serde_json::to_string(&clawtop::history::build(Some(&t), &th, None)).unwrap()
+        })
+        .collect();
+    use clawtop::transcript::{EntryKind, Role};
+    let all = t.active_branch().iter().all(|&i| {
+        t.has_captured(i)
+            || !matches!(
+                t.entries[i as usize].kind,
+                EntryKind::Compaction
+                    | EntryKind::Message(Role::User)
+                    | EntryKind::Message(Role::Assistant)
+            )
+    });
+    (out, all)
+}
+
+#[test]
+fn the_history_from_a_transcript_opened_for_it_is_the_one_read_back() {
+    // A copy: a SQLite fixture is never opened in place.
+    let h = HostF::new();
+    assert!(history_same_on_host(&h.state(), true) >= 1);
+    history_same_on_host(&fixture(HOST_A), false);
+    // Indexed from its rows rather than read whole: the zstd compaction row is decoded at
+    // indexing for the capture.
+    let incident = "f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93";
+    let (read, _) = indexed_histories(&h.agent_db("main"), incident, false);
+    let (captured, all) = indexed_histories(&h.agent_db("main"), incident, true);
+    assert_eq!(read, captured);
+    assert!(all, "every message and compaction of the branch captured");
+    assert!(read[0].contains("\"tokensBefore\":37946"), "{}", read[0]);
+}

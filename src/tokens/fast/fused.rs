@@ -233,11 +233,14 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                         Key::Type => {
                             let s: StrictStr<'de> = once(&mut a, &mut seen, 1)?;
                             line.ty = s.as_figure();
-                            head.ty = AnyStr(s.0);
+                            head.ty = AnyStr(s.0, false);
                         }
-                        Key::Id => head.id = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 2)?.0),
+                        Key::Id => {
+                            head.id = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 2)?.0, false)
+                        }
                         Key::ParentId => {
-                            head.parent_id = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 4)?.0)
+                            head.parent_id =
+                                AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 4)?.0, false)
                         }
                         Key::Message => {
                             let m: FusedMsg<'de> = once(&mut a, &mut seen, 8)?;
@@ -249,10 +252,11 @@ impl<'de> Deserialize<'de> for Fused<'de> {
                                 once::<Option<IgnoredOrNumber>, _>(&mut a, &mut seen, 16)?
                         }
                         Key::Timestamp => {
-                            head.timestamp = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 32)?.0)
+                            head.timestamp =
+                                AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 32)?.0, false)
                         }
                         Key::Cwd => {
-                            head.cwd = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 64)?.0)
+                            head.cwd = AnyStr(once::<StrictStr, _>(&mut a, &mut seen, 64)?.0, false)
                         }
                         // Not envelope fields: a repeated one keeps its last value, as in the
                         // fast path.
