@@ -13,7 +13,9 @@ use serde_json::json;
 /// expected to weigh after (the outlook's), what the summary requests send (the messages
 /// summarized, the turn prefix and the previous summary) and the expected summary.
 pub fn plan_tokens(t: &Transcript, keep: u64, d: &super::Diagnosis) -> Option<PlanTokens> {
-    let p = crate::plan::prepare(t, keep).ok()?;
+    // The cut and sizes alone: the summary requests' figures need no file lists, and reading
+    // every summarized reply again for them was a tenth of a dry run on 100 MB.
+    let p = crate::plan::prepare_cut(t, keep).ok()?;
     let messages: u64 = p
         .messages_to_summarize
         .iter()
