@@ -406,6 +406,39 @@ fn a_branch_whose_entries_cannot_be_read_is_unknown() {
     assert!(codes(&h).contains(&code::TRANSCRIPT_UNREAD));
 }
 
+/// The same in file order, read in one forward pass (what every branch OpenClaw writes is):
+/// the pass that lost entries says so, and they are read one by one and named.
+#[test]
+fn a_branch_in_file_order_whose_entries_cannot_be_read_is_unknown() {
+    let mut c = Chain::new();
+    c.turn(12_000);
+    c.compaction(27_000);
+    c.turn(9_000);
+    c.turn(9_500);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.jsonl");
+    std::fs::write(&path, c.lines.join("\n") + "\n").unwrap();
+    let t = Transcript::open(&path).unwrap();
+    let th = numbers(Some(9_500), Counters::default());
+    let whole = build(Some(&t), &th, None);
+    assert!(whole.transcript_unread.is_none());
+    // The file keeps its first half: the compaction and the turns after it are gone.
+    let half = t.entries[t.entries.len() / 2].offset;
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(half)
+        .unwrap();
+    let h = build(Some(&t), &th, None);
+    let why = h
+        .transcript_unread
+        .as_deref()
+        .expect("unknown, not shorter");
+    assert!(why.contains("could not be read"), "{why}");
+    assert!(codes(&h).contains(&code::TRANSCRIPT_UNREAD));
+}
+
 /// The history of `t` under both rule sets, with counters that line up with its compactions
 /// and without, as JSON, and the History pane's turns: everything the walk of the branch
 /// decides (turns, compactions, flush turns, the clock's anomalies) shows in one of them.

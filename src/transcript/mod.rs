@@ -935,14 +935,13 @@ impl Transcript {
     /// The raw bytes of each entry of `idxs` that can be read (entries too large to decode are
     /// left out), in no particular order: rows of a database are read in one pass rather
     /// than one query each. False when what was handed over must not be used (the database
-    /// changed while it was read); [`Self::raw_line`] then reports each entry's error.
+    /// changed while it was read) or is not all there (a file that lost entries since it was
+    /// indexed); [`Self::raw_line`] then reports each entry's error. A caller that takes
+    /// true for "every entry" is never handed a shorter transcript quietly.
     pub fn for_each_raw(&self, idxs: &[u32], mut each: impl FnMut(u32, &[u8])) -> bool {
         let f = match &self.backing {
             Backing::Rows(f) => f,
-            Backing::File(file) => {
-                self.for_each_in_file(file, idxs, &mut each);
-                return true;
-            }
+            Backing::File(file) => return self.for_each_in_file(file, idxs, &mut each),
             Backing::Mem(_) => {
                 for &i in idxs {
                     if let Ok(raw) = self.raw_line(i) {
@@ -986,13 +985,13 @@ impl Transcript {
     /// [`Self::for_each_raw`] for a file: the entries in file order, neighbours read together
     /// in chunks of up to [`READ_CHUNK`] (a whole context is a few reads, not one per entry,
     /// and no buffer per entry). A chunk that cannot be read is retried entry by entry, so
-    /// every readable entry is still handed over.
+    /// every readable entry is still handed over; false when one could not be.
     fn for_each_in_file(
         &self,
         file: &std::fs::File,
         idxs: &[u32],
         each: &mut dyn FnMut(u32, &[u8]),
-    ) {
+    ) -> bool {
         use std::os::unix::fs::FileExt;
         let span = |i: u32| {
             let e = &self.entries[i as usize];
@@ -1006,6 +1005,7 @@ impl Transcript {
         order.sort_unstable_by_key(|&i| self.entries[i as usize].offset);
         order.dedup();
         let mut buf = Vec::new();
+        let mut all = true;
         let mut k = 0;
         while k < order.len() {
             let (start, mut end) = span(order[k]);
@@ -1026,13 +1026,15 @@ impl Transcript {
                 }
             } else {
                 for &i in &order[k..j] {
-                    if let Ok(raw) = self.raw_line(i) {
-                        each(i, &raw);
+                    match self.raw_line(i) {
+                        Ok(raw) => each(i, &raw),
+                        Err(_) => all = false,
                     }
                 }
             }
             k = j;
         }
+        all
     }
 
     /// Decodes one entry fully (`hookMessage` roles renamed to `custom` as pi's v3 migration does).
