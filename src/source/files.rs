@@ -77,19 +77,17 @@ impl Remembered {
                     .collect());
             }
         }
-        let forgotten = self.stores.remove(&a.store_path).is_some();
+        // A store held and now read again is worth writing, whatever the read gives.
+        self.moved |= self.stores.remove(&a.store_path).is_some();
         let parsed = crate::store_entry::read(&a.store_path)?;
         let whole: Option<Vec<(String, StoreEntry)>> = parsed
             .iter()
             .map(|p| Some((p.key.clone(), p.entry.clone().ok()?)))
             .collect();
-        match (stamp, whole) {
-            (Some(stamp), Some(entries)) => {
-                self.stores
-                    .insert(a.store_path.clone(), RememberedStore { stamp, entries });
-                self.moved = true;
-            }
-            _ => self.moved |= forgotten,
+        if let (Some(stamp), Some(entries)) = (stamp, whole) {
+            self.stores
+                .insert(a.store_path.clone(), RememberedStore { stamp, entries });
+            self.moved = true;
         }
         Ok(parsed)
     }

@@ -85,13 +85,7 @@ impl SqliteStore {
     /// The transcript of `r`, indexed from its rows (reusing the index of the last open of
     /// it); `capture`: for its history too ([`SessionSource::open_transcript_for_history`]).
     fn open_indexed(&self, r: &SessionRef, capture: bool) -> Result<Transcript, SourceError> {
-        let (db, sid) = self.located(r).ok_or_else(|| {
-            SourceError::Unavailable(format!(
-                "no session {} in {}",
-                crate::sanitize::one_line(&r.key),
-                self.label()
-            ))
-        })?;
+        let (db, sid) = self.located_or_unavailable(r)?;
         let k = (db.clone(), sid.clone());
         let prev = self
             .indexes
@@ -242,6 +236,17 @@ impl SqliteStore {
             .unwrap_or(p)
             .display()
             .to_string()
+    }
+
+    /// [`Self::located`], or why the session cannot be read.
+    fn located_or_unavailable(&self, r: &SessionRef) -> Result<(PathBuf, String), SourceError> {
+        self.located(r).ok_or_else(|| {
+            SourceError::Unavailable(format!(
+                "no session {} in {}",
+                crate::sanitize::one_line(&r.key),
+                self.label()
+            ))
+        })
     }
 
     fn located(&self, r: &SessionRef) -> Option<(PathBuf, String)> {
@@ -695,13 +700,7 @@ impl SessionSource for SqliteStore {
         r: &SessionRef,
         budget: u64,
     ) -> Result<crate::transcript::tail::Tail, SourceError> {
-        let (db, sid) = self.located(r).ok_or_else(|| {
-            SourceError::Unavailable(format!(
-                "no session {} in {}",
-                crate::sanitize::one_line(&r.key),
-                self.label()
-            ))
-        })?;
+        let (db, sid) = self.located_or_unavailable(r)?;
         let conn = self.connection(&db)?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
         // Newest first, within the read's limits (`read_limits`: the first read stops at

@@ -454,8 +454,10 @@ impl Host {
             basename = norm.file_name().map(|n| n.to_string_lossy().into_owned());
             if norm.starts_with(normalize(&self.state_dir)) {
                 // Directly in the sessions dir (nearly every entry), the dir's own resolution
-                // answers for a plain file: no path resolved per session of thousands.
-                let inside = if norm.parent() == Some(normalize(sdir).as_path()) {
+                // answers for a plain file: no path resolved per session of thousands. Only
+                // when the dir's path has no `.` or `..`: `normalize` drops them by text,
+                // and after a link the text names another directory than the kernel does.
+                let inside = if normalize(sdir) == *sdir && norm.parent() == Some(sdir.as_path()) {
                     self.readable_in(agent, &norm)
                 } else {
                     norm.is_file() && self.inside_state(&norm)

@@ -827,7 +827,7 @@ fn transcript_watch(source: &dyn SessionSource, s: &Session) -> Vec<PathBuf> {
 type Keeping<'a> = (&'a mut RowMemo, &'a mut dyn FnMut(&[PathBuf]));
 
 /// Where [`rows_of`] puts a row it keeps in the memo.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum KeptRows {
     /// A copy in the report as well: the memo serves the reloads that follow.
     Copy,

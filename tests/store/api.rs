@@ -131,3 +131,41 @@ fn symlink_out_of_state_dir_is_not_read() {
     assert_eq!(l.sessions[0].transcript, None);
     assert_eq!(l.sessions[0].transcript_how, TranscriptHow::Missing);
 }
+
+/// A state dir named through a link and `..` (`t/link/../host`, `t/link` -> `u/x`): the
+/// kernel finds `u/host`, while the same text with `..` taken out by hand names `t/host`. A
+/// transcript at that other place is never read for the session; its own, in the real
+/// sessions dir, is.
+#[test]
+fn a_state_dir_named_through_a_link_and_dotdot_reads_no_file_outside_it() {
+    let h = Home::host_a();
+    let (u, t) = (h.path().join("u"), h.path().join("t"));
+    std::fs::create_dir_all(u.join("x")).unwrap();
+    std::fs::rename(h.state(), u.join("host")).unwrap();
+    std::fs::create_dir_all(&t).unwrap();
+    std::os::unix::fs::symlink(u.join("x"), t.join("link")).unwrap();
+    let name = "eac41430-1d8c-40e8-add8-b2ec20a92074.jsonl";
+    let sessions = "agents/main/sessions";
+    std::fs::write(
+        u.join("host").join(sessions).join("sessions.json"),
+        format!(r#"{{"b": {{"sessionId": "zzz", "sessionFile": "{name}"}}}}"#),
+    )
+    .unwrap();
+    let decoy = t.join("host").join(sessions);
+    std::fs::create_dir_all(&decoy).unwrap();
+    std::fs::write(decoy.join(name), format!("{HEADER}\n")).unwrap();
+    let opts = Options {
+        state_dir: Some(t.join("link/../host")),
+        ..Default::default()
+    };
+    let host = Host::open(&opts, &env_for(&h)).unwrap();
+    let l = host.load_sessions(None);
+    let read = l.sessions[0].transcript.as_deref().expect("its transcript");
+    let real = u.join("host").canonicalize().unwrap();
+    assert!(
+        read.canonicalize().unwrap().starts_with(&real),
+        "{} is not under {}",
+        read.display(),
+        real.display()
+    );
+}
