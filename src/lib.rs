@@ -32,6 +32,7 @@ pub(crate) mod jsjson;
 pub mod llm;
 pub(crate) mod logging;
 pub(crate) mod numbers;
+pub mod packed;
 pub mod paths;
 pub mod plan;
 pub(crate) mod regular_file;

@@ -31,23 +31,11 @@ pub struct StoreEntry {
     pub updated_at: Option<i64>,
     pub model: Option<String>,
     pub model_provider: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
+    #[serde(default, with = "raw")]
     pub total_tokens_raw: Option<Value>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
+    #[serde(default, with = "raw")]
     pub total_tokens_fresh_raw: Option<Value>,
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
-    )]
+    #[serde(default, with = "raw")]
     pub context_tokens_raw: Option<Value>,
     pub compaction_count: Option<u64>,
     pub memory_flush_at: Option<i64>,
@@ -58,9 +46,19 @@ pub struct StoreEntry {
     pub total_tokens_version: Option<u64>,
 }
 
-/// A raw field written is `Some`, a written `null` too (an absent one is skipped, and `None`).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// A raw field as the rows cache packs it ([`crate::packed`], by position): absent is nil and
+/// a written value is `[value]`, so a written `null` reads back as written, not as absent.
+mod raw {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+
+    pub fn serialize<S: Serializer>(v: &Option<Value>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().map(|v| (v,)).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+        Option::<(Value,)>::deserialize(d).map(|v| v.map(|(v,)| v))
+    }
 }
 
 impl StoreEntry {

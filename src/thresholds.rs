@@ -379,7 +379,7 @@ pub struct TranscriptContext {
     /// Id of the entry whose usage was taken.
     pub entry_id: Option<String>,
     /// Basis `after-compaction`: the overhead part (None: no call ever measured one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::packed::none")]
     pub overhead_tokens: Option<u64>,
 }
 

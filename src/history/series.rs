@@ -180,7 +180,7 @@ pub struct Forecast {
     pub turns_to_flush: Option<u64>,
     pub turns_to_compaction: Option<u64>,
     /// Why the figures are null, in words (None when they are not).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::packed::none")]
     pub note: Option<String>,
 }
 

@@ -440,7 +440,7 @@ impl SessionSource for FileStore {
         if !mem.on || mem.stores.is_empty() {
             return None;
         }
-        rmp_serde::to_vec_named(&mem.stores).ok()
+        crate::packed::to_vec(&mem.stores).ok()
     }
 
     fn listing_moved(&self) -> bool {
@@ -454,7 +454,7 @@ impl SessionSource for FileStore {
         let mut mem = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
         mem.on = true;
         mem.stores = memory
-            .and_then(|m| rmp_serde::from_slice(m).ok())
+            .and_then(|m| crate::packed::from_bytes(m).ok())
             .unwrap_or_default();
     }
 

@@ -322,7 +322,7 @@ impl RowsKept {
             .collect();
         // In key order: the same rows write the same text.
         rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        rmp_serde::to_vec_named(&RememberedOut {
+        crate::packed::to_vec(&RememberedOut {
             read_whole_at: self.read_whole_at,
             rows,
         })
@@ -340,7 +340,7 @@ impl RowsKept {
         if self.reads > 0 || !self.rows.is_empty() {
             return;
         }
-        let Ok(r) = rmp_serde::from_slice::<RememberedIn>(bytes) else {
+        let Ok(r) = crate::packed::from_bytes::<RememberedIn>(bytes) else {
             return;
         };
         if now_ms.saturating_sub(r.read_whole_at) >= REMEMBERED_FOR_MS || r.read_whole_at > now_ms {
@@ -770,14 +770,14 @@ mod tests {
         assert_eq!(e.total_tokens_raw, None);
         assert!(!back.moved);
         // An id `parse_entry` refuses is not taken from the file either.
-        let mut written = rmp_serde::from_slice::<RememberedIn>(&text).unwrap();
+        let mut written = crate::packed::from_bytes::<RememberedIn>(&text).unwrap();
         let b = written
             .rows
             .iter_mut()
             .find(|r| r.0 == "agent:main:b")
             .unwrap();
         b.3.session_id = "../s2".into();
-        let unsafe_id = rmp_serde::to_vec_named(&RememberedOut {
+        let unsafe_id = crate::packed::to_vec(&RememberedOut {
             read_whole_at: written.read_whole_at,
             rows: written
                 .rows

@@ -107,7 +107,7 @@ pub struct SessionRow {
     pub data_source: Option<DataSource>,
     /// Figures the source cannot read (`compactionCount`, `memoryFlush`, `compactionSummary`)
     /// and why: their fields above are null because they are unknown, not zero.
-    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::packed::empty_map")]
     pub unknown: BTreeMap<String, String>,
     /// Tokens per turn and turns left to each line (SPEC §3), from the transcript's tail.
     #[serde(default)]
@@ -622,7 +622,7 @@ pub(crate) fn listing_print(s: &Session) -> String {
         entry_from,
         warnings,
     };
-    match rmp_serde::to_vec_named(&print) {
+    match crate::packed::to_vec(&print) {
         Ok(bytes) => hex_digest(&bytes),
         // Not expected (every field is plain data); the `Debug` form is a print all the same.
         Err(_) => fingerprint(s),

@@ -33,16 +33,17 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/4";
+pub const FORMAT: &str = "clawtop-rows/5";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
-/// The file, in MessagePack (fields by name, as their JSON would name them): a warm `list` of
-/// thousands of rows spends most of its time reading this file back, and MessagePack reads
-/// back several times faster than JSON (no escapes to scan, lengths and numbers binary).
-/// Each row is its own MessagePack value inside a byte string, so one session's row is
-/// found without decoding the others' ([`RowsCache::open_some`]). [`to_json`] shows it.
+/// The file, in MessagePack: a warm `list` of thousands of rows spends most of its time
+/// reading this file back, and MessagePack reads back several times faster than JSON (no
+/// escapes to scan, lengths and numbers binary). The file's own fields are named; each row
+/// is its own value inside a byte string, packed by position ([`crate::packed`]: no field
+/// names to read back and match), so one session's row is found without decoding the
+/// others' ([`RowsCache::open_some`]). [`to_json`] shows it, rows with their fields named.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct CacheFile<'a> {
@@ -126,7 +127,7 @@ impl RowsCache {
             memo.rows.reserve(read);
             for blob in c.rows {
                 // A row that does not read back is built again (and the file written anew).
-                if let Ok(s) = rmp_serde::from_slice::<Stored>(&blob.0) {
+                if let Ok(s) = crate::packed::from_slice::<Stored>(&blob.0) {
                     let (reference, kept) = kept_of(&host, s);
                     memo.rows.insert(reference, kept);
                 }
@@ -149,23 +150,16 @@ impl RowsCache {
         let Some(text) = read_text(&file) else {
             return memo;
         };
-        #[derive(Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Names<'a> {
-            #[serde(borrow)]
-            agent_id: Cow<'a, str>,
-            #[serde(borrow)]
-            key: Cow<'a, str>,
-        }
         let Some(c) = read_file(&file, &text, &host) else {
             return memo;
         };
         memo.basis = c.basis;
         for blob in c.rows {
-            let wanted = rmp_serde::from_slice::<Names>(&blob.0)
-                .is_ok_and(|n| keys.contains(&(n.agent_id.as_ref(), n.key.as_ref())));
+            // A row begins with its agent and key ([`Stored`]).
+            let wanted = crate::packed::first_two::<&str, &str>(&blob.0)
+                .is_ok_and(|names| keys.contains(&names));
             if let Some(s) = wanted
-                .then(|| rmp_serde::from_slice::<Stored>(&blob.0).ok())
+                .then(|| crate::packed::from_slice::<Stored>(&blob.0).ok())
                 .flatten()
             {
                 let (reference, kept) = kept_of(&host, s);
@@ -224,7 +218,7 @@ impl RowsCache {
                 watch: Cow::Borrowed(&k.watch),
                 busy_at: k.busy_at.clone(),
             })
-            .filter_map(|stored| Some(Blob(Cow::Owned(rmp_serde::to_vec_named(&stored).ok()?))))
+            .filter_map(|stored| Some(Blob(Cow::Owned(crate::packed::to_vec(&stored).ok()?))))
             .collect();
         let file = CacheFile {
             format: FORMAT.to_string(),
@@ -388,7 +382,10 @@ pub fn to_json(bytes: &[u8]) -> Option<serde_json::Value> {
     let rows = c
         .rows
         .iter()
-        .map(|b| rmp_serde::from_slice::<serde_json::Value>(&b.0).ok())
+        .map(|b| {
+            let row = crate::packed::from_slice::<Stored>(&b.0).ok()?;
+            serde_json::to_value(&row).ok()
+        })
         .collect::<Option<Vec<_>>>()?;
     Some(serde_json::json!({
         "format": c.format,
@@ -407,7 +404,10 @@ pub fn from_json(v: &serde_json::Value) -> Option<Vec<u8>> {
         .get("rows")?
         .as_array()?
         .iter()
-        .map(|r| Some(Blob(Cow::Owned(rmp_serde::to_vec_named(r).ok()?))))
+        .map(|r| {
+            let row = serde_json::from_value::<Stored>(r.clone()).ok()?;
+            Some(Blob(Cow::Owned(crate::packed::to_vec(&row).ok()?)))
+        })
         .collect::<Option<Vec<_>>>()?;
     let listing = match v.get("listing") {
         None | Some(serde_json::Value::Null) => None,
@@ -424,4 +424,47 @@ pub fn from_json(v: &serde_json::Value) -> Option<Vec<u8>> {
         listing,
     })
     .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SessionRow;
+    use crate::history::Forecast;
+    use crate::thresholds::{Basis, TranscriptContext};
+
+    /// A row packed by position reads back as it was, with every field a JSON leaves out when
+    /// empty both empty and set: a field left out of the pack would shift the ones after it.
+    #[test]
+    fn every_field_reads_back() {
+        let context = |overhead| TranscriptContext {
+            tokens: 10,
+            basis: Basis::AfterCompaction,
+            usage_tokens: 0,
+            trailing_tokens: 10,
+            entry_id: None,
+            overhead_tokens: overhead,
+        };
+        let empty = SessionRow {
+            transcript_context: Some(context(None)),
+            forecast: Some(Forecast::default()),
+            store_used: Some(7),
+            ..SessionRow::default()
+        };
+        let full = SessionRow {
+            transcript_context: Some(context(Some(3))),
+            forecast: Some(Forecast {
+                note: Some("why".into()),
+                ..Forecast::default()
+            }),
+            unknown: [("compactionCount".to_string(), "why".to_string())].into(),
+            ..empty.clone()
+        };
+        for row in [SessionRow::default(), empty, full] {
+            let json = serde_json::to_value(&row).unwrap();
+            let bytes = crate::packed::to_vec(&row).unwrap();
+            let back: SessionRow = crate::packed::from_bytes(&bytes).unwrap();
+            assert_eq!(back, row);
+            assert_eq!(serde_json::to_value(&back).unwrap(), json);
+        }
+    }
 }

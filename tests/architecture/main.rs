@@ -26,6 +26,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
             "format",
             "jsjson",
             "logging",
+            "packed",
             "paths",
             "regular_file",
             "retry",
