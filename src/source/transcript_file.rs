@@ -39,6 +39,17 @@ impl TranscriptFile {
     fn owns(&self, r: &SessionRef) -> bool {
         r.source == self.label()
     }
+
+    fn its_own(&self, r: &SessionRef) -> Result<(), SourceError> {
+        if self.owns(r) {
+            return Ok(());
+        }
+        Err(SourceError::Unavailable(format!(
+            "{} is not a session of {}",
+            r,
+            self.label()
+        )))
+    }
 }
 
 impl SessionSource for TranscriptFile {
@@ -64,14 +75,13 @@ impl SessionSource for TranscriptFile {
     }
 
     fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
-        if !self.owns(r) {
-            return Err(SourceError::Unavailable(format!(
-                "{} is not a session of {}",
-                r,
-                self.label()
-            )));
-        }
+        self.its_own(r)?;
         Ok(Transcript::open(&self.path)?)
+    }
+
+    fn open_transcript_for_history(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+        self.its_own(r)?;
+        Ok(Transcript::open_for_history(&self.path)?)
     }
 
     fn changes(&self, what: Watch<'_>) -> Changes {

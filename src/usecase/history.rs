@@ -13,8 +13,10 @@ pub fn for_session(numbers: &mut Numbers<'_>, s: &Session) -> (History, Vec<Stri
 
 fn read(numbers: &mut Numbers<'_>, s: &Session, with_memory: bool) -> (History, Vec<String>) {
     let mut warnings = s.warnings.clone();
+    // Opened with what the walk of the branch reads captured in the same scan: the history
+    // reads no entry a second time.
     let (t, unread) = match &s.transcript {
-        Some(_) => match numbers.source.open_transcript(&s.reference) {
+        Some(_) => match numbers.source.open_transcript_for_history(&s.reference) {
             Ok(t) => {
                 crate::numbers::push_transcript_warnings(&t, &mut warnings);
                 (Some(t), None)
@@ -123,4 +125,90 @@ fn memory_of(
     source
         .workspace(agent_id)
         .map(|(w, _)| history::memory::read(&w))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::transcript_file::TranscriptFile;
+    use crate::source::{
+        Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, SourceKind,
+        Watch, Writer,
+    };
+    use crate::transcript::Transcript;
+    use serde_json::Value;
+
+    /// A bare transcript that records how it was opened.
+    struct Counted {
+        file: TranscriptFile,
+        opened: std::sync::Mutex<Vec<&'static str>>,
+    }
+
+    impl SessionSource for Counted {
+        fn kind(&self) -> SourceKind {
+            self.file.kind()
+        }
+        fn label(&self) -> String {
+            self.file.label()
+        }
+        fn warnings(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn has_agent(&self, _agent: &str) -> bool {
+            false
+        }
+        fn list(&self, _agent: Option<&str>) -> Listing {
+            Listing::default()
+        }
+        fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+            self.opened.lock().unwrap().push("figures");
+            self.file.open_transcript(r)
+        }
+        fn open_transcript_for_history(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
+            self.opened.lock().unwrap().push("history");
+            self.file.open_transcript_for_history(r)
+        }
+        fn changes(&self, what: Watch<'_>) -> Changes {
+            self.file.changes(what)
+        }
+        fn writer(&self, r: &SessionRef, op: Operation) -> Writer {
+            self.file.writer(r, op)
+        }
+        fn config(&self) -> &Value {
+            &Value::Null
+        }
+        fn config_label(&self) -> String {
+            "config".into()
+        }
+        fn models_json(&self, _agent: &str) -> Option<(String, Value)> {
+            None
+        }
+    }
+
+    /// `clawtop history` opens the transcript once, asking the source to capture in that
+    /// scan what the walk of the branch reads: the history reads no entry a second time.
+    #[test]
+    fn a_history_opens_its_transcript_once_for_the_walk() {
+        let path = crate::transcript::fixture_transcripts()
+            .into_iter()
+            .find(|p| p.ends_with("v3-two-compactions.jsonl"))
+            .expect("the fixture");
+        let source = Counted {
+            file: TranscriptFile::new(&path),
+            opened: Default::default(),
+        };
+        let session = Session {
+            reference: source.file.reference(),
+            entry: Default::default(),
+            transcript: Some(path.display().to_string()),
+            transcript_how: "the file given",
+            transcript_unread: None,
+            entry_from: None,
+            warnings: Vec::new(),
+        };
+        let (h, warnings) =
+            super::for_session(&mut crate::numbers::Numbers::new(&source), &session);
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(h.compactions.len(), 2, "the fixture's two compactions");
+        assert_eq!(*source.opened.lock().unwrap(), ["history"]);
+    }
 }
