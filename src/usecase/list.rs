@@ -585,8 +585,9 @@ impl Listed {
 
 /// A fingerprint of everything a listed session holds (its entry, where its transcript is,
 /// the warnings its listing gave): two listings with the same print built the same row.
-/// Every field is written out by name (MessagePack) and hashed: a warm `list` prints each of
-/// a host's thousands of sessions, and this is several times cheaper than their `Debug`.
+/// Every field is packed ([`crate::packed`]: MessagePack by position, none left out) and
+/// hashed: a warm `list` prints each of a host's thousands of sessions, and this is several
+/// times cheaper than their `Debug`.
 pub(crate) fn listing_print(s: &Session) -> String {
     #[derive(Serialize)]
     struct Print<'a> {
