@@ -454,7 +454,7 @@ impl SessionSource for FileStore {
         let mut mem = self.remembered.lock().unwrap_or_else(|e| e.into_inner());
         mem.on = true;
         mem.stores = memory
-            .and_then(|m| crate::packed::from_bytes(m).ok())
+            .and_then(|m| crate::packed::from_slice(m).ok())
             .unwrap_or_default();
     }
 

@@ -340,7 +340,7 @@ impl RowsKept {
         if self.reads > 0 || !self.rows.is_empty() {
             return;
         }
-        let Ok(r) = crate::packed::from_bytes::<RememberedIn>(bytes) else {
+        let Ok(r) = crate::packed::from_slice::<RememberedIn>(bytes) else {
             return;
         };
         if now_ms.saturating_sub(r.read_whole_at) >= REMEMBERED_FOR_MS || r.read_whole_at > now_ms {
@@ -770,7 +770,7 @@ mod tests {
         assert_eq!(e.total_tokens_raw, None);
         assert!(!back.moved);
         // An id `parse_entry` refuses is not taken from the file either.
-        let mut written = crate::packed::from_bytes::<RememberedIn>(&text).unwrap();
+        let mut written = crate::packed::from_slice::<RememberedIn>(&text).unwrap();
         let b = written
             .rows
             .iter_mut()

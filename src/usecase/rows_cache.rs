@@ -462,7 +462,7 @@ mod tests {
         for row in [SessionRow::default(), empty, full] {
             let json = serde_json::to_value(&row).unwrap();
             let bytes = crate::packed::to_vec(&row).unwrap();
-            let back: SessionRow = crate::packed::from_bytes(&bytes).unwrap();
+            let back: SessionRow = crate::packed::from_slice(&bytes).unwrap();
             assert_eq!(back, row);
             assert_eq!(serde_json::to_value(&back).unwrap(), json);
         }

@@ -959,3 +959,93 @@ fn the_chars_per_token_estimate_is_defined_once() {
         copies.join("\n")
     );
 }
+
+/// Types packed by position (`src/packed.rs`: the rows cache's rows, the listing memories, the
+/// listing print) must not leave a field out, or every field after it reads back one place
+/// early, with no error where the later fields have defaults. A field may be left out of JSON
+/// only through `crate::packed::` predicates (which never skip while packing), or in a type
+/// only ever written as JSON, named here with why. A new plain `skip_serializing_if` fails
+/// until its type is judged and listed.
+const JSON_ONLY_SKIPS: &[(&str, &str, &str)] = &[
+    (
+        "usecase/list.rs",
+        "ListReport",
+        "printed by list --json; the cache keeps rows, not reports",
+    ),
+    (
+        "history/mod.rs",
+        "History",
+        "printed by history --json and the TUI; never cached",
+    ),
+    ("history/mod.rs", "FlushRecord", "inside History"),
+    (
+        "history/mod.rs",
+        "HistoryWarning",
+        "inside History; the cache keeps (code, words, compaction)",
+    ),
+    ("history/memory.rs", "MemoryNotes", "inside History"),
+    ("report/show.rs", "ShowReport", "printed by show --json"),
+    (
+        "audit/mod.rs",
+        "Dropped",
+        "inside CompactionAudit, printed by audit --json",
+    ),
+    (
+        "audit/mod.rs",
+        "Totals",
+        "inside the audit report, printed by audit --json",
+    ),
+    (
+        "history/memory.rs",
+        "MemoryFile",
+        "Serialize only, inside History",
+    ),
+    (
+        "used/overhead.rs",
+        "OverheadPart",
+        "Serialize only: printed, never read back",
+    ),
+];
+
+#[test]
+fn fields_left_out_of_json_are_packed_or_in_json_only_types() {
+    let src = src_dir();
+    let mut found = Vec::new();
+    for (path, _) in rust_files(&src) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = label(&src, &path);
+        // Its own tests show what a plain skip does.
+        if file.ends_with("packed.rs") {
+            continue;
+        }
+        let mut owner = String::new();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if let Some(rest) = code.split("struct ").nth(1).filter(|_| !code.contains('"')) {
+                owner = rest
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+            }
+            let Some(pred) = code.split("skip_serializing_if = \"").nth(1) else {
+                continue;
+            };
+            if pred.starts_with("crate::packed::") {
+                continue;
+            }
+            if !JSON_ONLY_SKIPS
+                .iter()
+                .any(|(f, t, _)| file.ends_with(f) && *t == owner)
+            {
+                found.push(format!("  {file}:{}: {} ({})", n + 1, line.trim(), owner));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a plain skip_serializing_if outside the JSON-only types (use crate::packed::none / \
+         empty_map, or judge the type and list it in JSON_ONLY_SKIPS):\n{}",
+        found.join("\n")
+    );
+}
