@@ -285,5 +285,23 @@ mod tests {
             ids.0.len(),
             4 * 16 + written.iter().map(|w| w.len()).sum::<usize>() - 4 * 36
         );
+        // Each character of a canonical UUID changed: packed exactly when it stays canonical
+        // (a dash where the dashes are, a lowercase hex digit elsewhere), and read back as written.
+        let base = written[0];
+        for at in 0..UUID_LEN {
+            for c in ['-', '0', 'f', 'g', 'A', ' '] {
+                let mut w = base.as_bytes().to_vec();
+                w[at] = c as u8;
+                let w = String::from_utf8(w).unwrap();
+                let canonical = if DASHES.contains(&at) {
+                    c == '-'
+                } else {
+                    c.is_ascii_hexdigit() && !c.is_ascii_uppercase()
+                };
+                let span = ids.push(&w).unwrap();
+                assert_eq!(span.len == PACKED, canonical, "{w}");
+                assert_eq!(&*ids.get(span).unwrap(), w.as_str());
+            }
+        }
     }
 }
