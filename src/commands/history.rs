@@ -4,7 +4,6 @@ use super::args::*;
 use super::host::*;
 use crate::commands::{out, out_json};
 use crate::numbers::Numbers;
-use crate::source::Session;
 use crate::usecase::Exit;
 use std::path::PathBuf;
 
@@ -15,16 +14,7 @@ pub(crate) fn cmd_history(g: &Global, target: &str, as_json: bool, logs: &[PathB
     };
     let rep = match &t {
         Target::File(f) => {
-            let session = Session {
-                reference: f.reference(),
-                entry: Default::default(),
-                transcript: Some(f.path().display().to_string()),
-                transcript_how: "the file given",
-                transcript_unread: None,
-                entry_from: None,
-                warnings: Vec::new(),
-            };
-            crate::report::history::build(&mut Numbers::new(f.as_ref()), &session)
+            crate::report::history::build(&mut Numbers::new(f.as_ref()), &f.session())
         }
         Target::Session {
             source, session, ..

@@ -2,8 +2,8 @@
 //! compaction appends to the file only; a flush has nowhere to record itself.
 
 use super::{
-    Changes, Listing, LocalWriter, Operation, SessionRef, SessionSource, SourceError, SourceKind,
-    Watch, Writer,
+    Changes, Listing, LocalWriter, Operation, Session, SessionRef, SessionSource, SourceError,
+    SourceKind, Watch, Writer,
 };
 use crate::transcript::Transcript;
 use serde_json::Value;
@@ -33,6 +33,20 @@ impl TranscriptFile {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
             session_id: String::new(),
+        }
+    }
+
+    /// The file's one session, as `history FILE` reads it: no store entry, the file itself
+    /// as its transcript.
+    pub fn session(&self) -> Session {
+        Session {
+            reference: self.reference(),
+            entry: Default::default(),
+            transcript: Some(self.path.display().to_string()),
+            transcript_how: "the file given",
+            transcript_unread: None,
+            entry_from: None,
+            warnings: Vec::new(),
         }
     }
 

@@ -131,13 +131,13 @@ fn memory_of(
 mod tests {
     use crate::source::transcript_file::TranscriptFile;
     use crate::source::{
-        Changes, Listing, Operation, Session, SessionRef, SessionSource, SourceError, SourceKind,
-        Watch, Writer,
+        Changes, Listing, Operation, SessionRef, SessionSource, SourceError, SourceKind, Watch,
+        Writer,
     };
     use crate::transcript::Transcript;
     use serde_json::Value;
 
-    /// A bare transcript that records how it was opened.
+    /// A bare transcript that records how it was opened; everything else is the file's.
     struct Counted {
         file: TranscriptFile,
         opened: std::sync::Mutex<Vec<&'static str>>,
@@ -151,13 +151,13 @@ mod tests {
             self.file.label()
         }
         fn warnings(&self) -> Vec<String> {
-            Vec::new()
+            self.file.warnings()
         }
-        fn has_agent(&self, _agent: &str) -> bool {
-            false
+        fn has_agent(&self, agent: &str) -> bool {
+            self.file.has_agent(agent)
         }
-        fn list(&self, _agent: Option<&str>) -> Listing {
-            Listing::default()
+        fn list(&self, agent: Option<&str>) -> Listing {
+            self.file.list(agent)
         }
         fn open_transcript(&self, r: &SessionRef) -> Result<Transcript, SourceError> {
             self.opened.lock().unwrap().push("figures");
@@ -174,13 +174,13 @@ mod tests {
             self.file.writer(r, op)
         }
         fn config(&self) -> &Value {
-            &Value::Null
+            self.file.config()
         }
         fn config_label(&self) -> String {
-            "config".into()
+            self.file.config_label()
         }
-        fn models_json(&self, _agent: &str) -> Option<(String, Value)> {
-            None
+        fn models_json(&self, agent: &str) -> Option<(String, Value)> {
+            self.file.models_json(agent)
         }
     }
 
@@ -196,15 +196,7 @@ mod tests {
             file: TranscriptFile::new(&path),
             opened: Default::default(),
         };
-        let session = Session {
-            reference: source.file.reference(),
-            entry: Default::default(),
-            transcript: Some(path.display().to_string()),
-            transcript_how: "the file given",
-            transcript_unread: None,
-            entry_from: None,
-            warnings: Vec::new(),
-        };
+        let session = source.file.session();
         let (h, warnings) =
             super::for_session(&mut crate::numbers::Numbers::new(&source), &session);
         assert!(warnings.is_empty(), "{warnings:?}");

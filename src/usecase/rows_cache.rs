@@ -64,7 +64,8 @@ struct CacheFile<'a> {
 struct Blob<'a>(#[serde(borrow, with = "serde_bytes")] Cow<'a, [u8]>);
 
 /// One row as written (the row, its stamp and its files borrowed from the memo, not copied)
-/// and as read back (owned).
+/// and as read back (owned). Packed by position: the agent and the key stay the first two
+/// fields, which [`RowsCache::open_some`] reads alone.
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Stored<'a> {
