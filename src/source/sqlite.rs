@@ -466,7 +466,9 @@ impl SessionSource for SqliteStore {
             &mut |db: &crate::sqlite::ReadOnlyDb| {
                 let k = kept.entry(db.path.clone()).or_default();
                 k.remember |= remember;
-                crate::sqlite::entry::read_sessions_kept(db, k)
+                crate::sqlite::entry::read_sessions_kept(db, k, &|| {
+                    super::stamp::of_database(&db.path)
+                })
             },
         ))
     }

@@ -274,6 +274,13 @@ pub struct RowsKept {
     whole_due: bool,
     /// The clock when the rows were last read (ms since the epoch; 0: never).
     read_at_ms: i64,
+    /// The stamp of the database's files ([`crate::source::stamp::of_database`]) taken
+    /// before the read that left `rows` as the whole table; None when unknown, or when rows
+    /// were taken since without reading every row's columns ([`changed_rows`]).
+    files: Option<String>,
+    /// The rows were recalled and not read since: the next [`read_sessions_kept`] may take
+    /// them whole when the files have not moved.
+    recalled: bool,
 }
 
 /// `current_session_id`, `updated_at`, `entry_valid` and the entry's stored length.
@@ -290,6 +297,8 @@ pub const REMEMBERED_FOR_MS: i64 = 30 * 60 * 1000;
 #[serde(rename_all = "camelCase")]
 struct RememberedOut<'a> {
     read_whole_at: i64,
+    /// [`RowsKept::files`], written only when `rows` are every row of the table.
+    files: Option<&'a str>,
     rows: Vec<(&'a str, &'a Cheap, i64, &'a StoreEntry, &'a Entry96)>,
 }
 
@@ -297,6 +306,7 @@ struct RememberedOut<'a> {
 #[serde(rename_all = "camelCase")]
 struct RememberedIn {
     read_whole_at: i64,
+    files: Option<String>,
     rows: Vec<(String, Cheap, i64, StoreEntry, Entry96)>,
 }
 
@@ -322,8 +332,11 @@ impl RowsKept {
             .collect();
         // In key order: the same rows write the same text.
         rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        // A row whose entry did not parse is not written: the rows are then not the table.
+        let whole = rows.len() == self.rows.len();
         crate::packed::to_vec(&RememberedOut {
             read_whole_at: self.read_whole_at,
+            files: self.files.as_deref().filter(|_| whole),
             rows,
         })
         .ok()
@@ -347,21 +360,28 @@ impl RowsKept {
             return;
         }
         self.read_whole_at = r.read_whole_at;
-        self.rows = r
-            .rows
-            .into_iter()
-            // An entry with an id `parse_entry` would refuse is not taken (it is read).
-            .filter(|(_, _, _, entry, _)| crate::store_entry::safe_session_id(&entry.session_id))
-            .map(|(key, cheap, updated_at, entry, extra)| {
-                let row = SessionRow {
-                    key: key.clone(),
-                    current_session_id: cheap.0.clone(),
-                    updated_at,
-                    entry: Ok((entry, extra)),
-                };
-                (key, (cheap, row))
-            })
-            .collect();
+        let written = r.rows.len();
+        self.rows = std::collections::HashMap::with_capacity(written);
+        self.rows.extend(
+            r.rows
+                .into_iter()
+                // An entry with an id `parse_entry` would refuse is not taken (it is read).
+                .filter(|(_, _, _, entry, _)| {
+                    crate::store_entry::safe_session_id(&entry.session_id)
+                })
+                .map(|(key, cheap, updated_at, entry, extra)| {
+                    let row = SessionRow {
+                        key: key.clone(),
+                        current_session_id: cheap.0.clone(),
+                        updated_at,
+                        entry: Ok((entry, extra)),
+                    };
+                    (key, (cheap, row))
+                }),
+        );
+        // Rows left out are read again, and the files' stamp no longer speaks for the table.
+        self.files = r.files.filter(|_| self.rows.len() == written);
+        self.recalled = true;
         // Recalled rows are asked about as a reload's are: the next read is not a first.
         self.reads = 1;
         self.moved = false;
@@ -375,13 +395,50 @@ impl RowsKept {
 /// triggers set `entry_valid` to 0 on any change of `entry_json`; a write that kept all four
 /// (a same-length edit by another program, validated again before the next read) would be
 /// missed, so every [`KEPT_FULL_EVERY`]th read reads every row again.
+///
+/// `files` stamps the database's files as a whole (the source's
+/// [`crate::source::stamp::of_database`]). Rows recalled from an earlier run whose read left
+/// them as the whole table under the stamp the files still have are handed back without a
+/// statement: nothing was written to the database since (a `list` or `check` run again on a
+/// quiet host reads no row).
 pub fn read_sessions_kept(
     db: &ReadOnlyDb,
     kept: &mut RowsKept,
+    files: &dyn Fn() -> Option<String>,
 ) -> Result<Vec<SessionRow>, DbError> {
     kept.reads = kept.reads.wrapping_add(1);
     kept.listed = true;
     kept.read_at_ms = chrono::Utc::now().timestamp_millis();
+    if kept.reads == 1 && !kept.remember {
+        return read_kept(db, kept);
+    }
+    // Taken before anything is read: a write during the read moves it, so what this read
+    // keeps is never taken whole under a stamp of files that moved after it.
+    let files = files();
+    let recalled = std::mem::take(&mut kept.recalled);
+    if recalled
+        && !kept.whole_due
+        && !kept.rows.is_empty()
+        && files.is_some()
+        && files == kept.files
+    {
+        kept.last_read = 0;
+        let mut out: Vec<SessionRow> = kept.rows.values().map(|(_, r)| r.clone()).collect();
+        // As [`read_sessions`] and [`cheap_columns`] give them: in key order.
+        out.sort_unstable_by(|a, b| a.key.cmp(&b.key));
+        return Ok(out);
+    }
+    let before = kept.files.take();
+    let out = read_kept(db, kept)?;
+    // Files that moved under rows that did not (a checkpoint, a write elsewhere) are
+    // remembered anew, so the next run takes the rows whole again.
+    kept.moved |= recalled && files.is_some() && files != before;
+    kept.files = files;
+    Ok(out)
+}
+
+/// [`read_sessions_kept`] once it asks the database.
+fn read_kept(db: &ReadOnlyDb, kept: &mut RowsKept) -> Result<Vec<SessionRow>, DbError> {
     let full = |kept: &mut RowsKept| -> Result<Vec<SessionRow>, DbError> {
         let rows = read_sessions(db)?;
         kept.rows.clear();
@@ -476,6 +533,9 @@ pub fn changed_rows(
     if kept.whole_due || (kept.rows.is_empty() && kept.reads <= 1) {
         return Ok(None);
     }
+    // Rows taken one by one: the files' stamp no longer speaks for the whole table.
+    kept.files = None;
+    kept.recalled = false;
     kept.reads = kept.reads.wrapping_add(1);
     if kept.reads % KEPT_FULL_EVERY == 0 {
         kept.whole_due = true;
@@ -727,6 +787,47 @@ mod tests {
         k
     }
 
+    /// The files' stamp is written only with every row of the table, and taken back only
+    /// with every row written: a listing missing a row is compared column by column.
+    #[test]
+    fn the_files_stamp_speaks_only_for_the_whole_table() {
+        let whole = [("agent:main:a", r#"{"sessionId":"s1"}"#)];
+        let mut k = kept_of(&whole);
+        k.files = Some("F".into());
+        let mut back = RowsKept::default();
+        back.recall_at(&k.remembered().unwrap(), 1_000);
+        assert_eq!(back.files.as_deref(), Some("F"));
+        assert!(back.recalled);
+        let mut k = kept_of(&[whole[0], ("agent:main:c", "[]")]);
+        k.files = Some("F".into());
+        let text = k.remembered().unwrap();
+        let mut back = RowsKept::default();
+        back.recall_at(&text, 1_000);
+        assert_eq!(back.rows.len(), 1);
+        assert_eq!(back.files, None, "a row that did not parse was not written");
+        // A row written but refused on the way back (an id `parse_entry` would refuse).
+        let mut k = kept_of(&[whole[0], ("agent:main:b", r#"{"sessionId":"s2"}"#)]);
+        k.files = Some("F".into());
+        let mut written =
+            crate::packed::from_slice::<RememberedIn>(&k.remembered().unwrap()).unwrap();
+        assert_eq!(written.files.as_deref(), Some("F"));
+        written.rows[1].3.session_id = "../s2".into();
+        let text = crate::packed::to_vec(&RememberedOut {
+            read_whole_at: written.read_whole_at,
+            files: written.files.as_deref(),
+            rows: written
+                .rows
+                .iter()
+                .map(|(k, c, u, e, x)| (k.as_str(), c, *u, e, x))
+                .collect(),
+        })
+        .unwrap();
+        let mut back = RowsKept::default();
+        back.recall_at(&text, 1_000);
+        assert_eq!(back.rows.len(), 1);
+        assert_eq!(back.files, None);
+    }
+
     /// Remembered rows read back as they were parsed (a raw `null`, a fraction, an absent
     /// field, the 2026.9 fields), rows that did not parse are left to be read again, and
     /// rows older than [`REMEMBERED_FOR_MS`] or that do not read back are not taken.
@@ -779,6 +880,7 @@ mod tests {
         b.3.session_id = "../s2".into();
         let unsafe_id = crate::packed::to_vec(&RememberedOut {
             read_whole_at: written.read_whole_at,
+            files: written.files.as_deref(),
             rows: written
                 .rows
                 .iter()

@@ -33,7 +33,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// The file's format name and version: a file with another is ignored and rewritten.
-pub const FORMAT: &str = "clawtop-rows/5";
+pub const FORMAT: &str = "clawtop-rows/6";
 
 /// A cache file bigger than this is not read (it is rewritten).
 const MAX_FILE_BYTES: u64 = 256 << 20;

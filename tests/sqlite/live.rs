@@ -261,7 +261,7 @@ fn kept_session_rows_are_read_again_only_when_they_change() {
     };
     let read = |kept: &mut entry::RowsKept| {
         let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
-        let k = entry::read_sessions_kept(&db, kept).unwrap();
+        let k = entry::read_sessions_kept(&db, kept, &|| None).unwrap();
         let whole = entry::read_sessions(&db).unwrap();
         assert_eq!(keys(&k), keys(&whole));
     };
@@ -297,6 +297,69 @@ fn kept_session_rows_are_read_again_only_when_they_change() {
         .unwrap();
     read(&mut kept);
     assert_eq!(kept.last_read, 0);
+}
+
+/// A listing remembered between runs is taken whole, without a statement, by the first read
+/// after it is recalled while the database's files carry the stamp they had when it was read
+/// (docs/cache.md); another stamp, or none, reads the table.
+#[test]
+fn remembered_rows_are_taken_whole_while_the_files_have_not_moved() {
+    use clawtop::sqlite::{ReadOnlyDb, entry};
+    let h = HostF::new();
+    let keys = |rows: &[entry::SessionRow]| {
+        rows.iter()
+            .map(|r| (r.key.clone(), r.updated_at, r.entry.clone()))
+            .collect::<Vec<_>>()
+    };
+    let stamp = |s: Option<&'static str>| move || s.map(String::from);
+    let remembering = || {
+        let mut k = entry::RowsKept::default();
+        k.remember = true;
+        k
+    };
+    let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+    let mut first = remembering();
+    let read = entry::read_sessions_kept(&db, &mut first, &stamp(Some("A"))).unwrap();
+    let text = first.remembered().unwrap();
+    drop(db);
+    // A write the injected stamp does not show: a real one moves with every commit.
+    h.writer("main")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 1), updated_at = updated_at + 1 WHERE session_key = ?1",
+            [I7],
+        )
+        .unwrap();
+    let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+    let whole = entry::read_sessions(&db).unwrap();
+    assert_ne!(keys(&read), keys(&whole));
+    // The same stamp: the rows as remembered, in key order (the write unseen: nothing asked).
+    let mut same = remembering();
+    same.recall(&text);
+    let k = entry::read_sessions_kept(&db, &mut same, &stamp(Some("A"))).unwrap();
+    assert_eq!(keys(&k), keys(&read));
+    assert_eq!(same.last_read, 0);
+    assert!(!same.moved);
+    // The next read of the same process compares columns: the write is seen.
+    let k = entry::read_sessions_kept(&db, &mut same, &stamp(Some("A"))).unwrap();
+    assert_eq!(keys(&k), keys(&whole));
+    assert_eq!(same.last_read, 1);
+    // Another stamp, or none: the table is asked, and the write seen.
+    for files in [Some("B"), None] {
+        let mut other = remembering();
+        other.recall(&text);
+        let k = entry::read_sessions_kept(&db, &mut other, &stamp(files)).unwrap();
+        assert_eq!(keys(&k), keys(&whole), "{files:?}");
+        assert_eq!(other.last_read, 1, "{files:?}");
+    }
+    // Files that moved under unchanged rows are remembered anew (the cache is written).
+    let mut now = remembering();
+    entry::read_sessions_kept(&db, &mut now, &stamp(Some("B"))).unwrap();
+    let mut quiet = remembering();
+    quiet.recall(&now.remembered().unwrap());
+    let k = entry::read_sessions_kept(&db, &mut quiet, &stamp(Some("C"))).unwrap();
+    assert_eq!(keys(&k), keys(&whole));
+    assert_eq!(quiet.last_read, 0);
+    assert!(quiet.moved);
 }
 
 /// The TUI's first load takes the rows the last run remembered on disk (docs/cache.md), and
