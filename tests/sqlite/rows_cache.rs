@@ -447,3 +447,75 @@ fn the_named_session_row_is_taken_from_the_cache_alone() {
     assert_eq!(with, without);
     assert_eq!(with.len(), 1);
 }
+
+/// Review of 8073052: once the databases settled (a quiet host, the case the shortcut is
+/// for), a listing with an unreadable row is remembered with no stamp, and the stamp the
+/// next run takes always differs from "none": `moved` is set and the cache written every run.
+#[test]
+fn an_unreadable_entry_does_not_rewrite_the_cache_every_run_once_settled() {
+    let c = Case::new();
+    c.h.writer("ops")
+        .execute(
+            "UPDATE session_nodes SET entry_json = '[]' WHERE session_key = (SELECT session_key FROM session_nodes ORDER BY session_key LIMIT 1)",
+            [],
+        )
+        .unwrap();
+    let (first, _) = c.warm();
+    settle();
+    let (second, _) = c.warm();
+    assert_eq!(second, first);
+    let (third, counts) = c.warm();
+    assert_eq!(third, first);
+    assert_eq!(counts.get("rows cache written"), 0, "nothing new to keep");
+    let (_, counts) = c.warm();
+    assert_eq!(counts.get("rows cache written"), 0, "nothing new to keep");
+}
+
+/// Review of 8073052: an agent database reached through a symbolic link (SQLite keeps its
+/// `-wal` beside the link's target) in WAL mode with OpenClaw's writer open. The listing's
+/// stamp is `of_database(link)`, which looks for `<link>-wal` (absent): a commit that only
+/// appends to the target's `-wal` does not move it, and the remembered listing is taken
+/// whole, stale.
+#[test]
+fn a_symlinked_wal_database_write_is_seen() {
+    let c = Case::new();
+    let db = c.h.agent_db("main");
+    let elsewhere = c.h.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let real = elsewhere.join("openclaw-agent.sqlite");
+    std::fs::rename(&db, &real).unwrap();
+    std::os::unix::fs::symlink(&real, &db).unwrap();
+    // OpenClaw's writer, open for the whole test (no checkpoint on close).
+    let w = c.h.writer("main");
+    let mode: String = w
+        .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let key: String = w
+        .query_row(
+            "SELECT session_key FROM session_nodes ORDER BY session_key LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    w.execute(
+        "UPDATE session_nodes SET updated_at = updated_at WHERE session_key = ?1",
+        [&key],
+    )
+    .unwrap();
+    assert!(elsewhere.join("openclaw-agent.sqlite-wal").exists());
+    settle();
+    let (first, _) = c.warm();
+    let (second, _) = c.warm();
+    assert_eq!(second, first);
+    w.execute(
+        "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 4242), updated_at = updated_at + 1 WHERE session_key = ?1",
+        [&key],
+    )
+    .unwrap();
+    settle();
+    let cold = c.cold();
+    assert!(cold.contains("4242"));
+    let (third, _) = c.warm();
+    assert_eq!(third, cold, "the write shows");
+}
