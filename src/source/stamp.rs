@@ -129,6 +129,16 @@ pub fn of_file(path: &Path) -> Option<Stamp> {
 /// changed within [`SETTLE`] or cannot be read, or while a rollback journal (`-journal`)
 /// exists (a write under way).
 pub fn of_database(db: &Path) -> Option<String> {
+    // SQLite keeps the side files beside the file a link leads to (as `ReadOnlyDb::open`
+    // reads it): stamped beside the link, a commit that only grows the `-wal` would not show.
+    let resolved;
+    let db = match std::fs::symlink_metadata(db) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(db).ok()?;
+            resolved.as_path()
+        }
+        _ => db,
+    };
     let beside = |suffix: &str| {
         let mut p = db.as_os_str().to_owned();
         p.push(suffix);

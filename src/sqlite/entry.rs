@@ -413,8 +413,13 @@ pub fn read_sessions_kept(
         return read_kept(db, kept);
     }
     // Taken before anything is read: a write during the read moves it, so what this read
-    // keeps is never taken whole under a stamp of files that moved after it.
-    let files = files();
+    // keeps is never taken whole under a stamp of files that moved after it. Not inside a
+    // read transaction already begun: its snapshot may be older than the files now.
+    let files = if db.conn().is_autocommit() {
+        files()
+    } else {
+        None
+    };
     let recalled = std::mem::take(&mut kept.recalled);
     if recalled
         && !kept.whole_due
@@ -431,8 +436,13 @@ pub fn read_sessions_kept(
     let before = kept.files.take();
     let out = read_kept(db, kept)?;
     // Files that moved under rows that did not (a checkpoint, a write elsewhere) are
-    // remembered anew, so the next run takes the rows whole again.
-    kept.moved |= recalled && files.is_some() && files != before;
+    // remembered anew, so the next run takes the rows whole again; not when the stamp would
+    // not be written ([`RowsKept::remembered`]: a row that did not parse), or every run
+    // would write the cache for nothing.
+    kept.moved |= recalled
+        && files.is_some()
+        && files != before
+        && kept.rows.values().all(|(_, r)| r.entry.is_ok());
     kept.files = files;
     Ok(out)
 }
@@ -670,6 +680,7 @@ pub fn kept_rows_of(kept: &RowsKept, ids: &std::collections::HashSet<String>) ->
 /// record header alone. One read transaction for the three statements (when none is open
 /// already), so they see one state of the table.
 fn cheap_columns(db: &ReadOnlyDb) -> Result<Vec<(String, Cheap)>, DbError> {
+    tracing::debug!(target: "clawtop::io", io = "session columns read", "every session row's columns read");
     let err = |e| DbError::from_sqlite(&db.path, e);
     let conn = db.conn();
     let own = conn.is_autocommit();

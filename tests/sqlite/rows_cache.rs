@@ -519,3 +519,43 @@ fn a_symlinked_wal_database_write_is_seen() {
     let (third, _) = c.warm();
     assert_eq!(third, cold, "the write shows");
 }
+
+/// A quiet host's warm run asks its databases for no session row (docs/cache.md, "A SQLite
+/// host's listing"): the listing is taken whole under the databases' stamps, through the
+/// real stamps and the real listing. A commit moves the stamp: the next run compares the
+/// rows' columns, reads the one that changed and prints what a cold run prints.
+#[test]
+fn a_quiet_host_is_listed_without_asking_for_a_row() {
+    let c = Case::new();
+    let (first, _) = c.warm();
+    settle();
+    // The stamps of the first run were taken while the fixture's files were new: none.
+    let (second, counts) = c.warm();
+    assert_eq!(second, first);
+    assert!(counts.get("session columns read") >= 1);
+    let (third, counts) = c.warm();
+    assert_eq!(third, first);
+    assert_eq!(counts.get("session columns read"), 0, "taken whole");
+    assert_eq!(counts.get("session entry read"), 0);
+    assert_eq!(counts.get("rows cache written"), 0);
+    c.h.writer("ops")
+        .execute(
+            "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.totalTokens', 4243), updated_at = updated_at + 1 WHERE current_session_id = ?1",
+            [OPS_MAIN],
+        )
+        .unwrap();
+    settle();
+    let cold = c.cold();
+    assert!(cold.contains("4243"));
+    let (fourth, counts) = c.warm();
+    assert_eq!(fourth, cold, "the write shows");
+    assert!(counts.get("session columns read") >= 1);
+    assert_eq!(
+        counts.get("session entry read"),
+        1,
+        "only the row that changed"
+    );
+    let (fifth, counts) = c.warm();
+    assert_eq!(fifth, cold);
+    assert_eq!(counts.get("session columns read"), 0, "taken whole again");
+}
