@@ -129,31 +129,20 @@ pub fn of_file(path: &Path) -> Option<Stamp> {
 /// changed within [`SETTLE`] or cannot be read, or while a rollback journal (`-journal`)
 /// exists (a write under way).
 pub fn of_database(db: &Path) -> Option<String> {
-    // SQLite keeps the side files beside the file a link leads to (as `ReadOnlyDb::open`
-    // reads it): stamped beside the link, a commit that only grows the `-wal` would not show.
-    let resolved;
-    let db = match std::fs::symlink_metadata(db) {
-        Ok(m) if m.file_type().is_symlink() => {
-            resolved = std::fs::canonicalize(db).ok()?;
-            resolved.as_path()
-        }
-        _ => db,
-    };
-    let beside = |suffix: &str| {
-        let mut p = db.as_os_str().to_owned();
-        p.push(suffix);
-        std::path::PathBuf::from(p)
-    };
-    if std::fs::symlink_metadata(beside("-journal")).is_ok() {
+    use crate::sqlite::open::{database_file, side};
+    // The side files are beside the file a link leads to, as SQLite keeps them: stamped
+    // beside the link, a commit that only grows the `-wal` would not show.
+    let db = database_file(db).ok()?;
+    if std::fs::symlink_metadata(side(&db, "-journal")).is_ok() {
         return None;
     }
-    let wal_path = beside("-wal");
+    let wal_path = side(&db, "-wal");
     let wal = match std::fs::symlink_metadata(&wal_path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(_) => return None,
         Ok(_) => Some(of_wal(&wal_path)?),
     };
-    let main = of_file(db)?;
+    let main = of_file(&db)?;
     Some(short_hex(Sha256::digest(format!("{main:?} {wal:?}"))))
 }
 

@@ -316,6 +316,12 @@ impl RowsKept {
         self.rows.is_empty()
     }
 
+    /// Every kept row's entry parsed: only then are the rows written between runs the whole
+    /// table, and the files' stamp written with them.
+    fn all_parsed(&self) -> bool {
+        self.rows.values().all(|(_, r)| r.entry.is_ok())
+    }
+
     /// The rows as written between runs (MessagePack, as the rows cache: docs/cache.md);
     /// None when they are not remembered.
     pub fn remembered(&self) -> Option<Vec<u8>> {
@@ -332,11 +338,9 @@ impl RowsKept {
             .collect();
         // In key order: the same rows write the same text.
         rows.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        // A row whose entry did not parse is not written: the rows are then not the table.
-        let whole = rows.len() == self.rows.len();
         crate::packed::to_vec(&RememberedOut {
             read_whole_at: self.read_whole_at,
-            files: self.files.as_deref().filter(|_| whole),
+            files: self.files.as_deref().filter(|_| self.all_parsed()),
             rows,
         })
         .ok()
@@ -410,7 +414,10 @@ pub fn read_sessions_kept(
     kept.listed = true;
     kept.read_at_ms = chrono::Utc::now().timestamp_millis();
     if kept.reads == 1 && !kept.remember {
-        return read_kept(db, kept);
+        // The first read keeps nothing: a one-shot listing (`list`, `check`, `metrics`) is
+        // not asked again, and keeping 2,000 rows with their columns cost it a tenth of a
+        // warm run. A reader that asks again keeps from its second read on.
+        return read_all(db, kept);
     }
     // Taken before anything is read: a write during the read moves it, so what this read
     // keeps is never taken whole under a stamp of files that moved after it. Not inside a
@@ -439,37 +446,30 @@ pub fn read_sessions_kept(
     // remembered anew, so the next run takes the rows whole again; not when the stamp would
     // not be written ([`RowsKept::remembered`]: a row that did not parse), or every run
     // would write the cache for nothing.
-    kept.moved |= recalled
-        && files.is_some()
-        && files != before
-        && kept.rows.values().all(|(_, r)| r.entry.is_ok());
+    kept.moved |= recalled && files.is_some() && files != before && kept.all_parsed();
     kept.files = files;
     Ok(out)
 }
 
+/// Every row read and parsed, nothing kept (the caller keeps what it keeps).
+fn read_all(db: &ReadOnlyDb, kept: &mut RowsKept) -> Result<Vec<SessionRow>, DbError> {
+    let rows = read_sessions(db)?;
+    kept.rows.clear();
+    kept.last_read = rows.len();
+    kept.moved = true;
+    kept.read_whole_at = chrono::Utc::now().timestamp_millis();
+    Ok(rows)
+}
+
 /// [`read_sessions_kept`] once it asks the database.
 fn read_kept(db: &ReadOnlyDb, kept: &mut RowsKept) -> Result<Vec<SessionRow>, DbError> {
-    let full = |kept: &mut RowsKept| -> Result<Vec<SessionRow>, DbError> {
-        let rows = read_sessions(db)?;
-        kept.rows.clear();
-        kept.last_read = rows.len();
-        kept.moved = true;
-        kept.read_whole_at = chrono::Utc::now().timestamp_millis();
-        Ok(rows)
-    };
-    if kept.reads == 1 && !kept.remember {
-        // The first read keeps nothing: a one-shot listing (`list`, `check`, `metrics`) is
-        // not asked again, and keeping 2,000 rows with their columns cost it a tenth of a
-        // warm run. A reader that asks again keeps from its second read on.
-        return full(kept);
-    }
     if kept.rows.is_empty() || kept.reads % KEPT_FULL_EVERY == 0 || kept.whole_due {
         kept.whole_due = false;
         // The cheap columns first, then the rows: a write between the two statements then
         // makes the next read see a change and read the row again, never keep an old entry
         // under new columns.
         let cheap = cheap_columns(db)?;
-        let rows = full(kept)?;
+        let rows = read_all(db, kept)?;
         let by_key: std::collections::HashMap<&str, &Cheap> =
             cheap.iter().map(|(k, c)| (k.as_str(), c)).collect();
         for r in &rows {
@@ -481,7 +481,7 @@ fn read_kept(db: &ReadOnlyDb, kept: &mut RowsKept) -> Result<Vec<SessionRow>, Db
     }
     let cheap = match cheap_columns(db) {
         Ok(c) => c,
-        Err(_) => return full(kept),
+        Err(_) => return read_all(db, kept),
     };
     kept.last_read = 0;
     let mut out = Vec::with_capacity(cheap.len());
@@ -798,6 +798,20 @@ mod tests {
         k
     }
 
+    /// A remembered listing as read back, written again (after a test edited it).
+    fn written_again(r: &RememberedIn) -> Vec<u8> {
+        crate::packed::to_vec(&RememberedOut {
+            read_whole_at: r.read_whole_at,
+            files: r.files.as_deref(),
+            rows: r
+                .rows
+                .iter()
+                .map(|(k, c, u, e, x)| (k.as_str(), c, *u, e, x))
+                .collect(),
+        })
+        .unwrap()
+    }
+
     /// The files' stamp is written only with every row of the table, and taken back only
     /// with every row written: a listing missing a row is compared column by column.
     #[test]
@@ -823,16 +837,7 @@ mod tests {
             crate::packed::from_slice::<RememberedIn>(&k.remembered().unwrap()).unwrap();
         assert_eq!(written.files.as_deref(), Some("F"));
         written.rows[1].3.session_id = "../s2".into();
-        let text = crate::packed::to_vec(&RememberedOut {
-            read_whole_at: written.read_whole_at,
-            files: written.files.as_deref(),
-            rows: written
-                .rows
-                .iter()
-                .map(|(k, c, u, e, x)| (k.as_str(), c, *u, e, x))
-                .collect(),
-        })
-        .unwrap();
+        let text = written_again(&written);
         let mut back = RowsKept::default();
         back.recall_at(&text, 1_000);
         assert_eq!(back.rows.len(), 1);
@@ -889,16 +894,7 @@ mod tests {
             .find(|r| r.0 == "agent:main:b")
             .unwrap();
         b.3.session_id = "../s2".into();
-        let unsafe_id = crate::packed::to_vec(&RememberedOut {
-            read_whole_at: written.read_whole_at,
-            files: written.files.as_deref(),
-            rows: written
-                .rows
-                .iter()
-                .map(|(k, c, u, e, x)| (k.as_str(), c, *u, e, x))
-                .collect(),
-        })
-        .unwrap();
+        let unsafe_id = written_again(&written);
         let mut other = RowsKept::default();
         other.recall_at(&unsafe_id, 1_000);
         assert_eq!(other.rows.len(), 1);

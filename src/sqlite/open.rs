@@ -127,16 +127,22 @@ fn fingerprint(path: &Path) -> Fingerprint {
     Fingerprint { main, wal }
 }
 
-/// The `-wal` beside the file a database path leads to: beside the link's target when `path`
-/// is a symbolic link, where SQLite itself looks (module docs).
-pub fn wal_of(path: &Path) -> PathBuf {
+/// The file a database path leads to: the link's target when `path` is a symbolic link,
+/// where SQLite keeps the side files (module docs), else `path` itself.
+pub fn database_file(path: &Path) -> std::io::Result<std::borrow::Cow<'_, Path>> {
     match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => match fs::canonicalize(path) {
-            Ok(real) => side(&real, "-wal"),
-            Err(_) => side(path, "-wal"),
-        },
-        _ => side(path, "-wal"),
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).map(std::borrow::Cow::Owned),
+        _ => Ok(std::borrow::Cow::Borrowed(path)),
     }
+}
+
+/// The `-wal` beside the file a database path leads to ([`database_file`]), where SQLite
+/// itself looks.
+pub fn wal_of(path: &Path) -> PathBuf {
+    side(
+        &database_file(path).unwrap_or(std::borrow::Cow::Borrowed(path)),
+        "-wal",
+    )
 }
 
 /// `<path><suffix>`, e.g. the `-wal` beside a database.
@@ -297,17 +303,11 @@ impl ReadOnlyDb {
     pub fn open(path: &Path) -> Result<ReadOnlyDb, DbError> {
         tracing::debug!(target: "clawtop::io", io = "database opened", "a database opened");
         // A link is read as the file it points to (module docs); errors name `path`.
-        let resolved;
-        let file = match fs::symlink_metadata(path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                resolved = fs::canonicalize(path).map_err(|e| DbError::Open {
-                    path: path.to_path_buf(),
-                    message: format!("a symbolic link that leads nowhere: {e}"),
-                })?;
-                resolved.as_path()
-            }
-            _ => path,
-        };
+        let resolved = database_file(path).map_err(|e| DbError::Open {
+            path: path.to_path_buf(),
+            message: format!("a symbolic link that leads nowhere: {e}"),
+        })?;
+        let file: &Path = &resolved;
         // Taken before anything is read or copied, so a write during the read shows.
         let before = fingerprint(file);
         let wal = header_is_wal(file).map_err(|e| match e {
