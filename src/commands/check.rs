@@ -54,6 +54,11 @@ pub(crate) fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
         logs: &a.logs,
         cache: cache.as_deref(),
     };
-    let r = crate::usecase::list::build(source.as_ref(), &opts);
-    check::run(&r, &a.warn, &a.crit, a.max_cost_per_hour)
+    let (r, held) = crate::usecase::list::build_held(source.as_ref(), &opts);
+    let answer = check::run(&r, &a.warn, &a.crit, a.max_cost_per_hour);
+    // The process exits once the answer is printed ([`cmd_check`]).
+    held.leave_to_exit();
+    std::mem::forget(r);
+    leave_to_exit(source);
+    answer
 }

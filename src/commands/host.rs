@@ -185,7 +185,9 @@ pub(crate) fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
 }
 
 /// The `list` report of the host: what `list`, `check` and `metrics` all read.
-pub(crate) fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport), OpenError> {
+/// The list of the host `g` names, for a command that exits once it has printed it: what
+/// the list held, and the source, are left to the exit ([`list::Held::leave_to_exit`]).
+pub(crate) fn list_report(g: &Global) -> Result<list::ListReport, OpenError> {
     let source = source_for(g)?;
     let cache = g.cache_dir();
     let opts = crate::usecase::list::Options {
@@ -193,8 +195,22 @@ pub(crate) fn list_report(g: &Global) -> Result<(SourceHandle, list::ListReport)
         logs: &[],
         cache: cache.as_deref(),
     };
-    let r = crate::usecase::list::build(source.as_ref(), &opts);
-    Ok((source, r))
+    let (r, held) = crate::usecase::list::build_held(source.as_ref(), &opts);
+    held.leave_to_exit();
+    leave_to_exit(source);
+    Ok(r)
+}
+
+/// The source of a command that exits next, not freed (it remembers what it read of the
+/// stores: a SQLite host's thousands of session rows). Files it made go at the exit all the
+/// same (`main`: the demo copy, private database copies). A gateway's connection is closed
+/// as it would be.
+pub(crate) fn leave_to_exit(source: SourceHandle) {
+    if source.kind() == crate::source::SourceKind::Gateway {
+        drop(source);
+    } else {
+        std::mem::forget(source);
+    }
 }
 
 /// keepRecentTokens: flag, else config `agents.defaults.compaction.keepRecentTokens`, else 20000.

@@ -8,7 +8,7 @@ use crate::usecase::Exit;
 
 pub(crate) fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
     let r = match list_report(g) {
-        Ok((_, r)) => r,
+        Ok(r) => r,
         Err(e) => return fail(e.to_string()),
     };
     if as_json {

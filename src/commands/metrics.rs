@@ -8,12 +8,14 @@ use crate::usecase::Exit;
 
 pub(crate) fn cmd_metrics(g: &Global) -> i32 {
     let r = match list_report(g) {
-        Ok((_, r)) => r,
+        Ok(r) => r,
         Err(e) => return fail(e.to_string()),
     };
     out(&metrics::render(&r));
     for e in &r.errors {
         eprintln!("clawtop: {}", crate::sanitize::one_line(e));
     }
+    // The process exits next: its rows are not freed one at a time (as `list`).
+    std::mem::forget(r);
     Exit::OK
 }

@@ -74,6 +74,15 @@ pub struct SessionRef {
     pub session_id: String,
 }
 
+/// A table keyed by session. Hashed with foldhash rather than std's SipHash: a warm `list`
+/// of thousands of sessions looks each one up in several such tables, and SipHash over its
+/// four strings was a twentieth of the run (issue 31). Seeded per process; the keys are
+/// store keys, which a session's owner names, not text from the wire.
+pub type RefMap<V> = foldhash::HashMap<SessionRef, V>;
+
+/// The set of sessions hashed as [`RefMap`].
+pub type RefSet = foldhash::HashSet<SessionRef>;
+
 impl fmt::Display for SessionRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.agent_id.is_empty() {

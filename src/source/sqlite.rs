@@ -40,7 +40,7 @@ pub struct SqliteStore {
     rules: (Rules, Option<String>),
     /// Database and transcript session id of every listed session.
     /// Shared with the live-update task, which names changed sessions by their reference.
-    rows: Arc<Mutex<HashMap<SessionRef, (PathBuf, String)>>>,
+    rows: Arc<Mutex<super::RefMap<(PathBuf, String)>>>,
     /// The row envelopes of transcripts opened before: a reopen after a change reads only
     /// the rows appended since (live refresh does not re-read whole transcripts).
     indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
@@ -206,7 +206,7 @@ impl SqliteStore {
         SqliteStore {
             rules: host.rules(),
             host,
-            rows: Arc::new(Mutex::new(HashMap::new())),
+            rows: Arc::new(Mutex::new(Default::default())),
             indexes: Mutex::new(HashMap::new()),
             conns: Mutex::new(conns),
             kept_rows: Mutex::new(HashMap::new()),

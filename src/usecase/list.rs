@@ -386,10 +386,33 @@ pub struct Options<'a> {
 
 /// Reads every store (or one agent's) and builds every session's row.
 pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
+    build_held(source, opts).0
+}
+
+/// What a list held while it built its rows (the stores' listing, the rows remembered
+/// between runs): freed with it, or left to a process that exits next
+/// ([`Held::leave_to_exit`]).
+#[derive(Default)]
+pub struct Held {
+    _loaded: Option<Listing>,
+    _cached: Option<(super::rows_cache::RowsCache, RowMemo)>,
+}
+
+impl Held {
+    /// Not freed: `list`, `check` and `metrics` exit once they have printed, and a warm
+    /// run's thousands of remembered rows and listed sessions, freed one string at a time,
+    /// were a twentieth of it (issue 31).
+    pub fn leave_to_exit(self) {
+        std::mem::forget(self);
+    }
+}
+
+/// [`build`], with what it held handed back rather than freed.
+pub fn build_held(source: &dyn SessionSource, opts: &Options<'_>) -> (ListReport, Held) {
     let mut report = empty(source);
     if let Some(why) = source.unreadable() {
         report.unreadable = Some(why);
-        return report;
+        return (report, Held::default());
     }
     if let Some(a) = opts.agent {
         if !source.has_agent(a) {
@@ -398,7 +421,7 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
                 crate::sanitize::one_line(a),
                 source.label()
             ));
-            return report;
+            return (report, Held::default());
         }
     }
     let t0 = std::time::Instant::now();
@@ -440,7 +463,11 @@ pub fn build(source: &dyn SessionSource, opts: &Options<'_>) -> ListReport {
         None => from_listing(source, opts, &loaded),
     };
     tracing::debug!(ms = t0.elapsed().as_millis() as u64, "rows built");
-    report
+    let held = Held {
+        _loaded: Some(loaded),
+        _cached: cached,
+    };
+    (report, held)
 }
 
 fn empty(source: &dyn SessionSource) -> ListReport {
@@ -471,7 +498,7 @@ pub fn from_listing(
 /// again for every row; the problems are graded again from it.
 #[derive(Default)]
 pub struct RowMemo {
-    pub(crate) rows: std::collections::HashMap<SessionRef, Kept>,
+    pub(crate) rows: crate::source::RefMap<Kept>,
     /// What the kept rows were measured and priced with ([`build_rows`]).
     pub(crate) basis: Option<String>,
     /// Rows built (not handed back) by the last build: what a test counts.
@@ -484,7 +511,7 @@ pub struct RowMemo {
     /// Sessions the last build listed but could not keep (nothing to key the row by: a
     /// transcript file written within its settling time has no tip). A patch that names
     /// one ([`changed_kept`]) names a session listed, not one added.
-    pub(crate) unkeyed: std::collections::HashSet<SessionRef>,
+    pub(crate) unkeyed: crate::source::RefSet,
 }
 
 /// How a [`RowMemo`] knows a transcript is unchanged.
@@ -875,15 +902,15 @@ fn rows_of(
     let mut rows = Rows::new(source, opts, &loaded.sessions);
     report.errors.extend(rows.logs.unread.iter().cloned());
     // Sized once: a kept row is large, and growing the table moved every row again.
-    let mut fresh: std::collections::HashMap<SessionRef, Kept> =
-        std::collections::HashMap::with_capacity(if kept.is_some() {
+    let mut fresh: crate::source::RefMap<Kept> =
+        foldhash::HashMapExt::with_capacity(if kept.is_some() {
             loaded.sessions.len()
         } else {
             0
         });
     report.sessions.reserve(loaded.sessions.len());
     report.refs.reserve(loaded.sessions.len());
-    let mut unkeyed = std::collections::HashSet::new();
+    let mut unkeyed = crate::source::RefSet::default();
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
