@@ -50,6 +50,17 @@ pub fn to_vec<T: Serialize + ?Sized>(v: &T) -> Result<Vec<u8>, rmp_serde::encode
     rmp_serde::to_vec(v)
 }
 
+/// [`to_vec`] into `buf`, which is emptied first (a caller packing thousands of values
+/// reuses one buffer).
+pub fn write_into<T: Serialize + ?Sized>(
+    buf: &mut Vec<u8>,
+    v: &T,
+) -> Result<(), rmp_serde::encode::Error> {
+    let _whole = Whole::begin();
+    buf.clear();
+    rmp_serde::encode::write(buf, v)
+}
+
 /// What [`to_vec`] wrote, borrowing from `bytes` where the type does.
 pub fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, rmp_serde::decode::Error> {
     rmp_serde::from_slice(bytes)

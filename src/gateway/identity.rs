@@ -186,10 +186,7 @@ impl DeviceIdentity {
 }
 
 fn device_id_of(public: &[u8; 32]) -> String {
-    Sha256::digest(public)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(Sha256::digest(public))
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), GatewayError> {

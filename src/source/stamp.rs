@@ -81,10 +81,7 @@ pub enum Stamp {
 }
 
 fn short_hex(d: impl AsRef<[u8]>) -> String {
-    d.as_ref()[..16]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex::encode(&d.as_ref()[..16])
 }
 
 /// A file's mtime and ctime in nanoseconds, None when either is within [`SETTLE`] of now (a

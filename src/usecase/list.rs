@@ -650,8 +650,18 @@ pub(crate) fn listing_print(s: &Session) -> String {
         entry_from,
         warnings,
     };
-    match crate::packed::to_vec(&print) {
-        Ok(bytes) => hex_digest(&bytes),
+    thread_local! {
+        static PACKED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    // Packed into one buffer reused for every session of a list, not a new one each.
+    let packed = PACKED.with(|b| {
+        let mut own = Vec::new();
+        let mut shared = b.try_borrow_mut();
+        let buf = shared.as_deref_mut().unwrap_or(&mut own);
+        crate::packed::write_into(buf, &print).map(|()| hex_digest(buf))
+    });
+    match packed {
+        Ok(print) => print,
         // Not expected (every field is plain data); the `Debug` form is a print all the same.
         Err(_) => fingerprint(s),
     }
@@ -660,13 +670,7 @@ pub(crate) fn listing_print(s: &Session) -> String {
 /// SHA-256 of `bytes`, its first 16 bytes in hex.
 fn hex_digest(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    use std::fmt::Write;
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(32);
-    for b in &digest[..16] {
-        let _ = write!(out, "{b:02x}");
-    }
-    out
+    hex::encode(&Sha256::digest(bytes)[..16])
 }
 
 /// SHA-256 (32 hex digits) of a value's `Debug` form. The form is written out first and
