@@ -75,6 +75,15 @@ pub struct SqliteStore {
     env: std::sync::OnceLock<crate::gateway::GatewayEnv>,
 }
 
+/// `db` followed by `parts`: where in a database a session's data is, written for each of
+/// a host's thousands of sessions (sized once; `format!` cost a listing more).
+fn in_db(db: &str, parts: &[&str]) -> String {
+    let mut out = String::with_capacity(db.len() + parts.iter().map(|p| p.len()).sum::<usize>());
+    out.push_str(db);
+    parts.iter().for_each(|p| out.push_str(p));
+    out
+}
+
 impl Drop for SqliteStore {
     fn drop(&mut self) {
         self.cancel.cancel();
@@ -154,33 +163,41 @@ impl SqliteStore {
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         // Looked at once per agent, not once per session (a stat each).
         let mut agent_warnings: HashMap<String, Vec<String>> = HashMap::new();
+        // Named once per database, not once per session: the sessions come a database at
+        // a time, thousands of them in a handful of databases.
+        let mut db_name: Option<(PathBuf, String)> = None;
         let label = self.label();
         out.sessions.reserve(loaded.sessions.len());
         for mut s in loaded.sessions {
-            s.warnings.extend(
-                agent_warnings
-                    .entry(s.agent_id.clone())
-                    .or_insert_with(|| self.host.agent_file_warnings(&s.agent_id))
-                    .iter()
-                    .cloned(),
-            );
+            if !agent_warnings.contains_key(&s.agent_id) {
+                let w = self.host.agent_file_warnings(&s.agent_id);
+                agent_warnings.insert(s.agent_id.clone(), w);
+            }
+            s.warnings
+                .extend(agent_warnings[&s.agent_id].iter().cloned());
             let reference = SessionRef {
                 source: label.clone(),
                 agent_id: s.agent_id.clone(),
                 key: s.key.clone(),
                 session_id: s.entry.session_id.clone(),
             };
-            let db = self.rel(&s.db);
+            let named = db_name
+                .as_ref()
+                .is_some_and(|(at, _)| at.as_os_str() == s.db.as_os_str());
+            if !named {
+                db_name = Some((s.db.clone(), self.rel(&s.db)));
+            }
+            let db = db_name.as_ref().map_or("", |(_, name)| name.as_str());
             rows.insert(
                 reference.clone(),
                 (s.db.clone(), s.transcript_session_id.clone()),
             );
             out.sessions.push(Session {
                 reference,
-                transcript: Some(format!("{db}#{}", s.transcript_session_id)),
+                transcript: Some(in_db(db, &["#", &s.transcript_session_id])),
                 transcript_how: "transcript_events rows of current_session_id",
                 transcript_unread: None,
-                entry_from: Some(format!("{db}#session_nodes/{}", s.key)),
+                entry_from: Some(in_db(db, &["#session_nodes/", &s.key])),
                 entry: s.entry,
                 warnings: s.warnings,
             });
