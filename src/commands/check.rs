@@ -39,8 +39,8 @@ pub(crate) fn cmd_check(g: &Global, a: &CheckArgs) -> i32 {
 }
 
 pub(crate) fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
-    let source = match source_for(g) {
-        Ok(s) => s,
+    let r = match list_report(g, &a.logs) {
+        Ok(r) => r,
         Err(e) => {
             return (
                 format!("UNKNOWN: {}\n", crate::sanitize::one_line(&e.to_string())),
@@ -48,17 +48,8 @@ pub(crate) fn check_report(g: &Global, a: &CheckArgs) -> (String, i32) {
             );
         }
     };
-    let cache = g.cache_dir();
-    let opts = crate::usecase::list::Options {
-        agent: g.agent.as_deref(),
-        logs: &a.logs,
-        cache: cache.as_deref(),
-    };
-    let (r, held) = crate::usecase::list::build_held(source.as_ref(), &opts);
     let answer = check::run(&r, &a.warn, &a.crit, a.max_cost_per_hour);
     // The process exits once the answer is printed ([`cmd_check`]).
-    held.leave_to_exit();
     std::mem::forget(r);
-    leave_to_exit(source);
     answer
 }

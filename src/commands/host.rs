@@ -184,15 +184,15 @@ pub(crate) fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
     }
 }
 
-/// The `list` report of the host: what `list`, `check` and `metrics` all read.
-/// The list of the host `g` names, for a command that exits once it has printed it: what
-/// the list held, and the source, are left to the exit ([`list::Held::leave_to_exit`]).
-pub(crate) fn list_report(g: &Global) -> Result<list::ListReport, OpenError> {
+/// The `list` report of the host: what `list`, `check` (with its gateway `logs`) and
+/// `metrics` all read. For a command that exits once it has printed it: what the list held,
+/// and the source, are left to the exit ([`list::Held::leave_to_exit`]).
+pub(crate) fn list_report(g: &Global, logs: &[PathBuf]) -> Result<list::ListReport, OpenError> {
     let source = source_for(g)?;
     let cache = g.cache_dir();
     let opts = crate::usecase::list::Options {
         agent: g.agent.as_deref(),
-        logs: &[],
+        logs,
         cache: cache.as_deref(),
     };
     let (r, held) = crate::usecase::list::build_held(source.as_ref(), &opts);
@@ -205,7 +205,7 @@ pub(crate) fn list_report(g: &Global) -> Result<list::ListReport, OpenError> {
 /// stores: a SQLite host's thousands of session rows). Files it made go at the exit all the
 /// same (`main`: the demo copy, private database copies). A gateway's connection is closed
 /// as it would be.
-pub(crate) fn leave_to_exit(source: SourceHandle) {
+fn leave_to_exit(source: SourceHandle) {
     if source.kind() == crate::source::SourceKind::Gateway {
         drop(source);
     } else {

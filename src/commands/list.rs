@@ -7,7 +7,7 @@ use crate::report::list;
 use crate::usecase::Exit;
 
 pub(crate) fn cmd_list(g: &Global, as_json: bool, verbose: bool) -> i32 {
-    let r = match list_report(g) {
+    let r = match list_report(g, &[]) {
         Ok(r) => r,
         Err(e) => return fail(e.to_string()),
     };

@@ -7,7 +7,7 @@ use crate::report::metrics;
 use crate::usecase::Exit;
 
 pub(crate) fn cmd_metrics(g: &Global) -> i32 {
-    let r = match list_report(g) {
+    let r = match list_report(g, &[]) {
         Ok(r) => r,
         Err(e) => return fail(e.to_string()),
     };
