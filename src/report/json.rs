@@ -5,114 +5,29 @@
 //! characters. Transcript
 //! text is untrusted, so those are escaped as `\uXXXX` too; the JSON value is unchanged.
 
+mod pretty;
+#[cfg(test)]
+mod reference;
+
 use serde::Serialize;
-use serde_json::ser::Formatter;
 use std::io::{self, Write};
 
-/// serde_json's pretty layout (2-space indent, `": "`, empty `[]` and `{}`), each line's
-/// break and indent written in one piece rather than two bytes a level: `list --json` of a
-/// host of thousands is megabytes of such lines.
-#[derive(Default)]
-struct SafeFormatter {
-    level: usize,
-    has_value: bool,
-}
-
-/// A line break and the deepest indent written in one piece.
-const BREAK: &[u8; 1 + 2 * 32] =
-    b"\n                                                                ";
-
-fn line<W: ?Sized + Write>(w: &mut W, level: usize) -> io::Result<()> {
-    match BREAK.get(..1 + 2 * level) {
-        Some(b) => w.write_all(b),
-        None => {
-            w.write_all(b"\n")?;
-            (0..level).try_for_each(|_| w.write_all(b"  "))
-        }
-    }
-}
-
+/// What a terminal must not be handed raw, escaped beyond what JSON escapes.
 fn must_escape(c: char) -> bool {
     matches!(c, '\u{7f}'..='\u{9f}') || crate::sanitize::is_invisible_format(c)
 }
 
-impl Formatter for SafeFormatter {
-    fn write_string_fragment<W: ?Sized + Write>(
-        &mut self,
-        w: &mut W,
-        fragment: &str,
-    ) -> io::Result<()> {
-        // Nearly every string is printable ASCII: one pass that vectorizes, then one write.
-        if fragment.bytes().all(|b| b < 0x7f) {
-            return w.write_all(fragment.as_bytes());
-        }
-        let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            if must_escape(c) {
-                w.write_all(&fragment.as_bytes()[start..i])?;
-                write!(w, "\\u{:04x}", c as u32)?;
-                start = i + c.len_utf8();
-            }
-        }
-        w.write_all(&fragment.as_bytes()[start..])
-    }
-    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        w.write_all(b"[")
-    }
-    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.level -= 1;
-        if self.has_value {
-            line(w, self.level)?;
-        }
-        w.write_all(b"]")
-    }
-    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        line(w, self.level)
-    }
-    fn end_array_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.level += 1;
-        self.has_value = false;
-        w.write_all(b"{")
-    }
-    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        self.level -= 1;
-        if self.has_value {
-            line(w, self.level)?;
-        }
-        w.write_all(b"}")
-    }
-    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
-        if !first {
-            w.write_all(b",")?;
-        }
-        line(w, self.level)
-    }
-    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
-        w.write_all(b": ")
-    }
-    fn end_object_value<W: ?Sized + Write>(&mut self, _: &mut W) -> io::Result<()> {
-        self.has_value = true;
-        Ok(())
-    }
-}
-
 /// Pretty JSON (2-space indent) with terminal-unsafe characters escaped, plus a newline.
 pub fn to_string<T: Serialize>(v: &T) -> String {
-    let mut buf = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, SafeFormatter::default());
-    if let Err(e) = v.serialize(&mut ser) {
+    let mut ser = pretty::Pretty::new(Vec::new());
+    let written = v.serialize(&mut ser).map(|()| ser.finish());
+    let Ok(Ok(mut buf)) = written else {
         // Serializing our own structs and decoded JSON cannot fail; keep the output valid anyway.
-        return format!("{{\"error\": {:?}}}\n", e.to_string());
-    }
+        let why = written
+            .err()
+            .map_or_else(|| "not written".to_string(), |e| e.to_string());
+        return format!("{{\"error\": {why:?}}}\n");
+    };
     buf.push(b'\n');
     String::from_utf8(buf).unwrap_or_default()
 }
@@ -120,9 +35,9 @@ pub fn to_string<T: Serialize>(v: &T) -> String {
 /// [`to_string`]'s text written to `w` as it is made: a fleet's answer of 400,000 sessions
 /// is never held whole (issue 33, item 8).
 pub fn to_writer<T: Serialize, W: Write>(v: &T, mut w: W) -> io::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(&mut w, SafeFormatter::default());
-    v.serialize(&mut ser).map_err(io::Error::other)?;
-    w.write_all(b"\n")
+    let mut ser = pretty::Pretty::new(&mut w);
+    v.serialize(&mut ser)?;
+    ser.finish()?.write_all(b"\n")
 }
 
 #[cfg(test)]
