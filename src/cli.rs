@@ -101,15 +101,15 @@ pub fn main() -> i32 {
 
 /// Whether this process may have transparent huge pages: mimalloc asks the kernel for them
 /// for its memory (where the host allows them, as Debian's `madvise` default does). `main`
-/// says no before its first allocation; once the command is known, yes for `list`, `check`
-/// and `metrics` of one host.
+/// says no first thing; once the command is known, yes for `list`, `check` and `metrics` of
+/// one host.
 ///
 /// Those run from cron and node_exporter every minute and exit after one answer, and with
-/// huge pages a warm `list --json` of 2,004 sessions took a quarter less CPU (6,600 page
-/// faults became 440; 102 -> 74 ms mean; cold 1.21 -> 0.96 s) for 6-10 MB more resident
-/// memory (issue 31). Everything else (the TUI, a fleet, `show` of a million rows) keeps the
-/// page-at-a-time memory its ceilings were set with: pages touched while huge pages were
-/// allowed, even before the command was parsed, took 2.5 MB more.
+/// huge pages a warm `list --json` of 2,004 sessions took about a quarter less CPU (6,600
+/// page faults became 440) for 6-10 MB more resident memory (issue 31). Everything else (the
+/// TUI, a fleet, `show` of a million rows) keeps the page-at-a-time memory its ceilings were
+/// set with, but for what the Rust runtime touched before `main` ran: one huge page, about
+/// 2.5 MB more.
 pub fn huge_pages(allowed: bool) {
     #[cfg(target_os = "linux")]
     if let Err(e) = rustix::thread::disable_transparent_huge_pages(!allowed) {

@@ -6,7 +6,7 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    // Before the first allocation: pages touched now stay small for any command.
+    // First thing: from here on, pages stay small unless the command allows huge ones.
     clawtop::cli::huge_pages(false);
     // Before anything is written: a file-size limit is a write error, never a kill.
     clawtop::commit::ignore_file_size_signal();
