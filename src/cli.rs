@@ -237,3 +237,21 @@ fn init_logging() {
 // ---------------------------------------------------------------- commands
 
 // ---------------------------------------------------------------- TUI
+
+#[cfg(test)]
+mod tests {
+    /// `huge_pages` says to the kernel what it is told, read back from the kernel (the process
+    /// flag is put back as it was: other tests share this process).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn huge_pages_reach_the_kernel_the_right_way_round() {
+        let before = rustix::thread::transparent_huge_pages_are_disabled().unwrap();
+        super::huge_pages(false);
+        let off = rustix::thread::transparent_huge_pages_are_disabled().unwrap();
+        super::huge_pages(true);
+        let on = rustix::thread::transparent_huge_pages_are_disabled().unwrap();
+        super::huge_pages(!before);
+        assert!(off, "huge_pages(false) left them allowed");
+        assert!(!on, "huge_pages(true) left them disabled");
+    }
+}
