@@ -19,16 +19,11 @@ fn must_escape(c: char) -> bool {
 
 /// Pretty JSON (2-space indent) with terminal-unsafe characters escaped, plus a newline.
 pub fn to_string<T: Serialize>(v: &T) -> String {
-    let mut ser = pretty::Pretty::new(Vec::new());
-    let written = v.serialize(&mut ser).map(|()| ser.finish());
-    let Ok(Ok(mut buf)) = written else {
+    let mut buf = Vec::new();
+    if let Err(e) = to_writer(v, &mut buf) {
         // Serializing our own structs and decoded JSON cannot fail; keep the output valid anyway.
-        let why = written
-            .err()
-            .map_or_else(|| "not written".to_string(), |e| e.to_string());
-        return format!("{{\"error\": {why:?}}}\n");
-    };
-    buf.push(b'\n');
+        return format!("{{\"error\": {:?}}}\n", e.to_string());
+    }
     String::from_utf8(buf).unwrap_or_default()
 }
 

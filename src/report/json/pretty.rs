@@ -146,8 +146,8 @@ impl<W: Write> Pretty<W> {
         self.out.push(b'"');
     }
 
-    /// A number (or a bool, or null) as serde_json's formatter writes it.
-    fn number(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> Result {
+    /// A number or a bool as serde_json's formatter writes it.
+    fn formatted(&mut self, write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>) -> Result {
         Ok(write(&mut self.out)?)
     }
 
@@ -283,6 +283,25 @@ impl<W: Write> Compound<'_, W> {
     }
 }
 
+/// The `serialize_*` methods of bools and integers, each writing its value through
+/// serde_json's formatter by way of `$via` (as it is, or quoted as a map key).
+macro_rules! plain_values {
+    ($via:ident) => {
+        plain_values!(@ $via
+            serialize_bool(bool) write_bool, serialize_i8(i8) write_i8,
+            serialize_i16(i16) write_i16, serialize_i32(i32) write_i32,
+            serialize_i64(i64) write_i64, serialize_i128(i128) write_i128,
+            serialize_u8(u8) write_u8, serialize_u16(u16) write_u16,
+            serialize_u32(u32) write_u32, serialize_u64(u64) write_u64,
+            serialize_u128(u128) write_u128);
+    };
+    (@ $via:ident $($name:ident($ty:ty) $write:ident),*) => {$(
+        fn $name(self, v: $ty) -> Result {
+            self.$via(|o| CompactFormatter.$write(o, v))
+        }
+    )*};
+}
+
 impl<'a, W: Write> ser::Serializer for &'a mut Pretty<W> {
     type Ok = ();
     type Error = Error;
@@ -294,49 +313,17 @@ impl<'a, W: Write> ser::Serializer for &'a mut Pretty<W> {
     type SerializeStruct = Compound<'a, W>;
     type SerializeStructVariant = Compound<'a, W>;
 
-    fn serialize_bool(self, v: bool) -> Result {
-        self.number(|o| CompactFormatter.write_bool(o, v))
-    }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.number(|o| CompactFormatter.write_i8(o, v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.number(|o| CompactFormatter.write_i16(o, v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.number(|o| CompactFormatter.write_i32(o, v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.number(|o| CompactFormatter.write_i64(o, v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.number(|o| CompactFormatter.write_i128(o, v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.number(|o| CompactFormatter.write_u8(o, v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.number(|o| CompactFormatter.write_u16(o, v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.number(|o| CompactFormatter.write_u32(o, v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.number(|o| CompactFormatter.write_u64(o, v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.number(|o| CompactFormatter.write_u128(o, v))
-    }
+    plain_values!(formatted);
     /// NaN and the infinities are `null`, as serde_json writes them.
     fn serialize_f32(self, v: f32) -> Result {
         match v.is_finite() {
-            true => self.number(|o| CompactFormatter.write_f32(o, v)),
+            true => self.formatted(|o| CompactFormatter.write_f32(o, v)),
             false => self.serialize_unit(),
         }
     }
     fn serialize_f64(self, v: f64) -> Result {
         match v.is_finite() {
-            true => self.number(|o| CompactFormatter.write_f64(o, v)),
+            true => self.formatted(|o| CompactFormatter.write_f64(o, v)),
             false => self.serialize_unit(),
         }
     }
@@ -461,49 +448,35 @@ impl<'a, W: Write> ser::Serializer for &'a mut Pretty<W> {
     }
 }
 
-impl<W: Write> ser::SerializeSeq for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.end_array()
-    }
+/// Arrays (and the structs written as objects) take their elements (fields) alike, whichever
+/// serde trait hands them over.
+macro_rules! compound {
+    ($($trait:ident :: $method:ident($($key:ident)?) => $each:ident, $end:ident);* $(;)?) => {$(
+        impl<W: Write> ser::$trait for Compound<'_, W> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: ?Sized + Serialize>(
+                &mut self,
+                $($key: &'static str,)?
+                value: &T,
+            ) -> Result {
+                self.$each($($key,)? value)
+            }
+            fn end(self) -> Result {
+                self.$end()
+            }
+        }
+    )*};
 }
 
-impl<W: Write> ser::SerializeTuple for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.end_array()
-    }
-}
-
-impl<W: Write> ser::SerializeTupleStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.end_array()
-    }
-}
-
-impl<W: Write> ser::SerializeTupleVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        self.end_array()
-    }
-}
+compound!(
+    SerializeSeq::serialize_element() => element, end_array;
+    SerializeTuple::serialize_element() => element, end_array;
+    SerializeTupleStruct::serialize_field() => element, end_array;
+    SerializeTupleVariant::serialize_field() => element, end_array;
+    SerializeStruct::serialize_field(key) => field, end_object;
+    SerializeStructVariant::serialize_field(key) => field, end_object;
+);
 
 impl<W: Write> ser::SerializeMap for Compound<'_, W> {
     type Ok = ();
@@ -515,28 +488,6 @@ impl<W: Write> ser::SerializeMap for Compound<'_, W> {
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
         self.value(value)
-    }
-    fn end(self) -> Result {
-        self.end_object()
-    }
-}
-
-impl<W: Write> ser::SerializeStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
-    }
-    fn end(self) -> Result {
-        self.end_object()
-    }
-}
-
-impl<W: Write> ser::SerializeStructVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.field(key, value)
     }
     fn end(self) -> Result {
         self.end_object()
@@ -591,39 +542,7 @@ impl<W: Write> ser::Serializer for MapKey<'_, W> {
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result {
         value.serialize(self)
     }
-    fn serialize_bool(self, v: bool) -> Result {
-        self.quoted(|o| CompactFormatter.write_bool(o, v))
-    }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.quoted(|o| CompactFormatter.write_i8(o, v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.quoted(|o| CompactFormatter.write_i16(o, v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.quoted(|o| CompactFormatter.write_i32(o, v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.quoted(|o| CompactFormatter.write_i64(o, v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.quoted(|o| CompactFormatter.write_i128(o, v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.quoted(|o| CompactFormatter.write_u8(o, v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.quoted(|o| CompactFormatter.write_u16(o, v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.quoted(|o| CompactFormatter.write_u32(o, v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.quoted(|o| CompactFormatter.write_u64(o, v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.quoted(|o| CompactFormatter.write_u128(o, v))
-    }
+    plain_values!(quoted);
     fn serialize_f32(self, v: f32) -> Result {
         if !v.is_finite() {
             return Err(float_key_must_be_finite());
