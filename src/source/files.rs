@@ -323,7 +323,8 @@ impl FileStore {
     /// patch, and what is kept moved on to now; None when that cannot be told.
     fn changed(&self, live: &mut Live, agent: Option<&str>) -> Option<Vec<crate::store::Session>> {
         let mut out = Vec::new();
-        let mut named: HashSet<(String, String)> = HashSet::new();
+        // By agent, then key: looked up for every kept session without building its pair.
+        let mut named: foldhash::HashMap<String, foldhash::HashSet<String>> = Default::default();
         let wanted = |a: &&Agent| a.has_store && agent.is_none_or(|o| o == a.id);
         for a in self.host.agents.iter().filter(wanted) {
             let kept = live.stores.get_mut(&a.id)?;
@@ -345,15 +346,18 @@ impl FileStore {
                     return None;
                 }
                 out.push(self.host.session_of(a, k.1.clone(), entry));
-                named.insert(k);
+                named.entry(k.0).or_default().insert(k.1);
             }
             kept.stat = stat;
         }
-        let mut stats: HashMap<PathBuf, Option<FileStat>> = HashMap::new();
+        // Every kept session is looked at once a poll: nothing of its is copied to do it.
+        let mut stats: foldhash::HashMap<&Path, Option<FileStat>> = Default::default();
         let mut dirs = HashMap::new();
         for ((agent_id, key), kept) in &live.sessions {
             if agent.is_some_and(|o| o != agent_id)
-                || named.contains(&(agent_id.clone(), key.clone()))
+                || named
+                    .get(agent_id.as_str())
+                    .is_some_and(|keys| keys.contains(key.as_str()))
             {
                 continue;
             }
@@ -366,11 +370,17 @@ impl FileStore {
         out.sort_by(|a, b| {
             (&a.transcript, &a.agent_id, &a.key).cmp(&(&b.transcript, &b.agent_id, &b.key))
         });
-        for s in &out {
-            let tip = s.transcript.as_ref().and_then(|p| match stats.get(p) {
-                Some(known) => *known,
-                None => FileStat::of(p),
-            });
+        let tips: Vec<Option<FileStat>> = out
+            .iter()
+            .map(|s| {
+                s.transcript.as_deref().and_then(|p| match stats.get(p) {
+                    Some(known) => *known,
+                    None => FileStat::of(p),
+                })
+            })
+            .collect();
+        drop(stats);
+        for (s, tip) in out.iter().zip(tips) {
             live.sessions
                 .insert((s.agent_id.clone(), s.key.clone()), KeptSession::of(s, tip));
         }
@@ -379,11 +389,11 @@ impl FileStore {
 
     /// The session's transcript is not what its row was built from: another file is found
     /// for it now, or its file's `stat` moved (or had not settled).
-    fn transcript_moved(
+    fn transcript_moved<'a>(
         &self,
         agent: &Agent,
-        kept: &KeptSession,
-        stats: &mut HashMap<PathBuf, Option<FileStat>>,
+        kept: &'a KeptSession,
+        stats: &mut foldhash::HashMap<&'a Path, Option<FileStat>>,
         dirs: &mut HashMap<PathBuf, Option<HashSet<std::ffi::OsString>>>,
     ) -> bool {
         // None found, none refused, and still nothing where the lookup looks: the same.
@@ -413,7 +423,7 @@ impl FileStore {
         let Some(p) = &kept.transcript else {
             return false;
         };
-        let now = *stats.entry(p.clone()).or_insert_with(|| FileStat::of(p));
+        let now = *stats.entry(p).or_insert_with(|| FileStat::of(p));
         !FileStat::still(now, kept.tip)
     }
 }

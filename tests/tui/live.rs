@@ -318,3 +318,45 @@ fn reads_of_the_sessions_never_overlap() {
     let fx = update(&mut state, Action::Refresh);
     assert_eq!(loads(&fx), 1, "idle again: a change reads at once");
 }
+
+/// A change to a watched store on the Sessions screen is `quiet` (the runtime draws nothing
+/// for it): the screen drawn after it is the one drawn before, and the answer it asks for is
+/// drawn. With the Session screen open on a changed transcript it is not quiet (the screen
+/// says it is reading).
+#[test]
+fn a_store_change_alone_changes_nothing_on_screen_until_its_answer() {
+    use clawtop::tui::update::{quiet, update};
+    let (dir, t, _) = host_a_host(None);
+    let store = t.with_file_name("sessions.json");
+    drop_store_figure(&store);
+    let opts = clawtop::store::Options {
+        state_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    };
+    let host = clawtop::store::Host::open(&opts, &clawtop::store::Env::default()).expect("host");
+    let (mut state, ctx) = host_app(clawtop::source::for_host(host), (120, 40));
+    append(
+        &t,
+        &turn("a1b2c3d4", "0d090fcc", "2026-11-21T04:23:19.000Z", 150_000),
+    );
+    let change = Action::FilesChanged(vec![store.clone(), t.clone()]);
+    assert!(quiet(&state, &change));
+    let before = screen(&state);
+    let fx = update(&mut state, change.clone());
+    assert_eq!(
+        screen(&state),
+        before,
+        "a quiet action left the screen as it was"
+    );
+    assert_eq!(fx.len(), 1, "{fx:?}");
+    let answer =
+        clawtop::tui::effects::run_blocking(fx.into_iter().next().unwrap(), &ctx).expect("rows");
+    update(&mut state, answer);
+    assert_ne!(screen(&state), before, "the answer is drawn");
+
+    drive(&mut state, &ctx, key(KeyCode::Enter));
+    assert_eq!(state.screen(), Screen::Session);
+    assert!(!quiet(&state, &change), "the open transcript changed");
+    assert!(quiet(&state, &Action::FilesChanged(vec![store])));
+    assert!(!quiet(&state, &Action::Tick { now_ms: NOW_MS }));
+}

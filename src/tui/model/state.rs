@@ -147,8 +147,8 @@ impl SessionsState {
     }
 
     /// Sorts `rows` by [`SortKey::compare`], stably: each row's rank is worked out once and
-    /// the rows are moved once, into their place (a row is large, and a reload sorts
-    /// thousands of them).
+    /// only the rows out of their place are moved, each once, straight into it (a row is
+    /// large, a reload sorts thousands of them, and after one turn nearly all are in place).
     pub fn sort_rows(&mut self) {
         let sort = self.sort;
         let ranked: Vec<_> = self.rows.iter().map(|r| sort.rank(r)).collect();
@@ -159,11 +159,21 @@ impl SessionsState {
                 .cmp(&ranked[j])
                 .then_with(|| (a.agent(), a.key()).cmp(&(b.agent(), b.key())))
         });
-        let mut rows: Vec<Option<SessionRow>> = std::mem::take(&mut self.rows)
-            .into_iter()
-            .map(Some)
-            .collect();
-        self.rows = order.into_iter().filter_map(|i| rows[i].take()).collect();
+        // The permutation applied a cycle at a time: the row at `k` is swapped with the one
+        // that belongs there (`order[k]`), and the walk goes on from where that one was.
+        let mut placed = vec![false; order.len()];
+        for start in 0..order.len() {
+            let mut k = start;
+            while !placed[k] {
+                placed[k] = true;
+                let from = order[k];
+                if from == start {
+                    break;
+                }
+                self.rows.swap(k, from);
+                k = from;
+            }
+        }
     }
 }
 

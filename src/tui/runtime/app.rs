@@ -6,7 +6,7 @@ use crate::tui::model::state::AppState;
 use crate::tui::runtime::TuiLaunch;
 use crate::tui::runtime::effects::{Effect, EffectCtx, run_blocking};
 use crate::tui::runtime::terminal::{self, Guard};
-use crate::tui::update::{open_session, update};
+use crate::tui::update::{open_session, quiet, update};
 use std::time::Duration;
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio_util::sync::CancellationToken;
@@ -262,8 +262,8 @@ pub async fn run(launch: TuiLaunch) -> anyhow::Result<()> {
             batch.push(a);
         }
         for a in batch {
+            dirty |= !quiet(&state, &a);
             edits.extend(runner.run(update(&mut state, a)));
-            dirty = true;
         }
         if state.should_quit {
             break;

@@ -40,6 +40,24 @@ pub fn update(state: &mut AppState, action: Action) -> Vec<Effect> {
     fx
 }
 
+/// Whether `action`, in `state` (before [`update`] takes it), leaves nothing on screen
+/// different: then the runtime need not draw for it. So far one kind: a change to a watched
+/// `sessions.json` seen while no dialog is open and no open transcript is touched only asks
+/// for the list again (not shown), and the list's answer is drawn when it comes. On a live
+/// host that is one frame of three each second (issue 31, live). Anything else is drawn.
+pub fn quiet(state: &AppState, action: &Action) -> bool {
+    match action {
+        Action::FilesChanged(paths) => {
+            state.dialog.is_none()
+                && state
+                    .session
+                    .as_ref()
+                    .is_none_or(|v| !v.watch.iter().any(|w| paths.contains(w)))
+        }
+        _ => false,
+    }
+}
+
 fn dispatch(state: &mut AppState, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
     if matches!(action, Action::OpenCompact) && state.screen() == Screen::Sessions {

@@ -151,11 +151,10 @@ fn patch_rows(
     changed: Vec<crate::tui::model::view::SessionRow>,
 ) {
     // By key, the rows walked once: a turn on a transcript that many sessions share
-    // patches many rows of thousands.
-    let mut by_key: std::collections::HashMap<
-        String,
-        Vec<(usize, crate::tui::model::view::SessionRow)>,
-    > = std::collections::HashMap::with_capacity(changed.len());
+    // patches many rows of thousands. Hashed with foldhash, not SipHash: every row's key is
+    // looked up at each turn.
+    let mut by_key: foldhash::HashMap<String, Vec<(usize, crate::tui::model::view::SessionRow)>> =
+        foldhash::HashMapExt::with_capacity(changed.len());
     for (n, row) in changed.into_iter().enumerate() {
         by_key
             .entry(row.key().to_string())
