@@ -189,6 +189,7 @@ pub(crate) fn source_for(g: &Global) -> Result<SourceHandle, OpenError> {
 /// and the source, are left to the exit ([`list::Held::leave_to_exit`]).
 pub(crate) fn list_report(g: &Global, logs: &[PathBuf]) -> Result<list::ListReport, OpenError> {
     let source = source_for(g)?;
+    source.reads_once();
     let cache = g.cache_dir();
     let opts = crate::usecase::list::Options {
         agent: g.agent.as_deref(),

@@ -409,6 +409,22 @@ pub trait SessionSource: Send + Sync {
     fn read_together(&self, work: &mut dyn FnMut()) {
         work()
     }
+    /// Whether, within [`Self::read_together`], a session's transcript read tells its stamp
+    /// ([`Self::stamp_of_read`]): then a list need not stamp a session it will read anyway
+    /// before reading it (a SQLite host's stamp scans every row's record; issue 31).
+    fn stamps_reads(&self) -> bool {
+        false
+    }
+    /// Says this source serves one command that reads each session once and exits (`list`,
+    /// `check`, `metrics`): nothing need be kept to read a session again faster.
+    fn reads_once(&self) {}
+    /// Within [`Self::read_together`], the stamp ([`Self::transcript_stamps`]) of the rows
+    /// the last read of `session`'s transcript read, worked out from that read: it describes
+    /// exactly what was read, whatever was written since. None when there was no such read,
+    /// or it could not tell (a row too large to load, for one).
+    fn stamp_of_read(&self, _session: &SessionRef) -> Option<Stamp> {
+        None
+    }
     /// The last entries of a session's transcript (about `budget` bytes of them, more for one
     /// long entry), for the forecast, which needs only the last turns. The default opens the
     /// transcript; a source that can read a tail cheaply (a file's end, the last rows) does.

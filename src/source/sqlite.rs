@@ -44,6 +44,11 @@ pub struct SqliteStore {
     /// The row envelopes of transcripts opened before: a reopen after a change reads only
     /// the rows appended since (live refresh does not re-read whole transcripts).
     indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
+    /// While [`SessionSource::read_together`] runs: per database and session id, the stamp
+    /// of the rows its last read read ([`SessionSource::stamp_of_read`]).
+    read_stamps: Mutex<Option<HashMap<(PathBuf, String), super::Stamp>>>,
+    /// Set by [`SessionSource::reads_once`]: no row index is kept for a next open.
+    reads_once: std::sync::atomic::AtomicBool,
     /// One connection per database for its transcripts, replaced when the file it reads
     /// changed underneath an immutable or copied read.
     conns: Mutex<HashMap<PathBuf, crate::sqlite::transcript::SharedDb>>,
@@ -96,12 +101,16 @@ impl SqliteStore {
     fn open_indexed(&self, r: &SessionRef, capture: bool) -> Result<Transcript, SourceError> {
         let (db, sid) = self.located_or_unavailable(r)?;
         let k = (db.clone(), sid.clone());
-        let prev = self
-            .indexes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&k)
-            .unwrap_or_default();
+        let keep = !self.reads_once.load(std::sync::atomic::Ordering::Relaxed);
+        let prev = match keep {
+            true => self
+                .indexes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&k)
+                .unwrap_or_default(),
+            false => crate::sqlite::transcript::RowIndex::unkept(),
+        };
         let conn = self.connection(&db)?;
         let open = if capture {
             crate::sqlite::transcript::open_after_for_history
@@ -110,11 +119,32 @@ impl SqliteStore {
         };
         let (opened, index) = open(&conn, &sid, prev)
             .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
-        self.indexes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(k, index);
+        self.note_read_stamp(&k, || opened.fingerprint);
+        if keep {
+            self.indexes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(k, index);
+        }
         Ok(opened.transcript)
+    }
+
+    /// While a list reads the host ([`SessionSource::read_together`]): the stamp of the rows
+    /// just read for the session at `k`, worked out from that read (`fingerprint`, called
+    /// only then), for [`SessionSource::stamp_of_read`]; a read that could not tell it
+    /// forgets an earlier one.
+    fn note_read_stamp(
+        &self,
+        k: &(PathBuf, String),
+        fingerprint: impl FnOnce() -> Option<crate::sqlite::events::RowsFingerprint>,
+    ) {
+        let mut stamps = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(stamps) = stamps.as_mut() {
+            match fingerprint() {
+                Some(f) => stamps.insert(k.clone(), super::stamp::of_rows(f)),
+                None => stamps.remove(k),
+            };
+        }
     }
 
     /// A session whose rows come to at most [`WHOLE_READ_MAX`] bytes, read whole in one
@@ -130,8 +160,14 @@ impl SqliteStore {
         };
         let conn = self.connection(&db)?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
-        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX)
+        let mut stamp = crate::sqlite::events::FingerprintOfRead::default();
+        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX, &mut stamp)
             .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        if rows.is_some() {
+            self.note_read_stamp(&(db.clone(), sid.clone()), || {
+                stamp.finish(crate::sqlite::events::rewrite_generation(&guard, &sid))
+            });
+        }
         drop(guard);
         let texts: Option<Vec<String>> = rows.and_then(|rows| {
             rows.into_iter()
@@ -225,6 +261,8 @@ impl SqliteStore {
             host,
             rows: Arc::new(Mutex::new(Default::default())),
             indexes: Mutex::new(HashMap::new()),
+            read_stamps: Mutex::new(None),
+            reads_once: Default::default(),
             conns: Mutex::new(conns),
             kept_rows: Mutex::new(HashMap::new()),
             remember_listing: Default::default(),
@@ -436,8 +474,29 @@ impl SessionSource for SqliteStore {
                 held.held.push((a.path.clone(), c));
             }
         }
+        *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(HashMap::new());
         work();
+        *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = None;
         drop(held);
+    }
+
+    fn stamps_reads(&self) -> bool {
+        true
+    }
+
+    fn reads_once(&self) {
+        self.reads_once
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn stamp_of_read(&self, r: &SessionRef) -> Option<super::Stamp> {
+        let (db, sid) = self.located(r)?;
+        self.read_stamps
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()?
+            .get(&(db, sid))
+            .cloned()
     }
 
     fn kind(&self) -> SourceKind {

@@ -182,6 +182,55 @@ pub fn fingerprint(db: &ReadOnlyDb, session_id: &str) -> Result<RowsFingerprint,
         .unwrap_or_else(|| Ok(RowsFingerprint::default()))
 }
 
+/// Bytes of the last row a [`RowsFingerprint`] holds.
+const LAST_ROW_MAX: usize = 1 << 20;
+
+/// The [`RowsFingerprint`] of a session's rows worked out from a read of all of them in `seq`
+/// order: a cold `list` reads every row anyway, and stamping them first read them twice (a
+/// scan of every record for their sizes; issue 31). It says what [`fingerprints`] says of
+/// the same rows, and describes exactly the rows read, whatever was written meanwhile. None
+/// when the read did not see all of it: the last row's bytes not loaded, or a `seq` sum past
+/// what SQLite's `sum` holds.
+#[derive(Debug, Default)]
+pub struct FingerprintOfRead {
+    f: RowsFingerprint,
+    last_unread: bool,
+    overflow: bool,
+}
+
+impl FingerprintOfRead {
+    /// One row: its `seq`, the octet lengths of its `event_json` and `event_zstd`, and its
+    /// stored bytes when they were loaded (the frame when it has one, as the stamp takes it).
+    pub fn row(&mut self, seq: i64, lens: [Option<i64>; 2], stored: Option<&[u8]>) {
+        let f = &mut self.f;
+        f.rows += 1;
+        f.first_seq.get_or_insert(seq);
+        f.last_seq = Some(seq);
+        match f.seq_sum.checked_add(seq) {
+            Some(sum) => f.seq_sum = sum,
+            None => self.overflow = true,
+        }
+        f.stored_bytes += lens
+            .iter()
+            .map(|n| n.unwrap_or(0).max(0) as u64)
+            .sum::<u64>();
+        f.last_row.clear();
+        self.last_unread = stored.is_none();
+        if let Some(b) = stored {
+            f.last_row
+                .extend_from_slice(&b[..b.len().min(LAST_ROW_MAX)]);
+        }
+    }
+
+    /// The fingerprint, with the session's rewrite generation ([`rewrite_generation`]).
+    pub fn finish(self, generation: Option<String>) -> Option<RowsFingerprint> {
+        (!self.last_unread && !self.overflow).then_some(RowsFingerprint {
+            generation,
+            ..self.f
+        })
+    }
+}
+
 /// [`fingerprint`] of each of `session_ids`, in order, its three statements prepared once
 /// for all of them: a run between runs stamps every session of a host of thousands whose
 /// database changed (issue 31).
@@ -646,12 +695,13 @@ pub fn for_each_after(
 /// `transcript_rewrite_watermarks.generation`: changes when `seq` is renumbered (a `maxLines`
 /// trim), not on appends. None when the table or row is absent.
 pub fn rewrite_generation(db: &ReadOnlyDb, session_id: &str) -> Option<String> {
+    // Prepared once per connection: a list asks it of each of thousands of sessions.
     db.conn()
-        .query_row(
+        .prepare_cached(
             "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
-            [session_id],
-            |r| r.get::<_, Option<String>>(0),
         )
+        .ok()?
+        .query_row([session_id], |r| r.get::<_, Option<String>>(0))
         .ok()
         .flatten()
 }
@@ -772,6 +822,7 @@ pub fn read_all_within(
     db: &ReadOnlyDb,
     session_id: &str,
     max_bytes: u64,
+    stamp: &mut FingerprintOfRead,
 ) -> Result<Option<DecodedRows>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
     let mut st = db
@@ -785,6 +836,16 @@ pub fn read_all_within(
     while let Some(r) = rows.next().map_err(err)? {
         let seq: i64 = r.get(0).map_err(err)?;
         let stored = stored_at(r, 1, seq);
+        let lens = [1, 3].map(|i| r.get::<_, Option<i64>>(i).unwrap_or(None));
+        stamp.row(
+            seq,
+            lens,
+            match &stored {
+                Ok(Stored::Json(b)) | Ok(Stored::Zstd { frame: b, .. }) => Some(b),
+                Err(RowError::Empty { .. }) => Some(&[][..]),
+                Err(_) => None,
+            },
+        );
         bytes += match &stored {
             Ok(Stored::Json(b)) => b.len() as u64,
             Ok(Stored::Zstd { utf8_bytes, .. }) => (*utf8_bytes).max(0) as u64,

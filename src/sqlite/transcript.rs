@@ -209,6 +209,9 @@ pub struct Opened {
     pub rows: u64,
     pub zstd_rows: u64,
     pub max_seq: Option<i64>,
+    /// The rows' fingerprint, worked out from this read when it read every row (not only
+    /// those appended since an earlier index) and saw all the fingerprint needs.
+    pub fingerprint: Option<events::RowsFingerprint>,
 }
 
 /// Bytes of envelopes a [`RowIndex`] keeps (about 60,000 rows). A session with more rows
@@ -238,6 +241,16 @@ const KEPT_TOO_LARGE: u8 = 1;
 const KEPT_SKIPPED: u8 = 2;
 
 impl RowIndex {
+    /// An index that keeps nothing: for a read made once (`list` exits after it), where the
+    /// envelopes kept for the next open are never read back, and building them (a copy of
+    /// each row's head, megabytes for a long transcript) is all they cost.
+    pub fn unkept() -> RowIndex {
+        RowIndex {
+            dropped: true,
+            ..RowIndex::default()
+        }
+    }
+
     /// Appends a record: tag, seq, two numbers (a too-large row's length and string
     /// characters), then the bytes (an envelope, a prefix or a message) with their length.
     fn keep(&mut self, tag: u8, seq: u64, numbers: [u64; 2], bytes: &[u8]) {
@@ -428,6 +441,8 @@ fn index_rows(
             idx = RowIndex::default();
         }
     }
+    // Read from the first row: the fingerprint comes from the same read.
+    let mut stamp = (idx.rows == 0).then(events::FingerprintOfRead::default);
     idx.generation = generation;
     let mut ix = if capture {
         RowIndexer::capturing()
@@ -463,6 +478,21 @@ fn index_rows(
             let json = r.get_ref(2).map_err(|e| DbError::from_sqlite(path, e))?;
             let frame = r.get_ref(5).map_err(|e| DbError::from_sqlite(path, e))?;
             use rusqlite::types::ValueRef as V;
+            if let Some(stamp) = stamp.as_mut() {
+                fn loaded(v: rusqlite::types::ValueRef<'_>) -> Option<&[u8]> {
+                    match v {
+                        V::Text(b) | V::Blob(b) => Some(b),
+                        _ => None,
+                    }
+                }
+                let stored = match (json_len, frame_len) {
+                    (Some(_), None) => loaded(json),
+                    (None, Some(_)) => loaded(frame),
+                    (None, None) => Some(&[][..]),
+                    (Some(_), Some(_)) => None,
+                };
+                stamp.row(seq, [json_len, frame_len], stored);
+            }
             match (json_len, frame_len) {
                 (Some(n), None) => {
                     index_plain_row(db, session_id, &mut idx, &mut ix, &mut kept, seq, n, json)
@@ -495,6 +525,7 @@ fn index_rows(
         rows: idx.rows,
         zstd_rows: idx.zstd_rows,
         max_seq: idx.max_seq,
+        fingerprint: stamp.and_then(|s| s.finish(idx.generation.clone())),
     };
     Ok((opened, idx))
 }

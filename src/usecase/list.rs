@@ -801,32 +801,55 @@ fn tips_ahead(
 /// of now, the kept stamp (nothing in its store moved since: a quiet SQLite database's
 /// thousands of sessions are not stamped one by one); the others in one batch
 /// ([`SessionSource::transcript_stamps`]). None for the TUI's reloads, keyed by tips.
+///
+/// A session with no kept row is read whatever its stamp says: where its read tells its
+/// stamp ([`SessionSource::stamps_reads`]) it is not stamped here but marked to take the
+/// stamp of that read ([`Stamps::from_read`]), so a cold list reads each transcript once.
 fn stamps_ahead(
     source: &dyn SessionSource,
     sessions: &[Session],
     keying: Option<Keying>,
     ahead: Option<&Vec<Ahead>>,
-) -> Option<Vec<(Option<crate::source::Stamp>, Option<String>)>> {
+) -> Option<Vec<Stamps>> {
     let ahead = ahead.filter(|_| keying != Some(Keying::Live))?;
     let refs: Vec<&SessionRef> = sessions.iter().map(|s| &s.reference).collect();
-    let mut out: Vec<(Option<crate::source::Stamp>, Option<String>)> = ahead
+    let from_reads = source.stamps_reads();
+    let mut out: Vec<Stamps> = ahead
         .iter()
+        .zip(sessions)
         .zip(source.transcript_stores(&refs))
-        .map(|(a, store)| {
+        .map(|((a, s), store)| {
             let known =
                 a.0.as_ref()
                     .filter(|k| store.is_some() && k.store == store)
                     .map(|k| k.stamp.clone());
-            (known, store)
+            Stamps {
+                from_read: from_reads && a.0.is_none() && s.transcript.is_some(),
+                stamp: known,
+                store,
+            }
         })
         .collect();
-    let need: Vec<usize> = (0..out.len()).filter(|&i| out[i].0.is_none()).collect();
+    let need: Vec<usize> = (0..out.len())
+        .filter(|&i| out[i].stamp.is_none() && !out[i].from_read)
+        .collect();
     let wanted: Vec<&SessionRef> = need.iter().map(|&i| refs[i]).collect();
     for (i, stamp) in need.into_iter().zip(source.transcript_stamps(&wanted)) {
         tracing::debug!(target: "clawtop::io", io = "transcript stamped", "transcript stamped");
-        out[i].0 = stamp;
+        out[i].stamp = stamp;
     }
     Some(out)
+}
+
+/// A session's stamps for [`rows_of`] ([`stamps_ahead`]).
+#[derive(Default)]
+struct Stamps {
+    stamp: Option<crate::source::Stamp>,
+    /// The stamp of the store it lives in.
+    store: Option<String>,
+    /// Not stamped ahead: its row is built, and its stamp is that of the read the build
+    /// makes ([`SessionSource::stamp_of_read`]).
+    from_read: bool,
 }
 
 /// `s`'s row in `memo` while its listing is unchanged, and the files whose change means it
@@ -892,6 +915,37 @@ fn total(report: &mut ListReport, archived: Option<crate::cost::host::Archived>)
 
 /// Every row of `loaded`, without the host's totals ([`total`]), and the archives' spend
 /// the totals add.
+/// What every row was measured and priced with besides its session and transcript: the
+/// config and the price tables (a change builds every row again: `memo` is emptied), and
+/// per agent its models.json (a change builds that agent's rows again; returned), so no kept
+/// row stands on an old window or old prices. Per agent, so a list of one agent and a list
+/// of all keep the same rows.
+fn basis_of_rows<'a>(
+    source: &dyn SessionSource,
+    loaded: &'a Listing,
+    rows: &Rows<'_>,
+    memo: &mut RowMemo,
+) -> std::collections::HashMap<&'a str, String> {
+    let mut models: std::collections::HashMap<&str, String> = Default::default();
+    for s in &loaded.sessions {
+        models
+            .entry(s.agent_id())
+            .or_insert_with(|| fingerprint(&source.models_json(s.agent_id())));
+    }
+    let basis = fingerprint(&(
+        &rows.numbers.prices,
+        source.config_label(),
+        source.config().to_string(),
+        &rows.host,
+        rows.count_unknown,
+    ));
+    if memo.basis.as_deref() != Some(basis.as_str()) {
+        memo.rows.clear();
+        memo.basis = Some(basis);
+    }
+    models
+}
+
 fn rows_of(
     source: &dyn SessionSource,
     opts: &Options<'_>,
@@ -918,30 +972,10 @@ fn rows_of(
     let now = rows.numbers.now_ms;
     let keying = kept.as_ref().map(|(m, _)| m.keying);
     let live = matches!(keying, Some(Keying::Live | Keying::LiveFromDisk));
-    // What every row was measured and priced with besides its session and transcript: the
-    // config and the price tables (a change builds every row again), and its agent's
-    // models.json (a change builds that agent's rows again), so no kept row stands on an old
-    // window or old prices. Per agent, so a list of one agent and a list of all keep the same
-    // rows.
-    let mut models: std::collections::HashMap<&str, String> = Default::default();
-    if let Some((memo, _)) = kept.as_mut() {
-        for s in &loaded.sessions {
-            models
-                .entry(s.agent_id())
-                .or_insert_with(|| fingerprint(&source.models_json(s.agent_id())));
-        }
-        let basis = fingerprint(&(
-            &rows.numbers.prices,
-            source.config_label(),
-            source.config().to_string(),
-            &rows.host,
-            rows.count_unknown,
-        ));
-        if memo.basis.as_deref() != Some(basis.as_str()) {
-            memo.rows.clear();
-            memo.basis = Some(basis);
-        }
-    }
+    let models = match kept.as_mut() {
+        Some((memo, _)) => basis_of_rows(source, loaded, &rows, memo),
+        None => Default::default(),
+    };
     source.read_together(&mut || {
         // A TUI's reload takes every session's tip at once (one statement per SQLite
         // database, not one lookup each; issue 31), after the watcher's stamps of every
@@ -963,9 +997,13 @@ fn rows_of(
                     (prev, files, None)
                 }
             };
-            let (stamp, store) = match stamps.as_mut() {
+            let Stamps {
+                stamp,
+                store,
+                from_read,
+            } = match stamps.as_mut() {
                 Some(stamps) => std::mem::take(&mut stamps[n]),
-                None => (None, None),
+                None => Stamps::default(),
             };
             let (stamp, tip) = match memo.keying {
                 Keying::Live => (tip, None),
@@ -988,6 +1026,12 @@ fn rows_of(
                 None => {
                     memo.last_built += 1;
                     let built = rows.build(s, &files);
+                    // A transcript the build did not read, or whose read could not tell its
+                    // stamp, leaves the row unkeyed: read again next time.
+                    let stamp = match from_read {
+                        true => source.stamp_of_read(&s.reference),
+                        false => stamp,
+                    };
                     let Some(stamp) = stamp else {
                         // Nothing to key it by: read again next time.
                         unkeyed.insert(s.reference.clone());

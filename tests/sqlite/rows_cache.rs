@@ -546,3 +546,53 @@ fn a_quiet_host_is_listed_without_asking_for_a_row() {
     assert_eq!(fifth, cold);
     assert_eq!(counts.get("session columns read"), 0, "taken whole again");
 }
+
+/// The stamp a list takes from a transcript read (`SessionSource::stamp_of_read`, read whole
+/// or indexed) is the stamp asked of the database (`transcript_stamp`), on every session of
+/// the 2026.9.6 fixture; after a row too long to read whole is appended (the indexed read);
+/// and after a session's rows are all deleted. Outside a list's read there is none.
+#[test]
+fn stamps_of_reads_are_the_stamps_asked() {
+    let h = HostF::new();
+    let check = |h: &HostF| {
+        let src = source(h);
+        let listing = src.list(None);
+        let refs: Vec<&clawtop::source::SessionRef> =
+            listing.sessions.iter().map(|s| &s.reference).collect();
+        assert!(refs.len() >= 3);
+        let mut of_reads = Vec::new();
+        src.read_together(&mut || {
+            for r in &refs {
+                src.open_transcript_for_figures(r).expect("opens");
+                of_reads.push(src.stamp_of_read(r));
+            }
+        });
+        let asked: Vec<_> = refs.iter().map(|r| src.transcript_stamp(r)).collect();
+        assert!(of_reads.iter().all(Option::is_some), "{of_reads:?}");
+        assert_eq!(of_reads, asked);
+        assert_eq!(src.stamp_of_read(refs[0]), None, "outside a list's read");
+        asked
+    };
+    let first = check(&h);
+    let w = h.writer("ops");
+    let long = serde_json::json!({"type": "message", "id": "long-1", "parentId": null,
+        "timestamp": "2026-11-23T18:10:00.000Z",
+        "message": {"role": "user", "content": "x".repeat(1_200_000), "timestamp": 1}});
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, ?2, 0)",
+        rusqlite::params![OPS_MAIN, long.to_string()],
+    )
+    .unwrap();
+    drop(w);
+    let appended = check(&h);
+    assert_ne!(appended, first);
+    let w = h.writer("ops");
+    w.execute(
+        "DELETE FROM transcript_events WHERE session_id = ?1",
+        [OPS_MAIN],
+    )
+    .unwrap();
+    drop(w);
+    let emptied = check(&h);
+    assert_ne!(emptied, appended);
+}
