@@ -419,9 +419,10 @@ pub trait SessionSource: Send + Sync {
     /// `check`, `metrics`): nothing need be kept to read a session again faster.
     fn reads_once(&self) {}
     /// Within [`Self::read_together`], the stamp ([`Self::transcript_stamps`]) of the rows
-    /// the last read of `session`'s transcript read, worked out from that read: it describes
-    /// exactly what was read, whatever was written since. None when there was no such read,
-    /// or it could not tell (a row too large to load, for one).
+    /// the last read of `session`'s transcript read: worked out from that read, or, where it
+    /// could not tell (a row too large to load, a read of only the rows appended since an
+    /// earlier one), asked in the read transaction the read ran in. Either way it describes
+    /// exactly what was read, whatever was written since. None when neither can be had.
     fn stamp_of_read(&self, _session: &SessionRef) -> Option<Stamp> {
         None
     }

@@ -32,6 +32,15 @@ pub const UNRECORDED_FLUSH: &str = "the notes are appended to the workspace's me
 /// What differs from a compaction on a file-backed host, said before the operator types.
 pub const GATEWAY_COMPACT_NOTE: &str = "OpenClaw compacts with its own model and saves the summary itself: no preview to edit, nothing for clawtop to commit. Instructions go as /compact <instructions> (800 characters at most); without them, sessions.compact. Refused while a run is active";
 
+/// What [`SessionSource::read_together`] gathers for [`SessionSource::stamp_of_read`].
+struct ReadStamps {
+    /// Per database and session id, the stamp worked out from the last read of its rows.
+    stamps: HashMap<(PathBuf, String), super::Stamp>,
+    /// The databases read in one read transaction (a WAL database; not one in rollback
+    /// mode, which would be locked against its writer meanwhile).
+    one_snapshot: std::collections::HashSet<PathBuf>,
+}
+
 /// Decoded bytes of rows up to which a session is read whole for its figures.
 const WHOLE_READ_MAX: u64 = 1 << 20;
 
@@ -46,7 +55,7 @@ pub struct SqliteStore {
     indexes: Mutex<HashMap<(PathBuf, String), crate::sqlite::transcript::RowIndex>>,
     /// While [`SessionSource::read_together`] runs: per database and session id, the stamp
     /// of the rows its last read read ([`SessionSource::stamp_of_read`]).
-    read_stamps: Mutex<Option<HashMap<(PathBuf, String), super::Stamp>>>,
+    read_stamps: Mutex<Option<ReadStamps>>,
     /// Set by [`SessionSource::reads_once`]: no row index is kept for a next open.
     reads_once: std::sync::atomic::AtomicBool,
     /// One connection per database for its transcripts, replaced when the file it reads
@@ -139,10 +148,10 @@ impl SqliteStore {
         fingerprint: impl FnOnce() -> Option<crate::sqlite::events::RowsFingerprint>,
     ) {
         let mut stamps = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(stamps) = stamps.as_mut() {
+        if let Some(r) = stamps.as_mut() {
             match fingerprint() {
-                Some(f) => stamps.insert(k.clone(), super::stamp::of_rows(f)),
-                None => stamps.remove(k),
+                Some(f) => r.stamps.insert(k.clone(), super::stamp::of_rows(f)),
+                None => r.stamps.remove(k),
             };
         }
     }
@@ -474,7 +483,10 @@ impl SessionSource for SqliteStore {
                 held.held.push((a.path.clone(), c));
             }
         }
-        *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(HashMap::new());
+        *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(ReadStamps {
+            stamps: HashMap::new(),
+            one_snapshot: held.held.iter().map(|(p, _)| p.clone()).collect(),
+        });
         work();
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = None;
         drop(held);
@@ -491,12 +503,18 @@ impl SessionSource for SqliteStore {
 
     fn stamp_of_read(&self, r: &SessionRef) -> Option<super::Stamp> {
         let (db, sid) = self.located(r)?;
-        self.read_stamps
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()?
-            .get(&(db, sid))
-            .cloned()
+        let in_snapshot = {
+            let reads = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
+            let reads = reads.as_ref()?;
+            if let Some(s) = reads.stamps.get(&(db.clone(), sid)) {
+                return Some(s.clone());
+            }
+            reads.one_snapshot.contains(&db)
+        };
+        // Not worked out by a read (none was made, or one that read only the rows appended
+        // since an earlier index): asked now, which in the read transaction every read of
+        // this database ran in is what the read saw.
+        in_snapshot.then(|| self.transcript_stamp(r)).flatten()
     }
 
     fn kind(&self) -> SourceKind {

@@ -1026,8 +1026,8 @@ fn rows_of(
                 None => {
                     memo.last_built += 1;
                     let built = rows.build(s, &files);
-                    // A transcript the build did not read, or whose read could not tell its
-                    // stamp, leaves the row unkeyed: read again next time.
+                    // A transcript whose read's stamp cannot be had leaves the row unkeyed:
+                    // read again next time.
                     let stamp = match from_read {
                         true => source.stamp_of_read(&s.reference),
                         false => stamp,

@@ -596,3 +596,47 @@ fn stamps_of_reads_are_the_stamps_asked() {
     let emptied = check(&h);
     assert_ne!(emptied, appended);
 }
+
+/// A session whose transcript was opened before the list (a TUI opened on it: its rows
+/// index kept, so the list reads only rows appended since and cannot work the stamp out from
+/// that read) still gets its row kept, stamped in the list's read transaction: the next run
+/// reads nothing, and prints what a cold run prints.
+#[test]
+fn a_transcript_opened_before_the_list_is_still_remembered() {
+    let c = Case::new();
+    // Past the size read whole in one statement: opened by indexing its rows.
+    let w = c.h.writer("ops");
+    let long = serde_json::json!({"type": "message", "id": "long-1", "parentId": null,
+        "timestamp": "2026-11-23T18:10:00.000Z",
+        "message": {"role": "user", "content": "x".repeat(1_200_000), "timestamp": 1}});
+    w.execute(
+        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, ?2, 0)",
+        rusqlite::params![OPS_MAIN, long.to_string()],
+    )
+    .unwrap();
+    drop(w);
+    settle();
+    let src = source(&c.h);
+    let listing = src.list(None);
+    let opened = listing
+        .sessions
+        .iter()
+        .find(|s| {
+            s.transcript
+                .as_deref()
+                .is_some_and(|t| t.contains(OPS_MAIN))
+        })
+        .expect("the long session");
+    src.open_transcript(&opened.reference).expect("opens");
+    let (first, counts) = list_json(&src, Some(c.cache.path()));
+    assert!(counts.get("transcript read") >= 3);
+    assert_eq!(
+        counts.get("transcript stamped"),
+        0,
+        "no session stamped ahead"
+    );
+    let (second, counts) = c.warm();
+    assert_eq!(counts.get("transcript read"), 0, "every row kept");
+    assert_eq!(second, first);
+    assert_eq!(second, c.cold());
+}
