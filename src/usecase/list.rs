@@ -913,8 +913,6 @@ fn total(report: &mut ListReport, archived: Option<crate::cost::host::Archived>)
     ));
 }
 
-/// Every row of `loaded`, without the host's totals ([`total`]), and the archives' spend
-/// the totals add.
 /// What every row was measured and priced with besides its session and transcript: the
 /// config and the price tables (a change builds every row again: `memo` is emptied), and
 /// per agent its models.json (a change builds that agent's rows again; returned), so no kept
@@ -946,6 +944,8 @@ fn basis_of_rows<'a>(
     models
 }
 
+/// Every row of `loaded`, without the host's totals ([`total`]), and the archives' spend
+/// the totals add.
 fn rows_of(
     source: &dyn SessionSource,
     opts: &Options<'_>,
