@@ -36,9 +36,9 @@ pub const GATEWAY_COMPACT_NOTE: &str = "OpenClaw compacts with its own model and
 struct ReadStamps {
     /// Per database and session id, the stamp worked out from the last read of its rows.
     stamps: HashMap<(PathBuf, String), super::Stamp>,
-    /// The databases read in one read transaction (a WAL database; not one in rollback
-    /// mode, which would be locked against its writer meanwhile).
-    one_snapshot: std::collections::HashSet<PathBuf>,
+    /// The connections read in one read transaction (every database but a rollback-journal
+    /// one, read statement by statement so as not to lock out its writer).
+    one_snapshot: HashMap<PathBuf, crate::sqlite::transcript::SharedDb>,
 }
 
 /// Decoded bytes of rows up to which a session is read whole for its figures.
@@ -485,7 +485,7 @@ impl SessionSource for SqliteStore {
         }
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(ReadStamps {
             stamps: HashMap::new(),
-            one_snapshot: held.held.iter().map(|(p, _)| p.clone()).collect(),
+            one_snapshot: held.held.iter().cloned().collect(),
         });
         work();
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -503,18 +503,33 @@ impl SessionSource for SqliteStore {
 
     fn stamp_of_read(&self, r: &SessionRef) -> Option<super::Stamp> {
         let (db, sid) = self.located(r)?;
-        let in_snapshot = {
+        let held = {
             let reads = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
             let reads = reads.as_ref()?;
-            if let Some(s) = reads.stamps.get(&(db.clone(), sid)) {
+            if let Some(s) = reads.stamps.get(&(db.clone(), sid.clone())) {
                 return Some(s.clone());
             }
-            reads.one_snapshot.contains(&db)
+            reads.one_snapshot.get(&db)?.clone()
         };
         // Not worked out by a read (none was made, or one that read only the rows appended
-        // since an earlier index): asked now, which in the read transaction every read of
-        // this database ran in is what the read saw.
-        in_snapshot.then(|| self.transcript_stamp(r)).flatten()
+        // since an earlier index): asked now, through the connection every read of this
+        // database went through, in its read transaction: what the read saw. A connection
+        // replaced since (an immutable or copied read whose file changed) answers nothing.
+        let conn = self
+            .conns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&db)
+            .cloned()?;
+        if !Arc::ptr_eq(&conn, &held) {
+            return None;
+        }
+        let guard = held.lock().unwrap_or_else(|e| e.into_inner());
+        if !guard.check_unchanged() {
+            return None;
+        }
+        let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
+        Some(super::stamp::of_rows(f))
     }
 
     fn kind(&self) -> SourceKind {
