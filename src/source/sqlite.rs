@@ -41,6 +41,12 @@ struct ReadStamps {
     one_snapshot: HashMap<PathBuf, crate::sqlite::transcript::SharedDb>,
 }
 
+/// The stamp of session `sid`'s rows, asked of `db` ([`SessionSource::transcript_stamp`]).
+fn stamp_in(db: &crate::sqlite::ReadOnlyDb, sid: &str) -> Option<super::Stamp> {
+    let f = crate::sqlite::events::fingerprint(db, sid).ok()?;
+    Some(super::stamp::of_rows(f))
+}
+
 /// Decoded bytes of rows up to which a session is read whole for its figures.
 const WHOLE_READ_MAX: u64 = 1 << 20;
 
@@ -525,11 +531,7 @@ impl SessionSource for SqliteStore {
             return None;
         }
         let guard = held.lock().unwrap_or_else(|e| e.into_inner());
-        if !guard.check_unchanged() {
-            return None;
-        }
-        let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
-        Some(super::stamp::of_rows(f))
+        guard.check_unchanged().then(|| stamp_in(&guard, &sid))?
     }
 
     fn kind(&self) -> SourceKind {
@@ -704,8 +706,7 @@ impl SessionSource for SqliteStore {
         let (db, sid) = self.located(r)?;
         let conn = self.connection(&db).ok()?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
-        let f = crate::sqlite::events::fingerprint(&guard, &sid).ok()?;
-        Some(super::stamp::of_rows(f))
+        stamp_in(&guard, &sid)
     }
 
     fn transcript_stamps(&self, sessions: &[&SessionRef]) -> Vec<Option<super::Stamp>> {

@@ -254,13 +254,6 @@ pub fn fingerprints(
              FROM transcript_events WHERE session_id = ?1 AND seq = ?2",
         )
         .map_err(err)?;
-    // As rewrite_generation; a database without the table has no generation.
-    let mut generation = db
-        .conn()
-        .prepare_cached(
-            "SELECT CAST(generation AS TEXT) FROM transcript_rewrite_watermarks WHERE session_id = ?1",
-        )
-        .ok();
     let mut out = Vec::with_capacity(session_ids.len());
     for session_id in session_ids {
         let one = (|| -> Result<RowsFingerprint, DbError> {
@@ -283,13 +276,7 @@ pub fn fingerprints(
                     })
                     .map_err(err)?;
             }
-            f.generation = generation
-                .as_mut()
-                .and_then(|st| {
-                    st.query_row([session_id], |r| r.get::<_, Option<String>>(0))
-                        .ok()
-                })
-                .flatten();
+            f.generation = rewrite_generation(db, session_id);
             Ok(f)
         })();
         out.push(one);

@@ -204,6 +204,35 @@ fn settle() {
     std::thread::sleep(std::time::Duration::from_millis(1100));
 }
 
+/// Appends the row `event_json` at `seq` to the ops agent's main session, as OpenClaw does.
+fn append_to_ops_main(h: &HostF, seq: i64, event_json: &str) {
+    h.writer("ops")
+        .execute(
+            "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, ?2, ?3, 0)",
+            rusqlite::params![OPS_MAIN, seq, event_json],
+        )
+        .unwrap();
+}
+
+/// Deletes every row of the ops agent's main session.
+fn empty_ops_main(h: &HostF) {
+    h.writer("ops")
+        .execute(
+            "DELETE FROM transcript_events WHERE session_id = ?1",
+            [OPS_MAIN],
+        )
+        .unwrap();
+}
+
+/// A user message past the size a session is read whole at (1 MiB): the session holding it
+/// is read by indexing its rows.
+fn long_message() -> String {
+    serde_json::json!({"type": "message", "id": "long-1", "parentId": null,
+        "timestamp": "2026-11-23T18:10:00.000Z",
+        "message": {"role": "user", "content": "x".repeat(1_200_000), "timestamp": 1}})
+    .to_string()
+}
+
 /// A database no write touched since the last run (its file and `-wal` as they were) is not
 /// stamped session by session: every session's stamp is the one kept. A write to it, seen
 /// at once or only after it settled, makes its sessions stamped again, and the changed one
@@ -300,22 +329,10 @@ fn batched_stamps_are_the_stamps_one_by_one() {
         one_by_one
     };
     let first = check(&h);
-    let w = h.writer("ops");
-    w.execute(
-        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, '{}', 0)",
-        [OPS_MAIN],
-    )
-    .unwrap();
-    drop(w);
+    append_to_ops_main(&h, 14, "{}");
     let appended = check(&h);
     assert_ne!(appended, first);
-    let w = h.writer("ops");
-    w.execute(
-        "DELETE FROM transcript_events WHERE session_id = ?1",
-        [OPS_MAIN],
-    )
-    .unwrap();
-    drop(w);
+    empty_ops_main(&h);
     let emptied = check(&h);
     assert_ne!(emptied, appended);
 }
@@ -574,25 +591,10 @@ fn stamps_of_reads_are_the_stamps_asked() {
         asked
     };
     let first = check(&h);
-    let w = h.writer("ops");
-    let long = serde_json::json!({"type": "message", "id": "long-1", "parentId": null,
-        "timestamp": "2026-11-23T18:10:00.000Z",
-        "message": {"role": "user", "content": "x".repeat(1_200_000), "timestamp": 1}});
-    w.execute(
-        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, ?2, 0)",
-        rusqlite::params![OPS_MAIN, long.to_string()],
-    )
-    .unwrap();
-    drop(w);
+    append_to_ops_main(&h, 14, &long_message());
     let appended = check(&h);
     assert_ne!(appended, first);
-    let w = h.writer("ops");
-    w.execute(
-        "DELETE FROM transcript_events WHERE session_id = ?1",
-        [OPS_MAIN],
-    )
-    .unwrap();
-    drop(w);
+    empty_ops_main(&h);
     let emptied = check(&h);
     assert_ne!(emptied, appended);
 }
@@ -604,17 +606,7 @@ fn stamps_of_reads_are_the_stamps_asked() {
 #[test]
 fn a_transcript_opened_before_the_list_is_still_remembered() {
     let c = Case::new();
-    // Past the size read whole in one statement: opened by indexing its rows.
-    let w = c.h.writer("ops");
-    let long = serde_json::json!({"type": "message", "id": "long-1", "parentId": null,
-        "timestamp": "2026-11-23T18:10:00.000Z",
-        "message": {"role": "user", "content": "x".repeat(1_200_000), "timestamp": 1}});
-    w.execute(
-        "INSERT INTO transcript_events(session_id, seq, event_json, created_at) VALUES (?1, 14, ?2, 0)",
-        rusqlite::params![OPS_MAIN, long.to_string()],
-    )
-    .unwrap();
-    drop(w);
+    append_to_ops_main(&c.h, 14, &long_message());
     settle();
     let src = source(&c.h);
     let listing = src.list(None);
