@@ -85,7 +85,7 @@ pub struct DisplayIds {
 /// call: often one and the same reply), each decoded once.
 struct Decoded<'t> {
     t: &'t Transcript,
-    memo: std::collections::HashMap<u32, Option<Value>>,
+    memo: std::collections::HashMap<u32, Option<std::sync::Arc<Value>>>,
 }
 
 impl<'t> Decoded<'t> {
@@ -101,14 +101,21 @@ impl<'t> Decoded<'t> {
         self.memo
             .entry(i)
             .or_insert_with(|| {
-                // The fields read here only; an entry the small shape does not take (a
-                // repeated key, text that needs repair) is decoded whole.
-                t.raw_line(i)
-                    .ok()
-                    .and_then(|raw| slim(&raw))
-                    .or_else(|| t.entry_json(i).ok())
+                // The head the context's model and the forecast read of the same reply
+                // ([`Transcript::slim`], kept by the transcript): one parse for the three.
+                // A line that shape refuses (a field of another type) is read in the
+                // lenient shape below, and one that refuses too (a repeated key, text that
+                // needs repair) is decoded whole.
+                t.slim(i)
+                    .or_else(|| {
+                        t.raw_line(i)
+                            .ok()
+                            .and_then(|raw| slim(&raw))
+                            .map(Into::into)
+                    })
+                    .or_else(|| t.entry_json(i).ok().map(Into::into))
             })
-            .as_ref()
+            .as_deref()
     }
 
     fn time_ms(&mut self, i: u32) -> Option<i64> {
@@ -116,8 +123,10 @@ impl<'t> Decoded<'t> {
     }
 }
 
-/// The fields of an entry [`facts`] reads: its times, a compaction's `tokensAfter`, and of a
-/// message what decides a measured call ([`crate::tokens::valid_usage`]) and its usage. The
+/// The fields of an entry [`facts`] reads, for a line [`Transcript::slim`] refuses: any
+/// type is taken here, as a whole decode would give it. Its times, a compaction's
+/// `tokensAfter`, and of a message what decides a measured call
+/// ([`crate::tokens::valid_usage`]) and its usage. The
 /// content (the bulk of an entry) is skipped without being built.
 #[derive(serde::Deserialize)]
 struct SlimEntry {
@@ -851,5 +860,34 @@ mod tests {
             "{}",
             u.check_reason
         );
+    }
+
+    /// The head the context's model and the forecast read ([`Transcript::slim`]) is the one
+    /// `facts` reads too; a reply that head refuses (a top-level `timestamp` that is not a
+    /// string) is read in `facts`' own lenient shape, to the same figures.
+    #[test]
+    fn a_reply_the_shared_head_refuses_gives_the_same_figures() {
+        let at = T0 + 1_000;
+        let plain = reply("a1", "u1", at, 5_000, 100);
+        let odd = plain.replacen(
+            &format!(r#""timestamp":"{}""#, iso(at)),
+            &format!(r#""timestamp":{at}"#),
+            1,
+        );
+        assert_ne!(odd, plain);
+        assert!(crate::transcript::tail::slim(odd.as_bytes()).is_none());
+        let of = |line: String| {
+            let f = facts(&transcript(&[user("u1", None, T0), line]));
+            let m = f.measured.as_ref().map(|m| (m.prompt_tokens, m.at_ms));
+            let run: Vec<_> = f
+                .last_run
+                .iter()
+                .map(|c| (c.prompt_tokens, c.at_ms))
+                .collect();
+            (m, run, f.newest_call_ms.map(|(_, ms)| ms))
+        };
+        let want = (Some((5_000, Some(at))), vec![(5_000, Some(at))], Some(at));
+        assert_eq!(of(plain), want);
+        assert_eq!(of(odd), want);
     }
 }

@@ -184,20 +184,11 @@ impl SqliteStore {
             });
         }
         drop(guard);
-        let texts: Option<Vec<String>> = rows.and_then(|rows| {
-            rows.into_iter()
-                .map(|(_, row)| row.ok().and_then(|b| String::from_utf8(b).ok()))
-                .collect()
-        });
-        match texts {
-            Some(texts) => {
-                let label = crate::sqlite::transcript::label(&db, &sid);
-                Ok(if capture {
-                    Transcript::from_entries_for_history(label, texts)
-                } else {
-                    Transcript::from_entries(label, texts)
-                })
-            }
+        let label = crate::sqlite::transcript::label(&db, &sid);
+        let entries: Option<Vec<Vec<u8>>> =
+            rows.and_then(|rows| rows.into_iter().map(|(_, row)| row.ok()).collect());
+        match entries.and_then(|e| Transcript::from_entry_bytes(label, e, capture)) {
+            Some(t) => Ok(t),
             None => self.open_indexed(r, capture),
         }
     }

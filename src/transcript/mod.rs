@@ -431,6 +431,21 @@ pub struct Transcript {
     no_figures_table: std::sync::atomic::AtomicBool,
 }
 
+/// Entry `e` as one JSONL line of `bytes`: a text with a raw line break is re-encoded
+/// compactly first, and one that is not JSON is kept on one line, so the scan reports it as
+/// that entry.
+fn push_entry_line(bytes: &mut Vec<u8>, e: &str) {
+    if memchr::memchr2(b'\n', b'\r', e.as_bytes()).is_some() {
+        match serde_json::from_str::<Value>(e) {
+            Ok(v) => bytes.extend_from_slice(v.to_string().as_bytes()),
+            Err(_) => bytes.extend_from_slice(e.replace(['\n', '\r'], " ").as_bytes()),
+        }
+    } else {
+        bytes.extend_from_slice(e.as_bytes());
+    }
+    bytes.push(b'\n');
+}
+
 /// Entry heads a transcript keeps ([`Transcript::slim`]): the first ones asked for, which are
 /// the newest entries (every reader of heads reads from the end).
 pub const SLIM_MEMO_MAX: usize = 64;
@@ -571,15 +586,6 @@ impl Transcript {
         Self::from_bytes(label, Self::entry_lines(entries))
     }
 
-    /// [`Self::from_entries`] with the capture of [`Self::open_for_history`].
-    pub fn from_entries_for_history<I, S>(label: impl Into<PathBuf>, entries: I) -> Transcript
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        Self::from_bytes_for_history(label, Self::entry_lines(entries))
-    }
-
     /// Entries as JSONL: one line each.
     fn entry_lines<I, S>(entries: I) -> Vec<u8>
     where
@@ -588,19 +594,30 @@ impl Transcript {
     {
         let mut bytes = Vec::new();
         for e in entries {
-            let e = e.as_ref();
-            if e.contains('\n') || e.contains('\r') {
-                match serde_json::from_str::<Value>(e) {
-                    Ok(v) => bytes.extend_from_slice(v.to_string().as_bytes()),
-                    // Not JSON: kept on one line so the scan reports it as that entry.
-                    Err(_) => bytes.extend_from_slice(e.replace(['\n', '\r'], " ").as_bytes()),
-                }
-            } else {
-                bytes.extend_from_slice(e.as_bytes());
-            }
-            bytes.push(b'\n');
+            push_entry_line(&mut bytes, e.as_ref());
         }
         bytes
+    }
+
+    /// [`Self::from_entries`] (`capture`: with the capture of [`Self::open_for_history`]) of
+    /// entries held as bytes, each checked as UTF-8 as it is copied into the one buffer the
+    /// transcript keeps; None, and nothing built, when one is not UTF-8.
+    pub fn from_entry_bytes(
+        label: impl Into<PathBuf>,
+        entries: Vec<Vec<u8>>,
+        capture: bool,
+    ) -> Option<Transcript> {
+        let size = entries.iter().map(|e| e.len() + 1).sum();
+        let mut bytes = Vec::with_capacity(size);
+        for e in &entries {
+            push_entry_line(&mut bytes, std::str::from_utf8(e).ok()?);
+        }
+        drop(entries);
+        Some(if capture {
+            Self::from_bytes_for_history(label, bytes)
+        } else {
+            Self::from_bytes(label, bytes)
+        })
     }
 
     fn finish(path: PathBuf, backing: Backing, scan: parse::Scan, file_len: u64) -> Transcript {

@@ -104,6 +104,8 @@ struct SlimEntry<'a> {
     parent_id: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
     timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(rename = "tokensAfter")]
+    tokens_after: Option<Value>,
     #[serde(borrow)]
     message: Option<SlimMessage<'a>>,
 }
@@ -119,14 +121,16 @@ struct SlimMessage<'a> {
     provider: Option<std::borrow::Cow<'a, str>>,
     #[serde(borrow)]
     model: Option<std::borrow::Cow<'a, str>>,
+    timestamp: Option<Value>,
     #[serde(borrow)]
     content: Option<&'a serde_json::value::RawValue>,
 }
 
-/// One entry's JSON reduced to what `history::series::step_of` and the branch walk read: the
-/// envelope, and of a message its role, usage, stop reason, provider and model, plus the
-/// content of user messages only (the flush prompt is recognised there). None for a line
-/// that is not a JSON object of that shape.
+/// One entry's JSON reduced to what `history::series::step_of`, the branch walk and
+/// `used::facts` read: the envelope and a compaction's `tokensAfter`, and of a message its
+/// role, usage, stop reason, provider, model and time, plus the content of user messages
+/// only (the flush prompt is recognised there). None for a line that is not a JSON object
+/// of that shape.
 pub fn slim(line: &[u8]) -> Option<Value> {
     let e: SlimEntry = serde_json::from_slice(line).ok()?;
     let mut o = serde_json::Map::new();
@@ -139,6 +143,9 @@ pub fn slim(line: &[u8]) -> Option<Value> {
     put("id", e.id);
     put("parentId", e.parent_id);
     put("timestamp", e.timestamp);
+    if let Some(n) = e.tokens_after {
+        o.insert("tokensAfter".into(), n);
+    }
     if let Some(m) = e.message {
         let mut mo = serde_json::Map::new();
         let user = m.role.as_deref() == Some("user");
@@ -154,6 +161,9 @@ pub fn slim(line: &[u8]) -> Option<Value> {
         }
         if let Some(u) = m.usage {
             mo.insert("usage".into(), u);
+        }
+        if let Some(ts) = m.timestamp {
+            mo.insert("timestamp".into(), ts);
         }
         if let (true, Some(c)) = (user, m.content) {
             if let Ok(c) = serde_json::from_str::<Value>(c.get()) {
