@@ -762,16 +762,19 @@ impl Transcript {
         }
         let span = |i: &u32| self.entries[*i as usize].id;
         // The first 8 bytes as a number decide most comparisons without a call to memcmp
-        // (cut and zero-padded, a prefix orders as the bytes do). The index breaks ties, so
-        // the order is total and an unstable sort (in place, no buffer) gives the one order
-        // there is.
-        let head = |i: &u32| self.ids.head(span(i));
-        by_id.sort_unstable_by(|a, b| {
-            head(a)
-                .cmp(&head(b))
+        // (cut and zero-padded, a prefix orders as the bytes do); worked out once per entry
+        // and sorted beside it, not looked up in the entries twice per comparison. The index
+        // breaks ties, so the order is total and an unstable sort gives the one order there
+        // is.
+        let mut keyed: Vec<(u64, u32)> =
+            by_id.iter().map(|i| (self.ids.head(span(i)), *i)).collect();
+        keyed.sort_unstable_by(|(ha, a), (hb, b)| {
+            ha.cmp(hb)
                 .then_with(|| self.ids.cmp(span(a), span(b)))
                 .then(a.cmp(b))
         });
+        by_id.clear();
+        by_id.extend(keyed.into_iter().map(|(_, i)| i));
         let dups: Vec<Warning> = by_id
             .windows(2)
             .filter(|w| self.ids.cmp(span(&w[0]), span(&w[1])).is_eq())
