@@ -96,7 +96,7 @@ impl<'t> Decoded<'t> {
         }
     }
 
-    fn get(&mut self, i: u32) -> Option<&Value> {
+    fn get(&mut self, i: u32) -> Option<&std::sync::Arc<Value>> {
         let t = self.t;
         self.memo
             .entry(i)
@@ -115,7 +115,7 @@ impl<'t> Decoded<'t> {
                     })
                     .or_else(|| t.entry_json(i).ok().map(Into::into))
             })
-            .as_deref()
+            .as_ref()
     }
 
     fn time_ms(&mut self, i: u32) -> Option<i64> {

@@ -93,7 +93,8 @@ pub fn resolve(
     env: &GatewayEnv,
     overrides: &Overrides,
 ) -> Result<GatewayTarget, GatewayError> {
-    let gw = config.get("gateway").cloned().unwrap_or(Value::Null);
+    // Borrowed, not copied: `list` asks this of every session (who may compact it).
+    let gw = config.get("gateway").unwrap_or(&Value::Null);
     let remote_mode = gw.get("mode").and_then(Value::as_str) == Some("remote");
     let (url, url_source, explicit) = if let Some(u) = &overrides.url {
         (u.clone(), "--gateway".to_string(), true)

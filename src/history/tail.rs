@@ -122,11 +122,8 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
                 | EntryKind::Message(Role::User)
                 | EntryKind::Message(Role::Assistant)
         );
-        let decoded = if counted {
-            t.slim(k as u32).map(|v| (*v).clone())
-        } else {
-            None
-        };
+        // The heads the transcript keeps are shared, not copied.
+        let decoded = if counted { t.slim(k as u32) } else { None };
         let v = decoded.unwrap_or_else(|| {
             let mut o = serde_json::Map::new();
             if let Some(id) = t.written_id(k as u32) {
@@ -135,7 +132,7 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
             if let Some(p) = t.written_parent_id(k as u32) {
                 o.insert("parentId".into(), Value::String(p.to_string()));
             }
-            Value::Object(o)
+            std::sync::Arc::new(Value::Object(o))
         });
         if e.kind == EntryKind::Message(Role::User) {
             users += 1;

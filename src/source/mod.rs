@@ -442,7 +442,7 @@ pub trait SessionSource: Send + Sync {
             k -= 1;
             bytes += u64::from(t.entries[k].len);
             if let Ok(v) = t.entry_json(k as u32) {
-                entries.push(v);
+                entries.push(std::sync::Arc::new(v));
             }
         }
         entries.reverse();

@@ -819,7 +819,7 @@ impl SessionSource for SqliteStore {
                 {
                     users += 1;
                 }
-                entries.push(v);
+                entries.push(std::sync::Arc::new(v));
             }
             bytes < budget && max_users.is_none_or(|m| users <= m)
         })

@@ -58,8 +58,9 @@ pub fn read_limits(budget: u64) -> (u64, Option<usize>) {
 /// The last entries of a transcript.
 #[derive(Debug, Default)]
 pub struct Tail {
-    /// Decoded entries in append order (lines that are not JSON are left out).
-    pub entries: Vec<Value>,
+    /// Decoded entries in append order (lines that are not JSON are left out); shared, as an
+    /// open transcript keeps the heads it made ([`super::Transcript::slim`]).
+    pub entries: Vec<std::sync::Arc<Value>>,
     /// True when they reach the transcript's start.
     pub complete: bool,
 }
@@ -85,6 +86,7 @@ pub fn read_file(path: &Path, budget: u64) -> std::io::Result<Tail> {
         .split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
         .filter_map(slim)
+        .map(std::sync::Arc::new)
         .collect();
     Ok(Tail {
         entries,

@@ -29,14 +29,14 @@ pub fn prompt_tokens(usage: &Value) -> u64 {
 
 /// The assistant calls after the last user message of the active branch (the last run).
 pub fn last_run_calls(t: &Transcript) -> Vec<Call> {
-    last_run_calls_with(t, |i| t.entry_json(i).ok())
+    last_run_calls_with(t, |i| t.entry_json(i).ok().map(std::sync::Arc::new))
 }
 
 /// [`last_run_calls`], each entry decoded by `entry` (`used::facts` decodes the entries it
 /// reads once, for all its figures).
 pub fn last_run_calls_with(
     t: &Transcript,
-    mut entry: impl FnMut(u32) -> Option<Value>,
+    mut entry: impl FnMut(u32) -> Option<std::sync::Arc<Value>>,
 ) -> Vec<Call> {
     let path = t.active_branch();
     let start = path
