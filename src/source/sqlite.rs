@@ -499,15 +499,16 @@ impl SessionSource for SqliteStore {
     }
 
     fn stamp_of_read(&self, r: &SessionRef) -> Option<super::Stamp> {
-        let (db, sid) = self.located(r)?;
+        let k = self.located(r)?;
         let held = {
             let reads = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
             let reads = reads.as_ref()?;
-            if let Some(s) = reads.stamps.get(&(db.clone(), sid.clone())) {
+            if let Some(s) = reads.stamps.get(&k) {
                 return Some(s.clone());
             }
-            reads.one_snapshot.get(&db)?.clone()
+            reads.one_snapshot.get(&k.0)?.clone()
         };
+        let (db, sid) = k;
         // Not worked out by a read (none was made, or one that read only the rows appended
         // since an earlier index): asked now, through the connection every read of this
         // database went through, in its read transaction: what the read saw. A connection

@@ -1026,14 +1026,13 @@ fn rows_of(
                 None => {
                     memo.last_built += 1;
                     let built = rows.build(s, &files);
-                    // A transcript whose read's stamp cannot be had leaves the row unkeyed:
-                    // read again next time.
                     let stamp = match from_read {
                         true => source.stamp_of_read(&s.reference),
                         false => stamp,
                     };
                     let Some(stamp) = stamp else {
-                        // Nothing to key it by: read again next time.
+                        // Nothing to key it by (no stamp, or one its read could not tell):
+                        // read again next time.
                         unkeyed.insert(s.reference.clone());
                         report.sessions.push(built.row);
                         report.refs.push(s.reference.clone());

@@ -224,6 +224,22 @@ fn empty_ops_main(h: &HostF) {
         .unwrap();
 }
 
+/// `check` of `h` as it is, after `event_json` is appended to the ops session, and after that
+/// session's rows are all deleted: each change changes what it gives.
+fn across_changes<T: PartialEq + std::fmt::Debug>(
+    h: &HostF,
+    event_json: &str,
+    check: impl Fn(&HostF) -> T,
+) {
+    let first = check(h);
+    append_to_ops_main(h, 14, event_json);
+    let appended = check(h);
+    assert_ne!(appended, first);
+    empty_ops_main(h);
+    let emptied = check(h);
+    assert_ne!(emptied, appended);
+}
+
 /// A user message past the size a session is read whole at (1 MiB): the session holding it
 /// is read by indexing its rows.
 fn long_message() -> String {
@@ -328,13 +344,7 @@ fn batched_stamps_are_the_stamps_one_by_one() {
         );
         one_by_one
     };
-    let first = check(&h);
-    append_to_ops_main(&h, 14, "{}");
-    let appended = check(&h);
-    assert_ne!(appended, first);
-    empty_ops_main(&h);
-    let emptied = check(&h);
-    assert_ne!(emptied, appended);
+    across_changes(&h, "{}", check);
 }
 
 /// A SQLite host's listing is remembered with its rows (`SessionSource::listing_memory`):
@@ -590,13 +600,7 @@ fn stamps_of_reads_are_the_stamps_asked() {
         assert_eq!(src.stamp_of_read(refs[0]), None, "outside a list's read");
         asked
     };
-    let first = check(&h);
-    append_to_ops_main(&h, 14, &long_message());
-    let appended = check(&h);
-    assert_ne!(appended, first);
-    empty_ops_main(&h);
-    let emptied = check(&h);
-    assert_ne!(emptied, appended);
+    across_changes(&h, &long_message(), check);
 }
 
 /// A session whose transcript was opened before the list (a TUI opened on it: its rows
