@@ -229,7 +229,7 @@ fn read_rows<P: rusqlite::Params>(
         // The entry is parsed where SQLite holds it (~13 KB each, ~26 MB on a host of 2,000
         // sessions), not copied first; anything but UTF-8 text fails as `String` does.
         let text = match r.get_ref(2).map_err(err)? {
-            rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok(),
+            rusqlite::types::ValueRef::Text(t) => simdutf8::basic::from_utf8(t).ok(),
             _ => None,
         };
         let entry = match text {

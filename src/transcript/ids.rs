@@ -106,15 +106,18 @@ impl Ids {
 
     /// Orders the id at `span` against the text `id`.
     pub(super) fn cmp_text(&self, span: IdSpan, id: &str) -> Ordering {
-        if span.len == PACKED {
-            if let Some(b) = pack_uuid(id) {
-                let start = span.start as usize;
-                return self.0.get(start..start + 16).cmp(&Some(&b[..]));
-            }
+        self.cmp_probe(span, &Probe::new(id))
+    }
+
+    /// Orders the id at `span` against `probe` (a search compares one probe with many ids).
+    pub(super) fn cmp_probe(&self, span: IdSpan, probe: &Probe<'_>) -> Ordering {
+        if let (PACKED, Some(b)) = (span.len, &probe.packed) {
+            let start = span.start as usize;
+            return self.0.get(start..start + 16).cmp(&Some(&b[..]));
         }
         match self.get(span) {
             None => Ordering::Less,
-            Some(have) => have.as_bytes().cmp(id.as_bytes()),
+            Some(have) => have.as_bytes().cmp(probe.text.as_bytes()),
         }
     }
 
@@ -130,6 +133,21 @@ fn hex_value(c: u8) -> Option<u8> {
         b'0'..=b'9' => Some(c - b'0'),
         b'a'..=b'f' => Some(c - b'a' + 10),
         _ => None,
+    }
+}
+
+/// An id looked up: packed once ([`pack_uuid`]), not once per id it is compared with.
+pub(super) struct Probe<'a> {
+    text: &'a str,
+    packed: Option<[u8; 16]>,
+}
+
+impl<'a> Probe<'a> {
+    pub(super) fn new(text: &'a str) -> Probe<'a> {
+        Probe {
+            text,
+            packed: pack_uuid(text),
+        }
     }
 }
 

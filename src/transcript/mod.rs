@@ -610,7 +610,7 @@ impl Transcript {
         let size = entries.iter().map(|e| e.len() + 1).sum();
         let mut bytes = Vec::with_capacity(size);
         for e in &entries {
-            push_entry_line(&mut bytes, std::str::from_utf8(e).ok()?);
+            push_entry_line(&mut bytes, simdutf8::basic::from_utf8(e).ok()?);
         }
         drop(entries);
         Some(if capture {
@@ -842,12 +842,13 @@ impl Transcript {
     /// The index of the last entry with id `id`.
     fn lookup_id(&self, id: &str) -> Option<u32> {
         let span = |i: u32| self.entries[i as usize].id;
+        let probe = ids::Probe::new(id);
         // First position whose id is greater than `id`; the one before it is the last match.
         let end = self
             .by_id
-            .partition_point(|&i| self.ids.cmp_text(span(i), id).is_le());
+            .partition_point(|&i| self.ids.cmp_probe(span(i), &probe).is_le());
         let i = *self.by_id.get(end.checked_sub(1)?)?;
-        self.ids.cmp_text(span(i), id).is_eq().then_some(i)
+        self.ids.cmp_probe(span(i), &probe).is_eq().then_some(i)
     }
 
     /// `id` as written, whatever the version (see [`Self::entry_id`] for the id to cite).

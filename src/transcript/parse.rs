@@ -626,12 +626,14 @@ impl Scanner {
         if !self.wants_rows() || line.starts_with(b"\xEF\xBB\xBF") {
             return;
         }
-        let Ok(head) = serde_json::from_slice::<LineHead>(line) else {
+        // Checked whole first: the parse of a `str` need not check each string it reads.
+        let Ok(text) = simdutf8::basic::from_utf8(line) else {
             return;
         };
-        if kind_of(head.ty.0.as_deref(), head.message.role.as_deref()) != kind
-            || std::str::from_utf8(line).is_err()
-        {
+        let Ok(head) = serde_json::from_str::<LineHead>(text) else {
+            return;
+        };
+        if kind_of(head.ty.0.as_deref(), head.message.role.as_deref()) != kind {
             return;
         }
         self.capture_facts(kind, &head, line, true);
@@ -734,11 +736,17 @@ impl Scanner {
         last: bool,
         clean: &mut bool,
     ) -> Option<LineHead<'a>> {
-        match serde_json::from_slice::<LineHead>(trimmed) {
+        // The line is checked whole first: a `str` is parsed without checking each string
+        // again. Only a line that is not UTF-8 is parsed as bytes (its skipped string content
+        // unchecked; the text is decoded lossily later, so say here that it will change).
+        let text = simdutf8::basic::from_utf8(trimmed).ok();
+        let parsed = match text {
+            Some(text) => serde_json::from_str::<LineHead>(text),
+            None => serde_json::from_slice::<LineHead>(trimmed),
+        };
+        match parsed {
             Ok(h) => {
-                // Skipped string content is not UTF-8-checked by the envelope parse; the
-                // text is decoded lossily later, so say here that it will change.
-                if std::str::from_utf8(trimmed).is_err() {
+                if text.is_none() {
                     *clean = false;
                     self.warn("invalid UTF-8 replaced with U+FFFD".into());
                 }
@@ -754,7 +762,7 @@ impl Scanner {
                 let fixed = lossy.as_deref().unwrap_or_default();
                 match serde_json::from_slice::<LineHead>(fixed) {
                     Ok(h) => {
-                        let what = if std::str::from_utf8(trimmed).is_err() {
+                        let what = if text.is_none() {
                             "invalid UTF-8"
                         } else {
                             "lone UTF-16 surrogate escape"

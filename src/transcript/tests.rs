@@ -345,3 +345,35 @@ fn kept_heads_are_the_lines_heads_and_bounded() {
     );
     assert!(t.slims.lock().unwrap().is_empty());
 }
+
+/// A line is checked as UTF-8 whole before its head is parsed: one that is not is read as
+/// before, its bad bytes in skipped text or in the fields the head reads, and a lone
+/// surrogate escape repaired as JavaScript reads it.
+#[test]
+fn lines_that_are_not_utf8_are_read_as_javascript_reads_them() {
+    let mut b = br#"{"type":"session","version":3,"id":"s"}"#.to_vec();
+    b.extend_from_slice(b"\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"bad \xff here\"}}\n");
+    b.extend_from_slice(b"{\"type\":\"message\",\"id\":\"b\xfe\",\"parentId\":\"a\",\"message\":{\"role\":\"user\",\"content\":\"x\"}}\n");
+    b.extend_from_slice(br#"{"type":"message","id":"c\ud800","parentId":"b\ufffd","message":{"role":"user","content":"x"}}"#);
+    b.push(b'\n');
+    b.extend_from_slice(br#"{"type":"message","id":"d","parentId":"c\ufffd","message":{"role":"user","content":"fine"}}"#);
+    let tr = Transcript::from_bytes("u.jsonl", b);
+    let ids: Vec<String> = (0..tr.len() as u32)
+        .map(|i| tr.written_id(i).unwrap().to_string())
+        .collect();
+    assert_eq!(ids, ["a", "b\u{fffd}", "c\u{fffd}", "d"]);
+    assert_eq!(tr.active_branch(), vec![0, 1, 2, 3]);
+    let warnings: Vec<(u32, &str)> = tr
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.message.as_str()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (2, "invalid UTF-8 replaced with U+FFFD"),
+            (3, "invalid UTF-8 replaced with U+FFFD"),
+            (4, "lone UTF-16 surrogate escape replaced with U+FFFD"),
+        ]
+    );
+}
