@@ -137,7 +137,9 @@ impl<'de> serde::Deserialize<'de> for UsageFields {
                     object: true,
                     ..UsageFields::default()
                 };
-                while let Some(k) = a.next_key::<std::borrow::Cow<'de, str>>()? {
+                // Keys borrowed from the text (a `Cow<str>` key allocates every one).
+                while let Some(k) = a.next_key::<crate::transcript::parse::AnyStr<'de>>()? {
+                    let k = k.0.as_deref().unwrap_or("");
                     match USAGE_FIELDS.iter().position(|f| *f == k) {
                         Some(i) => out.fields[i] = Some(a.next_value()?),
                         None => {

@@ -281,8 +281,9 @@ impl<'de> Deserialize<'de> for Usage {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Usage, A::Error> {
                 let mut u = Usage::default();
-                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
-                    let slot = match k.as_ref() {
+                // Keys borrowed from the text (a `Cow<str>` key allocates every one).
+                while let Some(k) = m.next_key::<crate::transcript::parse::AnyStr<'de>>()? {
+                    let slot = match k.0.as_deref().unwrap_or("") {
                         "input" => &mut u.input,
                         "output" => &mut u.output,
                         "cacheRead" => &mut u.cache_read,
