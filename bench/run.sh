@@ -276,7 +276,9 @@ LIVE_FILE=$(python3 bench/live_tui.py "$BIN" "$LIVE_FILE_COPY" "$LIVE_FILE_STORE
   2>"$LOG/live_tui_file.err" || true)
 echo "$LIVE_FILE" >"$LOG/live_tui_file.out"
 FOLLOWS_FILE=""
-if [[ -d $PYZ/pyte ]]; then
+# pyte (the terminal emulator live_follows.py reads the screen with) is installed here the
+# first time: on a fresh bench/data this check runs before the SQLite one below.
+if [[ -d $PYZ/pyte ]] || python3 -m pip install --quiet --target "$PYZ" pyte >/dev/null 2>&1; then
   rm -rf "$LIVE_FILE_COPY" && cp -a "$STORE" "$LIVE_FILE_COPY"
   PYTHONPATH="$PYZ" python3 bench/live_follows.py "$BIN" "$LIVE_FILE_COPY" "$LIVE_FILE_STORE" "$LIVE_FILE_KEY" 5 \
     >"$LOG/live_follows_file.out" 2>&1 || true
