@@ -388,3 +388,14 @@ pub fn scrub_title(screen: &str) -> String {
     }
     lines.join("\n")
 }
+
+/// Today's date (the memory file a flush writes is named by it) as `<date>`, whole or cut
+/// short by a column's width ("2026-11-2…"): a snapshot must not change with the calendar.
+pub fn scrub_today(screen: &str) -> String {
+    let today = clawtop::flush::today();
+    let mut s = screen.replace(&today, "<date>");
+    for cut in (5..today.len()).rev() {
+        s = s.replace(&format!("{}…", &today[..cut]), "<date>…");
+    }
+    s
+}

@@ -51,8 +51,7 @@ fn demo_app(size: (u16, u16), filter: &str, want: &str) -> (AppState, EffectCtx,
 }
 
 fn scrub(s: String, dir: &Path) -> String {
-    s.replace(&dir.display().to_string(), "<demo copy>")
-        .replace(&clawtop::flush::today(), "<date>")
+    scrub_today(&s.replace(&dir.display().to_string(), "<demo copy>"))
 }
 
 /// Ctrl-G, and the generation effect run for real (offline) until it reports back.

@@ -75,15 +75,7 @@ fn store_entry(dir: &Path) -> Value {
 }
 
 fn scrub(s: String, dir: &Path) -> String {
-    let today = clawtop::flush::today();
-    let mut s = s
-        .replace(&dir.display().to_string(), "<host>")
-        .replace(&today, "<date>");
-    // Today's date cut short by a column's width ("2026-11-2…") changes with the date too.
-    for cut in (5..today.len()).rev() {
-        s = s.replace(&format!("{}…", &today[..cut]), "<date>…");
-    }
-    s
+    scrub_today(&s.replace(&dir.display().to_string(), "<host>"))
 }
 
 #[test]
