@@ -148,7 +148,7 @@ struct SlimMessage {
 }
 
 fn slim(raw: &[u8]) -> Option<Value> {
-    let e: SlimEntry = serde_json::from_slice(raw).ok()?;
+    let e: SlimEntry = crate::transcript::parse::from_bytes(raw).ok()?;
     let object = |fields: Vec<(&str, Option<Value>)>| {
         Value::Object(
             fields

@@ -371,7 +371,7 @@ fn time_of(line_ts: &Value, msg_ts: &Value) -> Option<i64> {
 
 /// Reads one assistant line into a call (before pricing); None when it is no call.
 fn read_call(entry: u32, raw: &[u8], notes: &mut Vec<String>) -> Option<(Call, Recorded)> {
-    let line: CallLine = serde_json::from_slice(raw).ok()?;
+    let line: CallLine = crate::transcript::parse::from_bytes(raw).ok()?;
     let m = line.message?;
     let call = CallFields {
         provider: m.provider.as_str().map(str::to_string),
@@ -581,12 +581,18 @@ pub fn cache_ttl_seconds(
     let (Some(c), Some(m)) = (config, model) else {
         return CACHE_TTL_SECONDS;
     };
+    // Asked once per session of a listing: most configs name no models, and then no key
+    // is built.
+    let Some(models) = c.pointer("/agents/defaults/models") else {
+        return CACHE_TTL_SECONDS;
+    };
     let key = match provider {
-        Some(p) if !m.starts_with(&format!("{p}/")) => format!("{p}/{m}"),
+        Some(p) if m.strip_prefix(p).is_none_or(|rest| !rest.starts_with('/')) => {
+            format!("{p}/{m}")
+        }
         _ => m.to_string(),
     };
-    let long = c
-        .pointer("/agents/defaults/models")
+    let long = Some(models)
         .and_then(|ms| ms.get(&key))
         .and_then(|e| e.pointer("/params/cacheRetention"))
         .and_then(Value::as_str)

@@ -32,7 +32,9 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
     let mut branch: Vec<usize> = Vec::new();
     let mut cut = false;
     if has_ids {
-        let by_id: std::collections::HashMap<&str, usize> = e
+        // foldhash (seeded per process, as std's is) rather than SipHash: this table is built
+        // for every session of a listing.
+        let by_id: foldhash::HashMap<&str, usize> = e
             .iter()
             .enumerate()
             .filter_map(|(k, v)| id(v).map(|i| (i, k)))

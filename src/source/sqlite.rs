@@ -93,6 +93,9 @@ pub struct SqliteStore {
     /// compaction writer, and reading the environment each time cost more than the rest of
     /// that answer.
     env: std::sync::OnceLock<crate::gateway::GatewayEnv>,
+    /// The gateway the config and environment name, resolved once: a listing asks which
+    /// writer each of its thousands of sessions has, and the answer is the host's.
+    gateway: std::sync::OnceLock<Result<crate::gateway::GatewayTarget, String>>,
 }
 
 /// `db` followed by `parts`: where in a database a session's data is, written for each of
@@ -276,6 +279,7 @@ impl SqliteStore {
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
             env: std::sync::OnceLock::new(),
+            gateway: std::sync::OnceLock::new(),
         }
     }
 
@@ -290,6 +294,19 @@ impl SqliteStore {
     fn gateway_env(&self) -> &crate::gateway::GatewayEnv {
         self.env
             .get_or_init(crate::gateway::GatewayEnv::from_process)
+    }
+
+    /// The host's gateway as the config and environment name it (no I/O; whether it
+    /// answers is found on connect), or why none is named.
+    fn gateway_target(&self) -> &Result<crate::gateway::GatewayTarget, String> {
+        self.gateway.get_or_init(|| {
+            crate::gateway::target::resolve(
+                &self.host.config,
+                self.gateway_env(),
+                &crate::gateway::Overrides::default(),
+            )
+            .map_err(|e| e.to_string())
+        })
     }
 
     fn rel(&self, p: &Path) -> String {
@@ -417,13 +434,11 @@ impl SqliteStore {
         if self.host.is_demo {
             return None;
         }
-        crate::gateway::target::resolve(
-            &self.host.config,
-            self.gateway_env(),
-            &crate::gateway::Overrides::default(),
-        )
-        .ok()
-        .filter(|t| t.loopback)
+        self.gateway_target()
+            .as_ref()
+            .ok()
+            .filter(|t| t.loopback)
+            .cloned()
     }
 
     fn watch_files(&self, dbs: impl Iterator<Item = PathBuf>) -> Vec<PathBuf> {
@@ -969,12 +984,8 @@ impl SessionSource for SqliteStore {
         if self.host.is_demo {
             return None;
         }
-        let target = match crate::gateway::target::resolve(
-            &self.host.config,
-            self.gateway_env(),
-            &crate::gateway::Overrides::default(),
-        ) {
-            Ok(t) => t,
+        let target = match self.gateway_target() {
+            Ok(t) => t.clone(),
             Err(e) => {
                 return Some(RunState::Unknown(format!(
                     "no gateway to ask whether a run is active ({e})"
@@ -1005,18 +1016,14 @@ impl SessionSource for SqliteStore {
         match op {
             // Only OpenClaw's Gateway may change the database. Its address comes from the
             // config and environment (no I/O here); whether it answers is found on connect.
-            Operation::Compact => match crate::gateway::target::resolve(
-                &self.host.config,
-                self.gateway_env(),
-                &crate::gateway::Overrides::default(),
-            ) {
+            Operation::Compact => match self.gateway_target() {
                 Ok(t) => Writer::Remote(Box::new(super::RemoteWriter {
                     via: format!(
                         "OpenClaw's Gateway at {}",
                         crate::gateway::target::redact_userinfo(&t.url)
                     ),
                     note: GATEWAY_COMPACT_NOTE.into(),
-                    target: t,
+                    target: t.clone(),
                 })),
                 Err(e) => Writer::ReadOnly(format!(
                     "{} ({e})",

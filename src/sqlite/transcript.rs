@@ -198,7 +198,11 @@ fn navigation_of(nav: &[u8]) -> Option<Vec<u8>> {
         #[serde(borrow)]
         navigation: Option<&'a serde_json::value::RawValue>,
     }
-    let n = serde_json::from_slice::<Nav>(nav).ok()?.navigation?;
+    // Checked as UTF-8 whole, then parsed as a `str`, not checked string by string (a row's
+    // projection repeats its envelope several times). A projection that is not UTF-8 is not
+    // used: the row itself is decoded, as for a row without one.
+    let nav = simdutf8::basic::from_utf8(nav).ok()?;
+    let n = serde_json::from_str::<Nav>(nav).ok()?.navigation?;
     let raw = n.get().as_bytes();
     memchr::memmem::find(raw, b"\"type\"").map(|_| raw.to_vec())
 }

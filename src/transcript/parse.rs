@@ -1167,12 +1167,22 @@ fn trim_ws(b: &[u8]) -> &[u8] {
     &b[s..e.max(s)]
 }
 
+/// `T` parsed from `bytes`: as a `str` when the bytes are UTF-8 (checked whole, at vector
+/// speed, so serde_json checks no string of it again), else as bytes with serde_json's own
+/// checks. Valid UTF-8 parses the same either way: the same value, or the same error.
+pub(crate) fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+}
+
 /// Full decode of one line.
 pub(super) fn decode_value(line: &[u8]) -> Result<Value, serde_json::Error> {
-    match serde_json::from_slice::<Value>(line) {
+    match from_bytes::<Value>(line) {
         Ok(v) => Ok(v),
         Err(e) => match repair(line) {
-            Some(fixed) => serde_json::from_slice::<Value>(&fixed),
+            Some(fixed) => from_bytes::<Value>(&fixed),
             None => Err(e),
         },
     }
@@ -1232,10 +1242,11 @@ pub(super) fn repair(line: &[u8]) -> Option<Vec<u8>> {
 
 /// See [`super::envelope`].
 pub(super) fn envelope(raw: &[u8]) -> Option<Vec<u8>> {
-    if raw.starts_with(b"\xEF\xBB\xBF") || std::str::from_utf8(raw).is_err() {
+    if raw.starts_with(b"\xEF\xBB\xBF") {
         return None;
     }
-    let head = serde_json::from_slice::<LineHead>(raw).ok()?;
+    let text = simdutf8::basic::from_utf8(raw).ok()?;
+    let head = serde_json::from_str::<LineHead>(text).ok()?;
     Some(envelope_of(&head))
 }
 

@@ -134,7 +134,7 @@ struct SlimMessage<'a> {
 /// only (the flush prompt is recognised there). None for a line that is not a JSON object
 /// of that shape.
 pub fn slim(line: &[u8]) -> Option<Value> {
-    let e: SlimEntry = serde_json::from_slice(line).ok()?;
+    let e: SlimEntry = super::parse::from_bytes(line).ok()?;
     let mut o = serde_json::Map::new();
     let mut put = |k: &str, v: Option<std::borrow::Cow<'_, str>>| {
         if let Some(v) = v {
@@ -193,7 +193,7 @@ pub(crate) enum SlimUser {
 }
 
 pub(crate) fn slim_user(line: &[u8]) -> SlimUser {
-    let Ok(e) = serde_json::from_slice::<SlimEntry>(line) else {
+    let Ok(e) = super::parse::from_bytes::<SlimEntry>(line) else {
         return SlimUser::Refused;
     };
     match e.message {

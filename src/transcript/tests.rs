@@ -346,6 +346,46 @@ fn kept_heads_are_the_lines_heads_and_bounded() {
     assert!(t.slims.lock().unwrap().is_empty());
 }
 
+/// `parse::from_bytes` takes the `str` road for UTF-8 and the bytes road otherwise; either
+/// way it must give what a parse of the bytes gives, value or refusal.
+#[test]
+fn a_parse_through_a_checked_str_gives_what_the_parse_of_bytes_gives() {
+    #[derive(serde::Deserialize, PartialEq, Debug)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        id: Option<std::borrow::Cow<'a, str>>,
+        usage: Option<serde_json::Value>,
+    }
+    let lines: [&[u8]; 7] = [
+        br#"{"id":"a1","usage":{"input":3},"content":"text"}"#,
+        b"{\"id\":\"a1\",\"content\":\"caf\xc3\xa9\"}",
+        // Not UTF-8 in a string the parse skips: bytes pass it over.
+        b"{\"id\":\"a1\",\"content\":\"bad \xff here\"}",
+        // Not UTF-8 in a string the parse keeps: refused.
+        b"{\"id\":\"a\xff\"}",
+        br#"{"id":"a1","usage":{"input":3}"#,
+        br#"{"id":"\ud800","usage":null}"#,
+        b"[1,2]",
+    ];
+    for line in lines {
+        let via_str = parse::from_bytes::<Head>(line).map_err(|e| e.to_string());
+        let via_bytes = serde_json::from_slice::<Head>(line).map_err(|e| e.to_string());
+        assert_eq!(via_str, via_bytes, "{}", String::from_utf8_lossy(line));
+        let value = parse::from_bytes::<serde_json::Value>(line).map_err(|e| e.to_string());
+        let value_bytes =
+            serde_json::from_slice::<serde_json::Value>(line).map_err(|e| e.to_string());
+        assert_eq!(value, value_bytes, "{}", String::from_utf8_lossy(line));
+    }
+    assert!(
+        parse::from_bytes::<Head>(lines[2]).is_ok(),
+        "skipped bad bytes pass"
+    );
+    assert!(
+        parse::from_bytes::<Head>(lines[3]).is_err(),
+        "kept bad bytes are refused"
+    );
+}
+
 /// A line is checked as UTF-8 whole before its head is parsed: one that is not is read as
 /// before, its bad bytes in skipped text or in the fields the head reads, and a lone
 /// surrogate escape repaired as JavaScript reads it.
