@@ -95,7 +95,8 @@ pub struct SqliteStore {
     env: std::sync::OnceLock<crate::gateway::GatewayEnv>,
     /// The gateway the config and environment name, resolved once: a listing asks which
     /// writer each of its thousands of sessions has, and the answer is the host's.
-    gateway: std::sync::OnceLock<Result<crate::gateway::GatewayTarget, String>>,
+    gateway:
+        std::sync::OnceLock<Result<crate::gateway::GatewayTarget, crate::gateway::GatewayError>>,
 }
 
 /// `db` followed by `parts`: where in a database a session's data is, written for each of
@@ -298,14 +299,15 @@ impl SqliteStore {
 
     /// The host's gateway as the config and environment name it (no I/O; whether it
     /// answers is found on connect), or why none is named.
-    fn gateway_target(&self) -> &Result<crate::gateway::GatewayTarget, String> {
+    fn gateway_target(
+        &self,
+    ) -> &Result<crate::gateway::GatewayTarget, crate::gateway::GatewayError> {
         self.gateway.get_or_init(|| {
             crate::gateway::target::resolve(
                 &self.host.config,
                 self.gateway_env(),
                 &crate::gateway::Overrides::default(),
             )
-            .map_err(|e| e.to_string())
         })
     }
 
