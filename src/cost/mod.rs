@@ -592,8 +592,8 @@ pub fn cache_ttl_seconds(
         }
         _ => m.to_string(),
     };
-    let long = Some(models)
-        .and_then(|ms| ms.get(&key))
+    let long = models
+        .get(&key)
         .and_then(|e| e.pointer("/params/cacheRetention"))
         .and_then(Value::as_str)
         == Some("long");

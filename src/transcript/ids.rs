@@ -193,14 +193,9 @@ fn pack_uuid(id: &str) -> Option<[u8; 16]> {
 
 fn spell_uuid(b: &[u8; 16]) -> [u8; UUID_LEN] {
     let mut out = [b'-'; UUID_LEN];
-    let mut at = 0;
-    for byte in b {
-        if DASHES.contains(&at) {
-            at += 1;
-        }
-        out[at] = HEX[(byte >> 4) as usize];
-        out[at + 1] = HEX[(byte & 15) as usize];
-        at += 2;
+    for (byte, pair) in b.iter().zip(DIGITS.chunks_exact(2)) {
+        out[pair[0]] = HEX[(byte >> 4) as usize];
+        out[pair[1]] = HEX[(byte & 15) as usize];
     }
     out
 }
