@@ -1,6 +1,6 @@
 //! Writes a deterministic OpenClaw 2026.9.6 SQLite host for the benchmarks (bench/run.sh).
 //!
-//!     cargo run --release --example gen_sqlite_host -- OUT_DIR [--sessions 2000] [--transcript-mb 100]
+//!     cargo run --release --example gen_sqlite_host -- OUT_DIR [--sessions 2000] [--session-rows N] [--transcript-mb 100]
 //!
 //! Starts from a copy of the 2026.9.6 fixture (tests/fixtures/openclaw-2026.9.6/host-f) and
 //! adds, to agent `main`'s database, rows cloned from the fixture's real rows with fresh ids:
@@ -8,6 +8,9 @@
 //!   `agent:ops:dr-drill`; every 7th entry has `totalTokensFresh: false` (so its used figure is
 //!   estimated from the transcript), every 11th has no `totalTokensFresh`, every 13th no
 //!   `totalTokens`; every 5th has had a memory flush;
+//!   with `--session-rows N`, each holds instead the first N rows of the chain the huge
+//!   session is made of (below: incident-7's header and rows, cloned with fresh ids), so a
+//!   session is as long as real ones are (issue 31 names 81 rows);
 //! - one session `agent:main:huge` whose transcript is the 60 rows of `agent:main:incident-7`
 //!   cloned until the decoded JSON reaches `--transcript-mb` megabytes, one chain, one early
 //!   compaction (the fixture's own, in the first clone). Rows the fixture stored as zstd are
@@ -122,6 +125,106 @@ fn remap(text: &str, map: &HashMap<String, String>) -> String {
         }
     }
     out
+}
+
+/// Writes to `sid` the header of `tpl` (incident-7's rows), then clones of its other rows
+/// with fresh ids as one chain until `stop(rows, bytes)`, asked before each row, says so.
+/// One early compaction: the first clone's; later clones leave it out and link past it.
+/// `labels`: what the clones' ids and idempotency keys are derived from (unique per session).
+/// Returns the rows and decoded bytes written.
+fn chain(
+    w: &mut Writer<'_>,
+    big: &[Row],
+    sid: &str,
+    labels: (&str, &str),
+    stop: &dyn Fn(u64, u64) -> bool,
+) -> (i64, u64) {
+    let (ids, idem) = labels;
+    let mut written = w.put(
+        sid,
+        0,
+        &big[0]
+            .json
+            .replace("f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93", sid),
+        None,
+        false,
+    ) as u64;
+    let mut seq = 1i64;
+    let mut last: Option<String> = None;
+    let mut k = 0u64;
+    while !stop(seq as u64, written) {
+        let mut map: HashMap<String, String> = HashMap::new();
+        for (j, r) in big.iter().enumerate().skip(1) {
+            if let Some(id) = &r.id {
+                map.insert(id.clone(), uuid(&format!("{ids}/{k}/{j}")));
+            }
+        }
+        for r in big.iter().skip(1) {
+            if stop(seq as u64, written) {
+                break;
+            }
+            // One early compaction: later clones leave it out and link past it.
+            if r.ty == "compaction" && k > 0 {
+                continue;
+            }
+            let mut json = remap(&r.json, &map);
+            let mut nav = r.nav.as_deref().map(|n| remap(n, &map));
+            let parent_in_clone = r.parent.as_ref().filter(|p| map.contains_key(*p));
+            let want_parent = match parent_in_clone {
+                Some(p)
+                    if big
+                        .iter()
+                        .any(|b| b.id.as_ref() == Some(p) && b.ty == "compaction")
+                        && k > 0 =>
+                {
+                    // The skipped compaction's child hangs on the compaction's parent.
+                    let cp = big
+                        .iter()
+                        .find(|b| b.ty == "compaction")
+                        .and_then(|b| b.parent.clone())
+                        .unwrap();
+                    Some(map[&cp].clone())
+                }
+                Some(p) => Some(map[p].clone()),
+                None => last.clone(),
+            };
+            let new_id = r.id.as_ref().map(|i| map[i].clone());
+            let mut v: Value = serde_json::from_str(&json).unwrap();
+            // An idempotency key is unique per session: each clone gets its own.
+            if let Some(key) = v.pointer_mut("/message/idempotencyKey") {
+                let role = key
+                    .as_str()
+                    .and_then(|k| k.rsplit(':').next())
+                    .unwrap_or("user");
+                *key = Value::String(format!("{}:{role}", uuid(&format!("{idem}/{seq}"))));
+            }
+            v["parentId"] = want_parent
+                .clone()
+                .map(Value::String)
+                .unwrap_or(Value::Null);
+            json = v.to_string();
+            if let Some(n) = nav.as_mut() {
+                let mut nv: Value = serde_json::from_str(n).unwrap();
+                for path in ["/report/entry", "/navigation", "/reset", "/model"] {
+                    if let Some(o) = nv.pointer_mut(path).and_then(Value::as_object_mut) {
+                        o.insert(
+                            "parentId".into(),
+                            want_parent
+                                .clone()
+                                .map(Value::String)
+                                .unwrap_or(Value::Null),
+                        );
+                    }
+                }
+                *n = nv.to_string();
+            }
+            written += w.put(sid, seq, &json, nav.as_deref(), r.zstd) as u64;
+            seq += 1;
+            last = new_id;
+        }
+        k += 1;
+    }
+    (seq, written)
 }
 
 struct Writer<'c> {
@@ -264,9 +367,10 @@ fn main() {
     let mb = take("--transcript-mb", 100);
     let big_row_mib = take("--big-row-mib", 0);
     let many_rows = take("--many-rows", 0);
+    let session_rows = take("--session-rows", 0);
     let [out] = &args[..] else {
         eprintln!(
-            "usage: gen_sqlite_host OUT_DIR [--sessions N] [--transcript-mb N] [--big-row-mib N] [--many-rows N]"
+            "usage: gen_sqlite_host OUT_DIR [--sessions N] [--session-rows N] [--transcript-mb N] [--big-row-mib N] [--many-rows N]"
         );
         std::process::exit(2);
     };
@@ -349,6 +453,14 @@ fn main() {
                         .or_insert_with(|| uuid(&format!("row/{i}/{j}")));
                 }
             }
+            if session_rows > 0 {
+                let label = format!("bench/{i}");
+                let idem = format!("bench/{i}/idem");
+                chain(&mut w, &big, &sid, (&label, &idem), &|rows, _| {
+                    rows >= session_rows
+                });
+                continue;
+            }
             for (seq, r) in small.iter().enumerate() {
                 w.put(
                     &sid,
@@ -363,90 +475,9 @@ fn main() {
         let sid = uuid("huge");
         add_session("agent:main:huge", &sid, 2, now);
         let target = mb * 1_000_000;
-        let mut written = w.put(
-            &sid,
-            0,
-            &big[0]
-                .json
-                .replace("f5b41ddd-c9f4-4372-aea6-7b5d0b4eca93", &sid),
-            None,
-            false,
-        ) as u64;
-        let mut seq = 1i64;
-        let mut last: Option<String> = None;
-        let mut k = 0u64;
-        while written < target {
-            let mut map: HashMap<String, String> = HashMap::new();
-            for (j, r) in big.iter().enumerate().skip(1) {
-                if let Some(id) = &r.id {
-                    map.insert(id.clone(), uuid(&format!("huge/{k}/{j}")));
-                }
-            }
-            for r in big.iter().skip(1) {
-                if written >= target {
-                    break;
-                }
-                // One early compaction: later clones leave it out and link past it.
-                if r.ty == "compaction" && k > 0 {
-                    continue;
-                }
-                let mut json = remap(&r.json, &map);
-                let mut nav = r.nav.as_deref().map(|n| remap(n, &map));
-                let parent_in_clone = r.parent.as_ref().filter(|p| map.contains_key(*p));
-                let want_parent = match parent_in_clone {
-                    Some(p)
-                        if big
-                            .iter()
-                            .any(|b| b.id.as_ref() == Some(p) && b.ty == "compaction")
-                            && k > 0 =>
-                    {
-                        // The skipped compaction's child hangs on the compaction's parent.
-                        let cp = big
-                            .iter()
-                            .find(|b| b.ty == "compaction")
-                            .and_then(|b| b.parent.clone())
-                            .unwrap();
-                        Some(map[&cp].clone())
-                    }
-                    Some(p) => Some(map[p].clone()),
-                    None => last.clone(),
-                };
-                let new_id = r.id.as_ref().map(|i| map[i].clone());
-                let mut v: Value = serde_json::from_str(&json).unwrap();
-                // An idempotency key is unique per session: each clone gets its own.
-                if let Some(key) = v.pointer_mut("/message/idempotencyKey") {
-                    let role = key
-                        .as_str()
-                        .and_then(|k| k.rsplit(':').next())
-                        .unwrap_or("user");
-                    *key = Value::String(format!("{}:{role}", uuid(&format!("idem/{seq}"))));
-                }
-                v["parentId"] = want_parent
-                    .clone()
-                    .map(Value::String)
-                    .unwrap_or(Value::Null);
-                json = v.to_string();
-                if let Some(n) = nav.as_mut() {
-                    let mut nv: Value = serde_json::from_str(n).unwrap();
-                    for path in ["/report/entry", "/navigation", "/reset", "/model"] {
-                        if let Some(o) = nv.pointer_mut(path).and_then(Value::as_object_mut) {
-                            o.insert(
-                                "parentId".into(),
-                                want_parent
-                                    .clone()
-                                    .map(Value::String)
-                                    .unwrap_or(Value::Null),
-                            );
-                        }
-                    }
-                    *n = nv.to_string();
-                }
-                written += w.put(&sid, seq, &json, nav.as_deref(), r.zstd) as u64;
-                seq += 1;
-                last = new_id;
-            }
-            k += 1;
-        }
+        let (seq, written) = chain(&mut w, &big, &sid, ("huge", "idem"), &|_, bytes| {
+            bytes >= target
+        });
         if big_row_mib > 0 {
             let sid = uuid("bigrow");
             add_session("agent:main:bigrow", &sid, 3, now - 1);
