@@ -450,16 +450,33 @@ impl Loss {
 
 /// Audits every compaction on the active branch of `t`, oldest first.
 pub fn audit_transcript(t: &Transcript, host: &HostFacts) -> SessionAudit {
-    audit_compactions(t, host, false)
+    audit_compactions(t, host, Scope::Full)
 }
 
 /// What the latest compaction on the active branch lost (None: there is none). Only that
 /// compaction's span is read, and the branch only as far as its summary's identifiers need.
 pub fn audit_latest(t: &Transcript, host: &HostFacts) -> Option<Loss> {
-    audit_compactions(t, host, true).latest().map(Loss::of)
+    audit_compactions(t, host, Scope::LatestLoss)
+        .latest()
+        .map(Loss::of)
 }
 
-fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> SessionAudit {
+/// How much of an audit is worked out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Every compaction, everything a report shows.
+    Full,
+    /// The latest compaction, and of it only what [`Loss`] reads: the span's identifiers, the
+    /// summary's and the kept messages' verdict on them, what was dropped and what could not
+    /// be read. A list row wants no more, and of a session of real size the rest is most of
+    /// the work: which summary identifiers were invented (a search of the whole branch before
+    /// the compaction) and the guard's verdict (a second extraction of the span's last texts,
+    /// then a search of the summary for each identifier).
+    LatestLoss,
+}
+
+fn audit_compactions(t: &Transcript, host: &HostFacts, scope: Scope) -> SessionAudit {
+    let only_latest = scope == Scope::LatestLoss;
     let path = t.active_branch();
     let boundary = Boundary::of_host(host.rules);
     let mut reader = Reader::new(t);
@@ -513,7 +530,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
         .iter()
         .enumerate()
         .map(|(k, f)| match &f.summary {
-            Some(s) if k >= audited => extract::identifiers(s),
+            Some(s) if k >= audited && scope == Scope::Full => extract::identifiers(s),
             _ => Vec::new(),
         })
         .collect();
@@ -565,7 +582,8 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, only_latest: bool) -> Ses
                 c.pos,
                 prev.and_then(|p| p.summary.as_deref()),
                 c.summary.as_deref(),
-            ),
+            )
+            .judged(scope == Scope::Full),
         ));
     }
     let (planned, jobs): (Vec<Boundary>, Vec<Job>) = jobs.into_iter().unzip();
@@ -706,6 +724,9 @@ struct Job<'p> {
     span: Span,
     /// The last [`guard::GUARD_MESSAGES`] summarized messages as the guard reads them.
     guard_texts: std::collections::VecDeque<std::rc::Rc<str>>,
+    /// Whether the summary is judged as OpenClaw's guard would ([`guard::verdict`], its
+    /// sections and length); when not, those stay unknown ([`Scope::LatestLoss`]).
+    judged: bool,
     kept: Option<KeptSearch>,
     /// The first position of the span or the kept messages whose text could not be read:
     /// what the summary lost is then unknown, never counted from the rest.
@@ -739,6 +760,7 @@ impl<'p> Job<'p> {
             order: Default::default(),
             first_at: Vec::new(),
             guard_texts: Default::default(),
+            judged: true,
             kept: None,
             unread: None,
         };
@@ -751,6 +773,12 @@ impl<'p> Job<'p> {
         }
         job.start_kept_search_when_span_done();
         job
+    }
+
+    /// Whether the summary is judged (the default) or only its identifiers counted.
+    fn judged(mut self, judged: bool) -> Job<'p> {
+        self.judged = judged;
+        self
     }
 
     /// The kept messages come after the span: once it is all read, what the summary left out
@@ -805,9 +833,11 @@ impl<'p> Job<'p> {
             self.add(&r.text, pos);
             self.span.entries += 1;
             self.span.tokens += r.tokens;
-            self.guard_texts.push_back(r.guard_text.clone());
-            if self.guard_texts.len() > guard::GUARD_MESSAGES {
-                self.guard_texts.pop_front();
+            if self.judged {
+                self.guard_texts.push_back(r.guard_text.clone());
+                if self.guard_texts.len() > guard::GUARD_MESSAGES {
+                    self.guard_texts.pop_front();
+                }
             }
             self.start_kept_search_when_span_done();
         }
@@ -905,11 +935,14 @@ impl<'p> Job<'p> {
             span: self.span,
             identifiers: Some(ids),
             dropped_unsummarized: dropped,
-            missing_sections: (host.rules == Rules::V2026_9)
+            missing_sections: (self.judged && host.rules == Rules::V2026_9)
                 .then(|| guard::missing_sections(summary)),
-            summary_chars: Some(guard::chars(summary)),
+            summary_chars: self.judged.then(|| guard::chars(summary)),
             summary_cap: guard::SUMMARY_CAP,
-            guard: guard::verdict(summary, &guard_texts),
+            guard: match self.judged {
+                true => guard::verdict(summary, &guard_texts),
+                false => GuardVerdict::unknown(),
+            },
             unknown: None,
             unread_message: false,
         }

@@ -158,6 +158,32 @@ fn latest_only_agrees_with_the_full_audit() {
     }
 }
 
+/// A list row's audit works out only what its loss reads (`Scope::LatestLoss`): on every
+/// fixture transcript, under either host's rules and with summaries readable or not, that loss
+/// is the one the full audit gives of the latest compaction.
+#[test]
+fn the_latest_loss_alone_is_the_full_audits_on_every_fixture() {
+    let mut compacted = 0;
+    for path in crate::transcript::fixture_transcripts() {
+        let t = Transcript::open(&path).unwrap();
+        for rules in [Rules::V2026_2, Rules::V2026_9] {
+            for summaries_unreadable in [None, Some("not exposed by the gateway".to_string())] {
+                let host = HostFacts {
+                    rules,
+                    summaries_unreadable,
+                };
+                let full = audit_transcript(&t, &host);
+                let latest = audit_latest(&t, &host);
+                assert_eq!(latest, full.latest().map(Loss::of), "{}", path.display());
+                compacted += usize::from(latest.is_some());
+            }
+        }
+    }
+    // Compacted fixtures exist (real OpenClaw and pi files, clawtop's edge cases): each counted
+    // under the four hosts.
+    assert!(compacted >= 4 * 6, "{compacted}");
+}
+
 /// `two_compactions` with c2 carrying `details`, and c2's firstKeptEntryId `first_kept`.
 fn two_compactions_with(details: Value, first_kept: &str) -> Transcript {
     let mut lines = two_compaction_lines();
