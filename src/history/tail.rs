@@ -124,8 +124,13 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
                 | EntryKind::Message(Role::User)
                 | EntryKind::Message(Role::Assistant)
         );
-        // The heads the transcript keeps are shared, not copied.
-        let decoded = if counted { t.slim(k as u32) } else { None };
+        // The heads the transcript keeps are shared, not copied; a message the scan captured
+        // is not parsed again.
+        let decoded = if counted {
+            t.series_head(k as u32)
+        } else {
+            None
+        };
         let v = decoded.unwrap_or_else(|| {
             let mut o = serde_json::Map::new();
             if let Some(id) = t.written_id(k as u32) {

@@ -771,3 +771,61 @@ fn rows_captured_whole_or_beside_their_projection_are_not_fetched_again() {
     );
     assert_eq!(reads.load(Relaxed), 0);
 }
+
+/// The forecast reads a message the scan captured from the capture
+/// (`Transcript::series_head`), not from its line: on every fixture transcript each captured
+/// message gives the envelope and the step its line's head gives, under either host's rules,
+/// and the turns of a transcript opened with captures are those of one opened without.
+#[test]
+fn a_captured_message_is_the_step_its_line_is() {
+    use crate::transcript::{EntryKind, Role, Transcript};
+    let mut captured = 0;
+    for path in crate::transcript::fixture_transcripts() {
+        let with = Transcript::open_for_history(&path).unwrap();
+        let without = Transcript::open(&path).unwrap();
+        assert!(!without.captures(), "{}", path.display());
+        for k in 0..with.len() as u32 {
+            let kind = with.entries[k as usize].kind;
+            let message = matches!(
+                kind,
+                EntryKind::Message(Role::User) | EntryKind::Message(Role::Assistant)
+            );
+            if !message || !with.has_captured(k) {
+                continue;
+            }
+            captured += 1;
+            let (from_capture, from_line) = (with.series_head(k), without.slim(k));
+            let field = |v: &Option<std::sync::Arc<Value>>, f: &str| {
+                v.as_ref().and_then(|v| v.get(f)).cloned()
+            };
+            for f in ["type", "id", "parentId", "timestamp"] {
+                assert_eq!(
+                    field(&from_capture, f),
+                    field(&from_line, f),
+                    "{} entry {k}: {f}",
+                    path.display()
+                );
+            }
+            for rules in [Rules::V2026_2, Rules::V2026_9] {
+                let step = |v: &Option<std::sync::Arc<Value>>| {
+                    v.as_ref().and_then(|v| series::step_of(rules, v))
+                };
+                assert_eq!(
+                    step(&from_capture),
+                    step(&from_line),
+                    "{} entry {k}",
+                    path.display()
+                );
+            }
+        }
+        for rules in [Rules::V2026_2, Rules::V2026_9] {
+            assert_eq!(
+                tail::turns_of_transcript(&with, rules),
+                tail::turns_of_transcript(&without, rules),
+                "{}",
+                path.display()
+            );
+        }
+    }
+    assert!(captured >= 50, "{captured}");
+}

@@ -1125,6 +1125,64 @@ impl Transcript {
         v
     }
 
+    /// Entry `idx` as the forecast's series reads it ([`tail::slim`]'s envelope and, of a
+    /// message, what decides its step): made from the scan's capture when there is one (the
+    /// facts the history's walk reads, [`Self::captured`]), so a reply of many kilobytes is
+    /// not parsed a second time; else [`Self::slim`]. A captured user message carries only
+    /// the start of its text and a reply its measurement without the message's `timestamp`:
+    /// all the series reads (`series::step_of`, and the envelope for the branch), but not a
+    /// head for other readers, so it is made anew each time rather than kept with the heads.
+    pub fn series_head(&self, idx: u32) -> Option<std::sync::Arc<Value>> {
+        let message = match self.captured(idx) {
+            Some(Captured::Unreadable) => return None,
+            Some(Captured::User { timestamp, lead }) => (
+                timestamp,
+                serde_json::json!({"role": "user", "content": lead}),
+            ),
+            Some(Captured::Assistant {
+                timestamp,
+                stop_reason,
+                provider,
+                model,
+                usage,
+            }) => {
+                let mut m = serde_json::Map::new();
+                m.insert("role".into(), "assistant".into());
+                for (k, v) in [
+                    ("stopReason", stop_reason),
+                    ("provider", provider),
+                    ("model", model),
+                ] {
+                    if let Some(v) = v {
+                        m.insert(k.into(), v.into());
+                    }
+                }
+                if let Some(u) = usage {
+                    match serde_json::from_str::<Value>(u) {
+                        Ok(u) => m.insert("usage".into(), u),
+                        Err(_) => return self.slim(idx),
+                    };
+                }
+                (timestamp, Value::Object(m))
+            }
+            Some(Captured::Entry(_)) | None => return self.slim(idx),
+        };
+        let (timestamp, message) = message;
+        let mut o = serde_json::Map::new();
+        o.insert("type".into(), "message".into());
+        if let Some(id) = self.written_id(idx) {
+            o.insert("id".into(), id.to_string().into());
+        }
+        if let Some(p) = self.written_parent_id(idx) {
+            o.insert("parentId".into(), p.to_string().into());
+        }
+        if let Some(ts) = timestamp {
+            o.insert("timestamp".into(), ts.into());
+        }
+        o.insert("message".into(), message);
+        Some(std::sync::Arc::new(Value::Object(o)))
+    }
+
     /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.
     pub fn branch(&self, leaf: Option<u32>) -> Vec<u32> {
         let mut path = Vec::new();
