@@ -1099,15 +1099,7 @@ impl Transcript {
     /// it cannot be read. Kept for the first [`SLIM_MEMO_MAX`] entries asked for whose line is
     /// at most [`SLIM_MEMO_LINE_MAX`] bytes.
     pub fn slim(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
-        let memo = |s: &Self| {
-            s.slims
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .iter()
-                .find(|(i, _)| *i == idx)
-                .map(|(_, v)| v.clone())
-        };
-        if let Some(v) = memo(self) {
+        if let Some(v) = self.slim_kept(idx) {
             return v;
         }
         let v = self
@@ -1125,14 +1117,29 @@ impl Transcript {
         v
     }
 
+    /// Entry `idx`'s head if [`Self::slim`] kept it.
+    fn slim_kept(&self, idx: u32) -> Option<Option<std::sync::Arc<serde_json::Value>>> {
+        self.slims
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .find(|(i, _)| *i == idx)
+            .map(|(_, v)| v.clone())
+    }
+
     /// Entry `idx` as the forecast's series reads it ([`tail::slim`]'s envelope and, of a
-    /// message, what decides its step): made from the scan's capture when there is one (the
-    /// facts the history's walk reads, [`Self::captured`]), so a reply of many kilobytes is
-    /// not parsed a second time; else [`Self::slim`]. A captured user message carries only
-    /// the start of its text and a reply its measurement without the message's `timestamp`:
-    /// all the series reads (`series::step_of`, and the envelope for the branch), but not a
-    /// head for other readers, so it is made anew each time rather than kept with the heads.
+    /// message, what decides its step): the head [`Self::slim`] kept, if another reader had
+    /// it made; else made from the scan's capture when there is one (the facts the history's
+    /// walk reads, [`Self::captured`]), so a reply of many kilobytes is not parsed a second
+    /// time; else [`Self::slim`]. A captured user message carries only the start of its text
+    /// and a reply its measurement without the message's `timestamp`: all the series reads
+    /// (`series::step_of`, and the envelope for the branch), but not a head for other
+    /// readers, so it is made anew each time rather than kept with the heads.
     pub fn series_head(&self, idx: u32) -> Option<std::sync::Arc<Value>> {
+        // A head another reader had made (`used`'s, of the last entries) is shared.
+        if let Some(v) = self.slim_kept(idx) {
+            return v;
+        }
         let message = match self.captured(idx) {
             Some(Captured::Unreadable) => return None,
             Some(Captured::User { timestamp, lead }) => (
