@@ -30,6 +30,7 @@
 pub mod automaton;
 pub mod extract;
 pub mod guard;
+mod line_text;
 pub mod presence;
 
 use crate::thresholds::Rules;
@@ -209,6 +210,9 @@ struct Reader<'a> {
     t: &'a Transcript,
     warnings: Vec<String>,
     warned: std::collections::HashSet<u32>,
+    /// Only each entry's text is wanted ([`Scope::LatestLoss`]): read from its line
+    /// ([`line_text`]), not decoded whole, and no tokens or guard text.
+    text_only: bool,
 }
 
 impl<'a> Reader<'a> {
@@ -217,6 +221,7 @@ impl<'a> Reader<'a> {
             t,
             warnings: Vec::new(),
             warned: Default::default(),
+            text_only: false,
         }
     }
 
@@ -235,6 +240,21 @@ impl<'a> Reader<'a> {
     /// Text and tokens of a message-yielding entry (the compaction view's messages).
     fn read(&mut self, idx: u32) -> Read {
         let kind = self.t.entries[idx as usize].kind;
+        if self.text_only {
+            let text = self
+                .t
+                .raw_line(idx)
+                .ok()
+                .and_then(|raw| line_text::seen_text(kind, &raw));
+            if let Some(text) = text {
+                return Read {
+                    text: text.into(),
+                    guard_text: "".into(),
+                    tokens: 0,
+                    unread: false,
+                };
+            }
+        }
         let Some(v) = self.value(idx) else {
             return Read {
                 text: "".into(),
@@ -480,6 +500,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, scope: Scope) -> SessionA
     let path = t.active_branch();
     let boundary = Boundary::of_host(host.rules);
     let mut reader = Reader::new(t);
+    reader.text_only = only_latest;
     let mut pos_of = vec![u32::MAX; t.len()];
     for (p, &i) in path.iter().enumerate() {
         pos_of[i as usize] = p as u32;
