@@ -501,45 +501,7 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, scope: Scope) -> SessionA
     let boundary = Boundary::of_host(host.rules);
     let mut reader = Reader::new(t);
     reader.text_only = only_latest;
-    let mut pos_of = vec![u32::MAX; t.len()];
-    for (p, &i) in path.iter().enumerate() {
-        pos_of[i as usize] = p as u32;
-    }
-    let found: Vec<Found> = path
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| t.entries[**i as usize].kind == EntryKind::Compaction)
-        .map(|(pos, &i)| {
-            let v = reader.value(i);
-            let summary = v
-                .as_ref()
-                .and_then(|v| v.get("summary"))
-                .and_then(Value::as_str)
-                .filter(|_| host.summaries_unreadable.is_none())
-                .map(str::to_string);
-            let first_kept = v
-                .as_ref()
-                .and_then(|v| t.first_kept_of(i, v))
-                .map(|k| pos_of[k as usize] as usize)
-                .filter(|&k| k < pos);
-            let first_kept_id = v
-                .as_ref()
-                .and_then(|v| v.get("firstKeptEntryId"))
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let recorded = v
-                .as_ref()
-                .and_then(crate::plan::recorded_planner)
-                .map(str::to_string);
-            Found {
-                pos,
-                summary,
-                first_kept,
-                first_kept_id,
-                recorded,
-            }
-        })
-        .collect();
+    let found = compactions_on(t, &path, host, &mut reader);
 
     // Every summary's identifiers, and the first branch position that holds each.
     let audited = if only_latest {
@@ -647,6 +609,53 @@ fn audit_compactions(t: &Transcript, host: &HostFacts, scope: Scope) -> SessionA
         compactions: audits,
         warnings: reader.warnings,
     }
+}
+
+/// The compactions on the branch `path`, each read once.
+fn compactions_on(
+    t: &Transcript,
+    path: &[u32],
+    host: &HostFacts,
+    reader: &mut Reader,
+) -> Vec<Found> {
+    let mut pos_of = vec![u32::MAX; t.len()];
+    for (p, &i) in path.iter().enumerate() {
+        pos_of[i as usize] = p as u32;
+    }
+    path.iter()
+        .enumerate()
+        .filter(|(_, i)| t.entries[**i as usize].kind == EntryKind::Compaction)
+        .map(|(pos, &i)| {
+            let v = reader.value(i);
+            let summary = v
+                .as_ref()
+                .and_then(|v| v.get("summary"))
+                .and_then(Value::as_str)
+                .filter(|_| host.summaries_unreadable.is_none())
+                .map(str::to_string);
+            let first_kept = v
+                .as_ref()
+                .and_then(|v| t.first_kept_of(i, v))
+                .map(|k| pos_of[k as usize] as usize)
+                .filter(|&k| k < pos);
+            let first_kept_id = v
+                .as_ref()
+                .and_then(|v| v.get("firstKeptEntryId"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let recorded = v
+                .as_ref()
+                .and_then(crate::plan::recorded_planner)
+                .map(str::to_string);
+            Found {
+                pos,
+                summary,
+                first_kept,
+                first_kept_id,
+                recorded,
+            }
+        })
+        .collect()
 }
 
 /// The one pass over the branch: each entry that anything needs is decoded once, in branch
