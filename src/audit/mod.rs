@@ -473,8 +473,10 @@ pub fn audit_transcript(t: &Transcript, host: &HostFacts) -> SessionAudit {
     audit_compactions(t, host, Scope::Full)
 }
 
-/// What the latest compaction on the active branch lost (None: there is none). Only that
-/// compaction's span is read, and the branch only as far as its summary's identifiers need.
+/// What the latest compaction on the active branch lost (None: there is none). Only what
+/// that loss needs is worked out (`Scope::LatestLoss`): the compaction's span, and the
+/// messages it kept as far as the identifiers its summary left out need, each read for its
+/// text alone.
 pub fn audit_latest(t: &Transcript, host: &HostFacts) -> Option<Loss> {
     audit_compactions(t, host, Scope::LatestLoss)
         .latest()
