@@ -377,6 +377,28 @@ for _ in range(2):
 print(" ".join(f"{r:.2f}" for r in runs))
 PY
   ) && CPU["openclaw sessions (sqlite)"]=$(median "$OC_RUNS")
+  # The warm ratio taken in pairs too: `openclaw sessions` once, then the mean of 10 warm
+  # lists, five times. The goal's figure above sets a median taken here against a mean taken
+  # minutes earlier, and this VM's speed moves by half between minutes. Not the goal's figure.
+  WARM_PAIRED=$(env OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
+    python3 - "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" "$BIN" "$SQLITE_HOST/state" <<'PY' || true
+import resource, statistics, subprocess, sys
+node, mjs, bin, state = sys.argv[1:]
+def cpu(cmd, times=1):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for _ in range(times):
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) / times
+warm = [bin, "list", "--json", "--state-dir", state]
+cpu(warm)  # the rows cache as the warm runs above left it
+ratios = []
+for _ in range(5):
+    oc = cpu([node, mjs, "sessions", "--all-agents", "--json", "--limit", "all"])
+    ratios.append(oc / cpu(warm, 10))
+print(f"median {statistics.median(ratios):.1f}x, lowest {min(ratios):.1f}x, highest {max(ratios):.1f}x")
+PY
+  )
   rm -rf "$OC_COPY"
 else
   ROWS+=("openclaw sessions (sqlite)|-|-|-|-|skipped: run interop/openclaw/install.sh (see the header)")
@@ -523,6 +545,7 @@ R=$(ratio "${CPU[list cold (file)]:-}" "$FLOOR_FILES_S"); G=$(goal "$R" "<=" 2);
 echo "  cold list / floor (file):                       ${R}x  (goal <= 2: $G; medians of three: list ${COLD_RUNS[file]:-n/a} s, floor ${FLOOR_FILES_RUNS:-n/a} s)"
 R=$(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}"); G=$(goal "$R" ">=" 50); failed_if "$G"
 echo "  openclaw sessions / warm list (sqlite):         ${R}x  (goal >= 50: $G; warm: mean of 10 runs, ${CPU[list warm (sqlite)]:-n/a} s; openclaw: median of ${OC_RUNS:-n/a} s)"
+echo "  openclaw sessions / warm list (sqlite), pairs:  ${WARM_PAIRED:-n/a}  (each pair run back to back; not the goal's figure)"
 echo "  cold / warm list (file):                        $(ratio "${CPU[list cold (file)]:-}" "${CPU[list warm (file)]:-}")x"
 echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold (file-missing)]:-}" "${CPU[list warm (file-missing)]:-}")x"
 echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"
