@@ -6,11 +6,12 @@
 //! fields the text comes from (`message.content` and, for some roles, `command`, `output`,
 //! `summary`; an entry's own `content` or `summary`) and skips the rest. It gives what
 //! [`super::texts`] gives of the decoded entry, or None where it cannot be sure it would
-//! (the line does not parse here: malformed, a lone surrogate or bad UTF-8 in a text it
-//! reads), and the caller decodes the entry as before. A repeated key keeps its last value,
-//! as the decode does. What it skips it still parses as the decode does ([`Skip`]: numbers,
-//! strings and nesting checked alike), so it takes exactly the lines the decode takes
-//! unrepaired: an entry it reads is never one the decode would call unreadable.
+//! (the line does not parse here: malformed, not an object, or holding anywhere what the
+//! decode must repair first, a lone surrogate or bad UTF-8), and the caller decodes the entry
+//! as before. A repeated key keeps its last value, as the decode does. What it skips it still
+//! parses as the decode does ([`Skip`]: numbers, strings and nesting checked alike), so it
+//! takes only lines the decode takes unrepaired: an entry it reads is never one the decode
+//! would call unreadable.
 
 use crate::transcript::{EntryKind, Role};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
