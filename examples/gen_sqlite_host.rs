@@ -445,14 +445,6 @@ fn main() {
             let key = format!("agent:main:bench-{i:04}");
             let sid = uuid(&format!("session/{i}"));
             add_session(&key, &sid, i + 1, now - i as i64 * 60_000);
-            let mut map: HashMap<String, String> = HashMap::new();
-            map.insert("e050b933-502b-4898-9507-c451ca94449c".into(), sid.clone());
-            for (j, r) in small.iter().enumerate() {
-                if let Some(id) = &r.id {
-                    map.entry(id.clone())
-                        .or_insert_with(|| uuid(&format!("row/{i}/{j}")));
-                }
-            }
             if session_rows > 0 {
                 let label = format!("bench/{i}");
                 let idem = format!("bench/{i}/idem");
@@ -460,6 +452,14 @@ fn main() {
                     rows >= session_rows
                 });
                 continue;
+            }
+            let mut map: HashMap<String, String> = HashMap::new();
+            map.insert("e050b933-502b-4898-9507-c451ca94449c".into(), sid.clone());
+            for (j, r) in small.iter().enumerate() {
+                if let Some(id) = &r.id {
+                    map.entry(id.clone())
+                        .or_insert_with(|| uuid(&format!("row/{i}/{j}")));
+                }
             }
             for (seq, r) in small.iter().enumerate() {
                 w.put(

@@ -4,7 +4,7 @@
 //! would throw on a malformed block (missing `text` or `arguments`), clawtop counts 0 for the
 //! missing part instead of failing the whole figure.
 
-mod fast;
+pub(crate) mod fast;
 
 use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
 use crate::transcript::{

@@ -9,10 +9,11 @@
 //! (the line does not parse here: malformed, not an object, or holding anywhere what the
 //! decode must repair first, a lone surrogate or bad UTF-8), and the caller decodes the entry
 //! as before. A repeated key keeps its last value, as the decode does. What it skips it still
-//! parses as the decode does ([`Skip`]: numbers, strings and nesting checked alike), so it
-//! takes only lines the decode takes unrepaired: an entry it reads is never one the decode
-//! would call unreadable.
+//! parses as the decode does (the token estimate's `Skip`: numbers, strings and nesting
+//! checked alike), so it takes only lines the decode takes unrepaired: an entry it reads is
+//! never one the decode would call unreadable.
 
+use crate::tokens::fast::{Key, Skip, SkipVisitor, StrictStr};
 use crate::transcript::{EntryKind, Role};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::borrow::Cow;
@@ -77,7 +78,7 @@ impl<'de> serde::Deserialize<'de> for Top<'de> {
                     match k {
                         Key::Message => top.message = a.next_value::<Lenient<Message<'de>>>()?.0,
                         Key::Content => top.content = a.next_value::<Content>()?.0,
-                        Key::Summary => top.summary = a.next_value::<Str<'de>>()?.0,
+                        Key::Summary => top.summary = a.next_value::<StrictStr<'de>>()?.0,
                         _ => {
                             a.next_value::<Skip>()?;
                         }
@@ -103,9 +104,9 @@ impl<'de> serde::Deserialize<'de> for Message<'de> {
                 while let Some(k) = a.next_key::<Key>()? {
                     match k {
                         Key::Content => m.content = a.next_value::<Content>()?.0,
-                        Key::Command => m.command = a.next_value::<Str<'de>>()?.0,
-                        Key::Output => m.output = a.next_value::<Str<'de>>()?.0,
-                        Key::Summary => m.summary = a.next_value::<Str<'de>>()?.0,
+                        Key::Command => m.command = a.next_value::<StrictStr<'de>>()?.0,
+                        Key::Output => m.output = a.next_value::<StrictStr<'de>>()?.0,
+                        Key::Summary => m.summary = a.next_value::<StrictStr<'de>>()?.0,
                         _ => {
                             a.next_value::<Skip>()?;
                         }
@@ -132,9 +133,8 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Lenient<T> {
             fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Lenient<T>, A::Error> {
                 T::deserialize(de::value::MapAccessDeserializer::new(a)).map(|t| Lenient(Some(t)))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Lenient<T>, A::Error> {
-                while a.next_element::<Skip>()?.is_some() {}
-                Ok(Lenient(None))
+            fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Lenient<T>, A::Error> {
+                SkipVisitor.visit_seq(a).map(|_| Lenient(None))
             }
             fn visit_bool<E>(self, _: bool) -> Result<Lenient<T>, E> {
                 Ok(Lenient(None))
@@ -156,58 +156,6 @@ impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Lenient<T> {
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-/// A string, or None for any other value.
-struct Str<'a>(Option<Cow<'a, str>>);
-
-impl<'de> serde::Deserialize<'de> for Str<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = d.deserialize_any(StrOr(std::marker::PhantomData))?;
-        Ok(Str(v))
-    }
-}
-
-/// Visits a string as `Some`, skipping any other value as None.
-struct StrOr<'a>(std::marker::PhantomData<&'a ()>);
-
-impl<'de> Visitor<'de> for StrOr<'de> {
-    type Value = Option<Cow<'de, str>>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Borrowed(v)))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v.to_owned())))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Some(Cow::Owned(v)))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        while a.next_entry::<Skip, Skip>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        while a.next_element::<Skip>()?.is_some() {}
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
     }
 }
 
@@ -246,9 +194,8 @@ impl<'de> serde::Deserialize<'de> for Content {
                 }
                 Ok(Content(Some(out)))
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Content, A::Error> {
-                while a.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Content(None))
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Content, A::Error> {
+                SkipVisitor.visit_map(a).map(|_| Content(None))
             }
             fn visit_bool<E>(self, _: bool) -> Result<Content, E> {
                 Ok(Content(None))
@@ -287,7 +234,7 @@ impl<'de> serde::Deserialize<'de> for Block<'de> {
                 let mut text = None;
                 while let Some(k) = a.next_key::<Key>()? {
                     if k == Key::Text {
-                        text = a.next_value::<Str<'de>>()?.0;
+                        text = a.next_value::<StrictStr<'de>>()?.0;
                     } else {
                         a.next_value::<Skip>()?;
                     }
@@ -296,86 +243,6 @@ impl<'de> serde::Deserialize<'de> for Block<'de> {
             }
         }
         d.deserialize_map(V)
-    }
-}
-
-/// The keys read (as written or escaped, as the decode reads them); any other is `Other`.
-#[derive(PartialEq, Eq)]
-enum Key {
-    Message,
-    Content,
-    Summary,
-    Command,
-    Output,
-    Text,
-    Other,
-}
-
-impl<'de> serde::Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                Ok(match v {
-                    "message" => Key::Message,
-                    "content" => Key::Content,
-                    "summary" => Key::Summary,
-                    "command" => Key::Command,
-                    "output" => Key::Output,
-                    "text" => Key::Text,
-                    _ => Key::Other,
-                })
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// A value read and dropped through `deserialize_any`, as a decode into a `Value` reads it:
-/// a number out of range, a lone surrogate or nesting past the parser's limit fail here as
-/// they fail there (serde's `IgnoredAny` skips over them).
-struct Skip;
-
-impl<'de> serde::Deserialize<'de> for Skip {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Skip;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any JSON value")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
-                while a.next_entry::<Skip, Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
-                while a.next_element::<Skip>()?.is_some() {}
-                Ok(Skip)
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-            fn visit_unit<E>(self) -> Result<Skip, E> {
-                Ok(Skip)
-            }
-        }
-        d.deserialize_any(V)
     }
 }
 

@@ -131,16 +131,8 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
         } else {
             None
         };
-        let v = decoded.unwrap_or_else(|| {
-            let mut o = serde_json::Map::new();
-            if let Some(id) = t.written_id(k as u32) {
-                o.insert("id".into(), Value::String(id.to_string()));
-            }
-            if let Some(p) = t.written_parent_id(k as u32) {
-                o.insert("parentId".into(), Value::String(p.to_string()));
-            }
-            std::sync::Arc::new(Value::Object(o))
-        });
+        let v = decoded
+            .unwrap_or_else(|| std::sync::Arc::new(Value::Object(t.written_envelope(k as u32))));
         if e.kind == EntryKind::Message(Role::User) {
             users += 1;
         }

@@ -32,7 +32,7 @@ pub fn figures(raw: &[u8], hook_is_custom: bool) -> Option<MessageFigures> {
 }
 
 /// A value of any type, parsed and dropped (so `serde_json` checks it as `Value` would).
-pub(super) struct Skip;
+pub(crate) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -40,7 +40,7 @@ impl<'de> Deserialize<'de> for Skip {
     }
 }
 
-struct SkipVisitor;
+pub(crate) struct SkipVisitor;
 
 impl<'de> Visitor<'de> for SkipVisitor {
     type Value = Skip;
@@ -80,7 +80,7 @@ impl<'de> Visitor<'de> for SkipVisitor {
 
 /// The object keys any level reads; everything else is [`Key::Other`].
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Key {
+pub(crate) enum Key {
     Type,
     Message,
     Content,
@@ -890,6 +890,7 @@ fn number_len(tok: &str) -> Option<usize> {
 
 mod fused;
 
+pub(crate) use fused::StrictStr;
 pub use fused::head_and_figures;
 
 #[cfg(test)]

@@ -1099,9 +1099,14 @@ impl Transcript {
     /// it cannot be read. Kept for the first [`SLIM_MEMO_MAX`] entries asked for whose line is
     /// at most [`SLIM_MEMO_LINE_MAX`] bytes.
     pub fn slim(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
-        if let Some(v) = self.slim_kept(idx) {
-            return v;
+        match self.slim_kept(idx) {
+            Some(v) => v,
+            None => self.slim_made(idx),
         }
+    }
+
+    /// [`Self::slim`] of an entry whose head is not kept: made, and kept when it may be.
+    fn slim_made(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
         let v = self
             .raw_line(idx)
             .ok()
@@ -1115,6 +1120,19 @@ impl Transcript {
             slims.push((idx, v.clone()));
         }
         v
+    }
+
+    /// Entry `idx`'s `id` and `parentId` as written, as an object (each left out when the
+    /// entry has none): the envelope of a head made without its line.
+    pub fn written_envelope(&self, idx: u32) -> serde_json::Map<String, Value> {
+        let mut o = serde_json::Map::new();
+        if let Some(id) = self.written_id(idx) {
+            o.insert("id".into(), Value::String(id.to_string()));
+        }
+        if let Some(p) = self.written_parent_id(idx) {
+            o.insert("parentId".into(), Value::String(p.to_string()));
+        }
+        o
     }
 
     /// Entry `idx`'s head if [`Self::slim`] kept it.
@@ -1167,22 +1185,16 @@ impl Transcript {
                 if let Some(u) = usage {
                     match serde_json::from_str::<Value>(u) {
                         Ok(u) => m.insert("usage".into(), u),
-                        Err(_) => return self.slim(idx),
+                        Err(_) => return self.slim_made(idx),
                     };
                 }
                 (timestamp, Value::Object(m))
             }
-            Some(Captured::Entry(_)) | None => return self.slim(idx),
+            Some(Captured::Entry(_)) | None => return self.slim_made(idx),
         };
         let (timestamp, message) = message;
-        let mut o = serde_json::Map::new();
+        let mut o = self.written_envelope(idx);
         o.insert("type".into(), "message".into());
-        if let Some(id) = self.written_id(idx) {
-            o.insert("id".into(), id.to_string().into());
-        }
-        if let Some(p) = self.written_parent_id(idx) {
-            o.insert("parentId".into(), p.to_string().into());
-        }
         if let Some(ts) = timestamp {
             o.insert("timestamp".into(), ts.into());
         }

@@ -47,7 +47,7 @@ fn not_here<T, E: de::Error>() -> Result<T, E> {
 
 /// A string as the envelope keeps it (borrowed unless it had escapes); any other value is
 /// parsed, checked and read as absent, as the scan's `AnyStr` reads it.
-struct StrictStr<'a>(Option<Cow<'a, str>>);
+pub(crate) struct StrictStr<'a>(pub(crate) Option<Cow<'a, str>>);
 
 impl<'de> Deserialize<'de> for StrictStr<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
