@@ -20,29 +20,61 @@ pub use crate::transcript::tail::{Tail, read_file, slim};
 /// The active branch's steps within the tail, oldest first, and whether they reach back far
 /// enough (to the start, or over the measured turns the forecast takes).
 pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
-    let e = &tail.entries;
-    fn id(v: &Value) -> Option<&str> {
-        v.get("id").and_then(Value::as_str)
+    branch_steps(tail, rules)
+}
+
+/// The last entries as [`branch_steps`] reads them: a source's [`Tail`] of decoded entries,
+/// or an open transcript's ([`OpenTail`]), whose uncounted entries are never made values.
+trait TailEntries {
+    fn len(&self) -> usize;
+    /// True when the entries reach the transcript's start.
+    fn complete(&self) -> bool;
+    fn id(&self, k: usize) -> Option<&str>;
+    fn parent_id(&self, k: usize) -> Option<&str>;
+    /// The entry as decoded, when it is: what [`series::step_of`] reads, and its time.
+    fn head(&self, k: usize) -> Option<&Value>;
+}
+
+impl TailEntries for Tail {
+    fn len(&self) -> usize {
+        self.entries.len()
     }
-    fn is_header(v: &Value) -> bool {
-        v.get("type").and_then(Value::as_str) == Some("session")
+    fn complete(&self) -> bool {
+        self.complete
     }
+    fn id(&self, k: usize) -> Option<&str> {
+        self.entries[k].get("id").and_then(Value::as_str)
+    }
+    fn parent_id(&self, k: usize) -> Option<&str> {
+        self.entries[k].get("parentId").and_then(Value::as_str)
+    }
+    fn head(&self, k: usize) -> Option<&Value> {
+        Some(&self.entries[k])
+    }
+}
+
+/// [`steps`] over any [`TailEntries`]: one walk for a source's tail and an open transcript's.
+fn branch_steps(e: &impl TailEntries, rules: Rules) -> (Vec<(Step, At)>, bool) {
+    let is_header = |k: usize| {
+        e.head(k)
+            .and_then(|v| v.get("type"))
+            .and_then(Value::as_str)
+            == Some("session")
+    };
+    let n = e.len();
     // A v1 file's header can carry an id while its entries have none: the entries decide.
-    let has_ids = e.iter().any(|v| id(v).is_some() && !is_header(v));
+    let has_ids = (0..n).any(|k| e.id(k).is_some() && !is_header(k));
     let mut branch: Vec<usize> = Vec::new();
     let mut cut = false;
     if has_ids {
         // foldhash (seeded per process, as std's is) rather than SipHash: this table is built
         // for every session of a listing.
-        let by_id: foldhash::HashMap<&str, usize> = e
-            .iter()
-            .enumerate()
-            .filter_map(|(k, v)| id(v).map(|i| (i, k)))
-            .collect();
-        let mut cur = e.iter().rposition(|v| id(v).is_some() && !is_header(v));
+        let by_id: foldhash::HashMap<&str, usize> =
+            (0..n).filter_map(|k| e.id(k).map(|i| (i, k))).collect();
+        let mut cur = (0..n).rposition(|k| e.id(k).is_some() && !is_header(k));
         while let Some(k) = cur {
             branch.push(k);
-            cur = match e[k].get("parentId").and_then(Value::as_str) {
+            cur = match e.parent_id(k) {
                 Some(p) => match by_id.get(p) {
                     // Parents come earlier in append order; anything else (a cycle) stops.
                     Some(&pk) if pk < k => Some(pk),
@@ -56,17 +88,17 @@ pub fn steps(tail: &Tail, rules: Rules) -> (Vec<(Step, At)>, bool) {
         }
         branch.reverse();
     } else {
-        branch = (0..e.len()).collect();
-        cut = !tail.complete;
+        branch = (0..n).collect();
+        cut = !e.complete();
     }
     let mut out = Vec::new();
     for k in branch {
-        let v = &e[k];
+        let Some(v) = e.head(k) else { continue };
         if let Some(s) = series::step_of(rules, v) {
             out.push((
                 s,
                 At {
-                    id: id(v).map(str::to_string),
+                    id: e.id(k).map(str::to_string),
                     timestamp: v
                         .get("timestamp")
                         .and_then(Value::as_str)
@@ -107,9 +139,52 @@ pub fn turns_of(
 /// The last entries of a transcript already open (`list` has it open for `used`), as a
 /// source's tail holds them, so the forecast needs no second read of the session. Only the
 /// entries the series can count (user and assistant messages, compactions) are decoded; the
-/// rest (tool results: the bulk of a transcript) keep their envelope from the index, as
-/// a SQLite source's tail keeps a tool result's projection.
-pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tail {
+/// rest (tool results: the bulk of a transcript) are read as their written `id` and
+/// `parentId` from the index, as a SQLite source's tail keeps a tool result's projection,
+/// and never made values: on a host of real-sized transcripts, making each one an object
+/// was a tenth of a cold `list`.
+struct OpenTail<'t> {
+    /// Per entry in append order: its head when decoded, else its written ids.
+    entries: Vec<OpenEntry<'t>>,
+    complete: bool,
+}
+
+enum OpenEntry<'t> {
+    Head(std::sync::Arc<Value>),
+    Ids(
+        Option<crate::transcript::Id<'t>>,
+        Option<crate::transcript::Id<'t>>,
+    ),
+}
+
+impl TailEntries for OpenTail<'_> {
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+    fn complete(&self) -> bool {
+        self.complete
+    }
+    fn id(&self, k: usize) -> Option<&str> {
+        match &self.entries[k] {
+            OpenEntry::Head(v) => v.get("id").and_then(Value::as_str),
+            OpenEntry::Ids(id, _) => id.as_deref(),
+        }
+    }
+    fn parent_id(&self, k: usize) -> Option<&str> {
+        match &self.entries[k] {
+            OpenEntry::Head(v) => v.get("parentId").and_then(Value::as_str),
+            OpenEntry::Ids(_, parent) => parent.as_deref(),
+        }
+    }
+    fn head(&self, k: usize) -> Option<&Value> {
+        match &self.entries[k] {
+            OpenEntry::Head(v) => Some(v),
+            OpenEntry::Ids(..) => None,
+        }
+    }
+}
+
+fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> OpenTail<'_> {
     use crate::transcript::{EntryKind, Role};
     let (budget, max_users) = crate::transcript::tail::read_limits(budget);
     let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
@@ -131,15 +206,16 @@ pub fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> Tai
         } else {
             None
         };
-        let v = decoded
-            .unwrap_or_else(|| std::sync::Arc::new(Value::Object(t.written_envelope(k as u32))));
+        entries.push(match decoded {
+            Some(v) => OpenEntry::Head(v),
+            None => OpenEntry::Ids(t.written_id(k as u32), t.written_parent_id(k as u32)),
+        });
         if e.kind == EntryKind::Message(Role::User) {
             users += 1;
         }
-        entries.push(v);
     }
     entries.reverse();
-    Tail {
+    OpenTail {
         entries,
         complete: k == 0,
     }
@@ -150,7 +226,7 @@ pub fn turns_of_transcript(t: &crate::transcript::Transcript, rules: Rules) -> V
     let mut last = Vec::new();
     for budget in BUDGETS {
         let tail = tail_of_transcript(t, budget);
-        let (s, enough) = steps(&tail, rules);
+        let (s, enough) = branch_steps(&tail, rules);
         last = s;
         if enough || tail.complete {
             break;
