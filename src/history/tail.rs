@@ -43,24 +43,24 @@ impl TailEntries for Tail {
         self.complete
     }
     fn id(&self, k: usize) -> Option<&str> {
-        self.entries[k].get("id").and_then(Value::as_str)
+        text(&self.entries[k], "id")
     }
     fn parent_id(&self, k: usize) -> Option<&str> {
-        self.entries[k].get("parentId").and_then(Value::as_str)
+        text(&self.entries[k], "parentId")
     }
     fn head(&self, k: usize) -> Option<&Value> {
         Some(&self.entries[k])
     }
 }
 
+/// A decoded entry's string field (None when absent or not a string).
+fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
 /// [`steps`] over any [`TailEntries`]: one walk for a source's tail and an open transcript's.
 fn branch_steps(e: &impl TailEntries, rules: Rules) -> (Vec<(Step, At)>, bool) {
-    let is_header = |k: usize| {
-        e.head(k)
-            .and_then(|v| v.get("type"))
-            .and_then(Value::as_str)
-            == Some("session")
-    };
+    let is_header = |k: usize| e.head(k).and_then(|v| text(v, "type")) == Some("session");
     let n = e.len();
     // A v1 file's header can carry an id while its entries have none: the entries decide.
     let has_ids = (0..n).any(|k| e.id(k).is_some() && !is_header(k));
@@ -99,10 +99,7 @@ fn branch_steps(e: &impl TailEntries, rules: Rules) -> (Vec<(Step, At)>, bool) {
                 s,
                 At {
                     id: e.id(k).map(str::to_string),
-                    timestamp: v
-                        .get("timestamp")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
+                    timestamp: text(v, "timestamp").map(str::to_string),
                 },
             ));
         }
@@ -136,13 +133,9 @@ pub fn turns_of(
     Ok(series::turns(last))
 }
 
-/// The last entries of a transcript already open (`list` has it open for `used`), as a
-/// source's tail holds them, so the forecast needs no second read of the session. Only the
-/// entries the series can count (user and assistant messages, compactions) are decoded; the
-/// rest (tool results: the bulk of a transcript) are read as their written `id` and
-/// `parentId` from the index, as a SQLite source's tail keeps a tool result's projection,
-/// and never made values: on a host of real-sized transcripts, making each one an object
-/// was a tenth of a cold `list`.
+/// The last entries of a transcript already open, as [`branch_steps`] reads them: the
+/// entries the series counts as their heads, every other one (tool results: the bulk of a
+/// transcript) as its written `id` and `parentId` from the index, never made a value.
 struct OpenTail<'t> {
     /// Per entry in append order: its head when decoded, else its written ids.
     entries: Vec<OpenEntry<'t>>,
@@ -166,13 +159,13 @@ impl TailEntries for OpenTail<'_> {
     }
     fn id(&self, k: usize) -> Option<&str> {
         match &self.entries[k] {
-            OpenEntry::Head(v) => v.get("id").and_then(Value::as_str),
+            OpenEntry::Head(v) => text(v, "id"),
             OpenEntry::Ids(id, _) => id.as_deref(),
         }
     }
     fn parent_id(&self, k: usize) -> Option<&str> {
         match &self.entries[k] {
-            OpenEntry::Head(v) => v.get("parentId").and_then(Value::as_str),
+            OpenEntry::Head(v) => text(v, "parentId"),
             OpenEntry::Ids(_, parent) => parent.as_deref(),
         }
     }
@@ -184,6 +177,11 @@ impl TailEntries for OpenTail<'_> {
     }
 }
 
+/// The tail of a transcript already open (`list` has it open for `used`), so the forecast
+/// needs no second read of the session. Only the entries the series can count (user and
+/// assistant messages, compactions) are decoded, as a SQLite source's tail keeps a tool
+/// result's projection: on the 81-row bench host, making every other entry an object was a
+/// third of this read.
 fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> OpenTail<'_> {
     use crate::transcript::{EntryKind, Role};
     let (budget, max_users) = crate::transcript::tail::read_limits(budget);
