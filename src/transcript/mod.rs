@@ -18,6 +18,7 @@ pub mod content;
 mod facts;
 mod ids;
 pub(crate) mod parse;
+mod reply_heads;
 pub mod tail;
 
 use serde_json::Value;
@@ -426,6 +427,8 @@ pub struct Transcript {
     /// What the history's walk of the branch reads of each message and compaction, captured
     /// by the scan when asked for ([`Self::open_for_history`]).
     facts: Option<facts::BranchFacts>,
+    /// The heads of the newest replies, kept by the scan ([`reply_heads`]).
+    replies: reply_heads::ReplyHeads,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,
@@ -637,6 +640,7 @@ impl Transcript {
             calls: scan.calls,
             call_models: scan.call_models,
             facts: scan.facts,
+            replies: scan.replies,
             #[cfg(test)]
             no_figures_table: Default::default(),
         };
@@ -1107,11 +1111,16 @@ impl Transcript {
 
     /// [`Self::slim`] of an entry whose head is not kept: made, and kept when it may be.
     fn slim_made(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
-        let v = self
-            .raw_line(idx)
-            .ok()
-            .and_then(|raw| tail::slim(&raw))
-            .map(std::sync::Arc::new);
+        // A reply's head is made from what the scan kept of it, when it did
+        // ([`reply_heads`]): its line is not parsed again.
+        let v = match self.replies.head(idx) {
+            Some(v) => Some(std::sync::Arc::new(v)),
+            None => self
+                .raw_line(idx)
+                .ok()
+                .and_then(|raw| tail::slim(&raw))
+                .map(std::sync::Arc::new),
+        };
         if self.entries[idx as usize].len > SLIM_MEMO_LINE_MAX {
             return v;
         }

@@ -13,22 +13,95 @@ use std::fmt;
 use std::sync::OnceLock;
 
 /// The fields of a line that indexing needs; everything else is skipped without allocating.
-#[derive(Deserialize, Default)]
+/// Read as a derived decode of these fields reads it (see the `Deserialize` impl), and it
+/// says whether the line has a `tokensAfter`, which it does not read.
+#[derive(Default)]
 pub struct LineHead<'a> {
-    #[serde(rename = "type", borrow, default)]
     pub ty: AnyStr<'a>,
-    #[serde(borrow, default)]
     pub id: AnyStr<'a>,
-    #[serde(rename = "parentId", borrow, default)]
     pub parent_id: AnyStr<'a>,
-    #[serde(borrow, default)]
     pub message: MessageHead<'a>,
-    #[serde(default)]
     pub version: Option<IgnoredOrNumber>,
-    #[serde(borrow, default)]
     pub timestamp: AnyStr<'a>,
-    #[serde(borrow, default)]
     pub cwd: AnyStr<'a>,
+    /// The line is a JSON object (not an array read by position).
+    pub object: bool,
+    /// Times the object has a `tokensAfter` key (skipped, as every other key; up to 2):
+    /// a decode that reads it ([`super::tail::slim`]) refuses the line when it is repeated.
+    pub tokens_after: u8,
+}
+
+/// The keys of [`LineHead`], in order (an array is read by position in this order).
+const LINE_HEAD_FIELDS: &[&str] = &[
+    "type",
+    "id",
+    "parentId",
+    "message",
+    "version",
+    "timestamp",
+    "cwd",
+];
+
+/// The behaviour of `#[derive(Deserialize)]` with `#[serde(default)]` on every field, which
+/// this replaced so the parse can count `tokensAfter` without refusing a line that repeats
+/// it: an object takes each field once (a repeated field is an error), skips any other
+/// key; an array takes the fields by position, a missing one left at its default.
+impl<'de: 'a, 'a> Deserialize<'de> for LineHead<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LineHead<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("struct LineHead")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut h = LineHead {
+                    object: true,
+                    ..LineHead::default()
+                };
+                let mut seen = 0u8;
+                // Keys borrowed from the line (a `Cow<str>` key allocates every one).
+                while let Some(k) = a.next_key::<AnyStr<'de>>()? {
+                    let k = k.0.as_deref().unwrap_or("");
+                    let Some(bit) = LINE_HEAD_FIELDS.iter().position(|f| *f == k) else {
+                        if k == "tokensAfter" {
+                            h.tokens_after = h.tokens_after.saturating_add(1).min(2);
+                        }
+                        a.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if seen & (1 << bit) != 0 {
+                        return Err(de::Error::duplicate_field(LINE_HEAD_FIELDS[bit]));
+                    }
+                    seen |= 1 << bit;
+                    match bit {
+                        0 => h.ty = a.next_value()?,
+                        1 => h.id = a.next_value()?,
+                        2 => h.parent_id = a.next_value()?,
+                        3 => h.message = a.next_value()?,
+                        4 => h.version = a.next_value()?,
+                        5 => h.timestamp = a.next_value()?,
+                        _ => h.cwd = a.next_value()?,
+                    }
+                }
+                Ok(h)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                Ok(LineHead {
+                    ty: a.next_element()?.unwrap_or_default(),
+                    id: a.next_element()?.unwrap_or_default(),
+                    parent_id: a.next_element()?.unwrap_or_default(),
+                    message: a.next_element()?.unwrap_or_default(),
+                    version: a.next_element()?.unwrap_or_default(),
+                    timestamp: a.next_element()?.unwrap_or_default(),
+                    cwd: a.next_element()?.unwrap_or_default(),
+                    object: false,
+                    tokens_after: 0,
+                })
+            }
+        }
+        d.deserialize_struct("LineHead", LINE_HEAD_FIELDS, V)
+    }
 }
 
 /// A string field that may hold any JSON value; non-strings read as `None`. The flag is set
@@ -96,11 +169,15 @@ pub struct MessageHead<'a> {
     pub provider: Option<Cow<'a, str>>,
     pub model: Option<Cow<'a, str>>,
     pub timestamp: Option<f64>,
+    /// `timestamp` as the value it is (None when absent or null), for a head made without
+    /// parsing the line again ([`super::reply_heads`]).
+    pub timestamp_value: Option<Value>,
     /// `stopReason` as written (for [`super::facts`]).
     pub stop_reason: Option<&'a serde_json::value::RawValue>,
     /// A field a typed decode of the message reads (`role`, `content`, `usage`,
-    /// `stopReason`, `provider`, `model`) is repeated, or one of its strings is not a string
-    /// or null: such a decode ([`super::tail::slim`]) refuses the line, this parse does not.
+    /// `stopReason`, `provider`, `model`, `timestamp`) is repeated, or one of its strings is
+    /// not a string or null: such a decode ([`super::tail::slim`]) refuses the line, this
+    /// parse does not.
     pub odd: bool,
 }
 
@@ -124,7 +201,13 @@ impl<'de> MessageHead<'de> {
                 self.odd |= v.1;
                 self.model = v.0;
             }
-            "timestamp" => self.timestamp = a.next_value::<IgnoredOrNumber>()?.0,
+            "timestamp" => {
+                // Read as a value whatever it holds (as `IgnoredOrNumber` does): the number
+                // for cost, the value for a reply's head.
+                let v = a.next_value::<Value>()?;
+                self.timestamp = v.as_f64();
+                self.timestamp_value = (!v.is_null()).then_some(v);
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -155,6 +238,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
                         "stopReason" => 8,
                         "provider" => 16,
                         "model" => 32,
+                        "timestamp" => 64,
                         _ => 0,
                     };
                     head.odd |= seen & bit != 0;
@@ -229,6 +313,8 @@ pub(super) struct Scan {
     /// What the history's branch walk reads of each message and compaction, when asked for
     /// ([`Scanner::capturing`]).
     pub facts: Option<super::facts::BranchFacts>,
+    /// The heads of the newest replies, from this parse ([`super::reply_heads`]).
+    pub replies: super::reply_heads::ReplyHeads,
 }
 
 /// Bytes of calls a scan keeps: past this the rest of the calls are read back when cost asks
@@ -269,7 +355,9 @@ pub(super) fn short_err(e: &serde_json::Error) -> String {
 /// None where that decode could read it otherwise (it refuses the line: a repeated field, a
 /// non-string where it reads a string, a `usage` nested deep enough to pass its depth limit
 /// only when parsed alone), which leaves the entry to the walk's own read.
-fn assistant_head<'a>(head: &'a LineHead<'_>) -> Option<super::facts::AssistantHead<'a>> {
+pub(super) fn assistant_head<'a>(
+    head: &'a LineHead<'_>,
+) -> Option<super::facts::AssistantHead<'a>> {
     let m = &head.message;
     let odd = head.ty.1 || head.id.1 || head.parent_id.1 || head.timestamp.1 || m.odd;
     if odd || !m.present {
@@ -339,6 +427,7 @@ impl Scanner {
                 call_models: Vec::new(),
                 call_bytes: 0,
                 facts: None,
+                replies: Default::default(),
             },
             line_no: 0,
             first_valid: true,
@@ -599,6 +688,10 @@ impl Scanner {
         // holds too little.
         if clean && (self.whole || !self.keys) {
             self.capture_facts(kind, &head, trimmed, !by_fused);
+            if kind == EntryKind::Message(Role::Assistant) && !by_fused {
+                let entry = (self.out.entries.len() - 1) as u32;
+                self.out.replies.keep(entry, &head);
+            }
         }
     }
 
@@ -637,9 +730,12 @@ impl Scanner {
             return;
         }
         self.capture_facts(kind, &head, line, true);
+        let entry = (self.out.entries.len() - 1) as u32;
+        if kind == EntryKind::Message(Role::Assistant) {
+            self.out.replies.keep(entry, &head);
+        }
         // The projection carried no usage: the call is captured from here, as from a row
         // handed over whole, so cost reads it back no more than the walk does.
-        let entry = (self.out.entries.len() - 1) as u32;
         let had = self.out.calls.last().is_some_and(|c| c.entry == entry);
         if kind == EntryKind::Message(Role::Assistant) && !had {
             self.capture_call(&head);

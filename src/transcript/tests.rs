@@ -417,3 +417,343 @@ fn lines_that_are_not_utf8_are_read_as_javascript_reads_them() {
         ]
     );
 }
+
+impl Transcript {
+    /// Whether the scan kept entry `idx`'s head ([`reply_heads`]).
+    fn reply_head_kept(&self, idx: u32) -> bool {
+        self.replies.has(idx)
+    }
+}
+
+/// Each reply head the scan kept is the head its line gives ([`tail::slim`]), on every
+/// fixture, opened as a file and as rows handed over whole.
+#[test]
+fn kept_reply_heads_are_the_lines_heads_on_every_fixture() {
+    let mut kept = 0;
+    for p in fixture_transcripts() {
+        let bytes = std::fs::read(&p).unwrap();
+        let rows: Vec<Vec<u8>> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .map(<[u8]>::to_vec)
+            .collect();
+        let opened = [
+            Transcript::open(&p).unwrap(),
+            Transcript::from_bytes_for_history("h.jsonl", bytes),
+        ]
+        .into_iter()
+        .chain(Transcript::from_entry_bytes("rows", rows, true));
+        for t in opened {
+            for i in 0..t.len() as u32 {
+                if !t.reply_head_kept(i) {
+                    continue;
+                }
+                kept += 1;
+                let want = t.raw_line(i).ok().and_then(|raw| tail::slim(&raw));
+                assert!(want.is_some(), "{} entry {i}", p.display());
+                // Compared as text: the keys' order counts too.
+                assert_eq!(
+                    t.slim(i).map(|v| v.to_string()),
+                    want.map(|v| v.to_string()),
+                    "{} entry {i}",
+                    p.display()
+                );
+            }
+        }
+    }
+    assert!(kept > 20, "only {kept} heads kept");
+}
+
+/// On lines built to tell the scan's parse and `slim` apart, a reply's head is the line's
+/// head whether the scan kept it or not; the replies it must keep it keeps, and none that
+/// `slim` refuses or reads otherwise.
+#[test]
+fn kept_reply_heads_are_the_lines_heads_on_odd_lines() {
+    let header =
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
+    let env =
+        r#""type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-20T00:00:00.000Z""#;
+    let usage = r#""usage":{"input":900,"output":20,"cacheRead":10,"cacheWrite":0,"totalTokens":930,"cost":{"total":0.01}}"#;
+    let content = r#""content":[{"type":"text","text":"done \"quoted\" and\nmore"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"/a"}}]"#;
+    let msg = |fields: &str| format!(r#"{{{env},"message":{{"role":"assistant",{fields}}}}}"#);
+    // (line, kept by the scan)
+    let cases: Vec<(String, bool)> = vec![
+        (
+            msg(&format!(
+                r#"{content},{usage},"stopReason":"toolUse","provider":"p","model":"m","timestamp":1795000000000"#
+            )),
+            true,
+        ),
+        (
+            msg(&format!(r#"{usage},"timestamp":"2026-11-20T00:00:00Z""#)),
+            true,
+        ),
+        (
+            msg(&format!(r#"{usage},"timestamp":null,"stopReason":null"#)),
+            true,
+        ),
+        (
+            msg(&format!(r#"{usage},"timestamp":{{"at":[1,2.5,-3e2]}}"#)),
+            true,
+        ),
+        (
+            msg(&format!(
+                r#"{usage},"timestamp":1.5e3,"model":"line\nbreak \\ slash \/""#
+            )),
+            true,
+        ),
+        (msg(r#""usage":null,"provider":null"#), true),
+        (msg(r#""stopReason":"stop""#), true),
+        (
+            format!(
+                r#"  {{"message":{{"role":"assistant",{usage}}},"type":"message","extra":[{{}}]}}  "#
+            ),
+            true,
+        ),
+        (
+            format!(
+                r#"{{"type":"message","timestamp":null,"message":{{"model":"m","role":"assistant",{usage}}}}}"#
+            ),
+            true,
+        ),
+        // Refused by `slim`: a repeated field, one of another type.
+        (
+            msg(&format!(r#"{usage},"timestamp":1,"timestamp":2"#)),
+            false,
+        ),
+        (msg(&format!("{usage},{usage}")), false),
+        (msg(&format!("{content},{content},{usage}")), false),
+        (msg(&format!(r#"{usage},"stopReason":3"#)), false),
+        (msg(&format!(r#"{usage},"model":["m"]"#)), false),
+        (
+            msg(&format!(r#"{usage},"provider":"a","provider":"b""#)),
+            false,
+        ),
+        (
+            format!(r#"{{"type":"message","id":7,"message":{{"role":"assistant",{usage}}}}}"#),
+            false,
+        ),
+        (
+            format!(
+                r#"{{"type":"message","timestamp":7,"message":{{"role":"assistant",{usage}}}}}"#
+            ),
+            false,
+        ),
+        (
+            format!(
+                r#"{{"type":"message","parentId":{{}},"message":{{"role":"assistant",{usage}}}}}"#
+            ),
+            false,
+        ),
+        // `tokensAfter`, which the scan does not read: kept once, repeated, spelt with escapes.
+        (
+            format!(r#"{{{env},"tokensAfter":5,"message":{{"role":"assistant",{usage}}}}}"#),
+            false,
+        ),
+        (
+            format!(
+                r#"{{{env},"tokensAfter":5,"tokensAfter":6,"message":{{"role":"assistant",{usage}}}}}"#
+            ),
+            false,
+        ),
+        (
+            format!(r#"{{{env},"tokens\u0041fter":[1],"message":{{"role":"assistant",{usage}}}}}"#),
+            false,
+        ),
+        (
+            msg(&format!(
+                r#"{usage},"stopReason":"\u0073top","m\u006fdel":"\u00e9""#
+            )),
+            true,
+        ),
+        // A usage nested past what `slim` reads alone.
+        (
+            msg(&format!(r#""usage":{}{}"#, "[".repeat(70), "]".repeat(70))),
+            false,
+        ),
+        (
+            msg(&format!(r#""usage":{}{}"#, "[".repeat(60), "]".repeat(60))),
+            true,
+        ),
+    ];
+    let mut kept = 0;
+    for (n, (line, must_keep)) in cases.iter().enumerate() {
+        for lines in [vec![header, line.as_str()], vec![line.as_str()]] {
+            let t = Transcript::from_bytes("odd.jsonl", (lines.join("\n") + "\n").into_bytes());
+            let i = t.len() as u32 - 1;
+            assert_eq!(t.reply_head_kept(i), *must_keep, "case {n}: {line}");
+            kept += usize::from(t.reply_head_kept(i));
+            let want = t.raw_line(i).ok().and_then(|raw| tail::slim(&raw));
+            if *must_keep {
+                assert!(want.is_some(), "case {n}: {line}");
+            }
+            assert_eq!(
+                t.slim(i).map(|v| v.to_string()),
+                want.map(|v| v.to_string()),
+                "case {n}: {line}"
+            );
+        }
+    }
+    assert!(kept >= 20);
+    // A byte that is not UTF-8, a byte order mark: left to the line's own parse.
+    let mut bad = msg(usage).into_bytes();
+    bad.splice(bad.len() - 3..bad.len() - 3, *b",\"x\":\"\xFF\"");
+    let bom = [b"\xEF\xBB\xBF".as_slice(), msg(usage).as_bytes()].concat();
+    for bytes in [bad, bom] {
+        let t = Transcript::from_bytes("odd.jsonl", bytes);
+        assert!(!t.reply_head_kept(0));
+    }
+}
+
+/// The ring keeps the newest [`reply_heads::KEPT`] replies, and a head made from it is the
+/// head of that reply, not of one it held before.
+#[test]
+fn the_newest_replies_are_kept() {
+    let mut text = String::from(r#"{"type":"session","version":3,"id":"s"}"#);
+    for i in 0..11 {
+        text.push_str(&format!(
+            "\n{{\"type\":\"message\",\"id\":\"a{i}\",\"message\":{{\"role\":\"assistant\",\"model\":\"m{i}\",\"usage\":{{\"input\":{i}}}}}}}\n{{\"type\":\"message\",\"id\":\"u{i}\",\"message\":{{\"role\":\"user\",\"content\":\"q\"}}}}"
+        ));
+    }
+    let t = Transcript::from_bytes("ring.jsonl", text.into_bytes());
+    let kept: Vec<u32> = (0..t.len() as u32)
+        .filter(|&i| t.reply_head_kept(i))
+        .collect();
+    assert_eq!(kept, [14, 16, 18, 20]);
+    for i in kept {
+        let head = t.slim(i).unwrap();
+        assert_eq!(head["message"]["model"], format!("m{}", i / 2));
+    }
+}
+
+/// [`LineHead`] as `#[derive(Deserialize)]` read it before it was written by hand (the same
+/// fields and attributes), to hold the hand-written parse to it.
+#[derive(serde::Deserialize)]
+struct DerivedHead<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: parse::AnyStr<'a>,
+    #[serde(borrow, default)]
+    id: parse::AnyStr<'a>,
+    #[serde(rename = "parentId", borrow, default)]
+    parent_id: parse::AnyStr<'a>,
+    #[serde(borrow, default)]
+    message: parse::MessageHead<'a>,
+    #[serde(default)]
+    version: Option<parse::IgnoredOrNumber>,
+    #[serde(borrow, default)]
+    timestamp: parse::AnyStr<'a>,
+    #[serde(borrow, default)]
+    cwd: parse::AnyStr<'a>,
+}
+
+/// The hand-written [`LineHead`] parse takes and refuses the lines the derived one did, with
+/// the same error, and reads the same fields, on objects and arrays built from repeated,
+/// escaped, mistyped and unknown keys (`tokensAfter` among them), cut short or not.
+#[test]
+fn the_line_head_reads_as_the_derived_decode_did() {
+    let keys = [
+        "type",
+        "id",
+        "parentId",
+        "message",
+        "version",
+        "timestamp",
+        "cwd",
+        "tokensAfter",
+        "t\\u0079pe",
+        "x",
+        "Type",
+    ];
+    let values = [
+        r#""message""#,
+        r#""a\"b""#,
+        "null",
+        "3",
+        "-1.5e2",
+        "true",
+        "[1,[2]]",
+        r#"{"k":[]}"#,
+        r#"{"role":"assistant","usage":{"input":1},"timestamp":5}"#,
+        r#"{"role":"user","role":"user"}"#,
+        r#""\ud800""#,
+        "1e400",
+    ];
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let show = |r: Result<LineHead, serde_json::Error>| match r {
+        Ok(h) => format!(
+            "ok {:?} {:?} {:?} {} {:?} {} {:?} {:?} {:?} {:?}",
+            (h.ty.0, h.ty.1),
+            (h.id.0, h.id.1),
+            (h.parent_id.0, h.parent_id.1),
+            h.message.present,
+            (h.message.role, h.message.odd, h.message.timestamp),
+            h.version
+                .map_or("none".to_string(), |v| format!("{:?}", v.0)),
+            (h.timestamp.0, h.timestamp.1),
+            (h.cwd.0, h.cwd.1),
+            h.message.usage.map(|u| u.get()),
+            h.message.provider,
+        ),
+        Err(e) => format!("err {e}"),
+    };
+    let show_derived = |r: Result<DerivedHead, serde_json::Error>| {
+        show(r.map(|d| LineHead {
+            ty: d.ty,
+            id: d.id,
+            parent_id: d.parent_id,
+            message: d.message,
+            version: d.version,
+            timestamp: d.timestamp,
+            cwd: d.cwd,
+            ..LineHead::default()
+        }))
+    };
+    let mut counted = 0;
+    for case in 0..4_000 {
+        // Arrays past the seven fields too.
+        let n = next(if case % 5 == 0 { 10 } else { 6 });
+        let items: Vec<String> = (0..n)
+            .map(|_| {
+                let v = values[next(values.len())];
+                if case % 5 == 0 {
+                    v.to_string()
+                } else {
+                    format!(r#""{}":{v}"#, keys[next(keys.len())])
+                }
+            })
+            .collect();
+        let mut line = if case % 5 == 0 {
+            format!("[{}]", items.join(","))
+        } else {
+            format!("{{{}}}", items.join(","))
+        };
+        if case % 7 == 0 {
+            line.truncate(next(line.len() + 1));
+        }
+        let ours = serde_json::from_str::<LineHead>(&line);
+        if let Ok(h) = &ours {
+            let after = line.matches(r#""tokensAfter":"#).count();
+            assert_eq!(usize::from(h.tokens_after), after.min(2), "{line}");
+            assert_eq!(h.object, line.starts_with('{'), "{line}");
+            counted += usize::from(after > 0);
+        }
+        assert_eq!(
+            show(ours),
+            show_derived(serde_json::from_str::<DerivedHead>(&line)),
+            "{line}"
+        );
+        let bytes = line.as_bytes();
+        assert_eq!(
+            show(serde_json::from_slice::<LineHead>(bytes)),
+            show_derived(serde_json::from_slice::<DerivedHead>(bytes)),
+            "{line}"
+        );
+    }
+    assert!(counted > 100, "{counted}");
+}
