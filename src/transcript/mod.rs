@@ -18,8 +18,8 @@ pub mod content;
 mod facts;
 mod ids;
 pub(crate) mod parse;
-mod reply_heads;
 pub mod tail;
+mod turn_heads;
 
 use serde_json::Value;
 use std::fmt;
@@ -427,8 +427,8 @@ pub struct Transcript {
     /// What the history's walk of the branch reads of each message and compaction, captured
     /// by the scan when asked for ([`Self::open_for_history`]).
     facts: Option<facts::BranchFacts>,
-    /// The heads of the newest replies, kept by the scan ([`reply_heads`]).
-    replies: reply_heads::ReplyHeads,
+    /// The heads of the messages of the last turns, kept by the scan ([`turn_heads`]).
+    turns: turn_heads::TurnHeads,
     /// Unit tests turn the figures table off on a short transcript, to compare both ways.
     #[cfg(test)]
     no_figures_table: std::sync::atomic::AtomicBool,
@@ -640,7 +640,7 @@ impl Transcript {
             calls: scan.calls,
             call_models: scan.call_models,
             facts: scan.facts,
-            replies: scan.replies,
+            turns: scan.turns,
             #[cfg(test)]
             no_figures_table: Default::default(),
         };
@@ -1111,9 +1111,9 @@ impl Transcript {
 
     /// [`Self::slim`] of an entry whose head is not kept: made, and kept when it may be.
     fn slim_made(&self, idx: u32) -> Option<std::sync::Arc<serde_json::Value>> {
-        // A reply's head is made from what the scan kept of it, when it did
-        // ([`reply_heads`]): its line is not parsed again.
-        let v = match self.replies.head(idx) {
+        // A message's head is made from what the scan kept of it, when it did
+        // ([`turn_heads`]): its line is not read or parsed again.
+        let v = match self.turns.head(idx) {
             Some(v) => Some(std::sync::Arc::new(v)),
             None => self
                 .raw_line(idx)

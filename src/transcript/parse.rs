@@ -170,8 +170,10 @@ pub struct MessageHead<'a> {
     pub model: Option<Cow<'a, str>>,
     pub timestamp: Option<f64>,
     /// `timestamp` as the value it is (None when absent or null), for a head made without
-    /// parsing the line again ([`super::reply_heads`]).
+    /// parsing the line again ([`super::turn_heads`]).
     pub timestamp_value: Option<Value>,
+    /// `content` as written (None when absent or null).
+    pub content: Option<&'a serde_json::value::RawValue>,
     /// `stopReason` as written (for [`super::facts`]).
     pub stop_reason: Option<&'a serde_json::value::RawValue>,
     /// A field a typed decode of the message reads (`role`, `content`, `usage`,
@@ -249,6 +251,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for MessageHead<'a> {
                         head.role = v.0;
                     } else if k == "stopReason" {
                         head.stop_reason = Some(a.next_value()?);
+                    } else if k == "content" {
+                        // Borrowed, not decoded: a skip like any other (a user message's
+                        // head holds it, [`super::turn_heads`]).
+                        head.content = a.next_value()?;
                     } else if !head.read_call_field(k, &mut a)? {
                         a.next_value::<IgnoredAny>()?;
                     }
@@ -313,8 +319,8 @@ pub(super) struct Scan {
     /// What the history's branch walk reads of each message and compaction, when asked for
     /// ([`Scanner::capturing`]).
     pub facts: Option<super::facts::BranchFacts>,
-    /// The heads of the newest replies, from this parse ([`super::reply_heads`]).
-    pub replies: super::reply_heads::ReplyHeads,
+    /// The heads of the messages of the last turns, from this parse ([`super::turn_heads`]).
+    pub turns: super::turn_heads::TurnHeads,
 }
 
 /// Bytes of calls a scan keeps: past this the rest of the calls are read back when cost asks
@@ -427,7 +433,7 @@ impl Scanner {
                 call_models: Vec::new(),
                 call_bytes: 0,
                 facts: None,
-                replies: Default::default(),
+                turns: Default::default(),
             },
             line_no: 0,
             first_valid: true,
@@ -688,9 +694,9 @@ impl Scanner {
         // holds too little.
         if clean && (self.whole || !self.keys) {
             self.capture_facts(kind, &head, trimmed, !by_fused);
-            if kind == EntryKind::Message(Role::Assistant) && !by_fused {
+            if !by_fused {
                 let entry = (self.out.entries.len() - 1) as u32;
-                self.out.replies.keep(entry, &head);
+                self.out.turns.keep(entry, kind, &head);
             }
         }
     }
@@ -731,9 +737,7 @@ impl Scanner {
         }
         self.capture_facts(kind, &head, line, true);
         let entry = (self.out.entries.len() - 1) as u32;
-        if kind == EntryKind::Message(Role::Assistant) {
-            self.out.replies.keep(entry, &head);
-        }
+        self.out.turns.keep(entry, kind, &head);
         // The projection carried no usage: the call is captured from here, as from a row
         // handed over whole, so cost reads it back no more than the walk does.
         let had = self.out.calls.last().is_some_and(|c| c.entry == entry);

@@ -419,16 +419,16 @@ fn lines_that_are_not_utf8_are_read_as_javascript_reads_them() {
 }
 
 impl Transcript {
-    /// Whether the scan kept entry `idx`'s head ([`reply_heads`]).
-    fn reply_head_kept(&self, idx: u32) -> bool {
-        self.replies.has(idx)
+    /// Whether the scan kept entry `idx`'s head ([`turn_heads`]).
+    fn head_kept(&self, idx: u32) -> bool {
+        self.turns.has(idx)
     }
 }
 
-/// Each reply head the scan kept is the head its line gives ([`tail::slim`]), on every
-/// fixture, opened as a file and as rows handed over whole.
+/// Each head the scan kept is the head its line gives ([`tail::slim`]), on every fixture,
+/// opened as a file and as rows handed over whole.
 #[test]
-fn kept_reply_heads_are_the_lines_heads_on_every_fixture() {
+fn kept_heads_are_the_lines_heads_on_every_fixture() {
     let mut kept = 0;
     for p in fixture_transcripts() {
         let bytes = std::fs::read(&p).unwrap();
@@ -445,7 +445,7 @@ fn kept_reply_heads_are_the_lines_heads_on_every_fixture() {
         .chain(Transcript::from_entry_bytes("rows", rows, true));
         for t in opened {
             for i in 0..t.len() as u32 {
-                if !t.reply_head_kept(i) {
+                if !t.head_kept(i) {
                     continue;
                 }
                 kept += 1;
@@ -464,20 +464,20 @@ fn kept_reply_heads_are_the_lines_heads_on_every_fixture() {
     assert!(kept > 20, "only {kept} heads kept");
 }
 
-/// On lines built to tell the scan's parse and `slim` apart, a reply's head is the line's
-/// head whether the scan kept it or not; the replies it must keep it keeps, and none that
-/// `slim` refuses or reads otherwise.
-#[test]
-fn kept_reply_heads_are_the_lines_heads_on_odd_lines() {
-    let header =
-        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
+/// Lines built to tell the scan's parse and `slim` apart, each with whether the scan keeps
+/// its head.
+fn odd_head_cases() -> Vec<(String, bool)> {
     let env =
         r#""type":"message","id":"a1","parentId":"u1","timestamp":"2026-11-20T00:00:00.000Z""#;
     let usage = r#""usage":{"input":900,"output":20,"cacheRead":10,"cacheWrite":0,"totalTokens":930,"cost":{"total":0.01}}"#;
     let content = r#""content":[{"type":"text","text":"done \"quoted\" and\nmore"},{"type":"toolCall","id":"c","name":"read","arguments":{"path":"/a"}}]"#;
     let msg = |fields: &str| format!(r#"{{{env},"message":{{"role":"assistant",{fields}}}}}"#);
+    let user = |fields: &str| {
+        let sep = if fields.is_empty() { "" } else { "," };
+        format!(r#"{{{env},"message":{{"role":"user"{sep}{fields}}}}}"#)
+    };
     // (line, kept by the scan)
-    let cases: Vec<(String, bool)> = vec![
+    vec![
         (
             msg(&format!(
                 r#"{content},{usage},"stopReason":"toolUse","provider":"p","model":"m","timestamp":1795000000000"#
@@ -492,9 +492,18 @@ fn kept_reply_heads_are_the_lines_heads_on_odd_lines() {
             msg(&format!(r#"{usage},"timestamp":null,"stopReason":null"#)),
             true,
         ),
+        // A time that is no number or short string is not kept (its size is not known).
         (
             msg(&format!(r#"{usage},"timestamp":{{"at":[1,2.5,-3e2]}}"#)),
-            true,
+            false,
+        ),
+        (msg(&format!(r#"{usage},"timestamp":-3e2"#)), true),
+        (
+            msg(&format!(
+                r#"{usage},"model":"{}""#,
+                "m".repeat(turn_heads::FIELDS_MAX)
+            )),
+            false,
         ),
         (
             msg(&format!(
@@ -575,14 +584,46 @@ fn kept_reply_heads_are_the_lines_heads_on_odd_lines() {
             msg(&format!(r#""usage":{}{}"#, "[".repeat(60), "]".repeat(60))),
             true,
         ),
-    ];
+        // User messages: the content kept as written, decoded alone as `slim` decodes it.
+        (user(r#""content":"plain \"text\"\n""#), true),
+        (
+            user(
+                r#""content":[{"type":"text","text":"a"},{"type":"image","data":"QUJD"}],"timestamp":5"#,
+            ),
+            true,
+        ),
+        (user(r#""content":"cut \ud800 here""#), true),
+        (user(r#""content":[1e400]"#), true),
+        (user(r#""content":null,"model":"m""#), true),
+        (user(&format!(r#""content":"x",{usage}"#)), true),
+        (user(""), true),
+        (user(r#""content":"a","content":"b""#), false),
+        (user(r#""content":"a","timestamp":1,"timestamp":2"#), false),
+        (
+            user(&format!(
+                r#""content":"{}""#,
+                "y".repeat(turn_heads::CONTENT_MAX)
+            )),
+            false,
+        ),
+    ]
+}
+
+/// On lines built to tell the scan's parse and `slim` apart, a message's head is the line's
+/// head whether the scan kept it or not; the messages it must keep it keeps, and none that
+/// `slim` refuses or reads otherwise.
+#[test]
+fn kept_heads_are_the_lines_heads_on_odd_lines() {
+    let header =
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-11-01T00:00:00Z","cwd":"/w"}"#;
+    let cases = odd_head_cases();
     let mut kept = 0;
     for (n, (line, must_keep)) in cases.iter().enumerate() {
         for lines in [vec![header, line.as_str()], vec![line.as_str()]] {
             let t = Transcript::from_bytes("odd.jsonl", (lines.join("\n") + "\n").into_bytes());
             let i = t.len() as u32 - 1;
-            assert_eq!(t.reply_head_kept(i), *must_keep, "case {n}: {line}");
-            kept += usize::from(t.reply_head_kept(i));
+            assert_eq!(t.head_kept(i), *must_keep, "case {n}: {line}");
+            kept += usize::from(t.head_kept(i));
             let want = t.raw_line(i).ok().and_then(|raw| tail::slim(&raw));
             if *must_keep {
                 assert!(want.is_some(), "case {n}: {line}");
@@ -596,34 +637,69 @@ fn kept_reply_heads_are_the_lines_heads_on_odd_lines() {
     }
     assert!(kept >= 20);
     // A byte that is not UTF-8, a byte order mark: left to the line's own parse.
-    let mut bad = msg(usage).into_bytes();
-    bad.splice(bad.len() - 3..bad.len() - 3, *b",\"x\":\"\xFF\"");
-    let bom = [b"\xEF\xBB\xBF".as_slice(), msg(usage).as_bytes()].concat();
+    let mut bad = cases[0].0.clone().into_bytes();
+    bad.splice(bad.len() - 2..bad.len() - 2, *b",\"x\":\"\xFF\"");
+    let bom = [b"\xEF\xBB\xBF".as_slice(), cases[0].0.as_bytes()].concat();
     for bytes in [bad, bom] {
         let t = Transcript::from_bytes("odd.jsonl", bytes);
-        assert!(!t.reply_head_kept(0));
+        assert_eq!(t.len(), 1);
+        assert!(!t.head_kept(0));
     }
 }
 
-/// The ring keeps the newest [`reply_heads::KEPT`] replies, and a head made from it is the
-/// head of that reply, not of one it held before.
+/// The heads kept are those of the messages since the first user message of the last
+/// [`turn_heads::TURNS`] turns, at most [`turn_heads::KEPT_MAX`]; a head made from a slot
+/// whose buffers held another message is that message's.
 #[test]
-fn the_newest_replies_are_kept() {
+fn the_last_turns_are_kept() {
     let mut text = String::from(r#"{"type":"session","version":3,"id":"s"}"#);
-    for i in 0..11 {
-        text.push_str(&format!(
-            "\n{{\"type\":\"message\",\"id\":\"a{i}\",\"message\":{{\"role\":\"assistant\",\"model\":\"m{i}\",\"usage\":{{\"input\":{i}}}}}}}\n{{\"type\":\"message\",\"id\":\"u{i}\",\"message\":{{\"role\":\"user\",\"content\":\"q\"}}}}"
-        ));
+    let push = |text: &mut String, line: String| {
+        text.push('\n');
+        text.push_str(&line);
+    };
+    let reply = |i: usize| {
+        format!(
+            r#"{{"type":"message","id":"a{i}","message":{{"role":"assistant","model":"m{i}","usage":{{"input":{i}}}}}}}"#
+        )
+    };
+    let user = |i: usize, text: &str| {
+        format!(
+            r#"{{"type":"message","id":"u{i}","message":{{"role":"user","content":"{text}"}}}}"#
+        )
+    };
+    let tool = r#"{"type":"message","message":{"role":"toolResult","content":"x"}}"#;
+    // 40 turns of a question, a call, a tool result and an answer: entries 4t..4t+3.
+    for t in 0..40 {
+        push(&mut text, user(t, &"q".repeat(t)));
+        push(&mut text, reply(2 * t));
+        push(&mut text, tool.to_string());
+        push(&mut text, reply(2 * t + 1));
     }
-    let t = Transcript::from_bytes("ring.jsonl", text.into_bytes());
-    let kept: Vec<u32> = (0..t.len() as u32)
-        .filter(|&i| t.reply_head_kept(i))
-        .collect();
-    assert_eq!(kept, [14, 16, 18, 20]);
-    for i in kept {
-        let head = t.slim(i).unwrap();
-        assert_eq!(head["message"]["model"], format!("m{}", i / 2));
+    let t = Transcript::from_bytes("turns.jsonl", text.clone().into_bytes());
+    let kept: Vec<u32> = (0..t.len() as u32).filter(|&i| t.head_kept(i)).collect();
+    let first = 4 * (40 - turn_heads::TURNS as u32);
+    let want: Vec<u32> = (first..160).filter(|i| i % 4 != 2).collect();
+    assert_eq!(kept, want);
+    for i in 0..t.len() as u32 {
+        let line = t.raw_line(i).unwrap();
+        assert_eq!(
+            t.slim(i).map(|v| v.to_string()),
+            tail::slim(&line).map(|v| v.to_string()),
+            "entry {i}"
+        );
     }
+    // One turn of many calls keeps its newest replies only.
+    for i in 0..300 {
+        push(&mut text, reply(1000 + i));
+    }
+    let t = Transcript::from_bytes("calls.jsonl", text.into_bytes());
+    let kept: Vec<u32> = (0..t.len() as u32).filter(|&i| t.head_kept(i)).collect();
+    assert_eq!(kept.len(), turn_heads::KEPT_MAX);
+    assert_eq!(kept[0] as usize, t.len() - turn_heads::KEPT_MAX);
+    assert_eq!(
+        t.slim(t.len() as u32 - 1).unwrap()["message"]["model"],
+        "m1299"
+    );
 }
 
 /// [`LineHead`] as `#[derive(Deserialize)]` read it before it was written by hand (the same
