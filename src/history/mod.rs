@@ -412,41 +412,27 @@ impl<'a> Seen<'a> {
     /// A message as the scan captured it, read as [`Self::of_slim`] reads its decode; None
     /// for an entry that decode refuses (skipped), or that is no message.
     fn of_captured(rules: Rules, c: Captured<'a>) -> Option<Seen<'a>> {
+        // The step as the forecast reads it too (one function for both).
+        let step = series::step_of_captured(rules, &c)?;
         match c {
             Captured::Unreadable | Captured::Entry(_) => None,
             Captured::User { timestamp, lead } => Some(Seen {
                 timestamp,
                 compact_request: lead.trim_start().starts_with(COMPACT_COMMAND),
                 notice: false,
-                step: Some(series::Step::User {
-                    flush: series::is_flush_text(lead),
-                }),
+                step,
             }),
             Captured::Assistant {
                 timestamp,
-                stop_reason,
                 provider,
                 model,
-                usage,
-            } => {
-                // The decode reads `usage` with the rest of the line: refused, it skips it.
-                let usage = match usage {
-                    Some(u) => Some(crate::tokens::UsageFields::parse(u)?),
-                    None => None,
-                };
-                let notice = crate::tokens::is_gateway_model(provider, model);
-                let measured = !notice && !crate::tokens::measured_nothing(stop_reason);
-                let step = usage
-                    .filter(|u| measured && u.object)
-                    .and_then(|u| series::measure_of(rules, |k| u.get(k)))
-                    .map(series::Step::Call);
-                Some(Seen {
-                    timestamp,
-                    compact_request: false,
-                    notice,
-                    step,
-                })
-            }
+                ..
+            } => Some(Seen {
+                timestamp,
+                compact_request: false,
+                notice: crate::tokens::is_gateway_model(provider, model),
+                step,
+            }),
         }
     }
 }

@@ -21,7 +21,7 @@ const FLUSH_PROMPT: &str = "Pre-compaction memory flush";
 const _: () = assert!(FLUSH_PROMPT.len() <= crate::transcript::LEAD_MAX);
 
 /// What an entry means for the series.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// A user message: a new turn (`flush`: OpenClaw's memory-flush prompt).
     User {
@@ -75,6 +75,41 @@ pub fn step_of(rules: Rules, entry: &Value) -> Option<Step> {
             }
         }
         _ => None,
+    }
+}
+
+/// The step of a user message or reply as the scan captured it
+/// ([`crate::transcript::Captured`]): what [`step_of`] gives of the line's head, without
+/// making the head. None when the capture holds no message, or the line's decode refuses
+/// it (a `usage` it cannot read); the entry is then read as before.
+pub fn step_of_captured(rules: Rules, c: &crate::transcript::Captured<'_>) -> Option<Option<Step>> {
+    use crate::transcript::Captured;
+    match *c {
+        Captured::Unreadable | Captured::Entry(_) => None,
+        Captured::User { lead, .. } => Some(Some(Step::User {
+            flush: is_flush_text(lead),
+        })),
+        Captured::Assistant {
+            stop_reason,
+            provider,
+            model,
+            usage,
+            ..
+        } => {
+            // The decode reads `usage` with the rest of the line: refused, it refuses the line.
+            let usage = match usage {
+                Some(u) => Some(crate::tokens::UsageFields::parse(u)?),
+                None => None,
+            };
+            let measured = !crate::tokens::is_gateway_model(provider, model)
+                && !crate::tokens::measured_nothing(stop_reason);
+            Some(
+                usage
+                    .filter(|u| measured && u.object)
+                    .and_then(|u| measure_of(rules, |k| u.get(k)))
+                    .map(Step::Call),
+            )
+        }
     }
 }
 

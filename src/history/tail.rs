@@ -31,8 +31,15 @@ trait TailEntries {
     fn complete(&self) -> bool;
     fn id(&self, k: usize) -> Option<&str>;
     fn parent_id(&self, k: usize) -> Option<&str>;
-    /// The entry as decoded, when it is: what [`series::step_of`] reads, and its time.
-    fn head(&self, k: usize) -> Option<&Value>;
+    /// Whether the entry is a session header.
+    fn is_header(&self, k: usize) -> bool;
+    /// The entry's step ([`series::step_of`]) and its `timestamp`, when it is one.
+    fn step(&self, k: usize, rules: Rules) -> Option<(Step, Option<&str>)>;
+}
+
+/// [`TailEntries::step`] of a decoded entry.
+fn step_of_head(v: &Value, rules: Rules) -> Option<(Step, Option<&str>)> {
+    series::step_of(rules, v).map(|s| (s, text(v, "timestamp")))
 }
 
 impl TailEntries for Tail {
@@ -48,8 +55,11 @@ impl TailEntries for Tail {
     fn parent_id(&self, k: usize) -> Option<&str> {
         text(&self.entries[k], "parentId")
     }
-    fn head(&self, k: usize) -> Option<&Value> {
-        Some(&self.entries[k])
+    fn is_header(&self, k: usize) -> bool {
+        text(&self.entries[k], "type") == Some("session")
+    }
+    fn step(&self, k: usize, rules: Rules) -> Option<(Step, Option<&str>)> {
+        step_of_head(&self.entries[k], rules)
     }
 }
 
@@ -60,7 +70,7 @@ fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
 
 /// [`steps`] over any [`TailEntries`]: one walk for a source's tail and an open transcript's.
 fn branch_steps(e: &impl TailEntries, rules: Rules) -> (Vec<(Step, At)>, bool) {
-    let is_header = |k: usize| e.head(k).and_then(|v| text(v, "type")) == Some("session");
+    let is_header = |k: usize| e.is_header(k);
     let n = e.len();
     // A v1 file's header can carry an id while its entries have none: the entries decide.
     let has_ids = (0..n).any(|k| e.id(k).is_some() && !is_header(k));
@@ -93,13 +103,12 @@ fn branch_steps(e: &impl TailEntries, rules: Rules) -> (Vec<(Step, At)>, bool) {
     }
     let mut out = Vec::new();
     for k in branch {
-        let Some(v) = e.head(k) else { continue };
-        if let Some(s) = series::step_of(rules, v) {
+        if let Some((s, timestamp)) = e.step(k, rules) {
             out.push((
                 s,
                 At {
                     id: e.id(k).map(str::to_string),
-                    timestamp: text(v, "timestamp").map(str::to_string),
+                    timestamp: timestamp.map(str::to_string),
                 },
             ));
         }
@@ -134,20 +143,24 @@ pub fn turns_of(
 }
 
 /// The last entries of a transcript already open, as [`branch_steps`] reads them: the
-/// entries the series counts as their heads, every other one (tool results: the bulk of a
-/// transcript) as its written `id` and `parentId` from the index, never made a value.
+/// messages the scan captured as their steps, the other entries the series counts
+/// (compactions, messages not captured) as their heads, every other one (tool results: the
+/// bulk of a transcript) as its written `id` and `parentId` from the index, never made a
+/// value.
 struct OpenTail<'t> {
-    /// Per entry in append order: its head when decoded, else its written ids.
+    /// Per entry in append order.
     entries: Vec<OpenEntry<'t>>,
     complete: bool,
 }
 
+type WrittenId<'t> = Option<crate::transcript::Id<'t>>;
+
 enum OpenEntry<'t> {
     Head(std::sync::Arc<Value>),
-    Ids(
-        Option<crate::transcript::Id<'t>>,
-        Option<crate::transcript::Id<'t>>,
-    ),
+    /// A message the scan captured: its written ids, its step
+    /// ([`series::step_of_captured`]) and its `timestamp`.
+    Step(WrittenId<'t>, WrittenId<'t>, Option<Step>, Option<&'t str>),
+    Ids(WrittenId<'t>, WrittenId<'t>),
 }
 
 impl TailEntries for OpenTail<'_> {
@@ -160,18 +173,25 @@ impl TailEntries for OpenTail<'_> {
     fn id(&self, k: usize) -> Option<&str> {
         match &self.entries[k] {
             OpenEntry::Head(v) => text(v, "id"),
-            OpenEntry::Ids(id, _) => id.as_deref(),
+            OpenEntry::Step(id, ..) | OpenEntry::Ids(id, _) => id.as_deref(),
         }
     }
     fn parent_id(&self, k: usize) -> Option<&str> {
         match &self.entries[k] {
             OpenEntry::Head(v) => text(v, "parentId"),
-            OpenEntry::Ids(_, parent) => parent.as_deref(),
+            OpenEntry::Step(_, parent, ..) | OpenEntry::Ids(_, parent) => parent.as_deref(),
         }
     }
-    fn head(&self, k: usize) -> Option<&Value> {
+    fn is_header(&self, k: usize) -> bool {
         match &self.entries[k] {
-            OpenEntry::Head(v) => Some(v),
+            OpenEntry::Head(v) => text(v, "type") == Some("session"),
+            OpenEntry::Step(..) | OpenEntry::Ids(..) => false,
+        }
+    }
+    fn step(&self, k: usize, rules: Rules) -> Option<(Step, Option<&str>)> {
+        match &self.entries[k] {
+            OpenEntry::Head(v) => step_of_head(v, rules),
+            OpenEntry::Step(_, _, step, timestamp) => step.map(|s| (s, *timestamp)),
             OpenEntry::Ids(..) => None,
         }
     }
@@ -182,8 +202,12 @@ impl TailEntries for OpenTail<'_> {
 /// assistant messages, compactions) are decoded, as a SQLite source's tail keeps a tool
 /// result's projection: on the 81-row bench host, making every other entry an object was a
 /// third of this read.
-fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> OpenTail<'_> {
-    use crate::transcript::{EntryKind, Role};
+fn tail_of_transcript(
+    t: &crate::transcript::Transcript,
+    budget: u64,
+    rules: Rules,
+) -> OpenTail<'_> {
+    use crate::transcript::{Captured, EntryKind, Role};
     let (budget, max_users) = crate::transcript::tail::read_limits(budget);
     let (mut entries, mut bytes, mut users) = (Vec::new(), 0u64, 0usize);
     let mut k = t.entries.len();
@@ -197,16 +221,28 @@ fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> OpenTai
                 | EntryKind::Message(Role::User)
                 | EntryKind::Message(Role::Assistant)
         );
-        // The heads the transcript keeps are shared, not copied; a message the scan captured
-        // is not parsed again.
-        let decoded = if counted {
-            t.series_head(k as u32)
-        } else {
-            None
+        // A message the scan captured is read as its step, made neither from its line nor
+        // as a head (on the 81-row bench host making those heads was a twelfth of a cold
+        // list); the heads the transcript keeps are shared, not copied.
+        let ids = || (t.written_id(k as u32), t.written_parent_id(k as u32));
+        let captured = match t.captured(k as u32) {
+            Some(
+                c @ (Captured::User { timestamp, .. } | Captured::Assistant { timestamp, .. }),
+            ) if counted => series::step_of_captured(rules, &c).map(|step| (step, timestamp)),
+            _ => None,
         };
-        entries.push(match decoded {
-            Some(v) => OpenEntry::Head(v),
-            None => OpenEntry::Ids(t.written_id(k as u32), t.written_parent_id(k as u32)),
+        entries.push(match captured {
+            Some((step, timestamp)) => {
+                let (id, parent) = ids();
+                OpenEntry::Step(id, parent, step, timestamp)
+            }
+            None => match counted.then(|| t.series_head(k as u32)).flatten() {
+                Some(v) => OpenEntry::Head(v),
+                None => {
+                    let (id, parent) = ids();
+                    OpenEntry::Ids(id, parent)
+                }
+            },
         });
         if e.kind == EntryKind::Message(Role::User) {
             users += 1;
@@ -223,7 +259,7 @@ fn tail_of_transcript(t: &crate::transcript::Transcript, budget: u64) -> OpenTai
 pub fn turns_of_transcript(t: &crate::transcript::Transcript, rules: Rules) -> Vec<series::Turn> {
     let mut last = Vec::new();
     for budget in BUDGETS {
-        let tail = tail_of_transcript(t, budget);
+        let tail = tail_of_transcript(t, budget, rules);
         let (s, enough) = branch_steps(&tail, rules);
         last = s;
         if enough || tail.complete {

@@ -780,10 +780,26 @@ fn rows_captured_whole_or_beside_their_projection_are_not_fetched_again() {
 fn a_captured_message_is_the_step_its_line_is() {
     use crate::transcript::{EntryKind, Role, Transcript};
     let mut captured = 0;
-    for path in crate::transcript::fixture_transcripts() {
-        let with = Transcript::open_for_history(&path).unwrap();
-        let without = Transcript::open(&path).unwrap();
-        assert!(!without.captures(), "{}", path.display());
+    let mut stepped = 0;
+    let opened = crate::transcript::fixture_transcripts()
+        .into_iter()
+        .map(|p| {
+            (
+                p.display().to_string(),
+                Transcript::open_for_history(&p).unwrap(),
+                Transcript::open(&p).unwrap(),
+            )
+        })
+        .chain(std::iter::once({
+            let (bytes, _) = odd_chain();
+            (
+                "the odd chain".to_string(),
+                Transcript::from_bytes_for_history("t.jsonl", bytes.clone()),
+                Transcript::from_bytes("t.jsonl", bytes),
+            )
+        }));
+    for (path, with, without) in opened {
+        assert!(!without.captures(), "{path}");
         for k in 0..with.len() as u32 {
             let kind = with.entries[k as usize].kind;
             let message = matches!(
@@ -802,30 +818,32 @@ fn a_captured_message_is_the_step_its_line_is() {
                 assert_eq!(
                     field(&from_capture, f),
                     field(&from_line, f),
-                    "{} entry {k}: {f}",
-                    path.display()
+                    "{path} entry {k}: {f}"
                 );
             }
             for rules in [Rules::V2026_2, Rules::V2026_9] {
                 let step = |v: &Option<std::sync::Arc<Value>>| {
                     v.as_ref().and_then(|v| series::step_of(rules, v))
                 };
-                assert_eq!(
-                    step(&from_capture),
-                    step(&from_line),
-                    "{} entry {k}",
-                    path.display()
-                );
+                assert_eq!(step(&from_capture), step(&from_line), "{path} entry {k}");
+                // The forecast's reading of the capture, without a head.
+                if let Some(s) = with
+                    .captured(k)
+                    .and_then(|c| series::step_of_captured(rules, &c))
+                {
+                    stepped += 1;
+                    assert_eq!(s, step(&from_line), "{path} entry {k}");
+                }
             }
         }
         for rules in [Rules::V2026_2, Rules::V2026_9] {
             assert_eq!(
                 tail::turns_of_transcript(&with, rules),
                 tail::turns_of_transcript(&without, rules),
-                "{}",
-                path.display()
+                "{path}"
             );
         }
     }
     assert!(captured >= 50, "{captured}");
+    assert!(stepped >= 100, "{stepped}");
 }
