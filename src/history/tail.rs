@@ -236,7 +236,7 @@ fn tail_of_transcript(
                 let (id, parent) = ids();
                 OpenEntry::Step(id, parent, step, timestamp)
             }
-            None => match counted.then(|| t.series_head(k as u32)).flatten() {
+            None => match counted.then(|| t.slim(k as u32)).flatten() {
                 Some(v) => OpenEntry::Head(v),
                 None => {
                     let (id, parent) = ids();

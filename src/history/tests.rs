@@ -773,12 +773,13 @@ fn rows_captured_whole_or_beside_their_projection_are_not_fetched_again() {
 }
 
 /// The forecast reads a message the scan captured from the capture
-/// (`Transcript::series_head`), not from its line: on every fixture transcript each captured
-/// message gives the envelope and the step its line's head gives, under either host's rules,
-/// and the turns of a transcript opened with captures are those of one opened without.
+/// (`series::step_of_captured`), not from its line: on every fixture transcript and the odd
+/// chain, each captured message it reads so gives the ids, the time and the step its line's
+/// head gives, under either host's rules, and the turns of a transcript opened with captures
+/// are those of one opened without.
 #[test]
 fn a_captured_message_is_the_step_its_line_is() {
-    use crate::transcript::{EntryKind, Role, Transcript};
+    use crate::transcript::{Captured, EntryKind, Role, Transcript};
     let mut captured = 0;
     let mut stepped = 0;
     let opened = crate::transcript::fixture_transcripts()
@@ -806,34 +807,36 @@ fn a_captured_message_is_the_step_its_line_is() {
                 kind,
                 EntryKind::Message(Role::User) | EntryKind::Message(Role::Assistant)
             );
-            if !message || !with.has_captured(k) {
+            let Some(c) = with.captured(k).filter(|_| message) else {
                 continue;
-            }
-            captured += 1;
-            let (from_capture, from_line) = (with.series_head(k), without.slim(k));
-            let field = |v: &Option<std::sync::Arc<Value>>, f: &str| {
-                v.as_ref().and_then(|v| v.get(f)).cloned()
             };
-            for f in ["type", "id", "parentId", "timestamp"] {
-                assert_eq!(
-                    field(&from_capture, f),
-                    field(&from_line, f),
-                    "{path} entry {k}: {f}"
-                );
-            }
+            captured += 1;
+            let line = without.slim(k);
+            let field = |f: &str| line.as_ref().and_then(|v| v.get(f)?.as_str());
             for rules in [Rules::V2026_2, Rules::V2026_9] {
-                let step = |v: &Option<std::sync::Arc<Value>>| {
-                    v.as_ref().and_then(|v| series::step_of(rules, v))
+                let Some(s) = series::step_of_captured(rules, &c) else {
+                    continue;
                 };
-                assert_eq!(step(&from_capture), step(&from_line), "{path} entry {k}");
-                // The forecast's reading of the capture, without a head.
-                if let Some(s) = with
-                    .captured(k)
-                    .and_then(|c| series::step_of_captured(rules, &c))
-                {
-                    stepped += 1;
-                    assert_eq!(s, step(&from_line), "{path} entry {k}");
-                }
+                stepped += 1;
+                let from_line = line.as_ref().and_then(|v| series::step_of(rules, v));
+                assert_eq!(s, from_line, "{path} entry {k}");
+                let timestamp = match c {
+                    Captured::User { timestamp, .. } | Captured::Assistant { timestamp, .. } => {
+                        timestamp
+                    }
+                    _ => unreachable!("a step is only of a message"),
+                };
+                assert_eq!(timestamp, field("timestamp"), "{path} entry {k}");
+                assert_eq!(
+                    with.written_id(k).as_deref(),
+                    field("id"),
+                    "{path} entry {k}"
+                );
+                assert_eq!(
+                    with.written_parent_id(k).as_deref(),
+                    field("parentId"),
+                    "{path} entry {k}"
+                );
             }
         }
         for rules in [Rules::V2026_2, Rules::V2026_9] {

@@ -1131,19 +1131,6 @@ impl Transcript {
         v
     }
 
-    /// Entry `idx`'s `id` and `parentId` as written, as an object (each left out when the
-    /// entry has none): the envelope of a head made without its line.
-    pub fn written_envelope(&self, idx: u32) -> serde_json::Map<String, Value> {
-        let mut o = serde_json::Map::new();
-        if let Some(id) = self.written_id(idx) {
-            o.insert("id".into(), Value::String(id.to_string()));
-        }
-        if let Some(p) = self.written_parent_id(idx) {
-            o.insert("parentId".into(), Value::String(p.to_string()));
-        }
-        o
-    }
-
     /// Entry `idx`'s head if [`Self::slim`] kept it.
     fn slim_kept(&self, idx: u32) -> Option<Option<std::sync::Arc<serde_json::Value>>> {
         self.slims
@@ -1152,63 +1139,6 @@ impl Transcript {
             .iter()
             .find(|(i, _)| *i == idx)
             .map(|(_, v)| v.clone())
-    }
-
-    /// Entry `idx` as the forecast's series reads it ([`tail::slim`]'s envelope and, of a
-    /// message, what decides its step): the head [`Self::slim`] kept, if another reader had
-    /// it made; else made from the scan's capture when there is one (the facts the history's
-    /// walk reads, [`Self::captured`]), so a reply of many kilobytes is not parsed a second
-    /// time; else [`Self::slim`]. A captured user message carries only the start of its text
-    /// and a reply its measurement without the message's `timestamp`: all the series reads
-    /// (`series::step_of`, and the envelope for the branch), but not a head for other
-    /// readers, so it is made anew each time rather than kept with the heads.
-    pub fn series_head(&self, idx: u32) -> Option<std::sync::Arc<Value>> {
-        // A head another reader had made (`used`'s, of the last entries) is shared.
-        if let Some(v) = self.slim_kept(idx) {
-            return v;
-        }
-        let message = match self.captured(idx) {
-            Some(Captured::Unreadable) => return None,
-            Some(Captured::User { timestamp, lead }) => (
-                timestamp,
-                serde_json::json!({"role": "user", "content": lead}),
-            ),
-            Some(Captured::Assistant {
-                timestamp,
-                stop_reason,
-                provider,
-                model,
-                usage,
-            }) => {
-                let mut m = serde_json::Map::new();
-                m.insert("role".into(), "assistant".into());
-                for (k, v) in [
-                    ("stopReason", stop_reason),
-                    ("provider", provider),
-                    ("model", model),
-                ] {
-                    if let Some(v) = v {
-                        m.insert(k.into(), v.into());
-                    }
-                }
-                if let Some(u) = usage {
-                    match serde_json::from_str::<Value>(u) {
-                        Ok(u) => m.insert("usage".into(), u),
-                        Err(_) => return self.slim_made(idx),
-                    };
-                }
-                (timestamp, Value::Object(m))
-            }
-            Some(Captured::Entry(_)) | None => return self.slim_made(idx),
-        };
-        let (timestamp, message) = message;
-        let mut o = self.written_envelope(idx);
-        o.insert("type".into(), "message".into());
-        if let Some(ts) = timestamp {
-            o.insert("timestamp".into(), ts.into());
-        }
-        o.insert("message".into(), message);
-        Some(std::sync::Arc::new(Value::Object(o)))
     }
 
     /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.
