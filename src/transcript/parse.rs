@@ -32,7 +32,7 @@ pub struct LineHead<'a> {
 }
 
 /// The keys of [`LineHead`], in order (an array is read by position in this order).
-const LINE_HEAD_FIELDS: &[&str] = &[
+pub(super) const LINE_HEAD_FIELDS: &[&str] = &[
     "type",
     "id",
     "parentId",
@@ -357,8 +357,9 @@ pub(super) fn short_err(e: &serde_json::Error) -> String {
     s.replace(" at line 1 column ", " at column ")
 }
 
-/// An assistant message as [`super::tail::slim`] reads it, from the scan's parse of its line;
-/// None where that decode could read it otherwise (it refuses the line: a repeated field, a
+/// An assistant message as [`super::tail::slim`] reads it, from the scan's parse of its line
+/// (of a user message too: `slim` reads the same fields of any message, which
+/// [`super::turn_heads`] keeps); None where that decode could read it otherwise (it refuses the line: a repeated field, a
 /// non-string where it reads a string, a `usage` nested deep enough to pass its depth limit
 /// only when parsed alone), which leaves the entry to the walk's own read.
 pub(super) fn assistant_head<'a>(

@@ -727,19 +727,12 @@ struct DerivedHead<'a> {
 /// escaped, mistyped and unknown keys (`tokensAfter` among them), cut short or not.
 #[test]
 fn the_line_head_reads_as_the_derived_decode_did() {
-    let keys = [
-        "type",
-        "id",
-        "parentId",
-        "message",
-        "version",
-        "timestamp",
-        "cwd",
-        "tokensAfter",
-        "t\\u0079pe",
-        "x",
-        "Type",
-    ];
+    // The fields read, and keys that are not (or are only once unescaped).
+    let keys: Vec<&str> = parse::LINE_HEAD_FIELDS
+        .iter()
+        .copied()
+        .chain(["tokensAfter", "t\\u0079pe", "x", "Type"])
+        .collect();
     let values = [
         r#""message""#,
         r#""a\"b""#,

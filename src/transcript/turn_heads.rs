@@ -49,12 +49,12 @@ pub(super) struct TurnHeads {
     users: VecDeque<u32>,
 }
 
-/// One message's head as strings: the envelope, and the message's fields `slim` keeps.
+/// One message's head as strings: the envelope, and the message's fields `slim` keeps. Its
+/// `type` is `message` (the kind of every message) and its role is `user` or `assistant`.
 #[derive(Default)]
 struct Slot {
     entry: u32,
     user: bool,
-    ty: Option<String>,
     id: Option<String>,
     parent_id: Option<String>,
     timestamp: Option<String>,
@@ -115,18 +115,15 @@ impl TurnHeads {
             _ => false,
         };
         let fields = [
-            head.ty.0.as_deref(),
             head.id.0.as_deref(),
             head.parent_id.0.as_deref(),
-        ]
-        .into_iter()
-        .chain([
             a.timestamp,
             a.stop_reason.as_deref(),
             a.provider,
             a.model,
             a.usage,
-        ])
+        ]
+        .into_iter()
         .map(|f| f.map_or(0, str::len))
         .sum::<usize>();
         let message_timestamp = head.message.timestamp_value.as_ref();
@@ -144,7 +141,6 @@ impl TurnHeads {
         let mut s = self.spare.pop().unwrap_or_default();
         s.entry = entry;
         s.user = user;
-        set(&mut s.ty, head.ty.0.as_deref());
         set(&mut s.id, head.id.0.as_deref());
         set(&mut s.parent_id, head.parent_id.0.as_deref());
         set(&mut s.timestamp, a.timestamp);
@@ -201,8 +197,8 @@ impl TurnHeads {
             m.insert("content".into(), c);
         }
         let mut o = Map::new();
+        o.insert("type".into(), Value::String("message".into()));
         for (k, v) in [
-            ("type", &s.ty),
             ("id", &s.id),
             ("parentId", &s.parent_id),
             ("timestamp", &s.timestamp),
