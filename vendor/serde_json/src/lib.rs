@@ -432,6 +432,8 @@ pub mod value;
 mod io;
 #[cfg(feature = "std")]
 mod iter;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+mod read_simd;
 #[cfg(feature = "float_roundtrip")]
 mod lexical;
 mod number;

@@ -472,6 +472,22 @@ impl<'a> SliceRead<'a> {
             return;
         }
 
+        // clawtop's patch: 32 bytes at a time where the CPU has AVX2 (src/read_simd.rs),
+        // the rest by the loop below. Strings are most of a transcript's bytes.
+        #[cfg(all(feature = "std", target_arch = "x86_64"))]
+        let rest = {
+            match crate::read_simd::find_escape(rest) {
+                Ok(found) => {
+                    self.index += found;
+                    return;
+                }
+                Err(scanned) => {
+                    self.index += scanned;
+                    &rest[scanned..]
+                }
+            }
+        };
+
         // We wish to find the first byte in range 0x00..=0x1F or " or \. Ideally, we'd use
         // something akin to memchr3, but the memchr crate does not support this at the moment.
         // Therefore, we use a variation on Mycroft's algorithm [1] to provide performance better
