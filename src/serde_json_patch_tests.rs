@@ -1,5 +1,6 @@
 //! The patched serde_json (vendor/README.md) against the JSON grammar, where the patch could
-//! change an answer: a string's end, escape or control character found 32 bytes at a time.
+//! change an answer: a string's end, escape or control character found 16 and 32 bytes at a
+//! time.
 //! Strings of every length across two strides, with one byte of interest at every position,
 //! at several offsets into the text, are parsed into a `String`, a `Value` and a `&RawValue`
 //! and skipped as `IgnoredAny`; each answer, and each error's text and column, is what the

@@ -472,8 +472,9 @@ impl<'a> SliceRead<'a> {
             return;
         }
 
-        // clawtop's patch: 32 bytes at a time where the CPU has AVX2 (src/read_simd.rs),
-        // the rest by the loop below. Strings are most of a transcript's bytes.
+        // clawtop's patch: 16 bytes at a time with SSE2, 32 with AVX2 where the CPU has it
+        // (src/read_simd.rs); the last few by the loop below. Strings are most of a
+        // transcript's bytes.
         #[cfg(all(feature = "std", target_arch = "x86_64"))]
         let rest = {
             match crate::read_simd::find_escape(rest) {
