@@ -3,10 +3,10 @@
 //! By default the map is backed by a [`BTreeMap`]. Enable the `preserve_order`
 //! feature of serde_json to use [`IndexMap`] instead.
 //!
-//! In builds without the `std` feature, `preserve_order` hashes keys with
-//! [`foldhash::fast::RandomState`]. Foldhash provides minimal HashDoS
-//! resistance, but does not protect against interactive attackers. Builds with
-//! `std` use the standard library's [`std::hash::RandomState`].
+//! `preserve_order` hashes keys with [`foldhash::fast::RandomState`] (clawtop's
+//! patch: upstream does so only without the `std` feature, and uses the standard
+//! library's [`std::hash::RandomState`] with it). Foldhash provides minimal
+//! HashDoS resistance, but does not protect against interactive attackers.
 //!
 //! [`BTreeMap`]: std::collections::BTreeMap
 //! [`IndexMap`]: indexmap::IndexMap
@@ -40,9 +40,10 @@ type MapImpl<K, V> = BTreeMap<K, V>;
 #[cfg(feature = "preserve_order")]
 type MapImpl<K, V> = IndexMap<K, V, BuildHasherImpl>;
 
-#[cfg(all(feature = "preserve_order", feature = "std"))]
-type BuildHasherImpl = std::collections::hash_map::RandomState;
-#[cfg(all(feature = "preserve_order", not(feature = "std")))]
+// clawtop's patch: foldhash with `std` too (seeded at random per process, as without `std`),
+// not SipHash. The maps clawtop builds are small and many (a message's head, a usage), and
+// hashing their keys with SipHash was a fiftieth of a cold list.
+#[cfg(feature = "preserve_order")]
 type BuildHasherImpl = foldhash::fast::RandomState;
 
 impl Map<String, Value> {
