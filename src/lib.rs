@@ -50,6 +50,3 @@ pub mod transcript;
 pub mod tui;
 pub mod usecase;
 pub mod used;
-
-#[cfg(test)]
-mod serde_json_patch_tests;

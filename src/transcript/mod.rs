@@ -1236,6 +1236,8 @@ fn rename_hook_role(v: &mut Value, hook_is_custom: bool) {
 }
 
 #[cfg(test)]
+mod serde_json_patch_tests;
+#[cfg(test)]
 mod tests;
 
 /// Every transcript under `tests/fixtures/` (real OpenClaw and pi files and clawtop's edge
