@@ -58,10 +58,12 @@ pub enum RowEntryError {
     NoSessionId,
 }
 
-/// The fields of an entry clawtop reads, as values; None when the JSON is not an object.
-struct Kept(Option<serde_json::Map<String, Value>>);
+/// The fields of an entry clawtop reads, as values by their place in [`KEEP`] (a repeated
+/// key keeps its last value, as a map would); None when the JSON is not an object.
+/// `contextBudgetStatus` is kept as the two fields read of it ([`Budget`]).
+struct Kept(Option<([Option<Value>; KEEP.len()], Budget)>);
 
-const KEEP: &[&str] = &[
+const KEEP: [&str; 11] = [
     "sessionId",
     "updatedAt",
     "model",
@@ -73,8 +75,65 @@ const KEEP: &[&str] = &[
     "contextTokensSource",
     "compactionCount",
     "memoryFlush",
-    "contextBudgetStatus",
 ];
+
+/// `contextBudgetStatus.reserveTokens` and `.promptBudgetBeforeReserve`, as values (both None
+/// when the status is not an object). Its other fields are read as values too and dropped, so
+/// an entry is refused exactly where reading the whole status as a value refuses it; what is
+/// saved is the map of a dozen fields built for two of them.
+#[derive(Default)]
+struct Budget {
+    reserve: Option<Value>,
+    compact_at: Option<Value>,
+}
+
+impl<'de> serde::Deserialize<'de> for Budget {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Budget;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Budget, A::Error> {
+                let mut b = Budget::default();
+                while let Some(k) = m.next_key::<crate::transcript::parse::AnyStr<'de>>()? {
+                    let v = m.next_value::<Value>()?;
+                    match k.0.as_deref() {
+                        Some("reserveTokens") => b.reserve = Some(v),
+                        Some("promptBudgetBeforeReserve") => b.compact_at = Some(v),
+                        _ => {}
+                    }
+                }
+                Ok(b)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut s: A) -> Result<Budget, A::Error> {
+                while s.next_element::<Value>()?.is_some() {}
+                Ok(Budget::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+            fn visit_unit<E>(self) -> Result<Budget, E> {
+                Ok(Budget::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
 
 impl<'de> serde::Deserialize<'de> for Kept {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -86,17 +145,20 @@ impl<'de> serde::Deserialize<'de> for Kept {
                 f.write_str("a session entry object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Kept, A::Error> {
-                let mut out = serde_json::Map::new();
+                let mut out: [Option<Value>; KEEP.len()] = Default::default();
+                let mut budget = Budget::default();
                 // Keys borrowed from the text (a `Cow<str>` key would allocate every one).
                 while let Some(k) = m.next_key::<crate::transcript::parse::AnyStr<'de>>()? {
                     let k = k.0.unwrap_or_default();
-                    if KEEP.contains(&k.as_ref()) {
-                        out.insert(k.into_owned(), m.next_value::<Value>()?);
+                    if let Some(i) = KEEP.iter().position(|&f| f == k) {
+                        out[i] = Some(m.next_value::<Value>()?);
+                    } else if k == "contextBudgetStatus" {
+                        budget = m.next_value::<Budget>()?;
                     } else {
                         m.next_value::<IgnoredAny>()?;
                     }
                 }
-                Ok(Kept(Some(out)))
+                Ok(Kept(Some((out, budget))))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<Kept, A::Error> {
                 while s.next_element::<IgnoredAny>()?.is_some() {}
@@ -131,24 +193,29 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
     // `systemPromptReport`: most of the bytes) is skipped without building a tree.
     let mut probe = serde_json::Deserializer::from_str(json);
     let kept: Result<Kept, _> = serde::Deserialize::deserialize(&mut probe);
-    let o = match kept.and_then(|k| probe.end().map(|_| k)) {
-        Ok(Kept(Some(o))) => o,
+    let (fields, budget) = match kept.and_then(|k| probe.end().map(|_| k)) {
+        Ok(Kept(Some(kept))) => kept,
         Ok(Kept(None)) => return Err(RowEntryError::NotObject),
         Err(e) => return Err(RowEntryError::NotJson(e.to_string())),
     };
-    let session_id = match o.get("sessionId") {
+    let get = |k: &str| {
+        KEEP.iter()
+            .position(|&f| f == k)
+            .and_then(|i| fields[i].as_ref())
+    };
+    let session_id = match get("sessionId") {
         Some(Value::String(s)) if crate::store_entry::safe_session_id(s) => s.clone(),
         Some(Value::String(s)) => {
             return Err(RowEntryError::UnsafeSessionId(crate::sanitize::one_line(s)));
         }
         _ => return Err(RowEntryError::NoSessionId),
     };
-    let string = |k: &str| match o.get(k) {
+    let string = |k: &str| match get(k) {
         Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
         _ => None,
     };
     let int = |k: &str| {
-        o.get(k).and_then(|v| {
+        get(k).and_then(|v| {
             v.as_i64().or_else(|| {
                 v.as_f64()
                     .filter(|f| f.is_finite())
@@ -156,7 +223,7 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
             })
         })
     };
-    let memory_flush = match o.get("memoryFlush") {
+    let memory_flush = match get("memoryFlush") {
         Some(Value::Object(m)) => Some(MemoryFlush {
             kind: m
                 .get("kind")
@@ -168,33 +235,28 @@ pub fn parse_entry(json: &str) -> Result<(StoreEntry, Entry96), RowEntryError> {
         }),
         _ => None,
     };
-    let budget = o.get("contextBudgetStatus");
     let store = StoreEntry {
         session_id,
         session_file: None,
         updated_at: int("updatedAt"),
         model: string("model"),
         model_provider: string("modelProvider"),
-        total_tokens_raw: o.get("totalTokens").cloned(),
-        total_tokens_fresh_raw: o.get("totalTokensFresh").cloned(),
-        context_tokens_raw: o.get("contextTokens").cloned(),
-        compaction_count: o.get("compactionCount").and_then(non_negative),
+        total_tokens_raw: get("totalTokens").cloned(),
+        total_tokens_fresh_raw: get("totalTokensFresh").cloned(),
+        context_tokens_raw: get("contextTokens").cloned(),
+        compaction_count: get("compactionCount").and_then(non_negative),
         // 2026.9 keeps no flush time; a migrated `memoryFlushAt` is dropped by OpenClaw too.
         memory_flush_at: None,
         memory_flush_compaction_count: memory_flush.as_ref().and_then(|m| m.compaction_count),
         memory_flush_kind: memory_flush.as_ref().map(|m| m.kind.clone()),
-        total_tokens_version: o.get("totalTokensVersion").and_then(non_negative),
+        total_tokens_version: get("totalTokensVersion").and_then(non_negative),
     };
     let extra = Entry96 {
         memory_flush,
-        total_tokens_version: o.get("totalTokensVersion").and_then(non_negative),
+        total_tokens_version: get("totalTokensVersion").and_then(non_negative),
         context_tokens_source: string("contextTokensSource"),
-        budget_reserve: budget
-            .and_then(|b| b.get("reserveTokens"))
-            .and_then(non_negative),
-        budget_compact_at: budget
-            .and_then(|b| b.get("promptBudgetBeforeReserve"))
-            .and_then(non_negative),
+        budget_reserve: budget.reserve.as_ref().and_then(non_negative),
+        budget_compact_at: budget.compact_at.as_ref().and_then(non_negative),
     };
     Ok((store, extra))
 }
@@ -776,6 +838,65 @@ mod tests {
         assert!(matches!(parse_entry("{"), Err(RowEntryError::NotJson(_))));
         assert_eq!(parse_entry("[]").unwrap_err(), RowEntryError::NotObject);
         assert_eq!(parse_entry("{}").unwrap_err(), RowEntryError::NoSessionId);
+    }
+
+    /// The kept fields read as a map of values would give them: a repeated key's last value,
+    /// a status that is no object giving neither budget field, and an entry refused (with
+    /// the same words) exactly where reading the kept fields as values refuses it; a field
+    /// not kept is skipped as before, an unreadable number in it included.
+    #[test]
+    fn kept_fields_read_as_values_would() {
+        let budget = |json: &str| {
+            let (_, x) = parse_entry(json).unwrap();
+            (x.budget_reserve, x.budget_compact_at)
+        };
+        let with = |status: &str| format!(r#"{{"sessionId":"s","contextBudgetStatus":{status}}}"#);
+        assert_eq!(
+            budget(&with(
+                r#"{"a":[1,{"b":2}],"reserveTokens":5,"promptBudgetBeforeReserve":7}"#
+            )),
+            (Some(5), Some(7))
+        );
+        assert_eq!(
+            budget(&with(r#"{"reserveTokens":5,"reserveTokens":6}"#)),
+            (Some(6), None)
+        );
+        assert_eq!(
+            budget(
+                r#"{"sessionId":"s","contextBudgetStatus":{"reserveTokens":5},"contextBudgetStatus":{"promptBudgetBeforeReserve":9}}"#
+            ),
+            (None, Some(9))
+        );
+        for odd in [
+            r#"[1,{"reserveTokens":5}]"#,
+            "3",
+            "null",
+            r#""x""#,
+            "true",
+            "-2.5",
+        ] {
+            assert_eq!(budget(&with(odd)), (None, None), "{odd}");
+        }
+        // A status field no figure reads still has to be a readable value, as before.
+        for bad in [
+            r#"{"x":1e400,"reserveTokens":5}"#,
+            r#"[1,2e999]"#,
+            r#"{"x":"\ud800"}"#,
+        ] {
+            let json = with(bad);
+            let whole = serde_json::from_str::<Value>(&json)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                parse_entry(&json).unwrap_err(),
+                RowEntryError::NotJson(whole),
+                "{bad}"
+            );
+        }
+        let (e, _) = parse_entry(r#"{"sessionId":"s","model":"a","model":"b"}"#).unwrap();
+        assert_eq!(e.model.as_deref(), Some("b"));
+        let (e, _) = parse_entry(r#"{"skillsSnapshot":{"x":1e400},"sessionId":"s"}"#).unwrap();
+        assert_eq!(e.session_id, "s");
     }
 
     fn kept_of(entries: &[(&str, &str)]) -> RowsKept {
