@@ -195,6 +195,7 @@ impl RowsCache {
         {
             return;
         }
+        let mut packed = Vec::new();
         let rows = kept
             .into_iter()
             .map(|(r, k)| Stored {
@@ -219,7 +220,12 @@ impl RowsCache {
                 watch: Cow::Borrowed(&k.watch),
                 busy_at: k.busy_at.clone(),
             })
-            .filter_map(|stored| Some(Blob(Cow::Owned(crate::packed::to_vec(&stored).ok()?))))
+            // Packed into one reused buffer and copied out at its size: packing each row
+            // into a new vector grew it by doubling, a dozen reallocations a row.
+            .filter_map(|stored| {
+                crate::packed::write_into(&mut packed, &stored).ok()?;
+                Some(Blob(Cow::Owned(packed.clone())))
+            })
             .collect();
         let file = CacheFile {
             format: FORMAT.to_string(),
