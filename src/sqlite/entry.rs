@@ -880,7 +880,7 @@ mod tests {
         // A status field no figure reads still has to be a readable value, as before.
         for bad in [
             r#"{"x":1e400,"reserveTokens":5}"#,
-            r#"[1,2e999]"#,
+            "[1,2e999]",
             r#"{"x":"\ud800"}"#,
         ] {
             let json = with(bad);
