@@ -249,7 +249,7 @@ if [[ -d $PYZ/zstandard ]] || python3 -m pip install --quiet --target "$PYZ" zst
   # The same ratio taken in pairs: a cold list and the floor run one after the other, five
   # times, each pair's ratio kept. On a shared VM the machine's speed moves between the three
   # cold lists above and the three floors taken a minute later; a pair shares its moment.
-  # Shown beside the goal's ratio, not instead of it.
+  # Shown beside the goal's ratio, not instead of it: the goal is met only when both are.
   # paired STATE: five pairs on the SQLite host at STATE, as "median Nx, lowest Nx, highest Nx".
   paired() {
     env PYTHONPATH="$PYZ" python3 - "$BIN" "$1" "$XDG_CACHE_HOME.paired" $(ls "$1"/agents/*/agent/openclaw-agent.sqlite) <<'PY' || true
@@ -379,7 +379,8 @@ PY
   ) && CPU["openclaw sessions (sqlite)"]=$(median "$OC_RUNS")
   # The warm ratio taken in pairs too: `openclaw sessions` once, then the mean of 10 warm
   # lists, five times. The goal's figure above sets a median taken here against a mean taken
-  # minutes earlier, and this VM's speed moves by half between minutes. Not the goal's figure.
+  # minutes earlier, and this VM's speed moves by half between minutes: the goal is met only
+  # when this median meets it too (both(), in the summary).
   WARM_PAIRED=$(env OPENCLAW_STATE_DIR="$OC_COPY/state" OPENCLAW_CONFIG_PATH="$OC_COPY/state/openclaw.json" \
     python3 - "$OC_NODE/node" "$OC_DIR/node_modules/openclaw/openclaw.mjs" "$BIN" "$SQLITE_HOST/state" <<'PY' || true
 import resource, statistics, subprocess, sys
@@ -521,6 +522,13 @@ goal() {
   fi
 }
 failed_if() { if [[ $1 != met ]]; then FAIL=1; fi; }
+# The median of a pairs line ("median 2.8x, lowest 2.3x, highest 3.8x").
+pairs_median() { sed -n 's/^median \([0-9.]*\)x.*/\1/p' <<<"$1"; }
+# met only when both verdicts are. A ratio of three runs over three runs of the other side
+# taken a minute later can say met on a VM whose speed moves by a third between minutes,
+# while the same ratio taken in pairs (each pair in one moment) says otherwise: a goal whose
+# figure has pairs beside it is met only when both meet it.
+both() { if [[ $1 == met && $2 == met ]]; then echo met; else echo "NOT MET"; fi; }
 echo
 echo "issue 20 ratios (CPU time, this run):"
 echo "  S1 openclaw sessions / clawtop list (sqlite):   $(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[clawtop list (sqlite)]:-}")x  (goal >= 20)"
@@ -535,17 +543,19 @@ FLOOR_ALL_S=$(median "${FLOOR_ALL_RUNS:-}")
 FLOOR_FILES_S=$(median "${FLOOR_FILES_RUNS:-}")
 echo
 echo "issue 31 ratios (CPU time, this run):"
-R=$(ratio "${CPU[list cold (sqlite)]:-}" "$FLOOR_ALL_S"); G=$(goal "$R" "<=" 2); failed_if "$G"
-echo "  cold list / floor (sqlite):                     ${R}x  (goal <= 2: $G; medians of three: list ${COLD_RUNS[sqlite]:-n/a} s, floor ${FLOOR_ALL_RUNS:-n/a} s)"
-echo "  cold list / floor (sqlite), five pairs:         ${PAIRED:-n/a}  (each pair run back to back; not the goal's figure)"
+R=$(ratio "${CPU[list cold (sqlite)]:-}" "$FLOOR_ALL_S")
+G=$(both "$(goal "$R" "<=" 2)" "$(goal "$(pairs_median "${PAIRED:-}")" "<=" 2)"); failed_if "$G"
+echo "  cold list / floor (sqlite):                     ${R}x  (goal <= 2, here and in the pairs below: $G; medians of three: list ${COLD_RUNS[sqlite]:-n/a} s, floor ${FLOOR_ALL_RUNS:-n/a} s)"
+echo "  cold list / floor (sqlite), five pairs:         ${PAIRED:-n/a}  (each pair run back to back)"
 # The issue's own host shape, taken in pairs only (each cold list here takes over a second).
-R=$(sed -n 's/^median \([0-9.]*\)x.*/\1/p' <<<"${PAIRED81:-}"); G=$(goal "$R" "<=" 2); failed_if "$G"
+R=$(pairs_median "${PAIRED81:-}"); G=$(goal "$R" "<=" 2); failed_if "$G"
 echo "  cold list / floor (sqlite, 81-row sessions):    ${R:-n/a}x  (goal <= 2: $G; five pairs: ${PAIRED81:-n/a})"
 R=$(ratio "${CPU[list cold (file)]:-}" "$FLOOR_FILES_S"); G=$(goal "$R" "<=" 2); failed_if "$G"
 echo "  cold list / floor (file):                       ${R}x  (goal <= 2: $G; medians of three: list ${COLD_RUNS[file]:-n/a} s, floor ${FLOOR_FILES_RUNS:-n/a} s)"
-R=$(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}"); G=$(goal "$R" ">=" 50); failed_if "$G"
-echo "  openclaw sessions / warm list (sqlite):         ${R}x  (goal >= 50: $G; warm: mean of 10 runs, ${CPU[list warm (sqlite)]:-n/a} s; openclaw: median of ${OC_RUNS:-n/a} s)"
-echo "  openclaw sessions / warm list (sqlite), pairs:  ${WARM_PAIRED:-n/a}  (each pair run back to back; not the goal's figure)"
+R=$(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")
+G=$(both "$(goal "$R" ">=" 50)" "$(goal "$(pairs_median "${WARM_PAIRED:-}")" ">=" 50)"); failed_if "$G"
+echo "  openclaw sessions / warm list (sqlite):         ${R}x  (goal >= 50, here and in the pairs below: $G; warm: mean of 10 runs, ${CPU[list warm (sqlite)]:-n/a} s; openclaw: median of ${OC_RUNS:-n/a} s)"
+echo "  openclaw sessions / warm list (sqlite), pairs:  ${WARM_PAIRED:-n/a}  (each pair run back to back)"
 echo "  cold / warm list (file):                        $(ratio "${CPU[list cold (file)]:-}" "${CPU[list warm (file)]:-}")x"
 echo "  cold / warm list (file, 1,800 no transcript):   $(ratio "${CPU[list cold (file-missing)]:-}" "${CPU[list warm (file-missing)]:-}")x"
 echo "  cold / warm list (sqlite):                      $(ratio "${CPU[list cold (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")x"
