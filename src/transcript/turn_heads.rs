@@ -168,20 +168,18 @@ impl TurnHeads {
     /// Entry `entry`'s head, as `slim` gives it of the line, when it is kept.
     pub(super) fn head(&self, entry: u32) -> Option<Value> {
         let s = self.slot(entry)?;
-        let string = |v: &Option<String>| v.clone().map(Value::String);
         // The keys in `slim`'s order, each left out where `slim` leaves it out.
         let mut m = Map::new();
         let role = if s.user { "user" } else { "assistant" };
         m.insert("role".into(), Value::String(role.into()));
-        for (k, v) in [
-            ("stopReason", &s.stop_reason),
-            ("provider", &s.provider),
-            ("model", &s.model),
-        ] {
-            if let Some(v) = string(v) {
-                m.insert(k.into(), v);
-            }
-        }
+        put_strings(
+            &mut m,
+            [
+                ("stopReason", &s.stop_reason),
+                ("provider", &s.provider),
+                ("model", &s.model),
+            ],
+        );
         if let Some(u) = &s.usage {
             m.insert("usage".into(), serde_json::from_str(u).ok()?);
         }
@@ -198,16 +196,24 @@ impl TurnHeads {
         }
         let mut o = Map::new();
         o.insert("type".into(), Value::String("message".into()));
-        for (k, v) in [
-            ("id", &s.id),
-            ("parentId", &s.parent_id),
-            ("timestamp", &s.timestamp),
-        ] {
-            if let Some(v) = string(v) {
-                o.insert(k.into(), v);
-            }
-        }
+        put_strings(
+            &mut o,
+            [
+                ("id", &s.id),
+                ("parentId", &s.parent_id),
+                ("timestamp", &s.timestamp),
+            ],
+        );
         o.insert("message".into(), Value::Object(m));
         Some(Value::Object(o))
+    }
+}
+
+/// Each of `fields` that is kept, in their order, as a string; the absent ones left out.
+fn put_strings(m: &mut Map<String, Value>, fields: [(&str, &Option<String>); 3]) {
+    for (k, v) in fields {
+        if let Some(v) = v {
+            m.insert(k.into(), Value::String(v.clone()));
+        }
     }
 }
