@@ -1101,6 +1101,11 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     fn ignore_value(&mut self) -> Result<()> {
         self.scratch.clear();
+        // clawtop's patch: a slice or a str is skipped in one loop (src/read_skip.rs); what
+        // that loop does not take is read here, from where it was, errors included.
+        if self.read.skip_value_fast() {
+            return Ok(());
+        }
         let mut enclosing = None;
 
         loop {

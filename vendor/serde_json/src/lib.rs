@@ -434,6 +434,9 @@ mod io;
 mod iter;
 #[cfg(all(feature = "std", target_arch = "x86_64"))]
 mod read_simd;
+#[cfg(all(feature = "std", target_arch = "x86_64"))]
+#[doc(hidden)]
+pub mod read_skip;
 #[cfg(feature = "float_roundtrip")]
 mod lexical;
 mod number;

@@ -88,6 +88,14 @@ pub trait Read<'de>: private::Sealed {
     #[doc(hidden)]
     fn decode_hex_escape(&mut self) -> Result<u16>;
 
+    /// clawtop's patch: skips the value at the current position (after any whitespace) in
+    /// one loop over the bytes (src/read_skip.rs) and returns true; false, without moving,
+    /// when the reader cannot or the loop does not take the value.
+    #[doc(hidden)]
+    fn skip_value_fast(&mut self) -> bool {
+        false
+    }
+
     /// Switch raw buffering mode on.
     ///
     /// This is used when deserializing `RawValue`.
@@ -661,6 +669,17 @@ impl<'a> Read<'a> for SliceRead<'a> {
         }
     }
 
+    #[cfg(all(feature = "std", target_arch = "x86_64"))]
+    fn skip_value_fast(&mut self) -> bool {
+        match crate::read_skip::skip_value(self.slice, self.index) {
+            Some(end) => {
+                self.index = end;
+                true
+            }
+            None => false,
+        }
+    }
+
     #[inline]
     fn decode_hex_escape(&mut self) -> Result<u16> {
         match self.slice[self.index..] {
@@ -782,6 +801,10 @@ impl<'a> Read<'a> for StrRead<'a> {
         self.delegate.decode_hex_escape()
     }
 
+    fn skip_value_fast(&mut self) -> bool {
+        self.delegate.skip_value_fast()
+    }
+
     #[cfg(feature = "raw_value")]
     fn begin_raw_buffering(&mut self) {
         self.delegate.begin_raw_buffering();
@@ -858,6 +881,10 @@ where
         R::decode_hex_escape(self)
     }
 
+    fn skip_value_fast(&mut self) -> bool {
+        R::skip_value_fast(self)
+    }
+
     #[cfg(feature = "raw_value")]
     fn begin_raw_buffering(&mut self) {
         R::begin_raw_buffering(self);
@@ -885,7 +912,7 @@ pub trait Fused: private::Sealed {}
 impl<'a> Fused for SliceRead<'a> {}
 impl<'a> Fused for StrRead<'a> {}
 
-fn is_escape(ch: u8, including_control_characters: bool) -> bool {
+pub(crate) fn is_escape(ch: u8, including_control_characters: bool) -> bool {
     ch == b'"' || ch == b'\\' || (including_control_characters && ch < 0x20)
 }
 
