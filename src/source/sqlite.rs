@@ -180,19 +180,23 @@ impl SqliteStore {
         let conn = self.connection(&db)?;
         let guard = conn.lock().unwrap_or_else(|e| e.into_inner());
         let mut stamp = crate::sqlite::events::FingerprintOfRead::default();
-        let rows = crate::sqlite::events::read_all_within(&guard, &sid, WHOLE_READ_MAX, &mut stamp)
-            .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
-        if rows.is_some() {
+        let text = crate::sqlite::events::read_text_within(
+            &guard,
+            &sid,
+            WHOLE_READ_MAX,
+            &mut stamp,
+            crate::transcript::end_entry_line,
+        )
+        .map_err(|e| SourceError::Unavailable(crate::sanitize::one_line(&e.to_string())))?;
+        if text.is_some() {
             self.note_read_stamp(&(db.clone(), sid.clone()), || {
                 stamp.finish(crate::sqlite::events::rewrite_generation(&guard, &sid))
             });
         }
         drop(guard);
         let label = crate::sqlite::transcript::label(&db, &sid);
-        let entries: Option<Vec<Vec<u8>>> =
-            rows.and_then(|rows| rows.into_iter().map(|(_, row)| row.ok()).collect());
-        match entries.and_then(|e| Transcript::from_entry_bytes(label, e, capture)) {
-            Some(t) => Ok(t),
+        match text.flatten() {
+            Some(lines) => Ok(Transcript::from_entry_lines(label, lines, capture)),
             None => self.open_indexed(r, capture),
         }
     }

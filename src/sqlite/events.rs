@@ -50,6 +50,13 @@ pub enum RowError {
     },
 }
 
+thread_local! {
+    /// A decoder context per thread, reused: setting one up costs more than decoding a
+    /// typical row.
+    static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Decodes a stored payload to the entry's JSON bytes.
 pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
     match stored {
@@ -63,12 +70,6 @@ pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
                     want: utf8_bytes,
                 })?;
             // One byte of room beyond the promise tells "longer than said" from "as said".
-            // A decoder context per thread is reused: setting one up costs more than
-            // decoding a typical row.
-            thread_local! {
-                static DCTX: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
-                    const { std::cell::RefCell::new(None) };
-            }
             let res = DCTX.with(|d| {
                 let mut d = d.borrow_mut();
                 if d.is_none() {
@@ -100,6 +101,44 @@ pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
             }
         }
     }
+}
+
+/// [`decode`], the bytes appended to `out` (a zstd frame decoded straight onto its end, not
+/// into a vector of its own and copied there): true exactly where [`decode`] gives bytes,
+/// and then the same bytes. On false `out` is as it was; why is [`decode`]'s to say.
+fn decode_onto(stored: Stored<'_>, out: &mut Vec<u8>) -> bool {
+    let (frame, utf8_bytes) = match stored {
+        // As `decode` takes it: as it is.
+        Stored::Json(b) => {
+            out.extend_from_slice(b);
+            return true;
+        }
+        Stored::Zstd { frame, utf8_bytes } => (frame, utf8_bytes),
+    };
+    let Some(want) = usize::try_from(utf8_bytes)
+        .ok()
+        .filter(|&n| n > 0 && n <= MAX_ROW_BYTES)
+    else {
+        return false;
+    };
+    let start = out.len();
+    // The room may be larger than `decode`'s (one byte over the promise): only a frame
+    // that decodes to exactly the promised size is taken, which fits either room.
+    out.reserve(want + 1);
+    let mut room = std::io::Cursor::new(&mut *out);
+    room.set_position(start as u64);
+    let decoded = DCTX.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        d.as_mut().map(|d| d.decompress_to_buffer(frame, &mut room))
+    });
+    if matches!(decoded, Some(Ok(n)) if n == want) {
+        return true;
+    }
+    out.truncate(start);
+    false
 }
 
 /// The payload of a row read with [`PAYLOAD`] from column `at` on.
@@ -799,18 +838,24 @@ pub fn last_rows(
     Ok(true)
 }
 
-/// Rows by `seq`, each decoded or why not.
-pub type DecodedRows = Vec<(i64, Result<Vec<u8>, RowError>)>;
-
-/// Every row of `session_id`, decoded, in `seq` order, in one query, when their decoded
-/// sizes add up to at most `max_bytes`; None as soon as they do not (nothing over the limit
-/// is decoded). `list` reads its many small sessions whole this way, one statement each.
-pub fn read_all_within(
+/// Every row of `session_id` in `seq` order, in one query, decoded into one text, when their
+/// decoded sizes add up to at most `max_bytes`; `Ok(None)` as soon as they do not (nothing
+/// over the limit is decoded). `list` reads its many small sessions whole this way, one
+/// statement each.
+///
+/// Each row's payload is copied aside as it is read (a frame is a fraction of what it decodes
+/// to), then decoded onto the end of one text sized for them all and handed to `finish`
+/// (the row is `text[start..]`; `finish` may change it, and false drops the text): no
+/// vector per row, and the decoded bytes are not copied again. `Ok(Some(None))`: a row that
+/// does not decode ([`decode`] says why), or `finish` said no. The fingerprint is taken of
+/// every row read either way.
+pub fn read_text_within(
     db: &ReadOnlyDb,
     session_id: &str,
     max_bytes: u64,
     stamp: &mut FingerprintOfRead,
-) -> Result<Option<DecodedRows>, DbError> {
+    mut finish: impl FnMut(&mut Vec<u8>, usize) -> bool,
+) -> Result<Option<Option<Vec<u8>>>, DbError> {
     let err = |e| DbError::from_sqlite(&db.path, e);
     let mut st = db
         .conn()
@@ -819,7 +864,11 @@ pub fn read_all_within(
         ))
         .map_err(err)?;
     let mut rows = st.query([session_id]).map_err(err)?;
-    let (mut out, mut bytes) = (Vec::new(), 0u64);
+    // Payloads one after another, and per row: its seq, `event_utf8_bytes` for a frame (None
+    // for plain JSON) and where it ends in `aside`.
+    let mut aside = Vec::new();
+    let mut kept: Vec<(i64, Option<i64>, usize)> = Vec::new();
+    let (mut bytes, mut whole) = (0u64, true);
     while let Some(r) = rows.next().map_err(err)? {
         let seq: i64 = r.get(0).map_err(err)?;
         let stored = stored_at(r, 1, seq);
@@ -843,9 +892,41 @@ pub fn read_all_within(
         if bytes > max_bytes {
             return Ok(None);
         }
-        out.push((seq, stored.and_then(|s| decode(seq, s))));
+        match stored {
+            _ if !whole => {}
+            Ok(Stored::Json(b)) => {
+                aside.extend_from_slice(b);
+                kept.push((seq, None, aside.len()));
+            }
+            Ok(Stored::Zstd { frame, utf8_bytes }) => {
+                aside.extend_from_slice(frame);
+                kept.push((seq, Some(utf8_bytes), aside.len()));
+            }
+            Err(_) => whole = false,
+        }
     }
-    Ok(Some(out))
+    if !whole {
+        return Ok(Some(None));
+    }
+    // A line break after each row.
+    let mut text = Vec::with_capacity(bytes as usize + kept.len());
+    let mut from = 0;
+    for (_, utf8_bytes, end) in kept {
+        let b = &aside[from..end];
+        from = end;
+        let stored = match utf8_bytes {
+            None => Stored::Json(b),
+            Some(utf8_bytes) => Stored::Zstd {
+                frame: b,
+                utf8_bytes,
+            },
+        };
+        let start = text.len();
+        if !decode_onto(stored, &mut text) || !finish(&mut text, start) {
+            return Ok(Some(None));
+        }
+    }
+    Ok(Some(Some(text)))
 }
 
 #[cfg(test)]

@@ -434,19 +434,24 @@ pub struct Transcript {
     no_figures_table: std::sync::atomic::AtomicBool,
 }
 
-/// Entry `e` as one JSONL line of `bytes`: a text with a raw line break is re-encoded
+/// Ends the entry that is `bytes[start..]` as one JSONL line: false when it is not UTF-8 (a
+/// transcript of rows is then read otherwise); a text with a raw line break is re-encoded
 /// compactly first, and one that is not JSON is kept on one line, so the scan reports it as
 /// that entry.
-fn push_entry_line(bytes: &mut Vec<u8>, e: &str) {
+pub fn end_entry_line(bytes: &mut Vec<u8>, start: usize) -> bool {
+    let Ok(e) = simdutf8::basic::from_utf8(&bytes[start..]) else {
+        return false;
+    };
     if memchr::memchr2(b'\n', b'\r', e.as_bytes()).is_some() {
-        match serde_json::from_str::<Value>(e) {
-            Ok(v) => bytes.extend_from_slice(v.to_string().as_bytes()),
-            Err(_) => bytes.extend_from_slice(e.replace(['\n', '\r'], " ").as_bytes()),
-        }
-    } else {
-        bytes.extend_from_slice(e.as_bytes());
+        let one_line = match serde_json::from_str::<Value>(e) {
+            Ok(v) => v.to_string(),
+            Err(_) => e.replace(['\n', '\r'], " "),
+        };
+        bytes.truncate(start);
+        bytes.extend_from_slice(one_line.as_bytes());
     }
     bytes.push(b'\n');
+    true
 }
 
 /// Entry heads a transcript keeps ([`Transcript::slim`]): the first ones asked for, which are
@@ -597,7 +602,10 @@ impl Transcript {
     {
         let mut bytes = Vec::new();
         for e in entries {
-            push_entry_line(&mut bytes, e.as_ref());
+            let start = bytes.len();
+            bytes.extend_from_slice(e.as_ref().as_bytes());
+            // A `str` is UTF-8: the line is always ended.
+            end_entry_line(&mut bytes, start);
         }
         bytes
     }
@@ -613,14 +621,27 @@ impl Transcript {
         let size = entries.iter().map(|e| e.len() + 1).sum();
         let mut bytes = Vec::with_capacity(size);
         for e in &entries {
-            push_entry_line(&mut bytes, simdutf8::basic::from_utf8(e).ok()?);
+            let start = bytes.len();
+            bytes.extend_from_slice(e);
+            if !end_entry_line(&mut bytes, start) {
+                return None;
+            }
         }
         drop(entries);
-        Some(if capture {
-            Self::from_bytes_for_history(label, bytes)
+        Some(Self::from_entry_lines(label, bytes, capture))
+    }
+
+    /// A transcript of rows already made lines by [`end_entry_line`], one after another.
+    pub fn from_entry_lines(
+        label: impl Into<PathBuf>,
+        lines: Vec<u8>,
+        capture: bool,
+    ) -> Transcript {
+        if capture {
+            Self::from_bytes_for_history(label, lines)
         } else {
-            Self::from_bytes(label, bytes)
-        })
+            Self::from_bytes(label, lines)
+        }
     }
 
     fn finish(path: PathBuf, backing: Backing, scan: parse::Scan, file_len: u64) -> Transcript {

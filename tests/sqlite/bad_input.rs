@@ -265,3 +265,95 @@ fn legacy_sessions_json_is_named_and_left_alone() {
     assert_eq!(contents(h.root()), before);
     assert_eq!(snapshot(h.root()), snap);
 }
+
+/// The text `list` reads a session whole as ([`events::read_text_within`]: every row decoded
+/// onto the end of one buffer) against the rows decoded one by one, each made a line: equal
+/// on every session of the fixture; refused (for the row-by-row read to report) wherever a
+/// row does not decode as [`events::decode`] would have it; too large past the limit.
+fn whole_texts(
+    h: &HostF,
+    agent: &str,
+    max: u64,
+) -> Vec<(Option<Option<Vec<u8>>>, Option<Vec<u8>>)> {
+    let db = ReadOnlyDb::open(&h.agent_db(agent)).unwrap();
+    let mut out = Vec::new();
+    for s in entry::read_sessions(&db).unwrap() {
+        let sid = &s.current_session_id;
+        let mut stamp = events::FingerprintOfRead::default();
+        let text = events::read_text_within(
+            &db,
+            sid,
+            max,
+            &mut stamp,
+            clawtop::transcript::end_entry_line,
+        )
+        .unwrap();
+        let mut rows = Vec::new();
+        events::for_each(&db, sid, |_, r| rows.push(r)).unwrap();
+        let lines = rows.into_iter().try_fold(Vec::new(), |mut lines, r| {
+            let start = lines.len();
+            lines.extend_from_slice(&r.ok()?);
+            clawtop::transcript::end_entry_line(&mut lines, start).then_some(lines)
+        });
+        out.push((text, lines));
+    }
+    out
+}
+
+#[test]
+fn a_session_read_whole_is_its_rows_decoded_one_by_one() {
+    let h = HostF::new();
+    let mut sessions = 0;
+    for agent in ["main", "ops"] {
+        for (text, lines) in whole_texts(&h, agent, u64::MAX) {
+            let lines = lines.expect("every fixture row decodes");
+            assert!(lines.len() > 100);
+            assert_eq!(text, Some(Some(lines)));
+            sessions += 1;
+        }
+    }
+    assert!(sessions >= 3, "{sessions}");
+    // Past the limit: too large, nothing decoded.
+    let all = whole_texts(&h, "main", u64::MAX);
+    let (k, size) = all
+        .iter()
+        .enumerate()
+        .map(|(k, (t, _))| (k, t.clone().flatten().unwrap().len() as u64))
+        .max_by_key(|&(_, n)| n)
+        .unwrap();
+    // The limit counts the rows' bytes, not the line breaks after them.
+    let rows = all[k]
+        .1
+        .as_ref()
+        .unwrap()
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u64;
+    assert_eq!(whole_texts(&h, "main", size - rows - 1)[k].0, None);
+    assert_eq!(whole_texts(&h, "main", size - rows)[k].0, all[k].0);
+
+    // A row whose frame is damaged, or decodes to more or fewer bytes than promised (by 7
+    // and by 1): refused, as the row-by-row read refuses that row.
+    for sql in [
+        "UPDATE transcript_events SET event_zstd = CAST(substr(event_zstd, 1, 20) || zeroblob(40) || substr(event_zstd, 61) AS BLOB) WHERE seq = 54",
+        "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes - 7 WHERE seq = 54",
+        "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes - 1 WHERE seq = 54",
+        "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes + 1 WHERE seq = 54",
+        "UPDATE transcript_events SET event_utf8_bytes = event_utf8_bytes + 7 WHERE seq = 54",
+    ] {
+        let h = HostF::new();
+        with_writer(&h, "main", &format!("{sql} AND session_id = '{INCIDENT}'"));
+        let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
+        let mut stamp = events::FingerprintOfRead::default();
+        let text = events::read_text_within(
+            &db,
+            INCIDENT,
+            u64::MAX,
+            &mut stamp,
+            clawtop::transcript::end_entry_line,
+        )
+        .unwrap();
+        assert_eq!(text, Some(None), "{sql}");
+        assert!(row_results(&h).iter().any(|(_, r)| r.is_err()), "{sql}");
+    }
+}
