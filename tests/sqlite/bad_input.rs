@@ -266,15 +266,12 @@ fn legacy_sessions_json_is_named_and_left_alone() {
     assert_eq!(snapshot(h.root()), snap);
 }
 
-/// The text `list` reads a session whole as ([`events::read_text_within`]: every row decoded
-/// onto the end of one buffer) against the rows decoded one by one, each made a line: equal
-/// on every session of the fixture; refused (for the row-by-row read to report) wherever a
-/// row does not decode as [`events::decode`] would have it; too large past the limit.
-fn whole_texts(
-    h: &HostF,
-    agent: &str,
-    max: u64,
-) -> Vec<(Option<Option<Vec<u8>>>, Option<Vec<u8>>)> {
+/// A session's text read whole (None: too large; Some(None): refused) and its rows decoded
+/// one by one and made lines (None: a row does not decode).
+type WholeAndRows = (Option<Option<Vec<u8>>>, Option<Vec<u8>>);
+
+/// Every session of `agent`'s database: its text read whole and its rows one by one.
+fn whole_texts(h: &HostF, agent: &str, max: u64) -> Vec<WholeAndRows> {
     let db = ReadOnlyDb::open(&h.agent_db(agent)).unwrap();
     let mut out = Vec::new();
     for s in entry::read_sessions(&db).unwrap() {
@@ -300,6 +297,10 @@ fn whole_texts(
     out
 }
 
+/// The text `list` reads a session whole as ([`events::read_text_within`]: every row decoded
+/// onto the end of one buffer) against the rows decoded one by one, each made a line: equal
+/// on every session of the fixture; refused (for the row-by-row read to report) wherever a
+/// row does not decode as [`events::decode`] would have it; too large past the limit.
 #[test]
 fn a_session_read_whole_is_its_rows_decoded_one_by_one() {
     let h = HostF::new();
