@@ -6,8 +6,8 @@ use crate::source::{Session, SessionSource};
 use crate::thresholds::{self, Catalog, Counters, Rules, Settings, Thresholds};
 use crate::transcript::{EntryKind, Transcript, Warning};
 use crate::used::{StoreSide, TranscriptFacts};
+use foldhash::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 
 /// One transcript read for its figures: the facts, its warnings, why it could not be read.
 type Opened = (Option<TranscriptFacts>, Vec<String>, Option<String>);
@@ -35,8 +35,8 @@ impl<'s> Numbers<'s> {
             settings: Settings::from_config(source.config()),
             rules: source.rules().0,
             config_label: source.config_label(),
-            models_json: HashMap::new(),
-            facts: HashMap::new(),
+            models_json: HashMap::default(),
+            facts: HashMap::default(),
             prices: crate::cost::prices::Prices::load(&crate::paths::Env::from_process()),
             now_ms: crate::cost::now_ms(),
         }

@@ -36,9 +36,9 @@ pub mod presence;
 use crate::thresholds::Rules;
 use crate::tokens::{self, MessageView};
 use crate::transcript::{EntryKind, Role, Transcript};
+use foldhash::{HashMap, HashMapExt, HashSet};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
 
 pub use guard::{GuardVerdict, Verdict};
 
@@ -209,7 +209,7 @@ struct Read {
 struct Reader<'a> {
     t: &'a Transcript,
     warnings: Vec<String>,
-    warned: std::collections::HashSet<u32>,
+    warned: HashSet<u32>,
     /// Only each entry's text is wanted ([`Scope::LatestLoss`]): read from its line
     /// ([`line_text`]), not decoded whole, and no tokens or guard text.
     text_only: bool,
@@ -675,14 +675,14 @@ fn read_branch<'p>(
     mut done: impl FnMut(usize, Job<'p>, &HashMap<String, usize>),
 ) -> HashMap<String, usize> {
     let all: Vec<&str> = {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::default();
         ids.iter()
             .flatten()
             .map(String::as_str)
             .filter(|s| seen.insert(*s))
             .collect()
     };
-    let mut first_seen = HashMap::new();
+    let mut first_seen = HashMap::default();
     let mut presence = (!all.is_empty()).then(|| presence::Presence::new(&all));
     // In progress, in order (a job's `done_at` never decreases down the list); each is
     // touched only at the positions it reads, found through a queue keyed by its next one, so
@@ -1027,7 +1027,7 @@ pub fn audit_draft(
         .and_then(|pp| {
             let v = reader.value(path[pp])?;
             let fk = t.first_kept_of(path[pp], &v).and_then(|i| at(&i))?;
-            let summarized: std::collections::HashSet<usize> = summarized.iter().copied().collect();
+            let summarized: HashSet<usize> = summarized.iter().copied().collect();
             Some(
                 (fk..pp)
                     .filter(|p| yields(t.entries[path[*p] as usize].kind))

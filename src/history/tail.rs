@@ -284,7 +284,7 @@ pub fn forecast_of(
 /// transcript (forks, copies), and the turns do not depend on the session's numbers.
 #[derive(Default)]
 pub struct Forecasts {
-    turns: std::collections::HashMap<String, Result<Vec<series::Turn>, SourceError>>,
+    turns: foldhash::HashMap<String, Result<Vec<series::Turn>, SourceError>>,
 }
 
 impl Forecasts {

@@ -20,8 +20,8 @@ use super::{
 use crate::store::Host;
 use crate::thresholds::Rules;
 use crate::transcript::Transcript;
+use foldhash::HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -212,7 +212,7 @@ impl SqliteStore {
         };
         let mut rows = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         // Looked at once per agent, not once per session (a stat each).
-        let mut agent_warnings: HashMap<String, Vec<String>> = HashMap::new();
+        let mut agent_warnings: HashMap<String, Vec<String>> = HashMap::default();
         // Named once per database, not once per session: the sessions come a database at
         // a time, thousands of them in a handful of databases.
         let mut db_name: Option<(PathBuf, String)> = None;
@@ -274,13 +274,13 @@ impl SqliteStore {
             rules: host.rules(),
             host,
             rows: Arc::new(Mutex::new(Default::default())),
-            indexes: Mutex::new(HashMap::new()),
+            indexes: Mutex::new(HashMap::default()),
             read_stamps: Mutex::new(None),
             reads_once: Default::default(),
             conns: Mutex::new(conns),
-            kept_rows: Mutex::new(HashMap::new()),
+            kept_rows: Mutex::new(HashMap::default()),
             remember_listing: Default::default(),
-            tips_since: Mutex::new(HashMap::new()),
+            tips_since: Mutex::new(HashMap::default()),
             identity_dir: dir,
             cancel: tokio_util::sync::CancellationToken::new(),
             env: std::sync::OnceLock::new(),
@@ -502,7 +502,7 @@ impl SessionSource for SqliteStore {
             }
         }
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(ReadStamps {
-            stamps: HashMap::new(),
+            stamps: HashMap::default(),
             one_snapshot: held.held.iter().cloned().collect(),
         });
         work();

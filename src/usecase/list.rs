@@ -537,7 +537,7 @@ impl RowMemo {
     /// row keyed by the tip taken before its stamp (a row without one is dropped), and by
     /// the session it was listed as in `loaded`, so a reload compares sessions, not prints.
     pub fn into_live(mut self, loaded: &Listing) -> RowMemo {
-        let listed: std::collections::HashMap<&SessionRef, &Session> =
+        let listed: foldhash::HashMap<&SessionRef, &Session> =
             loaded.sessions.iter().map(|s| (&s.reference, s)).collect();
         self.rows.retain(|r, k| {
             let Some(tip) = k.tip.take() else {
@@ -923,8 +923,8 @@ fn basis_of_rows<'a>(
     loaded: &'a Listing,
     rows: &Rows<'_>,
     memo: &mut RowMemo,
-) -> std::collections::HashMap<&'a str, String> {
-    let mut models: std::collections::HashMap<&str, String> = Default::default();
+) -> foldhash::HashMap<&'a str, String> {
+    let mut models: foldhash::HashMap<&str, String> = Default::default();
     for s in &loaded.sessions {
         models
             .entry(s.agent_id())
