@@ -838,6 +838,39 @@ pub fn last_rows(
     Ok(true)
 }
 
+thread_local! {
+    /// [`read_text_within`]'s buffers, between two calls.
+    static ASIDE: std::cell::Cell<(Vec<u8>, Vec<AsideRow>)> =
+        const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+}
+
+/// Bytes of payloads [`Aside`] keeps for the next call; a larger buffer is let go.
+const ASIDE_KEPT_MAX: usize = 4 << 20;
+
+/// A row copied aside: its seq, `event_utf8_bytes` for a frame (None for plain JSON) and
+/// where its payload ends among the payloads.
+type AsideRow = (i64, Option<i64>, usize);
+
+/// The thread's buffers for [`read_text_within`], handed back empty when dropped.
+struct Aside(Vec<u8>, Vec<AsideRow>);
+
+impl Aside {
+    fn take() -> Aside {
+        let (mut payloads, mut rows) = ASIDE.take();
+        payloads.clear();
+        rows.clear();
+        Aside(payloads, rows)
+    }
+}
+
+impl Drop for Aside {
+    fn drop(&mut self) {
+        if self.0.capacity() <= ASIDE_KEPT_MAX {
+            ASIDE.set((std::mem::take(&mut self.0), std::mem::take(&mut self.1)));
+        }
+    }
+}
+
 /// Every row of `session_id` in `seq` order, in one query, decoded into one text, when their
 /// decoded sizes add up to at most `max_bytes`; `Ok(None)` as soon as they do not (nothing
 /// over the limit is decoded). `list` reads its many small sessions whole this way, one
@@ -865,9 +898,10 @@ pub fn read_text_within(
         .map_err(err)?;
     let mut rows = st.query([session_id]).map_err(err)?;
     // Payloads one after another, and per row: its seq, `event_utf8_bytes` for a frame (None
-    // for plain JSON) and where it ends in `aside`.
-    let mut aside = Vec::new();
-    let mut kept: Vec<(i64, Option<i64>, usize)> = Vec::new();
+    // for plain JSON) and where it ends in `aside`. Both are the thread's, reused from one
+    // session to the next (a list reads thousands): grown once, not once per session.
+    let mut reused = Aside::take();
+    let Aside(aside, kept) = &mut reused;
     let (mut bytes, mut whole) = (0u64, true);
     while let Some(r) = rows.next().map_err(err)? {
         let seq: i64 = r.get(0).map_err(err)?;
@@ -911,7 +945,7 @@ pub fn read_text_within(
     // A line break after each row.
     let mut text = Vec::with_capacity(bytes as usize + kept.len());
     let mut from = 0;
-    for (_, utf8_bytes, end) in kept {
+    for &(_, utf8_bytes, end) in kept.iter() {
         let b = &aside[from..end];
         from = end;
         let stored = match utf8_bytes {
