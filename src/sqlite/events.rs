@@ -57,29 +57,36 @@ thread_local! {
         const { std::cell::RefCell::new(None) };
 }
 
+/// `f` with the thread's decoder context, made on first use; None when none can be made.
+fn with_decoder<T>(f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> T) -> Option<T> {
+    DCTX.with(|d| {
+        let mut d = d.borrow_mut();
+        if d.is_none() {
+            *d = zstd::bulk::Decompressor::new().ok();
+        }
+        d.as_mut().map(f)
+    })
+}
+
+/// The decoded size a zstd row promises (`event_utf8_bytes`), when it is one a row may have.
+fn promised(utf8_bytes: i64) -> Option<usize> {
+    usize::try_from(utf8_bytes)
+        .ok()
+        .filter(|&n| n > 0 && n <= MAX_ROW_BYTES)
+}
+
 /// Decodes a stored payload to the entry's JSON bytes.
 pub fn decode(seq: i64, stored: Stored<'_>) -> Result<Vec<u8>, RowError> {
     match stored {
         Stored::Json(b) => Ok(b.to_vec()),
         Stored::Zstd { frame, utf8_bytes } => {
-            let want = usize::try_from(utf8_bytes)
-                .ok()
-                .filter(|&n| n > 0 && n <= MAX_ROW_BYTES)
-                .ok_or(RowError::BadLength {
-                    seq,
-                    want: utf8_bytes,
-                })?;
+            let want = promised(utf8_bytes).ok_or(RowError::BadLength {
+                seq,
+                want: utf8_bytes,
+            })?;
             // One byte of room beyond the promise tells "longer than said" from "as said".
-            let res = DCTX.with(|d| {
-                let mut d = d.borrow_mut();
-                if d.is_none() {
-                    *d = zstd::bulk::Decompressor::new().ok();
-                }
-                match d.as_mut() {
-                    Some(d) => d.decompress(frame, want + 1),
-                    None => zstd::bulk::decompress(frame, want + 1),
-                }
-            });
+            let res = with_decoder(|d| d.decompress(frame, want + 1))
+                .unwrap_or_else(|| zstd::bulk::decompress(frame, want + 1));
             match res {
                 Ok(out) if out.len() == want => Ok(out),
                 Ok(out) => Err(RowError::Length {
@@ -115,10 +122,7 @@ fn decode_onto(stored: Stored<'_>, out: &mut Vec<u8>) -> bool {
         }
         Stored::Zstd { frame, utf8_bytes } => (frame, utf8_bytes),
     };
-    let Some(want) = usize::try_from(utf8_bytes)
-        .ok()
-        .filter(|&n| n > 0 && n <= MAX_ROW_BYTES)
-    else {
+    let Some(want) = promised(utf8_bytes) else {
         return false;
     };
     let start = out.len();
@@ -127,13 +131,7 @@ fn decode_onto(stored: Stored<'_>, out: &mut Vec<u8>) -> bool {
     out.reserve(want + 1);
     let mut room = std::io::Cursor::new(&mut *out);
     room.set_position(start as u64);
-    let decoded = DCTX.with(|d| {
-        let mut d = d.borrow_mut();
-        if d.is_none() {
-            *d = zstd::bulk::Decompressor::new().ok();
-        }
-        d.as_mut().map(|d| d.decompress_to_buffer(frame, &mut room))
-    });
+    let decoded = with_decoder(|d| d.decompress_to_buffer(frame, &mut room));
     if matches!(decoded, Some(Ok(n)) if n == want) {
         return true;
     }
@@ -847,9 +845,9 @@ thread_local! {
 /// Bytes of payloads [`Aside`] keeps for the next call; a larger buffer is let go.
 const ASIDE_KEPT_MAX: usize = 4 << 20;
 
-/// A row copied aside: its seq, `event_utf8_bytes` for a frame (None for plain JSON) and
-/// where its payload ends among the payloads.
-type AsideRow = (i64, Option<i64>, usize);
+/// A row copied aside: `event_utf8_bytes` for a frame (None for plain JSON) and where its
+/// payload ends among the payloads.
+type AsideRow = (Option<i64>, usize);
 
 /// The thread's buffers for [`read_text_within`], handed back empty when dropped.
 struct Aside(Vec<u8>, Vec<AsideRow>);
@@ -897,9 +895,9 @@ pub fn read_text_within(
         ))
         .map_err(err)?;
     let mut rows = st.query([session_id]).map_err(err)?;
-    // Payloads one after another, and per row: its seq, `event_utf8_bytes` for a frame (None
-    // for plain JSON) and where it ends in `aside`. Both are the thread's, reused from one
-    // session to the next (a list reads thousands): grown once, not once per session.
+    // Payloads one after another, and per row what [`AsideRow`] says. Both are the thread's,
+    // reused from one session to the next (a list reads thousands): grown once, not once per
+    // session.
     let mut reused = Aside::take();
     let Aside(aside, kept) = &mut reused;
     let (mut bytes, mut whole) = (0u64, true);
@@ -930,11 +928,11 @@ pub fn read_text_within(
             _ if !whole => {}
             Ok(Stored::Json(b)) => {
                 aside.extend_from_slice(b);
-                kept.push((seq, None, aside.len()));
+                kept.push((None, aside.len()));
             }
             Ok(Stored::Zstd { frame, utf8_bytes }) => {
                 aside.extend_from_slice(frame);
-                kept.push((seq, Some(utf8_bytes), aside.len()));
+                kept.push((Some(utf8_bytes), aside.len()));
             }
             Err(_) => whole = false,
         }
@@ -945,7 +943,7 @@ pub fn read_text_within(
     // A line break after each row.
     let mut text = Vec::with_capacity(bytes as usize + kept.len());
     let mut from = 0;
-    for &(_, utf8_bytes, end) in kept.iter() {
+    for &(utf8_bytes, end) in kept.iter() {
         let b = &aside[from..end];
         from = end;
         let stored = match utf8_bytes {

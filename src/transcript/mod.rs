@@ -612,7 +612,10 @@ impl Transcript {
 
     /// [`Self::from_entries`] (`capture`: with the capture of [`Self::open_for_history`]) of
     /// entries held as bytes, each checked as UTF-8 as it is copied into the one buffer the
-    /// transcript keeps; None, and nothing built, when one is not UTF-8.
+    /// transcript keeps; None, and nothing built, when one is not UTF-8. The tests' way to
+    /// hand rows over whole; a SQLite source makes its lines as it decodes them
+    /// (`sqlite::events::read_text_within`).
+    #[cfg(test)]
     pub fn from_entry_bytes(
         label: impl Into<PathBuf>,
         entries: Vec<Vec<u8>>,

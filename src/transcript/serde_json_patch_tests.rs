@@ -242,15 +242,12 @@ fn values_skip_as_the_crate_skips_them() {
         texts.push(s);
     }
     // Real rows and entries: every line of the fixture transcripts.
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut lines = 0;
-    for entry in walkdir(&root) {
-        if entry.extension().is_some_and(|e| e == "jsonl") {
-            let bytes = std::fs::read(&entry).unwrap();
-            for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                texts.push(line.to_vec());
-                lines += 1;
-            }
+    for p in super::fixture_transcripts() {
+        let bytes = std::fs::read(&p).unwrap();
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            texts.push(line.to_vec());
+            lines += 1;
         }
     }
     assert!(lines > 100, "fixture lines read: {lines}");
@@ -266,17 +263,4 @@ fn values_skip_as_the_crate_skips_them() {
     }
     // Both kinds are there in numbers: the comparison means something either way.
     assert!(ok > 1000 && err > 10000, "ok {ok}, err {err}");
-}
-
-fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(walkdir(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }

@@ -270,21 +270,26 @@ fn legacy_sessions_json_is_named_and_left_alone() {
 /// one by one and made lines (None: a row does not decode).
 type WholeAndRows = (Option<Option<Vec<u8>>>, Option<Vec<u8>>);
 
+/// Session `sid`'s text as `list` reads it whole, up to `max` bytes of rows.
+fn read_whole(db: &ReadOnlyDb, sid: &str, max: u64) -> Option<Option<Vec<u8>>> {
+    let mut stamp = events::FingerprintOfRead::default();
+    events::read_text_within(
+        db,
+        sid,
+        max,
+        &mut stamp,
+        clawtop::transcript::end_entry_line,
+    )
+    .unwrap()
+}
+
 /// Every session of `agent`'s database: its text read whole and its rows one by one.
 fn whole_texts(h: &HostF, agent: &str, max: u64) -> Vec<WholeAndRows> {
     let db = ReadOnlyDb::open(&h.agent_db(agent)).unwrap();
     let mut out = Vec::new();
     for s in entry::read_sessions(&db).unwrap() {
         let sid = &s.current_session_id;
-        let mut stamp = events::FingerprintOfRead::default();
-        let text = events::read_text_within(
-            &db,
-            sid,
-            max,
-            &mut stamp,
-            clawtop::transcript::end_entry_line,
-        )
-        .unwrap();
+        let text = read_whole(&db, sid, max);
         let mut rows = Vec::new();
         events::for_each(&db, sid, |_, r| rows.push(r)).unwrap();
         let lines = rows.into_iter().try_fold(Vec::new(), |mut lines, r| {
@@ -345,16 +350,7 @@ fn a_session_read_whole_is_its_rows_decoded_one_by_one() {
         let h = HostF::new();
         with_writer(&h, "main", &format!("{sql} AND session_id = '{INCIDENT}'"));
         let db = ReadOnlyDb::open(&h.agent_db("main")).unwrap();
-        let mut stamp = events::FingerprintOfRead::default();
-        let text = events::read_text_within(
-            &db,
-            INCIDENT,
-            u64::MAX,
-            &mut stamp,
-            clawtop::transcript::end_entry_line,
-        )
-        .unwrap();
-        assert_eq!(text, Some(None), "{sql}");
+        assert_eq!(read_whole(&db, INCIDENT, u64::MAX), Some(None), "{sql}");
         assert!(row_results(&h).iter().any(|(_, r)| r.is_err()), "{sql}");
     }
 }
