@@ -6,6 +6,8 @@ the same session is compared with this.
 
     python3 bench/floor.py AGENT.sqlite [--export FILE.jsonl]
     python3 bench/floor.py --all-sessions AGENT.sqlite...   # issue 31: every row of every session
+    python3 bench/floor.py --all-sessions --entries AGENT.sqlite...  # and every store entry
+    python3 bench/floor.py --parse-all AGENT.sqlite...      # the same, each row and store entry parsed
     python3 bench/floor.py --files STATE_DIR                # issue 31: every transcript of a file store
 
 With --export it also writes the session's rows as a JSONL transcript (one row per line, in
@@ -21,16 +23,21 @@ except ImportError:  # --files needs none
     zstandard = None
 
 
-def all_sessions(dbs) -> None:
+def all_sessions(dbs, entries=False) -> None:
     """Every row of every session of each database, selected in (session, seq) order and
-    decompressed: the floor of a cold `list` on a SQLite host (issue 31)."""
+    decompressed: the floor of a cold `list` on a SQLite host (issue 31). With `entries`, each
+    session's store entry (`session_nodes.entry_json`) is selected too, unparsed: what a list
+    must read besides the rows, and the floor leaves unread."""
     t0 = time.process_time()
     d = zstandard.ZstdDecompressor()
     sessions = rows = total = 0
+    column = "entry_json" if entries else "NULL"
     for db in dbs:
         c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        for (sid,) in c.execute("SELECT current_session_id FROM session_nodes").fetchall():
+        for sid, entry in c.execute(f"SELECT current_session_id, {column} FROM session_nodes").fetchall():
             sessions += 1
+            if entry is not None:
+                total += len(entry)
             for js, z in c.execute(
                 "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq",
                 (sid,),
@@ -41,6 +48,33 @@ def all_sessions(dbs) -> None:
                 elif js is not None:
                     total += len(js)
     print(f"{sessions} sessions, {rows} rows, {total} bytes decoded, {time.process_time() - t0:.3f} s cpu")
+
+
+def parse_all(dbs) -> None:
+    """What --all-sessions does, and what a `list` cannot do without as well: every session's
+    store entry (`session_nodes.entry_json`, which --all-sessions leaves unread and --files
+    parses) and every row, each parsed once by C (`json.loads`). Not a goal's floor: shown
+    beside it in bench/run.sh, to say how much of a cold list is work the floor leaves out."""
+    import json
+    t0 = time.process_time()
+    d = zstandard.ZstdDecompressor()
+    sessions = rows = total = 0
+    for db in dbs:
+        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        for sid, entry in c.execute("SELECT current_session_id, entry_json FROM session_nodes").fetchall():
+            sessions += 1
+            json.loads(entry)
+            total += len(entry)
+            for js, z in c.execute(
+                "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq",
+                (sid,),
+            ):
+                rows += 1
+                text = d.decompress(z) if z is not None else js
+                if text is not None:
+                    json.loads(text)
+                    total += len(text)
+    print(f"{sessions} sessions, {rows} rows, {total} bytes parsed, {time.process_time() - t0:.3f} s cpu")
 
 
 def files(state_dir) -> None:
@@ -69,7 +103,11 @@ def files(state_dir) -> None:
 
 def main() -> None:
     if sys.argv[1] == "--all-sessions":
+        if sys.argv[2:3] == ["--entries"]:
+            return all_sessions(sys.argv[3:], entries=True)
         return all_sessions(sys.argv[2:])
+    if sys.argv[1] == "--parse-all":
+        return parse_all(sys.argv[2:])
     if sys.argv[1] == "--files":
         return files(sys.argv[2])
     db = sys.argv[1]
