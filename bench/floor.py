@@ -7,6 +7,7 @@ the same session is compared with this.
     python3 bench/floor.py AGENT.sqlite [--export FILE.jsonl]
     python3 bench/floor.py --all-sessions AGENT.sqlite...   # issue 31: every row of every session
     python3 bench/floor.py --all-sessions --entries AGENT.sqlite...  # and every store entry
+    python3 bench/floor.py --all-sessions --entries-parsed AGENT.sqlite...  # each one parsed
     python3 bench/floor.py --parse-all AGENT.sqlite...      # the same, each row and store entry parsed
     python3 bench/floor.py --files STATE_DIR                # issue 31: every transcript of a file store
 
@@ -23,11 +24,13 @@ except ImportError:  # --files needs none
     zstandard = None
 
 
-def all_sessions(dbs, entries=False) -> None:
+def all_sessions(dbs, entries=None) -> None:
     """Every row of every session of each database, selected in (session, seq) order and
     decompressed: the floor of a cold `list` on a SQLite host (issue 31). With `entries`, each
-    session's store entry (`session_nodes.entry_json`) is selected too, unparsed: what a list
-    must read besides the rows, and the floor leaves unread."""
+    session's store entry (`session_nodes.entry_json`) is selected too: what a list must read
+    besides the rows, and the floor leaves unread. "select" leaves it unparsed; "parse" parses
+    it (`json.loads`), as --files parses a file store's sessions.json."""
+    import json
     t0 = time.process_time()
     d = zstandard.ZstdDecompressor()
     sessions = rows = total = 0
@@ -38,6 +41,8 @@ def all_sessions(dbs, entries=False) -> None:
             sessions += 1
             if entry is not None:
                 total += len(entry)
+                if entries == "parse":
+                    json.loads(entry)
             for js, z in c.execute(
                 "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq",
                 (sid,),
@@ -104,7 +109,9 @@ def files(state_dir) -> None:
 def main() -> None:
     if sys.argv[1] == "--all-sessions":
         if sys.argv[2:3] == ["--entries"]:
-            return all_sessions(sys.argv[3:], entries=True)
+            return all_sessions(sys.argv[3:], entries="select")
+        if sys.argv[2:3] == ["--entries-parsed"]:
+            return all_sessions(sys.argv[3:], entries="parse")
         return all_sessions(sys.argv[2:])
     if sys.argv[1] == "--parse-all":
         return parse_all(sys.argv[2:])

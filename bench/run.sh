@@ -275,12 +275,13 @@ PY
   PAIRED81=$(paired "$SQLITE_HOST81/state")
   # Not goals: how much of a cold list is reading the floor leaves out. The floor selects and
   # decompresses the rows only; a list must also read each session's store entry (26 MB of
-  # `entry_json` on these hosts, which the file floor parses as `sessions.json`) and parse
+  # `entry_json` on these hosts; the file floor parses its store, `sessions.json`) and parse
   # every row it reads. Taken in pairs, as above: a cold list against the floor with the
-  # entries selected too (`--entries`), and against a C reader that does that and parses each
-  # row and entry once (`--parse-all`: `json.loads`, which builds every value, more than a
-  # list keeps; a reference, not a floor).
-  # beside STATE: "N x the floor with entries, M x the parse-once reader" (medians of three).
+  # entries selected too (`--entries`), with them parsed as the file floor parses its store
+  # (`--entries-parsed`, `json.loads`), and against a C reader that also parses each row once
+  # (`--parse-all`: `json.loads` builds every value, more than a list keeps; a reference, not
+  # a floor).
+  # beside STATE: the three ratios, medians of three pairs each.
   beside() {
     env PYTHONPATH="$PYZ" python3 - "$BIN" "$1" "$XDG_CACHE_HOME.paired" $(ls "$1"/agents/*/agent/openclaw-agent.sqlite) <<'PY' || true
 import os, re, resource, shutil, statistics, subprocess, sys
@@ -289,7 +290,7 @@ def cpu_of(*args):
     out = subprocess.run([sys.executable, "bench/floor.py", *args, *dbs],
                          capture_output=True, text=True, check=True).stdout
     return float(re.search(r"([0-9.]+) s cpu", out).group(1))
-entries, parsed = [], []
+entries, entries_parsed, parsed = [], [], []
 for _ in range(3):
     shutil.rmtree(cache, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -298,9 +299,12 @@ for _ in range(3):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cold = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     entries.append(cold / cpu_of("--all-sessions", "--entries"))
+    entries_parsed.append(cold / cpu_of("--all-sessions", "--entries-parsed"))
     parsed.append(cold / cpu_of("--parse-all"))
 shutil.rmtree(cache, ignore_errors=True)
-print(f"{statistics.median(entries):.1f}x the floor with the entries, {statistics.median(parsed):.1f}x the parse-once reader")
+m = statistics.median
+print(f"{m(entries):.1f}x the floor with the entries selected, {m(entries_parsed):.1f}x with them parsed, "
+      f"{m(parsed):.1f}x the parse-once reader")
 PY
   }
   BESIDE=$(beside "$SQLITE_HOST/state")
@@ -582,7 +586,9 @@ echo "  cold list / floor (sqlite), five pairs:         ${PAIRED:-n/a}  (each pa
 # The issue's own host shape, taken in pairs only (each cold list here takes over a second).
 R=$(pairs_median "${PAIRED81:-}"); G=$(goal "$R" "<=" 2); failed_if "$G"
 echo "  cold list / floor (sqlite, 81-row sessions):    ${R:-n/a}x  (goal <= 2: $G; five pairs: ${PAIRED81:-n/a})"
-echo "  beside them, not goals (pairs, medians of 3):   ${BESIDE:-n/a} (10-row); ${BESIDE81:-n/a} (81-row)"
+echo "  beside them, not goals (pairs, medians of 3):"
+echo "    cold list (sqlite, 10-row sessions):          ${BESIDE:-n/a}"
+echo "    cold list (sqlite, 81-row sessions):          ${BESIDE81:-n/a}"
 R=$(ratio "${CPU[list cold (file)]:-}" "$FLOOR_FILES_S"); G=$(goal "$R" "<=" 2); failed_if "$G"
 echo "  cold list / floor (file):                       ${R}x  (goal <= 2: $G; medians of three: list ${COLD_RUNS[file]:-n/a} s, floor ${FLOOR_FILES_RUNS:-n/a} s)"
 R=$(ratio "${CPU[openclaw sessions (sqlite)]:-}" "${CPU[list warm (sqlite)]:-}")
