@@ -5,6 +5,7 @@
 //! missing part instead of failing the whole figure.
 
 pub(crate) mod fast;
+pub(crate) mod usage_text;
 
 use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
 use crate::transcript::{
@@ -108,9 +109,22 @@ const USAGE_FIELDS: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "
 
 impl UsageFields {
     /// None when a decode of the whole text refuses it (then so would a decode of the line
-    /// holding it).
+    /// holding it). A text in the shape replies write is read without serde_json
+    /// ([`usage_text`]).
     pub fn parse(text: &str) -> Option<UsageFields> {
-        serde_json::from_str(text).ok()
+        match usage_text::read(text) {
+            Some(u) => Some(UsageFields {
+                object: true,
+                fields: [
+                    u.input,
+                    u.output,
+                    u.cache_read,
+                    u.cache_write,
+                    u.total_tokens,
+                ],
+            }),
+            None => serde_json::from_str(text).ok(),
+        }
     }
 
     /// The field `key` as written (a later repeat wins, as in a decode); None for a field no
@@ -601,6 +615,20 @@ pub fn estimate_context_of_entries(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A text read by [`usage_text`] gives the fields serde_json's decode through
+    /// `UsageFields`'s own `Deserialize` gives, and so does one it leaves to serde_json.
+    #[test]
+    fn usage_fields_read_without_serde_json_are_the_decoded_ones() {
+        for text in usage_text::sample_texts() {
+            let decoded = serde_json::from_str::<UsageFields>(&text).ok();
+            assert_eq!(
+                format!("{:?}", UsageFields::parse(&text)),
+                format!("{decoded:?}"),
+                "{text}"
+            );
+        }
+    }
 
     /// What a decode of `usage` gives and what [`UsageFields`] read of its text agree: the
     /// refusals, whether it is an object, and every figure read from it.

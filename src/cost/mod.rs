@@ -252,7 +252,7 @@ struct CallMsg {
 /// building the whole object: other keys are skipped, and a key given twice takes its last
 /// value, as `JSON.parse` does. Anything but an object reads as `not_object` (a usage that
 /// is no usage: the line is no call; a cost that is no object: no recorded price).
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 struct Usage {
     input: Option<Value>,
     output: Option<Value>,
@@ -334,6 +334,36 @@ impl<'de> Deserialize<'de> for Usage {
 }
 
 impl Usage {
+    /// A usage's text read as [`Usage`]'s `Deserialize` reads it; one in the shape replies
+    /// write is read without serde_json ([`crate::tokens::usage_text`]). None when serde_json
+    /// refuses the text.
+    fn from_text(text: &str) -> Option<Usage> {
+        use crate::tokens::usage_text::{self, Cost};
+        let Some(u) = usage_text::read(text) else {
+            return serde_json::from_str(text).ok();
+        };
+        Some(Usage {
+            input: u.input,
+            output: u.output,
+            cache_read: u.cache_read,
+            cache_write: u.cache_write,
+            total: u.total,
+            cost: match u.cost {
+                Cost::Object => Some(Box::new(Usage {
+                    input: u.prices.input,
+                    output: u.prices.output,
+                    cache_read: u.prices.cache_read,
+                    cache_write: u.prices.cache_write,
+                    total: u.prices.total,
+                    cost: None,
+                    not_object: false,
+                })),
+                Cost::Absent | Cost::NotObject => None,
+            },
+            not_object: false,
+        })
+    }
+
     fn get(&self, k: &str) -> Option<&Value> {
         match k {
             "input" => self.input.as_ref(),
@@ -395,7 +425,7 @@ fn captured_call(
     c: &crate::transcript::CallCapture,
     notes: &mut Vec<String>,
 ) -> Option<(Call, Recorded)> {
-    let usage: Usage = serde_json::from_str(c.usage.as_deref()?).ok()?;
+    let usage = Usage::from_text(c.usage.as_deref()?)?;
     let (provider, model) = t
         .call_models
         .get(c.model as usize)
