@@ -198,11 +198,30 @@ impl HostFacts {
 /// One entry of the branch, decoded once for what the audit reads of it.
 struct Read {
     /// Its text as the summarizer sees it, and as OpenClaw's guard reads it (the text blocks).
-    text: std::rc::Rc<str>,
+    text: Text,
     guard_text: std::rc::Rc<str>,
     tokens: u64,
     /// The entry could not be decoded (too large, malformed): its text is unknown, not empty.
     unread: bool,
+}
+
+/// An entry's text as [`Read`] holds it: its own, or the string its guard text is too (held
+/// once). Read from its line alone, it is its own: made shareable it would be copied again,
+/// once per entry of every span audited.
+enum Text {
+    Own(String),
+    Shared(std::rc::Rc<str>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Text::Own(s) => s,
+            Text::Shared(s) => s,
+        }
+    }
 }
 
 /// Reads branch entries, reporting those that cannot be decoded once each.
@@ -248,7 +267,7 @@ impl<'a> Reader<'a> {
                 .and_then(|raw| line_text::seen_text(kind, &raw));
             if let Some(text) = text {
                 return Read {
-                    text: text.into(),
+                    text: Text::Own(text),
                     guard_text: "".into(),
                     tokens: 0,
                     unread: false,
@@ -257,7 +276,7 @@ impl<'a> Reader<'a> {
         }
         let Some(v) = self.value(idx) else {
             return Read {
-                text: "".into(),
+                text: Text::Own(String::new()),
                 guard_text: "".into(),
                 tokens: tokens::estimate_entry(self.t, idx, MessageView::Compaction),
                 unread: true,
@@ -279,7 +298,7 @@ impl<'a> Reader<'a> {
         });
         let (text, guard_text) = texts(kind, &v);
         Read {
-            text,
+            text: Text::Shared(text),
             guard_text,
             tokens,
             unread: false,

@@ -1167,7 +1167,8 @@ impl Transcript {
 
     /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.
     pub fn branch(&self, leaf: Option<u32>) -> Vec<u32> {
-        let mut path = Vec::new();
+        // At most every entry: sized once, not grown by doubling down a long branch.
+        let mut path = Vec::with_capacity(self.entries.len());
         let mut cur = leaf;
         let mut seen = vec![false; self.entries.len()];
         while let Some(i) = cur {
@@ -1191,8 +1192,11 @@ impl Transcript {
     pub fn cycle_warnings(&self) -> Vec<Warning> {
         let mut out = Vec::new();
         let mut state = vec![0u8; self.entries.len()]; // 0 new, 1 on stack, 2 done
+        // One chain reused from each start to the next (a new one each was an allocation per
+        // entry of the file).
+        let mut chain = Vec::new();
         for start in 0..self.entries.len() {
-            let mut chain = Vec::new();
+            chain.clear();
             let mut cur = Some(start as u32);
             while let Some(i) = cur {
                 match state[i as usize] {
@@ -1210,7 +1214,7 @@ impl Transcript {
                 chain.push(i);
                 cur = self.entries[i as usize].parent();
             }
-            for i in chain {
+            for &i in &chain {
                 state[i as usize] = 2;
             }
         }
