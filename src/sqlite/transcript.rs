@@ -20,7 +20,16 @@ use std::sync::Mutex;
 
 /// The label a SQLite transcript is shown under: the database and the session id.
 pub fn label(db: &Path, session_id: &str) -> PathBuf {
-    PathBuf::from(format!("{}#transcript_events/{session_id}", db.display()))
+    // What `format!("{}#transcript_events/{session_id}", db.display())` writes (a path that
+    // is not UTF-8 made lossy the same way), put together without the formatting machinery:
+    // two labels a session in a cold list.
+    const TABLE: &str = "#transcript_events/";
+    let db = db.to_string_lossy();
+    let mut s = String::with_capacity(db.len() + TABLE.len() + session_id.len());
+    s.push_str(&db);
+    s.push_str(TABLE);
+    s.push_str(session_id);
+    PathBuf::from(s)
 }
 
 /// A database connection shared by the transcripts opened from it (opening one costs more
@@ -808,6 +817,23 @@ pub fn last_prompt_tokens(t: &Transcript) -> Option<PromptFromTranscript> {
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    /// A label reads as the database's display and the session id would be formatted, a path
+    /// that is not UTF-8 included.
+    #[test]
+    fn labels_read_as_the_formatted_path() {
+        use std::os::unix::ffi::OsStrExt;
+        for db in [
+            Path::new("/home/op/.openclaw/agents/main/agent/openclaw-agent.sqlite"),
+            Path::new("relative/é/agent.sqlite"),
+            Path::new(std::ffi::OsStr::from_bytes(b"/tmp/a\xff\xfeb/x.sqlite")),
+        ] {
+            assert_eq!(
+                label(db, "s-1"),
+                PathBuf::from(format!("{}#transcript_events/s-1", db.display())),
+            );
+        }
+    }
 
     #[test]
     fn recent_rows_are_fetched_once_and_big_rows_never_kept() {

@@ -16,8 +16,10 @@
 //! before. What it answers is what serde_json gives: an integer is a `u64`, a number with a
 //! fraction or an exponent the nearest `f64` (serde_json's `float_roundtrip`, which this
 //! build enables, rounds correctly, as `str::parse` does), and a key given twice keeps its
-//! last value. The tests hold it to serde_json on every usage of the fixtures and on texts
-//! built to tell them apart.
+//! last value. [`value`] makes the same text the `Value` serde_json makes of it, for the head
+//! of a reply the forecast and `used` read ([`crate::transcript::Transcript::slim`]). The
+//! tests hold both to serde_json on every usage of the fixtures and on texts built to tell
+//! them apart.
 
 use serde_json::Value;
 
@@ -102,6 +104,38 @@ pub(crate) fn read(text: &str) -> Option<UsageText> {
     })?;
     // Anything after the object (whitespace included): serde_json says what it is.
     (i == b.len()).then_some(u)
+}
+
+/// `text` as serde_json's `Value` holds it, when it is in the shape replies write (module
+/// docs); None for any other shape. Every key is kept, in the order written, a repeated one
+/// where it first stood with its last value (as `Value`'s map inserts it).
+pub(crate) fn value(text: &str) -> Option<Value> {
+    let b = text.as_bytes();
+    let key_of = |k: &[u8]| std::str::from_utf8(k).ok().map(str::to_owned);
+    let mut cost = false;
+    let mut top = serde_json::Map::with_capacity(6);
+    let end = object(b, 0, |b, i, key| {
+        if key == b"cost" {
+            // One `cost` only, as [`read`] takes it.
+            if std::mem::replace(&mut cost, true) {
+                return None;
+            }
+            if b.get(i) == Some(&b'{') {
+                let mut prices = serde_json::Map::with_capacity(5);
+                let end = object(b, i, |b, i, key| {
+                    let (v, end) = number(b, i)?;
+                    prices.insert(key_of(key)?, v);
+                    Some(end)
+                })?;
+                top.insert("cost".to_owned(), Value::Object(prices));
+                return Some(end);
+            }
+        }
+        let (v, end) = number(b, i)?;
+        top.insert(key_of(key)?, v);
+        Some(end)
+    })?;
+    (end == b.len()).then_some(Value::Object(top))
 }
 
 /// The object starting at `b[at]` (`{`), each key and the index of its value handed to
@@ -437,6 +471,32 @@ mod tests {
         assert!(
             read_here > 20_000,
             "{read_here} of {} read here",
+            texts.len()
+        );
+    }
+
+    /// A usage made a `Value` here is the `Value` serde_json makes of it, key order included.
+    #[test]
+    fn values_made_here_are_serde_jsons() {
+        let texts = sample_texts();
+        let mut made_here = 0;
+        for text in &texts {
+            if let Some(fast) = value(text) {
+                let decoded: Option<Value> = serde_json::from_str(text).ok();
+                // `==` on maps ignores their order: the text does not.
+                assert_eq!(
+                    Some(fast.to_string()),
+                    decoded.as_ref().map(Value::to_string),
+                    "{text}"
+                );
+                assert_eq!(Some(&fast), decoded.as_ref(), "{text}");
+                made_here += 1;
+            }
+            assert_eq!(value(text).is_some(), read(text).is_some(), "{text}");
+        }
+        assert!(
+            made_here > 20_000,
+            "{made_here} of {} made here",
             texts.len()
         );
     }

@@ -135,7 +135,7 @@ struct SlimMessage<'a> {
 /// of that shape.
 pub fn slim(line: &[u8]) -> Option<Value> {
     let e: SlimEntry = super::parse::from_bytes(line).ok()?;
-    let mut o = serde_json::Map::new();
+    let mut o = serde_json::Map::with_capacity(6);
     let mut put = |k: &str, v: Option<std::borrow::Cow<'_, str>>| {
         if let Some(v) = v {
             o.insert(k.into(), Value::String(v.into_owned()));
@@ -149,7 +149,7 @@ pub fn slim(line: &[u8]) -> Option<Value> {
         o.insert("tokensAfter".into(), n);
     }
     if let Some(m) = e.message {
-        let mut mo = serde_json::Map::new();
+        let mut mo = serde_json::Map::with_capacity(7);
         let user = m.role.as_deref() == Some("user");
         for (k, v) in [
             ("role", m.role),

@@ -169,7 +169,7 @@ impl TurnHeads {
     pub(super) fn head(&self, entry: u32) -> Option<Value> {
         let s = self.slot(entry)?;
         // The keys in `slim`'s order, each left out where `slim` leaves it out.
-        let mut m = Map::new();
+        let mut m = Map::with_capacity(7);
         let role = if s.user { "user" } else { "assistant" };
         m.insert("role".into(), Value::String(role.into()));
         put_strings(
@@ -181,7 +181,11 @@ impl TurnHeads {
             ],
         );
         if let Some(u) = &s.usage {
-            m.insert("usage".into(), serde_json::from_str(u).ok()?);
+            let usage = match crate::tokens::usage_text::value(u) {
+                Some(v) => v,
+                None => serde_json::from_str(u).ok()?,
+            };
+            m.insert("usage".into(), usage);
         }
         if let Some(t) = &s.message_timestamp {
             m.insert("timestamp".into(), t.clone());
@@ -194,7 +198,7 @@ impl TurnHeads {
         {
             m.insert("content".into(), c);
         }
-        let mut o = Map::new();
+        let mut o = Map::with_capacity(5);
         o.insert("type".into(), Value::String("message".into()));
         put_strings(
             &mut o,
