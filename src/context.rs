@@ -34,32 +34,13 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
     };
     // Each thinking-level and model change overrides the one before, so only the last that
     // decodes counts: found from the end, so a long branch's hundreds of changes are not all
-    // read.
-    let newest = |kind: EntryKind| {
-        path.iter()
-            .rev()
-            .filter(move |&&i| t.entries[i as usize].kind == kind)
-            .find_map(|&i| t.entry_json(i).ok())
-    };
-    if let Some(v) = newest(EntryKind::ThinkingLevelChange) {
-        ctx.thinking_level = v
-            .get("thinkingLevel")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
+    // read. Only the fields read are decoded ([`Transcript::entry_fields`]).
+    let text = |v: &Option<Value>| v.as_ref().and_then(Value::as_str).unwrap_or("").to_string();
+    if let Some([level]) = newest(t, &path, EntryKind::ThinkingLevelChange, ["thinkingLevel"]) {
+        ctx.thinking_level = text(&level);
     }
-    if let Some(v) = newest(EntryKind::ModelChange) {
-        let p = v
-            .get("provider")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        let m = v
-            .get("modelId")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        ctx.model = Some((p, m));
+    if let Some([p, m]) = newest(t, &path, EntryKind::ModelChange, ["provider", "modelId"]) {
+        ctx.model = Some((text(&p), text(&m)));
     }
     let compaction_pos = path
         .iter()
@@ -100,7 +81,7 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
                 entry: c,
                 as_summary: true,
             });
-            let first_kept = t.entry_json(c).ok().and_then(|v| t.first_kept_of(c, &v));
+            let first_kept = t.first_kept(c);
             let start = first_kept.and_then(|fk| path[..cpos].iter().position(|&i| i == fk));
             ctx.first_kept = start.map(|s| path[s]);
             if let Some(s) = start {
@@ -114,6 +95,19 @@ pub fn build(t: &Transcript, leaf: Option<u32>) -> SessionContext {
         }
     }
     ctx
+}
+
+/// Fields `names` of the newest entry of `kind` on `path` that decodes.
+fn newest<const N: usize>(
+    t: &Transcript,
+    path: &[u32],
+    kind: EntryKind,
+    names: [&str; N],
+) -> Option<[Option<Value>; N]> {
+    path.iter()
+        .rev()
+        .filter(|&&i| t.entries[i as usize].kind == kind)
+        .find_map(|&i| t.entry_fields(i, names).ok())
 }
 
 /// A reply's `message.provider` and `message.model` (a missing or non-string one reads as ""),

@@ -365,7 +365,7 @@ pub(crate) fn sample_texts() -> Vec<String> {
 /// Every line of the fixtures' transcripts, JSONL files and OpenClaw 2026.9.6's rows, each
 /// with where it is.
 #[cfg(test)]
-fn fixture_lines() -> Vec<(String, String)> {
+pub(crate) fn fixture_lines() -> Vec<(String, String)> {
     let mut out = Vec::new();
     for path in crate::transcript::fixture_transcripts() {
         let text = std::fs::read_to_string(&path).unwrap_or_default();

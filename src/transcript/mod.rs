@@ -1165,6 +1165,22 @@ impl Transcript {
             .map(|(_, v)| v.clone())
     }
 
+    /// Entry `idx`'s fields `names` as [`Self::entry_json`] decodes them (each a `Value`, None
+    /// where absent), Err where it does not decode; without decoding the rest of the line when
+    /// it reads as it stands ([`parse::named_fields`]).
+    pub fn entry_fields<const N: usize>(
+        &self,
+        idx: u32,
+        names: [&str; N],
+    ) -> Result<[Option<Value>; N], TranscriptError> {
+        let raw = self.raw_line(idx)?;
+        if let Some(fields) = parse::named_fields(&raw, names) {
+            return Ok(fields);
+        }
+        let v = self.decode_entry(idx, &raw)?;
+        Ok(names.map(|n| v.get(n).cloned()))
+    }
+
     /// The path from the root to `leaf` (root first). Guards against cycles, which pi does not.
     pub fn branch(&self, leaf: Option<u32>) -> Vec<u32> {
         // At most every entry: sized once, not grown by doubling down a long branch.
@@ -1224,8 +1240,33 @@ impl Transcript {
     /// The index `firstKeptEntryId` of compaction `idx` points at (legacy `firstKeptEntryIndex`
     /// for v1 files, resolved the way pi's migration resolves it).
     pub fn first_kept_of(&self, idx: u32, compaction: &Value) -> Option<u32> {
+        self.first_kept_from(
+            idx,
+            compaction.get("firstKeptEntryId"),
+            compaction.get("firstKeptEntryIndex"),
+        )
+    }
+
+    /// [`Self::first_kept_of`] compaction `idx`, read from its line: its summary (most of the
+    /// line) is not decoded when the line reads as it stands ([`parse::named_fields`]).
+    pub fn first_kept(&self, idx: u32) -> Option<u32> {
+        let fields = self
+            .raw_line(idx)
+            .ok()
+            .and_then(|raw| parse::named_fields(&raw, ["firstKeptEntryId", "firstKeptEntryIndex"]));
+        match fields {
+            Some([id, index]) => self.first_kept_from(idx, id.as_ref(), index.as_ref()),
+            None => self
+                .entry_json(idx)
+                .ok()
+                .and_then(|v| self.first_kept_of(idx, &v)),
+        }
+    }
+
+    /// The entry a compaction's `firstKeptEntryId` (`firstKeptEntryIndex` before v2) names.
+    fn first_kept_from(&self, idx: u32, id: Option<&Value>, index: Option<&Value>) -> Option<u32> {
         if self.version < 2 {
-            let fki = compaction.get("firstKeptEntryIndex")?.as_f64()?;
+            let fki = index?.as_f64()?;
             if fki.fract() != 0.0 || fki < 0.0 {
                 return None;
             }
@@ -1238,7 +1279,7 @@ impl Transcript {
                 None
             };
         }
-        let id = compaction.get("firstKeptEntryId")?.as_str()?;
+        let id = id?.as_str()?;
         self.lookup_id(id)
     }
 

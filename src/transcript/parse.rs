@@ -1278,6 +1278,52 @@ pub(crate) fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json:
     }
 }
 
+/// What a line holds under each of `names`, as [`decode_value`] would decode them (a
+/// `Value`, None where absent), without building the rest: a compaction's summary is most of
+/// its line, and a model or thinking-level change is read for one or two fields. None unless
+/// the line decodes as it stands to a JSON object: every other value is parsed as a `Value`
+/// is (`tokens::fast::Skip`: its nesting limit and number range, its strings' escapes), so a
+/// line read here is one `decode_value` reads without repair, and a key given twice keeps its
+/// last value as the decoded object does. Anything else is left to `decode_value`.
+pub(super) fn named_fields<const N: usize>(
+    line: &[u8],
+    names: [&str; N],
+) -> Option<[Option<Value>; N]> {
+    struct Fields<'n, const N: usize>(&'n [&'n str; N]);
+    impl<'de, const N: usize> Visitor<'de> for Fields<'_, N> {
+        type Value = [Option<Value>; N];
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut out = [const { None }; N];
+            // Keys decoded, as the decoded object's are.
+            while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+                match self.0.iter().position(|n| *n == k) {
+                    Some(i) => out[i] = Some(a.next_value()?),
+                    None => {
+                        a.next_value::<crate::tokens::fast::Skip>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+    // As `from_bytes` reads a line: as text when it is UTF-8, else as bytes.
+    fn read<'de, R: serde_json::de::Read<'de>, const N: usize>(
+        mut d: serde_json::Deserializer<R>,
+        names: &[&str; N],
+    ) -> Option<[Option<Value>; N]> {
+        let fields = de::Deserializer::deserialize_map(&mut d, Fields(names)).ok()?;
+        d.end().ok()?;
+        Some(fields)
+    }
+    match simdutf8::basic::from_utf8(line) {
+        Ok(text) => read(serde_json::Deserializer::from_str(text), &names),
+        Err(_) => read(serde_json::Deserializer::from_slice(line), &names),
+    }
+}
+
 /// Full decode of one line.
 pub(super) fn decode_value(line: &[u8]) -> Result<Value, serde_json::Error> {
     match from_bytes::<Value>(line) {

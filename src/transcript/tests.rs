@@ -826,3 +826,82 @@ fn the_line_head_reads_as_the_derived_decode_did() {
     }
     assert!(counted > 100, "{counted}");
 }
+
+/// A compaction's first kept entry read from its line alone is what its decoded line says:
+/// every line the fixtures hold (files and 2026.9.6 rows) and lines built to tell them
+/// apart (a repeated key, an escaped key, a value of another type, a line that needs repair,
+/// a nesting past the limit, a number out of range, another top level, every cut).
+#[test]
+fn named_fields_are_the_decoded_lines() {
+    // Read here only what decodes as it stands, to the same values, for each set of names a
+    // reader asks for.
+    fn same<const N: usize>(line: &[u8], names: [&str; N]) -> bool {
+        let Some(fields) = parse::named_fields(line, names) else {
+            return false;
+        };
+        let v = parse::from_bytes::<Value>(line).expect("decodes without repair");
+        for (n, f) in names.iter().zip(&fields) {
+            assert_eq!(
+                f.as_ref(),
+                v.get(n),
+                "{n}: {}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        true
+    }
+    let agrees = |line: &[u8]| -> bool {
+        let kept = same(line, ["firstKeptEntryId", "firstKeptEntryIndex"]);
+        assert_eq!(same(line, ["thinkingLevel"]), kept);
+        assert_eq!(same(line, ["provider", "modelId"]), kept);
+        kept
+    };
+    let mut read = 0;
+    let mut compactions = 0;
+    for (_, line) in crate::tokens::usage_text::fixture_lines() {
+        read += usize::from(agrees(line.as_bytes()));
+        if line.contains("\"type\":\"compaction\"") {
+            compactions += 1;
+            assert!(agrees(line.as_bytes()), "{line}");
+            for end in 0..line.len() {
+                agrees(&line.as_bytes()[..end]);
+            }
+        }
+    }
+    assert!(
+        compactions >= 5 && read > 100,
+        "{compactions} compactions, {read} lines read"
+    );
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    let built = [
+        r#"{"type":"compaction","firstKeptEntryId":"a","firstKeptEntryId":"b"}"#.to_string(),
+        r#"{"type":"compaction","firstKept\u0045ntryId":"e","summary":"x"}"#.to_string(),
+        r#"{"firstKeptEntryId":7,"firstKeptEntryIndex":"3"}"#.to_string(),
+        r#"{"firstKeptEntryIndex":4.5,"summary":"\ud83d cut"}"#.to_string(),
+        r#"{"firstKeptEntryId":"a","summary":"\ud83d\ude00"}"#.to_string(),
+        format!(r#"{{"firstKeptEntryId":"a","details":{deep}}}"#),
+        r#"{"firstKeptEntryId":"a","tokensBefore":1e400}"#.to_string(),
+        r#"["firstKeptEntryId","a"]"#.to_string(),
+        r#"{"firstKeptEntryId":"a"} "#.to_string(),
+        r#"{"firstKeptEntryId":"a"} x"#.to_string(),
+        r#"{"type":"model_change","provider":"p","modelId":"m","provider":"q"}"#.to_string(),
+        r#"{"type":"thinking_level_change","thinkingLevel":{"a":[1,2]}}"#.to_string(),
+        "{\"firstKeptEntryId\":\"a\",\"summary\":\"\u{7f}\"}".to_string(),
+    ];
+    let mut built_read = 0;
+    for line in &built {
+        built_read += usize::from(agrees(line.as_bytes()));
+        for end in 0..line.len() {
+            agrees(&line.as_bytes()[..end]);
+        }
+    }
+    // Invalid UTF-8 is repaired by the decode: not read here.
+    assert!(
+        parse::named_fields(
+            b"{\"firstKeptEntryId\":\"a\",\"s\":\"\xff\"}",
+            ["firstKeptEntryId"]
+        )
+        .is_none()
+    );
+    assert!(built_read >= 5, "{built_read}");
+}
