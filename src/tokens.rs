@@ -5,7 +5,6 @@
 //! missing part instead of failing the whole figure.
 
 pub(crate) mod fast;
-pub(crate) mod usage_text;
 
 use crate::jsjson::{ceil_div4, stringify_len, utf16_len};
 use crate::transcript::{
@@ -110,9 +109,9 @@ const USAGE_FIELDS: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "
 impl UsageFields {
     /// None when a decode of the whole text refuses it (then so would a decode of the line
     /// holding it). A text in the shape replies write is read without serde_json
-    /// ([`usage_text`]).
+    /// ([`crate::transcript::usage_text`]).
     pub fn parse(text: &str) -> Option<UsageFields> {
-        match usage_text::read(text) {
+        match crate::transcript::usage_text::read(text) {
             Some(u) => Some(UsageFields {
                 object: true,
                 fields: [
@@ -616,11 +615,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// A text read by [`usage_text`] gives the fields serde_json's decode through
+    /// A text read by [`crate::transcript::usage_text`] gives the fields serde_json's decode through
     /// `UsageFields`'s own `Deserialize` gives, and so does one it leaves to serde_json.
     #[test]
     fn usage_fields_read_without_serde_json_are_the_decoded_ones() {
-        for text in usage_text::sample_texts() {
+        for text in crate::transcript::usage_text::sample_texts() {
             let decoded = serde_json::from_str::<UsageFields>(&text).ok();
             assert_eq!(
                 format!("{:?}", UsageFields::parse(&text)),

@@ -335,10 +335,10 @@ impl<'de> Deserialize<'de> for Usage {
 
 impl Usage {
     /// A usage's text read as [`Usage`]'s `Deserialize` reads it; one in the shape replies
-    /// write is read without serde_json ([`crate::tokens::usage_text`]). None when serde_json
+    /// write is read without serde_json ([`crate::transcript::usage_text`]). None when serde_json
     /// refuses the text.
     fn from_text(text: &str) -> Option<Usage> {
-        use crate::tokens::usage_text::{self, Cost};
+        use crate::transcript::usage_text::{self, Cost};
         let Some(u) = usage_text::read(text) else {
             return serde_json::from_str(text).ok();
         };

@@ -482,12 +482,12 @@ fn calls_of_rows_captured_beside_their_projection_are_not_read_back() {
     assert_eq!(got.calls, 10);
 }
 
-/// A usage text read without serde_json ([`crate::tokens::usage_text`]) is the [`Usage`] its
+/// A usage text read without serde_json ([`crate::transcript::usage_text`]) is the [`Usage`] its
 /// `Deserialize` gives, the nested prices and a `cost` that is no object included; one it
 /// leaves to serde_json is read by it.
 #[test]
 fn usages_read_without_serde_json_are_the_decoded_ones() {
-    for text in crate::tokens::usage_text::sample_texts() {
+    for text in crate::transcript::usage_text::sample_texts() {
         let decoded = serde_json::from_str::<Usage>(&text).ok();
         assert_eq!(Usage::from_text(&text), decoded, "{text}");
     }

@@ -31,52 +31,7 @@ pub fn figures(raw: &[u8], hook_is_custom: bool) -> Option<MessageFigures> {
     Some(line.figures(hook_is_custom))
 }
 
-/// A value of any type, parsed and dropped (so `serde_json` checks it as `Value` would).
-pub(crate) struct Skip;
-
-impl<'de> Deserialize<'de> for Skip {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(SkipVisitor)
-    }
-}
-
-pub(crate) struct SkipVisitor;
-
-impl<'de> Visitor<'de> for SkipVisitor {
-    type Value = Skip;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Skip, E> {
-        Ok(Skip)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
-        while a.next_element::<Skip>()?.is_some() {}
-        Ok(Skip)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
-        while a.next_entry::<Skip, Skip>()?.is_some() {}
-        Ok(Skip)
-    }
-}
+pub(crate) use crate::transcript::parse::{Skip, SkipVisitor};
 
 /// The object keys any level reads; everything else is [`Key::Other`].
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -20,6 +20,7 @@ mod ids;
 pub(crate) mod parse;
 pub mod tail;
 mod turn_heads;
+pub(crate) mod usage_text;
 
 use serde_json::Value;
 use std::fmt;

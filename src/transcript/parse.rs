@@ -1278,11 +1278,58 @@ pub(crate) fn from_bytes<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json:
     }
 }
 
+/// A value of any type, parsed and dropped (so `serde_json` checks it as `Value` would).
+pub(crate) struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+pub(crate) struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
+        while a.next_element::<Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Skip, A::Error> {
+        while a.next_entry::<Skip, Skip>()?.is_some() {}
+        Ok(Skip)
+    }
+}
+
 /// What a line holds under each of `names`, as [`decode_value`] would decode them (a
 /// `Value`, None where absent), without building the rest: a compaction's summary is most of
 /// its line, and a model or thinking-level change is read for one or two fields. None unless
 /// the line decodes as it stands to a JSON object: every other value is parsed as a `Value`
-/// is (`tokens::fast::Skip`: its nesting limit and number range, its strings' escapes), so a
+/// is ([`Skip`]: its nesting limit and number range, its strings' escapes), so a
 /// line read here is one `decode_value` reads without repair, and a key given twice keeps its
 /// last value as the decoded object does. Anything else is left to `decode_value`.
 pub(super) fn named_fields<const N: usize>(
@@ -1302,7 +1349,7 @@ pub(super) fn named_fields<const N: usize>(
                 match self.0.iter().position(|n| *n == k) {
                     Some(i) => out[i] = Some(a.next_value()?),
                     None => {
-                        a.next_value::<crate::tokens::fast::Skip>()?;
+                        a.next_value::<Skip>()?;
                     }
                 }
             }

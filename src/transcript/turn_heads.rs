@@ -181,7 +181,7 @@ impl TurnHeads {
             ],
         );
         if let Some(u) = &s.usage {
-            let usage = match crate::tokens::usage_text::value(u) {
+            let usage = match super::usage_text::value(u) {
                 Some(v) => v,
                 None => serde_json::from_str(u).ok()?,
             };

@@ -2,10 +2,11 @@
 //!
 //! A cold `list` reads the usage of every reply twice from the text the scan kept of it: the
 //! cost for what the call spent ([`crate::cost`]) and the history for what it measured
-//! ([`super::UsageFields`]). Through serde_json a text of 150 bytes cost the first some 4,600
-//! instructions and the second 2,500 (a visitor call, a key match and a `Value` per field,
-//! the nested `cost` object again): together about 5 % of a cold list of sessions of 81 rows.
-//! Here it is some 1,500.
+//! ([`crate::tokens::UsageFields`]). Through serde_json a text of 150 bytes cost the first
+//! some 4,600 instructions and the second 2,500 (a visitor call, a key match and a `Value`
+//! per field, the nested `cost` object again): together about 5 % of a cold list of sessions
+//! of 81 rows. Here it is some 1,500. (It lives with the transcript's readers: the kept heads
+//! use it too, and the transcript reads nothing of `tokens`.)
 //!
 //! Replies write one shape: an object of counts (`"input":4560,…`) and one `cost` object of
 //! prices (`"cost":{"input":0.01368,…}`), no whitespace, keys without escapes, numbers that
@@ -17,7 +18,7 @@
 //! fraction or an exponent the nearest `f64` (serde_json's `float_roundtrip`, which this
 //! build enables, rounds correctly, as `str::parse` does), and a key given twice keeps its
 //! last value. [`value`] makes the same text the `Value` serde_json makes of it, for the head
-//! of a reply the forecast and `used` read ([`crate::transcript::Transcript::slim`]). The
+//! of a reply the forecast and `used` read ([`super::Transcript::slim`]). The
 //! tests hold both to serde_json on every usage of the fixtures and on texts built to tell
 //! them apart.
 
