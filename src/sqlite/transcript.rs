@@ -826,7 +826,7 @@ mod tests {
         for db in [
             Path::new("/home/op/.openclaw/agents/main/agent/openclaw-agent.sqlite"),
             Path::new("relative/é/agent.sqlite"),
-            Path::new(std::ffi::OsStr::from_bytes(b"/tmp/a\xff\xfeb/x.sqlite")),
+            Path::new(std::ffi::OsStr::from_bytes(b"state/a\xff\xfeb/x.sqlite")),
         ] {
             assert_eq!(
                 label(db, "s-1"),
