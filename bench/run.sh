@@ -117,6 +117,8 @@ ROWS=()
 FAIL=0
 # The middle of three figures given as one line ("0.51 0.49 0.53").
 median() { tr ' ' '\n' <<<"$1" | sort -n | sed -n 2p; }
+# The median of a pairs line ("median 2.8x, lowest 2.3x, highest 3.8x").
+pairs_median() { sed -n 's/^median \([0-9.]*\)x.*/\1/p' <<<"$1"; }
 declare -A COLD_RUNS
 # CPU seconds (user + system) of each row by label: the issue-20 goals are ratios of CPU time.
 declare -A CPU
@@ -250,29 +252,35 @@ if [[ -d $PYZ/zstandard ]] || python3 -m pip install --quiet --target "$PYZ" zst
   # times, each pair's ratio kept. On a shared VM the machine's speed moves between the three
   # cold lists above and the three floors taken a minute later; a pair shares its moment.
   # Shown beside the goal's ratio, not instead of it: the goal is met only when both are.
-  # paired STATE: five pairs on the SQLite host at STATE, as "median Nx, lowest Nx, highest Nx".
-  paired() {
-    env PYTHONPATH="$PYZ" python3 - "$BIN" "$1" "$XDG_CACHE_HOME.paired" $(ls "$1"/agents/*/agent/openclaw-agent.sqlite) <<'PY' || true
-import os, re, resource, shutil, statistics, subprocess, sys
-bin, state, cache, dbs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-ratios = []
-for _ in range(5):
+  # pairs STATE ROUNDS MODE...: ROUNDS rounds on the SQLite host at STATE, each a cold list and
+  # then bench/floor.py in each MODE (its arguments before the databases, one string); one line
+  # per MODE, "median Nx, lowest Nx, highest Nx" of the list's CPU over the floor's.
+  pairs() {
+    local state=$1 rounds=$2; shift 2
+    env PYTHONPATH="$PYZ" python3 - "$BIN" "$state" "$XDG_CACHE_HOME.paired" "$rounds" "$@" <<'PY' || true
+import glob, os, re, resource, shutil, statistics, subprocess, sys
+bin, state, cache, rounds, modes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+dbs = sorted(glob.glob(os.path.join(state, "agents", "*", "agent", "openclaw-agent.sqlite")))
+ratios = {m: [] for m in modes}
+for _ in range(rounds):
     shutil.rmtree(cache, ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run([bin, "list", "--json", "--state-dir", state], stdout=subprocess.DEVNULL,
                    check=True, env={**os.environ, "XDG_CACHE_HOME": cache})
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cold = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    out = subprocess.run([sys.executable, "bench/floor.py", "--all-sessions", *dbs],
-                         capture_output=True, text=True, check=True).stdout
-    floor = float(re.search(r"([0-9.]+) s cpu", out).group(1))
-    ratios.append(cold / floor)
+    for m in modes:
+        out = subprocess.run([sys.executable, "bench/floor.py", *m.split(), *dbs],
+                             capture_output=True, text=True, check=True).stdout
+        ratios[m].append(cold / float(re.search(r"([0-9.]+) s cpu", out).group(1)))
 shutil.rmtree(cache, ignore_errors=True)
-print(f"median {statistics.median(ratios):.1f}x, lowest {min(ratios):.1f}x, highest {max(ratios):.1f}x")
+for m in modes:
+    r = ratios[m]
+    print(f"median {statistics.median(r):.1f}x, lowest {min(r):.1f}x, highest {max(r):.1f}x")
 PY
   }
-  PAIRED=$(paired "$SQLITE_HOST/state")
-  PAIRED81=$(paired "$SQLITE_HOST81/state")
+  PAIRED=$(pairs "$SQLITE_HOST/state" 5 "--all-sessions")
+  PAIRED81=$(pairs "$SQLITE_HOST81/state" 5 "--all-sessions")
   # Not goals: how much of a cold list is reading the floor leaves out. The floor selects and
   # decompresses the rows only; a list must also read each session's store entry (26 MB of
   # `entry_json` on these hosts; the file floor parses its store, `sessions.json`) and parse
@@ -283,29 +291,9 @@ PY
   # a floor).
   # beside STATE: the three ratios, medians of three pairs each.
   beside() {
-    env PYTHONPATH="$PYZ" python3 - "$BIN" "$1" "$XDG_CACHE_HOME.paired" $(ls "$1"/agents/*/agent/openclaw-agent.sqlite) <<'PY' || true
-import os, re, resource, shutil, statistics, subprocess, sys
-bin, state, cache, dbs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
-def cpu_of(*args):
-    out = subprocess.run([sys.executable, "bench/floor.py", *args, *dbs],
-                         capture_output=True, text=True, check=True).stdout
-    return float(re.search(r"([0-9.]+) s cpu", out).group(1))
-entries, entries_parsed, parsed = [], [], []
-for _ in range(3):
-    shutil.rmtree(cache, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([bin, "list", "--json", "--state-dir", state], stdout=subprocess.DEVNULL,
-                   check=True, env={**os.environ, "XDG_CACHE_HOME": cache})
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cold = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    entries.append(cold / cpu_of("--all-sessions", "--entries"))
-    entries_parsed.append(cold / cpu_of("--all-sessions", "--entries-parsed"))
-    parsed.append(cold / cpu_of("--parse-all"))
-shutil.rmtree(cache, ignore_errors=True)
-m = statistics.median
-print(f"{m(entries):.1f}x the floor with the entries selected, {m(entries_parsed):.1f}x with them parsed, "
-      f"{m(parsed):.1f}x the parse-once reader")
-PY
+    local r
+    mapfile -t r < <(pairs "$1" 3 "--all-sessions --entries" "--all-sessions --entries-parsed" "--parse-all")
+    echo "$(pairs_median "${r[0]:-}")x the floor with the entries selected, $(pairs_median "${r[1]:-}")x with them parsed, $(pairs_median "${r[2]:-}")x the parse-once reader"
   }
   BESIDE=$(beside "$SQLITE_HOST/state")
   BESIDE81=$(beside "$SQLITE_HOST81/state")
@@ -558,8 +546,6 @@ goal() {
   fi
 }
 failed_if() { if [[ $1 != met ]]; then FAIL=1; fi; }
-# The median of a pairs line ("median 2.8x, lowest 2.3x, highest 3.8x").
-pairs_median() { sed -n 's/^median \([0-9.]*\)x.*/\1/p' <<<"$1"; }
 # met only when both verdicts are. A ratio of three runs over three runs of the other side
 # taken a minute later can say met on a VM whose speed moves by a third between minutes,
 # while the same ratio taken in pairs (each pair in one moment) says otherwise: a goal whose

@@ -1249,19 +1249,12 @@ impl Transcript {
     }
 
     /// [`Self::first_kept_of`] compaction `idx`, read from its line: its summary (most of the
-    /// line) is not decoded when the line reads as it stands ([`parse::named_fields`]).
+    /// line) is not decoded when the line reads as it stands ([`Self::entry_fields`]).
     pub fn first_kept(&self, idx: u32) -> Option<u32> {
-        let fields = self
-            .raw_line(idx)
-            .ok()
-            .and_then(|raw| parse::named_fields(&raw, ["firstKeptEntryId", "firstKeptEntryIndex"]));
-        match fields {
-            Some([id, index]) => self.first_kept_from(idx, id.as_ref(), index.as_ref()),
-            None => self
-                .entry_json(idx)
-                .ok()
-                .and_then(|v| self.first_kept_of(idx, &v)),
-        }
+        let [id, index] = self
+            .entry_fields(idx, ["firstKeptEntryId", "firstKeptEntryIndex"])
+            .ok()?;
+        self.first_kept_from(idx, id.as_ref(), index.as_ref())
     }
 
     /// The entry a compaction's `firstKeptEntryId` (`firstKeptEntryIndex` before v2) names.
@@ -1314,6 +1307,14 @@ mod tests;
 /// cases), for tests that check a figure on all of them.
 #[cfg(test)]
 pub(crate) fn fixture_transcripts() -> Vec<PathBuf> {
+    let files = fixture_files("jsonl");
+    assert!(files.len() >= 10, "{files:?}");
+    files
+}
+
+/// Every file under `tests/fixtures/` whose name ends in `.{ext}`.
+#[cfg(test)]
+fn fixture_files(ext: &str) -> Vec<PathBuf> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let mut files = Vec::new();
     let mut dirs = vec![root];
@@ -1322,11 +1323,50 @@ pub(crate) fn fixture_transcripts() -> Vec<PathBuf> {
             let p = e.path();
             if p.is_dir() {
                 dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "jsonl") {
+            } else if p.extension().is_some_and(|x| x == ext) {
                 files.push(p);
             }
         }
     }
-    assert!(files.len() >= 10, "{files:?}");
     files
+}
+
+/// Every line of the fixtures' transcripts, JSONL files and OpenClaw 2026.9.6's rows (read
+/// with SQLite and zstd directly, not through clawtop's reader), each with where it is.
+#[cfg(test)]
+pub(crate) fn fixture_lines() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for path in fixture_transcripts() {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        out.extend(
+            text.lines()
+                .map(|l| (path.display().to_string(), l.to_string())),
+        );
+    }
+    for p in fixture_files("sqlite") {
+        let uri = format!("file:{}?mode=ro&immutable=1", p.display());
+        let flags =
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+        let db = rusqlite::Connection::open_with_flags(uri, flags).unwrap();
+        let Ok(mut st) = db.prepare("SELECT event_json, event_zstd FROM transcript_events") else {
+            continue;
+        };
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, Option<String>>(0)?,
+                    r.get::<_, Option<Vec<u8>>>(1)?,
+                ))
+            })
+            .unwrap();
+        for (json, zstd) in rows.flatten() {
+            let line = match (json, zstd) {
+                (Some(j), _) => j,
+                (None, Some(z)) => String::from_utf8(zstd::decode_all(&z[..]).unwrap()).unwrap(),
+                (None, None) => continue,
+            };
+            out.push((p.display().to_string(), line));
+        }
+    }
+    out
 }

@@ -858,7 +858,7 @@ fn named_fields_are_the_decoded_lines() {
     };
     let mut read = 0;
     let mut compactions = 0;
-    for (_, line) in super::usage_text::fixture_lines() {
+    for (_, line) in fixture_lines() {
         read += usize::from(agrees(line.as_bytes()));
         if line.contains("\"type\":\"compaction\"") {
             compactions += 1;

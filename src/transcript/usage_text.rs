@@ -236,7 +236,7 @@ fn number(b: &[u8], at: usize) -> Option<(Value, usize)> {
 /// wrote, as written, and texts of every shape near the one read here (module docs).
 #[cfg(test)]
 pub(crate) fn sample_texts() -> Vec<String> {
-    let mut out: Vec<String> = fixture_lines()
+    let mut out: Vec<String> = super::fixture_lines()
         .iter()
         .filter_map(|(_, line)| usage_of(line))
         .collect();
@@ -363,58 +363,6 @@ pub(crate) fn sample_texts() -> Vec<String> {
     out
 }
 
-/// Every line of the fixtures' transcripts, JSONL files and OpenClaw 2026.9.6's rows, each
-/// with where it is.
-#[cfg(test)]
-pub(crate) fn fixture_lines() -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for path in crate::transcript::fixture_transcripts() {
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
-        out.extend(
-            text.lines()
-                .map(|l| (path.display().to_string(), l.to_string())),
-        );
-    }
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut dirs = vec![root];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "sqlite") {
-                let uri = format!("file:{}?mode=ro&immutable=1", p.display());
-                let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
-                    | rusqlite::OpenFlags::SQLITE_OPEN_URI;
-                let db = rusqlite::Connection::open_with_flags(uri, flags).unwrap();
-                let Ok(mut st) = db.prepare("SELECT event_json, event_zstd FROM transcript_events")
-                else {
-                    continue;
-                };
-                let rows = st
-                    .query_map([], |r| {
-                        Ok((
-                            r.get::<_, Option<String>>(0)?,
-                            r.get::<_, Option<Vec<u8>>>(1)?,
-                        ))
-                    })
-                    .unwrap();
-                for (json, zstd) in rows.flatten() {
-                    let line = match (json, zstd) {
-                        (Some(j), _) => j,
-                        (None, Some(z)) => {
-                            String::from_utf8(zstd::decode_all(&z[..]).unwrap()).unwrap()
-                        }
-                        (None, None) => continue,
-                    };
-                    out.push((p.display().to_string(), line));
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The text of a line's `usage`, as the line holds it.
 #[cfg(test)]
 fn usage_of(line: &str) -> Option<String> {
@@ -507,7 +455,7 @@ mod tests {
     fn every_usage_of_the_fixtures_reads_here() {
         let mut seen = 0;
         let mut rows = 0;
-        for (at, line) in fixture_lines() {
+        for (at, line) in crate::transcript::fixture_lines() {
             let Some(usage) = usage_of(&line).filter(|u| u.starts_with('{')) else {
                 continue;
             };
