@@ -42,13 +42,7 @@ pub fn of_session(source: &dyn SessionSource, s: &Session) -> Option<Busy> {
 /// The transcript whose lock [`of_session`] looks at (None: clawtop writes none here, so
 /// no turn of it is seen as busy): what a reload that keeps a row asks [`busy`] again.
 pub fn transcript_of(source: &dyn SessionSource, s: &Session) -> Option<std::path::PathBuf> {
-    match source.writer(&s.reference, Operation::Compact) {
-        Writer::Local(LocalWriter {
-            transcript: Some(p),
-            ..
-        }) => Some(p),
-        _ => None,
-    }
+    source.compacted_in_place(&s.reference)
 }
 
 /// [`of_session`] for a session named by its handle.

@@ -476,6 +476,19 @@ pub trait SessionSource: Send + Sync {
     }
     /// Who writes `op` for `session`. Must not block.
     fn writer(&self, session: &SessionRef, op: Operation) -> Writer;
+    /// The transcript file a compaction of `session` writes in place, whose lock says whether
+    /// a run is busy with it ([`crate::diagnosis::busy`]); None when no local file is written.
+    /// The default asks [`Self::writer`]; a source that never writes a local transcript says
+    /// so without building a writer (a list asks once or twice per session).
+    fn compacted_in_place(&self, session: &SessionRef) -> Option<std::path::PathBuf> {
+        match self.writer(session, Operation::Compact) {
+            Writer::Local(LocalWriter {
+                transcript: Some(p),
+                ..
+            }) => Some(p),
+            _ => None,
+        }
+    }
     /// `openclaw.json` (Null when there is none).
     fn config(&self) -> &Value;
     /// How to name the config in a source line (its path, or "config").

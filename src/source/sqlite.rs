@@ -39,6 +39,10 @@ struct ReadStamps {
     /// The connections read in one read transaction (every database but a rollback-journal
     /// one, read statement by statement so as not to lock out its writer).
     one_snapshot: HashMap<PathBuf, crate::sqlite::transcript::SharedDb>,
+    /// Per database, the files a change of its sessions shows in ([`SqliteStore::watch_files`]),
+    /// resolved once for the whole read (a `stat` each, asked once per session) and not again
+    /// for each of its thousands of sessions.
+    watched: HashMap<PathBuf, [PathBuf; 2]>,
 }
 
 /// The stamp of session `sid`'s rows, asked of `db` ([`SessionSource::transcript_stamp`]).
@@ -504,6 +508,7 @@ impl SessionSource for SqliteStore {
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = Some(ReadStamps {
             stamps: HashMap::default(),
             one_snapshot: held.held.iter().cloned().collect(),
+            watched: HashMap::default(),
         });
         work();
         *self.read_stamps.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -894,16 +899,27 @@ impl SessionSource for SqliteStore {
                         .map(|a| a.path.clone()),
                 ),
             ),
-            Watch::Transcript(r) => Changes::Poll(
-                self.watch_files(
-                    self.rows
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get(r)
-                        .map(|(db, _)| db.clone())
-                        .into_iter(),
-                ),
-            ),
+            Watch::Transcript(r) => {
+                let Some(db) = self
+                    .rows
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(r)
+                    .map(|(db, _)| db.clone())
+                else {
+                    return Changes::Poll(Vec::new());
+                };
+                let mut reads = self.read_stamps.lock().unwrap_or_else(|e| e.into_inner());
+                let files = match reads.as_mut() {
+                    Some(reads) => reads
+                        .watched
+                        .entry(db)
+                        .or_insert_with_key(|db| [crate::sqlite::open::wal_of(db), db.clone()])
+                        .to_vec(),
+                    None => self.watch_files(std::iter::once(db)),
+                };
+                Changes::Poll(files)
+            }
         }
     }
 
@@ -1016,6 +1032,11 @@ impl SessionSource for SqliteStore {
                 }),
             },
         )
+    }
+
+    /// Only the Gateway writes a SQLite host's transcripts ([`Self::writer`]): no local file.
+    fn compacted_in_place(&self, _r: &SessionRef) -> Option<std::path::PathBuf> {
+        None
     }
 
     fn writer(&self, _r: &SessionRef, op: Operation) -> Writer {
