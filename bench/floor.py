@@ -24,12 +24,15 @@ except ImportError:  # --files needs none
     zstandard = None
 
 
-def all_sessions(dbs, entries=None) -> None:
+def all_sessions(dbs, entries=None, parse_rows=False) -> None:
     """Every row of every session of each database, selected in (session, seq) order and
     decompressed: the floor of a cold `list` on a SQLite host (issue 31). With `entries`, each
     session's store entry (`session_nodes.entry_json`) is selected too: what a list must read
     besides the rows, and the floor leaves unread. "select" leaves it unparsed; "parse" parses
-    it (`json.loads`), as --files parses a file store's sessions.json."""
+    it (`json.loads`), as --files parses a file store's sessions.json. With `parse_rows` (and
+    the entries parsed: --parse-all), every row is parsed once by C too. That is not a goal's
+    floor: bench/run.sh shows it beside the goal, to say how much of a cold list is work the
+    floor leaves out."""
     import json
     t0 = time.process_time()
     d = zstandard.ZstdDecompressor()
@@ -48,38 +51,13 @@ def all_sessions(dbs, entries=None) -> None:
                 (sid,),
             ):
                 rows += 1
-                if z is not None:
-                    total += len(d.decompress(z))
-                elif js is not None:
-                    total += len(js)
-    print(f"{sessions} sessions, {rows} rows, {total} bytes decoded, {time.process_time() - t0:.3f} s cpu")
-
-
-def parse_all(dbs) -> None:
-    """What --all-sessions does, and what a `list` cannot do without as well: every session's
-    store entry (`session_nodes.entry_json`, which --all-sessions leaves unread and --files
-    parses) and every row, each parsed once by C (`json.loads`). Not a goal's floor: shown
-    beside it in bench/run.sh, to say how much of a cold list is work the floor leaves out."""
-    import json
-    t0 = time.process_time()
-    d = zstandard.ZstdDecompressor()
-    sessions = rows = total = 0
-    for db in dbs:
-        c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        for sid, entry in c.execute("SELECT current_session_id, entry_json FROM session_nodes").fetchall():
-            sessions += 1
-            json.loads(entry)
-            total += len(entry)
-            for js, z in c.execute(
-                "SELECT event_json, event_zstd FROM transcript_events WHERE session_id = ? ORDER BY seq",
-                (sid,),
-            ):
-                rows += 1
                 text = d.decompress(z) if z is not None else js
                 if text is not None:
-                    json.loads(text)
+                    if parse_rows:
+                        json.loads(text)
                     total += len(text)
-    print(f"{sessions} sessions, {rows} rows, {total} bytes parsed, {time.process_time() - t0:.3f} s cpu")
+    done = "parsed" if parse_rows else "decoded"
+    print(f"{sessions} sessions, {rows} rows, {total} bytes {done}, {time.process_time() - t0:.3f} s cpu")
 
 
 def files(state_dir) -> None:
@@ -114,7 +92,7 @@ def main() -> None:
             return all_sessions(sys.argv[3:], entries="parse")
         return all_sessions(sys.argv[2:])
     if sys.argv[1] == "--parse-all":
-        return parse_all(sys.argv[2:])
+        return all_sessions(sys.argv[2:], entries="parse", parse_rows=True)
     if sys.argv[1] == "--files":
         return files(sys.argv[2])
     db = sys.argv[1]

@@ -42,7 +42,7 @@ struct ReadStamps {
     /// Per database, the files a change of its sessions shows in ([`SqliteStore::watch_files`]),
     /// resolved once for the whole read (a `stat` each, asked once per session) and not again
     /// for each of its thousands of sessions.
-    watched: HashMap<PathBuf, [PathBuf; 2]>,
+    watched: HashMap<PathBuf, Vec<PathBuf>>,
 }
 
 /// The stamp of session `sid`'s rows, asked of `db` ([`SessionSource::transcript_stamp`]).
@@ -914,8 +914,8 @@ impl SessionSource for SqliteStore {
                     Some(reads) => reads
                         .watched
                         .entry(db)
-                        .or_insert_with_key(|db| [crate::sqlite::open::wal_of(db), db.clone()])
-                        .to_vec(),
+                        .or_insert_with_key(|db| self.watch_files(std::iter::once(db.clone())))
+                        .clone(),
                     None => self.watch_files(std::iter::once(db)),
                 };
                 Changes::Poll(files)
